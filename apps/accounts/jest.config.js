@@ -1,0 +1,1 @@
+module.exports = { displayName: 'accounts', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,70 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { Router, type RequestHandler } from 'express';
+import { bearerToken } from '@trading/auth';
+import { errors } from '@trading/errors';
+import { z } from '@trading/config';
+import type { PatService } from '../pat/pat.service';
+import type { UsersService } from '../users/users.service';
+
+/** The service team's API (used by `npm run admin`), guarded by the admin credential from config. */
+export function adminRoutes(adminToken: string, users: UsersService, pats: PatService): Router {
+  const router = Router();
+  router.use('/admin', requireAdmin(adminToken), express.json({ limit: '64kb' }));
+
+  router.post('/admin/users', async (req, res) => {
+    const input = parse(newUserSchema, req.body);
+    const user = await users.create(input);
+    res.status(201).json({ userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, createdAt: user.createdAt.toISOString() });
+  });
+
+  router.post('/admin/pats', async (req, res) => {
+    const input = parse(newPatSchema, req.body);
+    const user = await users.requireByEmail(input.email);
+    const { token, pat } = await pats.create({ userId: user.id, name: input.name, access: input.scope, expires: input.expires, ipAllowlist: input.ips });
+    res.status(201).json({
+      token,
+      tokenId: pat.id,
+      userId: user.id,
+      name: pat.name,
+      scope: pat.access,
+      ips: pat.ipAllowlist,
+      expiresAt: pat.expiresAt.toISOString(),
+      createdAt: pat.createdAt.toISOString(),
+    });
+  });
+  return router;
+}
+
+const newUserSchema = z.object({
+  email: z.string().email('must be an e-mail address'),
+  password: z.string().min(12, 'must be at least 12 characters').max(200),
+  firstName: z.string().trim().min(1, 'is required').max(100),
+  lastName: z.string().trim().min(1, 'is required').max(100),
+});
+
+const newPatSchema = z.object({
+  email: z.string().email('must be an e-mail address'),
+  name: z.string(),
+  scope: z.string(),
+  expires: z.string(),
+  ips: z.array(z.string()).default([]),
+});
+
+/** Zod parse whose first problem becomes a 400 naming the field. */
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.') || 'body';
+  throw errors.badInput(field, `${field} ${issue.message}`);
+}
+
+function requireAdmin(adminToken: string): RequestHandler {
+  const expected = createHash('sha256').update(adminToken).digest();
+  return (req, _res, next) => {
+    const presented = bearerToken(req.get('authorization'));
+    // Compare digests so the comparison is constant-time whatever the presented length.
+    const ok = presented !== undefined && timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
+    next(ok ? undefined : errors.unauthenticated('The admin API needs the admin credential'));
+  };
+}

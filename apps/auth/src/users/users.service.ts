@@ -1,0 +1,48 @@
+import argon2 from 'argon2';
+import type { DataSource, Repository } from 'typeorm';
+import { AppError, errors } from '@trading/errors';
+import { UserEntity, type User } from './user.entity';
+
+export interface NewUser {
+  id?: string;
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+}
+
+export class UsersService {
+  private readonly users: Repository<User>;
+  constructor(dataSource: DataSource) {
+    this.users = dataSource.getRepository(UserEntity);
+  }
+
+  async create(input: NewUser): Promise<User> {
+    const email = normaliseEmail(input.email);
+    if (await this.users.existsBy({ email })) throw new AppError('CONFLICT', `A user with e-mail ${email} already exists`, { field: 'email' });
+    const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
+    return this.users.save(this.users.create({ id: input.id, email, passwordHash, firstName: input.firstName, lastName: input.lastName }));
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findOneBy({ email: normaliseEmail(email) });
+  }
+
+  async requireByEmail(email: string): Promise<User> {
+    const user = await this.findByEmail(email);
+    if (!user) throw errors.notFound('User', 'email');
+    return user;
+  }
+
+  /** Verifies a password; argon2 compares in constant time. */
+  async verifyPassword(email: string, password: string): Promise<User | null> {
+    const user = await this.findByEmail(email);
+    if (!user) {
+      await argon2.hash(password); // same work either way, so timing does not reveal which e-mails exist
+      return null;
+    }
+    return (await argon2.verify(user.passwordHash, password)) ? user : null;
+  }
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();

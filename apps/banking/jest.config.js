@@ -1,0 +1,1 @@
+module.exports = { displayName: 'banking', preset: '../../jest.preset.js', rootDir: '.' };

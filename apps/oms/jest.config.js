@@ -1,0 +1,1 @@
+module.exports = { displayName: 'oms', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'rest-facade', preset: '../../jest.preset.js', rootDir: '.' };

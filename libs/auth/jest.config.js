@@ -1,0 +1,1 @@
+module.exports = { displayName: 'auth', preset: '../../jest.preset.js', rootDir: '.' };

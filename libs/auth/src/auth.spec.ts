@@ -1,0 +1,88 @@
+import { MemoryStore } from '@trading/redis';
+import { generateKeyPair, SignJWT } from 'jose';
+import { EdgeAuthenticator } from './edge';
+import { InternalClaimsCodec } from './internal-claims';
+import { ipAllowed, isIpOrCidr } from './ip';
+import { methodAllowedFor, scopesForPatAccess } from './scopes';
+import { SessionStore } from './sessions';
+
+describe('IP restrictions', () => {
+  it('matches addresses and CIDR ranges in both families', () => {
+    expect(ipAllowed('203.0.113.7', [])).toBe(true);
+    expect(ipAllowed('203.0.113.7', ['203.0.113.7'])).toBe(true);
+    expect(ipAllowed('::ffff:203.0.113.7', ['203.0.113.0/24'])).toBe(true);
+    expect(ipAllowed('203.0.114.1', ['203.0.113.0/24'])).toBe(false);
+    expect(ipAllowed('2001:db8::1', ['2001:db8::/32'])).toBe(true);
+    expect(ipAllowed('2001:db9::1', ['2001:db8::/32'])).toBe(false);
+    expect(ipAllowed(undefined, ['127.0.0.1'])).toBe(false);
+  });
+  it('validates list entries', () => {
+    expect(isIpOrCidr('10.0.0.0/8')).toBe(true);
+    expect(isIpOrCidr('10.0.0.0/33')).toBe(false);
+    expect(isIpOrCidr('example.com')).toBe(false);
+    expect(isIpOrCidr('::1/128')).toBe(true);
+  });
+});
+
+describe('PAT access scopes', () => {
+  it('READ_ONLY gets read scopes and safe methods only', () => {
+    expect(scopesForPatAccess('READ_ONLY').every((s) => s.startsWith('read:'))).toBe(true);
+    expect(scopesForPatAccess('READ_WRITE')).toHaveLength(6);
+    expect(methodAllowedFor('READ_ONLY', 'GET')).toBe(true);
+    expect(methodAllowedFor('READ_ONLY', 'post')).toBe(false);
+    expect(methodAllowedFor('READ_WRITE', 'DELETE')).toBe(true);
+  });
+});
+
+describe('internal claims header', () => {
+  const codec = new InternalClaimsCodec('s'.repeat(32));
+  it('round-trips and rejects forgeries', async () => {
+    const header = await codec.sign({ sub: 'u1', sid: 's1', kind: 'pat', scope: ['read:accounts'], access: 'READ_ONLY' });
+    expect(await codec.verify(header)).toMatchObject({ sub: 'u1', sid: 's1', scope: ['read:accounts'], access: 'READ_ONLY' });
+    const other = new InternalClaimsCodec('t'.repeat(32));
+    expect(await other.verify(header)).toBeNull();
+    expect(await codec.verify(undefined)).toBeNull();
+    expect(await codec.verify('not.a.jwt')).toBeNull();
+  });
+});
+
+describe('EdgeAuthenticator', () => {
+  const store = new MemoryStore();
+  const sessions = new SessionStore(store);
+  let sign: (claims: Record<string, unknown>, exp?: string) => Promise<string>;
+  let auth: EdgeAuthenticator;
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    sign = (claims, exp = '5m') => new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime(exp).sign(privateKey);
+    const { jwtVerify } = await import('jose');
+    auth = new EdgeAuthenticator(async (t) => (await jwtVerify(t, publicKey)).payload, sessions);
+  });
+
+  const live = { userId: 'u1', kind: 'pat' as const, patId: 'p1', scope: ['read:accounts'], access: 'READ_ONLY' as const, expiresAt: Math.floor(Date.now() / 1000) + 300 };
+
+  it('accepts a live session and reports its claims', async () => {
+    await sessions.create({ ...live, sid: 'sid-ok', ipAllowlist: [] });
+    const token = await sign({ sub: 'u1', sid: 'sid-ok' });
+    await expect(auth.authenticate(`Bearer ${token}`, '127.0.0.1')).resolves.toMatchObject({ sub: 'u1', access: 'READ_ONLY', patId: 'p1' });
+  });
+
+  it('refuses missing, malformed, expired and revoked tokens', async () => {
+    await expect(auth.authenticate(undefined, '127.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(auth.authenticate('Bearer nonsense', '127.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await sessions.create({ ...live, sid: 'sid-exp', ipAllowlist: [] });
+    const expired = await sign({ sub: 'u1', sid: 'sid-exp' }, '-1s');
+    await expect(auth.authenticate(`Bearer ${expired}`, '127.0.0.1')).rejects.toThrow('expired');
+    await sessions.create({ ...live, sid: 'sid-rev', ipAllowlist: [] });
+    const token = await sign({ sub: 'u1', sid: 'sid-rev' });
+    await sessions.revokePat('p1');
+    await expect(auth.authenticate(`Bearer ${token}`, '127.0.0.1')).rejects.toThrow('session has ended');
+  });
+
+  it('enforces the IP list', async () => {
+    await sessions.create({ ...live, patId: 'p2', sid: 'sid-ip', ipAllowlist: ['10.1.0.0/16'] });
+    const token = await sign({ sub: 'u1', sid: 'sid-ip' });
+    await expect(auth.authenticate(`Bearer ${token}`, '10.1.2.3')).resolves.toBeDefined();
+    await expect(auth.authenticate(`Bearer ${token}`, '10.2.0.1')).rejects.toMatchObject({ code: 'IP_NOT_ALLOWED' });
+  });
+});

@@ -1,0 +1,49 @@
+import type { KeyValueStore } from '@trading/redis';
+import type { PatAccess } from './scopes';
+
+/**
+ * Live session state, shared by every service instance through Redis. A token whose `sid`
+ * has no live record here is refused, which is what makes revocation immediate.
+ */
+export interface SessionRecord {
+  sid: string;
+  userId: string;
+  kind: 'oauth' | 'pat';
+  patId?: string;
+  clientId?: string;
+  scope: string[];
+  access?: PatAccess;
+  /** Addresses or CIDR ranges the PAT may be used from; empty means any. */
+  ipAllowlist: string[];
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+const sessionKey = (sid: string) => `session:${sid}`;
+const patSessionsKey = (patId: string) => `pat-sessions:${patId}`;
+
+export class SessionStore {
+  constructor(private readonly store: KeyValueStore) {}
+
+  async create(record: SessionRecord): Promise<void> {
+    const ttl = Math.max(1, record.expiresAt - Math.floor(Date.now() / 1000));
+    await this.store.set(sessionKey(record.sid), JSON.stringify(record), ttl);
+    // Index by PAT so that revoking the PAT can end every session made from it.
+    if (record.patId) await this.store.addToSet(patSessionsKey(record.patId), record.sid, ttl);
+  }
+
+  async get(sid: string): Promise<SessionRecord | null> {
+    const raw = await this.store.get(sessionKey(sid));
+    return raw ? (JSON.parse(raw) as SessionRecord) : null;
+  }
+
+  async revoke(sid: string): Promise<void> {
+    await this.store.del(sessionKey(sid));
+  }
+
+  /** Ends every session created from one PAT; harmless to repeat. */
+  async revokePat(patId: string): Promise<number> {
+    const sids = await this.store.members(patSessionsKey(patId));
+    return this.store.del(...sids.map(sessionKey), patSessionsKey(patId));
+  }
+}

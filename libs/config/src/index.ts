@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export { z };
+
+/** Thrown when the environment does not satisfy a service's schema; lists every problem at once. */
+export class ConfigError extends Error {
+  constructor(
+    readonly service: string,
+    readonly problems: string[],
+  ) {
+    super(`${service}: invalid configuration\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses `env` against `schema` once, at start. Every bad or missing variable is reported by
+ * name in a single error, so an operator fixes them all in one go. The result is frozen.
+ */
+export function loadConfig<S extends z.ZodType>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.') || '(root)';
+      const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
+      return given === undefined ? `${name}: ${issue.message}` : `${name}: ${issue.message} (got "${given}")`;
+    });
+    throw new ConfigError(service, problems);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** Shared field builders so every service spells its variables' rules the same way. */
+export const field = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  url: () => z.string().url({ message: 'must be a URL' }),
+  postgresUrl: () => z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  redisUrl: () => z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A shared secret: long enough to resist guessing. */
+  secret: () => z.string().min(32, 'must be at least 32 characters'),
+  /** Comma-separated list, blanks dropped. */
+  list: () =>
+    z
+      .string()
+      .default('')
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
+  seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  appEnv: () => z.enum(['DEV', 'UAT', 'PROD']).default('DEV'),
+};
+
+/** Settings every service reads the same way. */
+export const commonSchema = {
+  LOG_LEVEL: field.logLevel(),
+  REDIS_URL: field.redisUrl(),
+  INTERNAL_SIGNING_KEY: field.secret(),
+};

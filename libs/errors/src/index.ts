@@ -1,0 +1,156 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Stable error codes: the same string is the GraphQL `extensions.code` and the problem+json
+ * `code`, and this table is the one place that maps each to an HTTP status.
+ */
+export const ERROR_STATUS = {
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  INSUFFICIENT_SCOPE: 403,
+  READ_ONLY_TOKEN: 403,
+  IP_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const TITLES: Record<ErrorCode, string> = {
+  BAD_USER_INPUT: 'Bad request',
+  GRAPHQL_VALIDATION_FAILED: 'Invalid GraphQL operation',
+  GRAPHQL_PARSE_FAILED: 'Invalid GraphQL syntax',
+  UNAUTHENTICATED: 'Authentication required',
+  FORBIDDEN: 'Forbidden',
+  INSUFFICIENT_SCOPE: 'Insufficient scope',
+  READ_ONLY_TOKEN: 'Read-only token',
+  IP_NOT_ALLOWED: 'Client address not allowed',
+  NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  CONFLICT: 'Conflict',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+  UNPROCESSABLE: 'Unprocessable request',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL_SERVER_ERROR: 'Internal server error',
+  BAD_GATEWAY: 'Upstream error',
+  SERVICE_UNAVAILABLE: 'Service unavailable',
+};
+
+export function statusForCode(code: string | undefined): number {
+  return code && code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : 500;
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && code in ERROR_STATUS;
+}
+
+export interface AppErrorOptions {
+  /** The request field at fault (`body.amount`, `query.cursor`, `path.accountId`). */
+  field?: string;
+  /** Extra, client-safe details. */
+  details?: Record<string, unknown>;
+  /** For 401/403: what the token lacked, for the WWW-Authenticate header. */
+  requiredScopes?: string[];
+}
+
+/** The one error type services throw on purpose; its message is safe to show to the caller. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  get field(): string | undefined {
+    return this.options.field;
+  }
+}
+
+export const errors = {
+  badInput: (field: string, message: string) => new AppError('BAD_USER_INPUT', message, { field }),
+  unprocessable: (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field }),
+  unauthenticated: (message = 'A valid bearer token is required') => new AppError('UNAUTHENTICATED', message),
+  insufficientScope: (required: string[]) =>
+    new AppError('INSUFFICIENT_SCOPE', `This operation needs scope ${required.join(' ')}`, { requiredScopes: required }),
+  notFound: (what: string, field?: string) => new AppError('NOT_FOUND', `${what} not found`, { field }),
+  conflict: (message: string) => new AppError('CONFLICT', message),
+  unavailable: (message: string) => new AppError('SERVICE_UNAVAILABLE', message),
+};
+
+/** RFC 9457 problem details, with our stable `code`, the request id and the field at fault. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId?: string;
+  field?: string;
+  [extra: string]: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+const PROBLEM_TYPE_BASE = 'https://docs.trading-api.example/problems/';
+
+export function problem(code: ErrorCode | string, detail: string, extra: { requestId?: string; field?: string; status?: number; details?: Record<string, unknown> } = {}): Problem {
+  const known = isErrorCode(code) ? code : 'INTERNAL_SERVER_ERROR';
+  const body: Problem = {
+    type: PROBLEM_TYPE_BASE + known.toLowerCase().replace(/_/g, '-'),
+    title: TITLES[known],
+    status: extra.status ?? ERROR_STATUS[known],
+    detail,
+    code: known,
+  };
+  if (extra.field) body.field = extra.field;
+  if (extra.details) Object.assign(body, extra.details);
+  if (extra.requestId) body.requestId = extra.requestId;
+  return body;
+}
+
+/** Any thrown value as a problem: AppErrors keep their message; anything else is masked. */
+export function problemFromError(err: unknown, requestId?: string): Problem {
+  if (err instanceof AppError) {
+    return problem(err.code, err.message, { requestId, field: err.field, details: err.options.details });
+  }
+  return problem('INTERNAL_SERVER_ERROR', 'An unexpected error occurred; quote the requestId when contacting support', { requestId });
+}
+
+/** `WWW-Authenticate` for 401 and scope-related 403 answers (RFC 6750 §3). */
+export function wwwAuthenticate(err: AppError): string | undefined {
+  if (err.code === 'UNAUTHENTICATED') return `Bearer realm="trading-api", error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"`;
+  if (err.code === 'INSUFFICIENT_SCOPE') {
+    return `Bearer realm="trading-api", error="insufficient_scope", scope="${(err.options.requiredScopes ?? []).join(' ')}"`;
+  }
+  return undefined;
+}
+
+/** An AppError as a GraphQL error, carrying the code (and field) in `extensions`. */
+export function toGraphQLError(err: AppError): GraphQLError {
+  return new GraphQLError(err.message, {
+    extensions: { code: err.code, ...(err.field ? { field: err.field } : {}), ...(err.options.requiredScopes ? { requiredScopes: err.options.requiredScopes } : {}) },
+  });
+}
+
+/** Rebuilds an AppError from a GraphQL error's extensions (the facade's side of the mapping). */
+export function fromGraphQLError(e: { message: string; extensions?: Record<string, unknown> }): AppError {
+  const code = e.extensions?.['code'];
+  const field = typeof e.extensions?.['field'] === 'string' ? (e.extensions['field'] as string) : undefined;
+  const requiredScopes = Array.isArray(e.extensions?.['requiredScopes']) ? (e.extensions['requiredScopes'] as string[]) : undefined;
+  if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') return new AppError(code, e.message, { field, requiredScopes });
+  return new AppError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred');
+}

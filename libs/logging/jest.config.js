@@ -1,0 +1,1 @@
+module.exports = { displayName: 'logging', preset: '../../jest.preset.js', rootDir: '.' };

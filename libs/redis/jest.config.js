@@ -1,0 +1,1 @@
+module.exports = { displayName: 'redis', preset: '../../jest.preset.js', rootDir: '.' };

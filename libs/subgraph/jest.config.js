@@ -1,0 +1,1 @@
+module.exports = { displayName: 'subgraph', preset: '../../jest.preset.js', rootDir: '.' };

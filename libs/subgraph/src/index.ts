@@ -1,0 +1,120 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type Router } from 'express';
+import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
+import { INTERNAL_CLAIMS_HEADER, missingScopes, type Claims, type InternalClaimsCodec } from '@trading/auth';
+import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
+import type { Logger } from '@trading/logging';
+
+export interface SubgraphContext {
+  claims: Claims;
+  requestId: string;
+  logger: Logger;
+}
+
+export type Resolvers = GraphQLResolverMap<SubgraphContext>;
+
+/** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */
+export type ScopeRules = Record<string, readonly string[]>;
+
+export interface SubgraphOptions {
+  name: string;
+  /** SDL documents: the subgraph's federation header plus one per feature. */
+  typeDefs: string[];
+  resolvers: Resolvers[];
+  scopes: ScopeRules;
+  codec: InternalClaimsCodec;
+  logger: Logger;
+}
+
+/**
+ * Builds a federation subgraph behind an Express router at `/graphql`. Every request must
+ * carry a valid internal claims header; every root field must have a scope rule (deny by
+ * default: a field without one stops start-up); READ_ONLY PAT sessions may not run mutations.
+ */
+export async function createSubgraph(options: SubgraphOptions): Promise<{ router: Router; stop(): Promise<void> }> {
+  const typeDefs = parse(options.typeDefs.join('\n'));
+  const merged = mergeResolvers(options.resolvers);
+  const schema = buildSubgraphSchema([{ typeDefs, resolvers: enforceScopes(merged, options.scopes) }]);
+  assertEveryRootFieldHasAScopeRule(schema, options.scopes);
+
+  const server = new ApolloServer<SubgraphContext>({
+    schema,
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => formatSubgraphError(formatted, error, options.logger),
+  });
+  await server.start();
+
+  const router = express.Router();
+  router.use(
+    '/graphql',
+    express.json({ limit: '1mb' }),
+    expressMiddleware(server, {
+      context: async ({ req }) => {
+        const claims = await options.codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+        if (!claims) {
+          throw new GraphQLError('Missing or invalid internal claims', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+        }
+        return { claims, requestId: req.requestId, logger: options.logger };
+      },
+    }),
+  );
+  return { router, stop: () => server.stop() };
+}
+
+function mergeResolvers(list: Resolvers[]): Resolvers {
+  const merged: Resolvers = {};
+  for (const resolvers of list) {
+    for (const [type, fields] of Object.entries(resolvers)) {
+      merged[type] = { ...(merged[type] as object), ...(fields as object) } as Resolvers[string];
+    }
+  }
+  return merged;
+}
+
+/** Wraps each field named in the rules so it checks the caller's scopes before resolving. */
+function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
+  const wrapped: Resolvers = { ...resolvers };
+  for (const [coordinate, required] of Object.entries(rules)) {
+    const [type, field] = coordinate.split('.') as [string, string];
+    const fields = { ...((wrapped[type] as Record<string, unknown>) ?? {}) };
+    const original = (fields[field] as GraphQLFieldResolver<unknown, SubgraphContext> | undefined) ?? defaultFieldResolver;
+    fields[field] = (parent: unknown, args: Record<string, unknown>, ctx: SubgraphContext, info: Parameters<GraphQLFieldResolver<unknown, SubgraphContext>>[3]) => {
+      const missing = missingScopes(ctx.claims.scope, required);
+      if (missing.length) throw errors.insufficientScope([...required]);
+      if (type === 'Mutation' && ctx.claims.access === 'READ_ONLY') {
+        throw new AppError('READ_ONLY_TOKEN', 'A READ_ONLY token may run queries only');
+      }
+      return original(parent, args, ctx, info);
+    };
+    wrapped[type] = fields as Resolvers[string];
+  }
+  return wrapped;
+}
+
+function assertEveryRootFieldHasAScopeRule(schema: ReturnType<typeof buildSubgraphSchema>, rules: ScopeRules): void {
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!root || !isObjectType(root)) continue;
+    for (const field of Object.keys(root.getFields())) {
+      if (field.startsWith('_')) continue; // federation's _entities/_service
+      if (!rules[`${root.name}.${field}`]) throw new Error(`${root.name}.${field} has no scope rule`);
+    }
+  }
+}
+
+/** Keeps AppErrors' codes and messages; masks everything else so no internals leave the subgraph. */
+function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
+  const original = (error as { originalError?: unknown })?.originalError;
+  if (original instanceof AppError) {
+    const { message, extensions } = toGraphQLError(original);
+    return { message, path: formatted.path, locations: formatted.locations, extensions };
+  }
+  const code = formatted.extensions?.['code'];
+  if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') return { ...formatted, extensions: { code } };
+  logger.error({ err: original ?? error }, 'unexpected resolver error');
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
