@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
 
 export { DataSource };
+export type { EntitySchema, MigrationInterface, QueryRunner } from 'typeorm';
 
 export interface DatabaseOptions {
   url: string;

@@ -5,9 +5,11 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
-import { INTERNAL_CLAIMS_HEADER, missingScopes, type Claims, type InternalClaimsCodec } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, missingScopes, type Claims } from '@trading/auth';
+import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
+import { createService, finishService, type ServiceApp } from '@trading/service';
 
 export interface SubgraphContext {
   claims: Claims;
@@ -117,4 +119,59 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') return { ...formatted, extensions: { code } };
   logger.error({ err: original ?? error }, 'unexpected resolver error');
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/** Every subgraph's SDL starts with this header (Federation 2). */
+export const FEDERATION_HEADER = /* GraphQL */ `
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])
+`;
+
+export interface SubgraphServiceOptions {
+  name: string;
+  logger: Logger;
+  databaseUrl: string;
+  internalSigningKey: string;
+  entities: DatabaseOptions['entities'];
+  migrations: DatabaseOptions['migrations'];
+  typeDefs: string[];
+  scopes: ScopeRules;
+  /** Builds the resolvers once the database is open. */
+  resolvers(dataSource: DataSource): Resolvers[];
+}
+
+export interface SubgraphService extends ServiceApp {
+  dataSource: DataSource;
+}
+
+/**
+ * The whole of a subgraph app: open its database (migrations run), build its schema with
+ * scope rules, and serve it with health, readiness and metrics. Every subgraph is this shape.
+ */
+export async function createSubgraphService(options: SubgraphServiceOptions): Promise<SubgraphService> {
+  const dataSource = await openDatabase({ url: options.databaseUrl, entities: options.entities, migrations: options.migrations });
+  try {
+    const subgraph = await createSubgraph({
+      name: options.name,
+      typeDefs: options.typeDefs,
+      resolvers: options.resolvers(dataSource),
+      scopes: options.scopes,
+      codec: new InternalClaimsCodec(options.internalSigningKey),
+      logger: options.logger,
+    });
+    const { app } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
+    app.use(subgraph.router);
+    finishService(app, options.logger);
+    return {
+      name: options.name,
+      app,
+      dataSource,
+      close: async () => {
+        await subgraph.stop();
+        await dataSource.destroy();
+      },
+    };
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
 }

@@ -1,0 +1,17 @@
+import type { Resolvers } from '@trading/subgraph';
+import type { AccountsService } from './accounts.service';
+import type { Account } from './entities/account.entity';
+
+export function accountsResolvers(accounts: AccountsService): Resolvers {
+  return {
+    Query: {
+      accounts: (_: unknown, __: unknown, { claims }) => accounts.listForUser(claims.sub),
+      account: (_: unknown, { id }: { id: string }, { claims }) => accounts.findOwned(id, claims.sub),
+    },
+    Account: {
+      // Entity references from other subgraphs resolve only to the caller's own accounts.
+      __resolveReference: (ref: { id: string }, { claims }) => accounts.findOwned(ref.id, claims.sub),
+      createdAt: (account: Account) => account.createdAt.toISOString(),
+    },
+  } as Resolvers;
+}

@@ -1,0 +1,12 @@
+import { field, loadConfig, z } from '@trading/config';
+
+export const accountsConfigSchema = z.object({
+  LOG_LEVEL: field.logLevel(),
+  INTERNAL_SIGNING_KEY: field.secret(),
+  ACCOUNTS_PORT: field.port(4001),
+  ACCOUNTS_DATABASE_URL: field.postgresUrl(),
+});
+
+export type AccountsConfig = z.output<typeof accountsConfigSchema>;
+
+export const loadAccountsConfig = (env: NodeJS.ProcessEnv = process.env): AccountsConfig => loadConfig('accounts', accountsConfigSchema, env);

@@ -1,0 +1,19 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { isErrorCode } from '@trading/errors';
+
+/**
+ * What leaves the gateway: the code (and the field at fault) of deliberate errors; never a
+ * subgraph's URL, service name or stack. Unknown failures become a generic internal error.
+ */
+export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const ext = formatted.extensions ?? {};
+  const code = ext['code'];
+  if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR' && code !== 'BAD_GATEWAY' && code !== 'SERVICE_UNAVAILABLE') {
+    const kept: Record<string, unknown> = { code };
+    if (typeof ext['field'] === 'string') kept['field'] = ext['field'];
+    if (Array.isArray(ext['requiredScopes'])) kept['requiredScopes'] = ext['requiredScopes'];
+    return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: kept };
+  }
+  if (code === 'SERVICE_UNAVAILABLE') return { message: 'A service is temporarily unavailable', path: formatted.path, extensions: { code } };
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}

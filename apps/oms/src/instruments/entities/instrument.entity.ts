@@ -1,0 +1,26 @@
+import { EntitySchema } from 'typeorm';
+
+export interface Instrument {
+  symbol: string;
+  name: string;
+  currency: string;
+  tickSize: string;
+  lotSize: string;
+  /** Last price of the paper market. */
+  lastPrice: string;
+  tradable: boolean;
+}
+
+export const InstrumentEntity = new EntitySchema<Instrument>({
+  name: 'Instrument',
+  tableName: 'instruments',
+  columns: {
+    symbol: { type: 'text', primary: true },
+    name: { type: 'text' },
+    currency: { type: 'char', length: 3 },
+    tickSize: { type: 'numeric', precision: 20, scale: 8, name: 'tick_size' },
+    lotSize: { type: 'numeric', precision: 20, scale: 8, name: 'lot_size' },
+    lastPrice: { type: 'numeric', precision: 20, scale: 8, name: 'last_price' },
+    tradable: { type: 'boolean', default: true },
+  },
+});

@@ -1,0 +1,17 @@
+export const instrumentsTypeDefs = /* GraphQL */ `
+  "A tradable instrument of the paper market. Decimals are strings."
+  type Instrument {
+    symbol: String!
+    name: String!
+    "ISO 4217"
+    currency: String!
+    tickSize: String!
+    lotSize: String!
+    lastPrice: String!
+    tradable: Boolean!
+  }
+
+  type Query {
+    instruments: [Instrument!]!
+  }
+`;

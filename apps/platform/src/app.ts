@@ -1,0 +1,140 @@
+import { createAccountsApp, seedAccountsDemo } from '@trading/app-accounts';
+import { createAuthApp, type AuthApp } from '@trading/app-auth';
+import { createBankingApp, seedBankingDemo } from '@trading/app-banking';
+import { createGatewayApp } from '@trading/app-gateway';
+import { createOmsApp, seedOmsDemo } from '@trading/app-oms';
+import { createRestFacadeApp } from '@trading/app-rest-facade';
+import { ensureDatabase, withDatabaseName } from '@trading/db';
+import { createLogger, type Logger } from '@trading/logging';
+import { connectStore, type KeyValueStore } from '@trading/redis';
+import { listen, type RunningServer, type ServiceApp } from '@trading/service';
+import type { PlatformConfig } from './config';
+import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
+
+export { loadPlatformConfig, type PlatformConfig } from './config';
+export { DEMO_ACCOUNTS, DEMO_USERS } from './demo-data';
+
+export interface Platform {
+  urls: { api: string; login: string; gateway: string; accounts: string; banking: string; oms: string; adminApi: string };
+  store: KeyValueStore;
+  auth: AuthApp;
+  /** Where the databases live (embedded or the given server). */
+  databaseServerUrl: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Every app in one process, each on its own port, wired to one another: the all-in-one mode
+ * of `npm start`, and what end-to-end tests start in process.
+ */
+export async function createPlatform(config: PlatformConfig, logger: Logger = createLogger('platform', config.LOG_LEVEL)): Promise<Platform> {
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const fn of closers.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+  try {
+    let pg: EmbeddedPostgresServer | undefined;
+    if (!config.DATABASE_URL) {
+      pg = await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
+      closers.push(() => pg!.stop());
+    }
+    const serverUrl = config.DATABASE_URL ?? pg!.url;
+    const db = (service: string) => withDatabaseName(serverUrl, `${config.PLATFORM_DB_PREFIX}${service}`);
+    for (const service of ['auth', 'accounts', 'banking', 'oms']) await ensureDatabase(db(service));
+
+    // One store for every app: with real Redis that changes nothing; with the in-process
+    // stand-in it is what lets the facade see the sessions auth creates.
+    const store = await connectStore(config.REDIS_URL, {
+      fallbackToMemory: true,
+      onFallback: (reason) => logger.warn(`${reason}: using an in-process store (sessions and limits live only in this process)`),
+    });
+    closers.push(() => store.close());
+
+    const started = async <A extends ServiceApp>(app: A, port: number): Promise<{ app: A; server: RunningServer }> => {
+      closers.push(() => app.close());
+      const server = await listen(app.app, port);
+      closers.push(() => server.close());
+      return { app, server };
+    };
+    const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY };
+    const log = (name: string) => logger.child({ service: name });
+
+    const accounts = await started(await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts') }, { logger: log('accounts') }), config.ACCOUNTS_PORT);
+    const banking = await started(await createBankingApp({ ...common, BANKING_PORT: config.BANKING_PORT, BANKING_DATABASE_URL: db('banking') }, { logger: log('banking') }), config.BANKING_PORT);
+    const oms = await started(await createOmsApp({ ...common, OMS_PORT: config.OMS_PORT, OMS_DATABASE_URL: db('oms') }, { logger: log('oms') }), config.OMS_PORT);
+
+    // The auth port must be known before its issuer is: listen first on the configured port.
+    const issuer = `http://localhost:${config.AUTH_PORT}`;
+    const auth = await started(
+      await createAuthApp(
+        {
+          ...common,
+          AUTH_PORT: config.AUTH_PORT,
+          AUTH_DATABASE_URL: db('auth'),
+          AUTH_ISSUER: issuer,
+          AUTH_ADMIN_TOKEN: config.AUTH_ADMIN_TOKEN,
+          PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
+          AUTH_TRUST_PROXY: ['loopback'],
+        },
+        { logger: log('auth'), store },
+      ),
+      config.AUTH_PORT,
+    );
+    const authUrl = auth.server.url;
+    const jwks = `${authUrl}/.well-known/jwks.json`;
+
+    const gateway = await started(
+      await createGatewayApp(
+        {
+          ...common,
+          GATEWAY_PORT: config.GATEWAY_PORT,
+          ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+          BANKING_URL: `${banking.server.url}/graphql`,
+          OMS_URL: `${oms.server.url}/graphql`,
+          AUTH_JWKS_URL: jwks,
+          AUTH_ISSUER: issuer,
+          SUPERGRAPH_PATH: require.resolve('../../gateway/src/supergraph.graphql'),
+          GATEWAY_TRUST_PROXY: [],
+        },
+        { logger: log('gateway'), store },
+      ),
+      config.GATEWAY_PORT,
+    );
+    const facade = await started(
+      await createRestFacadeApp(
+        { ...common, FACADE_PORT: config.FACADE_PORT, GATEWAY_URL: `${gateway.server.url}/graphql`, AUTH_URL: authUrl, AUTH_JWKS_URL: jwks, AUTH_ISSUER: issuer, FACADE_TRUST_PROXY: [] },
+        { logger: log('rest-facade'), store },
+      ),
+      config.FACADE_PORT,
+    );
+
+    if (config.PLATFORM_SEED_DEMO) {
+      for (const user of DEMO_USERS) if (!(await auth.app.users.findByEmail(user.email))) await auth.app.users.create(user);
+      await seedAccountsDemo(accounts.app.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
+      await seedBankingDemo(banking.app.dataSource, { deposits: DEMO_DEPOSITS });
+      await seedOmsDemo(oms.app.dataSource, { instruments: DEMO_INSTRUMENTS });
+    }
+
+    return {
+      urls: {
+        api: `${facade.server.url}/v1`,
+        login: authUrl,
+        adminApi: authUrl,
+        gateway: `${gateway.server.url}/graphql`,
+        accounts: `${accounts.server.url}/graphql`,
+        banking: `${banking.server.url}/graphql`,
+        oms: `${oms.server.url}/graphql`,
+      },
+      store,
+      auth: auth.app,
+      databaseServerUrl: serverUrl,
+      embedded: !!pg,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

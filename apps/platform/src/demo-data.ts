@@ -1,0 +1,37 @@
+/**
+ * The demo world of the all-in-one mode, in one place so every service's slice agrees on ids.
+ * Passwords here are for a local sandbox only.
+ */
+export const DEMO_USERS = [
+  { id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a01', email: 'alice@example.com', password: 'alice-demo-password', firstName: 'Alice', lastName: 'Anders' },
+  { id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a02', email: 'bob@example.com', password: 'bob-demo-password', firstName: 'Bob', lastName: 'Brandt' },
+];
+
+const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+
+export const DEMO_ACCOUNTS = [
+  { id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01', userId: alice.id, number: 'DU1000001', type: 'CASH' as const, baseCurrency: 'USD' },
+  { id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a02', userId: alice.id, number: 'DU1000002', type: 'MARGIN' as const, baseCurrency: 'USD' },
+  { id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a03', userId: bob.id, number: 'DU1000003', type: 'CASH' as const, baseCurrency: 'EUR' },
+];
+
+export const DEMO_POSITIONS = [
+  { accountId: DEMO_ACCOUNTS[1]!.id, symbol: 'AAPL', quantity: '10', averageCost: '172.35', currency: 'USD' },
+  { accountId: DEMO_ACCOUNTS[1]!.id, symbol: 'MSFT', quantity: '5', averageCost: '402.10', currency: 'USD' },
+  { accountId: DEMO_ACCOUNTS[2]!.id, symbol: 'SAP', quantity: '12', averageCost: '181.40', currency: 'EUR' },
+];
+
+export const DEMO_DEPOSITS = [
+  { accountId: DEMO_ACCOUNTS[0]!.id, currency: 'USD', amount: '10000.00' },
+  { accountId: DEMO_ACCOUNTS[1]!.id, currency: 'USD', amount: '25000.00' },
+  { accountId: DEMO_ACCOUNTS[2]!.id, currency: 'EUR', amount: '5000.00' },
+];
+
+export const DEMO_INSTRUMENTS = [
+  { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', tradable: true },
+  { symbol: 'MSFT', name: 'Microsoft Corporation', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '415.26', tradable: true },
+  { symbol: 'TSLA', name: 'Tesla, Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '248.50', tradable: true },
+  { symbol: 'SPY', name: 'SPDR S&P 500 ETF Trust', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '521.13', tradable: true },
+  { symbol: 'SAP', name: 'SAP SE', currency: 'EUR', tickSize: '0.02', lotSize: '1', lastPrice: '183.60', tradable: true },
+  { symbol: 'VOD', name: 'Vodafone Group plc', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', tradable: true },
+];

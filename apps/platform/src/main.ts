@@ -1,0 +1,63 @@
+import { ConfigError } from '@trading/config';
+import { createLogger } from '@trading/logging';
+import { createPlatform, DEMO_USERS, loadPlatformConfig } from './app';
+
+/** `npm start`: the whole product in one process, then a banner with what a newcomer needs. */
+async function main(): Promise<void> {
+  const config = loadPlatformConfig();
+  const logger = createLogger('platform', config.LOG_LEVEL);
+  console.log(config.DATABASE_URL ? 'Starting every service…' : `Starting every service (embedded PostgreSQL in ${config.PLATFORM_DATA_DIR})…`);
+  const platform = await createPlatform(config, logger);
+
+  let demoPat = '';
+  if (config.PLATFORM_SEED_DEMO) {
+    const alice = (await platform.auth.users.findByEmail(DEMO_USERS[0]!.email))!;
+    const expires = new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
+    demoPat = (await platform.auth.pats.create({ userId: alice.id, name: `all-in-one demo ${new Date().toISOString()}`, access: 'READ_WRITE', expires })).token;
+  }
+
+  const { urls } = platform;
+  console.log(`
+  Trading API platform is running (all-in-one mode; store: ${platform.store.kind}${platform.embedded ? ', embedded PostgreSQL' : ''})
+
+    REST API      ${urls.api}            ({base_url})
+    Login / auth  ${urls.login}           ({login_url}, JWKS at /.well-known/jwks.json)
+    GraphQL       ${urls.gateway}
+    Subgraphs     ${urls.accounts}  ${urls.banking}  ${urls.oms}
+    Health        /healthz, /readyz, /metrics on every port above
+${
+  demoPat
+    ? `
+  Demo users      ${DEMO_USERS.map((u) => `${u.email} / ${u.password}`).join('   ')}
+  Demo PAT        ${demoPat}
+                  (alice, READ_WRITE, new on every start)
+
+  Try it:
+    TOKEN=$(curl -s -X POST ${urls.api}/pat/login -H 'content-type: application/json' \\
+      -d '{"token":"${demoPat}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+    curl -s ${urls.api}/accounts -H "Authorization: Bearer $TOKEN"
+`
+    : ''
+}
+  Admin CLI       npm run admin -- users create --email you@example.com --password '…' --first-name You --last-name Tester
+                  (admin credential: ADMIN_TOKEN=${config.AUTH_ADMIN_TOKEN === 'local-dev-admin-token-0000' ? 'the local default' : 'your AUTH_ADMIN_TOKEN'})
+
+  Ctrl-C stops everything.
+`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

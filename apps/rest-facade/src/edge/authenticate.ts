@@ -1,0 +1,24 @@
+import type { RequestHandler } from 'express';
+import { methodAllowedFor, type Claims, type EdgeAuthenticator } from '@trading/auth';
+import { AppError } from '@trading/errors';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    claims?: Claims;
+  }
+}
+
+/**
+ * Authenticates every API call once, at the edge: token, live session, IP restriction, and
+ * the PAT method rule of spec §5.2 (READ_ONLY → GET, HEAD, OPTIONS only).
+ */
+export function authenticate(edge: EdgeAuthenticator): RequestHandler {
+  return async (req, _res, next) => {
+    const claims = await edge.authenticate(req.get('authorization'), req.ip);
+    if (!methodAllowedFor(claims.access, req.method)) {
+      throw new AppError('READ_ONLY_TOKEN', `A READ_ONLY token may not use ${req.method}`);
+    }
+    req.claims = claims;
+    next();
+  };
+}

@@ -1,0 +1,22 @@
+import express, { Router } from 'express';
+import { missingScopes, type InternalClaimsCodec } from '@trading/auth';
+import { errors } from '@trading/errors';
+import type { RestRoute } from '../routes/route';
+import type { GatewayClient } from './gateway-client';
+
+/** Mounts the route table: scope check, variables, one gateway call, response shaping. */
+export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient, codec: InternalClaimsCodec): Router {
+  const router = Router();
+  const json = express.json({ limit: '64kb' });
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](route.path, json, async (req, res) => {
+      const claims = req.claims!;
+      if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
+      const variables = route.variables ? route.variables(req) : {};
+      const data = await gateway.execute(route.document, variables, await codec.sign(claims), req.requestId);
+      res.status(route.status ?? 200).json(route.shape(data, req));
+    });
+  }
+  return router;
+}

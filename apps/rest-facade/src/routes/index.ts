@@ -1,0 +1,5 @@
+import { accountsRoutes } from './accounts.routes';
+import type { RestRoute } from './route';
+
+/** Every REST path the facade serves, by domain. */
+export const ROUTES: RestRoute[] = [...accountsRoutes];
