@@ -59,7 +59,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       return { app, server };
     };
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY };
-    const log = (name: string) => logger.child({ service: name });
+    const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
     const accounts = await started(await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts') }, { logger: log('accounts') }), config.ACCOUNTS_PORT);
     const banking = await started(await createBankingApp({ ...common, BANKING_PORT: config.BANKING_PORT, BANKING_DATABASE_URL: db('banking') }, { logger: log('banking') }), config.BANKING_PORT);
