@@ -23,6 +23,7 @@ export interface AuthDeps {
 export interface AuthApp extends ServiceApp {
   users: UsersService;
   pats: PatService;
+  signer: TokenSigner;
 }
 
 export { loadAuthConfig, type AuthConfig } from './config';
@@ -58,6 +59,7 @@ export async function createAuthApp(config: AuthConfig, deps: AuthDeps = {}): Pr
     app,
     users,
     pats,
+    signer,
     close: async () => {
       await dataSource.destroy();
       if (!deps.store) await store.close();

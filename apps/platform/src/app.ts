@@ -95,7 +95,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           OMS_URL: `${oms.server.url}/graphql`,
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
-          SUPERGRAPH_PATH: require.resolve('../../gateway/src/supergraph.graphql'),
+          SUPERGRAPH_PATH: require.resolve('./supergraph.graphql', { paths: [__dirname, `${__dirname}/../../gateway/src`] }), // bundle: copied next to main.js; source: the gateway's
           GATEWAY_TRUST_PROXY: [],
         },
         { logger: log('gateway'), store },

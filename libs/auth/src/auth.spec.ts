@@ -1,5 +1,5 @@
 import { MemoryStore } from '@trading/redis';
-import { generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { EdgeAuthenticator } from './edge';
 import { InternalClaimsCodec } from './internal-claims';
 import { ipAllowed, isIpOrCidr } from './ip';
@@ -55,7 +55,6 @@ describe('EdgeAuthenticator', () => {
   beforeAll(async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     sign = (claims, exp = '5m') => new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime(exp).sign(privateKey);
-    const { jwtVerify } = await import('jose');
     auth = new EdgeAuthenticator(async (t) => (await jwtVerify(t, publicKey)).payload, sessions);
   });
 

@@ -47,7 +47,7 @@ export class EdgeAuthenticator {
       payload = await this.verify(token);
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('The access token has expired');
-      if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && /fetch failed|ECONNREFUSED/.test(err.message))) {
+      if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {
         throw errors.unavailable('Token verification is temporarily unavailable');
       }
       throw errors.unauthenticated('The access token is invalid');
@@ -76,4 +76,10 @@ export class EdgeAuthenticator {
       ip: clientIp,
     };
   }
+}
+
+/** The JWKS could not be fetched (as opposed to a bad token): the caller should retry, not re-authenticate. */
+function isNetworkFailure(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN'].includes(String(code)) || /fetch failed/.test(String(message));
 }

@@ -1,0 +1,37 @@
+import { dropDatabase, withDatabaseName } from '@trading/db';
+import { TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { createPlatform, loadPlatformConfig, type Platform, type PlatformConfig } from '../app';
+
+export interface TestPlatform extends Platform {
+  config: PlatformConfig;
+  stop(): Promise<void>;
+}
+
+/** The whole product in this process on free ports, with throwaway databases on the test server. */
+export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+  const prefix = `t_${uniqueId()}_`;
+  const config = loadPlatformConfig({
+    DATABASE_URL: TEST_POSTGRES_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    PLATFORM_DB_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    FACADE_PORT: '0',
+    AUTH_PORT: '0',
+    GATEWAY_PORT: '0',
+    ACCOUNTS_PORT: '0',
+    BANKING_PORT: '0',
+    OMS_PORT: '0',
+    ...env,
+  });
+  const platform = await createPlatform(config);
+  return {
+    ...platform,
+    config,
+    stop: async () => {
+      await platform.close();
+      for (const service of ['auth', 'accounts', 'banking', 'oms']) await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+    },
+  };
+}
+
+export const inDays = (days: number) => new Date(Date.now() + days * 86400_000).toISOString().slice(0, 10);

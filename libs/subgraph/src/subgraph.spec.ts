@@ -1,0 +1,87 @@
+import express from 'express';
+import { InternalClaimsCodec, type Claims } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import { createLogger } from '@trading/logging';
+import { listen, type RunningServer } from '@trading/service';
+import { http } from '@trading/testing';
+import { createSubgraph, FEDERATION_HEADER, type Resolvers } from './index';
+
+const typeDefs = [
+  FEDERATION_HEADER,
+  /* GraphQL */ `
+    type Query { secret: String! failing: String! broken: String! }
+    type Mutation { change: String! }
+  `,
+];
+const resolvers: Resolvers = {
+  Query: {
+    secret: () => 'ok',
+    failing: () => {
+      throw new AppError('UNPROCESSABLE', 'amount has too many decimals', { field: 'amount' });
+    },
+    broken: () => {
+      throw new Error('connect ECONNREFUSED 10.1.2.3:5432');
+    },
+  },
+  Mutation: { change: () => 'changed' },
+} as Resolvers;
+const scopes = { 'Query.secret': ['read:accounts'], 'Query.failing': ['read:accounts'], 'Query.broken': ['read:accounts'], 'Mutation.change': ['write:accounts'] };
+
+describe('createSubgraph', () => {
+  const codec = new InternalClaimsCodec('k'.repeat(40));
+  let server: RunningServer;
+  let stop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const subgraph = await createSubgraph({ name: 'test', typeDefs, resolvers: [resolvers], scopes, codec, logger: createLogger('test', 'silent') });
+    stop = subgraph.stop;
+    const app = express();
+    app.use((req, _res, next) => {
+      req.requestId = 'r';
+      next();
+    });
+    app.use(subgraph.router);
+    server = await listen(app, 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await server.close();
+    await stop();
+  });
+
+  const ask = async (query: string, claims?: Partial<Claims>) => {
+    const headers: Record<string, string> = {};
+    if (claims) headers['x-internal-claims'] = await codec.sign({ sub: 'u', sid: 's', kind: 'pat', scope: [], ...claims });
+    return http('POST', `${server.url}/graphql`, { body: { query }, headers });
+  };
+
+  it('refuses requests without signed claims', async () => {
+    expect((await ask('{ secret }')).status).toBe(401);
+  });
+
+  it('checks the declared scopes of each field', async () => {
+    expect((await ask('{ secret }', { scope: ['read:accounts'] })).body.data).toEqual({ secret: 'ok' });
+    const denied = await ask('{ secret }', { scope: ['read:orders'] });
+    expect(denied.body.errors[0].extensions).toMatchObject({ code: 'INSUFFICIENT_SCOPE', requiredScopes: ['read:accounts'] });
+  });
+
+  it('lets READ_ONLY sessions run queries only', async () => {
+    const ro = await ask('mutation { change }', { scope: ['write:accounts'], access: 'READ_ONLY' });
+    expect(ro.body.errors[0].extensions.code).toBe('READ_ONLY_TOKEN');
+    const rw = await ask('mutation { change }', { scope: ['write:accounts'], access: 'READ_WRITE' });
+    expect(rw.body.data).toEqual({ change: 'changed' });
+  });
+
+  it('keeps deliberate errors with their field and masks unexpected ones', async () => {
+    const failing = await ask('{ failing }', { scope: ['read:accounts'] });
+    expect(failing.body.errors[0]).toMatchObject({ message: 'amount has too many decimals', extensions: { code: 'UNPROCESSABLE', field: 'amount' } });
+    const broken = await ask('{ broken }', { scope: ['read:accounts'] });
+    expect(broken.body.errors[0]).toMatchObject({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect(JSON.stringify(broken.body)).not.toContain('10.1.2.3');
+  });
+
+  it('will not start when a root field has no scope rule (deny by default)', async () => {
+    await expect(
+      createSubgraph({ name: 't', typeDefs, resolvers: [resolvers], scopes: { 'Query.secret': ['read:accounts'] }, codec, logger: createLogger('t', 'silent') }),
+    ).rejects.toThrow(/has no scope rule/);
+  });
+});
