@@ -2,8 +2,8 @@
  * Throughput of one read (alice's accounts) at each hop of the stack, against a bare Node
  * server as the machine's ceiling: `npm run bench` (BENCH_SECONDS=5 by default).
  *
- * Everything — the platform, the bare server and the load generator — shares one process, so
- * the numbers are for comparing hops with one another on this machine, not absolute capacity.
+ * Everything shares one process (the load generator in a worker thread), so the numbers are for
+ * comparing hops with one another on this machine, not a capacity figure for production.
  * Nothing asserts on time; the run fails only when a target answers wrongly.
  */
 import { createServer, type Server } from 'node:http';
@@ -178,7 +178,11 @@ async function main(): Promise<number> {
     for (const r of failing) console.error(`FAIL ${r.name}: ${r.errors} of ${r.total} requests failed (> ${MAX_ERROR_RATE * 100}%)`);
     return failing.length ? 1 : 0;
   } finally {
-    if (bare) await new Promise<void>((resolve) => bare!.close(() => resolve()));
+    if (bare) {
+      const server = bare;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
     await platform?.close();
     for (const name of DATABASES) await dropDatabase(withDatabaseName(platform?.databaseServerUrl ?? TEST_POSTGRES_URL, `${prefix}${name}`));
   }

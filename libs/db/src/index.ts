@@ -72,7 +72,8 @@ export async function ensureDatabase(url: string): Promise<void> {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
       await admin.query(`CREATE DATABASE "${name}"`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created meanwhile by a sibling process
+        // created meanwhile by a sibling process (either error, depending on timing)
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
     }
   } finally {

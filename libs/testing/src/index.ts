@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { InternalClaimsCodec, SCOPES, type Claims } from '@trading/auth';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 
 /** The machine's PostgreSQL server (trust auth) and Redis; override for other set-ups. */
@@ -59,4 +60,10 @@ export async function http(
     /* not JSON: keep the text */
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** Sends a GraphQL operation straight to a subgraph as the edge would: with signed internal claims. */
+export async function askSubgraph(url: string, secret: string, query: string, claims: Partial<Claims> & { sub: string }, variables?: Record<string, unknown>) {
+  const header = await new InternalClaimsCodec(secret).sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims });
+  return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }

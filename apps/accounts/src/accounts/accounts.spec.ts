@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@trading/logging';
+import { listen, type RunningServer } from '@trading/service';
+import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import type { SubgraphService } from '@trading/subgraph';
+import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
+
+describe('accounts subgraph', () => {
+  const secret = testSecret();
+  const alice = randomUUID();
+  const bob = randomUUID();
+  const aliceAccount = randomUUID();
+  const bobAccount = randomUUID();
+  let dbs: TestDatabases<'accounts'>;
+  let service: SubgraphService;
+  let server: RunningServer;
+  let url: string;
+
+  beforeAll(async () => {
+    dbs = await createTestDatabases(['accounts']);
+    service = await createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') });
+    server = await listen(service.app, 0, '127.0.0.1');
+    url = `${server.url}/graphql`;
+    await seedAccountsDemo(service.dataSource, {
+      accounts: [
+        { id: aliceAccount, userId: alice, number: `T-${aliceAccount.slice(0, 8)}`, type: 'MARGIN', baseCurrency: 'USD' },
+        { id: bobAccount, userId: bob, number: `T-${bobAccount.slice(0, 8)}`, type: 'CASH', baseCurrency: 'EUR' },
+      ],
+      positions: [{ accountId: aliceAccount, symbol: 'AAPL', quantity: '10.5', averageCost: '100.125', currency: 'USD' }],
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await service?.close();
+    await dbs?.drop();
+  });
+
+  it("lists only the caller's accounts, with exact decimals for positions", async () => {
+    const res = await askSubgraph(url, secret, '{ accounts { id type baseCurrency positions { symbol quantity averageCost currency } } }', { sub: alice });
+    expect(res.body).toEqual({ data: { accounts: [{ id: aliceAccount, type: 'MARGIN', baseCurrency: 'USD', positions: [{ symbol: 'AAPL', quantity: '10.5', averageCost: '100.125', currency: 'USD' }] }] } });
+  });
+
+  it("never resolves another user's account, by id or by entity reference", async () => {
+    const byId = await askSubgraph(url, secret, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: bobAccount });
+    expect(byId.body.data.account).toBeNull();
+    const malformed = await askSubgraph(url, secret, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: 'not-a-uuid' });
+    expect(malformed.body.data.account).toBeNull();
+    const entities = await askSubgraph(
+      url,
+      secret,
+      'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { id } } }',
+      { sub: alice },
+      { r: [{ __typename: 'Account', id: bobAccount }, { __typename: 'Account', id: aliceAccount }] },
+    );
+    expect(entities.body.data._entities).toEqual([null, { id: aliceAccount }]);
+  });
+
+  it('needs read:accounts', async () => {
+    const res = await askSubgraph(url, secret, '{ accounts { id } }', { sub: alice, scope: ['read:orders'] });
+    expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('runs its migrations once however many instances start together', async () => {
+    const more = await Promise.all(
+      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') })),
+    );
+    const [{ count }] = await service.dataSource.query('SELECT count(*)::int AS count FROM migrations');
+    expect(count).toBe(1);
+    for (const s of more) await s.close();
+  });
+});

@@ -1,0 +1,39 @@
+import { createLogger } from '@trading/logging';
+import { listen, type RunningServer } from '@trading/service';
+import type { SubgraphService } from '@trading/subgraph';
+import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
+
+describe('oms instruments and orders', () => {
+  const secret = testSecret();
+  let dbs: TestDatabases<'oms'>;
+  let service: SubgraphService;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    dbs = await createTestDatabases(['oms']);
+    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms }), { logger: createLogger('oms', 'silent') });
+    server = await listen(service.app, 0, '127.0.0.1');
+    const instrument = { symbol: 'VOD', name: 'Vodafone', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', tradable: true };
+    await seedOmsDemo(service.dataSource, { instruments: [instrument] });
+    await seedOmsDemo(service.dataSource, { instruments: [{ ...instrument, lastPrice: '9' }] }); // a second start changes nothing
+  });
+  afterAll(async () => {
+    await server?.close();
+    await service?.close();
+    await dbs?.drop();
+  });
+
+  it('lists instruments with exact decimal prices and tick sizes', async () => {
+    const res = await askSubgraph(`${server.url}/graphql`, secret, '{ instruments { symbol currency tickSize lastPrice } }', { sub: 'u' });
+    expect(res.body.data.instruments).toEqual([{ symbol: 'VOD', currency: 'GBP', tickSize: '0.0002', lastPrice: '0.7124' }]);
+  });
+
+  it('extends Account with its orders and needs read:orders', async () => {
+    const query = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { orders { id } } } }';
+    const r = [{ __typename: 'Account', id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01' }];
+    expect((await askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u' }, { r })).body.data._entities).toEqual([{ orders: [] }]);
+    const denied = await askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u', scope: ['read:accounts'] }, { r });
+    expect(denied.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  });
+});

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
+import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, SessionStore } from '@trading/auth';
+import { createLogger } from '@trading/logging';
+import { MemoryStore } from '@trading/redis';
+import { listen, type RunningServer, type ServiceApp } from '@trading/service';
+import { http, testSecret } from '@trading/testing';
+import { createRestFacadeApp, loadFacadeConfig } from '../app';
+
+/**
+ * The facade against a stand-in gateway and JWKS, both real HTTP servers: GraphQL error codes
+ * become HTTP statuses in one place, and the signed claims reach the gateway.
+ */
+describe('REST facade', () => {
+  const secret = testSecret();
+  const store = new MemoryStore();
+  let privateKey: KeyLike;
+  let upstream: RunningServer;
+  let facade: ServiceApp;
+  let server: RunningServer;
+  let nextAnswer: { status?: number; body: unknown } = { body: {} };
+  let seenClaims: string | undefined;
+
+  beforeAll(async () => {
+    const keys = await generateKeyPair('ES256');
+    privateKey = keys.privateKey;
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256' };
+    const stand = express();
+    stand.get('/jwks', (_req, res) => res.json({ keys: [jwk] }));
+    stand.post('/graphql', express.json(), (req, res) => {
+      seenClaims = req.get(INTERNAL_CLAIMS_HEADER);
+      res.status(nextAnswer.status ?? 200).json(nextAnswer.body);
+    });
+    upstream = await listen(stand, 0, '127.0.0.1');
+    facade = await createRestFacadeApp(
+      loadFacadeConfig({ INTERNAL_SIGNING_KEY: secret, GATEWAY_URL: `${upstream.url}/graphql`, AUTH_URL: upstream.url, AUTH_JWKS_URL: `${upstream.url}/jwks`, AUTH_ISSUER: 'http://issuer' }),
+      { logger: createLogger('rest-facade', 'silent'), store },
+    );
+    server = await listen(facade.app, 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await server.close();
+    await facade.close();
+    await upstream.close();
+  });
+
+  async function session(scope = ['read:accounts']) {
+    const sid = randomUUID();
+    await new SessionStore(store).create({ sid, userId: 'u1', kind: 'pat', patId: 'p', scope, access: 'READ_ONLY', ipAllowlist: [], expiresAt: Math.floor(Date.now() / 1000) + 60 });
+    return new SignJWT({ sid, scope: scope.join(' ') })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setSubject('u1')
+      .setIssuer('http://issuer')
+      .setAudience('trading-api')
+      .setExpirationTime('1m')
+      .sign(privateKey);
+  }
+
+  it('translates GET /v1/accounts into one gateway operation carrying signed claims', async () => {
+    nextAnswer = { body: { data: { accounts: [{ id: 'a1' }] } } };
+    const res = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
+    expect(res).toMatchObject({ status: 200, body: { accounts: [{ id: 'a1' }] } });
+    expect(await new InternalClaimsCodec(secret).verify(seenClaims)).toMatchObject({ sub: 'u1', scope: ['read:accounts'], access: 'READ_ONLY' });
+  });
+
+  it.each([
+    ['NOT_FOUND', 404],
+    ['BAD_USER_INPUT', 400],
+    ['UNPROCESSABLE', 422],
+    ['INSUFFICIENT_SCOPE', 403],
+    ['CONFLICT', 409],
+  ])('maps GraphQL %s to HTTP %i as problem+json with the field', async (code, status) => {
+    nextAnswer = { body: { data: null, errors: [{ message: `said ${code}`, extensions: { code, field: 'accountId' } }] } };
+    const res = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body).toMatchObject({ status, code, detail: `said ${code}`, field: 'accountId' });
+  });
+
+  it('masks internal errors and reports an unreachable gateway as 502', async () => {
+    nextAnswer = { body: { errors: [{ message: 'connect ECONNREFUSED http://accounts:4001', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+    const masked = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
+    expect(masked.status).toBe(500);
+    expect(JSON.stringify(masked.body)).not.toContain('4001');
+    nextAnswer = { status: 200, body: 'not json' as unknown };
+    const broken = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
+    expect(broken.status).toBe(502);
+  });
+
+  it('checks route scopes before calling the gateway', async () => {
+    seenClaims = undefined;
+    const res = await http('GET', `${server.url}/v1/accounts`, { token: await session(['read:orders']) });
+    expect(res.status).toBe(403);
+    expect(seenClaims).toBeUndefined();
+  });
+});

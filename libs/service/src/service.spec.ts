@@ -1,0 +1,44 @@
+import { AppError } from '@trading/errors';
+import { createLogger } from '@trading/logging';
+import { http } from '@trading/testing';
+import { createService, finishService, listen } from './index';
+
+describe('createService', () => {
+  it('serves health, readiness by dependency, metrics, request ids and problem+json errors', async () => {
+    let databaseUp = true;
+    const logger = createLogger('svc', 'silent');
+    const { app } = createService({
+      name: 'svc',
+      logger,
+      readiness: { database: async () => {
+        if (!databaseUp) throw new Error('down');
+      } },
+    });
+    app.get('/boom', () => {
+      throw new Error('secret internals at 10.0.0.1');
+    });
+    app.get('/bad', () => {
+      throw new AppError('BAD_USER_INPUT', 'limit must be 1..100', { field: 'limit' });
+    });
+    finishService(app, logger);
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      expect((await http('GET', `${server.url}/healthz`)).status).toBe(200);
+      expect((await http('GET', `${server.url}/readyz`)).body).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
+      databaseUp = false;
+      expect(await http('GET', `${server.url}/readyz`)).toMatchObject({ status: 503, body: { checks: { database: 'unavailable' } } });
+
+      const boom = await http('GET', `${server.url}/boom`, { headers: { 'x-request-id': 'abc-1' } });
+      expect(boom).toMatchObject({ status: 500, body: { code: 'INTERNAL_SERVER_ERROR', requestId: 'abc-1' } });
+      expect(boom.headers.get('x-request-id')).toBe('abc-1');
+      expect(JSON.stringify(boom.body)).not.toContain('10.0.0.1');
+      expect(await http('GET', `${server.url}/bad`)).toMatchObject({ status: 400, body: { field: 'limit' } });
+      expect(await http('GET', `${server.url}/missing`)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+
+      const metrics = await http('GET', `${server.url}/metrics`);
+      expect(metrics.body).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/boom"[^}]*status="500"/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,1 +1,0 @@
-module.exports = { displayName: 'testing', preset: '../../jest.preset.js', rootDir: '.' };
