@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import { TEST_POSTGRES_URL, uniqueId } from '@trading/testing';
 import { databaseNameOf, dropDatabase, ensureDatabase, openDatabase, withDatabaseName } from './index';
 
 class CreateThings1700000000000 {
@@ -12,8 +11,11 @@ class CreateThings1700000000000 {
   }
 }
 
+// Not @trading/testing: it is built on this lib, and a spec importing it would make a cycle.
+const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
 describe('database helpers', () => {
-  const url = withDatabaseName(TEST_POSTGRES_URL, `t_${uniqueId()}_db`);
+  const url = withDatabaseName(TEST_POSTGRES_URL, `t_${process.pid}_${Date.now().toString(36)}_db`);
   afterAll(() => dropDatabase(url));
 
   it('creates a database once, even when asked twice at the same time', async () => {

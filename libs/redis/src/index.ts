@@ -94,7 +94,9 @@ export class MemoryStore implements KeyValueStore {
     this.values.set(key, { value: String(count), expiresAt });
     return { count, resetSeconds: Math.max(1, Math.ceil((expiresAt - Date.now()) / 1000)) };
   }
-  async ping() {}
+  async ping() {
+    /* in-process: always reachable */
+  }
   async close() {
     this.values.clear();
   }

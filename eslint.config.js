@@ -1,0 +1,60 @@
+const nx = require('@nx/eslint-plugin');
+
+const libTypes = ['type:util', 'type:data', 'type:feature'];
+
+module.exports = [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  { ignores: ['**/dist', '**/node_modules', '**/.nx', '**/*.graphql', '**/jest.config.js'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          // Only the all-in-one launcher may import app factories (see README, "Module boundaries").
+          allow: ['@trading/app-auth', '@trading/app-gateway', '@trading/app-rest-facade', '@trading/app-accounts', '@trading/app-banking', '@trading/app-oms'],
+          depConstraints: [
+            // Apps depend on libs only; the launcher may also start apps.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: [...libTypes, 'type:testing'] },
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes, 'type:testing'] },
+            // Libs form layers: util ← data ← feature; test helpers sit on top.
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: libTypes },
+            { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:data'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: libTypes },
+            // A domain's code imports its own domain and shared code, never another domain's.
+            ...['auth', 'gateway', 'rest-facade', 'accounts', 'banking', 'oms'].map((d) => ({
+              sourceTag: `scope:${d}`,
+              onlyDependOnLibsWithTags: [`scope:${d}`, 'scope:shared'],
+            })),
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Specs may use the test helpers wherever they live.
+    files: ['**/*.spec.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
+        },
+      ],
+    },
+  },
+  {
+    // Only the launcher may import another app.
+    files: ['apps/**/*.ts'],
+    ignores: ['apps/platform/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@trading/app-*', '../../*/src/*'], message: 'apps never import apps; share code through libs/' }] }] },
+  },
+];
