@@ -23,7 +23,8 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
     supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
     buildService: ({ name, url }) => new SubgraphSource(subgraphUrls[name] ?? url!),
   });
-  const server = new ApolloServer<GatewayContext>({ gateway, formatError: maskError, includeStacktraceInErrorResponses: false });
+  // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
+  const server = new ApolloServer<GatewayContext>({ gateway, formatError: maskError, includeStacktraceInErrorResponses: false, stopOnTerminationSignals: false });
   await server.start();
 
   const edge = new EdgeAuthenticator(

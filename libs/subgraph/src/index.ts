@@ -46,6 +46,7 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
   const server = new ApolloServer<SubgraphContext>({
     schema,
     plugins: [ApolloServerPluginInlineTraceDisabled()],
+    stopOnTerminationSignals: false, // the app's runService owns shutdown
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatSubgraphError(formatted, error, options.logger),
   });
