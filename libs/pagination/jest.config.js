@@ -1,0 +1,1 @@
+module.exports = { displayName: 'pagination', preset: '../../jest.preset.js', rootDir: '.' };
