@@ -1,0 +1,1 @@
+module.exports = { displayName: 'rate-limit', preset: '../../jest.preset.js', rootDir: '.' };

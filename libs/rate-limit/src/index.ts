@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { AppError, errors } from '@trading/errors';
+import { RedisStore, type KeyValueStore } from '@trading/redis';
+
+/**
+ * A limit on failed attempts (wrong passwords, wrong PAT secrets): brute force is made of
+ * failures, so counting only those leaves honest callers alone however often they succeed.
+ */
+export interface FailureLimitRule {
+  /** Part of every key, e.g. `pat-login:ip`. */
+  name: string;
+  /** Failures allowed in one window; once reached, every attempt is refused until the window ends. */
+  maxFailures: number;
+  windowSeconds: number;
+}
+
+/** Where one key stands against its rule. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends and the count starts again. */
+  resetSeconds: number;
+  windowSeconds: number;
+  blocked: boolean;
+}
+
+export class FailureLimiter {
+  private readonly limiter: RateLimiterAbstract;
+
+  /**
+   * `namespace` keeps deployments that share one Redis apart (each auth deployment passes its
+   * database name), so neither counts the other's failures.
+   */
+  constructor(
+    store: KeyValueStore,
+    namespace: string,
+    readonly rule: FailureLimitRule,
+  ) {
+    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.maxFailures, duration: rule.windowSeconds };
+    // Real Redis makes the count shared by every instance; the memory store is the all-in-one stand-in.
+    this.limiter = store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+  }
+
+  /** Reads the count without adding to it. */
+  async state(key: string): Promise<LimitState> {
+    const res = await this.call(() => this.limiter.get(hashKey(key)));
+    return this.toState(res);
+  }
+
+  /** Counts one failure and returns the state after it. */
+  async fail(key: string): Promise<LimitState> {
+    const res = await this.call(() => this.limiter.consume(hashKey(key)));
+    return this.toState(res);
+  }
+
+  /** Forgets the failures of `key` (e.g. after a successful sign-in to that account). */
+  async clear(key: string): Promise<void> {
+    await this.call(() => this.limiter.delete(hashKey(key)));
+  }
+
+  private toState(res: RateLimiterRes | null): LimitState {
+    const consumed = res?.consumedPoints ?? 0;
+    const { maxFailures: limit, windowSeconds } = this.rule;
+    return {
+      limit,
+      remaining: Math.max(0, limit - consumed),
+      resetSeconds: res ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : windowSeconds,
+      windowSeconds,
+      blocked: consumed >= limit,
+    };
+  }
+
+  /** The library rejects with a RateLimiterRes when over the limit (a state, not a failure) and with an Error when the store fails. */
+  private async call<T>(fn: () => Promise<T>): Promise<T | RateLimiterRes> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return err;
+      // Fail closed, as session checks do: without the counters, guessing would be unlimited.
+      throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
+    }
+  }
+}
+
+/** Hashed keys keep e-mail addresses out of Redis and bound the length of caller-chosen keys. */
+const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
+
+/** The state a caller should be told about: a blocked one first, else the one with least room left. */
+export function tightest(states: LimitState[]): LimitState {
+  return [...states].sort((a, b) => Number(b.blocked) - Number(a.blocked) || a.remaining - b.remaining || b.resetSeconds - a.resetSeconds)[0]!;
+}
+
+/** `RateLimit-*` (IETF draft, as most API gateways send them) and, when blocked, `Retry-After`. */
+export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(state.remaining),
+    'RateLimit-Reset': String(state.resetSeconds),
+    'RateLimit-Policy': `${state.limit};w=${state.windowSeconds}`,
+  };
+  if (state.blocked) headers['Retry-After'] = String(state.resetSeconds);
+  return headers;
+}
+
+/** The 429 problem; `retryAfterSeconds` repeats the header in the body for clients that only read JSON. */
+export function rateLimited(state: LimitState, detail = 'Too many failed attempts; retry later'): AppError {
+  return new AppError('RATE_LIMITED', detail, { details: { retryAfterSeconds: state.resetSeconds } });
+}
