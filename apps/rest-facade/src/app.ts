@@ -7,9 +7,11 @@ import { authenticate } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
 import { authProxy } from './proxy/auth-proxy';
+import { docsRouter } from './openapi/docs';
 import { ROUTES } from './routes';
 
 export { loadFacadeConfig, type FacadeConfig } from './config';
+export { openApiDocument } from './openapi/openapi';
 
 export const BASE_PATH = '/v1';
 
@@ -26,6 +28,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
   const { app } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
   // Auth's own endpoints first (unauthenticated here; the auth app decides), then everything
   // else under /v1 is an authenticated API call served from the route table.
+  app.use(docsRouter(BASE_PATH));
   app.use(BASE_PATH, authProxy(config.AUTH_URL));
   app.use(BASE_PATH, authenticate(edge), routeTableRouter(ROUTES, gateway, codec));
   finishService(app, logger);

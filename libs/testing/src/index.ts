@@ -67,3 +67,4 @@ export async function askSubgraph(url: string, secret: string, query: string, cl
   const header = await new InternalClaimsCodec(secret).sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims });
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
+export * from './openapi';

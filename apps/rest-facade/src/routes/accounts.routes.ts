@@ -1,4 +1,9 @@
+import { errors } from '@trading/errors';
+import { listParams, ownAccount, requiredQueryParam, uuidParam } from './params';
 import type { RestRoute } from './route';
+
+const POSITION = 'symbol quantity averageCost costBasis marketPrice marketValue unrealizedPnl realizedPnl dayChange currency updatedAt';
+const MARGIN_FIGURES = 'currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower';
 
 export const accountsRoutes: RestRoute[] = [
   {
@@ -11,5 +16,71 @@ export const accountsRoutes: RestRoute[] = [
       }
     `,
     shape: (data) => ({ accounts: data.accounts }),
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:accountId/positions',
+    scopes: ['read:accounts'],
+    document: /* GraphQL */ `
+      query Positions($accountId: ID!, $limit: Int, $cursor: String) {
+        account(id: $accountId) { positions(limit: $limit, cursor: $cursor) { nodes { ${POSITION} } nextCursor } }
+      }
+    `,
+    variables: (req) => {
+      const { limit, cursor } = listParams(req);
+      return { accountId: uuidParam(req, 'accountId'), limit, cursor };
+    },
+    shape: (data, req) => {
+      const { positions } = ownAccount<{ positions: { nodes: unknown[]; nextCursor: string | null } }>(data);
+      return { accountId: req.params['accountId'], positions: positions.nodes, nextCursor: positions.nextCursor };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:accountId/position',
+    scopes: ['read:accounts'],
+    document: /* GraphQL */ `
+      query Position($accountId: ID!, $symbol: String!) {
+        account(id: $accountId) { position(symbol: $symbol) { ${POSITION} } }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), symbol: requiredQueryParam(req, 'symbol').toUpperCase() }),
+    shape: (data, req) => {
+      const { position } = ownAccount<{ position: Record<string, unknown> | null }>(data);
+      if (!position) throw errors.notFound(`Position in ${String(req.query['symbol']).toUpperCase()}`, 'symbol');
+      return { accountId: req.params['accountId'], ...position };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:accountId/margin',
+    scopes: ['read:accounts'],
+    document: /* GraphQL */ `
+      query Margin($accountId: ID!) {
+        account(id: $accountId) { type margin { baseCurrency asOf total { ${MARGIN_FIGURES} } byCurrency { ${MARGIN_FIGURES} } } }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId') }),
+    shape: (data, req) => {
+      const account = ownAccount<{ type: string; margin: Record<string, unknown> }>(data);
+      return { accountId: req.params['accountId'], accountType: account.type, ...account.margin };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:accountId/portfolios',
+    scopes: ['read:accounts'],
+    document: /* GraphQL */ `
+      query Portfolios($accountId: ID!) {
+        account(id: $accountId) {
+          portfolios {
+            baseCurrency totalValue dayChange dayChangePercent asOf
+            portfolios { currency cash marketValue totalValue totalValueInBase allocationPercent dayChange dayChangePercent positionCount }
+          }
+        }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId') }),
+    shape: (data, req) => ({ accountId: req.params['accountId'], ...ownAccount<{ portfolios: Record<string, unknown> }>(data).portfolios }),
   },
 ];

@@ -1,5 +1,6 @@
 import { accountsRoutes } from './accounts.routes';
+import { bankingRoutes } from './banking.routes';
 import type { RestRoute } from './route';
 
 /** Every REST path the facade serves, by domain. */
-export const ROUTES: RestRoute[] = [...accountsRoutes];
+export const ROUTES: RestRoute[] = [...accountsRoutes, ...bankingRoutes];

@@ -1,0 +1,40 @@
+import { createLogger } from '@trading/logging';
+import { MemoryStore } from '@trading/redis';
+import { listen } from '@trading/service';
+import { http, openApiResponseValidator, testSecret } from '@trading/testing';
+import { createRestFacadeApp, loadFacadeConfig } from '../app';
+import { ROUTES } from '../routes';
+import { openApiDocument } from './openapi';
+
+describe('OpenAPI document', () => {
+  it('describes every route of the route table', () => {
+    const paths = openApiDocument.paths as Record<string, Record<string, unknown>>;
+    for (const route of ROUTES) {
+      const template = route.path.replace(/:(\w+)/g, '{$1}');
+      expect({ route: `${route.method} ${template}`, documented: !!paths[template]?.[route.method.toLowerCase()] }).toEqual({ route: `${route.method} ${template}`, documented: true });
+    }
+  });
+
+  it('compiles, and its schemas accept and refuse as they should', () => {
+    const check = openApiResponseValidator(openApiDocument);
+    expect(() => check('GET', '/accounts', 200, { accounts: [{ id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01', number: 'DU1', type: 'CASH', status: 'ACTIVE', baseCurrency: 'USD', createdAt: '2026-11-21T10:00:00.000Z' }] })).not.toThrow();
+    expect(() => check('GET', '/accounts', 200, { accounts: [{ id: 'x' }] })).toThrow(/does not match/);
+    expect(() => check('GET', '/accounts', 401, { type: 't', title: 't', status: 401, detail: 'd', code: 'UNAUTHENTICATED' })).not.toThrow();
+  });
+
+  it('is served with interactive docs, without a token', async () => {
+    const facade = await createRestFacadeApp(loadFacadeConfig({ INTERNAL_SIGNING_KEY: testSecret() }), { logger: createLogger('f', 'silent'), store: new MemoryStore() });
+    const server = await listen(facade.app, 0, '127.0.0.1');
+    try {
+      const doc = await http('GET', `${server.url}/v1/openapi.json`);
+      expect(doc).toMatchObject({ status: 200, body: { openapi: '3.1.0' } });
+      const page = await http('GET', `${server.url}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('swagger-ui-bundle.js');
+      expect((await http('GET', `${server.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+    } finally {
+      await server.close();
+      await facade.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+import type { Request } from 'express';
+import { z } from '@trading/config';
+import { AppError, errors } from '@trading/errors';
+import { parseLimit } from '@trading/pagination';
+
+/**
+ * Shape checks at the edge: types and formats, each failure a 400 naming the field. The rules
+ * about values (amount precision, currencies, states) live in the subgraph that owns them.
+ */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function uuidParam(req: Request, name: string): string {
+  const value = req.params[name];
+  if (typeof value !== 'string' || !UUID.test(value)) throw errors.badInput(name, `${name} must be a UUID`);
+  return value;
+}
+
+/** An optional single query parameter (repeated parameters are refused). */
+export function queryParam(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw errors.badInput(name, `${name} must be given once`);
+  return value;
+}
+
+export function requiredQueryParam(req: Request, name: string): string {
+  const value = queryParam(req, name);
+  if (!value) throw errors.badInput(name, `${name} is required`);
+  return value;
+}
+
+export function enumQueryParam<T extends string>(req: Request, name: string, values: readonly T[]): T | undefined {
+  const value = queryParam(req, name);
+  if (value === undefined) return undefined;
+  if (!(values as readonly string[]).includes(value)) throw errors.badInput(name, `${name} must be one of ${values.join(', ')}`);
+  return value as T;
+}
+
+/** `limit`, `cursor`, `from`, `to` of every list endpoint. */
+export function listParams(req: Request): { limit: number; cursor?: string; from?: string; to?: string } {
+  return { limit: parseLimit(queryParam(req, 'limit')), cursor: queryParam(req, 'cursor'), from: queryParam(req, 'from'), to: queryParam(req, 'to') };
+}
+
+/** The JSON body against a zod schema; the first problem becomes a 400 naming the field. */
+export function jsonBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+  if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json', { field: 'body' });
+  const result = schema.safeParse(req.body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.') || 'body';
+  throw errors.badInput(field, field === 'body' ? 'The body must be a JSON object' : `${field}: ${issue.message}`);
+}
+
+/** The `Idempotency-Key` header of money-moving POSTs (DESIGN §6). */
+export function idempotencyKey(req: Request): string | undefined {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw errors.badInput('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters');
+  return key;
+}
+
+/** Unknown accounts and other users' accounts look the same: 404. */
+export function ownAccount<T>(data: { account?: T | null }): T {
+  if (!data.account) throw errors.notFound('Account', 'accountId');
+  return data.account;
+}
+
+export const decimalString = z.string({ error: 'must be a decimal string, e.g. "100.00"' });
