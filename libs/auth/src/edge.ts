@@ -40,7 +40,7 @@ export class EdgeAuthenticator {
 
   async authenticate(authorization: string | undefined, clientIp: string | undefined): Promise<Claims> {
     const token = bearerToken(authorization);
-    if (!token) throw errors.unauthenticated('A bearer access token is required');
+    if (!token) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
 
     let payload: JWTPayload;
     try {

@@ -35,6 +35,7 @@ describe('error model', () => {
 
   it('builds RFC 6750 challenges', () => {
     expect(wwwAuthenticate(errors.unauthenticated())).toMatch(/^Bearer .*error="invalid_token"/);
+    expect(wwwAuthenticate(new AppError('UNAUTHENTICATED', 'no token', { noCredentials: true }))).toBe('Bearer realm="trading-api"');
     expect(wwwAuthenticate(errors.insufficientScope(['read:orders']))).toContain('scope="read:orders"');
   });
 });

@@ -61,6 +61,8 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   /** For 401/403: what the token lacked, for the WWW-Authenticate header. */
   requiredScopes?: string[];
+  /** For 401: the request carried no credentials at all (RFC 6750 §3.1: then no error code). */
+  noCredentials?: boolean;
 }
 
 /** The one error type services throw on purpose; its message is safe to show to the caller. */
@@ -132,6 +134,7 @@ export function problemFromError(err: unknown, requestId?: string): Problem {
 
 /** `WWW-Authenticate` for 401 and scope-related 403 answers (RFC 6750 §3). */
 export function wwwAuthenticate(err: AppError): string | undefined {
+  if (err.code === 'UNAUTHENTICATED' && err.options.noCredentials) return 'Bearer realm="trading-api"';
   if (err.code === 'UNAUTHENTICATED') return `Bearer realm="trading-api", error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"`;
   if (err.code === 'INSUFFICIENT_SCOPE') {
     return `Bearer realm="trading-api", error="insufficient_scope", scope="${(err.options.requiredScopes ?? []).join(' ')}"`;
