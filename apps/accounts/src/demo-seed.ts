@@ -4,7 +4,7 @@ import { PositionEntity, type Position } from './positions/entities/position.ent
 
 export interface AccountsDemoData {
   accounts: Array<Pick<Account, 'id' | 'userId' | 'number' | 'type' | 'baseCurrency'>>;
-  positions: Array<Pick<Position, 'accountId' | 'symbol' | 'quantity' | 'averageCost' | 'currency'>>;
+  positions: Array<Pick<Position, 'accountId' | 'symbol' | 'quantity' | 'averageCost' | 'currency'> & Partial<Pick<Position, 'realizedPnl'>>>;
 }
 
 /** Demo data for the all-in-one mode; idempotent, so a second start keeps what is there. */

@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer, type ServiceApp } from '@trading/service';
 import type { PlatformConfig } from './config';
-import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
+import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
 
 export { loadPlatformConfig, type PlatformConfig } from './config';
@@ -114,7 +114,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       for (const user of DEMO_USERS) if (!(await auth.app.users.findByEmail(user.email))) await auth.app.users.create(user);
       await seedAccountsDemo(accounts.app.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
       await seedBankingDemo(banking.app.dataSource, { deposits: DEMO_DEPOSITS });
-      await seedOmsDemo(oms.app.dataSource, { instruments: DEMO_INSTRUMENTS });
+      await seedOmsDemo(oms.app.dataSource, { instruments: DEMO_INSTRUMENTS, fxRates: DEMO_FX_RATES });
     }
 
     return {

@@ -28,10 +28,28 @@ export const DEMO_DEPOSITS = [
 ];
 
 export const DEMO_INSTRUMENTS = [
-  { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', tradable: true },
-  { symbol: 'MSFT', name: 'Microsoft Corporation', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '415.26', tradable: true },
-  { symbol: 'TSLA', name: 'Tesla, Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '248.50', tradable: true },
-  { symbol: 'SPY', name: 'SPDR S&P 500 ETF Trust', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '521.13', tradable: true },
-  { symbol: 'SAP', name: 'SAP SE', currency: 'EUR', tickSize: '0.02', lotSize: '1', lastPrice: '183.60', tradable: true },
-  { symbol: 'VOD', name: 'Vodafone Group plc', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', tradable: true },
+  { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', previousClose: '187.44', tradable: true },
+  { symbol: 'MSFT', name: 'Microsoft Corporation', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '415.26', previousClose: '417.02', tradable: true },
+  { symbol: 'TSLA', name: 'Tesla, Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '248.50', previousClose: '244.19', tradable: true },
+  { symbol: 'SPY', name: 'SPDR S&P 500 ETF Trust', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '521.13', previousClose: '519.67', tradable: true },
+  { symbol: 'SAP', name: 'SAP SE', currency: 'EUR', tickSize: '0.02', lotSize: '1', lastPrice: '183.60', previousClose: '182.14', tradable: true },
+  { symbol: 'VOD', name: 'Vodafone Group plc', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', previousClose: '0.7138', tradable: true },
+];
+
+/**
+ * US dollars per unit of each currency (USD is 1 by construction): every currency banking
+ * accepts has a rate, so any balance can be valued in any base currency.
+ */
+export const DEMO_FX_RATES = [
+  { currency: 'EUR', usdRate: '1.0823' },
+  { currency: 'GBP', usdRate: '1.2671' },
+  { currency: 'CHF', usdRate: '1.1275' },
+  { currency: 'JPY', usdRate: '0.006652' },
+  { currency: 'CAD', usdRate: '0.7318' },
+  { currency: 'AUD', usdRate: '0.6594' },
+  { currency: 'HKD', usdRate: '0.1281' },
+  { currency: 'SGD', usdRate: '0.7422' },
+  { currency: 'SEK', usdRate: '0.0947' },
+  { currency: 'NOK', usdRate: '0.0921' },
+  { currency: 'DKK', usdRate: '0.1451' },
 ];

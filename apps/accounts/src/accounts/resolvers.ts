@@ -10,7 +10,12 @@ export function accountsResolvers(accounts: AccountsService): Resolvers {
     },
     Account: {
       // Entity references from other subgraphs resolve only to the caller's own accounts.
-      __resolveReference: (ref: { id: string }, { claims }) => accounts.findOwned(ref.id, claims.sub),
+      // The representation may carry fields other subgraphs resolved for @requires (balances,
+      // market): keep them beside the stored account.
+      __resolveReference: async (ref: { id: string }, { claims }) => {
+        const account = await accounts.findOwned(ref.id, claims.sub);
+        return account && { ...ref, ...account };
+      },
       createdAt: (account: Account) => account.createdAt.toISOString(),
     },
   } as Resolvers;

@@ -1,16 +1,54 @@
-import Decimal from 'decimal.js';
-import type { DataSource, Repository } from 'typeorm';
+import { AppError } from '@trading/errors';
+import { parseLimit, type CursorCodec, type Page } from '@trading/pagination';
+import { MoreThan, type DataSource, type Repository } from 'typeorm';
+import { canonical } from '../decimal';
 import { PositionEntity, type Position } from './entities/position.entity';
+
+/** Instrument symbols as the OMS lists them: upper case letters, digits and dots (BRK.B). */
+export const SYMBOL = /^[A-Z0-9.]{1,12}$/;
+
+export function parseSymbol(value: unknown): string {
+  if (typeof value !== 'string' || !SYMBOL.test(value)) {
+    throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+  }
+  return value;
+}
 
 export class PositionsService {
   private readonly positions: Repository<Position>;
-  constructor(dataSource: DataSource) {
+  constructor(
+    dataSource: DataSource,
+    private readonly cursors: CursorCodec,
+  ) {
     this.positions = dataSource.getRepository(PositionEntity);
   }
 
-  async forAccount(accountId: string): Promise<Position[]> {
-    const rows = await this.positions.find({ where: { accountId }, order: { symbol: 'ASC' } });
-    // numeric comes back padded to its scale (10.00000000); show the canonical decimal.
-    return rows.map((p) => ({ ...p, quantity: new Decimal(p.quantity).toString(), averageCost: new Decimal(p.averageCost).toString() }));
+  /** One page of an account's holdings, by symbol. The cursor is bound to the account it came from. */
+  async page(accountId: string, args: { limit?: unknown; cursor?: unknown }): Promise<Page<Position>> {
+    const limit = parseLimit(args.limit);
+    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
+    if (after && after.a !== accountId) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const rows = await this.positions.find({
+      where: { accountId, ...(after ? { symbol: MoreThan(after.s) } : {}) },
+      order: { symbol: 'ASC' },
+      take: limit + 1,
+    });
+    const nodes = rows.slice(0, limit).map(present);
+    const last = nodes[nodes.length - 1];
+    return { nodes, nextCursor: rows.length > limit && last ? this.cursors.encode({ a: accountId, s: last.symbol }) : null };
+  }
+
+  /** The holding in `symbol`, or null when the account holds none. */
+  async find(accountId: string, symbol: unknown): Promise<Position | null> {
+    const row = await this.positions.findOneBy({ accountId, symbol: parseSymbol(symbol) });
+    return row && present(row);
+  }
+
+  /** Every holding of an account (valuation needs them all). */
+  async all(accountId: string): Promise<Position[]> {
+    return (await this.positions.find({ where: { accountId }, order: { symbol: 'ASC' } })).map(present);
   }
 }
+
+// numeric comes back padded to its scale (10.00000000); keep the canonical decimal.
+const present = (p: Position): Position => ({ ...p, quantity: canonical(p.quantity), averageCost: canonical(p.averageCost), realizedPnl: canonical(p.realizedPnl) });

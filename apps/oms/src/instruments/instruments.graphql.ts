@@ -8,6 +8,8 @@ export const instrumentsTypeDefs = /* GraphQL */ `
     tickSize: String!
     lotSize: String!
     lastPrice: String!
+    "The previous session's closing price."
+    previousClose: String!
     tradable: Boolean!
   }
 

@@ -12,6 +12,6 @@ export class InstrumentsService {
 
   async list(): Promise<Instrument[]> {
     const rows = await this.instruments.find({ order: { symbol: 'ASC' } });
-    return rows.map((i) => ({ ...i, tickSize: canonical(i.tickSize), lotSize: canonical(i.lotSize), lastPrice: canonical(i.lastPrice) }));
+    return rows.map((i) => ({ ...i, tickSize: canonical(i.tickSize), lotSize: canonical(i.lotSize), lastPrice: canonical(i.lastPrice), previousClose: canonical(i.previousClose) }));
   }
 }

@@ -14,7 +14,7 @@ describe('oms instruments and orders', () => {
     dbs = await createTestDatabases(['oms']);
     service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms }), { logger: createLogger('oms', 'silent') });
     server = await listen(service.app, 0, '127.0.0.1');
-    const instrument = { symbol: 'VOD', name: 'Vodafone', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', tradable: true };
+    const instrument = { symbol: 'VOD', name: 'Vodafone', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', previousClose: '0.7138', tradable: true };
     await seedOmsDemo(service.dataSource, { instruments: [instrument] });
     await seedOmsDemo(service.dataSource, { instruments: [{ ...instrument, lastPrice: '9' }] }); // a second start changes nothing
   });
@@ -25,8 +25,8 @@ describe('oms instruments and orders', () => {
   });
 
   it('lists instruments with exact decimal prices and tick sizes', async () => {
-    const res = await askSubgraph(`${server.url}/graphql`, secret, '{ instruments { symbol currency tickSize lastPrice } }', { sub: 'u' });
-    expect(res.body.data.instruments).toEqual([{ symbol: 'VOD', currency: 'GBP', tickSize: '0.0002', lastPrice: '0.7124' }]);
+    const res = await askSubgraph(`${server.url}/graphql`, secret, '{ instruments { symbol currency tickSize lastPrice previousClose } }', { sub: 'u' });
+    expect(res.body.data.instruments).toEqual([{ symbol: 'VOD', currency: 'GBP', tickSize: '0.0002', lastPrice: '0.7124', previousClose: '0.7138' }]);
   });
 
   it('extends Account with its orders and needs read:orders', async () => {

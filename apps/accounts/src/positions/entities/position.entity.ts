@@ -1,12 +1,15 @@
 import { EntitySchema } from 'typeorm';
 
-/** A holding in one instrument; quantity and cost are exact decimals kept as strings. */
+/** A holding in one instrument; quantity, cost and P&L are exact decimals kept as strings. */
 export interface Position {
   accountId: string;
   symbol: string;
+  /** Negative for a short holding. */
   quantity: string;
   averageCost: string;
   currency: string;
+  /** P&L booked by closing fills, in the position's currency. */
+  realizedPnl: string;
   updatedAt: Date;
 }
 
@@ -19,6 +22,7 @@ export const PositionEntity = new EntitySchema<Position>({
     quantity: { type: 'numeric', precision: 20, scale: 8 },
     averageCost: { type: 'numeric', precision: 20, scale: 8, name: 'average_cost' },
     currency: { type: 'char', length: 3 },
+    realizedPnl: { type: 'numeric', precision: 20, scale: 8, name: 'realized_pnl', default: 0 },
     updatedAt: { type: 'timestamptz', name: 'updated_at', updateDate: true },
   },
 });

@@ -8,6 +8,8 @@ export interface Instrument {
   lotSize: string;
   /** Last price of the paper market. */
   lastPrice: string;
+  /** The previous session's closing price, for day change. */
+  previousClose: string;
   tradable: boolean;
 }
 
@@ -21,6 +23,7 @@ export const InstrumentEntity = new EntitySchema<Instrument>({
     tickSize: { type: 'numeric', precision: 20, scale: 8, name: 'tick_size' },
     lotSize: { type: 'numeric', precision: 20, scale: 8, name: 'lot_size' },
     lastPrice: { type: 'numeric', precision: 20, scale: 8, name: 'last_price' },
+    previousClose: { type: 'numeric', precision: 20, scale: 8, name: 'previous_close' },
     tradable: { type: 'boolean', default: true },
   },
 });

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '@trading/logging';
+import { listen, type RunningServer } from '@trading/service';
+import type { SubgraphService } from '@trading/subgraph';
+import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
+
+describe('positions', () => {
+  const secret = testSecret();
+  const alice = randomUUID();
+  const bob = randomUUID();
+  const aliceAccount = randomUUID();
+  const bobAccount = randomUUID();
+  const symbols = ['A', 'AAPL', 'BRK.B', 'MSFT', 'SAP'];
+  let dbs: TestDatabases<'accounts'>;
+  let service: SubgraphService;
+  let server: RunningServer;
+  const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${server.url}/graphql`, secret, query, claims, variables);
+  const PAGE = 'query($id: ID!, $limit: Int, $cursor: String) { account(id: $id) { positions(limit: $limit, cursor: $cursor) { nodes { symbol } nextCursor } } }';
+  const ONE = 'query($id: ID!, $symbol: String!) { account(id: $id) { position(symbol: $symbol) { accountId symbol quantity averageCost costBasis currency realizedPnl updatedAt } } }';
+  const VALUED = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis marketPrice marketValue unrealizedPnl dayChange realizedPnl } } }';
+
+  beforeAll(async () => {
+    dbs = await createTestDatabases(['accounts']);
+    service = await createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') });
+    server = await listen(service.app, 0, '127.0.0.1');
+    await seedAccountsDemo(service.dataSource, {
+      accounts: [
+        { id: aliceAccount, userId: alice, number: `T-${aliceAccount.slice(0, 8)}`, type: 'MARGIN', baseCurrency: 'USD' },
+        { id: bobAccount, userId: bob, number: `T-${bobAccount.slice(0, 8)}`, type: 'CASH', baseCurrency: 'EUR' },
+      ],
+      positions: [
+        ...symbols.map((symbol) => ({ accountId: aliceAccount, symbol, quantity: '3', averageCost: '0.1', currency: 'USD' })),
+        { accountId: bobAccount, symbol: 'SAP', quantity: '10.5', averageCost: '100.125', currency: 'EUR', realizedPnl: '12.345' },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await service?.close();
+    await dbs?.drop();
+  });
+
+  it('pages through holdings by symbol with signed cursors', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await ask(PAGE, { id: aliceAccount, limit: 2, cursor });
+      const page = res.body.data.account.positions as { nodes: Array<{ symbol: string }>; nextCursor: string | null };
+      expect(page.nodes.length).toBeLessThanOrEqual(2);
+      seen.push(...page.nodes.map((n) => n.symbol));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(symbols);
+    const all = await ask(PAGE, { id: aliceAccount });
+    expect(all.body.data.account.positions).toEqual({ nodes: symbols.map((symbol) => ({ symbol })), nextCursor: null });
+  });
+
+  it('answers BAD_USER_INPUT naming limit or cursor for a bad limit, a tampered cursor or a cursor of another list', async () => {
+    for (const limit of [0, 101, -1]) {
+      const res = await ask(PAGE, { id: aliceAccount, limit });
+      expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'limit' });
+    }
+    const first = (await ask(PAGE, { id: aliceAccount, limit: 1 })).body.data.account.positions.nextCursor as string;
+    const [body, mac] = first.split('.') as [string, string];
+    const forged = Buffer.from(JSON.stringify({ a: aliceAccount, s: 'AAPL' })).toString('base64url');
+    for (const cursor of [`${body}x.${mac}`, `${forged}.${mac}`, 'garbage', `${body}.${mac}.x`]) {
+      const res = await ask(PAGE, { id: aliceAccount, cursor });
+      expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'cursor' });
+    }
+    const elsewhere = await ask(PAGE, { id: bobAccount, cursor: first }, { sub: bob });
+    expect(elsewhere.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'cursor' });
+  });
+
+  it('finds one holding by symbol: the position, null when not held, 400 naming symbol when malformed', async () => {
+    const held = await ask(ONE, { id: bobAccount, symbol: 'SAP' }, { sub: bob });
+    expect(held.body.data.account.position).toEqual({
+      accountId: bobAccount,
+      symbol: 'SAP',
+      quantity: '10.5',
+      averageCost: '100.125',
+      costBasis: '1051.31', // 1051.3125
+      currency: 'EUR',
+      realizedPnl: '12.35', // 12.345, half-up
+      updatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    expect((await ask(ONE, { id: bobAccount, symbol: 'TSLA' }, { sub: bob })).body.data.account.position).toBeNull();
+    for (const symbol of ['sap', '', 'A'.repeat(13), "SAP' OR 1=1"]) {
+      const res = await ask(ONE, { id: bobAccount, symbol }, { sub: bob });
+      expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'symbol' });
+    }
+  });
+
+  it("gives nothing of another user's account: the account is null, so are its positions", async () => {
+    const res = await ask('query($id: ID!) { account(id: $id) { positions { nodes { symbol } } position(symbol: "SAP") { symbol } } }', { id: bobAccount });
+    expect(res.body).toEqual({ data: { account: null } });
+  });
+
+  it('values positions exactly from the marks oms provides (@requires)', async () => {
+    const res = await ask(
+      VALUED,
+      {
+        r: [
+          { __typename: 'Position', accountId: aliceAccount, symbol: 'AAPL', lastPrice: '0.3', previousClose: '0.2' },
+          { __typename: 'Position', accountId: aliceAccount, symbol: 'MSFT', lastPrice: '0.05', previousClose: '0.1' },
+        ],
+      },
+    );
+    expect(res.body.data._entities).toEqual([
+      // 3 × 0.1 is 0.30 and 3 × 0.3 is 0.90, never 0.30000000000000004.
+      { symbol: 'AAPL', quantity: '3', costBasis: '0.30', marketPrice: '0.3', marketValue: '0.90', unrealizedPnl: '0.60', dayChange: '0.30', realizedPnl: '0.00' },
+      { symbol: 'MSFT', quantity: '3', costBasis: '0.30', marketPrice: '0.05', marketValue: '0.15', unrealizedPnl: '-0.15', dayChange: '-0.15', realizedPnl: '0.00' },
+    ]);
+    const rounding = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '101.3333', previousClose: '101.33325' }] }, { sub: bob });
+    // 10.5 × 101.3333 = 1063.99965; 10.5 × 1.2083 = 12.68715; 10.5 × 0.00005 = 0.000525
+    expect(rounding.body.data._entities).toEqual([{ symbol: 'SAP', quantity: '10.5', costBasis: '1051.31', marketPrice: '101.3333', marketValue: '1064.00', unrealizedPnl: '12.69', dayChange: '0.00', realizedPnl: '12.35' }]);
+  });
+
+  it("never resolves another user's position, an unheld one or a malformed one through _entities", async () => {
+    const res = await ask(VALUED, {
+      r: [
+        { __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '1', previousClose: '1' },
+        { __typename: 'Position', accountId: aliceAccount, symbol: 'TSLA', lastPrice: '1', previousClose: '1' },
+        { __typename: 'Position', accountId: 'not-a-uuid', symbol: 'SAP', lastPrice: '1', previousClose: '1' },
+        { __typename: 'Position', accountId: aliceAccount, symbol: 'SAP', lastPrice: '1', previousClose: '1' },
+      ],
+    });
+    expect(res.body.data._entities).toEqual([null, null, null, expect.objectContaining({ symbol: 'SAP', marketValue: '3.00' })]);
+  });
+
+  it('needs read:accounts for positions, one position and position references', async () => {
+    const claims = { sub: alice, scope: ['read:orders', 'read:banking'] };
+    // Query.account itself needs read:accounts; ask the entity paths, which the gateway would use.
+    for (const field of ['positions { nodes { symbol } }', 'position(symbol: "SAP") { symbol }']) {
+      const res = await ask(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { ${field} } } }`, { r: [{ __typename: 'Account', id: aliceAccount }] }, claims);
+      expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    }
+    const refs = await ask(VALUED, { r: [{ __typename: 'Position', accountId: aliceAccount, symbol: 'SAP', lastPrice: '1', previousClose: '1' }] }, claims);
+    expect(refs.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  });
+});

@@ -1,0 +1,98 @@
+import type { AccountType } from '../accounts/entities/account.entity';
+import { D, money, type Dec } from '../decimal';
+import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } from './books';
+
+/**
+ * Margin rules. Requirements are fractions of the absolute market value of the holdings.
+ *
+ * CASH accounts: nothing is borrowed. Initial = maintenance = 100% of the market value held
+ * (a cash account cannot be short; should a short appear it is charged 100% too), and buying
+ * power is the cash available to trade (cash net of holds for open orders and withdrawals).
+ *
+ * MARGIN accounts (Reg T style): initial 50% and maintenance 25% of long market value; shorts
+ * initial 50% and maintenance 30% of |short market value|. (Reg T states the short initial
+ * requirement as 150% of the short's value against the credit balance, which already holds the
+ * 100% of proceeds: that is 50% of equity, the figure used here.) Buying power is the equity
+ * above the initial requirement, levered at the 50% initial rate: max(0, equity − initial) / 0.5.
+ *
+ * For both: equity = cash + market value (shorts count negative), excess liquidity =
+ * equity − maintenance. Figures are computed per currency, and `total` converts every
+ * currency's cash, market value and requirements to the base currency through USD cross rates
+ * and applies the rules to the sums (so a deficit in one currency is offset by another).
+ * Everything is exact until the figures are shown with two decimals (half-up).
+ */
+export const MARGIN_RULES = {
+  CASH: { longInitial: '1', longMaintenance: '1', shortInitial: '1', shortMaintenance: '1' },
+  MARGIN: { longInitial: '0.5', longMaintenance: '0.25', shortInitial: '0.5', shortMaintenance: '0.3' },
+} as const;
+
+/** The leverage denominator of buying power for MARGIN accounts. */
+const MARGIN_BUYING_POWER_RATE = MARGIN_RULES.MARGIN.longInitial;
+
+export interface MarginFigures {
+  currency: string;
+  cash: string;
+  marketValue: string;
+  equity: string;
+  initialRequirement: string;
+  maintenanceRequirement: string;
+  excessLiquidity: string;
+  buyingPower: string;
+}
+
+export interface Margin {
+  baseCurrency: string;
+  total: MarginFigures;
+  byCurrency: MarginFigures[];
+  asOf: string;
+}
+
+interface Sums {
+  cash: Dec;
+  availableToTrade: Dec;
+  marketValue: Dec;
+  initial: Dec;
+  maintenance: Dec;
+}
+
+export function computeMargin(input: ValuationInput & { accountType: AccountType; asOf: Date }): Margin {
+  const rules = MARGIN_RULES[input.accountType];
+  const requirement = (b: CurrencyBook, long: string, short: string) => b.longValue.times(long).plus(b.shortValue.abs().times(short));
+  const sumsOf = (b: CurrencyBook): Sums => ({
+    cash: b.cash,
+    availableToTrade: b.availableToTrade,
+    marketValue: b.marketValue,
+    initial: requirement(b, rules.longInitial, rules.shortInitial),
+    maintenance: requirement(b, rules.longMaintenance, rules.shortMaintenance),
+  });
+
+  const figures = (currency: string, s: Sums): MarginFigures => {
+    const equity = s.cash.plus(s.marketValue);
+    const buyingPower = input.accountType === 'CASH' ? D.max(0, s.availableToTrade) : D.max(0, equity.minus(s.initial)).div(MARGIN_BUYING_POWER_RATE);
+    return {
+      currency,
+      cash: money(s.cash),
+      marketValue: money(s.marketValue),
+      equity: money(equity),
+      initialRequirement: money(s.initial),
+      maintenanceRequirement: money(s.maintenance),
+      excessLiquidity: money(equity.minus(s.maintenance)),
+      buyingPower: money(buyingPower),
+    };
+  };
+
+  const fx = new FxConverter(input.market.fxRates);
+  const books = booksByCurrency(input);
+  const zero = new D(0);
+  const total: Sums = { cash: zero, availableToTrade: zero, marketValue: zero, initial: zero, maintenance: zero };
+  for (const b of books) {
+    const s = sumsOf(b);
+    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(s[key], b.currency, input.baseCurrency));
+  }
+  return {
+    baseCurrency: input.baseCurrency,
+    total: figures(input.baseCurrency, total),
+    byCurrency: books.map((b) => figures(b.currency, sumsOf(b))),
+    asOf: input.asOf.toISOString(),
+  };
+}
