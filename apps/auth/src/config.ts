@@ -1,5 +1,8 @@
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
+/** A positive whole number with a default. */
+const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
 export const authConfigSchema = z.object({
   ...commonSchema,
   AUTH_PORT: field.port(8081),
@@ -11,8 +14,32 @@ export const authConfigSchema = z.object({
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
   /** Proxies whose X-Forwarded-For is believed (the facade); Express `trust proxy` values. */
   AUTH_TRUST_PROXY: field.list().default(['loopback']),
+  /** Lifetime of a developer-dashboard browser session. */
+  DASHBOARD_SESSION_TTL_SECONDS: field.seconds(8 * 3600),
+  /** Failed PAT logins allowed per client address, then 429 until the window ends. */
+  PAT_LOGIN_MAX_FAILURES_PER_IP: count(20),
+  /** Failed PAT logins allowed per token id (distributed guessing of one token's secret). */
+  PAT_LOGIN_MAX_FAILURES_PER_TOKEN: count(10),
+  /** Failed dashboard sign-ins allowed per account (e-mail) and per client address. */
+  SIGNIN_MAX_FAILURES_PER_ACCOUNT: count(5),
+  SIGNIN_MAX_FAILURES_PER_IP: count(50),
+  /** The window every failure limit above counts in. */
+  LOGIN_FAILURE_WINDOW_SECONDS: field.seconds(900),
 });
 
 export type AuthConfig = z.output<typeof authConfigSchema>;
 
 export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig => loadConfig('auth', authConfigSchema, env);
+
+/** The defaults of the settings added with the developer dashboard, for callers that build the config object themselves (the platform). */
+export const dashboardConfigDefaults = () =>
+  authConfigSchema
+    .pick({
+      DASHBOARD_SESSION_TTL_SECONDS: true,
+      PAT_LOGIN_MAX_FAILURES_PER_IP: true,
+      PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,
+      SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
+      SIGNIN_MAX_FAILURES_PER_IP: true,
+      LOGIN_FAILURE_WINDOW_SECONDS: true,
+    })
+    .parse({});

@@ -26,10 +26,11 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
   const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
 
   const { app } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
-  // Auth's own endpoints first (unauthenticated here; the auth app decides), then everything
-  // else under /v1 is an authenticated API call served from the route table.
+  // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
+  // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
+  // claims), then everything else under /v1 is an authenticated API call from the route table.
   app.use(docsRouter(BASE_PATH));
-  app.use(BASE_PATH, authProxy(config.AUTH_URL));
+  app.use(BASE_PATH, authProxy(config.AUTH_URL, edge, codec));
   app.use(BASE_PATH, authenticate(edge), routeTableRouter(ROUTES, gateway, codec));
   finishService(app, logger);
 

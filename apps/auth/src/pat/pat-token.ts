@@ -12,6 +12,7 @@ const ID_LENGTH = 16;
 const SECRET_LENGTH = 32; // 32 base62 characters ≈ 190 bits
 const CHECKSUM_LENGTH = 6;
 export const PAT_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${ID_LENGTH}}\\.[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
+export const TOKEN_ID_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${ID_LENGTH}}$`);
 
 function randomBase62(length: number): string {
   let out = '';
@@ -50,6 +51,14 @@ export function parsePat(token: unknown): { tokenId: string; secret: string } | 
   const body = secret.slice(0, SECRET_LENGTH);
   if (secret.slice(SECRET_LENGTH) !== checksum(tokenId, body)) return null;
   return { tokenId, secret };
+}
+
+/**
+ * The token id of a string shaped like a PAT, even one whose checksum fails: enough to count
+ * guesses against that token and to show its owner the attempt. Nothing is trusted from it.
+ */
+export function tokenIdOf(token: unknown): string | undefined {
+  return typeof token === 'string' && PAT_PATTERN.test(token) ? token.slice(0, token.indexOf('.')) : undefined;
 }
 
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');

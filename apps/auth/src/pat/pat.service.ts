@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
+import { IsNull, type DataSource, type Repository } from 'typeorm';
 import { ipAllowed, isIpOrCidr, scopesForPatAccess, SessionStore, PAT_ACCESS, type PatAccess } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { TokenSigner } from '../keys/token-signer';
 import { PersonalAccessTokenEntity, type PersonalAccessToken } from './pat.entity';
-import { hashSecret, mintPat, parsePat, secretMatches } from './pat-token';
+import type { LoginFailureReason } from './login-attempt.entity';
+import { hashSecret, mintPat, parsePat, secretMatches, TOKEN_ID_PATTERN } from './pat-token';
 
 export interface NewPat {
   userId: string;
@@ -14,9 +15,6 @@ export interface NewPat {
   expires: string;
   ipAllowlist?: string[];
 }
-
-/** One uniform answer for every failed login, so a caller learns nothing about why. */
-const loginRefused = () => errors.unauthenticated('Invalid personal access token');
 
 export class PatService {
   private readonly pats: Repository<PersonalAccessToken>;
@@ -46,26 +44,75 @@ export class PatService {
     return { token: minted.token, pat };
   }
 
-  /** Spec §5.2 step 2: exchanges a PAT for a short-lived session JWT. */
-  async login(token: unknown, clientIp: string | undefined): Promise<{ userId: string; token: string }> {
+  /**
+   * Spec §5.2 step 2: exchanges a PAT for a short-lived session JWT. A refusal carries its
+   * reason for the record; callers must answer every refusal the same way.
+   */
+  async login(token: unknown, clientIp: string | undefined, now = new Date()): Promise<PatLoginResult> {
     const parsed = parsePat(token);
-    if (!parsed) throw loginRefused();
+    if (!parsed) return { ok: false, reason: 'MALFORMED' };
     const pat = await this.pats.findOneBy({ id: parsed.tokenId });
-    const now = new Date();
-    if (!pat || !secretMatches(parsed.secret, pat.secretHash) || pat.revokedAt || pat.expiresAt <= now || !ipAllowed(clientIp, pat.ipAllowlist)) {
-      throw loginRefused();
-    }
+    const reason = !pat
+      ? 'UNKNOWN_TOKEN'
+      : !secretMatches(parsed.secret, pat.secretHash)
+        ? 'WRONG_SECRET'
+        : pat.revokedAt
+          ? 'REVOKED'
+          : pat.expiresAt <= now
+            ? 'EXPIRED'
+            : !ipAllowed(clientIp, pat.ipAllowlist)
+              ? 'IP_NOT_ALLOWED'
+              : undefined;
+    if (!pat || reason) return { ok: false, reason: reason!, pat: pat ?? undefined };
+
     const sid = randomUUID();
     const scope = scopesForPatAccess(pat.access);
     // A session never outlives its PAT: expiry needs no job to run.
     const lifetime = Math.max(1, Math.min(this.sessionTtlSeconds, Math.floor((pat.expiresAt.getTime() - now.getTime()) / 1000)));
     const expiresAt = Math.floor(now.getTime() / 1000) + lifetime;
     await this.sessions.create({ sid, userId: pat.userId, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist, expiresAt });
-    await this.pats.update({ id: pat.id }, { lastUsedAt: now, lastUsedIp: clientIp ?? null });
+    // Written after the session exists and only while the PAT is unrevoked: a revocation that
+    // raced this login either shows here (we drop the session) or ran revokePat after the
+    // session was indexed (which ended it). Either way no session outlives a revocation.
+    const still = await this.pats.update({ id: pat.id, revokedAt: IsNull() }, { lastUsedAt: now, lastUsedIp: clientIp ?? null });
+    if (!still.affected) {
+      await this.sessions.revoke(sid);
+      return { ok: false, reason: 'REVOKED', pat };
+    }
     const jwt = await this.signer.sign({ sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope }, lifetime);
-    return { userId: pat.userId, token: jwt };
+    return { ok: true, pat, session: { userId: pat.userId, token: jwt } };
+  }
+
+  /** The owner of a token id, if it exists (for recording attempts that never got as far as login). */
+  async ownerOf(tokenId: string): Promise<string | undefined> {
+    return (await this.pats.findOne({ where: { id: tokenId }, select: { userId: true } }))?.userId;
+  }
+
+  listForUser(userId: string): Promise<PersonalAccessToken[]> {
+    return this.pats.find({ where: { userId }, order: { createdAt: 'DESC' } });
+  }
+
+  /**
+   * Spec §3: revocation is immediate. PostgreSQL stops new logins; the session store ends
+   * every live session in every instance. Repeating it changes nothing. Someone else's token
+   * is "not found", so ids cannot be probed.
+   */
+  async revoke(userId: string, tokenId: unknown, now = new Date()): Promise<PersonalAccessToken> {
+    if (typeof tokenId !== 'string' || !TOKEN_ID_PATTERN.test(tokenId)) throw errors.badInput('tokenId', 'tokenId must be a token id like tpat_0123456789abcdef');
+    const pat = await this.pats.findOneBy({ id: tokenId, userId });
+    if (!pat) throw errors.notFound('Personal access token', 'tokenId');
+    if (!pat.revokedAt) {
+      await this.pats.update({ id: pat.id, revokedAt: IsNull() }, { revokedAt: now });
+      pat.revokedAt = (await this.pats.findOneByOrFail({ id: pat.id })).revokedAt;
+    }
+    await this.sessions.revokePat(pat.id);
+    return pat;
   }
 }
+
+export type PatLoginResult =
+  | { ok: true; pat: PersonalAccessToken; session: { userId: string; token: string } }
+  | { ok: false; reason: LoginFailureReason; pat?: PersonalAccessToken };
 
 /** Spec §2.5: the expiry must lie between now and one year from the creation day. */
 export function expiryFromDate(value: string, now: Date): Date {

@@ -1,0 +1,17 @@
+import express, { Router } from 'express';
+import { errors } from '@trading/errors';
+import { rateLimited, rateLimitHeaders } from '@trading/rate-limit';
+import type { PatLogin } from './pat-login';
+
+/** POST {base_url}/pat/login `{ token }` → `{ userId, token }` (spec §4.1, §5.2 step 2). */
+export function loginRoute(login: PatLogin): Router {
+  return Router().post('/pat/login', express.json({ limit: '4kb' }), async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const answer = await login.attempt({ token: (req.body as { token?: unknown } | undefined)?.token, ip: req.ip, userAgent: req.get('user-agent') });
+    res.set(rateLimitHeaders(answer.limit));
+    if (answer.outcome === 'throttled') throw rateLimited(answer.limit, 'Too many failed logins; retry after the time in Retry-After');
+    // One uniform answer for every refusal, so a caller learns nothing about why.
+    if (answer.outcome === 'refused') throw errors.unauthenticated('Invalid personal access token');
+    res.json(answer.session);
+  });
+}

@@ -1,0 +1,56 @@
+import { tightest, type FailureLimiter, type LimitState } from '@trading/rate-limit';
+import type { LoginActivityService } from './login-activity.service';
+import type { PatService } from './pat.service';
+import { tokenIdOf } from './pat-token';
+
+export interface LoginRequest {
+  token: unknown;
+  ip?: string;
+  userAgent?: string;
+}
+
+export type LoginAnswer =
+  | { outcome: 'ok'; session: { userId: string; token: string }; limit: LimitState }
+  | { outcome: 'refused'; limit: LimitState }
+  | { outcome: 'throttled'; limit: LimitState };
+
+/**
+ * POST /pat/login as a whole: refuse callers who already failed too often (per client address
+ * and per token id), try the token, count a failure against both, and record the attempt
+ * whatever happened. The caller learns only ok / refused / throttled.
+ */
+export class PatLogin {
+  constructor(
+    private readonly pats: PatService,
+    private readonly activity: LoginActivityService,
+    private readonly limits: { perIp: FailureLimiter; perToken: FailureLimiter },
+  ) {}
+
+  async attempt(request: LoginRequest): Promise<LoginAnswer> {
+    const at = new Date();
+    const tokenId = tokenIdOf(request.token);
+    const ipKey = request.ip ?? 'unknown';
+    const before = await this.states(ipKey, tokenId, (l, k) => l.state(k));
+    const base = { tokenId, ip: request.ip, userAgent: request.userAgent, at };
+
+    const current = tightest(before);
+    if (current.blocked) {
+      // Not even checked: a guesser learns nothing from attempts made while throttled.
+      await this.activity.record({ ...base, userId: tokenId && (await this.pats.ownerOf(tokenId)), reason: 'RATE_LIMITED' });
+      return { outcome: 'throttled', limit: current };
+    }
+
+    const result = await this.pats.login(request.token, request.ip, at);
+    if (result.ok) {
+      await this.activity.record({ ...base, userId: result.pat.userId });
+      return { outcome: 'ok', session: result.session, limit: current };
+    }
+    const after = await this.states(ipKey, tokenId, (l, k) => l.fail(k));
+    await this.activity.record({ ...base, userId: result.pat?.userId, reason: result.reason });
+    return { outcome: 'refused', limit: tightest(after) };
+  }
+
+  private states(ipKey: string, tokenId: string | undefined, op: (limiter: FailureLimiter, key: string) => Promise<LimitState>): Promise<LimitState[]> {
+    return Promise.all([op(this.limits.perIp, ipKey), ...(tokenId ? [op(this.limits.perToken, tokenId)] : [])]);
+  }
+}
