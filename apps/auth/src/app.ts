@@ -8,6 +8,7 @@ import { connectStore, type KeyValueStore } from '@trading/redis';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import { adminRoutes } from './admin/admin.routes';
 import type { AuthConfig } from './config';
+import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
 import { TokenSigner } from './keys/token-signer';
 import { Initial1732230000000 } from './migrations/1732230000000-initial';
@@ -20,6 +21,9 @@ import { patRoutes } from './pat/pat.routes';
 import { PatService } from './pat/pat.service';
 import { UserEntity } from './users/user.entity';
 import { UsersService } from './users/users.service';
+import { BrowserSessions } from './web/browser-sessions';
+import { pageRouter } from './web/pages';
+import { signInRoutes } from './web/signin.routes';
 
 export interface AuthDeps {
   logger?: Logger;
@@ -69,6 +73,13 @@ export async function createAuthApp(config: AuthConfig, deps: AuthDeps = {}): Pr
     res.json(signer.jwks());
   });
   app.use(patRoutes({ pats, login, activity, codec }));
+  const sessions = new BrowserSessions(store, config.DASHBOARD_SESSION_TTL_SECONDS);
+  const signIn = signInRoutes({
+    users,
+    sessions,
+    limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
+  });
+  app.use(pageRouter(sessions, logger, [signIn, dashboardRoutes({ pats, activity })]));
   app.use(adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats));
   finishService(app, logger);
 

@@ -1,0 +1,54 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { KeyValueStore } from '@trading/redis';
+import { clearCookie, readCookie, setCookie } from './cookies';
+
+export const SESSION_COOKIE = 'tapi_session';
+
+export interface BrowserSession {
+  userId: string;
+  email: string;
+  /** Synchronizer token: every form of this session carries it, every POST must echo it. */
+  csrf: string;
+  createdAt: number;
+}
+
+/** The signed-in browser of a request, if any (set by `load`). */
+export const browserOf = (res: Response): { id: string; session: BrowserSession } | undefined => res.locals['browser'];
+
+const randomId = () => randomBytes(32).toString('base64url');
+/** Only a hash of the cookie is a key in Redis, so a read of Redis yields no usable cookie. */
+const key = (id: string) => `browser-session:${createHash('sha256').update(id).digest('base64url')}`;
+
+/** Dashboard sign-in sessions: an opaque random cookie, the state in Redis with a time to live. */
+export class BrowserSessions {
+  constructor(
+    private readonly store: KeyValueStore,
+    readonly ttlSeconds: number,
+  ) {}
+
+  /** Always a new id at sign-in, so a cookie planted before sign-in (fixation) is worthless. */
+  async start(req: Request, res: Response, user: { id: string; email: string }): Promise<BrowserSession> {
+    const id = randomId();
+    const session: BrowserSession = { userId: user.id, email: user.email, csrf: randomId(), createdAt: Date.now() };
+    await this.store.set(key(id), JSON.stringify(session), this.ttlSeconds);
+    setCookie(req, res, SESSION_COOKIE, id, this.ttlSeconds);
+    return session;
+  }
+
+  async end(req: Request, res: Response): Promise<void> {
+    const id = readCookie(req, SESSION_COOKIE);
+    if (id) await this.store.del(key(id));
+    clearCookie(req, res, SESSION_COOKIE);
+  }
+
+  /** Middleware: finds the request's session, if its cookie names a live one. */
+  load() {
+    return async (req: Request, res: Response, next: NextFunction) => {
+      const id = readCookie(req, SESSION_COOKIE);
+      const raw = id && id.length <= 64 ? await this.store.get(key(id)) : null;
+      if (id && raw) res.locals['browser'] = { id, session: JSON.parse(raw) as BrowserSession };
+      next();
+    };
+  }
+}

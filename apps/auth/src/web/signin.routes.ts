@@ -1,0 +1,62 @@
+import express, { Router } from 'express';
+import { tightest, type FailureLimiter } from '@trading/rate-limit';
+import { normaliseEmail, type UsersService } from '../users/users.service';
+import { browserOf, type BrowserSessions } from './browser-sessions';
+import { csrfToken, verifyCsrf } from './csrf';
+import { knownLocale, DEFAULT_LOCALE } from './locale';
+import { safeNext, signInPage } from './signin.page';
+
+export interface SignInDeps {
+  users: UsersService;
+  sessions: BrowserSessions;
+  limits: { perAccount: FailureLimiter; perIp: FailureLimiter };
+}
+
+/** Where a signed-in user lands by default. */
+export const dashboardPath = (locale: string) => `/${locale}/developer`;
+
+/** GET/POST /<locale>/signin and POST /<locale>/signout. */
+export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  router.get('/:locale/signin', knownLocale, (req, res) => {
+    const locale = req.params['locale'] as string;
+    const next = safeNext(req.query['next']);
+    if (browserOf(res)) return res.redirect(303, next ?? dashboardPath(locale));
+    res.send(signInPage({ locale, csrf: csrfToken(req, res), next }));
+  });
+
+  router.post('/:locale/signin', knownLocale, form, verifyCsrf, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const body = req.body as Record<string, unknown>;
+    const email = typeof body['email'] === 'string' ? body['email'].slice(0, 320) : '';
+    const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
+    const next = safeNext(body['next']);
+    const again = (status: number, error: string) => res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
+    if (!email.trim() || !password) return again(400, 'Enter your e-mail and password.');
+
+    // Failures count per account (whether it exists or not, so this tells nothing) and per address.
+    const accountKey = normaliseEmail(email);
+    const ipKey = req.ip ?? 'unknown';
+    const before = tightest([await limits.perAccount.state(accountKey), await limits.perIp.state(ipKey)]);
+    if (before.blocked) {
+      res.setHeader('Retry-After', String(before.resetSeconds));
+      return again(429, `Too many failed sign-ins. Try again in ${Math.ceil(before.resetSeconds / 60)} minute(s).`);
+    }
+    const user = await users.verifyPassword(email, password);
+    if (!user) {
+      await Promise.all([limits.perAccount.fail(accountKey), limits.perIp.fail(ipKey)]);
+      return again(401, 'The e-mail or password is wrong.');
+    }
+    await limits.perAccount.clear(accountKey);
+    await sessions.start(req, res, user);
+    res.redirect(303, next ?? dashboardPath(locale));
+  });
+
+  router.post('/:locale/signout', knownLocale, form, verifyCsrf, async (req, res) => {
+    await sessions.end(req, res);
+    res.redirect(303, `/${req.params['locale'] ?? DEFAULT_LOCALE}/signin`);
+  });
+  return router;
+}
