@@ -114,6 +114,10 @@ describe('positions', () => {
     const rounding = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '101.3333', previousClose: '101.33325' }] }, { sub: bob });
     // 10.5 × 101.3333 = 1063.99965; 10.5 × 1.2083 = 12.68715; 10.5 × 0.00005 = 0.000525
     expect(rounding.body.data._entities).toEqual([{ symbol: 'SAP', quantity: '10.5', costBasis: '1051.31', marketPrice: '101.3333', marketValue: '1064.00', unrealizedPnl: '12.69', dayChange: '0.00', realizedPnl: '12.35' }]);
+    // Figures add up as shown: 10.5 × 100.1254 = 1051.3167 → 1051.32, cost 1051.3125 → 1051.31, so the
+    // unrealised P&L is 0.01 (rounding 10.5 × 0.0004 = 0.0042 on its own would show 0.00).
+    const consistent = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '100.1254', previousClose: '100.1254' }] }, { sub: bob });
+    expect(consistent.body.data._entities[0]).toMatchObject({ marketValue: '1051.32', costBasis: '1051.31', unrealizedPnl: '0.01', dayChange: '0.00' });
   });
 
   it("never resolves another user's position, an unheld one or a malformed one through _entities", async () => {

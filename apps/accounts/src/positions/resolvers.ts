@@ -3,7 +3,7 @@ import { errors } from '@trading/errors';
 import type { Resolvers, SubgraphContext } from '@trading/subgraph';
 import type { Account } from '../accounts/entities/account.entity';
 import type { AccountsService } from '../accounts/accounts.service';
-import { D, canonical, money } from '../decimal';
+import { D, canonical, cents, money } from '../decimal';
 import { perRequest } from '../request-cache';
 import type { Position } from './entities/position.entity';
 import type { PositionsService } from './positions.service';
@@ -17,6 +17,10 @@ const markOf = (p: MarkedPosition, field: 'lastPrice' | 'previousClose'): string
   if (value === undefined || value === null) throw new Error(`Position.${field} missing from the representation of ${p.symbol}`);
   return value;
 };
+
+const costBasisOf = (p: Position) => cents(new D(p.quantity).times(p.averageCost));
+/** quantity × price in cents: the same rounding as margin and portfolios use. */
+const valueAt = (p: Pick<Position, 'quantity'>, price: string) => cents(new D(p.quantity).times(price));
 
 export function positionsResolvers(positions: PositionsService, accounts: AccountsService): Resolvers {
   return {
@@ -37,13 +41,15 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
         const position = held.get(ref.symbol);
         return position ? { ...position, lastPrice: ref.lastPrice, previousClose: ref.previousClose } : null;
       },
-      costBasis: (p: Position) => money(new D(p.quantity).times(p.averageCost)),
+      // Each figure is rounded to cents once and the others derive from the rounded ones, so
+      // unrealizedPnl = marketValue − costBasis and dayChange = marketValue − value at the previous close, to the cent.
+      costBasis: (p: Position) => money(costBasisOf(p)),
       realizedPnl: (p: Position) => money(p.realizedPnl),
       updatedAt: (p: Position) => p.updatedAt.toISOString(),
       marketPrice: (p: MarkedPosition) => canonical(markOf(p, 'lastPrice')),
-      marketValue: (p: MarkedPosition) => money(new D(p.quantity).times(markOf(p, 'lastPrice'))),
-      unrealizedPnl: (p: MarkedPosition) => money(new D(p.quantity).times(new D(markOf(p, 'lastPrice')).minus(p.averageCost))),
-      dayChange: (p: MarkedPosition) => money(new D(p.quantity).times(new D(markOf(p, 'lastPrice')).minus(markOf(p, 'previousClose')))),
+      marketValue: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice'))),
+      unrealizedPnl: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice')).minus(costBasisOf(p))),
+      dayChange: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose')))),
     },
   } as Resolvers;
 }

@@ -1,4 +1,4 @@
-import { D, type Dec } from '../decimal';
+import { cents, D, type Dec } from '../decimal';
 
 /** Cash per currency, as banking reports it (the @requires'd `Account.balances`). */
 export interface CashInput {
@@ -28,18 +28,18 @@ export interface ValuationInput {
   market: MarketInput;
 }
 
-/** Everything an account holds in one currency, valued at the market's marks. Full precision. */
+/** Everything an account holds in one currency, valued at the market's marks; each holding's value in cents. */
 export interface CurrencyBook {
   currency: string;
   cash: Dec;
   availableToTrade: Dec;
-  /** Σ quantity × lastPrice of long holdings (≥ 0). */
+  /** Σ quantity × lastPrice of long holdings (≥ 0), each rounded to cents like Position.marketValue. */
   longValue: Dec;
   /** Σ quantity × lastPrice of short holdings (≤ 0). */
   shortValue: Dec;
   /** longValue + shortValue. */
   marketValue: Dec;
-  /** Σ quantity × (lastPrice − previousClose). */
+  /** Σ of each holding's value now minus its value at the previous close (Position.dayChange). */
   dayChange: Dec;
   positionCount: number;
 }
@@ -72,12 +72,12 @@ export function booksByCurrency(input: Pick<ValuationInput, 'balances' | 'positi
     if (!mark) throw new Error(`the market has no mark for ${position.symbol}`);
     if (mark.currency !== position.currency) throw new Error(`${position.symbol} is held in ${position.currency} but priced in ${mark.currency}`);
     const quantity = new D(position.quantity);
-    const value = quantity.times(mark.lastPrice);
+    const value = cents(quantity.times(mark.lastPrice));
     const b = book(position.currency);
     if (value.isNegative()) b.shortValue = b.shortValue.plus(value);
     else b.longValue = b.longValue.plus(value);
     b.marketValue = b.marketValue.plus(value);
-    b.dayChange = b.dayChange.plus(quantity.times(new D(mark.lastPrice).minus(mark.previousClose)));
+    b.dayChange = b.dayChange.plus(value.minus(cents(quantity.times(mark.previousClose))));
     b.positionCount += 1;
   }
   return [...books.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));

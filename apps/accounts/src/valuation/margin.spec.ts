@@ -33,6 +33,12 @@ describe('margin rules', () => {
     expect(total).toEqual({ currency: 'USD', cash: '10000.00', marketValue: '15000.00', equity: '25000.00', initialRequirement: '7500.00', maintenanceRequirement: '3750.00', excessLiquidity: '21250.00', buyingPower: '35000.00' });
   });
 
+  it('rounds requirements to cents once and derives equity, excess and buying power from the shown figures', () => {
+    // 26.498 × 150 = 3974.70; 25% = 993.675 → 993.68, so excess is 28974.70 − 993.68 = 27981.02 (not 27981.03).
+    const { total } = margin('MARGIN', 'USD', [cash('USD', '25000')], [hold('MSFT', '26.498')]);
+    expect(total).toEqual({ currency: 'USD', cash: '25000.00', marketValue: '3974.70', equity: '28974.70', initialRequirement: '1987.35', maintenanceRequirement: '993.68', excessLiquidity: '27981.02', buyingPower: '53974.70' });
+  });
+
   it('MARGIN shorts: 50% initial (Reg T 150% of the credit), 30% maintenance of |value|', () => {
     const { total } = margin('MARGIN', 'USD', [cash('USD', '20000')], [hold('TSLA', '-40')]);
     expect(total).toMatchObject({ marketValue: '-10000.00', equity: '10000.00', initialRequirement: '5000.00', maintenanceRequirement: '3000.00', excessLiquidity: '7000.00', buyingPower: '10000.00' });

@@ -1,5 +1,5 @@
 import type { AccountType } from '../accounts/entities/account.entity';
-import { D, money, type Dec } from '../decimal';
+import { cents, D, money, type Dec } from '../decimal';
 import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } from './books';
 
 /**
@@ -19,7 +19,10 @@ import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } 
  * equity − maintenance. Figures are computed per currency, and `total` converts every
  * currency's cash, market value and requirements to the base currency through USD cross rates
  * and applies the rules to the sums (so a deficit in one currency is offset by another).
- * Everything is exact until the figures are shown with two decimals (half-up).
+ *
+ * Rounding: holdings are valued in cents (as Position.marketValue), requirements and converted
+ * amounts are rounded to cents (half-up) once, and equity, excess liquidity and buying power are
+ * derived from those rounded figures, so the figures shown add up exactly.
  */
 export const MARGIN_RULES = {
   CASH: { longInitial: '1', longMaintenance: '1', shortInitial: '1', shortMaintenance: '1' },
@@ -66,7 +69,8 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
     maintenance: requirement(b, rules.longMaintenance, rules.shortMaintenance),
   });
 
-  const figures = (currency: string, s: Sums): MarginFigures => {
+  const figures = (currency: string, exact: Sums): MarginFigures => {
+    const s: Sums = { cash: cents(exact.cash), availableToTrade: cents(exact.availableToTrade), marketValue: cents(exact.marketValue), initial: cents(exact.initial), maintenance: cents(exact.maintenance) };
     const equity = s.cash.plus(s.marketValue);
     const buyingPower = input.accountType === 'CASH' ? D.max(0, s.availableToTrade) : D.max(0, equity.minus(s.initial)).div(MARGIN_BUYING_POWER_RATE);
     return {
@@ -87,7 +91,7 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
   const total: Sums = { cash: zero, availableToTrade: zero, marketValue: zero, initial: zero, maintenance: zero };
   for (const b of books) {
     const s = sumsOf(b);
-    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(s[key], b.currency, input.baseCurrency));
+    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(cents(s[key]), b.currency, input.baseCurrency));
   }
   return {
     baseCurrency: input.baseCurrency,

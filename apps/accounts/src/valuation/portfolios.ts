@@ -1,4 +1,4 @@
-import { D, money, type Dec } from '../decimal';
+import { cents, D, money, type Dec } from '../decimal';
 import { booksByCurrency, FxConverter, type ValuationInput } from './books';
 
 export interface Portfolio {
@@ -25,7 +25,9 @@ export interface PortfolioSummary {
 /**
  * One portfolio per currency (cash and holdings in that currency), ordered by currency.
  *
- * - totalValue = cash + market value; totalValueInBase converts it through USD cross rates.
+ * - totalValue = cash + market value (holdings valued in cents, as Position.marketValue);
+ *   totalValueInBase converts it through USD cross rates, rounded to cents, and the summary's
+ *   totalValue and dayChange are the sums of the portfolios' base-currency figures.
  * - dayChange = Σ quantity × (lastPrice − previousClose); dayChangePercent = dayChange / the
  *   value at the previous close (totalValue − dayChange) × 100, "0.00" when that is zero.
  * - allocationPercent = totalValueInBase / Σ totalValueInBase × 100, rounded to two decimals
@@ -35,8 +37,8 @@ export interface PortfolioSummary {
 export function computePortfolios(input: ValuationInput & { asOf: Date }): PortfolioSummary {
   const fx = new FxConverter(input.market.fxRates);
   const rows = booksByCurrency(input).map((b) => {
-    const totalValue = b.cash.plus(b.marketValue);
-    return { book: b, totalValue, inBase: fx.convert(totalValue, b.currency, input.baseCurrency), dayChangeInBase: fx.convert(b.dayChange, b.currency, input.baseCurrency) };
+    const totalValue = cents(b.cash).plus(b.marketValue);
+    return { book: b, totalValue, inBase: cents(fx.convert(totalValue, b.currency, input.baseCurrency)), dayChangeInBase: cents(fx.convert(b.dayChange, b.currency, input.baseCurrency)) };
   });
   const total = rows.reduce((sum, r) => sum.plus(r.inBase), new D(0));
   const dayChange = rows.reduce((sum, r) => sum.plus(r.dayChangeInBase), new D(0));

@@ -58,7 +58,7 @@ describe('account valuation through the gateway', () => {
         equity: equity.toFixed(2),
         initialRequirement: '1987.35', // 50%
         maintenanceRequirement: '993.68', // 25% = 993.675, half-up
-        excessLiquidity: equity.minus('993.675').toFixed(2),
+        excessLiquidity: equity.minus('993.68').toFixed(2), // from the shown figures, so they add up
         buyingPower: Decimal.max(0, equity.minus('1987.35')).times(2).toFixed(2),
       },
       byCurrency: [{ currency: 'USD' }],
