@@ -46,7 +46,9 @@ export class PatLogin {
       return { outcome: 'ok', session: result.session, limit: current };
     }
     const after = await this.states(ipKey, tokenId, (l, k) => l.fail(k));
-    await this.activity.record({ ...base, userId: result.pat?.userId, reason: result.reason });
+    // A mistyped or guessed secret for a real token id still shows in that token owner's activity.
+    const userId = result.pat?.userId ?? (tokenId && (await this.pats.ownerOf(tokenId)));
+    await this.activity.record({ ...base, userId, reason: result.reason });
     return { outcome: 'refused', limit: tightest(after) };
   }
 

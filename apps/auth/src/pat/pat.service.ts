@@ -118,7 +118,7 @@ export type PatLoginResult =
 export function expiryFromDate(value: string, now: Date): Date {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw errors.badInput('expires', 'expires must be a date, YYYY-MM-DD');
   const day = new Date(`${value}T00:00:00.000Z`);
-  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) throw errors.badInput('expires', `${value} is not a calendar date`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) throw errors.badInput('expires', `expires must be a calendar date (${value} is not one)`);
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const oneYear = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate()));
   if (day < today) throw new AppError('UNPROCESSABLE', 'expires must not be in the past', { field: 'expires' });
