@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { dashboardConfigDefaults } from '@trading/app-auth';
 import { createRestFacadeApp } from '@trading/app-rest-facade';
 import { createLogger } from '@trading/logging';
 import { listen } from '@trading/service';
 import { http } from '@trading/testing';
 import type { TestPlatform } from './test-platform';
+
+/** The platform runs auth with the default limits. */
+export const AUTH_LIMITS = dashboardConfigDefaults();
 
 /** A user of their own for each test, so suites and tests never share state. */
 export async function newUser(p: TestPlatform, password = 'a-long-enough-password') {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { dashboardConfigDefaults } from '@trading/app-auth';
 import { withDatabaseName } from '@trading/db';
 import { http, TEST_POSTGRES_URL } from '@trading/testing';
-import { DashboardClient, extraFacade, newUser, patLogin, sessionToken, utcDate } from './pat-helpers';
+import { AUTH_LIMITS, DashboardClient, extraFacade, newUser, patLogin, sessionToken, utcDate } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /**
@@ -11,9 +10,6 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
  * IP rules on every call, revocation across facade instances, throttled guessing and the
  * login activity API.
  */
-/** The platform runs auth with the default limits. */
-const LIMITS = dashboardConfigDefaults();
-
 describe('PAT lifecycle', () => {
   let p: TestPlatform;
   /** A second facade instance on the same Redis, trusting the loopback "load balancer". */
@@ -144,7 +140,7 @@ describe('PAT lifecycle', () => {
     it('throttles failed sign-ins per account', async () => {
       const user = await newUser(p);
       const dashboard = new DashboardClient(p.urls.login);
-      for (let i = 0; i < LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++) expect((await dashboard.signIn(user.email, `wrong-${i}`)).status).toBe(401);
+      for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++) expect((await dashboard.signIn(user.email, `wrong-${i}`)).status).toBe(401);
       const blocked = await dashboard.signIn(user.email, user.password);
       expect(blocked.status).toBe(429);
       expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -254,13 +250,13 @@ describe('PAT lifecycle', () => {
     it('throttles failed logins per client IP with 429, Retry-After and RateLimit-* headers', async () => {
       const ip = someIp();
       const guess = () => patLogin(trusting.api, `tpat_${randomUUID().replace(/-/g, '').slice(0, 16)}.${'A'.repeat(38)}`, { 'x-forwarded-for': ip });
-      for (let i = 0; i < LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP; i++) expect((await guess()).status).toBe(401);
+      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP; i++) expect((await guess()).status).toBe(401);
       const throttled = await guess();
       expect(throttled.status).toBe(429);
       expect(throttled.headers.get('content-type')).toContain('application/problem+json');
       expect(throttled.body).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: expect.any(Number) });
       expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(throttled.headers.get('ratelimit-limit')).toBe(String(LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP));
+      expect(throttled.headers.get('ratelimit-limit')).toBe(String(AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP));
       expect(throttled.headers.get('ratelimit-remaining')).toBe('0');
       expect(throttled.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
       // Another address is not affected.
@@ -271,7 +267,7 @@ describe('PAT lifecycle', () => {
       const { dashboard } = await signedIn();
       const token = await tokenFor(dashboard);
       const typo = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
-      for (let i = 0; i < LIMITS.PAT_LOGIN_MAX_FAILURES_PER_TOKEN; i++) expect((await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() })).status).toBe(401);
+      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_TOKEN; i++) expect((await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() })).status).toBe(401);
       const blocked = await patLogin(trusting.api, token, { 'x-forwarded-for': someIp() });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('RATE_LIMITED');
