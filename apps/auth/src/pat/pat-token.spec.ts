@@ -1,4 +1,4 @@
-import { hashSecret, mintPat, parsePat, secretMatches } from './pat-token';
+import { hashSecret, mintPat, parsePat, secretMatches, tokenIdOf } from './pat-token';
 
 describe('PAT strings', () => {
   it('are <tokenId>.<secret> with a recognisable prefix and parse back', () => {
@@ -22,5 +22,13 @@ describe('PAT strings', () => {
     expect(stored).not.toContain(pat.secret);
     expect(secretMatches(pat.secret, stored)).toBe(true);
     expect(secretMatches(mintPat().secret, stored)).toBe(false);
+  });
+
+  it('give the token id of anything shaped like a PAT, even with a bad checksum, to count and show attempts', () => {
+    const pat = mintPat();
+    const typo = pat.token.slice(0, -1) + (pat.token.endsWith('a') ? 'b' : 'a');
+    expect(tokenIdOf(typo)).toBe(pat.tokenId);
+    expect(tokenIdOf('garbage')).toBeUndefined();
+    expect(tokenIdOf({ token: pat.token })).toBeUndefined();
   });
 });
