@@ -7,7 +7,7 @@ import { FailureLimiter } from '@trading/rate-limit';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import { adminRoutes } from './admin/admin.routes';
-import type { AuthConfig } from './config';
+import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
 import { TokenSigner } from './keys/token-signer';
@@ -38,9 +38,10 @@ export interface AuthApp extends ServiceApp {
   signer: TokenSigner;
 }
 
-export { dashboardConfigDefaults, loadAuthConfig, type AuthConfig } from './config';
+export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthConfig } from './config';
 
-export async function createAuthApp(config: AuthConfig, deps: AuthDeps = {}): Promise<AuthApp> {
+export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): Promise<AuthApp> {
+  const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
   const dataSource = await openDatabase({
     url: config.AUTH_DATABASE_URL,

@@ -31,15 +31,17 @@ export type AuthConfig = z.output<typeof authConfigSchema>;
 
 export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig => loadConfig('auth', authConfigSchema, env);
 
-/** The defaults of the settings added with the developer dashboard, for callers that build the config object themselves (the platform). */
-export const dashboardConfigDefaults = () =>
-  authConfigSchema
-    .pick({
-      DASHBOARD_SESSION_TTL_SECONDS: true,
-      PAT_LOGIN_MAX_FAILURES_PER_IP: true,
-      PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,
-      SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
-      SIGNIN_MAX_FAILURES_PER_IP: true,
-      LOGIN_FAILURE_WINDOW_SECONDS: true,
-    })
-    .parse({});
+/** Settings added with the developer dashboard; callers that build the config object themselves (the platform) may leave them out. */
+const dashboardSchema = authConfigSchema.pick({
+  DASHBOARD_SESSION_TTL_SECONDS: true,
+  PAT_LOGIN_MAX_FAILURES_PER_IP: true,
+  PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,
+  SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
+  SIGNIN_MAX_FAILURES_PER_IP: true,
+  LOGIN_FAILURE_WINDOW_SECONDS: true,
+});
+export type DashboardSettings = z.output<typeof dashboardSchema>;
+export const dashboardConfigDefaults = (): DashboardSettings => dashboardSchema.parse({});
+
+/** What createAuthApp takes: a full config, except that the dashboard settings default. */
+export type AuthAppConfig = Omit<AuthConfig, keyof DashboardSettings> & Partial<DashboardSettings>;
