@@ -1,26 +1,72 @@
+import { InternalClaimsCodec } from '@trading/auth';
 import { createLogger, type Logger } from '@trading/logging';
+import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
+import { ActivityService } from './activity/activity.service';
+import { activityResolvers } from './activity/resolvers';
 import { BalancesService } from './balances/balances.service';
-import { JournalEntryEntity, PostingEntity } from './balances/entities/posting.entity';
 import { balancesResolvers } from './balances/resolvers';
 import type { BankingConfig } from './config';
+import { ClearingWorker } from './funding/clearing';
+import { FundingTransactionEntity } from './funding/entities/funding-transaction.entity';
+import { FundingService } from './funding/funding.service';
+import { fundingResolvers } from './funding/resolvers';
+import { HoldEntity } from './holds/entities/hold.entity';
+import { mountHoldRoutes } from './holds/holds.routes';
+import { HoldsService } from './holds/holds.service';
+import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.entity';
+import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.entity';
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
+import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
+import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
 
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
+export { INTERNAL_HOLDS_SCOPE } from './holds/holds.routes';
 
-export function createBankingApp(config: BankingConfig, deps: { logger?: Logger } = {}): Promise<SubgraphService> {
-  return createSubgraphService({
-    name: 'banking',
-    logger: deps.logger ?? createLogger('banking', config.LOG_LEVEL),
-    databaseUrl: config.BANKING_DATABASE_URL,
-    internalSigningKey: config.INTERNAL_SIGNING_KEY,
-    entities: [JournalEntryEntity, PostingEntity],
-    migrations: [Ledger1732230000002],
-    typeDefs: bankingSubgraphSdl,
-    scopes: bankingScopes,
-    resolvers: (dataSource) => [balancesResolvers(new BalancesService(dataSource))],
-  });
+export interface BankingDeps {
+  logger?: Logger;
+  /** Who owns an account; by default the accounts subgraph at ACCOUNTS_URL. */
+  ownership?: AccountOwnership;
+}
+
+export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<SubgraphService> {
+  const logger = deps.logger ?? createLogger('banking', config.LOG_LEVEL);
+  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
+  const cursors = new CursorCodec(config.INTERNAL_SIGNING_KEY);
+  const ownership = deps.ownership ?? new HttpAccountOwnership(config.ACCOUNTS_URL, codec);
+  let funding: FundingService | undefined;
+  let service: SubgraphService;
+  try {
+    service = await createSubgraphService({
+      name: 'banking',
+      logger,
+      databaseUrl: config.BANKING_DATABASE_URL,
+      internalSigningKey: config.INTERNAL_SIGNING_KEY,
+      entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
+      migrations: [Ledger1732230000002, FundingHolds1732230000005],
+      typeDefs: bankingSubgraphSdl,
+      scopes: bankingScopes,
+      resolvers: (dataSource) => {
+        funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX });
+        return [balancesResolvers(new BalancesService(dataSource)), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
+      },
+      routes: (app, dataSource) => mountHoldRoutes(app, new HoldsService(dataSource), codec),
+    });
+  } catch (err) {
+    if (!deps.ownership) await ownership.close();
+    throw err;
+  }
+  const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger);
+  clearing.start();
+  return {
+    ...service,
+    close: async () => {
+      await clearing.stop();
+      await service.close();
+      if (!deps.ownership) await ownership.close();
+    },
+  };
 }

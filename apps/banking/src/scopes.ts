@@ -3,4 +3,10 @@ import type { ScopeRules } from '@trading/subgraph';
 /** Who may read what in this subgraph (spec §2.2). Every root field must appear here. */
 export const bankingScopes: ScopeRules = {
   'Account.balances': ['read:banking'],
+  'Account.balance': ['read:banking'],
+  'Account.cashActivity': ['read:banking'],
+  'Account.fundingTransactions': ['read:banking'],
+  'Mutation.deposit': ['write:banking'],
+  'Mutation.withdraw': ['write:banking'],
+  'Mutation.cancelFundingTransaction': ['write:banking'],
 };

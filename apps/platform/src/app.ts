@@ -62,7 +62,21 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
     const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
     const accounts = await started(await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts') }, { logger: log('accounts') }), config.ACCOUNTS_PORT);
-    const banking = await started(await createBankingApp({ ...common, BANKING_PORT: config.BANKING_PORT, BANKING_DATABASE_URL: db('banking') }, { logger: log('banking') }), config.BANKING_PORT);
+    const banking = await started(
+      await createBankingApp(
+        {
+          ...common,
+          BANKING_PORT: config.BANKING_PORT,
+          BANKING_DATABASE_URL: db('banking'),
+          ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+          BANKING_CLEARING_DELAY_MS: 3000,
+          BANKING_CLEARING_POLL_MS: 250,
+          BANKING_SANDBOX: true,
+        },
+        { logger: log('banking') },
+      ),
+      config.BANKING_PORT,
+    );
     const oms = await started(await createOmsApp({ ...common, OMS_PORT: config.OMS_PORT, OMS_DATABASE_URL: db('oms') }, { logger: log('oms') }), config.OMS_PORT);
 
     // The auth port must be known before its issuer is: listen first on the configured port.

@@ -3,7 +3,7 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type Router } from 'express';
+import express, { type Express, type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
 import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, missingScopes, type Claims } from '@trading/auth';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
@@ -138,6 +138,8 @@ export interface SubgraphServiceOptions {
   scopes: ScopeRules;
   /** Builds the resolvers once the database is open. */
   resolvers(dataSource: DataSource): Resolvers[];
+  /** Optional plain HTTP routes beside `/graphql` (mounted before the 404 and error handlers). */
+  routes?(app: Express, dataSource: DataSource): void;
 }
 
 export interface SubgraphService extends ServiceApp {
@@ -161,6 +163,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
     });
     const { app } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
     app.use(subgraph.router);
+    options.routes?.(app, dataSource);
     finishService(app, options.logger);
     return {
       name: options.name,

@@ -1,14 +1,27 @@
 export const balancesTypeDefs = /* GraphQL */ `
-  "Cash in one currency. Decimals are strings."
+  "Cash in one currency, derived from the double-entry ledger. Decimals are strings with 2 decimals."
   type CashBalance {
     "ISO 4217"
     currency: String!
+    "Everything the account holds in this currency: settledCash + unsettledCash."
     cash: String!
+    "Cash that has settled (free or held)."
+    settledCash: String!
+    "Trade proceeds not yet settled."
+    unsettledCash: String!
+    "Reserved for open orders and pending withdrawals."
+    held: String!
+    "What new orders may spend: free settled cash plus unsettled proceeds."
+    availableToTrade: String!
+    "What a withdrawal may take: free settled cash."
+    availableToWithdraw: String!
   }
 
   type Account @key(fields: "id") {
     id: ID!
-    "Cash per currency, from the double-entry ledger."
+    "Every currency with any activity, ordered by currency."
     balances: [CashBalance!]!
+    "One currency (ISO 4217); zeros for a currency never used."
+    balance(currency: String!): CashBalance!
   }
 `;

@@ -1,34 +1,51 @@
 import Decimal from 'decimal.js';
 import type { DataSource } from 'typeorm';
+import { formatMoney } from '../ledger/money';
 
 export interface CashBalance {
   currency: string;
   cash: string;
+  settledCash: string;
+  unsettledCash: string;
+  held: string;
+  availableToTrade: string;
+  availableToWithdraw: string;
 }
 
-/** Balances are never stored: they are the sum of the account's customer-cash postings. */
+/** Balances are never stored: they follow from the account's customer-book postings (see ledger.ts). */
 export class BalancesService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async forAccount(accountId: string): Promise<CashBalance[]> {
-    const rows: Array<{ currency: string; cash: string }> = await this.dataSource.query(
-      `SELECT currency, sum(amount)::text AS cash FROM postings
-        WHERE account_id = $1 AND book = 'CUSTOMER_CASH' GROUP BY currency ORDER BY currency`,
-      [accountId],
+  /** Every currency the account has postings in, ordered by currency. */
+  async forAccount(accountId: string, currency?: string): Promise<CashBalance[]> {
+    const rows: Array<{ currency: string; cash: string; held: string; unsettled: string }> = await this.dataSource.query(
+      `SELECT currency,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
+         FROM postings
+        WHERE account_id = $1 AND book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD', 'CUSTOMER_UNSETTLED') AND ($2::text IS NULL OR currency = $2)
+        GROUP BY currency ORDER BY currency`,
+      [accountId, currency ?? null],
     );
-    return rows.map((r) => ({ currency: r.currency, cash: new Decimal(r.cash).toFixed(2) }));
+    return rows.map((r) => toBalance(r.currency, new Decimal(r.cash), new Decimal(r.held), new Decimal(r.unsettled)));
   }
 
-  /** Books one balanced entry: customer cash up by `amount`, the bank's clearing account down. */
-  async deposit(accountId: string, currency: string, amount: string, description: string): Promise<string> {
-    return this.dataSource.transaction(async (tx) => {
-      const [entry] = await tx.query(`INSERT INTO journal_entries (kind, description) VALUES ('DEPOSIT', $1) RETURNING id`, [description]);
-      await tx.query(
-        `INSERT INTO postings (entry_id, account_id, book, currency, amount)
-         VALUES ($1, $2, 'CUSTOMER_CASH', $3, $4), ($1, $2, 'BANK_CLEARING', $3, -$4::numeric)`,
-        [entry.id, accountId, currency, new Decimal(amount).toFixed()],
-      );
-      return entry.id as string;
-    });
+  /** One currency; zeros when the account never used it. */
+  async forCurrency(accountId: string, currency: string): Promise<CashBalance> {
+    const [balance] = await this.forAccount(accountId, currency);
+    return balance ?? toBalance(currency, new Decimal(0), new Decimal(0), new Decimal(0));
   }
+}
+
+function toBalance(currency: string, cash: Decimal, held: Decimal, unsettled: Decimal): CashBalance {
+  return {
+    currency,
+    cash: formatMoney(cash.plus(held).plus(unsettled)),
+    settledCash: formatMoney(cash.plus(held)),
+    unsettledCash: formatMoney(unsettled),
+    held: formatMoney(held),
+    availableToTrade: formatMoney(cash.plus(unsettled)),
+    availableToWithdraw: formatMoney(Decimal.max(cash, 0)),
+  };
 }

@@ -1,68 +1,54 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
-import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
-import { createBankingApp, loadBankingConfig } from '../app';
-import { BalancesService } from './balances.service';
+import { bookCompletedDeposit } from '../funding/funding.service';
+import { ENTITY, startBankingHarness, type BankingHarness } from '../test-harness';
 
 describe('banking ledger and balances', () => {
-  const secret = testSecret();
   const account = randomUUID();
-  let dbs: TestDatabases<'banking'>;
-  let service: SubgraphService;
-  let server: RunningServer;
+  let h: BankingHarness;
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['banking']);
-    service = await createBankingApp(loadBankingConfig({ INTERNAL_SIGNING_KEY: secret, BANKING_DATABASE_URL: dbs.urls.banking }), { logger: createLogger('banking', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    h = await startBankingHarness();
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await h?.close();
   });
 
+  const entity = (fields: string, claims: { sub: string; scope?: string[] } = { sub: 'u' }) => h.gql(ENTITY(fields), { r: [{ __typename: 'Account', id: account }] }, claims);
+
   it('derives balances from balanced journal entries, exactly', async () => {
-    const balances = new BalancesService(service.dataSource);
-    await balances.deposit(account, 'USD', '0.10', 'one');
-    await balances.deposit(account, 'USD', '0.20', 'two');
-    await balances.deposit(account, 'EUR', '5', 'three');
-    const res = await askSubgraph(
-      `${server.url}/graphql`,
-      secret,
-      'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { balances { currency cash } } } }',
-      { sub: 'u' },
-      { r: [{ __typename: 'Account', id: account }] },
-    );
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '0.10', 'one');
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '0.20', 'two');
+    await bookCompletedDeposit(h.service.dataSource, account, 'EUR', '5', 'three');
+    const res = await entity('balances { currency cash settledCash unsettledCash held availableToTrade availableToWithdraw }');
     expect(res.body.data._entities[0].balances).toEqual([
-      { currency: 'EUR', cash: '5.00' },
-      { currency: 'USD', cash: '0.30' },
+      { currency: 'EUR', cash: '5.00', settledCash: '5.00', unsettledCash: '0.00', held: '0.00', availableToTrade: '5.00', availableToWithdraw: '5.00' },
+      { currency: 'USD', cash: '0.30', settledCash: '0.30', unsettledCash: '0.00', held: '0.00', availableToTrade: '0.30', availableToWithdraw: '0.30' },
     ]);
-    const [{ total }] = await service.dataSource.query('SELECT coalesce(sum(amount), 0)::text AS total FROM postings');
-    expect(total).toBe('0.00000000');
+    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
+  });
+
+  it('answers one currency, zeros for one never used, and refuses a code that is not ISO 4217', async () => {
+    const res = await entity('usd: balance(currency: "USD") { currency cash } chf: balance(currency: "CHF") { currency cash availableToWithdraw }');
+    expect(res.body.data._entities[0]).toEqual({ usd: { currency: 'USD', cash: '0.30' }, chf: { currency: 'CHF', cash: '0.00', availableToWithdraw: '0.00' } });
+    const bad = await entity('balance(currency: "XYZ") { cash }');
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'currency' });
   });
 
   it('lets PostgreSQL refuse an entry that does not balance', async () => {
     await expect(
-      service.dataSource.transaction(async (tx) => {
+      h.service.dataSource.transaction(async (tx) => {
         const [entry] = await tx.query(`INSERT INTO journal_entries (kind) VALUES ('BROKEN') RETURNING id`);
         await tx.query(`INSERT INTO postings (entry_id, account_id, book, currency, amount) VALUES ($1, $2, 'CUSTOMER_CASH', 'USD', 100), ($1, $2, 'BANK_CLEARING', 'USD', -99)`, [entry.id, account]);
       }),
     ).rejects.toThrow(/does not balance/);
-    const [{ count }] = await service.dataSource.query(`SELECT count(*)::int AS count FROM journal_entries WHERE kind = 'BROKEN'`);
+    const [{ count }] = await h.service.dataSource.query(`SELECT count(*)::int AS count FROM journal_entries WHERE kind = 'BROKEN'`);
     expect(count).toBe(0);
   });
 
-  it('needs read:banking', async () => {
-    const res = await askSubgraph(
-      `${server.url}/graphql`,
-      secret,
-      'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { balances { cash } } } }',
-      { sub: 'u', scope: ['read:accounts'] },
-      { r: [{ __typename: 'Account', id: account }] },
-    );
-    expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  it('needs read:banking for every Account field', async () => {
+    for (const fields of ['balances { cash }', 'balance(currency: "USD") { cash }', 'cashActivity { nodes { id } }', 'fundingTransactions { nodes { id } }']) {
+      const res = await entity(fields, { sub: 'u', scope: ['read:accounts'] });
+      expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    }
   });
 });

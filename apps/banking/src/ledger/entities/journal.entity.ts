@@ -1,7 +1,5 @@
 import { EntitySchema } from 'typeorm';
-
-/** Books a posting can land in. Customer cash is what the account holder owns. */
-export type LedgerBook = 'CUSTOMER_CASH' | 'BANK_CLEARING';
+import type { LedgerBook } from '../ledger';
 
 /** One leg of a journal entry; the legs of an entry sum to zero per currency (checked by PostgreSQL). */
 export interface Posting {
@@ -15,8 +13,11 @@ export interface Posting {
 
 export interface JournalEntry {
   id: string;
+  seq: string;
   kind: string;
   description: string;
+  fundingTransactionId: string | null;
+  holdOrderId: string | null;
   createdAt: Date;
 }
 
@@ -25,8 +26,11 @@ export const JournalEntryEntity = new EntitySchema<JournalEntry>({
   tableName: 'journal_entries',
   columns: {
     id: { type: 'uuid', primary: true, generated: 'uuid' },
+    seq: { type: 'bigint', generated: 'increment' },
     kind: { type: 'text' },
     description: { type: 'text' },
+    fundingTransactionId: { type: 'uuid', name: 'funding_transaction_id', nullable: true },
+    holdOrderId: { type: 'text', name: 'hold_order_id', nullable: true },
     createdAt: { type: 'timestamptz', name: 'created_at', createDate: true },
   },
 });

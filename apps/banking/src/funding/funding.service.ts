@@ -1,0 +1,293 @@
+import Decimal from 'decimal.js';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Claims } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
+import { claimIdempotencyKey, parseIdempotencyKey, rememberIdempotentResult, requestHash } from '../idempotency/idempotency';
+import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
+import { decodeListCursor, encodeListCursor } from '../ledger/list-cursor';
+import { formatMoney, parseAmount, parseCurrency, parseId } from '../ledger/money';
+import type { AccountOwnership } from '../ownership/account-ownership';
+import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './entities/funding-transaction.entity';
+
+/** A funding transaction as the API shows it. */
+export interface FundingTransactionView {
+  id: string;
+  accountId: string;
+  type: FundingType;
+  state: FundingState;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  rejectReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  cancelledAt: string | null;
+  rejectedAt: string | null;
+}
+
+export interface FundingInput {
+  accountId: unknown;
+  amount: unknown;
+  currency: unknown;
+  reference?: unknown;
+  sandboxOutcome?: SandboxOutcome | null;
+}
+
+export interface FundingFilter {
+  limit?: unknown;
+  cursor?: unknown;
+  from?: unknown;
+  to?: unknown;
+  type?: FundingType | null;
+  state?: FundingState | null;
+}
+
+export interface FundingSettings {
+  /** How long simulated clearing waits before settling a pending transaction. */
+  clearingDelayMs: number;
+  /** Whether requests may force the clearing outcome (`sandboxOutcome`). */
+  sandbox: boolean;
+}
+
+export interface Caller {
+  claims: Claims;
+  requestId?: string;
+}
+
+interface ParsedInput {
+  accountId: string;
+  amount: string;
+  currency: string;
+  reference: string | null;
+  sandboxOutcome: SandboxOutcome | null;
+}
+
+export const SANDBOX_REJECT_REASON = 'Rejected by the sandbox (sandboxOutcome=REJECTED)';
+
+/**
+ * Deposits and withdrawals (DESIGN §5): PENDING → COMPLETED | CANCELLED | REJECTED.
+ * A deposit moves no money until clearing completes it (BANK_CLEARING → CUSTOMER_CASH). A
+ * withdrawal holds its amount at once (CUSTOMER_CASH → CUSTOMER_HELD, only from
+ * available-to-withdraw cash, serialised per account and currency); completing it pays out
+ * the held cash (CUSTOMER_HELD → BANK_CLEARING), cancelling or rejecting releases it.
+ */
+export class FundingService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ownership: AccountOwnership,
+    private readonly cursors: CursorCodec,
+    private readonly settings: FundingSettings,
+  ) {}
+
+  deposit(caller: Caller, input: FundingInput, idempotencyKey: unknown): Promise<FundingTransactionView> {
+    return this.create('DEPOSIT', caller, input, idempotencyKey);
+  }
+
+  withdraw(caller: Caller, input: FundingInput, idempotencyKey: unknown): Promise<FundingTransactionView> {
+    return this.create('WITHDRAWAL', caller, input, idempotencyKey);
+  }
+
+  async cancel(caller: Caller, transactionIdInput: unknown, idempotencyKey: unknown): Promise<FundingTransactionView> {
+    const transactionId = parseId(transactionIdInput, 'transactionId');
+    const key = parseIdempotencyKey(idempotencyKey);
+    const userId = caller.claims.sub;
+    return this.dataSource.transaction(async (tx) => {
+      if (key) {
+        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, userId, key, requestHash('cancelFundingTransaction', { transactionId }));
+        if (prior) return prior;
+      }
+      const [row]: FundingTransactionRow[] = await tx.query('SELECT * FROM funding_transactions WHERE id = $1 FOR UPDATE', [transactionId]);
+      if (!row || row.user_id !== userId) throw new AppError('NOT_FOUND', 'Funding transaction not found', { field: 'transactionId' });
+      let result: FundingTransactionView;
+      if (row.state === 'CANCELLED') {
+        result = toView(row); // cancelling twice is harmless
+      } else if (row.state !== 'PENDING') {
+        throw new AppError('CONFLICT', `Only a PENDING transaction can be cancelled; this one is ${row.state}`, { field: 'transactionId' });
+      } else {
+        if (row.type === 'WITHDRAWAL') await this.releaseWithdrawal(tx, row, 'Withdrawal cancelled');
+        result = toView(await finish(tx, row.id, 'CANCELLED'));
+      }
+      if (key) await rememberIdempotentResult(tx, userId, key, result);
+      return result;
+    });
+  }
+
+  async list(accountId: string, filter: FundingFilter): Promise<Page<FundingTransactionView>> {
+    const limit = parseLimit(filter.limit);
+    const range = parseDateRange(filter.from, filter.to);
+    const after = decodeListCursor(this.cursors, filter.cursor, 'funding', accountId);
+    const rows: FundingTransactionRow[] = await this.dataSource.query(
+      `SELECT *, seq::text FROM funding_transactions
+        WHERE account_id = $1
+          AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR state = $3)
+          AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)
+          AND ($6::bigint IS NULL OR seq < $6)
+        ORDER BY seq DESC LIMIT $7`,
+      [accountId, filter.type ?? null, filter.state ?? null, range.from, range.to, after?.s ?? null, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { nodes: page.map(toView), nextCursor: rows.length > limit && last ? encodeListCursor(this.cursors, 'funding', accountId, { s: last.seq }) : null };
+  }
+
+  /**
+   * Simulated clearing: settles up to `max` pending transactions whose delay has passed, each
+   * in its own transaction. SKIP LOCKED lets several instances (and a concurrent cancel) share
+   * the work without settling anything twice. Returns how many it settled.
+   */
+  async clearDue(max = 50): Promise<number> {
+    let settled = 0;
+    while (settled < max) {
+      const done = await this.dataSource.transaction(async (tx) => {
+        const [row]: FundingTransactionRow[] = await tx.query(
+          `SELECT * FROM funding_transactions WHERE state = 'PENDING' AND clear_after <= now()
+            ORDER BY clear_after LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        );
+        if (!row) return false;
+        if (row.sandbox_outcome === 'REJECTED') {
+          if (row.type === 'WITHDRAWAL') await this.releaseWithdrawal(tx, row, 'Withdrawal rejected');
+          await finish(tx, row.id, 'REJECTED', SANDBOX_REJECT_REASON);
+        } else {
+          const withdrawal = row.type === 'WITHDRAWAL';
+          await postEntry(tx, {
+            kind: row.type,
+            description: describe(withdrawal ? 'Withdrawal' : 'Deposit', row.reference),
+            accountId: row.account_id,
+            currency: row.currency,
+            fundingTransactionId: row.id,
+            legs: withdrawal
+              ? [ { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'BANK_CLEARING', amount: row.amount } ]
+              : [ { book: 'CUSTOMER_CASH', amount: row.amount }, { book: 'BANK_CLEARING', amount: new Decimal(row.amount).neg() } ],
+          });
+          await finish(tx, row.id, 'COMPLETED');
+        }
+        return true;
+      });
+      if (!done) break;
+      settled++;
+    }
+    return settled;
+  }
+
+  private async create(type: FundingType, caller: Caller, input: FundingInput, idempotencyKey: unknown): Promise<FundingTransactionView> {
+    const parsed = this.parseInput(input);
+    const key = parseIdempotencyKey(idempotencyKey);
+    const account = await this.ownership.find(parsed.accountId, caller.claims, caller.requestId);
+    if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
+    if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}; only an ACTIVE account can move money`, { field: 'accountId' });
+    const userId = caller.claims.sub;
+    return this.dataSource.transaction(async (tx) => {
+      if (key) {
+        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, userId, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
+        if (prior) return prior;
+      }
+      if (type === 'WITHDRAWAL') {
+        await lockAccountCurrency(tx, parsed.accountId, parsed.currency);
+        const { cash } = await bookTotals(tx, parsed.accountId, parsed.currency);
+        if (cash.lt(parsed.amount)) {
+          throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(cash, 0))} ${parsed.currency} available to withdraw`, { field: 'amount' });
+        }
+      }
+      const [row]: FundingTransactionRow[] = await tx.query(
+        `INSERT INTO funding_transactions (account_id, user_id, type, state, amount, currency, reference, sandbox_outcome, clear_after)
+         VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000)) RETURNING *, seq::text`,
+        [parsed.accountId, userId, type, parsed.amount, parsed.currency, parsed.reference, parsed.sandboxOutcome, this.settings.clearingDelayMs],
+      );
+      if (type === 'WITHDRAWAL') {
+        await postEntry(tx, {
+          kind: 'WITHDRAWAL_HOLD',
+          description: describe('Withdrawal pending', parsed.reference),
+          accountId: parsed.accountId,
+          currency: parsed.currency,
+          fundingTransactionId: row!.id,
+          legs: [ { book: 'CUSTOMER_CASH', amount: new Decimal(parsed.amount).neg() }, { book: 'CUSTOMER_HELD', amount: parsed.amount } ],
+        });
+      }
+      const result = toView(row!);
+      if (key) await rememberIdempotentResult(tx, userId, key, result);
+      return result;
+    });
+  }
+
+  private parseInput(input: FundingInput): ParsedInput {
+    const accountId = parseId(input.accountId, 'accountId');
+    const currency = parseCurrency(input.currency);
+    const amount = parseAmount(input.amount, currency);
+    let reference: string | null = null;
+    if (input.reference !== undefined && input.reference !== null) {
+      if (typeof input.reference !== 'string' || !/^[^\p{Cc}]{1,140}$/u.test(input.reference)) {
+        throw new AppError('BAD_USER_INPUT', 'reference must be 1 to 140 characters without control characters', { field: 'reference' });
+      }
+      reference = input.reference;
+    }
+    const sandboxOutcome = input.sandboxOutcome ?? null;
+    if (sandboxOutcome && !this.settings.sandbox) {
+      throw new AppError('BAD_USER_INPUT', 'sandboxOutcome is only accepted in the sandbox', { field: 'sandboxOutcome' });
+    }
+    return { accountId, amount, currency, reference, sandboxOutcome };
+  }
+
+  private async releaseWithdrawal(tx: EntityManager, row: FundingTransactionRow, description: string): Promise<void> {
+    await postEntry(tx, {
+      kind: 'WITHDRAWAL_RELEASE',
+      description: describe(description, row.reference),
+      accountId: row.account_id,
+      currency: row.currency,
+      fundingTransactionId: row.id,
+      legs: [ { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'CUSTOMER_CASH', amount: row.amount } ],
+    });
+  }
+}
+
+/** A deposit that arrives already cleared (the demo seed's opening cash). */
+export async function bookCompletedDeposit(dataSource: DataSource, accountId: string, currency: string, amount: string, description: string): Promise<string> {
+  return dataSource.transaction(async (tx) => {
+    const [row]: FundingTransactionRow[] = await tx.query(
+      `INSERT INTO funding_transactions (account_id, type, state, amount, currency, reference, clear_after, completed_at)
+       VALUES ($1, 'DEPOSIT', 'COMPLETED', $2, $3, $4, now(), now()) RETURNING *`,
+      [accountId, amount, currency, description],
+    );
+    await postEntry(tx, {
+      kind: 'DEPOSIT',
+      description,
+      accountId,
+      currency,
+      fundingTransactionId: row!.id,
+      legs: [ { book: 'CUSTOMER_CASH', amount }, { book: 'BANK_CLEARING', amount: new Decimal(amount).neg() } ],
+    });
+    return row!.id;
+  });
+}
+
+async function finish(tx: EntityManager, id: string, state: Exclude<FundingState, 'PENDING'>, rejectReason?: string): Promise<FundingTransactionRow> {
+  const stamp = { COMPLETED: 'completed_at', CANCELLED: 'cancelled_at', REJECTED: 'rejected_at' }[state];
+  const [rows] = await tx.query(
+    `UPDATE funding_transactions SET state = $2, ${stamp} = now(), updated_at = now(), reject_reason = $3 WHERE id = $1 AND state = 'PENDING' RETURNING *, seq::text`,
+    [id, state, rejectReason ?? null],
+  );
+  if (!rows?.[0]) throw new Error(`funding transaction ${id} was not PENDING`);
+  return rows[0];
+}
+
+const describe = (what: string, reference: string | null) => (reference ? `${what}: ${reference}` : what);
+
+export function toView(row: FundingTransactionRow): FundingTransactionView {
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    type: row.type,
+    state: row.state,
+    amount: formatMoney(row.amount),
+    currency: row.currency,
+    reference: row.reference,
+    rejectReason: row.reject_reason,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    completedAt: iso(row.completed_at),
+    cancelledAt: iso(row.cancelled_at),
+    rejectedAt: iso(row.rejected_at),
+  };
+}

@@ -1,0 +1,171 @@
+import Decimal from 'decimal.js';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AppError } from '@trading/errors';
+import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
+import { formatMoney, parseAmount, parseCurrency, parseId } from '../ledger/money';
+import type { HoldState } from './entities/hold.entity';
+
+export interface HoldView {
+  orderId: string;
+  accountId: string;
+  currency: string;
+  amount: string;
+  state: HoldState;
+  capturedAmount: string | null;
+  /** What went back to available cash: all of it on release, the rest on capture. */
+  releasedAmount: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface HoldRow {
+  order_id: string;
+  account_id: string;
+  currency: string;
+  amount: string;
+  state: HoldState;
+  captured_amount: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const ORDER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function parseOrderId(value: unknown): string {
+  if (typeof value !== 'string' || !ORDER_ID.test(value)) {
+    throw new AppError('BAD_USER_INPUT', 'orderId must be 1 to 128 characters of A-Z a-z 0-9 . _ : -', { field: 'orderId' });
+  }
+  return value;
+}
+
+/**
+ * Buying-power holds for the OMS (DESIGN §5), each idempotent by order id:
+ *   place    CUSTOMER_CASH → CUSTOMER_HELD, only from available-to-trade cash (serialised per
+ *            account and currency with withdrawals);
+ *   release  CUSTOMER_HELD → CUSTOMER_CASH;
+ *   capture  CUSTOMER_HELD → BANK_CLEARING for the captured amount (a TRADE cash movement),
+ *            the rest back to CUSTOMER_CASH, in one entry.
+ * Repeating a call with the same terms returns the hold as it is; other terms are refused.
+ */
+export class HoldsService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async place(userId: string | null, body: Record<string, unknown>): Promise<{ hold: HoldView; created: boolean }> {
+    const orderId = parseOrderId(body['orderId']);
+    const accountId = parseId(body['accountId'], 'accountId');
+    const currency = parseCurrency(body['currency']);
+    const amount = parseAmount(body['amount'], currency);
+    return this.dataSource.transaction(async (tx) => {
+      // The insert comes first: a concurrent place for the same order waits on the primary key.
+      const [row]: HoldRow[] = await tx.query(
+        `INSERT INTO holds (order_id, account_id, user_id, currency, amount, state) VALUES ($1, $2, $3, $4, $5, 'HELD')
+         ON CONFLICT (order_id) DO NOTHING RETURNING *`,
+        [orderId, accountId, userId, currency, amount],
+      );
+      if (!row) {
+        const existing = await this.find(tx, orderId, false);
+        if (existing.account_id !== accountId || existing.currency !== currency || !new Decimal(existing.amount).eq(amount)) {
+          throw new AppError('UNPROCESSABLE', 'This orderId already has a hold with other terms', { field: 'orderId' });
+        }
+        return { hold: toView(existing), created: false };
+      }
+      await lockAccountCurrency(tx, accountId, currency);
+      const { cash, unsettled } = await bookTotals(tx, accountId, currency);
+      const available = cash.plus(unsettled);
+      if (available.lt(amount)) {
+        throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(available, 0))} ${currency} available to trade`, { field: 'amount' });
+      }
+      await postEntry(tx, {
+        kind: 'HOLD',
+        description: `Hold for order ${orderId}`,
+        accountId,
+        currency,
+        holdOrderId: orderId,
+        legs: [ { book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() }, { book: 'CUSTOMER_HELD', amount } ],
+      });
+      return { hold: toView(row), created: true };
+    });
+  }
+
+  async release(orderIdInput: unknown): Promise<HoldView> {
+    const orderId = parseOrderId(orderIdInput);
+    return this.dataSource.transaction(async (tx) => {
+      const hold = await this.find(tx, orderId, true);
+      if (hold.state === 'RELEASED') return toView(hold);
+      if (hold.state === 'CAPTURED') throw new AppError('CONFLICT', 'The hold was already captured', { field: 'orderId' });
+      await postEntry(tx, {
+        kind: 'HOLD_RELEASE',
+        description: `Hold released for order ${orderId}`,
+        accountId: hold.account_id,
+        currency: hold.currency,
+        holdOrderId: orderId,
+        legs: [ { book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() }, { book: 'CUSTOMER_CASH', amount: hold.amount } ],
+      });
+      return toView(await this.update(tx, orderId, 'RELEASED', null));
+    });
+  }
+
+  async capture(orderIdInput: unknown, body: Record<string, unknown>): Promise<HoldView> {
+    const orderId = parseOrderId(orderIdInput);
+    const description = body['description'];
+    if (description !== undefined && (typeof description !== 'string' || !/^[^\p{Cc}]{1,140}$/u.test(description))) {
+      throw new AppError('BAD_USER_INPUT', 'description must be 1 to 140 characters without control characters', { field: 'description' });
+    }
+    return this.dataSource.transaction(async (tx) => {
+      const hold = await this.find(tx, orderId, true);
+      const amount = parseAmount(body['amount'], hold.currency);
+      if (hold.state === 'CAPTURED') {
+        if (new Decimal(hold.captured_amount!).eq(amount)) return toView(hold);
+        throw new AppError('CONFLICT', 'The hold was already captured for another amount', { field: 'amount' });
+      }
+      if (hold.state === 'RELEASED') throw new AppError('CONFLICT', 'The hold was already released', { field: 'orderId' });
+      if (new Decimal(amount).gt(hold.amount)) {
+        throw new AppError('UNPROCESSABLE', `amount exceeds the held ${formatMoney(hold.amount)} ${hold.currency}`, { field: 'amount' });
+      }
+      await postEntry(tx, {
+        kind: 'TRADE',
+        description: (description as string | undefined) ?? `Trade for order ${orderId}`,
+        accountId: hold.account_id,
+        currency: hold.currency,
+        holdOrderId: orderId,
+        legs: [
+          { book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() },
+          { book: 'BANK_CLEARING', amount },
+          { book: 'CUSTOMER_CASH', amount: new Decimal(hold.amount).minus(amount) },
+        ],
+      });
+      return toView(await this.update(tx, orderId, 'CAPTURED', amount));
+    });
+  }
+
+  async get(orderIdInput: unknown): Promise<HoldView> {
+    return toView(await this.find(this.dataSource.manager, parseOrderId(orderIdInput), false));
+  }
+
+  private async find(tx: EntityManager, orderId: string, forUpdate: boolean): Promise<HoldRow> {
+    const [hold]: HoldRow[] = await tx.query(`SELECT * FROM holds WHERE order_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [orderId]);
+    if (!hold) throw new AppError('NOT_FOUND', 'Hold not found', { field: 'orderId' });
+    return hold;
+  }
+
+  private async update(tx: EntityManager, orderId: string, state: HoldState, capturedAmount: string | null): Promise<HoldRow> {
+    const [rows] = await tx.query(`UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1 RETURNING *`, [orderId, state, capturedAmount]);
+    return rows[0];
+  }
+}
+
+function toView(row: HoldRow): HoldView {
+  const amount = new Decimal(row.amount);
+  const released = row.state === 'RELEASED' ? amount : row.state === 'CAPTURED' ? amount.minus(row.captured_amount!) : null;
+  return {
+    orderId: row.order_id,
+    accountId: row.account_id,
+    currency: row.currency,
+    amount: formatMoney(amount),
+    state: row.state,
+    capturedAmount: row.captured_amount === null ? null : formatMoney(row.captured_amount),
+    releasedAmount: released === null ? null : formatMoney(released),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}

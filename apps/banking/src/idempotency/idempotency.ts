@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { AppError } from '@trading/errors';
+
+/** 1..255 printable ASCII characters (what fits an HTTP header value safely). */
+const KEY = /^[\x20-\x7e]{1,255}$/;
+
+export function parseIdempotencyKey(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !KEY.test(value)) {
+    throw new AppError('BAD_USER_INPUT', 'idempotencyKey must be 1 to 255 printable ASCII characters', { field: 'idempotencyKey' });
+  }
+  return value;
+}
+
+/** The request as canonical JSON (keys sorted), hashed: what "the same request" means. */
+export function requestHash(operation: string, request: Record<string, unknown>): string {
+  const canonical = JSON.stringify({ operation, request }, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * DESIGN §6 Idempotency-Key, per user and key. Call inside the transaction that performs the
+ * effect: the key's row is inserted first, so a concurrent duplicate waits on the unique index
+ * until this transaction ends, then finds the stored result (or, if this one rolled back, goes
+ * ahead itself). Exactly one effect, whatever the timing.
+ *
+ * Returns the stored result of an earlier identical request, or null when the caller should
+ * perform the effect and then `remember` its result in the same transaction.
+ */
+export async function claimIdempotencyKey<T>(tx: EntityManager, userId: string, key: string, hash: string): Promise<T | null> {
+  const inserted: unknown[] = await tx.query(
+    `INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
+    [userId, key, hash],
+  );
+  if (inserted.length) return null;
+  const [stored] = await tx.query('SELECT request_hash, response FROM idempotency_keys WHERE user_id = $1 AND key = $2', [userId, key]);
+  if (stored.request_hash !== hash) {
+    throw new AppError('UNPROCESSABLE', 'This idempotencyKey was already used with a different request', { field: 'idempotencyKey' });
+  }
+  return stored.response as T;
+}
+
+export async function rememberIdempotentResult(tx: EntityManager, userId: string, key: string, result: unknown): Promise<void> {
+  await tx.query('UPDATE idempotency_keys SET response = $3 WHERE user_id = $1 AND key = $2', [userId, key, JSON.stringify(result)]);
+}

@@ -1,0 +1,90 @@
+import Decimal from 'decimal.js';
+import type { EntityManager } from 'typeorm';
+
+/**
+ * The books of the double-entry ledger. Every posting names the customer account it belongs
+ * to (the bank-side legs too, so each account's sub-ledger sums to zero on its own).
+ *
+ * Sign convention: amounts are seen from the customer's side. A positive amount in a
+ * CUSTOMER_* book is money the broker owes the customer in that state; the bank-side books
+ * carry the matching negative (BANK_CLEARING: money that came in from / went out to the
+ * outside world; FEES: what the broker earned). Every journal entry sums to zero per currency
+ * (a deferred constraint trigger refuses to commit one that does not).
+ *
+ *   CUSTOMER_CASH        settled and free: withdrawable
+ *   CUSTOMER_HELD        settled but reserved for open orders and pending withdrawals
+ *   CUSTOMER_UNSETTLED   trade proceeds not yet settled: tradable, not withdrawable
+ *
+ * Balances are derived, never stored:
+ *   cash = CASH + HELD + UNSETTLED, settledCash = CASH + HELD, unsettledCash = UNSETTLED,
+ *   held = HELD, availableToTrade = CASH + UNSETTLED, availableToWithdraw = max(0, CASH).
+ */
+export type LedgerBook = 'CUSTOMER_CASH' | 'CUSTOMER_HELD' | 'CUSTOMER_UNSETTLED' | 'BANK_CLEARING' | 'FEES';
+export const CUSTOMER_BOOKS: readonly LedgerBook[] = ['CUSTOMER_CASH', 'CUSTOMER_HELD', 'CUSTOMER_UNSETTLED'];
+
+/**
+ * What caused an entry. DEPOSIT, WITHDRAWAL, TRADE and FEE move the customer's cash and show
+ * in the cash activity; the others only move money between the customer's own books.
+ */
+export type EntryKind = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE' | 'WITHDRAWAL_HOLD' | 'WITHDRAWAL_RELEASE' | 'HOLD' | 'HOLD_RELEASE';
+
+export interface Leg {
+  book: LedgerBook;
+  amount: Decimal.Value;
+}
+
+export interface EntrySpec {
+  kind: EntryKind;
+  description: string;
+  accountId: string;
+  currency: string;
+  fundingTransactionId?: string;
+  holdOrderId?: string;
+  legs: Leg[];
+}
+
+/** Books one journal entry inside the caller's transaction. Zero legs are dropped. */
+export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<string> {
+  const legs = spec.legs.filter((l) => !new Decimal(l.amount).isZero());
+  const total = legs.reduce((sum, l) => sum.plus(l.amount), new Decimal(0));
+  if (!total.isZero()) throw new Error(`journal entry ${spec.kind} does not balance (${total.toFixed()})`);
+  const [entry] = await tx.query(
+    `INSERT INTO journal_entries (kind, description, funding_transaction_id, hold_order_id) VALUES ($1, $2, $3, $4) RETURNING id`,
+    [spec.kind, spec.description, spec.fundingTransactionId ?? null, spec.holdOrderId ?? null],
+  );
+  const values = legs.map((_, i) => `($1, $2, $${i * 2 + 4}, $3, $${i * 2 + 5}::numeric)`).join(', ');
+  await tx.query(`INSERT INTO postings (entry_id, account_id, book, currency, amount) VALUES ${values}`, [
+    entry.id,
+    spec.accountId,
+    spec.currency,
+    ...legs.flatMap((l) => [l.book, new Decimal(l.amount).toFixed()]),
+  ]);
+  return entry.id as string;
+}
+
+/**
+ * Serialises everything that spends an account's cash in one currency (withdrawals, holds)
+ * until the transaction ends, so two spends can never both see the same free cash.
+ * Operations that only add to CUSTOMER_CASH need not take it.
+ */
+export async function lockAccountCurrency(tx: EntityManager, accountId: string, currency: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cash:${accountId}:${currency}`]);
+}
+
+export interface BookTotals {
+  cash: Decimal;
+  held: Decimal;
+  unsettled: Decimal;
+}
+
+/** The customer's books in one currency, summed from the postings. */
+export async function bookTotals(tx: EntityManager, accountId: string, currency: string): Promise<BookTotals> {
+  const [row] = await tx.query(
+    `SELECT coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
+            coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
+            coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
+       FROM postings WHERE account_id = $1 AND currency = $2`,
+    [accountId, currency],
+  );
+  return { cash: new Decimal(row.cash), held: new Decimal(row.held), unsettled: new Decimal(row.unsettled) };
+}

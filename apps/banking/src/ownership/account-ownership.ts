@@ -1,0 +1,64 @@
+import { Pool } from 'undici';
+import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, type Claims } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import { REQUEST_ID_HEADER } from '@trading/logging';
+
+export interface OwnedAccount {
+  id: string;
+  baseCurrency: string;
+  status: 'ACTIVE' | 'RESTRICTED' | 'CLOSED';
+}
+
+/** Tells whether the caller owns an account; banking cannot read the accounts service's tables. */
+export interface AccountOwnership {
+  /** The account when it exists and is the caller's; null otherwise. */
+  find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null>;
+  close(): Promise<void>;
+}
+
+const ACCOUNT_QUERY = 'query($id: ID!) { account(id: $id) { id baseCurrency status } }';
+
+/**
+ * Asks the accounts subgraph, whose `account(id)` resolves only the caller's own accounts. The
+ * request carries the caller's identity re-signed with the shared key, narrowed to
+ * `read:accounts`: banking asks on the caller's behalf whether the account is theirs, which a
+ * caller holding only banking scopes must still be able to learn for their own account.
+ */
+export class HttpAccountOwnership implements AccountOwnership {
+  private readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(
+    accountsUrl: string,
+    private readonly codec: InternalClaimsCodec,
+  ) {
+    const url = new URL(accountsUrl);
+    this.pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 60_000 });
+    this.path = url.pathname;
+  }
+
+  async find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null> {
+    const header = await this.codec.sign({ ...claims, scope: ['read:accounts'] });
+    let body: { data?: { account?: OwnedAccount | null } | null; errors?: unknown[] };
+    try {
+      const res = await this.pool.request({
+        method: 'POST',
+        path: this.path,
+        headers: { 'content-type': 'application/json', [INTERNAL_CLAIMS_HEADER]: header, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
+        body: JSON.stringify({ query: ACCOUNT_QUERY, variables: { id: accountId } }),
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
+      });
+      body = (await res.body.json()) as typeof body;
+      if (res.statusCode !== 200 && !body?.data) throw new Error(`accounts answered ${res.statusCode}`);
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
+    }
+    if (body.errors?.length || !body.data) throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
+    return body.data.account ?? null;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { InternalClaimsCodec, INTERNAL_CLAIMS_HEADER, SCOPES, type Claims } from '@trading/auth';
+import { createLogger } from '@trading/logging';
+import { listen, type RunningServer } from '@trading/service';
+import type { SubgraphService } from '@trading/subgraph';
+import { askSubgraph, createTestDatabases, http, testSecret, type TestDatabases } from '@trading/testing';
+import { createBankingApp } from './app';
+import { loadBankingConfig } from './config';
+import { INTERNAL_HOLDS_SCOPE } from './holds/holds.routes';
+
+/** Test-only: a banking app on a throwaway database, beside a stand-in accounts subgraph. */
+export interface BankingHarness {
+  secret: string;
+  service: SubgraphService;
+  url: string;
+  /** The stand-in's own record of who owns what (what the real accounts subgraph would answer). */
+  accounts: Map<string, { userId: string; status: string }>;
+  /** A fresh ACTIVE account owned by `userId`. */
+  openAccount(userId: string, status?: string): string;
+  gql(query: string, variables: Record<string, unknown>, claims: Partial<Claims> & { sub: string }): Promise<{ status: number; body: any }>;
+  holds(method: string, path: string, body?: unknown, scope?: string[]): Promise<{ status: number; body: any }>;
+  /** Every entry balances, the whole ledger sums to zero, each account's sub-ledger too. */
+  ledgerInvariants(): Promise<{ unbalancedEntries: number; total: string; unbalancedAccounts: number }>;
+  close(): Promise<void>;
+}
+
+export async function startBankingHarness(env: Record<string, string> = {}): Promise<BankingHarness> {
+  const secret = testSecret();
+  const codec = new InternalClaimsCodec(secret);
+  const accounts = new Map<string, { userId: string; status: string }>();
+
+  // Answers `account(id)` as the accounts subgraph does: only the caller's own account.
+  const standIn = express();
+  standIn.use(express.json());
+  standIn.post('/graphql', async (req, res) => {
+    const claims = await codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
+    if (!claims.scope.includes('read:accounts')) return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
+    const id = req.body?.variables?.id as string;
+    const account = accounts.get(id);
+    res.json({ data: { account: account && account.userId === claims.sub ? { id, baseCurrency: 'USD', status: account.status } : null } });
+  });
+  const accountsServer: RunningServer = await listen(standIn, 0, '127.0.0.1');
+
+  const dbs: TestDatabases<'banking'> = await createTestDatabases(['banking']);
+  let service: SubgraphService;
+  try {
+    service = await createBankingApp(
+      loadBankingConfig({
+        INTERNAL_SIGNING_KEY: secret,
+        BANKING_DATABASE_URL: dbs.urls.banking,
+        ACCOUNTS_URL: `${accountsServer.url}/graphql`,
+        BANKING_CLEARING_DELAY_MS: '200',
+        BANKING_CLEARING_POLL_MS: '50',
+        ...env,
+      }),
+      { logger: createLogger('banking', 'silent') },
+    );
+  } catch (err) {
+    await accountsServer.close();
+    await dbs.drop();
+    throw err;
+  }
+  const server = await listen(service.app, 0, '127.0.0.1');
+  const url = server.url;
+
+  return {
+    secret,
+    service,
+    url,
+    accounts,
+    openAccount: (userId, status = 'ACTIVE') => {
+      const id = randomUUID();
+      accounts.set(id, { userId, status });
+      return id;
+    },
+    gql: (query, variables, claims) => askSubgraph(`${url}/graphql`, secret, query, claims, variables),
+    holds: async (method, path, body, scope = [INTERNAL_HOLDS_SCOPE]) => {
+      const header = await codec.sign({ sub: 'oms', sid: 'internal', kind: 'pat', scope });
+      return http(method, `${url}/internal/holds${path}`, { body, headers: { [INTERNAL_CLAIMS_HEADER]: header } });
+    },
+    ledgerInvariants: async () => {
+      const ds = service.dataSource;
+      const [{ n: unbalancedEntries }] = await ds.query(
+        'SELECT count(*)::int AS n FROM (SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0) x',
+      );
+      const [{ total }] = await ds.query('SELECT coalesce(sum(amount), 0)::text AS total FROM postings');
+      const [{ n: unbalancedAccounts }] = await ds.query(
+        'SELECT count(*)::int AS n FROM (SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0) x',
+      );
+      return { unbalancedEntries, total, unbalancedAccounts };
+    },
+    close: async () => {
+      await server.close();
+      await service.close();
+      await accountsServer.close();
+      await dbs.drop();
+    },
+  };
+}
+
+export const ALL_SCOPES = [...SCOPES];
+
+export const FUNDING_FIELDS = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
+export const DEPOSIT = `mutation($input: FundingInput!, $key: String) { deposit(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
+export const WITHDRAW = `mutation($input: FundingInput!, $key: String) { withdraw(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
+export const CANCEL = `mutation($id: ID!, $key: String) { cancelFundingTransaction(transactionId: $id, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
+export const ENTITY = (fields: string) => `query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { ${fields} } } }`;
+
+/** Polls until `check` passes or the time runs out. */
+export async function eventually<T>(probe: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (check(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
