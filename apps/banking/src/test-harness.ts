@@ -55,7 +55,7 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
         BANKING_CLEARING_POLL_MS: '50',
         ...env,
       }),
-      { logger: createLogger('banking', 'silent') },
+      { logger: createLogger('banking', (process.env['BANKING_TEST_LOG'] as 'silent' | undefined) ?? 'silent') },
     );
   } catch (err) {
     await accountsServer.close();

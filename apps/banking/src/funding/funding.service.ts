@@ -124,7 +124,7 @@ export class FundingService {
           AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR state = $3)
           AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)
           AND ($6::bigint IS NULL OR seq < $6)
-        ORDER BY seq DESC LIMIT $7`,
+        ORDER BY funding_transactions.seq DESC LIMIT $7`,
       [accountId, filter.type ?? null, filter.state ?? null, range.from, range.to, after?.s ?? null, limit + 1],
     );
     const page = rows.slice(0, limit);
