@@ -181,6 +181,22 @@ describe('funding transactions', () => {
     });
   });
 
+  it('settles each due transaction exactly once, however many clearing workers race', async () => {
+    const account = h.openAccount(alice);
+    const active = { find: async () => ({ id: account, baseCurrency: 'USD', status: 'ACTIVE' as const }), close: async () => undefined };
+    const other = new FundingService(h.service.dataSource, active, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: true });
+    for (let i = 0; i < 12; i++) await other.deposit({ claims: { sub: alice, sid: 's', kind: 'pat', scope: [] } }, { accountId: account, amount: '1', currency: 'USD' }, null);
+    const settled = await Promise.all([other.clearDue(), other.clearDue(), other.clearDue()]);
+    await eventually(() => transactions(account, '(state: PENDING)'), (t) => t.nodes.length === 0);
+    expect(settled.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(12);
+    const [{ entries }] = await h.service.dataSource.query(
+      `SELECT count(*)::int AS entries FROM journal_entries e JOIN funding_transactions f ON f.id = e.funding_transaction_id WHERE f.account_id = $1`,
+      [account],
+    );
+    expect(entries).toBe(12);
+    expect(await balance(account)).toMatchObject({ cash: '12.00' });
+  });
+
   it('leaves a ledger in which everything balances', async () => {
     expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
   });

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { http } from '@trading/testing';
+import { bookCompletedDeposit } from '../funding/funding.service';
+import { ENTITY, startBankingHarness, type BankingHarness } from '../test-harness';
+
+describe('internal hold API', () => {
+  let h: BankingHarness;
+  let account: string;
+
+  beforeAll(async () => {
+    h = await startBankingHarness();
+    account = h.openAccount('u');
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '1000', 'opening');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const balance = async () =>
+    (await h.gql(ENTITY('balance(currency: "USD") { cash held availableToTrade availableToWithdraw }'), { r: [{ __typename: 'Account', id: account }] }, { sub: 'u' })).body.data._entities[0].balance;
+  const activity = async () =>
+    (await h.gql(ENTITY('cashActivity { nodes { type amount balanceAfter description } }'), { r: [{ __typename: 'Account', id: account }] }, { sub: 'u' })).body.data._entities[0].cashActivity.nodes;
+
+  it('places a hold once per order id: a retry returns it, other terms are refused, too much is refused', async () => {
+    const body = { orderId: 'ord-1', accountId: account, currency: 'USD', amount: '300' };
+    const placed = await h.holds('POST', '', body);
+    expect(placed.status).toBe(201);
+    expect(placed.body).toMatchObject({ orderId: 'ord-1', accountId: account, currency: 'USD', amount: '300.00', state: 'HELD', capturedAmount: null });
+    const again = await h.holds('POST', '', { ...body, amount: '300.00' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(placed.body);
+    expect((await h.holds('POST', '', { ...body, amount: '301' })).body).toMatchObject({ status: 422, code: 'UNPROCESSABLE', field: 'orderId' });
+    expect(await balance()).toEqual({ cash: '1000.00', held: '300.00', availableToTrade: '700.00', availableToWithdraw: '700.00' });
+    expect((await h.holds('POST', '', { ...body, orderId: 'ord-big', amount: '700.01' })).body).toMatchObject({ status: 422, code: 'UNPROCESSABLE', field: 'amount' });
+  });
+
+  it('releases idempotently, and a released hold cannot be captured', async () => {
+    await h.holds('POST', '', { orderId: 'ord-2', accountId: account, currency: 'USD', amount: '100' });
+    const released = await h.holds('POST', '/ord-2/release');
+    expect(released.body).toMatchObject({ state: 'RELEASED', releasedAmount: '100.00' });
+    expect((await h.holds('POST', '/ord-2/release')).body).toEqual(released.body);
+    expect((await h.holds('POST', '/ord-2/capture', { amount: '10' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(await balance()).toMatchObject({ held: '300.00', availableToTrade: '700.00' });
+  });
+
+  it('captures once: the captured part leaves as a TRADE, the rest is released', async () => {
+    const captured = await h.holds('POST', '/ord-1/capture', { amount: '250.25', description: 'Bought 5 AAPL' });
+    expect(captured.status).toBe(200);
+    expect(captured.body).toMatchObject({ state: 'CAPTURED', capturedAmount: '250.25', releasedAmount: '49.75' });
+    expect((await h.holds('POST', '/ord-1/capture', { amount: '250.25' })).body).toEqual(captured.body);
+    expect((await h.holds('POST', '/ord-1/capture', { amount: '1' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect((await h.holds('POST', '/ord-1/release')).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(await balance()).toEqual({ cash: '749.75', held: '0.00', availableToTrade: '749.75', availableToWithdraw: '749.75' });
+    // Holds and releases are not cash movements; the capture is.
+    expect(await activity()).toEqual([
+      { type: 'TRADE', amount: '-250.25', balanceAfter: '749.75', description: 'Bought 5 AAPL' },
+      { type: 'DEPOSIT', amount: '1000.00', balanceAfter: '1000.00', description: 'opening' },
+    ]);
+  });
+
+  it('refuses a capture above the held amount and bad input, naming the field', async () => {
+    await h.holds('POST', '', { orderId: 'ord-3', accountId: account, currency: 'USD', amount: '10' });
+    expect((await h.holds('POST', '/ord-3/capture', { amount: '10.01' })).body).toMatchObject({ status: 422, field: 'amount' });
+    expect((await h.holds('POST', '/ord-3/capture', { amount: '1.001' })).body).toMatchObject({ status: 400, field: 'amount' });
+    expect((await h.holds('POST', '/nope/release')).body).toMatchObject({ status: 404, field: 'orderId' });
+    const base = { orderId: 'ord-4', accountId: account, currency: 'USD', amount: '1' };
+    for (const [patch, field] of [[{ orderId: 'has space' }, 'orderId'], [{ accountId: 'x' }, 'accountId'], [{ currency: 'ABC' }, 'currency'], [{ amount: '0' }, 'amount'], [{ amount: 5 }, 'amount']] as const) {
+      expect((await h.holds('POST', '', { ...base, ...patch })).body).toMatchObject({ status: 400, code: 'BAD_USER_INPUT', field });
+    }
+    expect((await h.holds('GET', '/ord-3')).body).toMatchObject({ state: 'HELD', amount: '10.00' });
+  });
+
+  it('refuses callers without valid internal claims (401) or without internal:holds (403)', async () => {
+    const body = { orderId: 'ord-x', accountId: randomUUID(), currency: 'USD', amount: '1' };
+    const none = await http('POST', `${h.url}/internal/holds`, { body });
+    expect(none.status).toBe(401);
+    expect((await http('POST', `${h.url}/internal/holds`, { body, headers: { 'x-internal-claims': 'forged' } })).status).toBe(401);
+    const userToken = await h.holds('POST', '', body, ['read:banking', 'write:banking']);
+    expect(userToken.status).toBe(403);
+    expect(userToken.body.code).toBe('INSUFFICIENT_SCOPE');
+    expect((await h.holds('POST', '/ord-1/release', undefined, ['write:banking'])).status).toBe(403);
+  });
+});

@@ -1,0 +1,78 @@
+import Decimal from 'decimal.js';
+import { bookCompletedDeposit } from '../funding/funding.service';
+import { CANCEL, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../test-harness';
+
+describe('ledger under concurrent spends', () => {
+  let h: BankingHarness;
+
+  beforeAll(async () => {
+    h = await startBankingHarness({ BANKING_CLEARING_DELAY_MS: '1500', BANKING_CLEARING_POLL_MS: '20' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('never overdraws: 30 withdrawals and 30 holds race for cash that covers 20 of them', async () => {
+    const account = h.openAccount('u');
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '1000', 'opening');
+    const withdrawals = Array.from({ length: 30 }, (_, i) => h.gql(WITHDRAW, { input: { accountId: account, amount: '50', currency: 'USD', reference: `w${i}` } }, { sub: 'u' }));
+    const holds = Array.from({ length: 30 }, (_, i) => h.holds('POST', '', { orderId: `race-${i}`, accountId: account, currency: 'USD', amount: '50' }));
+    const [w, o] = await Promise.all([Promise.all(withdrawals), Promise.all(holds)]);
+
+    const okWithdrawals = w.filter((r) => r.body.data?.withdraw);
+    const okHolds = o.filter((r) => r.status === 201);
+    expect(okWithdrawals.length + okHolds.length).toBe(20);
+    for (const r of w.filter((r) => !r.body.data?.withdraw)) expect(r.body.errors[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', field: 'amount' });
+    for (const r of o.filter((r) => r.status !== 201)) expect(r.body).toMatchObject({ status: 422, field: 'amount' });
+
+    // Unwind a mix: cancel some withdrawals, release and capture some holds, let clearing pay the rest.
+    let cancelled = 0;
+    for (const r of okWithdrawals.slice(0, 3)) {
+      // (On a slow machine clearing may have completed one first: then cancelling is a conflict.)
+      if ((await h.gql(CANCEL, { id: r.body.data.withdraw.id }, { sub: 'u' })).body.data?.cancelFundingTransaction) cancelled++;
+    }
+    for (const r of okHolds.slice(0, 2)) await h.holds('POST', `/${r.body.orderId}/release`);
+    for (const r of okHolds.slice(2, 4)) await h.holds('POST', `/${r.body.orderId}/capture`, { amount: '49.99' });
+    await eventually(
+      () => h.service.dataSource.query(`SELECT count(*)::int AS n FROM funding_transactions WHERE state = 'PENDING'`),
+      (rows: Array<{ n: number }>) => rows[0]!.n === 0,
+      10_000,
+    );
+
+    const settledWithdrawals = okWithdrawals.length - cancelled;
+    const captured = Math.min(2, Math.max(0, okHolds.length - 2));
+    const stillHeld = Math.max(0, okHolds.length - 4);
+    const expectedCash = new Decimal(1000).minus(50 * settledWithdrawals).minus(new Decimal('49.99').times(captured));
+    const res = await h.gql(ENTITY('balances { currency cash held availableToWithdraw }'), { r: [{ __typename: 'Account', id: account }] }, { sub: 'u' });
+    expect(res.body.data._entities[0].balances).toEqual([
+      { currency: 'USD', cash: expectedCash.toFixed(2), held: (50 * stillHeld).toFixed(2), availableToWithdraw: expectedCash.minus(50 * stillHeld).toFixed(2) },
+    ]);
+  });
+
+  it('afterwards every entry balances, everything sums to zero, and every balance is the sum of its postings', async () => {
+    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
+    const books: Array<{ account_id: string; currency: string; cash: string; held: string; unsettled: string }> = await h.service.dataSource.query(
+      `SELECT account_id, currency,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
+              coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
+         FROM postings GROUP BY account_id, currency`,
+    );
+    for (const b of books) {
+      expect(new Decimal(b.cash).gte(0)).toBe(true); // free cash never went below zero
+      expect(new Decimal(b.held).gte(0)).toBe(true);
+      const res = await h.gql(ENTITY(`balance(currency: "${b.currency}") { cash held availableToWithdraw }`), { r: [{ __typename: 'Account', id: b.account_id }] }, { sub: 'u' });
+      expect(res.body.data._entities[0].balance).toEqual({
+        cash: new Decimal(b.cash).plus(b.held).plus(b.unsettled).toFixed(2),
+        held: new Decimal(b.held).toFixed(2),
+        availableToWithdraw: new Decimal(b.cash).toFixed(2),
+      });
+    }
+    // Held cash is exactly what open holds and pending withdrawals reserve.
+    const [{ held, reserved }] = await h.service.dataSource.query(
+      `SELECT (SELECT coalesce(sum(amount), 0) FROM postings WHERE book = 'CUSTOMER_HELD')::text AS held,
+              ((SELECT coalesce(sum(amount), 0) FROM holds WHERE state = 'HELD') + (SELECT coalesce(sum(amount), 0) FROM funding_transactions WHERE type = 'WITHDRAWAL' AND state = 'PENDING'))::text AS reserved`,
+    );
+    expect(new Decimal(held).eq(reserved)).toBe(true);
+  });
+});
