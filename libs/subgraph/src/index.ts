@@ -87,11 +87,11 @@ function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
     const fields = { ...((wrapped[type] as Record<string, unknown>) ?? {}) };
     const original = (fields[field] as GraphQLFieldResolver<unknown, SubgraphContext> | undefined) ?? defaultFieldResolver;
     fields[field] = (parent: unknown, args: Record<string, unknown>, ctx: SubgraphContext, info: Parameters<GraphQLFieldResolver<unknown, SubgraphContext>>[3]) => {
-      const missing = missingScopes(ctx.claims.scope, required);
-      if (missing.length) throw errors.insufficientScope([...required]);
+      // The PAT method rule first: for a READ_ONLY token it is the real reason, not its scopes.
       if (type === 'Mutation' && ctx.claims.access === 'READ_ONLY') {
         throw new AppError('READ_ONLY_TOKEN', 'A READ_ONLY token may run queries only');
       }
+      if (missingScopes(ctx.claims.scope, required).length) throw errors.insufficientScope([...required]);
       return original(parent, args, ctx, info);
     };
     wrapped[type] = fields as Resolvers[string];

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { openApiDocument } from '@trading/app-rest-facade';
+import { http, openApiResponseValidator } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { patSession, scopedSession } from './sessions';
+import { startTestPlatform, type TestPlatform } from './test-platform';
+
+const conforms = openApiResponseValidator(openApiDocument);
+const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id;
+const bobCash = DEMO_ACCOUNTS[2]!.id;
+
+/** Issue 5, banking side, from outside over HTTP. */
+describe('banking REST endpoints', () => {
+  let p: TestPlatform;
+  let writer: string;
+  let reader: string;
+  let accountsOnly: string;
+
+  beforeAll(async () => {
+    p = await startTestPlatform();
+    writer = await patSession(p, alice.email, 'READ_WRITE');
+    reader = await patSession(p, alice.email, 'READ_ONLY');
+    accountsOnly = await scopedSession(p, alice.email, ['read:accounts']);
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  const api = (path: string) => p.urls.api + path;
+  const deposit = (body: Record<string, unknown>, headers: Record<string, string> = {}, token = writer) => http('POST', api('/banking/deposit'), { token, body, headers });
+  const balanceOf = async (ccy = 'USD') => (await http('GET', api(`/banking/${aliceCash}/balance/${ccy}`), { token: reader })).body;
+
+  async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, what: string): Promise<T> {
+    for (let i = 0; i < 100; i++) {
+      const value = await read();
+      if (done(value)) return value;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  const reads = [
+    { template: '/banking/{accountId}/balance', path: (id: string) => `/banking/${id}/balance` },
+    { template: '/banking/{accountId}/balance/{ccy}', path: (id: string) => `/banking/${id}/balance/USD` },
+    { template: '/banking/{accountId}/activity', path: (id: string) => `/banking/${id}/activity` },
+    { template: '/banking/{accountId}/txn-activity', path: (id: string) => `/banking/${id}/txn-activity` },
+  ];
+
+  describe.each(reads)('GET $template', ({ template, path }) => {
+    it('answers the owner per the OpenAPI document and refuses others', async () => {
+      const ok = await http('GET', api(path(aliceCash)), { token: reader });
+      expect(ok.status).toBe(200);
+      conforms('GET', template, 200, ok.body);
+      expect((await http('GET', api(path(aliceCash)))).status).toBe(401);
+      expect(await http('GET', api(path(aliceCash)), { token: accountsOnly })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+      expect(await http('GET', api(path(bobCash)), { token: reader })).toMatchObject({ status: 404, body: { field: 'accountId' } });
+      expect(await http('GET', api(path('123')), { token: reader })).toMatchObject({ status: 400, body: { field: 'accountId' } });
+    });
+  });
+
+  it('validates currencies, dates, types, states and cursors naming the field', async () => {
+    expect(await http('GET', api(`/banking/${aliceCash}/balance/US1`), { token: reader })).toMatchObject({ status: 400, body: { field: 'ccy' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/balance/XYZ`), { token: reader })).toMatchObject({ status: 400, body: { field: 'currency' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/activity?from=2026-13-01`), { token: reader })).toMatchObject({ status: 400, body: { field: 'from' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/activity?type=GIFT`), { token: reader })).toMatchObject({ status: 400, body: { field: 'type' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?state=DONE`), { token: reader })).toMatchObject({ status: 400, body: { field: 'state' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?cursor=abc.def`), { token: reader })).toMatchObject({ status: 400, body: { field: 'cursor' } });
+  });
+
+  it('refuses bad funding input with 400/422 naming the field, and never a 500', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ accountId: aliceCash, amount: '0', currency: 'USD' }, 'amount'],
+      [{ accountId: aliceCash, amount: '-5', currency: 'USD' }, 'amount'],
+      [{ accountId: aliceCash, amount: '1.001', currency: 'USD' }, 'amount'],
+      [{ accountId: aliceCash, amount: 100, currency: 'USD' }, 'amount'],
+      [{ accountId: aliceCash, amount: '1e3', currency: 'USD' }, 'amount'],
+      [{ accountId: aliceCash, amount: '10', currency: 'XYZ' }, 'currency'],
+      [{ accountId: 'nope', amount: '10', currency: 'USD' }, 'accountId'],
+      [{ amount: '10', currency: 'USD' }, 'accountId'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await deposit(body);
+      expect({ body, status: [400, 422].includes(res.status), field: res.body.field }).toEqual({ body, status: true, field });
+    }
+    expect(await deposit({ accountId: bobCash, amount: '10', currency: 'EUR' })).toMatchObject({ status: 404, body: { field: 'accountId' } });
+    const notJson = await http('POST', api('/banking/deposit'), { token: writer, body: 'amount=1', headers: { 'content-type': 'text/plain' } });
+    expect(notJson.status).toBe(415);
+  });
+
+  it('needs write:banking and a READ_WRITE session to move money', async () => {
+    expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, reader)).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });
+    const narrow = await scopedSession(p, alice.email, ['read:banking']);
+    expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, narrow)).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+    const gql = await http('POST', p.urls.gateway, {
+      token: reader,
+      body: { query: `mutation { deposit(input: { accountId: "${aliceCash}", amount: "1", currency: "USD" }) { id } }` },
+    });
+    expect(gql.body.errors[0].extensions.code).toBe('READ_ONLY_TOKEN');
+  });
+
+  it('deposits: PENDING, then cleared into cash, visible in activity with a running balance', async () => {
+    const before = await balanceOf();
+    const res = await deposit({ accountId: aliceCash, amount: '125.50', currency: 'USD', reference: 'e2e deposit' });
+    expect(res).toMatchObject({ status: 201, body: { type: 'DEPOSIT', state: 'PENDING', amount: '125.50', currency: 'USD' } });
+    conforms('POST', '/banking/deposit', 201, res.body);
+    const txn = await until(
+      async () => (await http('GET', api(`/banking/${aliceCash}/txn-activity?type=DEPOSIT`), { token: reader })).body.transactions.find((t: { id: string }) => t.id === res.body.id),
+      (t) => t?.state === 'COMPLETED',
+      'the deposit to clear',
+    );
+    expect(txn.completedAt).toEqual(expect.any(String));
+    const after = await balanceOf();
+    expect(new Decimal(after.cash).minus(before.cash).equals('125.5')).toBe(true);
+    const activity = await http('GET', api(`/banking/${aliceCash}/activity?type=DEPOSIT&limit=1`), { token: reader });
+    expect(activity.body.activity[0]).toMatchObject({ type: 'DEPOSIT', amount: '125.50', transactionId: res.body.id });
+    expect(new Decimal(activity.body.activity[0].balanceAfter).equals(after.cash)).toBe(true);
+  });
+
+  it('withdrawals hold cash while pending, can be cancelled once, and never overdraw', async () => {
+    const before = await balanceOf();
+    const tooMuch = await http('POST', api('/banking/withdraw'), { token: writer, body: { accountId: aliceCash, amount: new Decimal(before.availableToWithdraw).plus(1).toFixed(2), currency: 'USD' } });
+    expect(tooMuch).toMatchObject({ status: 422, body: { field: 'amount' } });
+
+    const w = await http('POST', api('/banking/withdraw'), { token: writer, body: { accountId: aliceCash, amount: '40.00', currency: 'USD' } });
+    expect(w).toMatchObject({ status: 201, body: { state: 'PENDING', type: 'WITHDRAWAL' } });
+    const held = await balanceOf();
+    expect(new Decimal(held.held).minus(before.held).equals(40)).toBe(true);
+    expect(new Decimal(before.availableToWithdraw).minus(held.availableToWithdraw).equals(40)).toBe(true);
+
+    const cancel = await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: w.body.id } });
+    expect(cancel).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
+    conforms('POST', '/banking/cancel-txn', 200, cancel.body);
+    expect(new Decimal((await balanceOf()).availableToWithdraw).equals(before.availableToWithdraw)).toBe(true);
+    expect((await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: w.body.id } })).status).toBeLessThan(500);
+    expect(await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: randomUUID() } })).toMatchObject({ status: 404, body: { field: 'transactionId' } });
+  });
+
+  it('honours Idempotency-Key: same body → first result, other body → 422, concurrent duplicates → one effect', async () => {
+    const key = randomUUID();
+    const body = { accountId: aliceCash, amount: '7.00', currency: 'USD' };
+    const results = await Promise.all(Array.from({ length: 8 }, () => deposit(body, { 'Idempotency-Key': key })));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    const other = await deposit({ ...body, amount: '8.00' }, { 'Idempotency-Key': key });
+    expect(other).toMatchObject({ status: 422, body: { field: 'idempotencyKey' } });
+    const list = await http('GET', api(`/banking/${aliceCash}/txn-activity?limit=100`), { token: reader });
+    expect(list.body.transactions.filter((t: { id: string }) => t.id === results[0]!.body.id)).toHaveLength(1);
+  });
+
+  it('lets the sandbox force a REJECTED outcome', async () => {
+    const res = await deposit({ accountId: aliceCash, amount: '3.00', currency: 'USD', sandboxOutcome: 'REJECTED' });
+    const txn = await until(
+      async () => (await http('GET', api(`/banking/${aliceCash}/txn-activity?state=REJECTED`), { token: reader })).body.transactions.find((t: { id: string }) => t.id === res.body.id),
+      (t) => !!t,
+      'the sandbox rejection',
+    );
+    expect(txn.rejectReason).toEqual(expect.any(String));
+  });
+});
