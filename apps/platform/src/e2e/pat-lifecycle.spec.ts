@@ -137,6 +137,19 @@ describe('PAT lifecycle', () => {
       expect(offsite.headers.get('location')).toBe('/en/developer');
     });
 
+    it('signs out: the old session cookie opens nothing afterwards', async () => {
+      const user = await newUser(p);
+      const dashboard = new DashboardClient(p.urls.login);
+      const signIn = await dashboard.signIn(user.email, user.password);
+      const sessionCookie = signIn.setCookies.find((c) => c.startsWith('tapi_session='))!.split(';')[0]!;
+      const out = await dashboard.request('POST', '/en/signout', { _csrf: dashboard.csrf });
+      expect(out.status).toBe(303);
+      expect(out.setCookies.some((c) => /^tapi_session=;.*Max-Age=0/.test(c))).toBe(true);
+      // Replaying the old cookie: the session is gone from the server, not just from the browser.
+      const replay = await fetch(`${p.urls.login}/en/developer`, { redirect: 'manual', headers: { cookie: sessionCookie } });
+      expect(replay.status).toBe(303);
+    });
+
     it('throttles failed sign-ins per account', async () => {
       const user = await newUser(p);
       const dashboard = new DashboardClient(p.urls.login);
