@@ -56,6 +56,9 @@ export function dashboardRoutes({ pats, activity }: DashboardDeps): Router {
     }
   });
 
+  // The address bar shows /developer/tokens after creating one; opening it again lands on the dashboard.
+  router.get('/:locale/developer/tokens', knownLocale, (req, res) => res.redirect(303, `/${req.params['locale'] as string}/developer`));
+
   router.post('/:locale/developer/tokens/:tokenId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const pat = await pats.revoke(browserOf(res)!.session.userId, req.params['tokenId']);
     res.redirect(303, `/${req.params['locale'] as string}/developer?revoked=${encodeURIComponent(pat.id)}`);
