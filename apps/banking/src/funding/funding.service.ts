@@ -153,13 +153,13 @@ export class FundingService {
           const withdrawal = row.type === 'WITHDRAWAL';
           await postEntry(tx, {
             kind: row.type,
-            description: describe(withdrawal ? 'Withdrawal' : 'Deposit', row.reference),
+            description: describeEntry(withdrawal ? 'Withdrawal' : 'Deposit', row.reference),
             accountId: row.account_id,
             currency: row.currency,
             fundingTransactionId: row.id,
             legs: withdrawal
-              ? [ { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'BANK_CLEARING', amount: row.amount } ]
-              : [ { book: 'CUSTOMER_CASH', amount: row.amount }, { book: 'BANK_CLEARING', amount: new Decimal(row.amount).neg() } ],
+              ? [{ book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'BANK_CLEARING', amount: row.amount }]
+              : [{ book: 'CUSTOMER_CASH', amount: row.amount }, { book: 'BANK_CLEARING', amount: new Decimal(row.amount).neg() }],
           });
           await finish(tx, row.id, 'COMPLETED');
         }
@@ -198,11 +198,11 @@ export class FundingService {
       if (type === 'WITHDRAWAL') {
         await postEntry(tx, {
           kind: 'WITHDRAWAL_HOLD',
-          description: describe('Withdrawal pending', parsed.reference),
+          description: describeEntry('Withdrawal pending', parsed.reference),
           accountId: parsed.accountId,
           currency: parsed.currency,
           fundingTransactionId: row!.id,
-          legs: [ { book: 'CUSTOMER_CASH', amount: new Decimal(parsed.amount).neg() }, { book: 'CUSTOMER_HELD', amount: parsed.amount } ],
+          legs: [{ book: 'CUSTOMER_CASH', amount: new Decimal(parsed.amount).neg() }, { book: 'CUSTOMER_HELD', amount: parsed.amount }],
         });
       }
       const result = toView(row!);
@@ -232,11 +232,11 @@ export class FundingService {
   private async releaseWithdrawal(tx: EntityManager, row: FundingTransactionRow, description: string): Promise<void> {
     await postEntry(tx, {
       kind: 'WITHDRAWAL_RELEASE',
-      description: describe(description, row.reference),
+      description: describeEntry(description, row.reference),
       accountId: row.account_id,
       currency: row.currency,
       fundingTransactionId: row.id,
-      legs: [ { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'CUSTOMER_CASH', amount: row.amount } ],
+      legs: [{ book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'CUSTOMER_CASH', amount: row.amount }],
     });
   }
 }
@@ -255,7 +255,7 @@ export async function bookCompletedDeposit(dataSource: DataSource, accountId: st
       accountId,
       currency,
       fundingTransactionId: row!.id,
-      legs: [ { book: 'CUSTOMER_CASH', amount }, { book: 'BANK_CLEARING', amount: new Decimal(amount).neg() } ],
+      legs: [{ book: 'CUSTOMER_CASH', amount }, { book: 'BANK_CLEARING', amount: new Decimal(amount).neg() }],
     });
     return row!.id;
   });
@@ -271,7 +271,7 @@ async function finish(tx: EntityManager, id: string, state: Exclude<FundingState
   return rows[0];
 }
 
-const describe = (what: string, reference: string | null) => (reference ? `${what}: ${reference}` : what);
+const describeEntry = (what: string, reference: string | null) => (reference ? `${what}: ${reference}` : what);
 
 export function toView(row: FundingTransactionRow): FundingTransactionView {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);

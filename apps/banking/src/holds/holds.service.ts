@@ -81,7 +81,7 @@ export class HoldsService {
         accountId,
         currency,
         holdOrderId: orderId,
-        legs: [ { book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() }, { book: 'CUSTOMER_HELD', amount } ],
+        legs: [{ book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() }, { book: 'CUSTOMER_HELD', amount }],
       });
       return { hold: toView(row), created: true };
     });
@@ -99,7 +99,7 @@ export class HoldsService {
         accountId: hold.account_id,
         currency: hold.currency,
         holdOrderId: orderId,
-        legs: [ { book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() }, { book: 'CUSTOMER_CASH', amount: hold.amount } ],
+        legs: [{ book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() }, { book: 'CUSTOMER_CASH', amount: hold.amount }],
       });
       return toView(await this.update(tx, orderId, 'RELEASED', null));
     });
