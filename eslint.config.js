@@ -1,6 +1,8 @@
 const nx = require('@nx/eslint-plugin');
 
 const libTypes = ['type:util', 'type:data', 'type:feature'];
+// Only the all-in-one launcher (and its end-to-end specs) may import app factories (see README, "Module boundaries").
+const appFactories = ['@trading/app-auth', '@trading/app-gateway', '@trading/app-rest-facade', '@trading/app-accounts', '@trading/app-banking', '@trading/app-oms'];
 
 module.exports = [
   ...nx.configs['flat/base'],
@@ -13,8 +15,7 @@ module.exports = [
         'error',
         {
           enforceBuildableLibDependency: false,
-          // Only the all-in-one launcher may import app factories (see README, "Module boundaries").
-          allow: ['@trading/app-auth', '@trading/app-gateway', '@trading/app-rest-facade', '@trading/app-accounts', '@trading/app-banking', '@trading/app-oms'],
+          allow: appFactories,
           depConstraints: [
             // Apps depend on libs only; the launcher may also start apps.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: [...libTypes, 'type:testing'] },
@@ -46,6 +47,7 @@ module.exports = [
         'error',
         {
           enforceBuildableLibDependency: false,
+          allow: appFactories,
           depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
         },
       ],

@@ -6,7 +6,7 @@ import { patSession, scopedSession } from './sessions';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const conforms = openApiResponseValidator(openApiDocument);
-const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
 const aliceMargin = DEMO_ACCOUNTS[1]!.id;
 const bobCash = DEMO_ACCOUNTS[2]!.id;
 
