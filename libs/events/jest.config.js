@@ -1,0 +1,1 @@
+module.exports = { displayName: 'events', preset: '../../jest.preset.js', rootDir: '.' };

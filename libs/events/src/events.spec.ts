@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { createLogger } from '@trading/logging';
+import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { MemoryEventLog, RedisEventLog, StreamConsumer, type EventLog } from './index';
+
+const event = (n: number) => ({ eventId: randomUUID(), type: 'test.happened', payload: { n } });
+
+describe.each([
+  ['memory', async () => new MemoryEventLog()],
+  ['redis', async () => RedisEventLog.connect(TEST_REDIS_URL)],
+])('%s event log', (_kind, open) => {
+  let log: EventLog;
+  let stream: string;
+  beforeEach(async () => {
+    log = await open();
+    stream = `t:${uniqueId()}:events`;
+  });
+  afterEach(async () => {
+    if (log.kind === 'redis') {
+      const r = new Redis(TEST_REDIS_URL);
+      await r.del(stream);
+      r.disconnect();
+    }
+    await log.close();
+  });
+
+  it('delivers each entry to one consumer of a group, keeps it pending until acked and lets a restart read it again', async () => {
+    await log.ensureGroup(stream, 'g');
+    await log.ensureGroup(stream, 'g'); // twice is fine
+    for (let n = 0; n < 3; n++) await log.append(stream, event(n));
+    const first = await log.read(stream, 'g', 'c1', { count: 2, blockMs: 0, pending: false });
+    expect(first.map((e) => e.payload['n'])).toEqual([0, 1]);
+    await log.ack(stream, 'g', [first[0]!.entryId]);
+    expect(await log.pendingCount(stream, 'g')).toBe(1);
+    // "crash": the same consumer reads its pending entries again before anything new.
+    expect((await log.read(stream, 'g', 'c1', { count: 10, blockMs: 0, pending: true })).map((e) => e.payload['n'])).toEqual([1]);
+    expect((await log.read(stream, 'g', 'c1', { count: 10, blockMs: 0, pending: false })).map((e) => e.payload['n'])).toEqual([2]);
+    // another consumer takes over entries left idle, and another group sees everything.
+    expect((await log.claimStale(stream, 'g', 'c2', 0, 10)).map((e) => e.payload['n']).sort()).toEqual([1, 2]);
+    await log.ensureGroup(stream, 'other');
+    expect(await log.read(stream, 'other', 'x', { count: 10, blockMs: 0, pending: false })).toHaveLength(3);
+  });
+
+  it('a consumer applies every event and acks after the handler; a failing handler sees the event again', async () => {
+    const seen: number[] = [];
+    let failOnce = true;
+    const consumer = new StreamConsumer({
+      log,
+      stream,
+      group: 'g',
+      logger: createLogger('events', 'silent'),
+      blockMs: 50,
+      handle: async (e) => {
+        if (e.payload['n'] === 2 && failOnce) {
+          failOnce = false;
+          throw new Error('transient');
+        }
+        seen.push(e.payload['n'] as number);
+      },
+    });
+    await consumer.start();
+    for (let n = 0; n < 5; n++) await log.append(stream, event(n));
+    for (let i = 0; i < 100 && seen.length < 5; i++) await new Promise((r) => setTimeout(r, 50));
+    await consumer.stop();
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    expect(await log.pendingCount(stream, 'g')).toBe(0);
+  });
+});
