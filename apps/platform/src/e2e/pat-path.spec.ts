@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { generateKeyPair, SignJWT } from 'jose';
 import { InternalClaimsCodec, SessionStore } from '@trading/auth';
-import { http } from '@trading/testing';
+import { openApiDocument } from '@trading/app-rest-facade';
+import { http, openApiResponseValidator } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -202,6 +203,20 @@ describe('PAT path through every layer', () => {
     expect(problem).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', requestId: 'e2e-trace-2' } });
     const badJson = await http('POST', `${p.urls.api}/pat/login`, { body: '{"token":' });
     expect(badJson).toMatchObject({ status: 400, body: { code: 'BAD_USER_INPUT', field: 'body' } });
+  });
+
+  it('answers the PAT endpoints as the OpenAPI document describes them', async () => {
+    const conforms = openApiResponseValidator(openApiDocument);
+    const pat = await patFor(alice.email, 'READ_WRITE');
+    const login = await http('POST', `${p.urls.api}/pat/login`, { body: { token: pat } });
+    conforms('POST', '/pat/login', 200, login.body);
+    conforms('POST', '/pat/login', 401, (await http('POST', `${p.urls.api}/pat/login`, { body: { token: 'nope' } })).body);
+    const activity = await http('GET', `${p.urls.api}/pat/login-activity?limit=5`, { token: login.body.token });
+    expect(activity.status).toBe(200);
+    conforms('GET', '/pat/login-activity', 200, activity.body);
+    const revoked = await http('POST', `${p.urls.api}/pat/revoke`, { token: login.body.token, body: { tokenId: pat.split('.')[0] } });
+    expect(revoked.status).toBe(200);
+    conforms('POST', '/pat/revoke', 200, revoked.body);
   });
 
   it('serves /healthz, /readyz and Prometheus /metrics on every app', async () => {

@@ -1,3 +1,4 @@
+import { orderOperations } from './orders.openapi';
 import { schemas } from './schemas';
 
 /**
@@ -43,6 +44,18 @@ const PROBLEM_TEXT: Record<number, string> = {
 const operations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>> = {
   '/pat/login': {
     post: { summary: 'Exchange a personal access token for a short-lived session JWT', public: true, body: 'PatLoginRequest', ok: { status: 200, schema: 'PatLoginResponse' }, errors: [400, 401, 429] },
+  },
+  '/pat/revoke': {
+    post: {
+      summary: "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless)",
+      scopes: ['write:accounts'],
+      body: 'PatRevokeRequest',
+      ok: { status: 200, schema: 'PatRevokeResponse' },
+      errors: [400, 404],
+    },
+  },
+  '/pat/login-activity': {
+    get: { summary: "The caller's PAT logins, newest first, failures included", scopes: ['read:accounts'], params: list, ok: { status: 200, schema: 'PatLoginActivityPage' }, errors: [400] },
   },
   '/accounts': { get: { summary: "The caller's accounts", scopes: ['read:accounts'], ok: { status: 200, schema: 'AccountList' } } },
   '/accounts/{accountId}/positions': {
@@ -121,6 +134,7 @@ const operations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>>
       errors: [400, 404, 409, 415, 422],
     },
   },
+  ...orderOperations,
 };
 
 const problemResponse = (status: number) => ({ description: PROBLEM_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });

@@ -1,3 +1,5 @@
+import { orderSchemas } from './orders.openapi';
+
 /** JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the REST resources. Decimals are strings. */
 const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', examples: ['1250.00'] } as const;
 const timestamp = { type: 'string', format: 'date-time', examples: ['2026-11-21T14:03:12.000Z'] } as const;
@@ -61,6 +63,17 @@ export const schemas = {
   },
   PatLoginRequest: object({ token: { type: 'string', description: 'The full PAT, `<tokenId>.<secret>`' } }),
   PatLoginResponse: object({ userId: { type: 'string' }, token: { type: 'string', description: 'Session JWT' } }),
+  PatRevokeRequest: object({ tokenId: { type: 'string', pattern: '^tpat_[0-9A-Za-z]{16}$', examples: ['tpat_0123456789abcdef'] } }),
+  PatRevokeResponse: object({ tokenId: { type: 'string' }, revokedAt: timestamp }),
+  PatLogin: object({
+    at: timestamp,
+    tokenId: { type: ['string', 'null'] },
+    tokenName: { type: ['string', 'null'] },
+    ip: { type: ['string', 'null'] },
+    userAgent: { type: ['string', 'null'] },
+    outcome: { enum: ['SUCCESS', 'FAILURE'] },
+  }),
+  PatLoginActivityPage: object({ logins: { type: 'array', items: ref('PatLogin') }, nextCursor: cursor }),
   Account: object({
     id: uuid,
     number: { type: 'string' },
@@ -143,4 +156,5 @@ export const schemas = {
     ['accountId', 'amount', 'currency'],
   ),
   CancelFundingRequest: object({ transactionId: uuid }),
+  ...orderSchemas,
 };
