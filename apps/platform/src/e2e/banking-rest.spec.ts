@@ -58,6 +58,15 @@ describe('banking REST endpoints', () => {
     });
   });
 
+  it('enforces read:banking through GraphQL too', async () => {
+    const query = `{ account(id: "${aliceCash}") { number balances { cash } } }`;
+    const denied = await http('POST', p.urls.gateway, { token: accountsOnly, body: { query } });
+    expect(denied.body.errors[0].extensions).toMatchObject({ code: 'INSUFFICIENT_SCOPE', requiredScopes: ['read:banking'] });
+    const allowed = await http('POST', p.urls.gateway, { token: reader, body: { query } });
+    expect(allowed.body.errors).toBeUndefined();
+    expect(allowed.body.data.account.balances[0].cash).toEqual(expect.any(String));
+  });
+
   it('validates currencies, dates, types, states and cursors naming the field', async () => {
     expect(await http('GET', api(`/banking/${aliceCash}/balance/US1`), { token: reader })).toMatchObject({ status: 400, body: { field: 'ccy' } });
     expect(await http('GET', api(`/banking/${aliceCash}/balance/XYZ`), { token: reader })).toMatchObject({ status: 400, body: { field: 'currency' } });
