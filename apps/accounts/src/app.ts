@@ -1,3 +1,4 @@
+import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
@@ -7,30 +8,60 @@ import { accountsResolvers } from './accounts/resolvers';
 import type { AccountsConfig } from './config';
 import { Accounts1732230000001 } from './migrations/1732230000001-accounts';
 import { PositionsRealizedPnl1732230000011 } from './migrations/1732230000011-positions-realized-pnl';
+import { Settlement1732230000023 } from './migrations/1732230000023-settlement';
 import { PositionEntity } from './positions/entities/position.entity';
 import { PositionsService } from './positions/positions.service';
 import { positionsResolvers } from './positions/resolvers';
 import { accountsSubgraphSdl } from './schema';
 import { accountsScopes } from './scopes';
+import { settlementResolvers } from './settlement/resolvers';
+import { settlementConsumer } from './settlement/settlement.consumer';
+import { PositionSettlementService } from './settlement/settlement.service';
 import { valuationResolvers } from './valuation/resolvers';
 
 export { loadAccountsConfig, type AccountsConfig } from './config';
 export { seedAccountsDemo, type AccountsDemoData } from './demo-seed';
 
-export function createAccountsApp(config: AccountsConfig, deps: { logger?: Logger } = {}): Promise<SubgraphService> {
-  return createSubgraphService({
+export interface AccountsDeps {
+  logger?: Logger;
+  /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
+  events?: EventLog;
+}
+
+export async function createAccountsApp(config: AccountsConfig, deps: AccountsDeps = {}): Promise<SubgraphService> {
+  const logger = deps.logger ?? createLogger('accounts', config.LOG_LEVEL);
+  let settlement: PositionSettlementService | undefined;
+  const service = await createSubgraphService({
     name: 'accounts',
-    logger: deps.logger ?? createLogger('accounts', config.LOG_LEVEL),
+    logger,
     databaseUrl: config.ACCOUNTS_DATABASE_URL,
     internalSigningKey: config.INTERNAL_SIGNING_KEY,
     entities: [AccountEntity, PositionEntity],
-    migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011],
+    migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
     typeDefs: accountsSubgraphSdl,
     scopes: accountsScopes,
     resolvers: (dataSource) => {
       const accounts = new AccountsService(dataSource);
       const positions = new PositionsService(dataSource, new CursorCodec(config.INTERNAL_SIGNING_KEY));
-      return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions)];
+      settlement = new PositionSettlementService(dataSource);
+      return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
     },
   });
+  let events: EventLog;
+  try {
+    events = deps.events ?? (await connectEventLog(config.REDIS_URL));
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger);
+  await consumer.start();
+  return {
+    ...service,
+    close: async () => {
+      await consumer.stop();
+      if (!deps.events) await events.close();
+      await service.close();
+    },
+  };
 }

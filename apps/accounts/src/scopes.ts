@@ -11,4 +11,5 @@ export const accountsScopes: ScopeRules = {
   'Account.position': ['read:accounts'],
   'Account.margin': ['read:accounts'],
   'Account.portfolios': ['read:accounts'],
+  'Account.positionSettlement': ['read:accounts'],
 };

@@ -1,4 +1,5 @@
 import { InternalClaimsCodec } from '@trading/auth';
+import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
@@ -18,9 +19,12 @@ import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.ent
 import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.entity';
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
+import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
+import { settlementConsumer } from './settlement/settlement.consumer';
+import { SettlementService } from './settlement/settlement.service';
 
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
@@ -30,6 +34,8 @@ export interface BankingDeps {
   logger?: Logger;
   /** Who owns an account; by default the accounts subgraph at ACCOUNTS_URL. */
   ownership?: AccountOwnership;
+  /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
+  events?: EventLog;
 }
 
 export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<SubgraphService> {
@@ -46,7 +52,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       databaseUrl: config.BANKING_DATABASE_URL,
       internalSigningKey: config.INTERNAL_SIGNING_KEY,
       entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
-      migrations: [Ledger1732230000002, FundingHolds1732230000005],
+      migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022],
       typeDefs: bankingSubgraphSdl,
       scopes: bankingScopes,
       resolvers: (dataSource) => {
@@ -61,9 +67,22 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   }
   const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger);
   clearing.start();
+  let events: EventLog;
+  try {
+    events = deps.events ?? (await connectEventLog(config.REDIS_URL));
+  } catch (err) {
+    await clearing.stop();
+    await service.close();
+    if (!deps.ownership) await ownership.close();
+    throw err;
+  }
+  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger);
+  await settlement.start();
   return {
     ...service,
     close: async () => {
+      await settlement.stop();
+      if (!deps.events) await events.close();
       await clearing.stop();
       await service.close();
       if (!deps.ownership) await ownership.close();

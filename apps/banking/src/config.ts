@@ -17,6 +17,10 @@ export const bankingConfigSchema = z.object({
   BANKING_CLEARING_POLL_MS: millis(250, 10),
   /** Sandbox: requests may force the clearing outcome with `sandboxOutcome`. Turn off in production. */
   BANKING_SANDBOX: flag(true),
+  /** Redis, for the OMS's settlement stream (fills and order closes). */
+  REDIS_URL: field.redisUrl(),
+  /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */
+  EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
 });
 
 export type BankingConfig = z.output<typeof bankingConfigSchema>;

@@ -1,4 +1,7 @@
+import { InternalClaimsCodec } from '@trading/auth';
+import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
+import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
 import type { OmsConfig } from './config';
 import { InstrumentEntity } from './instruments/entities/instrument.entity';
@@ -6,31 +9,91 @@ import { InstrumentsService } from './instruments/instruments.service';
 import { instrumentsResolvers } from './instruments/resolvers';
 import { FxRateEntity } from './market/entities/fx-rate.entity';
 import { MarketService } from './market/market.service';
+import { PriceFeed } from './market/price-feed';
 import { marketResolvers } from './market/resolvers';
+import { TradingHours } from './market/trading-hours';
 import { Oms1732230000003 } from './migrations/1732230000003-oms';
 import { Market1732230000013 } from './migrations/1732230000013-market';
+import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
+import { AccountsClient, BankingClient } from './orders/clients';
+import { ExecutionEngine } from './orders/engine';
 import { OrderEntity } from './orders/entities/order.entity';
 import { OrdersService } from './orders/orders.service';
+import { OutboxRelay } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
 import { omsScopes } from './scopes';
 
-export { loadOmsConfig, type OmsConfig } from './config';
+export { loadOmsConfig, omsConfigSchema, type OmsConfig } from './config';
 export { seedOmsDemo, type OmsDemoData } from './demo-seed';
 
-export function createOmsApp(config: OmsConfig, deps: { logger?: Logger } = {}): Promise<SubgraphService> {
-  return createSubgraphService({
-    name: 'oms',
-    logger: deps.logger ?? createLogger('oms', config.LOG_LEVEL),
-    databaseUrl: config.OMS_DATABASE_URL,
-    internalSigningKey: config.INTERNAL_SIGNING_KEY,
-    entities: [InstrumentEntity, OrderEntity, FxRateEntity],
-    migrations: [Oms1732230000003, Market1732230000013],
-    typeDefs: omsSubgraphSdl,
-    scopes: omsScopes,
-    resolvers: (dataSource) => {
-      const instruments = new InstrumentsService(dataSource);
-      return [instrumentsResolvers(instruments), ordersResolvers(new OrdersService(dataSource)), marketResolvers(new MarketService(dataSource, instruments))];
+export interface OmsDeps {
+  logger?: Logger;
+  /** The settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
+  events?: EventLog;
+}
+
+/** The OMS subgraph plus its workers: the price feed, the execution engine and the outbox relay. */
+export interface OmsApp extends SubgraphService {
+  feed: PriceFeed;
+  engine: ExecutionEngine;
+  relay: OutboxRelay;
+}
+
+export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promise<OmsApp> {
+  const logger = deps.logger ?? createLogger('oms', config.LOG_LEVEL);
+  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
+  const accounts = new AccountsClient(config.ACCOUNTS_URL, codec);
+  const banking = new BankingClient(config.BANKING_URL, codec);
+  const hours = new TradingHours(config.OMS_TRADING_HOURS);
+  const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
+  const closeOwned = async () => {
+    await accounts.close();
+    await banking.close();
+    if (!deps.events) await events.close();
+  };
+  let service: SubgraphService;
+  try {
+    service = await createSubgraphService({
+      name: 'oms',
+      logger,
+      databaseUrl: config.OMS_DATABASE_URL,
+      internalSigningKey: config.INTERNAL_SIGNING_KEY,
+      entities: [InstrumentEntity, OrderEntity, FxRateEntity],
+      migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
+      typeDefs: omsSubgraphSdl,
+      scopes: omsScopes,
+      resolvers: (dataSource) => {
+        const instruments = new InstrumentsService(dataSource);
+        const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(config.INTERNAL_SIGNING_KEY), {
+          collar: config.OMS_MARKET_COLLAR,
+          commissionRate: config.OMS_COMMISSION_RATE,
+        }, logger);
+        return [instrumentsResolvers(instruments), ordersResolvers(orders), marketResolvers(new MarketService(dataSource, instruments))];
+      },
+    });
+  } catch (err) {
+    await closeOwned();
+    throw err;
+  }
+  const ds = service.dataSource;
+  const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
+  const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commissionRate: config.OMS_COMMISSION_RATE }, logger);
+  const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger);
+  feed.start();
+  engine.start();
+  relay.start();
+  return {
+    ...service,
+    feed,
+    engine,
+    relay,
+    close: async () => {
+      await feed.stop();
+      await engine.stop();
+      await relay.stop();
+      await service.close();
+      await closeOwned();
     },
-  });
+  };
 }

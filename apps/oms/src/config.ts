@@ -1,10 +1,39 @@
 import { field, loadConfig, z } from '@trading/config';
 
+const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
+const decimal = (fallback: string) => z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal such as 0.05').default(fallback);
+
 export const omsConfigSchema = z.object({
   LOG_LEVEL: field.logLevel(),
   INTERNAL_SIGNING_KEY: field.secret(),
   OMS_PORT: field.port(4003),
   OMS_DATABASE_URL: field.postgresUrl(),
+  /** Redis, for the settlement event stream. */
+  REDIS_URL: field.redisUrl(),
+  /** The stream fills and order closes are published to; banking and accounts read it. */
+  EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  /** Banking's base URL: the internal hold API lives at /internal/holds, balances at /graphql. */
+  BANKING_URL: field.url().default('http://localhost:4002'),
+  /** The accounts subgraph: ownership of an account and the position a sell needs. */
+  ACCOUNTS_URL: field.url().default('http://localhost:4001/graphql'),
+  /** Seed of the simulated price feed: the same seed and start prices give the same prices, step by step. */
+  OMS_PRICE_SEED: z.coerce.number().int().default(20260101),
+  /** How often the feed moves prices one step; 0 pauses it (tests step it themselves). */
+  OMS_PRICE_TICK_MS: millis(1000, 0),
+  /** Standard deviation of one step's relative move. */
+  OMS_PRICE_VOLATILITY: decimal('0.002'),
+  /** How often the execution engine looks at working orders. */
+  OMS_ENGINE_INTERVAL_MS: millis(200, 10),
+  /** Quantity the paper market can fill per instrument per engine pass (bigger orders fill in parts). */
+  OMS_FILL_LIQUIDITY: decimal('1000'),
+  /** Market (and stop) buys reserve, and never pay, more than the reference price times (1 + collar). */
+  OMS_MARKET_COLLAR: decimal('0.05'),
+  /** Commission: this fraction of the traded value, in the instrument's currency. */
+  OMS_COMMISSION_RATE: decimal('0.0005'),
+  /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
+  OMS_TRADING_HOURS: z.string().regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)').default('always'),
+  /** How often the relay publishes outbox rows to the stream. */
+  OMS_RELAY_INTERVAL_MS: millis(100, 10),
 });
 
 export type OmsConfig = z.output<typeof omsConfigSchema>;

@@ -2,12 +2,20 @@ import type { ScopeRules } from '@trading/subgraph';
 
 /**
  * Who may read what in this subgraph (spec §2.2). Every root field must appear here. The market
- * fields serve account valuation, so they need read:accounts rather than read:orders.
+ * fields serve account valuation, so they need read:accounts rather than read:orders. What-if
+ * is a read (read:orders) shaped as a mutation, so READ_ONLY tokens are refused it like any
+ * mutation (the method rule of spec §5.2).
  */
 export const omsScopes: ScopeRules = {
   'Query.instruments': ['read:orders'],
   'Account.orders': ['read:orders'],
+  'Account.order': ['read:orders'],
+  'Account.trades': ['read:orders'],
+  'Account.orderRules': ['read:orders'],
   'Account.market': ['read:accounts'],
   'Position.lastPrice': ['read:accounts'],
   'Position.previousClose': ['read:accounts'],
+  'Mutation.whatIfOrder': ['read:orders'],
+  'Mutation.placeOrder': ['write:orders'],
+  'Mutation.cancelOrder': ['write:orders'],
 };

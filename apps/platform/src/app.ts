@@ -2,11 +2,12 @@ import { createAccountsApp, seedAccountsDemo } from '@trading/app-accounts';
 import { createAuthApp, type AuthApp } from '@trading/app-auth';
 import { createBankingApp, seedBankingDemo } from '@trading/app-banking';
 import { createGatewayApp } from '@trading/app-gateway';
-import { createOmsApp, seedOmsDemo } from '@trading/app-oms';
+import { createOmsApp, loadOmsConfig, seedOmsDemo, type OmsApp } from '@trading/app-oms';
 import { createRestFacadeApp } from '@trading/app-rest-facade';
 import { ensureDatabase, withDatabaseName } from '@trading/db';
+import { MemoryEventLog, RedisEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
-import { connectStore, type KeyValueStore } from '@trading/redis';
+import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer, type ServiceApp } from '@trading/service';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
@@ -19,6 +20,10 @@ export interface Platform {
   urls: { api: string; login: string; gateway: string; accounts: string; banking: string; oms: string; adminApi: string };
   store: KeyValueStore;
   auth: AuthApp;
+  /** The OMS with its workers (price feed, execution engine, outbox relay), for tests and tools. */
+  oms: OmsApp;
+  /** The settlement stream every app of this process shares. */
+  events: { log: EventLog; stream: string };
   /** Where the databases live (embedded or the given server). */
   databaseServerUrl: string;
   embedded: boolean;
@@ -29,7 +34,12 @@ export interface Platform {
  * Every app in one process, each on its own port, wired to one another: the all-in-one mode
  * of `npm start`, and what end-to-end tests start in process.
  */
-export async function createPlatform(config: PlatformConfig, logger: Logger = createLogger('platform', config.LOG_LEVEL)): Promise<Platform> {
+export interface PlatformOverrides {
+  /** OMS variables (as the environment spells them) over the launcher's defaults, e.g. a paused price feed in tests. */
+  oms?: Record<string, string>;
+}
+
+export async function createPlatform(config: PlatformConfig, logger: Logger = createLogger('platform', config.LOG_LEVEL), overrides: PlatformOverrides = {}): Promise<Platform> {
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const fn of closers.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
@@ -51,6 +61,10 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       onFallback: (reason) => logger.warn(`${reason}: using an in-process store (sessions and limits live only in this process)`),
     });
     closers.push(() => store.close());
+    // Settlement events: Redis streams on the same Redis, or an in-process log every app shares.
+    const events: EventLog = store instanceof RedisStore ? new RedisEventLog(store.client) : new MemoryEventLog();
+    closers.push(() => events.close());
+    const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
 
     const started = async <A extends ServiceApp>(app: A, port: number): Promise<{ app: A; server: RunningServer }> => {
       closers.push(() => app.close());
@@ -61,7 +75,10 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
-    const accounts = await started(await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts') }, { logger: log('accounts') }), config.ACCOUNTS_PORT);
+    const accounts = await started(
+      await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts'), EVENTS_STREAM: eventsStream }, { logger: log('accounts'), events }),
+      config.ACCOUNTS_PORT,
+    );
     const banking = await started(
       await createBankingApp(
         {
@@ -72,12 +89,24 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           BANKING_CLEARING_DELAY_MS: 3000,
           BANKING_CLEARING_POLL_MS: 250,
           BANKING_SANDBOX: true,
+          EVENTS_STREAM: eventsStream,
         },
-        { logger: log('banking') },
+        { logger: log('banking'), events },
       ),
       config.BANKING_PORT,
     );
-    const oms = await started(await createOmsApp({ ...common, OMS_PORT: config.OMS_PORT, OMS_DATABASE_URL: db('oms') }, { logger: log('oms') }), config.OMS_PORT);
+    const omsConfig = loadOmsConfig({
+      LOG_LEVEL: config.LOG_LEVEL,
+      REDIS_URL: config.REDIS_URL,
+      INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY,
+      OMS_PORT: String(config.OMS_PORT),
+      OMS_DATABASE_URL: db('oms'),
+      EVENTS_STREAM: eventsStream,
+      BANKING_URL: banking.server.url,
+      ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+      ...overrides.oms,
+    });
+    const oms = await started(await createOmsApp(omsConfig, { logger: log('oms'), events }), config.OMS_PORT);
 
     // The auth port must be known before its issuer is: listen first on the configured port.
     const issuer = `http://localhost:${config.AUTH_PORT}`;
@@ -143,6 +172,8 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       },
       store,
       auth: auth.app,
+      oms: oms.app,
+      events: { log: events, stream: eventsStream },
       databaseServerUrl: serverUrl,
       embedded: !!pg,
       close,

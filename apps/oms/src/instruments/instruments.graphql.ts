@@ -11,6 +11,10 @@ export const instrumentsTypeDefs = /* GraphQL */ `
     "The previous session's closing price."
     previousClose: String!
     tradable: Boolean!
+    "Smallest quantity one order may have."
+    minQuantity: String!
+    "Largest quantity one order may have."
+    maxQuantity: String!
   }
 
   type Query {

@@ -4,6 +4,16 @@ import { InstrumentEntity, type Instrument } from './entities/instrument.entity'
 
 const canonical = (value: string) => new Decimal(value).toString();
 
+const present = (i: Instrument): Instrument => ({
+  ...i,
+  tickSize: canonical(i.tickSize),
+  lotSize: canonical(i.lotSize),
+  lastPrice: canonical(i.lastPrice),
+  previousClose: canonical(i.previousClose),
+  minQuantity: canonical(i.minQuantity ?? '1'),
+  maxQuantity: canonical(i.maxQuantity ?? '100000'),
+});
+
 export class InstrumentsService {
   private readonly instruments: Repository<Instrument>;
   constructor(dataSource: DataSource) {
@@ -12,6 +22,11 @@ export class InstrumentsService {
 
   async list(): Promise<Instrument[]> {
     const rows = await this.instruments.find({ order: { symbol: 'ASC' } });
-    return rows.map((i) => ({ ...i, tickSize: canonical(i.tickSize), lotSize: canonical(i.lotSize), lastPrice: canonical(i.lastPrice), previousClose: canonical(i.previousClose) }));
+    return rows.map(present);
+  }
+
+  async find(symbol: string): Promise<Instrument | null> {
+    const row = await this.instruments.findOneBy({ symbol });
+    return row && present(row);
   }
 }

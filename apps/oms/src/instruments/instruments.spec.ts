@@ -12,7 +12,7 @@ describe('oms instruments and orders', () => {
 
   beforeAll(async () => {
     dbs = await createTestDatabases(['oms']);
-    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms }), { logger: createLogger('oms', 'silent') });
+    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') });
     server = await listen(service.app, 0, '127.0.0.1');
     const instrument = { symbol: 'VOD', name: 'Vodafone', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', previousClose: '0.7138', tradable: true };
     await seedOmsDemo(service.dataSource, { instruments: [instrument] });
@@ -30,9 +30,9 @@ describe('oms instruments and orders', () => {
   });
 
   it('extends Account with its orders and needs read:orders', async () => {
-    const query = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { orders { id } } } }';
+    const query = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { orders { nodes { id } nextCursor } } } }';
     const r = [{ __typename: 'Account', id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01' }];
-    expect((await askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u' }, { r })).body.data._entities).toEqual([{ orders: [] }]);
+    expect((await askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u' }, { r })).body.data._entities).toEqual([{ orders: { nodes: [], nextCursor: null } }]);
     const denied = await askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u', scope: ['read:accounts'] }, { r });
     expect(denied.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
   });

@@ -16,7 +16,7 @@ describe('oms market: marks and FX rates for account valuation', () => {
 
   beforeAll(async () => {
     dbs = await createTestDatabases(['oms']);
-    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms }), { logger: createLogger('oms', 'silent') });
+    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') });
     server = await listen(service.app, 0, '127.0.0.1');
     await seedOmsDemo(service.dataSource, {
       instruments: [

@@ -1,15 +1,413 @@
+import { createHash, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import type { DataSource, Repository } from 'typeorm';
-import { OrderEntity, type Order } from './entities/order.entity';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Claims } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import type { Logger } from '@trading/logging';
+import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
+import type { Instrument } from '../instruments/entities/instrument.entity';
+import type { InstrumentsService } from '../instruments/instruments.service';
+import type { TradingHours } from '../market/trading-hours';
+import type { AccountsClient, BankingClient, OwnedAccount } from './clients';
+import { ceilMoney, commissionOn, formatMoney } from './money';
+import { closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, type OrderStatus, type OrderView, type TradeRow, type TradeView } from './order-store';
+import {
+  ceilToTick,
+  checkInstrumentRules,
+  ORDER_TYPES,
+  parseOrderRequest,
+  parseUuid,
+  SHORT_SELLING_ALLOWED,
+  TIME_IN_FORCE_BY_TYPE,
+  TIMES_IN_FORCE,
+  type OrderRequest,
+} from './order-rules';
+
+export interface OrdersOptions {
+  collar: string;
+  commissionRate: string;
+}
+
+const ORDER_STATUSES: readonly OrderStatus[] = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'];
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+const SYMBOL = /^[A-Z0-9.]{1,12}$/;
+
+/** What an order would reserve and cost, from the instrument's current price. */
+interface Reservation {
+  referencePrice: Decimal;
+  /** Highest price a buy may pay (market and stop buys). */
+  collarPrice: Decimal | null;
+  /** The value the hold covers: quantity × (limit | collar). */
+  maxValue: Decimal;
+  holdAmount: Decimal;
+  estimatedPrice: Decimal;
+}
 
 export class OrdersService {
-  private readonly orders: Repository<Order>;
-  constructor(dataSource: DataSource) {
-    this.orders = dataSource.getRepository(OrderEntity);
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly instruments: InstrumentsService,
+    private readonly accounts: AccountsClient,
+    private readonly banking: BankingClient,
+    private readonly hours: TradingHours,
+    private readonly cursors: CursorCodec,
+    private readonly options: OrdersOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  // ---- rules ------------------------------------------------------------------------------
+
+  async rules(accountId: string, symbol: unknown) {
+    if (symbol !== undefined && symbol !== null && (typeof symbol !== 'string' || !SYMBOL.test(symbol))) {
+      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+    }
+    let instruments = await this.instruments.list();
+    if (symbol) {
+      instruments = instruments.filter((i) => i.symbol === symbol);
+      if (!instruments.length) throw new AppError('NOT_FOUND', `Unknown symbol ${symbol as string}`, { field: 'symbol' });
+    }
+    return {
+      accountId,
+      orderTypes: [...ORDER_TYPES],
+      timesInForce: [...TIMES_IN_FORCE],
+      timeInForceByType: ORDER_TYPES.map((type) => ({ type, timesInForce: [...TIME_IN_FORCE_BY_TYPE[type]] })),
+      shortSellingAllowed: SHORT_SELLING_ALLOWED,
+      marketOpen: this.hours.isOpen(),
+      tradingHours: this.hours.spec === 'always' ? 'always open' : `${this.hours.spec} UTC`,
+      commissionRate: this.options.commissionRate,
+      marketOrderCollar: this.options.collar,
+      instruments: instruments.map((i) => ({
+        symbol: i.symbol,
+        name: i.name,
+        currency: i.currency,
+        tickSize: i.tickSize,
+        lotSize: i.lotSize,
+        minQuantity: i.minQuantity!,
+        maxQuantity: i.maxQuantity!,
+        fractional: !new Decimal(i.lotSize).isInteger(),
+        tradable: i.tradable,
+        lastPrice: i.lastPrice,
+      })),
+    };
   }
 
-  async forAccount(accountId: string): Promise<Order[]> {
-    const rows = await this.orders.find({ where: { accountId }, order: { createdAt: 'DESC' }, take: 100 });
-    return rows.map((o) => ({ ...o, quantity: new Decimal(o.quantity).toString(), limitPrice: o.limitPrice === null ? null : new Decimal(o.limitPrice).toString() }));
+  // ---- what-if ----------------------------------------------------------------------------
+
+  /** What placing the order would do, changing nothing. Refusals come back as reasons, not errors. */
+  async whatIf(claims: Claims, input: Record<string, unknown>, requestId?: string) {
+    const request = parseOrderRequest(input);
+    const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
+    const rejectReasons: Array<{ field: string; message: string }> = [];
+    const warnings: string[] = [];
+    const instrument = await this.instruments.find(request.symbol);
+    if (!instrument) throw new AppError('UNPROCESSABLE', `Unknown symbol ${request.symbol}`, { field: 'symbol' });
+    try {
+      checkInstrumentRules(request, instrument);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      rejectReasons.push({ field: err.field ?? 'body', message: err.message });
+    }
+    if (account.status !== 'ACTIVE') rejectReasons.push({ field: 'accountId', message: `The account is ${account.status}` });
+    const currency = instrument.currency;
+    const r = this.reserve(request, instrument);
+    const quantity = new Decimal(request.quantity);
+    const value = quantity.times(r.estimatedPrice);
+    const gross = new Decimal(formatMoney(value, currency));
+    const commission = commissionOn(value, this.options.commissionRate, currency);
+    const buy = request.side === 'BUY';
+    const cashChange = buy ? gross.plus(commission).neg() : gross.minus(commission);
+    const balance = await this.banking.balance(request.accountId, currency, claims);
+    const available = new Decimal(balance.availableToTrade);
+    const reserve = buy ? r.holdAmount : new Decimal(0);
+    if (buy && reserve.gt(available)) {
+      rejectReasons.push({ field: 'quantity', message: `Insufficient buying power: the order reserves ${formatMoney(reserve, currency)} ${currency}, ${formatMoney(available, currency)} available to trade` });
+    }
+    let position = null;
+    if (!buy) {
+      const held = await this.sellable(this.dataSource.manager, account, request.symbol);
+      position = { before: held.toString(), change: quantity.neg().toString(), after: held.minus(quantity).toString() };
+      if (quantity.gt(held)) rejectReasons.push({ field: 'quantity', message: `Insufficient position: ${held.toString()} ${request.symbol} available to sell (short selling is not allowed)` });
+    }
+    if (!this.hours.isOpen()) warnings.push('The market is closed: the order would wait for the next session');
+    if (request.type === 'MARKET' && buy) warnings.push(`A market buy reserves ${this.options.collar} above the last price and never pays more than ${r.collarPrice!.toString()}`);
+    if (request.limitPrice && new Decimal(request.limitPrice).minus(r.referencePrice).abs().gt(r.referencePrice.times('0.1'))) warnings.push('The limit price is more than 10% away from the last price');
+    const change = (before: Decimal, delta: Decimal) => ({ before: formatMoney(before, currency), change: formatMoney(delta, currency), after: formatMoney(before.plus(delta), currency) });
+    const initialRate = account.type === 'MARGIN' ? '0.5' : '1';
+    const maintenanceRate = account.type === 'MARGIN' ? '0.25' : '1';
+    const sign = buy ? 1 : -1;
+    return {
+      accountId: request.accountId,
+      symbol: request.symbol,
+      side: request.side,
+      type: request.type,
+      timeInForce: request.timeInForce,
+      quantity: quantity.toString(),
+      currency,
+      lastPrice: r.referencePrice.toString(),
+      estimatedPrice: r.estimatedPrice.toString(),
+      estimatedGrossAmount: formatMoney(gross, currency),
+      estimatedCommission: formatMoney(commission, currency),
+      estimatedTotal: formatMoney(cashChange.abs(), currency),
+      reservedAmount: formatMoney(reserve, currency),
+      cash: change(new Decimal(balance.cash), cashChange),
+      buyingPower: change(available, reserve.neg()),
+      margin: {
+        initialRequirementChange: formatMoney(gross.times(initialRate).times(sign), currency),
+        maintenanceRequirementChange: formatMoney(gross.times(maintenanceRate).times(sign), currency),
+      },
+      position,
+      wouldBeRejected: rejectReasons.length > 0,
+      rejectReasons,
+      warnings,
+    };
+  }
+
+  // ---- placing ----------------------------------------------------------------------------
+
+  /**
+   * Validates, records the order (ACCEPTED), reserves: a buy's hold in banking, a sell's
+   * holding checked under a per-(account, symbol) lock against the position and every open
+   * sell. Then NEW (working) or REJECTED with its reason (answered 422).
+   */
+  async place(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
+    const request = parseOrderRequest(input);
+    const key = this.parseIdempotencyKey(idempotencyKey);
+    const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
+    const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
+    if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
+    const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+    if (key) {
+      const earlier = await this.replay(claims.sub, key, hash);
+      if (earlier) return earlier;
+    }
+    const clientOrderId = request.clientOrderId ?? randomUUID();
+    const r = this.reserve(request, instrument);
+    const buy = request.side === 'BUY';
+    const expiresAt = request.timeInForce === 'DAY' ? this.hours.sessionEnd() : null;
+
+    const recorded = await this.dataSource.transaction(async (tx): Promise<OrderRow | { replay: string }> => {
+      if (key) {
+        // The key's row is written first: a concurrent duplicate waits on it, then replays.
+        const claimed = await tx.query(
+          `INSERT INTO order_idempotency_keys (user_id, key, request_hash, order_id) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
+          [claims.sub, key, hash, PLACEHOLDER_ID],
+        );
+        if (!claimed.length) return { replay: key };
+      }
+      const inserted: OrderRow[] = await tx.query(
+        `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
+                             collar_price, hold_amount, status, submitted_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15)
+         ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
+        [
+          request.accountId,
+          claims.sub,
+          clientOrderId,
+          request.symbol,
+          instrument.currency,
+          request.side,
+          request.type,
+          request.timeInForce,
+          request.quantity,
+          request.limitPrice,
+          request.stopPrice,
+          r.collarPrice?.toFixed() ?? null,
+          buy ? r.holdAmount.toFixed() : null,
+          buy ? 'ACCEPTED' : 'NEW',
+          expiresAt,
+        ],
+      );
+      const order = inserted[0];
+      if (!order) throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, { field: 'clientOrderId' });
+      if (key) await tx.query('UPDATE order_idempotency_keys SET order_id = $3 WHERE user_id = $1 AND key = $2', [claims.sub, key, order.id]);
+      if (!buy) {
+        const sellable = await this.sellable(tx, account, request.symbol, order.id);
+        if (new Decimal(request.quantity).gt(sellable)) {
+          return closeOrder(tx, order, 'REJECTED', `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`);
+        }
+      }
+      return order;
+    });
+    if ('replay' in recorded) return (await this.replay(claims.sub, key!, hash))!;
+    let order = recorded;
+    if (buy) order = await this.confirmHold(order, claims.sub);
+    return this.answer(order);
+  }
+
+  /** A buy's hold in banking, then NEW; a refusal rejects the order. */
+  private async confirmHold(order: OrderRow, userId: string): Promise<OrderRow> {
+    try {
+      await this.banking.placeHold({ orderId: order.id, accountId: order.account_id, currency: order.currency, amount: formatMoney(order.hold_amount!, order.currency) }, userId);
+    } catch (err) {
+      const refused = err instanceof AppError && err.code === 'UNPROCESSABLE';
+      // Banking may or may not have made the hold before failing: give it back either way (idempotent).
+      if (!refused && !(await this.banking.releaseHold(order.id, userId))) throw err; // the engine's sweep finishes it
+      return this.dataSource.transaction(async (tx) => {
+        const [locked]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE", [order.id]);
+        if (!locked) throw err;
+        return closeOrder(tx, locked, 'REJECTED', refused ? (err as AppError).message : 'Banking could not reserve the cash');
+      });
+    }
+    const [[row]] = await this.dataSource.query(
+      "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE id = $1 AND status = 'ACCEPTED' RETURNING *",
+      [order.id],
+    );
+    return (row as OrderRow | undefined) ?? (await this.row(order.id))!;
+  }
+
+  /** A rejected order is answered with a 422 naming the quantity; others as they are. */
+  private answer(order: OrderRow): OrderView {
+    if (order.status === 'REJECTED') throw new AppError('UNPROCESSABLE', `Order ${order.id} rejected: ${order.status_reason ?? 'refused'}`, { field: 'quantity' });
+    return presentOrder(order);
+  }
+
+  private async replay(userId: string, key: string, hash: string): Promise<OrderView | null> {
+    const [stored] = await this.dataSource.query('SELECT request_hash, order_id FROM order_idempotency_keys WHERE user_id = $1 AND key = $2', [userId, key]);
+    if (!stored) return null;
+    if (stored.request_hash !== hash) throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', { field: 'idempotencyKey' });
+    const order = await this.row(stored.order_id);
+    if (!order) return null;
+    return this.answer(order);
+  }
+
+  private parseIdempotencyKey(value: unknown): string | null {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) throw new AppError('BAD_USER_INPUT', 'idempotencyKey must be 1 to 255 printable ASCII characters', { field: 'idempotencyKey' });
+    return value;
+  }
+
+  private reserve(request: OrderRequest, instrument: Instrument): Reservation {
+    const last = new Decimal(instrument.lastPrice);
+    const quantity = new Decimal(request.quantity);
+    const limit = request.limitPrice ? new Decimal(request.limitPrice) : null;
+    const stop = request.stopPrice ? new Decimal(request.stopPrice) : null;
+    const buy = request.side === 'BUY';
+    const collarPrice = buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
+    const maxValue = quantity.times(limit ?? collarPrice ?? last);
+    const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.options.commissionRate, instrument.currency));
+    // A marketable limit fills at the market; a resting one at its limit; a stop at about its stop.
+    const estimatedPrice = limit ? (buy ? Decimal.min(limit, stop ? limit : last) : Decimal.max(limit, stop ? limit : last)) : (stop ?? last);
+    return { referencePrice: last, collarPrice, maxValue, holdAmount, estimatedPrice };
+  }
+
+  /**
+   * What the account may still sell: the holding accounts knows, plus the OMS's trades it has
+   * not applied yet (the OMS's net traded quantity minus accounts' applied one), minus what
+   * open sells already promise. Callers hold the per-(account, symbol) lock when they act on it.
+   */
+  private async sellable(tx: EntityManager, account: OwnedAccount, symbol: string, excludeOrder?: string): Promise<Decimal> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sell:${account.id}:${symbol}`]);
+    const [row] = await tx.query(
+      `SELECT
+         (SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0) FROM trades WHERE account_id = $1 AND symbol = $2)::text AS traded,
+         (SELECT coalesce(sum(quantity - filled_quantity), 0) FROM orders
+           WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED') AND id IS DISTINCT FROM $3::uuid)::text AS promised`,
+      [account.id, symbol, excludeOrder ?? null],
+    );
+    const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
+    return new Decimal(settlement.quantity).minus(settlement.tradedQuantity).plus(row.traded).minus(row.promised);
+  }
+
+  private async ownedAccount(accountId: string, claims: Claims, requestId: string | undefined, symbol?: string): Promise<OwnedAccount> {
+    const account = await this.accounts.find(accountId, claims, { symbol, requestId });
+    if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
+    return account;
+  }
+
+  // ---- cancelling -------------------------------------------------------------------------
+
+  /**
+   * Cancels a working order. The order's row lock decides a race with the engine: a fill
+   * committed first leaves less to cancel (or a FILLED order: 409); a cancel first leaves
+   * nothing to fill. Cancelling again answers the cancelled order.
+   */
+  async cancel(claims: Claims, orderIdInput: unknown, requestId?: string): Promise<OrderView> {
+    const orderId = parseUuid(orderIdInput, 'orderId');
+    const existing = await this.row(orderId);
+    if (!existing || !(await this.accounts.find(existing.account_id, claims, { requestId }))) throw new AppError('NOT_FOUND', 'Order not found', { field: 'orderId' });
+    const order = await this.dataSource.transaction(async (tx) => {
+      const [locked]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [orderId]);
+      switch (locked!.status) {
+        case 'CANCELLED':
+          return locked!;
+        case 'FILLED':
+          throw new AppError('CONFLICT', 'The order is already filled', { field: 'orderId' });
+        case 'REJECTED':
+        case 'EXPIRED':
+          throw new AppError('CONFLICT', `The order is already closed (${locked!.status})`, { field: 'orderId' });
+        case 'ACCEPTED':
+          throw new AppError('CONFLICT', 'The order is still being accepted; try again in a moment', { field: 'orderId' });
+        default:
+          return closeOrder(tx, locked!, 'CANCELLED', 'Cancelled by the client');
+      }
+    });
+    // Nothing filled: give the whole hold back now rather than when banking reads the event
+    // (both are idempotent; whichever comes second finds the hold released).
+    if (order.side === 'BUY' && new Decimal(order.filled_quantity).isZero() && !(await this.banking.releaseHold(order.id, claims.sub))) {
+      this.logger.warn({ orderId }, 'hold release after cancel failed; the order.closed event will release it');
+    }
+    return presentOrder(order);
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  private async row(id: string): Promise<OrderRow | null> {
+    const [row] = await this.dataSource.query('SELECT * FROM orders WHERE id = $1', [id]);
+    return (row as OrderRow | undefined) ?? null;
+  }
+
+  /** One order of this account (null for an unknown id or another account's order). */
+  async get(accountId: string, orderIdInput: unknown): Promise<OrderView | null> {
+    const orderId = parseUuid(orderIdInput, 'orderId');
+    const row = await this.row(orderId);
+    return row && row.account_id === accountId ? presentOrder(row) : null;
+  }
+
+  async fills(orderId: string): Promise<TradeView[]> {
+    const rows: TradeRow[] = await this.dataSource.query('SELECT * FROM trades WHERE order_id = $1 ORDER BY seq', [orderId]);
+    return rows.map(presentTrade);
+  }
+
+  /** The account's orders, newest first; filter by status and creation time. */
+  async list(accountId: string, args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown }): Promise<Page<OrderView>> {
+    const limit = parseLimit(args.limit);
+    const range = parseDateRange(args.from, args.to);
+    if (args.status !== undefined && args.status !== null && !ORDER_STATUSES.includes(args.status as OrderStatus)) {
+      throw new AppError('BAD_USER_INPUT', `status must be one of ${ORDER_STATUSES.join(', ')}`, { field: 'status' });
+    }
+    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
+    if (after && after.a !== `orders:${accountId}`) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const rows: OrderRow[] = await this.dataSource.query(
+      `SELECT * FROM orders WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at >= $3)
+          AND ($4::timestamptz IS NULL OR created_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
+      [accountId, args.status ?? null, range.from, range.to, after?.s ?? null, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { nodes: page.map(presentOrder), nextCursor: rows.length > limit && last ? this.cursors.encode({ a: `orders:${accountId}`, s: String(last.seq) }) : null };
+  }
+
+  /** The account's executions, newest first; filter by execution time and symbol. */
+  async trades(accountId: string, args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; symbol?: unknown }): Promise<Page<TradeView>> {
+    const limit = parseLimit(args.limit);
+    const range = parseDateRange(args.from, args.to);
+    if (args.symbol !== undefined && args.symbol !== null && (typeof args.symbol !== 'string' || !SYMBOL.test(args.symbol))) {
+      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+    }
+    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
+    if (after && after.a !== `trades:${accountId}`) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const rows: TradeRow[] = await this.dataSource.query(
+      `SELECT * FROM trades WHERE account_id = $1 AND ($2::text IS NULL OR symbol = $2) AND ($3::timestamptz IS NULL OR executed_at >= $3)
+          AND ($4::timestamptz IS NULL OR executed_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
+      [accountId, args.symbol ?? null, range.from, range.to, after?.s ?? null, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { nodes: page.map(presentTrade), nextCursor: rows.length > limit && last ? this.cursors.encode({ a: `trades:${accountId}`, s: String(last.seq) }) : null };
   }
 }
+
+/** Stands in for the order id in an idempotency key's row until the order exists (same transaction). */
+const PLACEHOLDER_ID = '00000000-0000-0000-0000-000000000000';
+
+export { OPEN_STATUSES };

@@ -1,16 +1,28 @@
-import type { Resolvers } from '@trading/subgraph';
-import type { Order } from './entities/order.entity';
+import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import type { OrderView } from './order-store';
 import type { OrdersService } from './orders.service';
+
+type ListArgs = { limit?: number; cursor?: string; from?: string; to?: string };
 
 export function ordersResolvers(orders: OrdersService): Resolvers {
   return {
     Account: {
       // Ownership was settled by the accounts subgraph, which resolves only the caller's accounts.
       __resolveReference: (ref: { id: string }) => ({ id: ref.id }),
-      orders: (account: { id: string }) => orders.forAccount(account.id),
+      orders: (account: { id: string }, args: ListArgs & { status?: string }) => orders.list(account.id, args),
+      order: (account: { id: string }, args: { id: string }) => orders.get(account.id, args.id),
+      trades: (account: { id: string }, args: ListArgs & { symbol?: string }) => orders.trades(account.id, args),
+      orderRules: (account: { id: string }, args: { symbol?: string }) => orders.rules(account.id, args.symbol),
     },
     Order: {
-      createdAt: (order: Order) => order.createdAt.toISOString(),
+      fills: (order: OrderView) => orders.fills(order.id),
+    },
+    Mutation: {
+      // Mutations name an account directly: ownership is asked of the accounts subgraph with the caller's claims.
+      whatIfOrder: (_: unknown, args: { input: Record<string, unknown> }, ctx: SubgraphContext) => orders.whatIf(ctx.claims, args.input, ctx.requestId),
+      placeOrder: (_: unknown, args: { input: Record<string, unknown>; idempotencyKey?: string }, ctx: SubgraphContext) =>
+        orders.place(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
+      cancelOrder: (_: unknown, args: { orderId: string }, ctx: SubgraphContext) => orders.cancel(ctx.claims, args.orderId, ctx.requestId),
     },
   } as Resolvers;
 }

@@ -1,6 +1,7 @@
 import { accountsRoutes } from './accounts.routes';
 import { bankingRoutes } from './banking.routes';
+import { ordersRoutes } from './orders.routes';
 import type { RestRoute } from './route';
 
 /** Every REST path the facade serves, by domain. */
-export const ROUTES: RestRoute[] = [...accountsRoutes, ...bankingRoutes];
+export const ROUTES: RestRoute[] = [...accountsRoutes, ...bankingRoutes, ...ordersRoutes];

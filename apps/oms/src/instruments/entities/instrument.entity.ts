@@ -11,6 +11,9 @@ export interface Instrument {
   /** The previous session's closing price, for day change. */
   previousClose: string;
   tradable: boolean;
+  /** Smallest and largest quantity one order may have (defaults 1 and 100000). */
+  minQuantity?: string;
+  maxQuantity?: string;
 }
 
 export const InstrumentEntity = new EntitySchema<Instrument>({
@@ -25,5 +28,7 @@ export const InstrumentEntity = new EntitySchema<Instrument>({
     lastPrice: { type: 'numeric', precision: 20, scale: 8, name: 'last_price' },
     previousClose: { type: 'numeric', precision: 20, scale: 8, name: 'previous_close' },
     tradable: { type: 'boolean', default: true },
+    minQuantity: { type: 'numeric', precision: 20, scale: 8, name: 'min_quantity', default: 1 },
+    maxQuantity: { type: 'numeric', precision: 20, scale: 8, name: 'max_quantity', default: 100000 },
   },
 });

@@ -1,8 +1,9 @@
 import { EntitySchema } from 'typeorm';
 
 export type OrderSide = 'BUY' | 'SELL';
-export type OrderStatus = 'NEW' | 'ACCEPTED' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
+export type OrderStatus = 'ACCEPTED' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
 
+/** The core of an orders row; the order service reads and writes the whole row with SQL (see order-store.ts). */
 export interface Order {
   id: string;
   accountId: string;

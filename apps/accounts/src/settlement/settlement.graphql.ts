@@ -1,0 +1,14 @@
+export const settlementTypeDefs = /* GraphQL */ `
+  "How much of a holding came from trades applied so far. The OMS checks sells against it: holding − tradedQuantity + its own net traded quantity is the holding including trades not yet applied here."
+  type PositionSettlement {
+    symbol: String!
+    "0 when the account holds none."
+    quantity: String!
+    "Net quantity the applied trades added (buys minus sells)."
+    tradedQuantity: String!
+  }
+
+  extend type Account {
+    positionSettlement(symbol: String!): PositionSettlement!
+  }
+`;

@@ -1,0 +1,97 @@
+import Decimal from 'decimal.js';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { DeliveredEvent } from '@trading/events';
+import { postEntry } from '../ledger/ledger';
+
+/** The OMS's settlement events banking applies (the payloads the OMS outbox writes). */
+export interface TradeExecuted {
+  trade: { id: string; orderId: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string };
+}
+export interface OrderClosed {
+  order: { id: string; accountId: string; side: 'BUY' | 'SELL'; status: string; currency: string; holdAmount: string; settledAmount: string };
+}
+
+interface HoldRow {
+  order_id: string;
+  account_id: string;
+  currency: string;
+  amount: string;
+  state: 'HELD' | 'RELEASED' | 'CAPTURED';
+  settled_amount: string;
+}
+
+/**
+ * Applies fills to the ledger exactly once per event id (DESIGN §5):
+ *   buy fill    CUSTOMER_HELD → BANK_CLEARING (gross, a TRADE) and → FEES (commission, a FEE),
+ *               out of the order's hold, which records what it has settled;
+ *   sell fill   BANK_CLEARING → CUSTOMER_CASH (gross, TRADE), CUSTOMER_CASH → FEES (commission, FEE);
+ *   order close the hold's rest (hold − everything the order's fills settle) back to
+ *               CUSTOMER_CASH; the hold ends CAPTURED (some filled) or RELEASED (none).
+ * A close can arrive before some of its fills (redelivery order is not guaranteed): it
+ * releases only what no fill will take, so the fills that follow still find their cash held.
+ */
+export class SettlementService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Applies one event in one transaction; false when it had been applied before. */
+  async apply(event: DeliveredEvent): Promise<boolean> {
+    return this.dataSource.transaction(async (tx) => {
+      const fresh = await tx.query('INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id', [event.eventId, event.type]);
+      if (!fresh.length) return false;
+      if (event.type === 'trade.executed') await this.trade(tx, event.payload as unknown as TradeExecuted);
+      else if (event.type === 'order.closed') await this.close(tx, event.payload as unknown as OrderClosed);
+      return true;
+    });
+  }
+
+  private async trade(tx: EntityManager, { trade }: TradeExecuted): Promise<void> {
+    const gross = new Decimal(trade.grossAmount);
+    const commission = new Decimal(trade.commission);
+    const what = `${trade.side === 'BUY' ? 'Bought' : 'Sold'} ${trade.quantity} ${trade.symbol} @ ${trade.price}`;
+    const base = { accountId: trade.accountId, currency: trade.currency };
+    const entries: string[] = [];
+    if (trade.side === 'BUY') {
+      const hold = await this.lockHold(tx, trade.orderId);
+      // A buy fill without its hold would be a bug between the services: fail loudly, keep the event pending.
+      if (!hold) throw new Error(`buy fill ${trade.id} has no hold for order ${trade.orderId}`);
+      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, holdOrderId: trade.orderId, legs: [{ book: 'CUSTOMER_HELD', amount: gross.neg() }, { book: 'BANK_CLEARING', amount: gross }] }));
+      if (!commission.isZero()) {
+        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, holdOrderId: trade.orderId, legs: [{ book: 'CUSTOMER_HELD', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
+      }
+      await tx.query('UPDATE holds SET settled_amount = settled_amount + $2, updated_at = now() WHERE order_id = $1', [trade.orderId, gross.plus(commission).toFixed()]);
+    } else {
+      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, legs: [{ book: 'CUSTOMER_CASH', amount: gross }, { book: 'BANK_CLEARING', amount: gross.neg() }] }));
+      if (!commission.isZero()) {
+        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, legs: [{ book: 'CUSTOMER_CASH', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
+      }
+    }
+    await tx.query('UPDATE journal_entries SET trade_id = $2 WHERE id = ANY($1::uuid[])', [entries, trade.id]);
+  }
+
+  private async close(tx: EntityManager, { order }: OrderClosed): Promise<void> {
+    const hold = await this.lockHold(tx, order.id);
+    if (!hold || hold.state !== 'HELD') return; // never held (rejected) or already given back
+    const settled = new Decimal(order.settledAmount);
+    const rest = new Decimal(hold.amount).minus(settled);
+    if (rest.gt(0)) {
+      await postEntry(tx, {
+        kind: 'HOLD_RELEASE',
+        description: `Hold released for order ${order.id} (${order.status.toLowerCase()})`,
+        accountId: hold.account_id,
+        currency: hold.currency,
+        holdOrderId: order.id,
+        legs: [{ book: 'CUSTOMER_HELD', amount: rest.neg() }, { book: 'CUSTOMER_CASH', amount: rest }],
+      });
+    }
+    await tx.query('UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1', [
+      order.id,
+      settled.gt(0) ? 'CAPTURED' : 'RELEASED',
+      settled.gt(0) ? settled.toFixed() : null,
+    ]);
+  }
+
+  private async lockHold(tx: EntityManager, orderId: string): Promise<HoldRow | undefined> {
+    const [hold] = await tx.query('SELECT order_id, account_id, currency, amount, state, settled_amount FROM holds WHERE order_id = $1 FOR UPDATE', [orderId]);
+    return hold as HoldRow | undefined;
+  }
+}

@@ -1,0 +1,188 @@
+import Decimal from 'decimal.js';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Logger } from '@trading/logging';
+import type { TradingHours } from '../market/trading-hours';
+import type { BankingClient } from './clients';
+import { fillAmounts } from './money';
+import { announceClose, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
+import { floorToLot } from './order-rules';
+
+export interface EngineOptions {
+  intervalMs: number;
+  /** Quantity per instrument per pass. */
+  liquidity: string;
+  commissionRate: string;
+  /** ACCEPTED orders older than this lost their placing request (crash): their hold is released and they are rejected. */
+  acceptTimeoutMs?: number;
+}
+
+interface Quote {
+  price: Decimal;
+  lot: string;
+}
+
+/**
+ * The paper market's execution engine. Each pass: expire DAY orders past their session,
+ * clean up orders whose placement never finished, then walk the working orders oldest first
+ * and fill what the current price allows, at most `liquidity` per instrument per pass (so big
+ * orders fill in parts). Every fill locks its order (SKIP LOCKED: a cancel holding the lock
+ * wins, and several OMS instances never fill one order twice) and writes the trade, the new
+ * order state and the settlement event in one transaction.
+ *
+ * Rules: market orders fill at once at the current price (buys never above their collar);
+ * limit orders when the price is at or better than the limit, at the current price; stops
+ * trigger when the price reaches the stop (buy: at or above, sell: at or below) and then act
+ * as market (STOP) or limit (STOP_LIMIT) orders. IOC fills what it can in its first pass and
+ * cancels the rest; FOK fills entirely in its first pass or is cancelled.
+ */
+export class ExecutionEngine {
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> = Promise.resolve();
+  private paused = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly banking: BankingClient,
+    private readonly hours: TradingHours,
+    private readonly options: EngineOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.paused) return;
+      this.pass = this.pass.then(() => this.runOnce()).catch((err) => this.logger.error({ err }, 'execution pass failed'));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.pass;
+  }
+
+  /** Stops the timer's passes (tests drive `runOnce` themselves); waits for a pass under way. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.pass;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  async runOnce(): Promise<void> {
+    await this.expire();
+    await this.sweepUnconfirmed();
+    if (!this.hours.isOpen()) return;
+    const quotes = new Map<string, Quote>();
+    for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments')) quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
+    const liquidity = new Map<string, Decimal>();
+    const working: Array<{ id: string; symbol: string }> = await this.dataSource.query(
+      "SELECT id, symbol FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') ORDER BY seq LIMIT 2000",
+    );
+    for (const { id, symbol } of working) {
+      const quote = quotes.get(symbol);
+      if (!quote) continue;
+      const left = liquidity.get(symbol) ?? new Decimal(this.options.liquidity);
+      const used = await this.dataSource.transaction((tx) => this.work(tx, id, quote, left));
+      liquidity.set(symbol, left.minus(used));
+    }
+  }
+
+  /** One order against one quote; returns the quantity filled. */
+  private async work(tx: EntityManager, id: string, quote: Quote, available: Decimal): Promise<Decimal> {
+    const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED", [id]);
+    if (!order) return new Decimal(0);
+    const price = quote.price;
+    const buy = order.side === 'BUY';
+    const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';
+
+    if ((order.type === 'STOP' || order.type === 'STOP_LIMIT') && !order.triggered_at) {
+      const triggered = buy ? price.gte(order.stop_price!) : price.lte(order.stop_price!);
+      if (!triggered) return new Decimal(0);
+      await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [id]);
+    }
+    const limit = order.limit_price === null ? null : new Decimal(order.limit_price);
+    const collar = order.collar_price === null ? null : new Decimal(order.collar_price);
+    const marketable = buy ? (!limit || price.lte(limit)) && (!collar || price.lte(collar)) : !limit || price.gte(limit);
+    const remaining = new Decimal(order.quantity).minus(order.filled_quantity);
+    if (!marketable) {
+      if (immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: not marketable at ${price.toString()}`);
+      return new Decimal(0);
+    }
+    const quantity = Decimal.min(remaining, floorToLot(Decimal.max(available, 0), quote.lot));
+    if (order.time_in_force === 'FOK' && quantity.lt(remaining)) {
+      await closeOrder(tx, order, 'CANCELLED', `FOK: only ${quantity.toString()} available at ${price.toString()}`);
+      return new Decimal(0);
+    }
+    if (quantity.isZero()) {
+      if (immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: no liquidity`);
+      return quantity;
+    }
+
+    const valueAfter = new Decimal(order.filled_value).plus(quantity.times(price));
+    const { gross, commission } = fillAmounts(order.filled_value, valueAfter, this.options.commissionRate, order.currency);
+    const net = buy ? gross.plus(commission).neg() : gross.minus(commission);
+    const [trade] = await tx.query(
+      `INSERT INTO trades (order_id, account_id, symbol, side, quantity, price, currency, gross_amount, commission, net_amount)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, executed_at`,
+      [id, order.account_id, order.symbol, order.side, quantity.toFixed(), price.toFixed(), order.currency, gross.toFixed(), commission.toFixed(), net.toFixed()],
+    );
+    const filled = new Decimal(order.filled_quantity).plus(quantity);
+    const done = filled.eq(order.quantity);
+    const [[updated]] = await tx.query(
+      `UPDATE orders SET filled_quantity = $2, filled_value = $3, gross_amount = gross_amount + $4, commission = commission + $5,
+              status = $6, filled_at = CASE WHEN $6 = 'FILLED' THEN now() END, updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, filled.toFixed(), valueAfter.toFixed(), gross.toFixed(), commission.toFixed(), done ? 'FILLED' : 'PARTIALLY_FILLED'],
+    );
+    await writeEvent(tx, TRADE_EXECUTED, {
+      trade: {
+        id: trade.id,
+        orderId: id,
+        accountId: order.account_id,
+        symbol: order.symbol,
+        side: order.side,
+        quantity: quantity.toFixed(),
+        price: price.toFixed(),
+        currency: order.currency,
+        grossAmount: gross.toFixed(),
+        commission: commission.toFixed(),
+        netAmount: net.toFixed(),
+        executedAt: new Date(trade.executed_at).toISOString(),
+      },
+    });
+    if (done) await announceClose(tx, updated);
+    else if (order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
+    return quantity;
+  }
+
+  private async expire(): Promise<void> {
+    const due: Array<{ id: string }> = await this.dataSource.query(
+      "SELECT id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') AND expires_at <= now() ORDER BY seq LIMIT 500",
+    );
+    for (const { id } of due) {
+      await this.dataSource.transaction(async (tx) => {
+        const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED", [id]);
+        if (order) await closeOrder(tx, order, 'EXPIRED', `${order.time_in_force} order expired at the end of the session`);
+      });
+    }
+  }
+
+  /** Placement requests that died between recording the order and confirming its hold. */
+  private async sweepUnconfirmed(): Promise<void> {
+    const stale: Array<{ id: string; user_id: string | null }> = await this.dataSource.query(
+      "SELECT id, user_id FROM orders WHERE status = 'ACCEPTED' AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+      [(this.options.acceptTimeoutMs ?? 60_000) / 1000],
+    );
+    for (const { id, user_id } of stale) {
+      if (!(await this.banking.releaseHold(id, user_id ?? 'oms'))) continue; // banking down: next pass
+      await this.dataSource.transaction(async (tx) => {
+        const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE SKIP LOCKED", [id]);
+        if (order) await closeOrder(tx, order, 'REJECTED', 'The order could not be confirmed in time');
+      });
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import Decimal from 'decimal.js';
+
+/** Minor units of the currencies instruments trade in (2 unless listed). */
+const MINOR_UNITS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0 };
+export const minorUnits = (currency: string): number => MINOR_UNITS[currency] ?? 2;
+
+export const roundMoney = (value: Decimal.Value, currency: string): Decimal => new Decimal(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
+export const ceilMoney = (value: Decimal.Value, currency: string): Decimal => new Decimal(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_UP);
+export const formatMoney = (value: Decimal.Value, currency: string): string => new Decimal(value).toFixed(minorUnits(currency));
+
+/**
+ * Commission on a traded value: `rate` of it, rounded once to the currency's minor unit.
+ * Fills are charged the difference of this function over the order's cumulative value, so an
+ * order's total commission never depends on how it was split into fills (and the hold, taken
+ * on the largest possible value, always covers it).
+ */
+export const commissionOn = (value: Decimal.Value, rate: string, currency: string): Decimal => roundMoney(new Decimal(value).times(rate), currency);
+
+/** What one fill adds to an order whose cumulative traded value goes from `before` to `after`. */
+export function fillAmounts(before: Decimal.Value, after: Decimal.Value, rate: string, currency: string): { gross: Decimal; commission: Decimal } {
+  return {
+    gross: roundMoney(after, currency).minus(roundMoney(before, currency)),
+    commission: commissionOn(after, rate, currency).minus(commissionOn(before, rate, currency)),
+  };
+}

@@ -1,0 +1,121 @@
+import Decimal from 'decimal.js';
+import { AppError } from '@trading/errors';
+import type { Instrument } from '../instruments/entities/instrument.entity';
+
+export const ORDER_SIDES = ['BUY', 'SELL'] as const;
+export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] as const;
+export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
+export type OrderSide = (typeof ORDER_SIDES)[number];
+export type OrderType = (typeof ORDER_TYPES)[number];
+export type TimeInForce = (typeof TIMES_IN_FORCE)[number];
+
+/**
+ * Which times in force each order type takes. A market order must not rest for days (no GTC);
+ * a stop waits for its trigger by nature, so immediate-or-cancel and fill-or-kill make no sense.
+ */
+export const TIME_IN_FORCE_BY_TYPE: Readonly<Record<OrderType, readonly TimeInForce[]>> = {
+  MARKET: ['DAY', 'IOC', 'FOK'],
+  LIMIT: ['DAY', 'GTC', 'IOC', 'FOK'],
+  STOP: ['DAY', 'GTC'],
+  STOP_LIMIT: ['DAY', 'GTC'],
+};
+
+/** Cash accounts cannot sell what they do not hold; this paper market allows no shorts at all yet. */
+export const SHORT_SELLING_ALLOWED = false;
+
+export interface OrderRequest {
+  accountId: string;
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  timeInForce: TimeInForce;
+  quantity: string;
+  limitPrice: string | null;
+  stopPrice: string | null;
+  clientOrderId: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SYMBOL = /^[A-Z0-9.]{1,12}$/;
+const DECIMAL = /^\d{1,12}(\.\d{1,8})?$/;
+const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', message, { field });
+const refused = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
+
+export function parseUuid(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw bad(field, `${field} must be a UUID`);
+  return value.toLowerCase();
+}
+
+function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
+  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw bad(field, `${field} must be one of ${values.join(', ')}`);
+  return value as T;
+}
+
+function positiveDecimal(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !DECIMAL.test(value)) throw bad(field, `${field} must be a decimal string such as "10" or "189.25" (at most 8 decimals)`);
+  const d = new Decimal(value);
+  if (d.lte(0)) throw bad(field, `${field} must be greater than zero`);
+  return d.toFixed();
+}
+
+/** The shape of an order (types and formats); each failure names its field. */
+export function parseOrderRequest(input: Record<string, unknown>): OrderRequest {
+  const type = oneOf(input['type'], ORDER_TYPES, 'type');
+  const needsLimit = type === 'LIMIT' || type === 'STOP_LIMIT';
+  const needsStop = type === 'STOP' || type === 'STOP_LIMIT';
+  const price = (name: 'limitPrice' | 'stopPrice', needed: boolean) => {
+    const v = input[name];
+    if (v === undefined || v === null) {
+      if (needed) throw bad(name, `${name} is required for ${type} orders`);
+      return null;
+    }
+    if (!needed) throw bad(name, `${name} is not allowed for ${type} orders`);
+    return positiveDecimal(v, name);
+  };
+  const symbol = input['symbol'];
+  if (typeof symbol !== 'string' || !SYMBOL.test(symbol)) throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
+  const clientOrderId = input['clientOrderId'];
+  if (clientOrderId !== undefined && clientOrderId !== null && (typeof clientOrderId !== 'string' || !CLIENT_ORDER_ID.test(clientOrderId))) {
+    throw bad('clientOrderId', 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -');
+  }
+  const request: OrderRequest = {
+    accountId: parseUuid(input['accountId'], 'accountId'),
+    symbol,
+    side: oneOf(input['side'], ORDER_SIDES, 'side'),
+    type,
+    timeInForce: oneOf(input['timeInForce'], TIMES_IN_FORCE, 'timeInForce'),
+    quantity: positiveDecimal(input['quantity'], 'quantity'),
+    limitPrice: price('limitPrice', needsLimit),
+    stopPrice: price('stopPrice', needsStop),
+    clientOrderId: (clientOrderId as string | undefined) ?? null,
+  };
+  if (!TIME_IN_FORCE_BY_TYPE[type].includes(request.timeInForce)) {
+    throw refused('timeInForce', `timeInForce ${request.timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`);
+  }
+  return request;
+}
+
+const isMultiple = (value: string, step: string) => new Decimal(value).mod(step).isZero();
+
+/** The instrument's rules: tradable, quantity in lots within the limits, prices on the tick. */
+export function checkInstrumentRules(request: OrderRequest, instrument: Instrument | null): Instrument {
+  if (!instrument) throw refused('symbol', `Unknown symbol ${request.symbol}`);
+  if (!instrument.tradable) throw refused('symbol', `${request.symbol} is not tradable`);
+  const { quantity } = request;
+  if (!isMultiple(quantity, instrument.lotSize)) {
+    throw refused('quantity', `quantity must be a whole multiple of the lot size ${instrument.lotSize}${new Decimal(instrument.lotSize).isInteger() ? ' (no fractional quantities)' : ''}`);
+  }
+  if (new Decimal(quantity).lt(instrument.minQuantity!)) throw refused('quantity', `quantity must be at least ${instrument.minQuantity}`);
+  if (new Decimal(quantity).gt(instrument.maxQuantity!)) throw refused('quantity', `quantity must be at most ${instrument.maxQuantity}`);
+  for (const name of ['limitPrice', 'stopPrice'] as const) {
+    const price = request[name];
+    if (price !== null && !isMultiple(price, instrument.tickSize)) throw refused(name, `${name} must be a multiple of the tick size ${instrument.tickSize}`);
+  }
+  return instrument;
+}
+
+/** Rounds a price up to the instrument's tick. */
+export const ceilToTick = (price: Decimal.Value, tick: string): Decimal => new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_UP).times(tick);
+export const floorToLot = (quantity: Decimal.Value, lot: string): Decimal => new Decimal(quantity).div(lot).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(lot);

@@ -1,0 +1,158 @@
+import Decimal from 'decimal.js';
+import type { EntityManager } from 'typeorm';
+import { formatMoney } from './money';
+import type { OrderSide, OrderType, TimeInForce } from './order-rules';
+
+export type OrderStatus = 'ACCEPTED' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
+export const OPEN_STATUSES: readonly OrderStatus[] = ['NEW', 'PARTIALLY_FILLED'];
+
+/** An orders row as PostgreSQL returns it. */
+export interface OrderRow {
+  id: string;
+  seq: string;
+  account_id: string;
+  user_id: string | null;
+  client_order_id: string;
+  symbol: string;
+  currency: string;
+  side: OrderSide;
+  type: OrderType;
+  time_in_force: TimeInForce;
+  quantity: string;
+  limit_price: string | null;
+  stop_price: string | null;
+  collar_price: string | null;
+  hold_amount: string | null;
+  filled_quantity: string;
+  filled_value: string;
+  gross_amount: string;
+  commission: string;
+  status: OrderStatus;
+  status_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  submitted_at: Date | null;
+  triggered_at: Date | null;
+  filled_at: Date | null;
+  cancelled_at: Date | null;
+  expired_at: Date | null;
+  rejected_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface TradeRow {
+  id: string;
+  seq: string;
+  order_id: string;
+  account_id: string;
+  symbol: string;
+  side: OrderSide;
+  quantity: string;
+  price: string;
+  currency: string;
+  gross_amount: string;
+  commission: string;
+  net_amount: string;
+  executed_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const canonical = (v: string | null) => (v === null ? null : new Decimal(v).toString());
+
+/** An order on the wire (GraphQL and REST): decimals as strings, times RFC 3339 UTC. */
+export function presentOrder(o: OrderRow) {
+  const filled = new Decimal(o.filled_quantity);
+  return {
+    id: o.id,
+    accountId: o.account_id,
+    clientOrderId: o.client_order_id,
+    symbol: o.symbol,
+    currency: o.currency,
+    side: o.side,
+    type: o.type,
+    timeInForce: o.time_in_force,
+    quantity: canonical(o.quantity)!,
+    filledQuantity: filled.toString(),
+    remainingQuantity: new Decimal(o.quantity).minus(filled).toString(),
+    limitPrice: canonical(o.limit_price),
+    stopPrice: canonical(o.stop_price),
+    averageFillPrice: filled.isZero() ? null : new Decimal(o.filled_value).div(filled).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toString(),
+    grossAmount: formatMoney(o.gross_amount, o.currency),
+    commission: formatMoney(o.commission, o.currency),
+    reservedAmount: o.hold_amount === null ? null : formatMoney(o.hold_amount, o.currency),
+    status: o.status,
+    statusReason: o.status_reason,
+    createdAt: iso(o.created_at)!,
+    updatedAt: iso(o.updated_at)!,
+    submittedAt: iso(o.submitted_at),
+    triggeredAt: iso(o.triggered_at),
+    filledAt: iso(o.filled_at),
+    cancelledAt: iso(o.cancelled_at),
+    expiredAt: iso(o.expired_at),
+    rejectedAt: iso(o.rejected_at),
+    expiresAt: iso(o.expires_at),
+  };
+}
+
+export function presentTrade(t: TradeRow) {
+  return {
+    id: t.id,
+    orderId: t.order_id,
+    accountId: t.account_id,
+    symbol: t.symbol,
+    side: t.side,
+    quantity: new Decimal(t.quantity).toString(),
+    price: new Decimal(t.price).toString(),
+    currency: t.currency,
+    grossAmount: formatMoney(t.gross_amount, t.currency),
+    commission: formatMoney(t.commission, t.currency),
+    netAmount: formatMoney(t.net_amount, t.currency),
+    executedAt: iso(t.executed_at)!,
+  };
+}
+
+export type OrderView = ReturnType<typeof presentOrder>;
+export type TradeView = ReturnType<typeof presentTrade>;
+
+/** Event types on the settlement stream. */
+export const TRADE_EXECUTED = 'trade.executed';
+export const ORDER_CLOSED = 'order.closed';
+
+/** Writes an event to the outbox inside the caller's transaction (DESIGN §5: the trade and its event commit together). */
+export async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
+  await tx.query('INSERT INTO outbox (type, payload) VALUES ($1, $2)', [type, JSON.stringify(payload)]);
+}
+
+const TIMESTAMP_OF: Partial<Record<OrderStatus, string>> = { FILLED: 'filled_at', CANCELLED: 'cancelled_at', EXPIRED: 'expired_at', REJECTED: 'rejected_at' };
+
+/**
+ * Moves a locked order to a final state and, for a buy with a hold, announces the close so
+ * banking gives back what the fills did not use (hold − gross − commission of every fill).
+ */
+export async function closeOrder(tx: EntityManager, order: OrderRow, status: 'FILLED' | 'CANCELLED' | 'EXPIRED' | 'REJECTED', reason: string | null): Promise<OrderRow> {
+  const [[row]] = await tx.query(
+    `UPDATE orders SET status = $2, ${TIMESTAMP_OF[status]} = now(), status_reason = $3, updated_at = now() WHERE id = $1 RETURNING *`,
+    [order.id, status, reason],
+  );
+  await announceClose(tx, row);
+  return row as OrderRow;
+}
+
+/** The order.closed event of a buy with a hold, written with the state change that closed it. */
+export async function announceClose(tx: EntityManager, row: OrderRow): Promise<void> {
+  const status = row.status;
+  if (row.side === 'BUY' && row.hold_amount !== null) {
+    await writeEvent(tx, ORDER_CLOSED, {
+      order: {
+        id: row.id,
+        accountId: row.account_id,
+        side: row.side,
+        status,
+        currency: row.currency,
+        holdAmount: new Decimal(row.hold_amount).toFixed(),
+        filledQuantity: new Decimal(row.filled_quantity).toFixed(),
+        settledAmount: new Decimal(row.gross_amount).plus(row.commission).toFixed(),
+      },
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import type { DataSource } from 'typeorm';
+import type { EventLog } from '@trading/events';
+import type { Logger } from '@trading/logging';
+
+/**
+ * Publishes outbox rows to the settlement stream in outbox order, then marks them published.
+ * A crash between the publish and the mark publishes a row again: consumers deduplicate on
+ * the event id, so that costs nothing. Rows are locked (SKIP LOCKED) while being published,
+ * so several OMS instances can run a relay each.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private turn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventLog,
+    private readonly stream: string,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.turn = this.turn.then(() => this.publishPending()).then(
+        () => undefined,
+        (err) => this.logger.error({ err }, 'outbox relay turn failed'),
+      );
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.turn;
+  }
+
+  /** Publishes what is waiting; returns how many rows went out. */
+  async publishPending(batch = 200): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.dataSource.transaction(async (tx) => {
+        const rows: Array<{ seq: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }> = await tx.query(
+          'SELECT seq, event_id, type, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+          [batch],
+        );
+        for (const row of rows) {
+          await this.events.append(this.stream, { eventId: row.event_id, type: row.type, payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() } });
+        }
+        if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+        return rows.length;
+      });
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+}

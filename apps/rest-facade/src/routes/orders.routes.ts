@@ -1,0 +1,132 @@
+import type { Request } from 'express';
+import { z } from '@trading/config';
+import { errors } from '@trading/errors';
+import { decimalString, enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
+import type { RestRoute } from './route';
+
+const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
+const ORDER = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
+  averageFillPrice grossAmount commission reservedAmount status statusReason createdAt updatedAt submittedAt triggeredAt filledAt
+  cancelledAt expiredAt rejectedAt expiresAt fills { ${TRADE} }`;
+const CHANGE = 'before change after';
+const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPrice estimatedPrice estimatedGrossAmount estimatedCommission
+  estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }
+  position { ${CHANGE} } wouldBeRejected rejectReasons { field message } warnings`;
+const RULES = `accountId orderTypes timesInForce timeInForceByType { type timesInForce } shortSellingAllowed marketOpen tradingHours
+  commissionRate marketOrderCollar instruments { symbol name currency tickSize lotSize minQuantity maxQuantity fractional tradable lastPrice }`;
+const ORDER_STATUSES = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
+
+const required = { error: 'is required' };
+const orderBody = z.object({
+  accountId: z.string(required).uuid('must be a UUID'),
+  symbol: z.string(required),
+  side: z.enum(['BUY', 'SELL'], { error: 'must be BUY or SELL' }),
+  type: z.enum(['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'], { error: 'must be MARKET, LIMIT, STOP or STOP_LIMIT' }),
+  timeInForce: z.enum(['DAY', 'GTC', 'IOC', 'FOK'], { error: 'must be DAY, GTC, IOC or FOK' }),
+  quantity: decimalString,
+  limitPrice: decimalString.optional(),
+  stopPrice: decimalString.optional(),
+  clientOrderId: z.string().max(64, 'must be at most 64 characters').optional(),
+});
+
+const symbolParam = (req: Request) => {
+  const symbol = queryParam(req, 'symbol');
+  if (symbol !== undefined && !/^[A-Z0-9.]{1,12}$/.test(symbol)) throw errors.badInput('symbol', 'symbol must be an instrument symbol, e.g. AAPL');
+  return symbol;
+};
+
+/** DELETE /oms/order names the order in `?orderId=` or in a JSON body `{ "orderId": … }`. */
+function orderIdToCancel(req: Request): string {
+  const fromQuery = queryParam(req, 'orderId');
+  const orderId = fromQuery ?? jsonBody(req, z.object({ orderId: z.string(required) })).orderId;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(orderId)) throw errors.badInput('orderId', 'orderId must be a UUID');
+  return orderId;
+}
+
+export const ordersRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/oms/:accountId/order/rules',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      query OrderRules($accountId: ID!, $symbol: String) { account(id: $accountId) { orderRules(symbol: $symbol) { ${RULES} } } }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), symbol: symbolParam(req) }),
+    shape: (data) => ownAccount<{ orderRules: unknown }>(data).orderRules,
+  },
+  {
+    method: 'POST',
+    path: '/oms/what-if',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      mutation WhatIf($input: OrderInput!) { whatIf: whatIfOrder(input: $input) { ${WHAT_IF} } }
+    `,
+    variables: (req) => ({ input: jsonBody(req, orderBody) }),
+    shape: (data) => data.whatIf,
+  },
+  {
+    method: 'POST',
+    path: '/oms/order',
+    scopes: ['write:orders'],
+    status: 201,
+    document: /* GraphQL */ `
+      mutation PlaceOrder($input: OrderInput!, $idempotencyKey: String) { order: placeOrder(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} } }
+    `,
+    variables: (req) => ({ input: jsonBody(req, orderBody), idempotencyKey: idempotencyKey(req) }),
+    shape: (data) => data.order,
+  },
+  {
+    method: 'DELETE',
+    path: '/oms/order',
+    scopes: ['write:orders'],
+    document: /* GraphQL */ `
+      mutation CancelOrder($orderId: ID!) { order: cancelOrder(orderId: $orderId) { ${ORDER} } }
+    `,
+    variables: (req) => ({ orderId: orderIdToCancel(req) }),
+    shape: (data) => data.order,
+  },
+  {
+    method: 'GET',
+    path: '/oms/:accountId/orders',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      query Orders($accountId: ID!, $limit: Int, $cursor: String, $from: String, $to: String, $status: OrderStatus) {
+        account(id: $accountId) { orders(limit: $limit, cursor: $cursor, from: $from, to: $to, status: $status) { nodes { ${ORDER} } nextCursor } }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), ...listParams(req), status: enumQueryParam(req, 'status', ORDER_STATUSES) }),
+    shape: (data, req) => {
+      const { orders } = ownAccount<{ orders: { nodes: unknown[]; nextCursor: string | null } }>(data);
+      return { accountId: req.params['accountId'], orders: orders.nodes, nextCursor: orders.nextCursor };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/oms/:accountId/order/:orderId',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      query Order($accountId: ID!, $orderId: ID!) { account(id: $accountId) { order(id: $orderId) { ${ORDER} } } }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), orderId: uuidParam(req, 'orderId') }),
+    shape: (data) => {
+      const { order } = ownAccount<{ order: unknown }>(data);
+      if (!order) throw errors.notFound('Order', 'orderId');
+      return order;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/oms/:accountId/trades',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      query Trades($accountId: ID!, $limit: Int, $cursor: String, $from: String, $to: String, $symbol: String) {
+        account(id: $accountId) { trades(limit: $limit, cursor: $cursor, from: $from, to: $to, symbol: $symbol) { nodes { ${TRADE} } nextCursor } }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), ...listParams(req), symbol: symbolParam(req) }),
+    shape: (data, req) => {
+      const { trades } = ownAccount<{ trades: { nodes: unknown[]; nextCursor: string | null } }>(data);
+      return { accountId: req.params['accountId'], trades: trades.nodes, nextCursor: trades.nextCursor };
+    },
+  },
+];
