@@ -242,11 +242,13 @@ export class OrdersService {
       const refused = err instanceof AppError && err.code === 'UNPROCESSABLE';
       // Banking may or may not have made the hold before failing: give it back either way (idempotent).
       if (!refused && !(await this.banking.releaseHold(order.id, userId))) throw err; // the engine's sweep finishes it
-      return this.dataSource.transaction(async (tx) => {
+      const rejected = await this.dataSource.transaction(async (tx) => {
         const [locked]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE", [order.id]);
         if (!locked) throw err;
         return closeOrder(tx, locked, 'REJECTED', refused ? (err as AppError).message : 'Banking could not reserve the cash');
       });
+      if (!refused) throw err; // 503: the client may retry (a new clientOrderId or the same Idempotency-Key answers REJECTED)
+      return rejected;
     }
     const [[row]] = await this.dataSource.query(
       "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE id = $1 AND status = 'ACCEPTED' RETURNING *",
