@@ -1,4 +1,4 @@
-import type { ScopeRules } from '@trading/subgraph';
+import { anyOf, type ScopeRules } from '@trading/subgraph';
 
 /**
  * Who may read what in this subgraph (spec §2.2). Every root field must appear here. Position
@@ -6,7 +6,14 @@ import type { ScopeRules } from '@trading/subgraph';
  */
 export const accountsScopes: ScopeRules = {
   'Query.accounts': ['read:accounts'],
-  'Query.account': ['read:accounts'],
+  // Finding one's own account is how every domain's reads start (banking's balances, oms's
+  // orders hang off Account), so any read scope may look it up; its own details need read:accounts.
+  'Query.account': anyOf('read:accounts', 'read:banking', 'read:orders'),
+  'Account.number': ['read:accounts'],
+  'Account.type': ['read:accounts'],
+  'Account.status': ['read:accounts'],
+  'Account.baseCurrency': ['read:accounts'],
+  'Account.createdAt': ['read:accounts'],
   'Account.positions': ['read:accounts'],
   'Account.position': ['read:accounts'],
   'Account.margin': ['read:accounts'],

@@ -20,7 +20,18 @@ export interface SubgraphContext {
 export type Resolvers = GraphQLResolverMap<SubgraphContext>;
 
 /** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */
-export type ScopeRules = Record<string, readonly string[]>;
+export type ScopeRules = Record<string, readonly string[] | AnyOf>;
+
+/** A rule met by any one of the scopes (e.g. finding one's own account serves every domain's reads). */
+export interface AnyOf {
+  anyOf: readonly string[];
+}
+
+export const anyOf = (...scopes: string[]): AnyOf => ({ anyOf: scopes });
+
+function scopeRuleMet(granted: readonly string[], rule: readonly string[] | AnyOf): boolean {
+  return 'anyOf' in rule ? rule.anyOf.some((s) => granted.includes(s)) : !missingScopes(granted, rule).length;
+}
 
 export interface SubgraphOptions {
   name: string;
@@ -91,7 +102,7 @@ function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
       if (type === 'Mutation' && ctx.claims.access === 'READ_ONLY') {
         throw new AppError('READ_ONLY_TOKEN', 'A READ_ONLY token may run queries only');
       }
-      if (missingScopes(ctx.claims.scope, required).length) throw errors.insufficientScope([...required]);
+      if (!scopeRuleMet(ctx.claims.scope, required)) throw errors.insufficientScope('anyOf' in required ? [...required.anyOf] : [...required]);
       return original(parent, args, ctx, info);
     };
     wrapped[type] = fields as Resolvers[string];

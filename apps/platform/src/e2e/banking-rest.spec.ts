@@ -58,6 +58,17 @@ describe('banking REST endpoints', () => {
     });
   });
 
+  it("serves each domain's reads to a token holding only that domain's scope", async () => {
+    const bankingOnly = await scopedSession(p, alice.email, ['read:banking']);
+    const balance = await http('GET', api(`/banking/${aliceCash}/balance`), { token: bankingOnly });
+    expect(balance.status).toBe(200);
+    expect(await http('GET', api(`/banking/${bobCash}/balance`), { token: bankingOnly })).toMatchObject({ status: 404 });
+    expect((await http('GET', api('/accounts'), { token: bankingOnly })).status).toBe(403);
+    const ordersOnly = await scopedSession(p, alice.email, ['read:orders']);
+    expect((await http('GET', api(`/oms/${aliceCash}/orders`), { token: ordersOnly })).status).toBe(200);
+    expect((await http('GET', api(`/banking/${aliceCash}/balance`), { token: ordersOnly })).status).toBe(403);
+  });
+
   it('enforces read:banking through GraphQL too', async () => {
     const query = `{ account(id: "${aliceCash}") { number balances { cash } } }`;
     const denied = await http('POST', p.urls.gateway, { token: accountsOnly, body: { query } });
