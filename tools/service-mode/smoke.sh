@@ -64,9 +64,13 @@ app_env() {
     auth)
       ENV+=(REDIS_URL="$REDIS_URL" AUTH_PORT="${PORT[auth]}" AUTH_DATABASE_URL="$(db_url auth)"
         AUTH_ISSUER="$AUTH_ISSUER" AUTH_ADMIN_TOKEN="$AUTH_ADMIN_TOKEN" AUTH_TRUST_PROXY=loopback) ;;
-    accounts) ENV+=(ACCOUNTS_PORT="${PORT[accounts]}" ACCOUNTS_DATABASE_URL="$(db_url accounts)") ;;
-    banking) ENV+=(BANKING_PORT="${PORT[banking]}" BANKING_DATABASE_URL="$(db_url banking)") ;;
-    oms) ENV+=(OMS_PORT="${PORT[oms]}" OMS_DATABASE_URL="$(db_url oms)") ;;
+    # accounts, banking and oms share the settlement stream (one name per smoke run).
+    accounts) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events"
+        ACCOUNTS_PORT="${PORT[accounts]}" ACCOUNTS_DATABASE_URL="$(db_url accounts)") ;;
+    banking) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql"
+        BANKING_PORT="${PORT[banking]}" BANKING_DATABASE_URL="$(db_url banking)") ;;
+    oms) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql"
+        BANKING_URL="http://127.0.0.1:${PORT[banking]}" OMS_PORT="${PORT[oms]}" OMS_DATABASE_URL="$(db_url oms)") ;;
     gateway)
       ENV+=(REDIS_URL="$REDIS_URL" GATEWAY_PORT="${PORT[gateway]}"
         ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql" BANKING_URL="http://127.0.0.1:${PORT[banking]}/graphql"
