@@ -4,9 +4,15 @@
  *
  *   npm run admin -- users create --email a@b.c --password '…' --first-name A --last-name B [--json]
  *   npm run admin -- pat create --email a@b.c --name ci --scope READ_ONLY --expires 2027-01-31 [--ip 203.0.113.7 --ip 10.0.0.0/8] [--json]
+ *   npm run admin -- apps provision --file registration.json [--approve-scopes read:accounts,read:banking] [--json]
+ *   npm run admin -- apps list [--json]
+ *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--to UAT|PROD] [--json]
+ *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
+ *   npm run admin -- apps suspend --app <appId|clientId> [--json]
  *
  * Environment: ADMIN_URL (default http://localhost:8081), ADMIN_TOKEN (default: the all-in-one local default).
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://localhost:8081';
@@ -14,11 +20,17 @@ const ADMIN_TOKEN = process.env['ADMIN_TOKEN'] ?? 'local-dev-admin-token-0000';
 
 const USAGE = `usage:
   admin users create --email <e-mail> --password <password> --first-name <name> --last-name <name> [--json]
-  admin pat create --email <user e-mail> --name <label> --scope READ_ONLY|READ_WRITE --expires YYYY-MM-DD [--ip <address or CIDR>]... [--json]`;
+  admin pat create --email <user e-mail> --name <label> --scope READ_ONLY|READ_WRITE --expires YYYY-MM-DD [--ip <address or CIDR>]... [--json]
+  admin apps provision --file <registration.json> [--approve-scopes <scope,scope>] [--json]
+  admin apps list [--json]
+  admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD] [--json]
+  admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
+  admin apps suspend --app <appId|clientId> [--json]`;
 
 class UsageError extends Error {}
 
 interface Command {
+  method?: 'GET' | 'POST';
   path: string;
   body: Record<string, unknown>;
   print(result: Record<string, unknown>): string;
@@ -37,6 +49,12 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       scope: { type: 'string' },
       expires: { type: 'string' },
       ip: { type: 'string', multiple: true },
+      file: { type: 'string' },
+      'approve-scopes': { type: 'string' },
+      app: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      to: { type: 'string' },
+      env: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -68,7 +86,58 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       },
     };
   }
+  const appCommand = appsCommand(what, values, need);
+  if (appCommand) return { json: !!values.json, cmd: appCommand };
   throw new UsageError(what ? `unknown command "${what}"` : 'no command given');
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+/** Issued credentials: the secret is printed once, here. */
+const printCredentials = (r: Record<string, unknown>, what: string) =>
+  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
+
+function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
+  const app = () => encodeURIComponent(need('app'));
+  const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  switch (what) {
+    case 'apps provision': {
+      let registration: unknown;
+      const file = need('file');
+      try {
+        registration = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+      }
+      const approved = list(values['approve-scopes'] as string | undefined);
+      return { path: '/admin/apps', body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) }, print: (r) => printCredentials(r, 'provisioned') };
+    }
+    case 'apps list':
+      return {
+        method: 'GET',
+        path: '/admin/apps',
+        body: {},
+        print: (r) =>
+          (r['apps'] as Array<Record<string, any>>)
+            .map(
+              (a) =>
+                `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
+                (a['environments'] as Array<Record<string, any>>).map((e) => `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}`).join('\n'),
+            )
+            .join('\n') || 'no apps yet',
+      };
+    case 'apps promote': {
+      const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
+      if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
+      return { path: `/admin/apps/${app()}/promote`, body: { redirectUris: uris, ...(values['to'] ? { to: values['to'] } : {}) }, print: (r) => printCredentials(r, 'promoted') };
+    }
+    case 'apps rotate-secret':
+      return { path: `/admin/apps/${app()}/rotate-secret`, body: values['env'] ? { environment: values['env'] } : {}, print: (r) => printCredentials(r, 'rotated the secret of') };
+    case 'apps suspend':
+      return { path: `/admin/apps/${app()}/suspend`, body: {}, print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked` };
+    default:
+      return undefined;
+  }
 }
 
 async function main(): Promise<number> {
@@ -81,10 +150,11 @@ async function main(): Promise<number> {
   }
   let res: Response;
   try {
+    const method = parsed.cmd.method ?? 'POST';
     res = await fetch(new URL(parsed.cmd.path, ADMIN_URL), {
-      method: 'POST',
+      method,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-      body: JSON.stringify(parsed.cmd.body),
+      body: method === 'POST' ? JSON.stringify(parsed.cmd.body) : undefined,
     });
   } catch (err) {
     console.error(`cannot reach the admin API at ${ADMIN_URL}: ${(err as Error).message}`);
@@ -93,7 +163,10 @@ async function main(): Promise<number> {
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (!res.ok) {
     if (parsed.json) console.log(JSON.stringify(body));
-    else console.error(`error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`);
+    else if (Array.isArray(body['problems'])) {
+      console.error(`error ${res.status}: nothing was created; fix every field below and try again`);
+      for (const p of body['problems'] as Array<{ field: string; message: string }>) console.error(`  ${p.field}: ${p.message}`);
+    } else console.error(`error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`);
     return 1;
   }
   console.log(parsed.json ? JSON.stringify(body) : parsed.cmd.print(body));

@@ -6,6 +6,7 @@ import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter } from '@trading/rate-limit';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { createService, finishService, type ServiceApp } from '@trading/service';
+import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
@@ -13,6 +14,20 @@ import { SigningKeyEntity } from './keys/signing-key.entity';
 import { TokenSigner } from './keys/token-signer';
 import { Initial1732230000000 } from './migrations/1732230000000-initial';
 import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-login-attempts';
+import { OAuth1732500000000 } from './migrations/1732500000000-oauth';
+import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
+import { localAccessTokenVerifier } from './oauth/access-tokens';
+import { authorizeRoute } from './oauth/authorize';
+import type { OAuthContext } from './oauth/context';
+import { oauthErrorHandler } from './oauth/errors';
+import { GrantService } from './oauth/grants';
+import { loginRoutes } from './oauth/login.routes';
+import { metadataRoute } from './oauth/metadata';
+import { requestLimit } from './oauth/rate-limit';
+import { revokeRoute } from './oauth/revoke';
+import { tokenRoute } from './oauth/token';
+import { userinfoRoute } from './oauth/userinfo';
+import { RegistryService } from './registry/registry.service';
 import { LoginActivityService } from './pat/login-activity.service';
 import { PatLoginAttemptEntity } from './pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from './pat/pat.entity';
@@ -36,6 +51,9 @@ export interface AuthApp extends ServiceApp {
   pats: PatService;
   activity: LoginActivityService;
   signer: TokenSigner;
+  registry: RegistryService;
+  grants: GrantService;
+  mail: MailDispatcher;
 }
 
 export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthConfig } from './config';
@@ -46,18 +64,22 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   const dataSource = await openDatabase({
     url: config.AUTH_DATABASE_URL,
     entities: [UserEntity, PersonalAccessTokenEntity, SigningKeyEntity, PatLoginAttemptEntity],
-    migrations: [Initial1732230000000, PatLoginAttempts1732400000000],
+    migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000],
   });
   const store = deps.store ?? (await connectStore(config.REDIS_URL));
   const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER);
   const users = new UsersService(dataSource);
-  const pats = new PatService(dataSource, signer, new SessionStore(store), config.PAT_SESSION_TTL_SECONDS);
+  const sessionStore = new SessionStore(store);
+  const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
+  const grants = new GrantService(dataSource, sessionStore);
+  const registry = new RegistryService(dataSource, grants);
+  const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
   const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
   // Cursors get their own key, derived from the shared secret, so a cursor is never a valid claims header.
   const activity = new LoginActivityService(dataSource, new CursorCodec(createHmac('sha256', config.INTERNAL_SIGNING_KEY).update('auth:cursors').digest('hex')));
   // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
-  const limiter = (name: string, maxFailures: number) =>
-    new FailureLimiter(store, databaseNameOf(config.AUTH_DATABASE_URL), { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
+  const namespace = databaseNameOf(config.AUTH_DATABASE_URL);
+  const limiter = (name: string, maxFailures: number) => new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
   const login = new PatLogin(pats, activity, {
     perIp: limiter('pat-login:ip', config.PAT_LOGIN_MAX_FAILURES_PER_IP),
     perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
@@ -74,15 +96,48 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     res.json(signer.jwks());
   });
   app.use(patRoutes({ pats, login, activity, codec }));
+
+  // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
+  const oauth: OAuthContext = {
+    settings: {
+      environment: config.APP_ENV,
+      issuer: config.AUTH_ISSUER,
+      apiUrl: config.AUTH_API_URL.replace(/\/+$/, ''),
+      codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
+      accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+    },
+    registry,
+    grants,
+    sessions: sessionStore,
+    signer,
+    store,
+    users,
+  };
+  const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
+  const tokenLimits = {
+    perIp: requestLimit(store, namespace, 'oauth-token:ip', config.OAUTH_TOKEN_MAX_REQUESTS_PER_IP, config.OAUTH_TOKEN_RATE_WINDOW_SECONDS),
+    clientFailures: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
+  };
+  app.use(metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, '')));
+  app.use(
+    Router().use(
+      tokenRoute(oauth, tokenLimits),
+      revokeRoute(oauth, verifyAccessToken, tokenLimits),
+      userinfoRoute(oauth, verifyAccessToken),
+      oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),
+    ),
+  );
   const sessions = new BrowserSessions(store, config.DASHBOARD_SESSION_TTL_SECONDS);
   const signIn = signInRoutes({
     users,
     sessions,
     limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
   });
-  app.use(pageRouter(sessions, logger, [signIn, dashboardRoutes({ pats, activity })]));
-  app.use(adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats));
+  app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
+  app.use(adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry));
   finishService(app, logger);
+  mail.start(config.MAIL_POLL_MS);
 
   return {
     name: 'auth',
@@ -91,7 +146,11 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     pats,
     activity,
     signer,
+    registry,
+    grants,
+    mail,
     close: async () => {
+      await mail.stop();
       await dataSource.destroy();
       if (!deps.store) await store.close();
     },

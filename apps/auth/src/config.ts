@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 /** A positive whole number with a default. */
@@ -25,13 +27,34 @@ export const authConfigSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_IP: count(50),
   /** The window every failure limit above counts in. */
   LOGIN_FAILURE_WINDOW_SECONDS: field.seconds(900),
+  /** The one environment this deployment serves: only that environment's client ids, secrets and redirect URIs are accepted. */
+  APP_ENV: field.appEnv(),
+  /** {base_url}, the public API address (through the facade), for the authorization-server metadata. */
+  AUTH_API_URL: field.url().default('http://localhost:8080/v1'),
+  /** Lifetime of an authorization code (single use). */
+  OAUTH_CODE_TTL_SECONDS: field.seconds(60),
+  /** Spec §8: 3600. */
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: field.seconds(3600),
+  /** Spec §8: 30 days. Each refresh issues a new one with a new full lifetime. */
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: field.seconds(30 * 86400),
+  /** Requests to /oauth/token and /oauth/revoke allowed per client address per window. */
+  OAUTH_TOKEN_MAX_REQUESTS_PER_IP: count(120),
+  OAUTH_TOKEN_RATE_WINDOW_SECONDS: field.seconds(60),
+  /** Failed client authentications allowed per client id (in LOGIN_FAILURE_WINDOW_SECONDS). */
+  OAUTH_CLIENT_MAX_FAILURES: count(20),
+  /** SMTP server for outgoing mail (credentials to vendors), e.g. smtp://user:pass@host:587; unset: mail is written to MAIL_LOG_FILE. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().default('Trading API <no-reply@trading-api.example>'),
+  MAIL_LOG_FILE: z.string().default(join(tmpdir(), 'trading-api-mail.log')),
+  /** How often the outbox is delivered; 0 turns the dispatcher off (tests deliver by hand). */
+  MAIL_POLL_MS: z.coerce.number().int().min(0).default(2000),
 });
 
 export type AuthConfig = z.output<typeof authConfigSchema>;
 
 export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig => loadConfig('auth', authConfigSchema, env);
 
-/** Settings added with the developer dashboard; callers that build the config object themselves (the platform) may leave them out. */
+/** Settings with defaults added after the first release; callers that build the config object themselves (the platform) may leave them out. */
 const dashboardSchema = authConfigSchema.pick({
   DASHBOARD_SESSION_TTL_SECONDS: true,
   PAT_LOGIN_MAX_FAILURES_PER_IP: true,
@@ -39,6 +62,18 @@ const dashboardSchema = authConfigSchema.pick({
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
   SIGNIN_MAX_FAILURES_PER_IP: true,
   LOGIN_FAILURE_WINDOW_SECONDS: true,
+  APP_ENV: true,
+  AUTH_API_URL: true,
+  OAUTH_CODE_TTL_SECONDS: true,
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: true,
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,
+  OAUTH_TOKEN_MAX_REQUESTS_PER_IP: true,
+  OAUTH_TOKEN_RATE_WINDOW_SECONDS: true,
+  OAUTH_CLIENT_MAX_FAILURES: true,
+  SMTP_URL: true,
+  MAIL_FROM: true,
+  MAIL_LOG_FILE: true,
+  MAIL_POLL_MS: true,
 });
 export type DashboardSettings = z.output<typeof dashboardSchema>;
 export const dashboardConfigDefaults = (): DashboardSettings => dashboardSchema.parse({});

@@ -53,3 +53,26 @@ export const DEMO_FX_RATES = [
   { currency: 'NOK', usdRate: '0.0921' },
   { currency: 'DKK', usdRate: '0.1451' },
 ];
+
+/**
+ * The all-in-one mode's DEV vendor app, for `npm run sample-vendor` (whose defaults are these
+ * credentials). Fixed credentials are for the local sandbox only; real apps get random ones.
+ */
+export const DEMO_VENDOR_APP = {
+  credentials: { clientId: 'tci_dev_demo00000000000000', clientSecret: 'tcs_demo-vendor-secret-for-the-local-sandbox-only' },
+  registration: {
+    companyName: 'Sample Vendor Ltd',
+    companyWebsite: 'https://vendor.example',
+    businessEmail: 'dev-team@vendor.example',
+    country: 'GB',
+    appName: 'Sample Portfolio Viewer',
+    description: 'The sample vendor app of the Trading API (tools/sample-vendor).',
+    logoUrl: 'http://localhost:3000/logo.svg',
+    homepageUrl: 'http://localhost:3000/',
+    supportEmail: 'support@vendor.example',
+    privacyPolicyUrl: 'https://vendor.example/privacy',
+    termsOfServiceUrl: 'https://vendor.example/terms',
+    redirectUris: ['http://localhost:3000/callback', 'http://127.0.0.1:3000/callback'],
+    scopes: ['read:accounts', 'read:banking', 'read:orders'],
+  },
+};

@@ -1,6 +1,7 @@
 import { ConfigError } from '@trading/config';
 import { createLogger } from '@trading/logging';
 import { createPlatform, DEMO_USERS, loadPlatformConfig } from './app';
+import { DEMO_VENDOR_APP } from './demo-data';
 
 /** `npm start`: the whole product in one process, then a banner with what a newcomer needs. */
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     const alice = (await platform.auth.users.findByEmail(DEMO_USERS[0]!.email))!;
     const expires = new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
     demoPat = (await platform.auth.pats.create({ userId: alice.id, name: `all-in-one demo ${new Date().toISOString()}`, access: 'READ_WRITE', expires })).token;
+    await platform.auth.registry.ensureDemoApp(DEMO_VENDOR_APP.registration, DEMO_VENDOR_APP.credentials);
   }
 
   const { urls } = platform;
@@ -36,10 +38,18 @@ ${
     TOKEN=$(curl -s -X POST ${urls.api}/pat/login -H 'content-type: application/json' \\
       -d '{"token":"${demoPat}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
     curl -s ${urls.api}/accounts -H "Authorization: Bearer $TOKEN"
+
+  Demo vendor app "${DEMO_VENDOR_APP.registration.appName}" (DEV, OAuth 2.0 + PKCE)
+    client_id      ${DEMO_VENDOR_APP.credentials.clientId}
+    client_secret  ${DEMO_VENDOR_APP.credentials.clientSecret}
+    redirect URIs  ${DEMO_VENDOR_APP.registration.redirectUris.join('  ')}
+    Try it:        npm run sample-vendor   then open http://localhost:3000, connect, sign in as alice, allow
+    Login page     ${urls.login}/en/login?… (or /de/login), metadata at ${urls.login}/.well-known/oauth-authorization-server
 `
     : ''
 }
   Admin CLI       npm run admin -- users create --email you@example.com --password '…' --first-name You --last-name Tester
+                  npm run admin -- apps provision --file registration.json   (then apps list, promote, rotate-secret, suspend)
                   (admin credential: ADMIN_TOKEN=${config.AUTH_ADMIN_TOKEN === 'local-dev-admin-token-0000' ? 'the local default' : 'your AUTH_ADMIN_TOKEN'})
 
   Ctrl-C stops everything.

@@ -78,6 +78,19 @@ describe('EdgeAuthenticator', () => {
     await expect(auth.authenticate(`Bearer ${token}`, '127.0.0.1')).rejects.toThrow('session has ended');
   });
 
+  it('ends every session of an OAuth grant at once, and only those', async () => {
+    const oauth = { userId: 'u1', kind: 'oauth' as const, clientId: 'c1', scope: ['read:accounts'], ipAllowlist: [], expiresAt: live.expiresAt };
+    await sessions.create({ ...oauth, sid: 'sid-g1', grantId: 'g1' });
+    await sessions.create({ ...oauth, sid: 'sid-g1b', grantId: 'g1' });
+    await sessions.create({ ...oauth, sid: 'sid-g2', grantId: 'g2' });
+    const [a, b, c] = await Promise.all(['sid-g1', 'sid-g1b', 'sid-g2'].map((sid) => sign({ sub: 'u1', sid })));
+    await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).resolves.toMatchObject({ kind: 'oauth', clientId: 'c1' });
+    expect(await sessions.revokeGrant('g1')).toBe(3);
+    await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).rejects.toThrow('session has ended');
+    await expect(auth.authenticate(`Bearer ${b}`, '127.0.0.1')).rejects.toThrow('session has ended');
+    await expect(auth.authenticate(`Bearer ${c}`, '127.0.0.1')).resolves.toBeDefined();
+  });
+
   it('enforces the IP list', async () => {
     await sessions.create({ ...live, patId: 'p2', sid: 'sid-ip', ipAllowlist: ['10.1.0.0/16'] });
     const token = await sign({ sub: 'u1', sid: 'sid-ip' });

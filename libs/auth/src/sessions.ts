@@ -11,6 +11,8 @@ export interface SessionRecord {
   kind: 'oauth' | 'pat';
   patId?: string;
   clientId?: string;
+  /** OAuth sessions: the grant (consent) they were issued under; revoking it ends them all. */
+  grantId?: string;
   scope: string[];
   access?: PatAccess;
   /** Addresses or CIDR ranges the PAT may be used from; empty means any. */
@@ -21,6 +23,7 @@ export interface SessionRecord {
 
 const sessionKey = (sid: string) => `session:${sid}`;
 const patSessionsKey = (patId: string) => `pat-sessions:${patId}`;
+const grantSessionsKey = (grantId: string) => `grant-sessions:${grantId}`;
 
 export class SessionStore {
   constructor(private readonly store: KeyValueStore) {}
@@ -30,6 +33,7 @@ export class SessionStore {
     await this.store.set(sessionKey(record.sid), JSON.stringify(record), ttl);
     // Index by PAT so that revoking the PAT can end every session made from it.
     if (record.patId) await this.store.addToSet(patSessionsKey(record.patId), record.sid, ttl);
+    if (record.grantId) await this.store.addToSet(grantSessionsKey(record.grantId), record.sid, ttl);
   }
 
   async get(sid: string): Promise<SessionRecord | null> {
@@ -45,5 +49,11 @@ export class SessionStore {
   async revokePat(patId: string): Promise<number> {
     const sids = await this.store.members(patSessionsKey(patId));
     return this.store.del(...sids.map(sessionKey), patSessionsKey(patId));
+  }
+
+  /** Ends every access-token session of one OAuth grant; harmless to repeat. */
+  async revokeGrant(grantId: string): Promise<number> {
+    const sids = await this.store.members(grantSessionsKey(grantId));
+    return this.store.del(...sids.map(sessionKey), grantSessionsKey(grantId));
   }
 }

@@ -14,9 +14,42 @@ export interface KeyValueStore {
   members(key: string): Promise<string[]>;
   /** Atomically increments a counter that starts a fixed window of `windowSeconds`; returns the count and seconds left. */
   hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }>;
+  /**
+   * Single-use exchange, atomically (one Redis script): when `oldKey` holds a live value, it is
+   * marked spent (keeping its time to live), `value` is stored at `newKey` for `ttlSeconds`, and
+   * the old value comes back as `{ spent: false }`. When `oldKey` was already spent, nothing is
+   * written and its value comes back as `{ spent: true }` (reuse detection). Missing: null.
+   * Two concurrent swaps of one key: exactly one gets `spent: false`.
+   */
+  swap(oldKey: string, newKey: string, value: string, ttlSeconds: number): Promise<SwapResult | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+export interface SwapResult {
+  value: string;
+  spent: boolean;
+}
+
+/** Spent values keep their content behind this mark, so a reuse can be traced to what it was. */
+const SPENT_MARK = '\u0000spent:';
+
+const SWAP_SCRIPT = `
+local old = redis.call('GET', KEYS[1])
+if not old then return false end
+if string.sub(old, 1, string.len(ARGV[3])) == ARGV[3] then return old end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[3] .. old, 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[3] .. old) end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+return old`;
+
+/** Reads a value that `swap` may have marked spent (e.g. one fetched with `get`). */
+export function swapResult(raw: string | null): SwapResult | null {
+  if (raw === null) return null;
+  return raw.startsWith(SPENT_MARK) ? { value: raw.slice(SPENT_MARK.length), spent: true } : { value: raw, spent: false };
+}
+
+type SwapCommand = (oldKey: string, newKey: string, value: string, ttl: number, mark: string) => Promise<string | null>;
 
 export class RedisStore implements KeyValueStore {
   readonly kind = 'redis' as const;
@@ -43,6 +76,12 @@ export class RedisStore implements KeyValueStore {
     const count = Number(result?.[0]?.[1] ?? 0);
     const ttl = Number(result?.[2]?.[1] ?? windowSeconds);
     return { count, resetSeconds: ttl > 0 ? ttl : windowSeconds };
+  }
+  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number) {
+    const client = this.client as Redis & { tradingSwap?: SwapCommand };
+    // defineCommand applies the client's key prefix to KEYS and caches the script by its SHA.
+    if (!client.tradingSwap) client.defineCommand('tradingSwap', { numberOfKeys: 2, lua: SWAP_SCRIPT });
+    return swapResult(await client.tradingSwap!(oldKey, newKey, value, Math.max(1, Math.ceil(ttlSeconds)), SPENT_MARK));
   }
   async ping() {
     await this.client.ping();
@@ -93,6 +132,17 @@ export class MemoryStore implements KeyValueStore {
     const expiresAt = entry?.expiresAt ?? Date.now() + windowSeconds * 1000;
     this.values.set(key, { value: String(count), expiresAt });
     return { count, resetSeconds: Math.max(1, Math.ceil((expiresAt - Date.now()) / 1000)) };
+  }
+  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number) {
+    // One synchronous block between awaits: nothing else in this process can interleave.
+    const entry = this.live(oldKey);
+    if (!entry || typeof entry.value !== 'string') return null;
+    const old = entry.value;
+    if (!old.startsWith(SPENT_MARK)) {
+      this.values.set(oldKey, { value: SPENT_MARK + old, expiresAt: entry.expiresAt });
+      this.values.set(newKey, { value, expiresAt: Date.now() + Math.max(1, Math.ceil(ttlSeconds)) * 1000 });
+    }
+    return swapResult(old);
   }
   async ping() {
     /* in-process: always reachable */

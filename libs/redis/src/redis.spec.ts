@@ -33,6 +33,28 @@ describe.each([
     expect((await store.members('s')).sort()).toEqual(['one', 'two']);
   });
 
+  it('swaps a single-use key atomically: one winner, later uses see it spent, nothing written for them', async () => {
+    await store.set('old', 'first', 60);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.swap('old', `new-${i}`, `v${i}`, 60)));
+    const winners = results.filter((r) => r && !r.spent);
+    expect(winners).toEqual([{ value: 'first', spent: false }]);
+    expect(results.filter((r) => r?.spent)).toHaveLength(9);
+    const written = (await Promise.all(results.map((_, i) => store.get(`new-${i}`)))).filter(Boolean);
+    expect(written).toHaveLength(1);
+    expect(await store.swap('old', 'again', 'x', 60)).toEqual({ value: 'first', spent: true });
+    expect(await store.get('again')).toBeNull();
+    expect(await store.swap('missing', 'never', 'x', 60)).toBeNull();
+    expect(await store.get('never')).toBeNull();
+  });
+
+  it('keeps the time to live of a spent key', async () => {
+    await store.set('brief', 'x', 1);
+    expect((await store.swap('brief', 'next', 'y', 60))?.spent).toBe(false);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await store.swap('brief', 'next2', 'z', 60)).toBeNull();
+    expect(await store.get('next')).toBe('y');
+  });
+
   it('counts hits within a window', async () => {
     const first = await store.hit('h', 60);
     const second = await store.hit('h', 60);

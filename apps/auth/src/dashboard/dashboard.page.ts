@@ -1,4 +1,5 @@
 import type { PersonalAccessToken } from '../pat/pat.entity';
+import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
 import { html, type SafeHtml } from '../web/html';
 import { layout } from '../web/layout';
@@ -8,6 +9,8 @@ export interface DashboardView {
   locale: string;
   user: { email: string; csrf: string };
   tokens: PersonalAccessToken[];
+  /** OAuth grants: vendor apps this user has allowed. */
+  apps: AuthorisedApp[];
   activity: { logins: LoginActivityItem[]; nextCursor: string | null; cursor?: string };
   /** The form as submitted when the server refused it. */
   form?: TokenFormValues;
@@ -32,6 +35,7 @@ ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}<
 ${view.created ? createdPanel(view.created) : ''}
 ${createForm(view, now)}
 ${tokenList(view, now)}
+${appList(view)}
 ${activityList(view)}`,
   });
 }
@@ -97,6 +101,27 @@ function tokenList(view: DashboardView, now: Date): SafeHtml {
         : ''}</td>
     </tr>`;
     })}
+    </tbody>
+  </table>
+</section>`;
+}
+
+function appList(view: DashboardView): SafeHtml {
+  if (!view.apps.length) return html`<section class="card" id="authorised-apps"><h2>Authorised apps</h2><p>You have not allowed any app to access your account.</p></section>`;
+  return html`<section class="card" id="authorised-apps">
+  <h2>Authorised apps</h2>
+  <p class="hint">Apps you allowed to act for you. Revoking one ends every token it holds at once.</p>
+  <table id="apps">
+    <thead><tr><th>App</th><th>Access</th><th>Allowed</th><th>Last used</th><th></th></tr></thead>
+    <tbody>
+    ${view.apps.map(
+      (a) => html`<tr data-grant-id="${a.grantId}">
+      <td><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${a.appName}</a></td><td><code>${a.scope.join(' ')}</code></td>
+      <td>${when(a.grantedAt)}</td><td>${when(a.lastUsedAt)}</td>
+      <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="Revoke access for &quot;${a.appName}&quot;? It stops working at once.">
+        <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">Revoke</button></form></td>
+    </tr>`,
+    )}
     </tbody>
   </table>
 </section>`;

@@ -1,5 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '@trading/errors';
+import type { GrantService } from '../oauth/grants';
 import type { LoginActivityService } from '../pat/login-activity.service';
 import type { PatService } from '../pat/pat.service';
 import { browserOf, type BrowserSession } from '../web/browser-sessions';
@@ -11,10 +12,11 @@ import { readTokenForm, toNewPat, TOKEN_FIELDS, type TokenField } from './token-
 export interface DashboardDeps {
   pats: PatService;
   activity: LoginActivityService;
+  grants: GrantService;
 }
 
 /** The developer dashboard (spec §5.2 step 1): create, list and revoke PATs, see their logins. */
-export function dashboardRoutes({ pats, activity }: DashboardDeps): Router {
+export function dashboardRoutes({ pats, activity, grants }: DashboardDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -33,13 +35,19 @@ export function dashboardRoutes({ pats, activity }: DashboardDeps): Router {
       if (err instanceof AppError && err.field === 'cursor') return activity.list(session.userId, {});
       throw err;
     });
-    const view: DashboardView = { locale, user: { email: session.email, csrf: session.csrf }, tokens: await pats.listForUser(session.userId), activity: logins, ...extra };
+    const view: DashboardView = { locale, user: { email: session.email, csrf: session.csrf }, tokens: await pats.listForUser(session.userId), apps: await grants.listForUser(session.userId), activity: logins, ...extra };
     res.status(status).send(dashboardPage(view));
   }
 
   router.get('/:locale/developer', knownLocale, signedIn, async (req, res) => {
     const revoked = typeof req.query['revoked'] === 'string' ? req.query['revoked'] : undefined;
-    await render(req, res, browserOf(res)!.session, revoked ? { notice: `Token ${revoked} is revoked. Sessions created from it have ended.` } : {});
+    const appRevoked = typeof req.query['app-revoked'] === 'string' ? req.query['app-revoked'] : undefined;
+    const notice = revoked
+      ? `Token ${revoked} is revoked. Sessions created from it have ended.`
+      : appRevoked
+        ? `Access for ${appRevoked} is revoked. Every token it held has stopped working.`
+        : undefined;
+    await render(req, res, browserOf(res)!.session, notice ? { notice } : {});
   });
 
   router.post('/:locale/developer/tokens', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
@@ -62,6 +70,13 @@ export function dashboardRoutes({ pats, activity }: DashboardDeps): Router {
   router.post('/:locale/developer/tokens/:tokenId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const pat = await pats.revoke(browserOf(res)!.session.userId, req.params['tokenId']);
     res.redirect(303, `/${req.params['locale'] as string}/developer?revoked=${encodeURIComponent(pat.id)}`);
+  });
+  router.post('/:locale/developer/apps/:grantId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
+    const userId = browserOf(res)!.session.userId;
+    const grantId = req.params['grantId'] as string;
+    const app = (await grants.listForUser(userId)).find((a) => a.grantId === grantId);
+    await grants.revokeForUser(userId, grantId);
+    res.redirect(303, `/${req.params['locale'] as string}/developer?app-revoked=${encodeURIComponent(app?.appName ?? 'the app')}`);
   });
   return router;
 }

@@ -28,6 +28,10 @@ export class UsersService {
     return this.users.findOneBy({ email: normaliseEmail(email) });
   }
 
+  findById(id: string): Promise<User | null> {
+    return /^[0-9a-f-]{36}$/i.test(id) ? this.users.findOneBy({ id }) : Promise.resolve(null);
+  }
+
   async requireByEmail(email: string): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw errors.notFound('User', 'email');

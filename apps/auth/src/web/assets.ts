@@ -95,6 +95,8 @@ fieldset label { display: inline; font-weight: normal; margin-right: 1rem; }
 button { margin-top: 1rem; padding: .5rem 1rem; border: 0; border-radius: 4px; background: #1f6feb; color: #fff; font: inherit; cursor: pointer; }
 button.link { background: none; color: inherit; text-decoration: underline; padding: 0; margin: 0; }
 button.danger { background: #c62828; margin: 0; padding: .3rem .7rem; }
+button.secondary { background: #e3e6ea; color: #1b1f24; margin-left: .5rem; }
+#consent img { border-radius: 8px; } #scopes li { margin: .3rem 0; }
 .error { color: #b42318; min-height: 1em; margin: .25rem 0 0; font-size: .9rem; }
 .alert { background: #fdecea; border: 1px solid #f5c2c0; padding: .6rem .8rem; border-radius: 4px; }
 .notice { background: #e8f3ff; border: 1px solid #b6d7ff; padding: .6rem .8rem; border-radius: 4px; }

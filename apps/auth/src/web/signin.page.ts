@@ -1,4 +1,5 @@
 import { html } from './html';
+import { messages } from './i18n';
 import { layout } from './layout';
 
 export interface SignInView {
@@ -15,22 +16,23 @@ export interface SignInView {
  * flow too (`next` carries the authorization request back after signing in).
  */
 export function signInPage(view: SignInView): string {
+  const t = messages(view.locale);
   return layout({
-    title: 'Sign in',
+    title: t.signInTitle,
     locale: view.locale,
     body: html`<section class="card narrow">
-  <h1>Sign in</h1>
+  <h1>${t.signInTitle}</h1>
   ${view.error ? html`<p class="alert" role="alert" id="signin-error">${view.error}</p>` : ''}
   <form method="post" action="/${view.locale}/signin" data-validate novalidate>
     <input type="hidden" name="_csrf" value="${view.csrf}">
     ${view.next ? html`<input type="hidden" name="next" value="${view.next}">` : ''}
-    <label for="email">E-mail</label>
+    <label for="email">${t.email}</label>
     <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${view.email ?? ''}">
     <p class="error" data-error-for="email"></p>
-    <label for="password">Password</label>
+    <label for="password">${t.password}</label>
     <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
     <p class="error" data-error-for="password"></p>
-    <button type="submit">Sign in</button>
+    <button type="submit">${t.signInButton}</button>
   </form>
 </section>`,
   });

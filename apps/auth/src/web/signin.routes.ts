@@ -3,6 +3,7 @@ import { tightest, type FailureLimiter } from '@trading/rate-limit';
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
+import { messages } from './i18n';
 import { knownLocale, DEFAULT_LOCALE } from './locale';
 import { safeNext, signInPage } from './signin.page';
 
@@ -33,8 +34,9 @@ export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
     const email = typeof body['email'] === 'string' ? body['email'].slice(0, 320) : '';
     const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
     const next = safeNext(body['next']);
+    const t = messages(locale);
     const again = (status: number, error: string) => res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
-    if (!email.trim() || !password) return again(400, 'Enter your e-mail and password.');
+    if (!email.trim() || !password) return again(400, t.enterBoth);
 
     // Failures count per account (whether it exists or not, so this tells nothing) and per address.
     const accountKey = normaliseEmail(email);
@@ -42,12 +44,12 @@ export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
     const before = tightest([await limits.perAccount.state(accountKey), await limits.perIp.state(ipKey)]);
     if (before.blocked) {
       res.setHeader('Retry-After', String(before.resetSeconds));
-      return again(429, `Too many failed sign-ins. Try again in ${Math.ceil(before.resetSeconds / 60)} minute(s).`);
+      return again(429, t.tooMany(Math.ceil(before.resetSeconds / 60)));
     }
     const user = await users.verifyPassword(email, password);
     if (!user) {
       await Promise.all([limits.perAccount.fail(accountKey), limits.perIp.fail(ipKey)]);
-      return again(401, 'The e-mail or password is wrong.');
+      return again(401, t.wrongPassword);
     }
     await limits.perAccount.clear(accountKey);
     await sessions.start(req, res, user);

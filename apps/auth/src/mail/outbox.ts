@@ -1,0 +1,125 @@
+import { appendFile } from 'node:fs/promises';
+import nodemailer from 'nodemailer';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Logger } from '@trading/logging';
+
+/** Where a secret goes in a mail body; substituted only at delivery. */
+export const SECRET_PLACEHOLDER = '{{secret}}';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  /** Plain text; may contain SECRET_PLACEHOLDER once. */
+  body: string;
+  /** Kept in the outbox only until the mail is delivered, then erased. */
+  secret?: string;
+}
+
+export interface MailTransport {
+  readonly kind: 'smtp' | 'log';
+  send(mail: { from: string; to: string; subject: string; text: string }): Promise<void>;
+}
+
+/**
+ * Queues a mail in the same transaction as the change it reports (transactional outbox): the
+ * credentials exist if and only if their mail is queued.
+ */
+export async function enqueueMail(manager: EntityManager, mail: Mail): Promise<void> {
+  await manager.query('INSERT INTO email_outbox (to_address, subject, body, secret) VALUES ($1, $2, $3, $4)', [mail.to, mail.subject, mail.body, mail.secret ?? null]);
+}
+
+/** SMTP through nodemailer, e.g. `smtp://user:pass@smtp.example.com:587` or `smtps://…:465`. */
+export function smtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport(url);
+  return {
+    kind: 'smtp',
+    send: async (mail) => {
+      await transporter.sendMail(mail);
+    },
+  };
+}
+
+/** No SMTP configured: every mail is appended, readable, to a local file (and noted in the log). */
+export function logTransport(file: string, logger: Logger): MailTransport {
+  return {
+    kind: 'log',
+    send: async (mail) => {
+      const text = `----- ${new Date().toISOString()}\nFrom: ${mail.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n\n`;
+      await appendFile(file, text, { mode: 0o600 });
+      logger.info({ to: mail.to, subject: mail.subject, file }, 'e-mail written to the local mail log (no SMTP_URL set)');
+    },
+  };
+}
+
+interface PendingRow {
+  id: string;
+  to_address: string;
+  subject: string;
+  body: string;
+  secret: string | null;
+  attempts: number;
+}
+
+/**
+ * Delivers the outbox: pending rows are claimed with SKIP LOCKED (several instances never send
+ * one mail twice at once), sent, then marked sent with the secret erased. Failures are retried
+ * with a growing delay.
+ */
+export class MailDispatcher {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly transport: MailTransport,
+    private readonly from: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Sends what is due; returns how many were delivered. */
+  async runOnce(): Promise<number> {
+    this.running ??= this.deliver().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async deliver(): Promise<number> {
+    let delivered = 0;
+    await this.dataSource.transaction(async (tx) => {
+      const rows: PendingRow[] = await tx.query(
+        `SELECT id, to_address, subject, body, secret, attempts FROM email_outbox
+          WHERE sent_at IS NULL AND next_attempt_at <= now() ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED`,
+      );
+      for (const row of rows) {
+        try {
+          const text = row.secret === null ? row.body : row.body.replace(SECRET_PLACEHOLDER, row.secret);
+          await this.transport.send({ from: this.from, to: row.to_address, subject: row.subject, text });
+          await tx.query('UPDATE email_outbox SET sent_at = now(), secret = NULL, attempts = attempts + 1, last_error = NULL WHERE id = $1', [row.id]);
+          delivered++;
+        } catch (err) {
+          const delaySeconds = Math.min(3600, 30 * 2 ** Math.min(row.attempts, 7));
+          this.logger.warn({ err, mailId: row.id }, 'e-mail delivery failed; will retry');
+          await tx.query(`UPDATE email_outbox SET attempts = attempts + 1, last_error = $2, next_attempt_at = now() + make_interval(secs => $3) WHERE id = $1`, [
+            row.id,
+            String((err as Error).message ?? err).slice(0, 500),
+            delaySeconds,
+          ]);
+        }
+      }
+    });
+    return delivered;
+  }
+
+  start(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.runOnce().catch((err: unknown) => this.logger.error({ err }, 'mail dispatcher failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}

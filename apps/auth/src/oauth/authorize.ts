@@ -1,0 +1,91 @@
+import { Router } from 'express';
+import type { Scope } from '@trading/auth';
+import type { Client } from '../registry/registry.service';
+import { preferredLocale } from '../web/locale';
+import type { OAuthContext } from './context';
+import { isS256Challenge } from './pkce';
+import { parseScopes } from './scopes';
+
+/** A checked authorization request (spec §5.1, RFC 6749 §4.1.1, RFC 7636 §4.3). */
+export interface AuthorizationRequest {
+  client: Client;
+  redirectUri: string;
+  scope: Scope[];
+  state?: string;
+  codeChallenge: string;
+}
+
+export type CheckedRequest =
+  | { ok: true; request: AuthorizationRequest }
+  /** The client or redirect URI cannot be trusted: an error page, never a redirect (RFC 6749 §4.1.2.1). */
+  | { ok: false; page: string }
+  /** Anything else: back to the app with error, error_description and state. */
+  | { ok: false; redirect: string };
+
+const MAX_STATE = 1024;
+
+/** The app's redirect URI with the authorization response parameters added (keeping its own query), and `iss` (RFC 9207). */
+export function responseUrl(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries({ ...params, iss: issuer })) if (v !== undefined) url.searchParams.append(k, v);
+  return url.toString();
+}
+
+/**
+ * Checks everything before anything is shown. Only once the client is known in this
+ * environment and the redirect URI is one of its own (exact string match) may errors go back
+ * to the app; until then the user gets an error page.
+ */
+export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record<string, unknown>): Promise<CheckedRequest> {
+  const clientId = query['client_id'];
+  const redirectUri = query['redirect_uri'];
+  if (typeof clientId !== 'string' || !clientId) return { ok: false, page: 'client_id is missing (or repeated).' };
+  const client = await ctx.registry.findClient(clientId, ctx.settings.environment, { includeSuspended: true });
+  if (!client) return { ok: false, page: `The app "${clientId.slice(0, 100)}" is not registered in ${ctx.settings.environment}.` };
+  if (typeof redirectUri !== 'string' || !redirectUri) return { ok: false, page: 'redirect_uri is missing (or repeated).' };
+  if (!client.redirectUris.includes(redirectUri)) return { ok: false, page: `redirect_uri is not one of the redirect URIs registered for ${client.app.appName} in ${ctx.settings.environment}.` };
+
+  const rawState = query['state'];
+  const state = typeof rawState === 'string' && rawState.length <= MAX_STATE ? rawState : undefined;
+  const fail = (error: string, description: string): CheckedRequest => ({
+    ok: false,
+    redirect: responseUrl(redirectUri, { error, error_description: description, state }, ctx.settings.issuer),
+  });
+  if (rawState !== undefined && state === undefined) return fail('invalid_request', `state must be given once, at most ${MAX_STATE} characters`);
+  if (client.app.status !== 'ACTIVE') return fail('unauthorized_client', 'This app is suspended');
+  for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) return fail('invalid_request', `${name} must not be repeated`);
+
+  if (query['response_type'] !== 'code') return fail('unsupported_response_type', 'response_type must be code');
+  const method = query['code_challenge_method'];
+  if (method === 'plain') return fail('invalid_request', 'code_challenge_method plain is not allowed; use S256');
+  if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+  const challenge = query['code_challenge'];
+  if (challenge === undefined || challenge === '') return fail('invalid_request', 'code_challenge is required (PKCE, S256)');
+  if (!isS256Challenge(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+
+  // Spec §5.1 `scopes` (comma-separated) or RFC 6749 `scope` (space-separated).
+  const scopes = query['scopes'];
+  const scope = query['scope'];
+  if (scopes !== undefined && scope !== undefined && scopes !== scope) return fail('invalid_request', 'Send either scopes or scope, not both');
+  const raw = scopes ?? scope;
+  if (typeof raw !== 'string' || !raw.trim()) return fail('invalid_scope', 'scopes is required (comma-separated scope values)');
+  const parsed = parseScopes(raw);
+  if ('unknown' in parsed) return fail('invalid_scope', `"${parsed.unknown.slice(0, 50)}" is not a scope`);
+  const unapproved = parsed.scopes.filter((s) => !client.app.approvedScopes.includes(s));
+  if (unapproved.length) return fail('invalid_scope', `${client.app.appName} is not approved for ${unapproved.join(', ')}`);
+
+  return { ok: true, request: { client, redirectUri, scope: parsed.scopes, state, codeChallenge: challenge } };
+}
+
+/**
+ * GET {base_url}/oauth/authorize (spec §4.1): the standard entry point; it leads to the login
+ * page with the same parameters, which checks them before showing anything.
+ */
+export function authorizeRoute(loginUrl: string): Router {
+  return Router().get('/oauth/authorize', (req, res) => {
+    const locale = preferredLocale(req.query['ui_locales'], req.get('accept-language'));
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, `${loginUrl}/${locale}/login${query}`);
+  });
+}

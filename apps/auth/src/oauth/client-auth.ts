@@ -1,0 +1,71 @@
+import type { Request } from 'express';
+import type { FailureLimiter } from '@trading/rate-limit';
+import type { Client } from '../registry/registry.service';
+import type { OAuthContext } from './context';
+import { OAuthError, oauthErrors } from './errors';
+
+export type Params = Record<string, string | undefined>;
+
+/**
+ * The parameters of a token or revocation request, JSON (spec §4.1) or form-encoded
+ * (RFC 6749): strings only, none repeated (RFC 6749 §3.2), empty ones treated as absent.
+ */
+export function requestParams(req: Request): Params {
+  if (!req.is('application/x-www-form-urlencoded') && !req.is('application/json')) {
+    throw oauthErrors.invalidRequest('Content-Type must be application/x-www-form-urlencoded or application/json');
+  }
+  const body = req.body as unknown;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw oauthErrors.invalidRequest('The request body must be an object of parameters');
+  const out: Params = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(value)) throw oauthErrors.invalidRequest(`${key} must not be repeated`);
+    if (value === null || value === undefined || value === '') continue;
+    if (typeof value !== 'string') throw oauthErrors.invalidRequest(`${key} must be a string`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** RFC 6749 §2.3.1: `Basic base64(urlencode(id):urlencode(secret))`. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match) {
+    if (/^Basic\b/i.test(header ?? '')) throw oauthErrors.invalidClient('Malformed HTTP Basic credentials');
+    return null;
+  }
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw oauthErrors.invalidClient('Malformed HTTP Basic credentials');
+  try {
+    const unform = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: unform(decoded.slice(0, colon)), secret: unform(decoded.slice(colon + 1)) };
+  } catch {
+    throw oauthErrors.invalidClient('Malformed HTTP Basic credentials');
+  }
+}
+
+/**
+ * Authenticates the client by HTTP Basic or by client_id/client_secret in the body (one method
+ * only). Failed attempts count per client id, so a secret cannot be guessed at speed.
+ */
+export async function authenticateClient(ctx: OAuthContext, req: Request, params: Params, failures: FailureLimiter): Promise<Client> {
+  const basic = basicCredentials(req.get('authorization'));
+  if (basic && params['client_secret'] !== undefined) throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+  if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id) throw oauthErrors.invalidRequest('client_id does not match the HTTP Basic credentials');
+  const id = basic?.id ?? params['client_id'];
+  const secret = basic?.secret ?? params['client_secret'];
+  if (!id || !secret) throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
+
+  const key = id.slice(0, 100);
+  const state = await failures.state(key);
+  if (state.blocked) {
+    throw new OAuthError('too_many_requests', 'Too many failed client authentications; retry after the time in Retry-After', 429, { 'Retry-After': String(state.resetSeconds) });
+  }
+  const client = await ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true });
+  if (!client) {
+    await failures.fail(key);
+    throw oauthErrors.invalidClient(`Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`);
+  }
+  if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
+  return client;
+}

@@ -1,0 +1,29 @@
+import type { SessionStore } from '@trading/auth';
+import type { KeyValueStore } from '@trading/redis';
+import type { TokenSigner } from '../keys/token-signer';
+import type { Environment, RegistryService } from '../registry/registry.service';
+import type { UsersService } from '../users/users.service';
+import type { GrantService } from './grants';
+
+export interface OAuthSettings {
+  /** The one environment this deployment serves (APP_ENV): only its credentials and redirect URIs count. */
+  environment: Environment;
+  /** `iss` of tokens and the authorization server's identifier ({login_url}). */
+  issuer: string;
+  /** {base_url}: where clients reach /oauth/token, /oauth/revoke, /oauth/userinfo (through the facade). */
+  apiUrl: string;
+  codeTtlSeconds: number;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+}
+
+/** What every OAuth endpoint works with. */
+export interface OAuthContext {
+  settings: OAuthSettings;
+  registry: RegistryService;
+  grants: GrantService;
+  sessions: SessionStore;
+  signer: TokenSigner;
+  store: KeyValueStore;
+  users: UsersService;
+}

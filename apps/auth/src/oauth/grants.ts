@@ -1,0 +1,105 @@
+import type { DataSource } from 'typeorm';
+import type { SessionStore } from '@trading/auth';
+import { errors } from '@trading/errors';
+import { returnedRows } from '../registry/sql';
+
+export type RevokeReason = 'USER' | 'CLIENT' | 'CODE_REUSED' | 'REFRESH_TOKEN_REUSED' | 'APP_SUSPENDED';
+
+/** One user's consent to one app: what the authorization code and every refresh of it hang on. */
+export interface GrantRecord {
+  id: string;
+  userId: string;
+  appId: string;
+  clientId: string;
+  scope: string[];
+}
+
+/** A grant as its user sees it on the dashboard. */
+export interface AuthorisedApp {
+  grantId: string;
+  appName: string;
+  logoUrl: string;
+  homepageUrl: string;
+  scope: string[];
+  grantedAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * Grants live in PostgreSQL (the durable record and the dashboard's list); their access tokens
+ * are sessions in Redis indexed by grant, so revoking a grant ends them all on the next request.
+ */
+export class GrantService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  /** Records the grant when its code is first redeemed; a row already there (revoked by a racing reuse) stays as it is. */
+  async create(grant: GrantRecord): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+      [grant.id, grant.userId, grant.appId, grant.clientId, grant.scope],
+    );
+  }
+
+  /**
+   * True while the grant is live (and notes its use). Called after a new session is created:
+   * a revocation that raced the issue either shows here or ran after the session was indexed
+   * and ended it, so no session outlives a revocation.
+   */
+  async touchIfActive(grantId: string): Promise<boolean> {
+    const rows = returnedRows(await this.dataSource.query(`UPDATE oauth_grants SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [grantId]));
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends a grant and every token issued under it. `record` lets a reuse of a code revoke a
+   * grant whose first redemption has not written its row yet (it then finds it revoked).
+   */
+  async revoke(grantId: string, reason: RevokeReason, record?: GrantRecord): Promise<void> {
+    if (record) {
+      await this.dataSource.query(
+        `INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope, revoked_at, revoked_reason) VALUES ($1, $2, $3, $4, $5, now(), $6)
+         ON CONFLICT (id) DO UPDATE SET revoked_at = COALESCE(oauth_grants.revoked_at, now()), revoked_reason = COALESCE(oauth_grants.revoked_reason, $6)`,
+        [record.id, record.userId, record.appId, record.clientId, record.scope, reason],
+      );
+    } else {
+      await this.dataSource.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [grantId, reason]);
+    }
+    await this.sessions.revokeGrant(grantId);
+  }
+
+  /** The dashboard's revoke button: only the user's own grant ("not found" otherwise, so ids cannot be probed). */
+  async revokeForUser(userId: string, grantId: string): Promise<void> {
+    if (!/^[0-9a-f-]{36}$/i.test(grantId)) throw errors.notFound('Authorised app', 'grantId');
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM oauth_grants WHERE id = $1 AND user_id = $2`, [grantId, userId]);
+    if (!rows.length) throw errors.notFound('Authorised app', 'grantId');
+    await this.revoke(grantId, 'USER');
+  }
+
+  /** Suspending an app ends every grant it holds. */
+  async revokeForApp(appId: string): Promise<number> {
+    const rows = returnedRows<{ id: string }>(
+      await this.dataSource.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'APP_SUSPENDED' WHERE app_id = $1 AND revoked_at IS NULL RETURNING id`, [appId]),
+    );
+    for (const row of rows) await this.sessions.revokeGrant(row.id);
+    return rows.length;
+  }
+
+  async isActive(grantId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL`, [grantId]);
+    return rows.length > 0;
+  }
+
+  async listForUser(userId: string): Promise<AuthorisedApp[]> {
+    const rows: Array<{ id: string; app_name: string; logo_url: string; homepage_url: string; scope: string[]; created_at: Date; last_used_at: Date | null }> =
+      await this.dataSource.query(
+        `SELECT g.id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
+           FROM oauth_grants g JOIN vendor_apps a ON a.id = g.app_id
+          WHERE g.user_id = $1 AND g.revoked_at IS NULL ORDER BY g.created_at DESC`,
+        [userId],
+      );
+    return rows.map((r) => ({ grantId: r.id, appName: r.app_name, logoUrl: r.logo_url, homepageUrl: r.homepage_url, scope: r.scope, grantedAt: r.created_at, lastUsedAt: r.last_used_at }));
+  }
+}

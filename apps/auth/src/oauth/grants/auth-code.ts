@@ -1,0 +1,48 @@
+import { swapResult } from '@trading/redis';
+import type { Client } from '../../registry/registry.service';
+import type { OAuthContext } from '../context';
+import { oauthErrors } from '../errors';
+import { isVerifier, verifierMatches } from '../pkce';
+import { codeKey, newRefreshToken, plausibleToken, refreshKey, type CodeRecord, type RefreshRecord } from '../token-store';
+import { issueTokens, type TokenResponse } from './issue';
+
+/**
+ * grant_type AUTH_CODE / authorization_code (spec §4.1, RFC 6749 §4.1.3, RFC 7636 §4.6).
+ * The code is checked against the client, redirect URI and PKCE verifier before it is spent;
+ * spending it and storing the first refresh token are one atomic swap, so it works once. A code
+ * presented again revokes the grant its first use created (RFC 6749 §4.1.2, RFC 9700 §4.5).
+ */
+export async function authCodeGrant(ctx: OAuthContext, client: Client, params: Record<string, string | undefined>): Promise<TokenResponse> {
+  const { code, redirect_uri: redirectUri, code_verifier: verifier } = params;
+  if (!code) throw oauthErrors.invalidRequest('code is required');
+  if (!redirectUri) throw oauthErrors.invalidRequest('redirect_uri is required (the one used in the authorization request)');
+  if (!verifier) throw oauthErrors.invalidRequest('code_verifier is required (PKCE, S256)');
+  if (!plausibleToken(code)) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+
+  const key = codeKey(code);
+  const found = swapResult(await ctx.store.get(key));
+  if (!found) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  const record = JSON.parse(found.value) as CodeRecord;
+  if (found.spent) return reused(ctx, record);
+  // Checks that leave the code unspent: a wrong client or guess cannot burn a user's code.
+  if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The authorization code was issued to another client');
+  if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  if (record.redirectUri !== redirectUri) throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
+  if (!isVerifier(verifier)) throw oauthErrors.invalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+  if (!verifierMatches(verifier, record.codeChallenge)) throw oauthErrors.invalidGrant('code_verifier does not match the code_challenge (S256)');
+
+  const refreshToken = newRefreshToken();
+  const ttl = ctx.settings.refreshTokenTtlSeconds;
+  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000 };
+  const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(refresh), ttl);
+  if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  if (swapped.spent) return reused(ctx, record);
+
+  await ctx.grants.create(record.grant);
+  return issueTokens(ctx, record.grant, record.grant.scope, refreshToken);
+}
+
+async function reused(ctx: OAuthContext, record: CodeRecord): Promise<never> {
+  await ctx.grants.revoke(record.grant.id, 'CODE_REUSED', record.grant);
+  throw oauthErrors.invalidGrant('The authorization code was already used; every token issued with it has been revoked');
+}

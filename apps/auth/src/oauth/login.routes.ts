@@ -1,0 +1,93 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import express, { Router, type Request, type Response } from 'express';
+import type { Scope } from '@trading/auth';
+import { browserOf } from '../web/browser-sessions';
+import { verifyCsrf } from '../web/csrf';
+import { messages } from '../web/i18n';
+import { knownLocale } from '../web/locale';
+import { widenPolicy } from '../web/security-headers';
+import { checkAuthorizationRequest, responseUrl } from './authorize';
+import { badRequestPage, consentPage } from './consent.page';
+import type { OAuthContext } from './context';
+import type { GrantRecord } from './grants';
+import { codeKey, newCode, type CodeRecord } from './token-store';
+
+/** An authorization request the user is looking at, kept server-side between the page and the answer. */
+interface PendingConsent {
+  userId: string;
+  clientId: string;
+  redirectUri: string;
+  scope: Scope[];
+  state?: string;
+  codeChallenge: string;
+}
+const CONSENT_TTL_SECONDS = 600;
+const pendingKey = (id: string) => `oauth-consent:${id}`;
+const origin = (url: string) => new URL(url).origin;
+
+/**
+ * {login_url}/<locale>/login (spec §5.1 step 3): check the request, have the user sign in (the
+ * dashboard's sign-in page, which comes back here), then ask for consent. The answer is a
+ * form post; approve redirects to the app with a code and state, deny with access_denied.
+ */
+export function loginRoutes(ctx: OAuthContext): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+
+  router.get('/:locale/login', knownLocale, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    if (req.originalUrl.length > 4000) return void res.status(414).send(badRequestPage(locale, 'The request is too long.'));
+    const checked = await checkAuthorizationRequest(ctx, req.query as Record<string, unknown>);
+    if (!checked.ok) {
+      if ('page' in checked) return void res.status(400).send(badRequestPage(locale, checked.page));
+      return void res.redirect(303, checked.redirect);
+    }
+    const browser = browserOf(res);
+    if (!browser) return void res.redirect(303, `/${locale}/signin?next=${encodeURIComponent(req.originalUrl)}`);
+
+    const { request } = checked;
+    const requestId = randomBytes(24).toString('base64url');
+    const pending: PendingConsent = {
+      userId: browser.session.userId,
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUri,
+      scope: request.scope,
+      state: request.state,
+      codeChallenge: request.codeChallenge,
+    };
+    await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
+    widenPolicy(res, { img: [origin(request.client.app.logoUrl)], formAction: [origin(request.redirectUri)] });
+    res.send(consentPage({ locale, app: request.client.app, scope: request.scope, requestId, user: { email: browser.session.email, csrf: browser.session.csrf } }));
+  });
+
+  router.post('/:locale/login/consent', knownLocale, form, async (req: Request, res: Response, next) => {
+    const locale = req.params['locale'] as string;
+    const expired = () => res.status(400).send(badRequestPage(locale, messages(locale).consentExpired));
+    if (!browserOf(res)) return void expired();
+    verifyCsrf(req, res, (err?: unknown) => (err ? next(err) : void answer().catch(next)));
+
+    async function answer() {
+      const body = req.body as Record<string, unknown>;
+      const id = typeof body['request'] === 'string' && body['request'].length <= 64 ? body['request'] : '';
+      const raw = id ? await ctx.store.get(pendingKey(id)) : null;
+      // Deleting is what claims it: a double submit gets one answer only.
+      if (!raw || (await ctx.store.del(pendingKey(id))) !== 1) return void expired();
+      const pending = JSON.parse(raw) as PendingConsent;
+      const browser = browserOf(res)!;
+      if (pending.userId !== browser.session.userId) return void expired();
+      // The app may have been suspended, or a redirect URI removed, while the page was open.
+      const client = await ctx.registry.findClient(pending.clientId, ctx.settings.environment);
+      if (!client || !client.redirectUris.includes(pending.redirectUri)) return void res.status(400).send(badRequestPage(locale, 'This app can no longer be authorised.'));
+
+      if (body['decision'] !== 'approve') {
+        return void res.redirect(303, responseUrl(pending.redirectUri, { error: 'access_denied', error_description: 'The user denied access', state: pending.state }, ctx.settings.issuer));
+      }
+      const grant: GrantRecord = { id: randomUUID(), userId: pending.userId, appId: client.app.id, clientId: client.clientId, scope: pending.scope };
+      const code = newCode();
+      const record: CodeRecord = { grant, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge, expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000 };
+      await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);
+      res.redirect(303, responseUrl(pending.redirectUri, { code, state: pending.state }, ctx.settings.issuer));
+    }
+  });
+  return router;
+}

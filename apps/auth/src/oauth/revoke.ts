@@ -1,0 +1,42 @@
+import express, { Router, type RequestHandler } from 'express';
+import type { JWTPayload } from 'jose';
+import type { FailureLimiter } from '@trading/rate-limit';
+import { swapResult } from '@trading/redis';
+import { ourTokenClaims } from './access-tokens';
+import { authenticateClient, requestParams } from './client-auth';
+import type { OAuthContext } from './context';
+import { noStore, oauthErrors } from './errors';
+import { plausibleToken, refreshKey, type RefreshRecord } from './token-store';
+
+/**
+ * POST {base_url}/oauth/revoke (RFC 7009), client-authenticated. A refresh token ends its whole
+ * grant (every access token of it, on the next request anywhere); an access token ends its own
+ * session. Unknown tokens and other clients' tokens get the same 200, so nothing can be probed.
+ */
+export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>, limits: { perIp: RequestHandler; clientFailures: FailureLimiter }): Router {
+  return Router().post(
+    '/oauth/revoke',
+    limits.perIp,
+    express.json({ limit: '8kb' }),
+    express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
+    async (req, res) => {
+      noStore(res);
+      const params = requestParams(req);
+      const client = await authenticateClient(ctx, req, params, limits.clientFailures);
+      const token = params['token'];
+      if (!token) throw oauthErrors.invalidRequest('token is required');
+
+      if (plausibleToken(token)) {
+        const found = swapResult(await ctx.store.get(refreshKey(token)));
+        if (found) {
+          const record = JSON.parse(found.value) as RefreshRecord;
+          if (record.grant.clientId === client.clientId) await ctx.grants.revoke(record.grant.id, 'CLIENT');
+          return void res.status(200).end();
+        }
+      }
+      const claims = token.length < 4096 ? await ourTokenClaims(verify, token) : null;
+      if (claims && claims['kind'] === 'oauth' && claims['client_id'] === client.clientId && typeof claims['sid'] === 'string') await ctx.sessions.revoke(claims['sid']);
+      res.status(200).end();
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { GrantRecord } from './grants';
+
+/**
+ * Authorization codes and refresh tokens are opaque random strings; Redis keeps only their
+ * SHA-256 (a read of Redis yields nothing usable) with the record they stand for.
+ */
+const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
+export const codeKey = (code: string) => `oauth-code:${digest(code)}`;
+export const refreshKey = (token: string) => `oauth-refresh:${digest(token)}`;
+
+/** 256 bits, base64url; the prefixes let secret scanners recognise leaked refresh tokens. */
+export const newCode = () => randomBytes(32).toString('base64url');
+export const newRefreshToken = () => `trt_${randomBytes(32).toString('base64url')}`;
+
+/** A code, bound to its client, redirect URI and PKCE challenge (RFC 6749 §4.1.3, RFC 7636 §4.4). */
+export interface CodeRecord {
+  grant: GrantRecord;
+  redirectUri: string;
+  codeChallenge: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** A refresh token: its grant (whose scope it keeps; RFC 6749 §6) and when it expires. */
+export interface RefreshRecord {
+  grant: GrantRecord;
+  expiresAt: number;
+}
+
+/** Tokens that are not well-formed strings are never looked up. */
+export const plausibleToken = (value: unknown): value is string => typeof value === 'string' && value.length >= 20 && value.length <= 200 && /^[A-Za-z0-9._~-]+$/.test(value);

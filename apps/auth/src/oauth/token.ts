@@ -1,0 +1,35 @@
+import express, { Router, type RequestHandler } from 'express';
+import type { FailureLimiter } from '@trading/rate-limit';
+import { authenticateClient, requestParams } from './client-auth';
+import type { OAuthContext } from './context';
+import { noStore, oauthErrors } from './errors';
+import { authCodeGrant } from './grants/auth-code';
+import { refreshTokenGrant } from './grants/refresh-token';
+
+/** Spec §4.1 spells grant types in capitals over JSON; RFC 6749 clients send the standard names. Both work either way. */
+const GRANT_TYPES: Record<string, typeof authCodeGrant> = {
+  AUTH_CODE: authCodeGrant,
+  authorization_code: authCodeGrant,
+  REFRESH_TOKEN: refreshTokenGrant,
+  refresh_token: refreshTokenGrant,
+};
+
+/** POST {base_url}/oauth/token: exchange a code, or refresh (spec §4.1, RFC 6749 §4.1.3, §6). */
+export function tokenRoute(ctx: OAuthContext, limits: { perIp: RequestHandler; clientFailures: FailureLimiter }): Router {
+  return Router().post(
+    '/oauth/token',
+    limits.perIp,
+    express.json({ limit: '8kb' }),
+    express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
+    async (req, res) => {
+      noStore(res);
+      const params = requestParams(req);
+      const grantType = params['grant_type'];
+      if (!grantType) throw oauthErrors.invalidRequest('grant_type is required');
+      const grant = Object.hasOwn(GRANT_TYPES, grantType) ? GRANT_TYPES[grantType] : undefined;
+      const client = await authenticateClient(ctx, req, params, limits.clientFailures);
+      if (!grant) throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
+      res.json(await grant(ctx, client, params));
+    },
+  );
+}

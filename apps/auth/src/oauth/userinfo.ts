@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import type { JWTPayload } from 'jose';
+import { EdgeAuthenticator, missingScopes } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import type { OAuthContext } from './context';
+import { noStore, OAuthError } from './errors';
+
+const REQUIRED = ['read:accounts'];
+
+/**
+ * GET {base_url}/oauth/userinfo (spec §4.1, §2.4): a bearer access token with read:accounts.
+ * The facade passes /oauth/* through, so auth authenticates the token itself, exactly as the
+ * edge does (signature, live session).
+ */
+export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>): Router {
+  const edge = new EdgeAuthenticator(verify, ctx.sessions);
+  return Router().get('/oauth/userinfo', async (req, res) => {
+    noStore(res);
+    let claims;
+    try {
+      claims = await edge.authenticate(req.get('authorization'), req.ip);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);
+      if (err.options.noCredentials) throw new OAuthError('invalid_token', err.message, 401, { 'WWW-Authenticate': 'Bearer realm="trading-api"' });
+      const code = err.code === 'IP_NOT_ALLOWED' ? 'insufficient_scope' : 'invalid_token';
+      throw new OAuthError(code, err.message, err.status, { 'WWW-Authenticate': `Bearer realm="trading-api", error="${code}", error_description="${err.message.replace(/"/g, "'")}"` });
+    }
+    if (missingScopes(claims.scope, REQUIRED).length) {
+      throw new OAuthError('insufficient_scope', 'userinfo needs scope read:accounts', 403, {
+        'WWW-Authenticate': `Bearer realm="trading-api", error="insufficient_scope", scope="${REQUIRED.join(' ')}"`,
+      });
+    }
+    const user = await ctx.users.findById(claims.sub);
+    if (!user) throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, { 'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"' });
+    res.json({ sub: user.id, userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
+  });
+}

@@ -1,0 +1,50 @@
+import { Router } from 'express';
+import type { IssuedCredentials, RegistryService, VendorApp } from './registry.service';
+
+const appSummary = (app: VendorApp) => ({
+  appId: app.id,
+  appName: app.appName,
+  companyName: app.companyName,
+  businessEmail: app.businessEmail,
+  status: app.status,
+  environment: app.environment,
+  approvedScopes: app.approvedScopes,
+  createdAt: app.createdAt.toISOString(),
+  suspendedAt: app.suspendedAt?.toISOString() ?? null,
+});
+
+/** The secret appears in this answer and in the mail to the business e-mail, nowhere else. */
+const issued = (c: IssuedCredentials) => ({ ...appSummary(c.app), environment: c.environment, clientId: c.clientId, clientSecret: c.clientSecret, redirectUris: c.redirectUris });
+
+/**
+ * The registry's admin API (behind the admin credential, used by `npm run admin -- apps …`).
+ * `:app` is an app id or any of its client ids.
+ */
+export function adminAppRoutes(registry: RegistryService): Router {
+  const router = Router();
+  router.post('/admin/apps', async (req, res) => {
+    const body = (req.body ?? {}) as { registration?: unknown; approvedScopes?: unknown };
+    res.status(201).json(issued(await registry.provision(body.registration, { approvedScopes: body.approvedScopes })));
+  });
+  router.get('/admin/apps', async (_req, res) => {
+    const apps = await registry.list();
+    res.json({
+      apps: apps.map((a) => ({
+        ...appSummary(a),
+        environments: a.credentials.map((c) => ({ environment: c.environment, clientId: c.clientId, redirectUris: c.redirectUris, createdAt: c.createdAt.toISOString(), secretRotatedAt: c.secretRotatedAt.toISOString() })),
+      })),
+    });
+  });
+  router.post('/admin/apps/:app/promote', async (req, res) => {
+    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown };
+    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris })));
+  });
+  router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
+    res.json(issued(await registry.rotateSecret(req.params['app'] as string, (req.body as { environment?: unknown } | undefined)?.environment)));
+  });
+  router.post('/admin/apps/:app/suspend', async (req, res) => {
+    const { app, grantsRevoked } = await registry.suspend(req.params['app'] as string);
+    res.json({ ...appSummary(app), grantsRevoked });
+  });
+  return router;
+}

@@ -1,0 +1,164 @@
+import { SCOPES, type Scope } from '@trading/auth';
+import { ISO_COUNTRY_CODES } from './countries';
+
+/** Spec §2.1: the registration form a vendor sends by e-mail, as the document the admin CLI accepts. */
+export interface Registration {
+  companyName: string;
+  companyWebsite: string;
+  businessEmail: string;
+  country: string;
+  phone?: string;
+  appName: string;
+  description?: string;
+  logoUrl: string;
+  homepageUrl: string;
+  supportEmail: string;
+  supportUrl?: string;
+  privacyPolicyUrl: string;
+  termsOfServiceUrl: string;
+  redirectUris: string[];
+  /** "Scopes requested": values from spec §2.2. */
+  scopes: Scope[];
+}
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+type Kind = 'text' | 'url' | 'email' | 'country' | 'phone';
+const FIELDS: Record<Exclude<keyof Registration, 'redirectUris' | 'scopes'>, { kind: Kind; required: boolean; max: number }> = {
+  companyName: { kind: 'text', required: true, max: 200 },
+  companyWebsite: { kind: 'url', required: true, max: 2000 },
+  businessEmail: { kind: 'email', required: true, max: 254 },
+  country: { kind: 'country', required: true, max: 2 },
+  phone: { kind: 'phone', required: false, max: 32 },
+  appName: { kind: 'text', required: true, max: 100 },
+  description: { kind: 'text', required: false, max: 1000 },
+  logoUrl: { kind: 'url', required: true, max: 2000 },
+  homepageUrl: { kind: 'url', required: true, max: 2000 },
+  supportEmail: { kind: 'email', required: true, max: 254 },
+  supportUrl: { kind: 'url', required: false, max: 2000 },
+  privacyPolicyUrl: { kind: 'url', required: true, max: 2000 },
+  termsOfServiceUrl: { kind: 'url', required: true, max: 2000 },
+};
+const KNOWN = new Set<string>([...Object.keys(FIELDS), 'redirectUris', 'scopes']);
+
+const EMAIL = /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+const PHONE = /^\+?[0-9][0-9 ()./-]{4,30}$/;
+
+/** An absolute http(s) URL with a host (websites, policies, logos). */
+export function isWebUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password && !/\s/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why a redirect URI cannot be registered, or null when it can (RFC 6749 §3.1.2, RFC 9700
+ * §2.1, §4.1): absolute, no fragment, no credentials, no wildcards, and https unless it points
+ * at the user's own machine (loopback http, as native and local apps use).
+ */
+export function redirectUriProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.trim()) return 'must be a URL';
+  if (value.length > 2000) return 'must be at most 2000 characters';
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (/\s/.test(value)) return 'must not contain spaces';
+  if (value.includes('#')) return 'must not contain a fragment (#)';
+  if (value.includes('*')) return 'must not contain wildcards; register each URL exactly';
+  if (u.username || u.password) return 'must not contain credentials';
+  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return 'must use https (plain http only for localhost / 127.0.0.1 / [::1])';
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be an https URL';
+  return null;
+}
+
+/**
+ * Validates a registration document field by field. Every problem is reported (by field name,
+ * `redirectUris[1]` for list items), so the service team can send the vendor one complete list.
+ */
+export function validateRegistration(input: unknown): Validated<Registration> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, problems: [{ field: '(document)', message: 'must be a JSON object' }] };
+  const doc = input as Record<string, unknown>;
+  const problems: Problem[] = [];
+  const out: Record<string, unknown> = {};
+  const problem = (field: string, message: string) => problems.push({ field, message });
+
+  for (const key of Object.keys(doc)) if (!KNOWN.has(key)) problem(key, 'is not a field of the registration form');
+
+  for (const [name, rule] of Object.entries(FIELDS)) {
+    const raw = doc[name];
+    if (raw === undefined || raw === null || (typeof raw === 'string' && !raw.trim())) {
+      if (rule.required) problem(name, 'is required');
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      problem(name, 'must be a string');
+      continue;
+    }
+    const value = raw.trim();
+    if (value.length > rule.max) {
+      problem(name, `must be at most ${rule.max} characters`);
+      continue;
+    }
+    const bad =
+      rule.kind === 'url' && !isWebUrl(value)
+        ? 'must be an http(s) URL'
+        : rule.kind === 'email' && !EMAIL.test(value)
+          ? 'must be an e-mail address'
+          : rule.kind === 'country' && !ISO_COUNTRY_CODES.has(value)
+            ? 'must be a 2-letter ISO 3166-1 country code in capitals, e.g. DE or US'
+            : rule.kind === 'phone' && !PHONE.test(value)
+              ? 'must be a phone number (digits, spaces, + ( ) . / -)'
+              : null;
+    if (bad) problem(name, bad);
+    else out[name] = rule.kind === 'email' ? value.toLowerCase() : value;
+  }
+
+  const uris = doc['redirectUris'];
+  if (!Array.isArray(uris) || !uris.length) problem('redirectUris', 'must be a list of one or more callback URLs');
+  else {
+    uris.forEach((uri, i) => {
+      const bad = redirectUriProblem(uri);
+      if (bad) problem(`redirectUris[${i}]`, bad);
+      else if (uris.indexOf(uri) !== i) problem(`redirectUris[${i}]`, 'is listed twice');
+    });
+    if (uris.length > 20) problem('redirectUris', 'must list at most 20 URLs');
+    out['redirectUris'] = uris;
+  }
+
+  const scopes = doc['scopes'];
+  if (!Array.isArray(scopes) || !scopes.length) problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);
+  else {
+    scopes.forEach((scope, i) => {
+      if (typeof scope !== 'string' || !(SCOPES as readonly string[]).includes(scope)) problem(`scopes[${i}]`, `must be one of ${SCOPES.join(', ')}`);
+      else if (scopes.indexOf(scope) !== i) problem(`scopes[${i}]`, 'is listed twice');
+    });
+    out['scopes'] = scopes;
+  }
+
+  return problems.length ? { ok: false, problems } : { ok: true, value: out as unknown as Registration };
+}
+
+/** Redirect URIs for a promotion (each environment has its own): the same rules, field `redirectUris`. */
+export function validateRedirectUris(uris: unknown): Validated<string[]> {
+  const problems: Problem[] = [];
+  if (!Array.isArray(uris) || !uris.length) return { ok: false, problems: [{ field: 'redirectUris', message: 'must be a list of one or more callback URLs' }] };
+  uris.forEach((uri, i) => {
+    const bad = redirectUriProblem(uri);
+    if (bad) problems.push({ field: `redirectUris[${i}]`, message: bad });
+    else if (uris.indexOf(uri) !== i) problems.push({ field: `redirectUris[${i}]`, message: 'is listed twice' });
+  });
+  return problems.length ? { ok: false, problems } : { ok: true, value: uris as string[] };
+}

@@ -1,0 +1,308 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AppError, errors } from '@trading/errors';
+import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
+import type { GrantService } from '../oauth/grants';
+import { returnedRows } from './sql';
+import { validateRedirectUris, validateRegistration, type Problem, type Registration } from './registration';
+
+/** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
+export const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export interface VendorApp {
+  id: string;
+  companyName: string;
+  businessEmail: string;
+  country: string;
+  appName: string;
+  description: string | null;
+  logoUrl: string;
+  homepageUrl: string;
+  supportEmail: string;
+  privacyPolicyUrl: string;
+  termsOfServiceUrl: string;
+  requestedScopes: string[];
+  approvedScopes: string[];
+  status: 'ACTIVE' | 'SUSPENDED';
+  environment: Environment;
+  createdAt: Date;
+  suspendedAt: Date | null;
+}
+
+export interface Credentials {
+  clientId: string;
+  environment: Environment;
+  redirectUris: string[];
+  createdAt: Date;
+  secretRotatedAt: Date;
+}
+
+/** What the OAuth endpoints know about a client of this deployment's environment. */
+export interface Client {
+  clientId: string;
+  environment: Environment;
+  redirectUris: string[];
+  app: VendorApp;
+}
+
+export interface IssuedCredentials {
+  app: VendorApp;
+  environment: Environment;
+  clientId: string;
+  /** Shown once: only its hash is kept. */
+  clientSecret: string;
+  redirectUris: string[];
+}
+
+/** A registration or promotion that cannot be accepted: every problem, by field. */
+export class RegistrationError extends AppError {
+  constructor(readonly problems: Problem[]) {
+    super('UNPROCESSABLE', `The registration has ${problems.length} problem(s): ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`, {
+      field: problems[0]?.field,
+      details: { problems },
+    });
+  }
+}
+
+/** Client ids name their environment; secrets carry a prefix so secret scanners can find leaked ones. */
+const newClientId = (env: Environment) => `tci_${env.toLowerCase()}_${randomBytes(10).toString('hex')}`;
+const newClientSecret = () => `tcs_${randomBytes(32).toString('base64url')}`;
+/** The secret has 256 bits of entropy, so a fast hash loses nothing (as for PATs). */
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a.app_name, a.description, a.logo_url, a.homepage_url, a.support_email,
+  a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
+
+function toApp(r: Record<string, any>): VendorApp {
+  return {
+    id: r['id'],
+    companyName: r['company_name'],
+    businessEmail: r['business_email'],
+    country: r['country'],
+    appName: r['app_name'],
+    description: r['description'],
+    logoUrl: r['logo_url'],
+    homepageUrl: r['homepage_url'],
+    supportEmail: r['support_email'],
+    privacyPolicyUrl: r['privacy_policy_url'],
+    termsOfServiceUrl: r['terms_of_service_url'],
+    requestedScopes: r['requested_scopes'],
+    approvedScopes: r['approved_scopes'],
+    status: r['status'],
+    environment: r['environment'],
+    createdAt: r['created_at'],
+    suspendedAt: r['suspended_at'],
+  };
+}
+
+/**
+ * The service team's side of spec §2.1 and §3: provisioning a registered app in DEV, promoting
+ * it to UAT and PROD (each with its own credentials and redirect URIs), rotating secrets,
+ * suspending. Every credential is mailed to the business e-mail through the outbox.
+ */
+export class RegistryService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly grants: GrantService,
+  ) {}
+
+  /**
+   * Validates the registration (every problem reported, nothing created if any) and creates
+   * the app in DEV. `approvedScopes` defaults to the requested ones and may only narrow them.
+   * `credentials` exists for the all-in-one demo seed only.
+   */
+  async provision(document: unknown, options: { approvedScopes?: unknown; credentials?: { clientId: string; clientSecret: string } } = {}): Promise<IssuedCredentials> {
+    const checked = validateRegistration(document);
+    const problems = checked.ok ? [] : [...checked.problems];
+    let approved: string[] | undefined;
+    if (options.approvedScopes !== undefined) {
+      const requested = checked.ok ? checked.value.scopes : [];
+      if (!Array.isArray(options.approvedScopes) || !options.approvedScopes.length) problems.push({ field: 'approvedScopes', message: 'must be a list of one or more scopes' });
+      else {
+        approved = options.approvedScopes as string[];
+        approved.forEach((s, i) => {
+          if (checked.ok && !(requested as string[]).includes(s)) problems.push({ field: `approvedScopes[${i}]`, message: `must be one of the requested scopes (${requested.join(', ')})` });
+        });
+      }
+    }
+    if (problems.length || !checked.ok) throw new RegistrationError(problems);
+    const reg: Registration = checked.value;
+    const clientId = options.credentials?.clientId ?? newClientId('DEV');
+    const clientSecret = options.credentials?.clientSecret ?? newClientSecret();
+
+    return this.dataSource.transaction(async (tx) => {
+      const [row] = await tx.query(
+        `INSERT INTO vendor_apps AS a (company_name, company_website, business_email, country, phone, app_name, description, logo_url, homepage_url,
+           support_email, support_url, privacy_policy_url, terms_of_service_url, requested_scopes, approved_scopes, environment)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DEV')
+         RETURNING ${APP_COLUMNS}`,
+        [
+          reg.companyName,
+          reg.companyWebsite,
+          reg.businessEmail,
+          reg.country,
+          reg.phone ?? null,
+          reg.appName,
+          reg.description ?? null,
+          reg.logoUrl,
+          reg.homepageUrl,
+          reg.supportEmail,
+          reg.supportUrl ?? null,
+          reg.privacyPolicyUrl,
+          reg.termsOfServiceUrl,
+          reg.scopes,
+          approved ?? reg.scopes,
+        ],
+      );
+      const app = toApp(row);
+      await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris);
+      return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris };
+    });
+  }
+
+  /** The all-in-one demo app (fixed DEV credentials printed in the banner): provisioned once, then left alone. */
+  async ensureDemoApp(document: unknown, credentials: { clientId: string; clientSecret: string }): Promise<void> {
+    if (await this.findClient(credentials.clientId, 'DEV', { includeSuspended: true })) return;
+    await this.provision(document, { credentials });
+  }
+
+  /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs. */
+  async promote(ref: string, input: { to?: unknown; redirectUris: unknown }): Promise<IssuedCredentials> {
+    const uris = validateRedirectUris(input.redirectUris);
+    if (!uris.ok) throw new RegistrationError(uris.problems);
+    return this.dataSource.transaction(async (tx) => {
+      const app = await this.lockApp(tx, ref);
+      if (app.status !== 'ACTIVE') throw new AppError('CONFLICT', `${app.appName} is suspended and cannot be promoted`);
+      const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(app.environment) + 1];
+      if (!next) throw new AppError('CONFLICT', `${app.appName} is already in PROD`);
+      if (input.to !== undefined && input.to !== next) {
+        throw new AppError('CONFLICT', `Promotion goes DEV → UAT → PROD in order: ${app.appName} is in ${app.environment}, so it can be promoted to ${next} only`, { field: 'to' });
+      }
+      await tx.query(`UPDATE vendor_apps SET environment = $2 WHERE id = $1`, [app.id, next]);
+      const promoted = { ...app, environment: next };
+      const clientSecret = newClientSecret();
+      const clientId = newClientId(next);
+      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value);
+      return { app: promoted, environment: next, clientId, clientSecret, redirectUris: uris.value };
+    });
+  }
+
+  /** A new secret for one environment; the old one stops working at once. */
+  async rotateSecret(ref: string, environment?: unknown): Promise<IssuedCredentials> {
+    return this.dataSource.transaction(async (tx) => {
+      const app = await this.lockApp(tx, ref);
+      const env = (environment ?? (ref.startsWith('tci_') ? ref.split('_')[1]!.toUpperCase() : undefined)) as Environment | undefined;
+      if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
+      const clientSecret = newClientSecret();
+      const rows = returnedRows<{ client_id: string; redirect_uris: string[] }>(
+        await tx.query(`UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2 RETURNING client_id, redirect_uris`, [
+          app.id,
+          env,
+          hashSecret(clientSecret),
+        ]),
+      );
+      const creds = rows[0];
+      if (!creds) throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, { field: 'environment' });
+      await enqueueMail(tx, { ...credentialsMail(app, env, creds.client_id, creds.redirect_uris, 'Your client secret was rotated; the previous one no longer works.'), secret: clientSecret });
+      return { app, environment: env, clientId: creds.client_id, clientSecret, redirectUris: creds.redirect_uris };
+    });
+  }
+
+  /** Suspends an app: its clients are refused from now on and every grant it holds ends. */
+  async suspend(ref: string): Promise<{ app: VendorApp; grantsRevoked: number }> {
+    const app = await this.dataSource.transaction(async (tx) => {
+      const found = await this.lockApp(tx, ref);
+      if (found.status === 'SUSPENDED') return found;
+      const [row] = returnedRows<Record<string, any>>(await tx.query(`UPDATE vendor_apps a SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1 RETURNING ${APP_COLUMNS}`, [found.id]));
+      return toApp(row!);
+    });
+    return { app, grantsRevoked: await this.grants.revokeForApp(app.id) };
+  }
+
+  async list(): Promise<Array<VendorApp & { credentials: Credentials[] }>> {
+    const apps: Array<Record<string, any>> = await this.dataSource.query(`SELECT ${APP_COLUMNS} FROM vendor_apps a ORDER BY a.created_at, a.id`);
+    const creds: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT app_id, client_id, environment, redirect_uris, created_at, secret_rotated_at FROM vendor_app_credentials
+        ORDER BY array_position(ARRAY['DEV','UAT','PROD'], environment)`,
+    );
+    return apps.map((a) => ({
+      ...toApp(a),
+      credentials: creds
+        .filter((c) => c['app_id'] === a['id'])
+        .map((c) => ({ clientId: c['client_id'], environment: c['environment'], redirectUris: c['redirect_uris'], createdAt: c['created_at'], secretRotatedAt: c['secret_rotated_at'] })),
+    }));
+  }
+
+  /** A client of `environment` whose app is active; null for unknown ids, other environments' ids and suspended apps. */
+  async findClient(clientId: unknown, environment: Environment, options: { includeSuspended?: boolean } = {}): Promise<Client | null> {
+    if (typeof clientId !== 'string' || clientId.length > 100) return null;
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment
+         FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
+        WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
+      [clientId, environment, !!options.includeSuspended],
+    );
+    const r = rows[0];
+    return r ? { clientId: r['client_id'], environment: r['client_environment'], redirectUris: r['redirect_uris'], app: toApp(r) } : null;
+  }
+
+  /**
+   * Client authentication (RFC 6749 §2.3.1): an id of this environment and its current secret,
+   * compared in constant time. A suspended app authenticates (so it can be told it is not
+   * authorised) only when `includeSuspended` is set.
+   */
+  async authenticate(clientId: unknown, clientSecret: unknown, environment: Environment, options: { includeSuspended?: boolean } = {}): Promise<Client | null> {
+    if (typeof clientSecret !== 'string' || clientSecret.length > 200) return null;
+    const client = await this.findClient(clientId, environment, options);
+    const rows: Array<{ secret_hash: string }> = client ? await this.dataSource.query(`SELECT secret_hash FROM vendor_app_credentials WHERE client_id = $1`, [client.clientId]) : [];
+    const stored = Buffer.from(rows[0]?.secret_hash ?? '0'.repeat(64), 'hex');
+    const ok = timingSafeEqual(Buffer.from(hashSecret(clientSecret), 'hex'), stored);
+    return client && ok ? client : null;
+  }
+
+  private async lockApp(tx: EntityManager, ref: string): Promise<VendorApp> {
+    const byId = UUID.test(ref);
+    const rows: Array<Record<string, any>> = await tx.query(
+      byId
+        ? `SELECT ${APP_COLUMNS} FROM vendor_apps a WHERE a.id = $1 FOR UPDATE`
+        : `SELECT ${APP_COLUMNS} FROM vendor_apps a WHERE a.id = (SELECT app_id FROM vendor_app_credentials WHERE client_id = $1) FOR UPDATE`,
+      [ref],
+    );
+    if (!rows[0]) throw new AppError('NOT_FOUND', `No app with id or client id "${ref}"`, { field: 'app' });
+    return toApp(rows[0]);
+  }
+
+  private async insertCredentials(tx: EntityManager, app: VendorApp, env: Environment, clientId: string, clientSecret: string, redirectUris: string[]): Promise<void> {
+    await tx.query(`INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris) VALUES ($1, $2, $3, $4, $5)`, [
+      clientId,
+      app.id,
+      env,
+      hashSecret(clientSecret),
+      redirectUris,
+    ]);
+    const note = env === 'DEV' ? 'Your app is provisioned in DEV.' : `Your app is promoted to ${env}. These credentials work only in ${env}; the earlier ones keep working in their own environments.`;
+    await enqueueMail(tx, { ...credentialsMail(app, env, clientId, redirectUris, note), secret: clientSecret });
+  }
+}
+
+function credentialsMail(app: VendorApp, env: Environment, clientId: string, redirectUris: string[], note: string) {
+  return {
+    to: app.businessEmail,
+    subject: `${app.appName}: ${env} credentials for the Trading API`,
+    body: [
+      `Hello ${app.companyName},`,
+      '',
+      note,
+      '',
+      `  Environment:    ${env}`,
+      `  client_id:      ${clientId}`,
+      `  client_secret:  ${SECRET_PLACEHOLDER}`,
+      `  Redirect URIs:  ${redirectUris.join('\n                  ')}`,
+      `  Approved scopes: ${app.approvedScopes.join(' ')}`,
+      '',
+      'Keep the client secret on your server only; we keep only a hash of it and cannot show it again.',
+    ].join('\n'),
+  };
+}

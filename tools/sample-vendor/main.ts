@@ -1,0 +1,22 @@
+/**
+ * `npm run sample-vendor`: the sample vendor app on http://localhost:3000, configured by
+ * environment variables. The defaults are the all-in-one mode's demo vendor app, so after
+ * `npm start` it works as it is: open http://localhost:3000 and connect as a demo user.
+ */
+import { createSampleVendorApp } from './app';
+
+const env = (name: string, fallback: string) => process.env[name] || fallback;
+const port = Number(env('SAMPLE_VENDOR_PORT', '3000'));
+const config = {
+  clientId: env('SAMPLE_VENDOR_CLIENT_ID', 'tci_dev_demo00000000000000'),
+  clientSecret: env('SAMPLE_VENDOR_CLIENT_SECRET', 'tcs_demo-vendor-secret-for-the-local-sandbox-only'),
+  redirectUri: env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`),
+  loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
+  apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
+  scopes: env('SAMPLE_VENDOR_SCOPES', 'read:accounts').split(/[\s,]+/).filter(Boolean),
+  locale: env('SAMPLE_VENDOR_LOCALE', 'en'),
+};
+
+createSampleVendorApp(config).listen(port, () => {
+  console.log(`Sample vendor app on http://localhost:${port} (client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`);
+});
