@@ -11,7 +11,8 @@ import { plausibleToken, refreshKey, type RefreshRecord } from './token-store';
 /**
  * POST {base_url}/oauth/revoke (RFC 7009), client-authenticated. A refresh token ends its whole
  * grant (every access token of it, on the next request anywhere); an access token ends its own
- * session. Unknown tokens and other clients' tokens get the same 200, so nothing can be probed.
+ * session. Unknown tokens and other clients' tokens get the same 200 (an empty JSON object, which
+ * strict JSON clients accept), so nothing can be probed.
  */
 export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>, limits: { perIp: RequestHandler; clientFailures: FailureLimiter }): Router {
   return Router().post(
@@ -31,12 +32,12 @@ export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promis
         if (found) {
           const record = JSON.parse(found.value) as RefreshRecord;
           if (record.grant.clientId === client.clientId) await ctx.grants.revoke(record.grant.id, 'CLIENT');
-          return void res.status(200).end();
+          return void res.status(200).json({});
         }
       }
       const claims = token.length < 4096 ? await ourTokenClaims(verify, token) : null;
       if (claims && claims['kind'] === 'oauth' && claims['client_id'] === client.clientId && typeof claims['sid'] === 'string') await ctx.sessions.revoke(claims['sid']);
-      res.status(200).end();
+      res.status(200).json({});
     },
   );
 }
