@@ -90,10 +90,10 @@ describe('accounts REST endpoints', () => {
   it('answers one GraphQL query spanning accounts, banking and oms', async () => {
     const res = await http('POST', p.urls.gateway, {
       token: reader,
-      body: { query: `{ account(id: "${aliceMargin}") { number positions { nodes { symbol marketValue } } balances { currency cash availableToWithdraw } margin { total { buyingPower } } orders { id } } }` },
+      body: { query: `{ account(id: "${aliceMargin}") { number positions { nodes { symbol marketValue } } balances { currency cash availableToWithdraw } margin { total { buyingPower } } orders { nodes { id } } } }` },
     });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.account).toMatchObject({ number: 'DU1000002', orders: [] });
+    expect(res.body.data.account).toMatchObject({ number: 'DU1000002', orders: { nodes: [] } });
     expect(res.body.data.account.positions.nodes.length).toBeGreaterThan(0);
     expect(res.body.data.account.balances[0]).toMatchObject({ currency: 'USD' });
   });

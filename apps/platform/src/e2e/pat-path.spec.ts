@@ -165,14 +165,14 @@ describe('PAT path through every layer', () => {
     const session = await sessionFor(await patFor(alice.email, 'READ_ONLY'));
     const res = await http('POST', p.urls.gateway, {
       token: session.token,
-      body: { query: '{ accounts { number positions { nodes { symbol quantity averageCost } } balances { currency cash } orders { id } } }' },
+      body: { query: '{ accounts { number positions { nodes { symbol quantity averageCost } } balances { currency cash } orders { nodes { id } } } }' },
     });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     const margin = res.body.data.accounts.find((a: { number: string }) => a.number === 'DU1000002');
     expect(margin.positions.nodes).toEqual(expect.arrayContaining([{ symbol: 'AAPL', quantity: '10', averageCost: '172.35' }]));
     expect(margin.balances).toEqual([{ currency: 'USD', cash: '25000.00' }]);
-    expect(margin.orders).toEqual([]);
+    expect(margin.orders.nodes).toEqual([]);
   });
 
   it('refuses unauthenticated GraphQL calls at the gateway', async () => {
