@@ -12,8 +12,9 @@ import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { InternalClaimsCodec, scopesForPatAccess } from '@trading/auth';
 import { dropDatabase, withDatabaseName } from '@trading/db';
-import { TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
-import { createPlatform, DEMO_ACCOUNTS, loadPlatformConfig, type Platform } from '../../apps/platform/src/app';
+import { TEST_POSTGRES_URL, uniqueId } from '@trading/testing';
+import { createPlatform, DEMO_ACCOUNTS, type Platform } from '../../apps/platform/src/app';
+import { inProcessPlatformConfig } from '../../apps/platform/src/e2e/test-platform';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 1;
@@ -117,19 +118,7 @@ function printTable(rows: Measurement[], baseline: number): void {
 
 async function main(): Promise<number> {
   const prefix = `bench_${uniqueId()}_`;
-  const config = loadPlatformConfig({
-    DATABASE_URL: TEST_POSTGRES_URL,
-    PLATFORM_DB_PREFIX: prefix,
-    REDIS_URL: TEST_REDIS_URL,
-    LOG_LEVEL: 'silent',
-    PLATFORM_SEED_DEMO: 'true',
-    FACADE_PORT: '0',
-    AUTH_PORT: '0',
-    GATEWAY_PORT: '0',
-    ACCOUNTS_PORT: '0',
-    BANKING_PORT: '0',
-    OMS_PORT: '0',
-  });
+  const config = inProcessPlatformConfig(prefix, { PLATFORM_SEED_DEMO: 'true' });
 
   let platform: Platform | undefined;
   let bare: Server | undefined;

@@ -1,38 +1,13 @@
-import { dropDatabase, withDatabaseName } from '@trading/db';
-import { http, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
-import { createPlatform, loadPlatformConfig, type PlatformOverrides } from '../app';
-import type { TestPlatform } from './test-platform';
+import { http } from '@trading/testing';
+import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /**
  * The whole product in process, as startTestPlatform starts it, with the paper market under
  * the test's control: the price feed paused (prices move only by `setPrice`), a fast engine
  * and relay, and `liquidity` per instrument per engine pass.
  */
-export async function startOrdersPlatform(oms: Record<string, string> = {}, env: Record<string, string> = {}): Promise<TestPlatform> {
-  const prefix = `t_${uniqueId()}_`;
-  const config = loadPlatformConfig({
-    DATABASE_URL: TEST_POSTGRES_URL,
-    REDIS_URL: TEST_REDIS_URL,
-    PLATFORM_DB_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    FACADE_PORT: '0',
-    AUTH_PORT: '0',
-    GATEWAY_PORT: '0',
-    ACCOUNTS_PORT: '0',
-    BANKING_PORT: '0',
-    OMS_PORT: '0',
-    ...env,
-  });
-  const overrides: PlatformOverrides = { oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...oms } };
-  const platform = await createPlatform(config, undefined, overrides);
-  return {
-    ...platform,
-    config,
-    stop: async () => {
-      await platform.close();
-      for (const service of ['auth', 'accounts', 'banking', 'oms']) await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
-    },
-  };
+export function startOrdersPlatform(oms: Record<string, string> = {}, env: Record<string, string> = {}): Promise<TestPlatform> {
+  return startTestPlatform(env, { oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...oms } });
 }
 
 /** Polls `read` until `done` holds (about 20 s at most). */

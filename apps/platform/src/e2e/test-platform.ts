@@ -1,16 +1,15 @@
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
-import { createPlatform, loadPlatformConfig, type Platform, type PlatformConfig } from '../app';
+import { createPlatform, loadPlatformConfig, type Platform, type PlatformConfig, type PlatformOverrides } from '../app';
 
 export interface TestPlatform extends Platform {
   config: PlatformConfig;
   stop(): Promise<void>;
 }
 
-/** The whole product in this process on free ports, with throwaway databases on the test server. */
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
-  const prefix = `t_${uniqueId()}_`;
-  const config = loadPlatformConfig({
+/** Every app in this process on free ports, against the test PostgreSQL and Redis, databases named `<prefix>auth`, …. */
+export function inProcessPlatformConfig(prefix: string, env: Record<string, string> = {}): PlatformConfig {
+  return loadPlatformConfig({
     DATABASE_URL: TEST_POSTGRES_URL,
     REDIS_URL: TEST_REDIS_URL,
     PLATFORM_DB_PREFIX: prefix,
@@ -23,7 +22,13 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     OMS_PORT: '0',
     ...env,
   });
-  const platform = await createPlatform(config);
+}
+
+/** The whole product in this process on free ports, with throwaway databases on the test server. */
+export async function startTestPlatform(env: Record<string, string> = {}, overrides: PlatformOverrides = {}): Promise<TestPlatform> {
+  const prefix = `t_${uniqueId()}_`;
+  const config = inProcessPlatformConfig(prefix, env);
+  const platform = await createPlatform(config, undefined, overrides);
   return {
     ...platform,
     config,
