@@ -106,6 +106,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
       accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      refreshReuseGraceSeconds: config.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
     },
     registry,
     grants,

@@ -37,6 +37,11 @@ export const authConfigSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: field.seconds(3600),
   /** Spec §8: 30 days. Each refresh issues a new one with a new full lifetime. */
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: field.seconds(30 * 86400),
+  /**
+   * A spent refresh token presented again within this many seconds of its use is refused as a
+   * concurrent refresh; later, the whole grant is revoked (reuse detection). 0: always revoke.
+   */
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(2),
   /** Requests to /oauth/token and /oauth/revoke allowed per client address per window. */
   OAUTH_TOKEN_MAX_REQUESTS_PER_IP: count(120),
   OAUTH_TOKEN_RATE_WINDOW_SECONDS: field.seconds(60),
@@ -67,6 +72,7 @@ const dashboardSchema = authConfigSchema.pick({
   OAUTH_CODE_TTL_SECONDS: true,
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: true,
   OAUTH_TOKEN_MAX_REQUESTS_PER_IP: true,
   OAUTH_TOKEN_RATE_WINDOW_SECONDS: true,
   OAUTH_CLIENT_MAX_FAILURES: true,

@@ -18,7 +18,7 @@ export interface KeyValueStore {
    * Single-use exchange, atomically (one Redis script): when `oldKey` holds a live value, it is
    * marked spent (keeping its time to live), `value` is stored at `newKey` for `ttlSeconds`, and
    * the old value comes back as `{ spent: false }`. When `oldKey` was already spent, nothing is
-   * written and its value comes back as `{ spent: true }` (reuse detection). Missing: null.
+   * written and its value comes back as `{ spent: true, spentAt }` (reuse detection). Missing: null.
    * Two concurrent swaps of one key: exactly one gets `spent: false`.
    */
   swap(oldKey: string, newKey: string, value: string, ttlSeconds: number): Promise<SwapResult | null>;
@@ -29,6 +29,8 @@ export interface KeyValueStore {
 export interface SwapResult {
   value: string;
   spent: boolean;
+  /** When it was spent (epoch ms, the store's clock), for spent values. */
+  spentAt?: number;
 }
 
 /** Spent values keep their content behind this mark, so a reuse can be traced to what it was. */
@@ -39,14 +41,18 @@ local old = redis.call('GET', KEYS[1])
 if not old then return false end
 if string.sub(old, 1, string.len(ARGV[3])) == ARGV[3] then return old end
 local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('SET', KEYS[1], ARGV[3] .. old, 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[3] .. old) end
+local now = redis.call('TIME')
+local spent = ARGV[3] .. (now[1] * 1000 + math.floor(now[2] / 1000)) .. ':' .. old
+if ttl > 0 then redis.call('SET', KEYS[1], spent, 'PX', ttl) else redis.call('SET', KEYS[1], spent) end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 return old`;
 
 /** Reads a value that `swap` may have marked spent (e.g. one fetched with `get`). */
 export function swapResult(raw: string | null): SwapResult | null {
   if (raw === null) return null;
-  return raw.startsWith(SPENT_MARK) ? { value: raw.slice(SPENT_MARK.length), spent: true } : { value: raw, spent: false };
+  if (!raw.startsWith(SPENT_MARK)) return { value: raw, spent: false };
+  const colon = raw.indexOf(':', SPENT_MARK.length);
+  return { value: raw.slice(colon + 1), spent: true, spentAt: Number(raw.slice(SPENT_MARK.length, colon)) };
 }
 
 type SwapCommand = (oldKey: string, newKey: string, value: string, ttl: number, mark: string) => Promise<string | null>;
@@ -139,7 +145,7 @@ export class MemoryStore implements KeyValueStore {
     if (!entry || typeof entry.value !== 'string') return null;
     const old = entry.value;
     if (!old.startsWith(SPENT_MARK)) {
-      this.values.set(oldKey, { value: SPENT_MARK + old, expiresAt: entry.expiresAt });
+      this.values.set(oldKey, { value: `${SPENT_MARK}${Date.now()}:${old}`, expiresAt: entry.expiresAt });
       this.values.set(newKey, { value, expiresAt: Date.now() + Math.max(1, Math.ceil(ttlSeconds)) * 1000 });
     }
     return swapResult(old);

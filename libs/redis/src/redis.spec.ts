@@ -41,7 +41,8 @@ describe.each([
     expect(results.filter((r) => r?.spent)).toHaveLength(9);
     const written = (await Promise.all(results.map((_, i) => store.get(`new-${i}`)))).filter(Boolean);
     expect(written).toHaveLength(1);
-    expect(await store.swap('old', 'again', 'x', 60)).toEqual({ value: 'first', spent: true });
+    expect(await store.swap('old', 'again', 'x', 60)).toEqual({ value: 'first', spent: true, spentAt: expect.any(Number) });
+    expect(Math.abs((await store.swap('old', 'again', 'x', 60))!.spentAt! - Date.now())).toBeLessThan(5000);
     expect(await store.get('again')).toBeNull();
     expect(await store.swap('missing', 'never', 'x', 60)).toBeNull();
     expect(await store.get('never')).toBeNull();

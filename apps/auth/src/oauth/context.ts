@@ -15,6 +15,8 @@ export interface OAuthSettings {
   codeTtlSeconds: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** A spent refresh token presented again within this time is a concurrent refresh, not a theft: refused without revoking. */
+  refreshReuseGraceSeconds: number;
 }
 
 /** What every OAuth endpoint works with. */

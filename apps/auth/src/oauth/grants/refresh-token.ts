@@ -10,7 +10,9 @@ import { issueTokens, type TokenResponse } from './issue';
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
  * concurrent refreshes exactly one succeeds. Presenting a spent token revokes the whole grant
- * (RFC 9700 §4.14.2). `scope` may narrow the new access token, never widen it.
+ * (RFC 9700 §4.14.2), except within a short grace period after it was spent: that is a
+ * concurrent refresh by the client itself, refused without ending the winner's new tokens.
+ * `scope` may narrow the new access token, never widen it.
  */
 export async function refreshTokenGrant(ctx: OAuthContext, client: Client, params: Record<string, string | undefined>): Promise<TokenResponse> {
   const token = params.refresh_token;
@@ -21,7 +23,7 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   const found = swapResult(await ctx.store.get(key));
   if (!found) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   const record = JSON.parse(found.value) as RefreshRecord;
-  if (found.spent) return reused(ctx, record);
+  if (found.spent) return reused(ctx, record, found.spentAt);
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
@@ -42,11 +44,14 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   const nextRecord: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000 };
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (swapped.spent) return reused(ctx, record);
+  if (swapped.spent) return reused(ctx, record, swapped.spentAt);
   return issueTokens(ctx, record.grant, scope, next);
 }
 
-async function reused(ctx: OAuthContext, record: RefreshRecord): Promise<never> {
+async function reused(ctx: OAuthContext, record: RefreshRecord, spentAt: number | undefined): Promise<never> {
+  if (spentAt !== undefined && Date.now() - spentAt < ctx.settings.refreshReuseGraceSeconds * 1000) {
+    throw oauthErrors.invalidGrant('The refresh token was just used by a concurrent request; use the refresh token that request received');
+  }
   await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
   throw oauthErrors.invalidGrant('The refresh token was already used; the grant has been revoked');
 }
