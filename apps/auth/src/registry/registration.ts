@@ -33,7 +33,7 @@ const FIELDS: Record<Exclude<keyof Registration, 'redirectUris' | 'scopes'>, { k
   companyName: { kind: 'text', required: true, max: 200 },
   companyWebsite: { kind: 'url', required: true, max: 2000 },
   businessEmail: { kind: 'email', required: true, max: 254 },
-  country: { kind: 'country', required: true, max: 2 },
+  country: { kind: 'country', required: true, max: 100 },
   phone: { kind: 'phone', required: false, max: 32 },
   appName: { kind: 'text', required: true, max: 100 },
   description: { kind: 'text', required: false, max: 1000 },

@@ -1,0 +1,92 @@
+import { redirectUriProblem, validateRedirectUris, validateRegistration } from './registration';
+
+const valid = {
+  companyName: 'Acme Trading Tools GmbH',
+  companyWebsite: 'https://acme.example',
+  businessEmail: 'Ops@Acme.example',
+  country: 'DE',
+  phone: '+49 30 1234567',
+  appName: 'Acme Portfolio',
+  description: 'Portfolio analytics',
+  logoUrl: 'https://acme.example/logo.png',
+  homepageUrl: 'https://acme.example',
+  supportEmail: 'support@acme.example',
+  supportUrl: 'https://acme.example/help',
+  privacyPolicyUrl: 'https://acme.example/privacy',
+  termsOfServiceUrl: 'https://acme.example/terms',
+  redirectUris: ['https://acme.example/oauth/callback', 'http://localhost:3000/callback'],
+  scopes: ['read:accounts', 'read:orders'],
+};
+
+const problemsOf = (doc: unknown) => {
+  const result = validateRegistration(doc);
+  return result.ok ? [] : result.problems;
+};
+
+describe('registration documents (spec §2.1)', () => {
+  it('accept a complete one, normalising e-mail addresses', () => {
+    const result = validateRegistration(valid);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.value.businessEmail).toBe('ops@acme.example');
+    const { phone: _p, description: _d, supportUrl: _s, ...required } = valid;
+    expect(validateRegistration(required).ok).toBe(true);
+  });
+
+  it('name every required field that is missing or blank', () => {
+    expect(problemsOf({}).map((p) => p.field)).toEqual([
+      'companyName',
+      'companyWebsite',
+      'businessEmail',
+      'country',
+      'appName',
+      'logoUrl',
+      'homepageUrl',
+      'supportEmail',
+      'privacyPolicyUrl',
+      'termsOfServiceUrl',
+      'redirectUris',
+      'scopes',
+    ]);
+    expect(problemsOf({ ...valid, appName: '   ' })).toEqual([{ field: 'appName', message: 'is required' }]);
+    expect(problemsOf([])).toEqual([{ field: '(document)', message: 'must be a JSON object' }]);
+  });
+
+  it('check URLs, e-mail addresses, ISO country codes, phone numbers, types and lengths', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ companyWebsite: 'acme.example' }, 'companyWebsite'],
+      [{ homepageUrl: 'javascript:alert(1)' }, 'homepageUrl'],
+      [{ supportUrl: 'ftp://acme.example' }, 'supportUrl'],
+      [{ logoUrl: 'https://user:pw@acme.example/logo.png' }, 'logoUrl'],
+      [{ businessEmail: 'ops@' }, 'businessEmail'],
+      [{ supportEmail: 'a b@acme.example' }, 'supportEmail'],
+      [{ country: 'de' }, 'country'],
+      [{ country: 'DEU' }, 'country'],
+      [{ country: 'XK' }, 'country'],
+      [{ phone: 'ring ring' }, 'phone'],
+      [{ appName: 42 }, 'appName'],
+      [{ description: 'x'.repeat(1001) }, 'description'],
+      [{ redirectUri: ['https://acme.example/cb'] }, 'redirectUri'],
+    ];
+    for (const [change, field] of cases) expect([field, problemsOf({ ...valid, ...change }).map((p) => p.field)]).toEqual([field, [field]]);
+  });
+
+  it('check every redirect URI and scope, naming the item', () => {
+    const problems = problemsOf({
+      ...valid,
+      redirectUris: ['https://ok.example/cb', 'http://evil.example/cb', 'https://ok.example/cb#x', 'https://*.example/cb', 'https://ok.example/cb', 'nope'],
+      scopes: ['read:accounts', 'read:everything', 'read:accounts'],
+    });
+    expect(problems.map((p) => p.field)).toEqual(['redirectUris[1]', 'redirectUris[2]', 'redirectUris[3]', 'redirectUris[4]', 'redirectUris[5]', 'scopes[1]', 'scopes[2]']);
+    expect(problemsOf({ ...valid, redirectUris: [] })[0]).toMatchObject({ field: 'redirectUris' });
+    expect(problemsOf({ ...valid, scopes: [] })[0]).toMatchObject({ field: 'scopes' });
+  });
+
+  it('allow plain http redirect URIs only on loopback (RFC 9700 §2.1)', () => {
+    expect(redirectUriProblem('http://localhost:3000/cb')).toBeNull();
+    expect(redirectUriProblem('http://127.0.0.1/cb')).toBeNull();
+    expect(redirectUriProblem('http://[::1]:8080/cb')).toBeNull();
+    expect(redirectUriProblem('http://localhost.evil.example/cb')).toMatch(/https/);
+    expect(redirectUriProblem('https://app.example/cb?tenant=1')).toBeNull();
+    expect(validateRedirectUris(['https://a.example/cb', 'https://a.example/cb'])).toEqual({ ok: false, problems: [{ field: 'redirectUris[1]', message: 'is listed twice' }] });
+  });
+});

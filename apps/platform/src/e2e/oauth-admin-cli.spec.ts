@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registration } from './oauth-helpers';
+import { startTestPlatform, type TestPlatform } from './test-platform';
+
+const ROOT = join(__dirname, '../../../..');
+
+/** `npm run admin -- apps …` as the service team runs it, against the running platform's admin API. */
+describe('admin CLI: apps', () => {
+  let p: TestPlatform;
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.config.AUTH_ADMIN_TOKEN } }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  const file = (doc: unknown) => {
+    const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify(doc));
+    return path;
+  };
+
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  it('provisions from a registration file, lists, promotes, rotates and suspends', async () => {
+    const bad = await cli('apps', 'provision', '--file', file(registration({ country: 'Germany', redirectUris: ['http://vendor.example/cb'] })));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('nothing was created');
+    expect(bad.stderr).toContain('country: must be a 2-letter ISO 3166-1 country code');
+    expect(bad.stderr).toContain('redirectUris[0]: must use https');
+
+    const created = await cli('apps', 'provision', '--file', file(registration()), '--approve-scopes', 'read:accounts', '--json');
+    expect(created.code).toBe(0);
+    const app = JSON.parse(created.stdout);
+    expect(app).toMatchObject({ environment: 'DEV', clientId: expect.stringMatching(/^tci_dev_/), clientSecret: expect.stringMatching(/^tcs_/), approvedScopes: ['read:accounts'] });
+
+    const human = await cli('apps', 'promote', '--app', app.appId, '--redirect-uri', 'https://uat.vendor.example/cb');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/promoted "E2E Portfolio App" .* in UAT[\s\S]*client_secret {2}tcs_/);
+    const skipped = await cli('apps', 'promote', '--app', app.clientId, '--to', 'UAT', '--redirect-uri', 'https://vendor.example/prod');
+    expect(skipped.code).toBe(1);
+    expect(skipped.stderr).toContain('can be promoted to PROD only');
+
+    const listed = JSON.parse((await cli('apps', 'list', '--json')).stdout);
+    const entry = listed.apps.find((a: { appId: string }) => a.appId === app.appId);
+    expect(entry.environments.map((e: { environment: string }) => e.environment)).toEqual(['DEV', 'UAT']);
+
+    const rotated = JSON.parse((await cli('apps', 'rotate-secret', '--app', app.appId, '--env', 'UAT', '--json')).stdout);
+    expect(rotated).toMatchObject({ environment: 'UAT', clientSecret: expect.stringMatching(/^tcs_/) });
+    const suspended = await cli('apps', 'suspend', '--app', app.clientId);
+    expect(suspended.stdout).toContain('suspended "E2E Portfolio App"');
+  }, 60_000);
+});
