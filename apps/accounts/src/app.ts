@@ -1,4 +1,4 @@
-import { connectEventLog, type EventLog } from '@trading/events';
+import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
@@ -26,9 +26,16 @@ export interface AccountsDeps {
   logger?: Logger;
   /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
   events?: EventLog;
+  /** Its settlement consumer's name (default `accounts@<host>:<pid>`) and claim idle time (default 30 s), e.g. for crash tests. */
+  settlementConsumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>;
 }
 
-export async function createAccountsApp(config: AccountsConfig, deps: AccountsDeps = {}): Promise<SubgraphService> {
+export interface AccountsApp extends SubgraphService {
+  /** The consumer applying the settlement stream (crash tests abort it). */
+  settlementConsumer: StreamConsumer;
+}
+
+export async function createAccountsApp(config: AccountsConfig, deps: AccountsDeps = {}): Promise<AccountsApp> {
   const logger = deps.logger ?? createLogger('accounts', config.LOG_LEVEL);
   let settlement: PositionSettlementService | undefined;
   const service = await createSubgraphService({
@@ -54,10 +61,11 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
     await service.close();
     throw err;
   }
-  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger);
+  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, deps.settlementConsumer);
   await consumer.start();
   return {
     ...service,
+    settlementConsumer: consumer,
     close: async () => {
       await consumer.stop();
       if (!deps.events) await events.close();

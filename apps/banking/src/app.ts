@@ -1,5 +1,5 @@
 import { InternalClaimsCodec } from '@trading/auth';
-import { connectEventLog, type EventLog } from '@trading/events';
+import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
@@ -36,9 +36,16 @@ export interface BankingDeps {
   ownership?: AccountOwnership;
   /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
   events?: EventLog;
+  /** Its settlement consumer's name (default `banking@<host>:<pid>`) and claim idle time (default 30 s), e.g. for crash tests. */
+  settlementConsumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>;
 }
 
-export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<SubgraphService> {
+export interface BankingApp extends SubgraphService {
+  /** The consumer applying the settlement stream (crash tests abort it). */
+  settlementConsumer: StreamConsumer;
+}
+
+export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<BankingApp> {
   const logger = deps.logger ?? createLogger('banking', config.LOG_LEVEL);
   const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
   const cursors = new CursorCodec(config.INTERNAL_SIGNING_KEY);
@@ -76,10 +83,11 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     if (!deps.ownership) await ownership.close();
     throw err;
   }
-  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger);
+  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger, deps.settlementConsumer);
   await settlement.start();
   return {
     ...service,
+    settlementConsumer: settlement,
     close: async () => {
       await settlement.stop();
       if (!deps.events) await events.close();

@@ -1,11 +1,12 @@
-import { createAccountsApp, seedAccountsDemo } from '@trading/app-accounts';
+import { Client } from 'pg';
+import { createAccountsApp, seedAccountsDemo, type AccountsApp } from '@trading/app-accounts';
 import { createAuthApp, type AuthApp } from '@trading/app-auth';
-import { createBankingApp, seedBankingDemo } from '@trading/app-banking';
+import { createBankingApp, seedBankingDemo, type BankingApp } from '@trading/app-banking';
 import { createGatewayApp } from '@trading/app-gateway';
 import { createOmsApp, loadOmsConfig, seedOmsDemo, type OmsApp } from '@trading/app-oms';
 import { createRestFacadeApp } from '@trading/app-rest-facade';
 import { ensureDatabase, withDatabaseName } from '@trading/db';
-import { MemoryEventLog, RedisEventLog, type EventLog } from '@trading/events';
+import { MemoryEventLog, RedisEventLog, type ConsumerOptions, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer, type ServiceApp } from '@trading/service';
@@ -27,7 +28,30 @@ export interface Platform {
   /** Where the databases live (embedded or the given server). */
   databaseServerUrl: string;
   embedded: boolean;
+  /** The two settlement consumers' apps, which crash tests kill and start again. */
+  services: { banking: CrashableService<BankingApp>; accounts: CrashableService<AccountsApp> };
   close(): Promise<void>;
+}
+
+/**
+ * A service of the platform that can be killed and started again in process, for crash tests:
+ * a new instance gets the same configuration (database, settlement stream and consumer group)
+ * and listens on the same port, so the apps that call it need no change.
+ */
+export interface CrashableService<A extends BankingApp | AccountsApp> {
+  /** The instance running now (a new one after `restart`); undefined between `crash` and `restart`. */
+  readonly app: A | undefined;
+  /** Its consumer group on the settlement stream. */
+  readonly group: string;
+  /**
+   * Kills the running instance as abruptly as can be done in process: its port stops answering
+   * (open connections cut), its settlement consumer stops at once and acks nothing more, and
+   * every other session on its database is terminated, so a transaction in flight rolls back
+   * and the event it was applying stays pending. Then what is left of it is released.
+   */
+  crash(): Promise<void>;
+  /** Starts a new instance; by default under the dead one's consumer name, so it reads its pending entries first. */
+  restart(consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>): Promise<void>;
 }
 
 /**
@@ -75,24 +99,85 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
-    const accounts = await started(
-      await createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: db('accounts'), EVENTS_STREAM: eventsStream }, { logger: log('accounts'), events }),
+    // Accounts and banking can be killed and started again (crash tests): the closer stops whichever instance runs.
+    const crashable = async <A extends BankingApp | AccountsApp>(
+      group: string,
+      databaseUrl: string,
+      create: (consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>) => Promise<A>,
+      port: number,
+    ): Promise<{ server: RunningServer; service: CrashableService<A> }> => {
+      let current: { app: A; server: RunningServer } | undefined;
+      closers.push(async () => {
+        const running = current;
+        current = undefined;
+        if (running) {
+          await running.server.close();
+          await running.app.close();
+        }
+      });
+      const start = async (at: number, consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>, again = false) => {
+        const app = await create(consumer);
+        try {
+          current = { app, server: again ? await listenAgain(app, at) : await listen(app.app, at) };
+        } catch (err) {
+          await app.close();
+          throw err;
+        }
+        return current.server;
+      };
+      const server = await start(port);
+      const service: CrashableService<A> = {
+        get app() {
+          return current?.app;
+        },
+        group,
+        crash: async () => {
+          const dead = current;
+          if (!dead) throw new Error(`${group} is not running`);
+          current = undefined;
+          const closed = new Promise<void>((done) => dead.server.server.close(() => done()));
+          dead.server.server.closeAllConnections();
+          dead.app.settlementConsumer.abort();
+          try {
+            await terminateSessions(databaseUrl);
+          } finally {
+            await dead.app.close().catch((err) => logger.debug({ err }, `${group}: releasing the crashed instance`));
+            await closed;
+          }
+        },
+        restart: async (consumer) => {
+          if (current) throw new Error(`${group} is running`);
+          await start(server.port, consumer, true);
+        },
+      };
+      return { server, service };
+    };
+    const accountsDb = db('accounts');
+    const accounts = await crashable(
+      'accounts',
+      accountsDb,
+      (settlementConsumer) =>
+        createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: accountsDb, EVENTS_STREAM: eventsStream }, { logger: log('accounts'), events, settlementConsumer }),
       config.ACCOUNTS_PORT,
     );
-    const banking = await started(
-      await createBankingApp(
-        {
-          ...common,
-          BANKING_PORT: config.BANKING_PORT,
-          BANKING_DATABASE_URL: db('banking'),
-          ACCOUNTS_URL: `${accounts.server.url}/graphql`,
-          BANKING_CLEARING_DELAY_MS: 3000,
-          BANKING_CLEARING_POLL_MS: 250,
-          BANKING_SANDBOX: true,
-          EVENTS_STREAM: eventsStream,
-        },
-        { logger: log('banking'), events },
-      ),
+    const bankingDb = db('banking');
+    const banking = await crashable(
+      'banking',
+      bankingDb,
+      (settlementConsumer) =>
+        createBankingApp(
+          {
+            ...common,
+            BANKING_PORT: config.BANKING_PORT,
+            BANKING_DATABASE_URL: bankingDb,
+            ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+            BANKING_CLEARING_DELAY_MS: 3000,
+            BANKING_CLEARING_POLL_MS: 250,
+            BANKING_SANDBOX: true,
+            EVENTS_STREAM: eventsStream,
+          },
+          { logger: log('banking'), events, settlementConsumer },
+        ),
       config.BANKING_PORT,
     );
     const omsConfig = loadOmsConfig({
@@ -155,8 +240,8 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
 
     if (config.PLATFORM_SEED_DEMO) {
       for (const user of DEMO_USERS) if (!(await auth.app.users.findByEmail(user.email))) await auth.app.users.create(user);
-      await seedAccountsDemo(accounts.app.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
-      await seedBankingDemo(banking.app.dataSource, { deposits: DEMO_DEPOSITS });
+      await seedAccountsDemo(accounts.service.app!.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
+      await seedBankingDemo(banking.service.app!.dataSource, { deposits: DEMO_DEPOSITS });
       await seedOmsDemo(oms.app.dataSource, { instruments: DEMO_INSTRUMENTS, fxRates: DEMO_FX_RATES });
     }
 
@@ -176,10 +261,34 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       events: { log: events, stream: eventsStream },
       databaseServerUrl: serverUrl,
       embedded: !!pg,
+      services: { banking: banking.service, accounts: accounts.service },
       close,
     };
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/** Listens again on the port a crashed instance gave up, which may take a moment to be free. */
+async function listenAgain(service: ServiceApp, port: number): Promise<RunningServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await listen(service.app, port);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Cuts every session on the database at `url` but this one (what a killed process leaves PostgreSQL to do). */
+async function terminateSessions(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  } finally {
+    await client.end();
   }
 }

@@ -66,4 +66,38 @@ describe.each([
     expect(seen).toEqual([0, 1, 2, 3, 4]);
     expect(await log.pendingCount(stream, 'g')).toBe(0);
   });
+
+  it('an aborted consumer acks nothing more: what it was handling and what it had read stay pending for its successor', async () => {
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const handling = new Promise<void>((r) => (started = r));
+    const seen: number[] = [];
+    const options = { log, stream, group: 'g', consumer: 'c', logger: createLogger('events', 'silent'), blockMs: 50, batchSize: 10 };
+    const first = new StreamConsumer({
+      ...options,
+      handle: async (e) => {
+        seen.push(e.payload['n'] as number);
+        started();
+        await blocked; // "in flight" when the crash comes
+      },
+    });
+    for (let n = 0; n < 3; n++) await log.append(stream, event(n));
+    await first.start(); // reads all three in one batch
+    await handling;
+    first.abort();
+    release();
+    await first.stop();
+    expect(seen).toEqual([0]);
+    expect(await log.pendingCount(stream, 'g')).toBe(3);
+
+    // The next instance under the same name reads its pending entries again, then acks them.
+    const again: number[] = [];
+    const second = new StreamConsumer({ ...options, handle: async (e) => void again.push(e.payload['n'] as number) });
+    await second.start();
+    for (let i = 0; i < 100 && again.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await second.stop();
+    expect(again).toEqual([0, 1, 2]);
+    expect(await log.pendingCount(stream, 'g')).toBe(0);
+  });
 });

@@ -252,6 +252,7 @@ export interface ConsumerOptions {
 /** A consumer-group worker: pending first, then stale entries of dead consumers, then new ones. */
 export class StreamConsumer {
   private running = false;
+  private aborted = false;
   private loop: Promise<void> | undefined;
   readonly consumer: string;
 
@@ -270,6 +271,16 @@ export class StreamConsumer {
     await this.loop;
   }
 
+  /**
+   * Stops the way a crash would, for crash tests: returns at once, acks nothing more (the event
+   * being handled stays pending, whether or not its transaction commits) and handles nothing
+   * else it has read. The loop ends by itself within a turn; `stop()` waits for that.
+   */
+  abort(): void {
+    this.aborted = true;
+    this.running = false;
+  }
+
   private async run(): Promise<void> {
     const { log, stream, group, logger } = this.options;
     const count = this.options.batchSize ?? 50;
@@ -285,9 +296,11 @@ export class StreamConsumer {
         for (const event of batch) {
           if (!this.running) break;
           await this.options.handle(event);
+          if (this.aborted) break;
           await log.ack(stream, group, [event.entryId]);
         }
       } catch (err) {
+        if (this.aborted) break;
         // Unacked entries stay pending and come back on the next turn.
         logger.error({ err, stream, group }, 'event consumer turn failed; retrying');
         await new Promise((r) => setTimeout(r, 500));

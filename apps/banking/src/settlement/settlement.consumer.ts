@@ -1,10 +1,17 @@
-import { StreamConsumer, type EventLog } from '@trading/events';
+import { StreamConsumer, type ConsumerOptions, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { SettlementService } from './settlement.service';
 
 /** Banking's consumer group on the OMS's settlement stream: apply (idempotently, committed), then ack. */
-export function settlementConsumer(settlement: SettlementService, events: EventLog, stream: string, logger: Logger): StreamConsumer {
+export function settlementConsumer(
+  settlement: SettlementService,
+  events: EventLog,
+  stream: string,
+  logger: Logger,
+  options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'> = {},
+): StreamConsumer {
   return new StreamConsumer({
+    ...options,
     log: events,
     stream,
     group: 'banking',

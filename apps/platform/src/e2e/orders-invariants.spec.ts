@@ -1,8 +1,7 @@
 import Decimal from 'decimal.js';
-import { Pool } from 'pg';
-import { withDatabaseName } from '@trading/db';
-import { http, TEST_POSTGRES_URL } from '@trading/testing';
-import { DEMO_ACCOUNTS, DEMO_POSITIONS, DEMO_USERS } from '../demo-data';
+import { http } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { expectInvariants, negativeCash, ServiceDatabases, settled, settlementProgress } from './invariants';
 import { startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
@@ -26,7 +25,7 @@ function prng(seed: number) {
  */
 describe('orders: invariants after a randomised concurrent run', () => {
   let p: TestPlatform;
-  const db: Record<'banking' | 'accounts' | 'oms', Pool> = {} as never;
+  let db: ServiceDatabases;
   const tokens: Record<string, string> = {};
   const accounts = [
     { id: DEMO_ACCOUNTS[0]!.id, user: DEMO_USERS[0]!.email, currency: 'USD', symbols: ['AAPL', 'MSFT'] },
@@ -37,17 +36,15 @@ describe('orders: invariants after a randomised concurrent run', () => {
   beforeAll(async () => {
     p = await startOrdersPlatform({ OMS_PRICE_TICK_MS: '50', OMS_PRICE_VOLATILITY: '0.004', OMS_FILL_LIQUIDITY: '7' });
     for (const a of accounts) tokens[a.user] ??= await patSession(p, a.user, 'READ_WRITE');
-    for (const name of ['banking', 'accounts', 'oms'] as const) {
-      db[name] = new Pool({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}${name}`), max: 3 });
-    }
+    db = new ServiceDatabases(p);
   }, 60_000);
   afterAll(async () => {
-    for (const c of Object.values(db)) await c?.end();
+    await db?.end();
     await p?.stop();
   });
 
   const api = (path: string) => p.urls.api + path;
-  const q = async (name: keyof typeof db, sql: string, params: unknown[] = []) => (await db[name].query(sql, params)).rows;
+  const q = (name: 'banking' | 'accounts' | 'oms', sql: string, params: unknown[] = []) => db.query(name, sql, params);
 
   it('keeps every invariant', async () => {
     const random = prng(6);
@@ -88,8 +85,7 @@ describe('orders: invariants after a randomised concurrent run', () => {
       });
       await Promise.all(ops);
       // Cash is never spent beyond what is there, at any moment.
-      const negative = await q('banking', `SELECT account_id, currency, book, sum(amount) AS total FROM postings WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD') GROUP BY 1, 2, 3 HAVING sum(amount) < 0`);
-      expect(negative).toEqual([]);
+      expect(await negativeCash(db)).toEqual([]);
     }
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(10);
@@ -101,16 +97,8 @@ describe('orders: invariants after a randomised concurrent run', () => {
       const res = await http('DELETE', api(`/oms/order?orderId=${id}`), { token: tokens[o.user]! });
       expect([200, 409]).toContain(res.status);
     }
-    const caughtUp = async () => {
-      const [{ n: unpublished }] = await q('oms', 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
-      const [{ n: events }] = await q('oms', 'SELECT count(*)::int AS n FROM outbox');
-      const [{ n: banked }] = await q('banking', 'SELECT count(*)::int AS n FROM settlement_events');
-      const [{ n: trades }] = await q('oms', "SELECT count(*)::int AS n FROM outbox WHERE type = 'trade.executed'");
-      const [{ n: booked }] = await q('accounts', 'SELECT count(*)::int AS n FROM settlement_events');
-      return { unpublished, applied: banked === events && booked === trades, trades };
-    };
-    const settled = await until(caughtUp, (s) => s.unpublished === 0 && s.applied, 'settlement to catch up');
-    expect(settled.trades).toBeGreaterThan(5);
+    const caughtUp = await settled(db);
+    expect(caughtUp.trades).toBeGreaterThan(5);
 
     // A relay that crashed after publishing publishes everything again: nothing is applied twice.
     for (const row of await q('oms', 'SELECT event_id, type, payload, created_at FROM outbox ORDER BY seq')) {
@@ -122,35 +110,10 @@ describe('orders: invariants after a randomised concurrent run', () => {
       'the duplicates to be consumed',
     );
     await new Promise((r) => setTimeout(r, 1000));
-    expect(await caughtUp()).toMatchObject({ unpublished: 0, applied: true });
+    expect(await settlementProgress(db)).toMatchObject({ unpublished: 0, applied: true, trades: caughtUp.trades });
 
-    // The ledger balances: each entry, each account's sub-ledger, the whole.
-    expect(await q('banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0')).toEqual([]);
-    expect(await q('banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0')).toEqual([]);
-    // Each trade booked once in banking (a TRADE entry per trade).
-    const [{ n: tradeEntries }] = await q('banking', "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL");
-    expect(tradeEntries).toBe(settled.trades);
-    // No cash book below zero.
-    expect(await q('banking', `SELECT account_id FROM postings WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD') GROUP BY account_id, currency, book HAVING sum(amount) < 0`)).toEqual([]);
-
-    // No hold left on a closed order, and a captured hold took exactly what the order's fills cost.
-    const orders = await q('oms', 'SELECT id, status, (gross_amount + commission)::text AS cost FROM orders');
-    const holds = new Map((await q('banking', 'SELECT order_id, state, coalesce(captured_amount, 0)::text AS captured FROM holds')).map((h) => [h.order_id, h]));
-    for (const o of orders) {
-      const hold = holds.get(o.id);
-      expect({ order: o.id, open: ['NEW', 'PARTIALLY_FILLED', 'ACCEPTED'].includes(o.status) }).toEqual({ order: o.id, open: false });
-      if (hold) expect({ order: o.id, state: hold.state, captured: new Decimal(hold.captured).toFixed(2) }).toEqual({ order: o.id, state: new Decimal(o.cost).isZero() ? 'RELEASED' : 'CAPTURED', captured: new Decimal(o.cost).toFixed(2) });
-    }
-    const [{ held }] = await q('banking', "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)");
-    expect(new Decimal(held).isZero()).toBe(true);
-
-    // Every holding is its seed plus its fills.
-    const fills = await q('oms', "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2");
-    for (const f of fills) {
-      const seed = DEMO_POSITIONS.find((s) => s.accountId === f.account_id && s.symbol === f.symbol)?.quantity ?? '0';
-      const [pos] = await q('accounts', 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2', [f.account_id, f.symbol]);
-      expect({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(pos.quantity).toString() }).toEqual({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(seed).plus(f.net).toString() });
-      expect(new Decimal(pos.quantity).gte(0)).toBe(true); // no shorts
-    }
+    // The ledger balances, each trade is booked once, no cash book is negative, no closed order
+    // keeps a hold, captured holds match their fills, every holding is its seed plus its fills.
+    await expectInvariants(db);
   }, 120_000);
 });

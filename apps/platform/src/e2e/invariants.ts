@@ -1,0 +1,139 @@
+import Decimal from 'decimal.js';
+import { Pool } from 'pg';
+import { withDatabaseName } from '@trading/db';
+import { TEST_POSTGRES_URL } from '@trading/testing';
+import { DEMO_POSITIONS } from '../demo-data';
+import { until } from './orders-platform';
+import type { TestPlatform } from './test-platform';
+
+/**
+ * The settlement invariants of DESIGN §5 and issue 6, read straight from the services'
+ * databases after a run: shared by the randomised-run and the crash specs.
+ */
+
+export type ServiceName = 'banking' | 'accounts' | 'oms';
+
+/** Small pools on the banking, accounts and OMS databases of a test platform. */
+export class ServiceDatabases {
+  private readonly pools = {} as Record<ServiceName, Pool>;
+
+  constructor(p: TestPlatform) {
+    for (const name of ['banking', 'accounts', 'oms'] as const) {
+      const pool = new Pool({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}${name}`), max: 3 });
+      // A crashed service's database sessions are all cut, these included: the pool just reconnects.
+      pool.on('error', () => undefined);
+      this.pools[name] = pool;
+    }
+  }
+
+  async query(name: ServiceName, sql: string, params: unknown[] = []): Promise<any[]> {
+    return (await this.pools[name].query(sql, params)).rows;
+  }
+
+  async end(): Promise<void> {
+    for (const pool of Object.values(this.pools)) await pool.end();
+  }
+}
+
+export interface SettlementProgress {
+  /** Outbox events the relay has not published yet. */
+  unpublished: number;
+  /** Every outbox event applied by banking and every fill by accounts. */
+  applied: boolean;
+  /** Fills (trade.executed events) the OMS wrote. */
+  trades: number;
+  /** Settlement events the OMS wrote (fills and order closes). */
+  events: number;
+}
+
+export async function settlementProgress(db: ServiceDatabases): Promise<SettlementProgress> {
+  const [{ n: unpublished }] = await db.query('oms', 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+  const [{ n: events }] = await db.query('oms', 'SELECT count(*)::int AS n FROM outbox');
+  const [{ n: banked }] = await db.query('banking', 'SELECT count(*)::int AS n FROM settlement_events');
+  const [{ n: trades }] = await db.query('oms', "SELECT count(*)::int AS n FROM outbox WHERE type = 'trade.executed'");
+  const [{ n: booked }] = await db.query('accounts', 'SELECT count(*)::int AS n FROM settlement_events');
+  return { unpublished, applied: banked === events && booked === trades, trades, events };
+}
+
+/** Waits until the relay has published everything and both consumer groups have applied it. */
+export function settled(db: ServiceDatabases): Promise<SettlementProgress> {
+  return until(() => settlementProgress(db), (s) => s.unpublished === 0 && s.applied, 'settlement to catch up');
+}
+
+/** Customer cash books (free and held) below zero, per account and currency: none, at any moment. */
+export async function negativeCash(db: ServiceDatabases): Promise<unknown[]> {
+  return db.query('banking', `SELECT account_id, currency, book, sum(amount) AS total FROM postings WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD') GROUP BY 1, 2, 3 HAVING sum(amount) < 0`);
+}
+
+/**
+ * Every invariant, once settlement has caught up and no order is working any more:
+ *  - each event id the OMS wrote is applied exactly once by banking, and each fill exactly once by accounts;
+ *  - every journal entry balances, so does each account's sub-ledger and the whole ledger; one TRADE entry per fill;
+ *  - no cash book below zero;
+ *  - no order open, no hold left on a closed order, a captured hold took exactly what its fills cost;
+ *  - every holding is its seed plus its fills, and none is short.
+ */
+export interface InvariantOptions {
+  /** The holdings the run started from (default the demo seed). */
+  seedPositions?: ReadonlyArray<{ accountId: string; symbol: string; quantity: string }>;
+  /**
+   * Buy orders whose placement met banking down (answered 503: the hold neither confirmed nor
+   * given back) and that may still be ACCEPTED: the OMS's sweep rejects them once its accept
+   * timeout (60 s) has passed. While ACCEPTED they must have no fill, and a hold banking may have
+   * made for them is still HELD with nothing settled; it is the only cash left held.
+   */
+  unconfirmed?: readonly string[];
+}
+
+export async function expectInvariants(db: ServiceDatabases, options: InvariantOptions = {}): Promise<void> {
+  const seedPositions = options.seedPositions ?? DEMO_POSITIONS;
+  const unconfirmed = new Set(options.unconfirmed ?? []);
+  const progress = await settlementProgress(db);
+  expect(progress).toMatchObject({ unpublished: 0, applied: true });
+
+  // Each event applied once: the same ids on both sides (settlement_events is keyed by event id).
+  const ids = (rows: Array<{ event_id: string }>) => rows.map((r) => r.event_id).sort();
+  const written = ids(await db.query('oms', 'SELECT event_id::text FROM outbox'));
+  expect(ids(await db.query('banking', 'SELECT event_id::text FROM settlement_events'))).toEqual(written);
+  expect(ids(await db.query('accounts', 'SELECT event_id::text FROM settlement_events'))).toEqual(ids(await db.query('oms', "SELECT event_id::text FROM outbox WHERE type = 'trade.executed'")));
+
+  // The ledger balances: each entry, each account's sub-ledger, the whole.
+  expect(await db.query('banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0')).toEqual([]);
+  expect(await db.query('banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0')).toEqual([]);
+  expect(await db.query('banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0')).toEqual([]);
+  // Each trade booked once in banking (a TRADE entry per trade).
+  const [{ n: tradeEntries }] = await db.query('banking', "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL");
+  expect(tradeEntries).toBe(progress.trades);
+  expect(await db.query('banking', "SELECT trade_id FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL GROUP BY trade_id HAVING count(*) > 1")).toEqual([]);
+  // No cash book below zero.
+  expect(await negativeCash(db)).toEqual([]);
+
+  // No hold left on a closed order, and a captured hold took exactly what the order's fills cost.
+  const orders = await db.query('oms', 'SELECT id, status, (gross_amount + commission)::text AS cost, filled_quantity::text AS filled FROM orders');
+  const holds = new Map(
+    (await db.query('banking', 'SELECT order_id, state, amount::text, settled_amount::text AS settled, coalesce(captured_amount, 0)::text AS captured FROM holds')).map((h) => [h.order_id, h]),
+  );
+  let stillHeld = new Decimal(0);
+  for (const o of orders) {
+    const hold = holds.get(o.id);
+    if (o.status === 'ACCEPTED' && unconfirmed.has(o.id)) {
+      expect({ order: o.id, filled: new Decimal(o.filled).toString(), cost: new Decimal(o.cost).toString() }).toEqual({ order: o.id, filled: '0', cost: '0' });
+      if (hold) expect({ order: o.id, state: hold.state, settled: new Decimal(hold.settled).toString() }).toEqual({ order: o.id, state: 'HELD', settled: '0' });
+      if (hold) stillHeld = stillHeld.plus(hold.amount);
+      continue;
+    }
+    expect({ order: o.id, open: ['NEW', 'PARTIALLY_FILLED', 'ACCEPTED'].includes(o.status) }).toEqual({ order: o.id, open: false });
+    if (hold) expect({ order: o.id, state: hold.state, captured: new Decimal(hold.captured).toFixed(2) }).toEqual({ order: o.id, state: new Decimal(o.cost).isZero() ? 'RELEASED' : 'CAPTURED', captured: new Decimal(o.cost).toFixed(2) });
+  }
+  const [{ held }] = await db.query('banking', "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)");
+  expect(new Decimal(held).toFixed()).toBe(stillHeld.toFixed());
+
+  // Every holding is its seed plus its fills.
+  const fills = await db.query('oms', "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2");
+  for (const f of fills) {
+    const seed = seedPositions.find((s) => s.accountId === f.account_id && s.symbol === f.symbol)?.quantity ?? '0';
+    const [pos] = await db.query('accounts', 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2', [f.account_id, f.symbol]);
+    expect({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(pos.quantity).toString() }).toEqual({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(seed).plus(f.net).toString() });
+    expect(new Decimal(pos.quantity).gte(0)).toBe(true); // no shorts
+  }
+}
