@@ -64,6 +64,8 @@ describe('PAT dashboard in a browser', () => {
 
     // Copy it with the button, read it back from the clipboard.
     await page.click('#copy-token');
+    // The clipboard write is asynchronous: wait for the page to say it finished.
+    await page.waitForSelector('#copy-token[data-copied=true]');
     await expect(page.textContent('#copy-token')).resolves.toBe('Copied');
     const shown = await page.inputValue('#new-token');
     const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
