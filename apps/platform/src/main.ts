@@ -24,6 +24,8 @@ async function main(): Promise<void> {
 
     REST API      ${urls.api}            ({base_url})
     Login / auth  ${urls.login}           ({login_url}, JWKS at /.well-known/jwks.json)
+    API docs      ${urls.api.replace(/\/v1$/, '')}/docs     (OpenAPI 3.1 at ${urls.api}/openapi.json)
+    Dashboard     ${urls.login}/en/developer  (PATs, authorised apps; sign in as a demo user)
     GraphQL       ${urls.gateway}
     Subgraphs     ${urls.accounts}  ${urls.banking}  ${urls.oms}
     Health        /healthz, /readyz, /metrics on every port above
