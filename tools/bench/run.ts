@@ -156,7 +156,8 @@ async function main(): Promise<number> {
         }),
       },
       // Issue 5 reads: a paginated list, a ledger aggregate, and a federated @requires across all three subgraphs.
-      { name: 'REST GET /accounts/{id}/positions', url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/positions`, method: 'GET', headers: async () => bearer },
+      // Positions carry market prices, which the paper market moves every tick.
+      { name: 'REST GET /accounts/{id}/positions', url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/positions`, method: 'GET', headers: async () => bearer, stableBody: false },
       { name: 'REST GET /banking/{id}/balance', url: `${urls.api}/banking/${MARGIN_ACCOUNT}/balance`, method: 'GET', headers: async () => bearer },
       { name: 'REST GET /accounts/{id}/margin', url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/margin`, method: 'GET', headers: async () => bearer, stableBody: false },
     ];
