@@ -1,3 +1,4 @@
+import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
 import { schemas } from './schemas';
 
@@ -167,5 +168,8 @@ export const openApiDocument = {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     schemas,
   },
-  paths: Object.fromEntries(Object.entries(operations).map(([path, ops]) => [path, Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(op!)]))])),
+  paths: {
+    ...oauthPaths,
+    ...Object.fromEntries(Object.entries(operations).map(([path, ops]) => [path, Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(op!)]))])),
+  },
 };

@@ -1,3 +1,4 @@
+import { oauthSchemas } from './oauth.openapi';
 import { orderSchemas } from './orders.openapi';
 
 /** JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the REST resources. Decimals are strings. */
@@ -157,4 +158,5 @@ export const schemas = {
   ),
   CancelFundingRequest: object({ transactionId: uuid }),
   ...orderSchemas,
+  ...oauthSchemas,
 };
