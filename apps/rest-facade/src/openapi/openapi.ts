@@ -1,3 +1,4 @@
+import { accountId, idempotency, list, type Op, type Operations } from './kit';
 import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
 import { schemas } from './schemas';
@@ -6,29 +7,7 @@ import { schemas } from './schemas';
  * The OpenAPI 3.1 description of the REST surface, served at /v1/openapi.json with
  * interactive docs at /docs. Tests validate real responses against it.
  */
-type Op = {
-  summary: string;
-  scopes?: string[];
-  params?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Record<string, unknown>; description?: string }>;
-  body?: string;
-  ok: { status: number; schema: string };
-  errors?: number[];
-  public?: boolean;
-};
-
-const accountId = { name: 'accountId', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
-const list = [
-  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-  { name: 'cursor', in: 'query' as const, schema: { type: 'string' }, description: '`nextCursor` of the previous page' },
-  { name: 'from', in: 'query' as const, schema: { type: 'string' }, description: 'Date (YYYY-MM-DD) or RFC 3339 time, inclusive' },
-  { name: 'to', in: 'query' as const, schema: { type: 'string' }, description: 'Date (inclusive, whole day) or RFC 3339 time (exclusive)' },
-];
-const idempotency = {
-  name: 'Idempotency-Key',
-  in: 'header' as const,
-  schema: { type: 'string', maxLength: 255 },
-  description: 'A retry with the same key and body returns the first result; the same key with another body is refused (422).',
-};
+const idempotencyKey = idempotency('A retry with the same key and body returns the first result; the same key with another body is refused (422).');
 
 const PROBLEM_TEXT: Record<number, string> = {
   400: 'Bad input (the `field` says which)',
@@ -42,7 +21,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable',
 };
 
-const operations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>> = {
+const operations: Operations = {
   '/pat/login': {
     post: { summary: 'Exchange a personal access token for a short-lived session JWT', public: true, body: 'PatLoginRequest', ok: { status: 200, schema: 'PatLoginResponse' }, errors: [400, 401, 429] },
   },
@@ -113,13 +92,13 @@ const operations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>>
     },
   },
   '/banking/deposit': {
-    post: { summary: 'Deposit cash (PENDING until cleared)', scopes: ['write:banking'], params: [idempotency], body: 'FundingRequest', ok: { status: 201, schema: 'FundingTransaction' }, errors: [400, 404, 415, 422] },
+    post: { summary: 'Deposit cash (PENDING until cleared)', scopes: ['write:banking'], params: [idempotencyKey], body: 'FundingRequest', ok: { status: 201, schema: 'FundingTransaction' }, errors: [400, 404, 415, 422] },
   },
   '/banking/withdraw': {
     post: {
       summary: 'Withdraw cash available to withdraw (held while PENDING)',
       scopes: ['write:banking'],
-      params: [idempotency],
+      params: [idempotencyKey],
       body: 'FundingRequest',
       ok: { status: 201, schema: 'FundingTransaction' },
       errors: [400, 404, 415, 422],
@@ -129,7 +108,7 @@ const operations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>>
     post: {
       summary: 'Cancel a PENDING funding transaction',
       scopes: ['write:banking'],
-      params: [idempotency],
+      params: [idempotencyKey],
       body: 'CancelFundingRequest',
       ok: { status: 200, schema: 'FundingTransaction' },
       errors: [400, 404, 409, 415, 422],

@@ -1,12 +1,5 @@
 /** OpenAPI pieces of the orders endpoints (issue 6), merged into openapi.ts and schemas.ts. */
-const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', examples: ['189.84'] } as const;
-const timestamp = { type: 'string', format: 'date-time', examples: ['2026-11-21T14:03:12.000Z'] } as const;
-const currency = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217', examples: ['USD'] } as const;
-const uuid = { type: 'string', format: 'uuid' } as const;
-const cursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' } as const;
-const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, properties, required });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+import { accountId, currency, cursor, decimal, idempotency, list, nullable, object, ref, timestamp, uuid, type Operations } from './kit';
 
 const side = { enum: ['BUY', 'SELL'] } as const;
 const orderType = { enum: ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] } as const;
@@ -131,31 +124,10 @@ export const orderSchemas = {
   }),
 };
 
-type Op = {
-  summary: string;
-  scopes?: string[];
-  params?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Record<string, unknown>; description?: string }>;
-  body?: string;
-  ok: { status: number; schema: string };
-  errors?: number[];
-};
-
-const accountId = { name: 'accountId', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
-const list = [
-  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-  { name: 'cursor', in: 'query' as const, schema: { type: 'string' }, description: '`nextCursor` of the previous page' },
-  { name: 'from', in: 'query' as const, schema: { type: 'string' }, description: 'Date (YYYY-MM-DD) or RFC 3339 time, inclusive' },
-  { name: 'to', in: 'query' as const, schema: { type: 'string' }, description: 'Date (inclusive, whole day) or RFC 3339 time (exclusive)' },
-];
 const symbol = (description: string) => ({ name: 'symbol', in: 'query' as const, schema: { type: 'string', pattern: '^[A-Z0-9.]{1,12}$' }, description });
-const idempotency = {
-  name: 'Idempotency-Key',
-  in: 'header' as const,
-  schema: { type: 'string', maxLength: 255 },
-  description: 'A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).',
-};
+const idempotencyKey = idempotency('A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).');
 
-export const orderOperations: Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>> = {
+export const orderOperations: Operations = {
   '/oms/{accountId}/order/rules': {
     get: {
       summary: 'What this account may send: order types, times in force, tick and lot rules, limits, short selling',
@@ -178,7 +150,7 @@ export const orderOperations: Record<string, Partial<Record<'get' | 'post' | 'de
     post: {
       summary: 'Place an order: validated against the rules, buying power held in banking (buys) or the position checked (sells); a refusal is a 422 naming the field (the order is kept as REJECTED)',
       scopes: ['write:orders'],
-      params: [idempotency],
+      params: [idempotencyKey],
       body: 'OrderRequest',
       ok: { status: 201, schema: 'Order' },
       errors: [400, 404, 409, 415, 422],

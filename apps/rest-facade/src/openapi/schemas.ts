@@ -1,16 +1,8 @@
+import { currency, cursor, decimal, nullable, object, ref, timestamp, uuid } from './kit';
 import { oauthSchemas } from './oauth.openapi';
 import { orderSchemas } from './orders.openapi';
 
 /** JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the REST resources. Decimals are strings. */
-const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', examples: ['1250.00'] } as const;
-const timestamp = { type: 'string', format: 'date-time', examples: ['2026-11-21T14:03:12.000Z'] } as const;
-const currency = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217', examples: ['USD'] } as const;
-const uuid = { type: 'string', format: 'uuid' } as const;
-const cursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' } as const;
-
-const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, properties, required });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 
 const marginFigures = object({
   currency,

@@ -1,0 +1,31 @@
+/** Building blocks shared by the OpenAPI pieces: JSON Schema 2020-12 fragments and common parameters. */
+export const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', examples: ['1250.00'] } as const;
+export const timestamp = { type: 'string', format: 'date-time', examples: ['2026-11-21T14:03:12.000Z'] } as const;
+export const currency = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217', examples: ['USD'] } as const;
+export const uuid = { type: 'string', format: 'uuid' } as const;
+export const cursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' } as const;
+
+export const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, properties, required });
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+
+/** One REST operation, turned into OpenAPI by `operation()` in openapi.ts. */
+export type Op = {
+  summary: string;
+  scopes?: string[];
+  params?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Record<string, unknown>; description?: string }>;
+  body?: string;
+  ok: { status: number; schema: string };
+  errors?: number[];
+  public?: boolean;
+};
+export type Operations = Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>>;
+
+export const accountId = { name: 'accountId', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
+export const list = [
+  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+  { name: 'cursor', in: 'query' as const, schema: { type: 'string' }, description: '`nextCursor` of the previous page' },
+  { name: 'from', in: 'query' as const, schema: { type: 'string' }, description: 'Date (YYYY-MM-DD) or RFC 3339 time, inclusive' },
+  { name: 'to', in: 'query' as const, schema: { type: 'string' }, description: 'Date (inclusive, whole day) or RFC 3339 time (exclusive)' },
+];
+export const idempotency = (description: string) => ({ name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', maxLength: 255 }, description });
