@@ -78,7 +78,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   }
   const ds = service.dataSource;
   const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
-  const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commissionRate: config.OMS_COMMISSION_RATE }, logger);
+  const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commissionRate: config.OMS_COMMISSION_RATE, acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS }, logger);
   const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger);
   feed.start();
   engine.start();

@@ -32,6 +32,8 @@ export const omsConfigSchema = z.object({
   OMS_COMMISSION_RATE: decimal('0.0005'),
   /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
   OMS_TRADING_HOURS: z.string().regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)').default('always'),
+  /** A buy still ACCEPTED this long after placement (its hold never confirmed, e.g. banking was down) is rejected and its hold released. */
+  OMS_ACCEPT_TIMEOUT_MS: millis(60_000, 1000),
   /** How often the relay publishes outbox rows to the stream. */
   OMS_RELAY_INTERVAL_MS: millis(100, 10),
 });
