@@ -20,19 +20,23 @@ export function parseLimit(value: unknown, field = 'limit'): number {
   return n;
 }
 
+type Position = Record<string, string | number>;
+
 /**
  * Opaque cursors: the position as JSON, base64url, with an HMAC so a client cannot forge or
- * edit one (a tampered cursor is a clean 400, never a strange query or a 500).
+ * edit one (a tampered cursor is a clean 400, never a strange query or a 500). Each cursor also
+ * names the list it was issued for (its scope, e.g. `orders:<accountId>`), so a genuine cursor
+ * from another list or another account is refused rather than silently paging something else.
  */
 export class CursorCodec {
   constructor(private readonly secret: string) {}
 
-  encode(position: Record<string, string | number>): string {
-    const body = Buffer.from(JSON.stringify(position)).toString('base64url');
+  encode(scope: string, position: Position): string {
+    const body = Buffer.from(JSON.stringify({ ...position, _: scope })).toString('base64url');
     return `${body}.${this.sign(body)}`;
   }
 
-  decode<T extends Record<string, string | number>>(cursor: unknown, keys: (keyof T & string)[], field = 'cursor'): T | null {
+  decode<T extends Position>(cursor: unknown, scope: string, keys: (keyof T & string)[], field = 'cursor'): T | null {
     if (cursor === undefined || cursor === null || cursor === '') return null;
     const invalid = () => new AppError('BAD_USER_INPUT', `${field} is not a cursor this list returned`, { field });
     if (typeof cursor !== 'string' || cursor.length > 512) throw invalid();
@@ -47,8 +51,20 @@ export class CursorCodec {
     } catch {
       throw invalid();
     }
-    if (!position || typeof position !== 'object' || keys.some((k) => !['string', 'number'].includes(typeof (position as Record<string, unknown>)[k]))) throw invalid();
-    return position as T;
+    if (!position || typeof position !== 'object') throw invalid();
+    const { _: issuedFor, ...fields } = position as Record<string, unknown>;
+    if (issuedFor !== scope || keys.some((k) => !['string', 'number'].includes(typeof fields[k]))) throw invalid();
+    return fields as T;
+  }
+
+  /**
+   * The page from rows fetched with `LIMIT limit + 1`: the extra row only says another page
+   * exists; the cursor points after the last row served.
+   */
+  page<R, N>(rows: R[], limit: number, scope: string, positionOf: (last: R) => Position, present: (row: R) => N): Page<N> {
+    const served = rows.slice(0, limit);
+    const last = served[served.length - 1];
+    return { nodes: served.map(present), nextCursor: rows.length > limit && last !== undefined ? this.encode(scope, positionOf(last)) : null };
   }
 
   private sign(body: string): string {

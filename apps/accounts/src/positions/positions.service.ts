@@ -26,16 +26,14 @@ export class PositionsService {
   /** One page of an account's holdings, by symbol. The cursor is bound to the account it came from. */
   async page(accountId: string, args: { limit?: unknown; cursor?: unknown }): Promise<Page<Position>> {
     const limit = parseLimit(args.limit);
-    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
-    if (after && after.a !== accountId) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const scope = `positions:${accountId}`;
+    const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
     const rows = await this.positions.find({
       where: { accountId, ...(after ? { symbol: MoreThan(after.s) } : {}) },
       order: { symbol: 'ASC' },
       take: limit + 1,
     });
-    const nodes = rows.slice(0, limit).map(present);
-    const last = nodes[nodes.length - 1];
-    return { nodes, nextCursor: rows.length > limit && last ? this.cursors.encode({ a: accountId, s: last.symbol }) : null };
+    return this.cursors.page(rows, limit, scope, (last) => ({ s: last.symbol }), present);
   }
 
   /** The holding in `symbol`, or null when the account holds none. */

@@ -59,7 +59,8 @@ export class LoginActivityService {
   async list(userId: string, query: ActivityQuery): Promise<{ logins: LoginActivityItem[]; nextCursor: string | null }> {
     const limit = parseLimit(query.limit);
     const { from, to } = parseDateRange(query.from, query.to);
-    const after = this.cursors.decode<{ at: string; id: string }>(query.cursor, ['at', 'id']);
+    const scope = `pat-logins:${userId}`;
+    const after = this.cursors.decode<{ at: string; id: string }>(query.cursor, scope, ['at', 'id']);
     const afterAt = after ? new Date(after.at) : null;
     if (after && (Number.isNaN(afterAt!.getTime()) || !/^\d{1,19}$/.test(after.id))) {
       // Only reachable with a cursor we signed ourselves, but never let it become a 500.
@@ -82,7 +83,7 @@ export class LoginActivityService {
     const last = page.at(-1);
     return {
       logins: page.map((r) => ({ at: r.at.toISOString(), tokenId: r.token_id, tokenName: r.token_name, ip: r.ip, userAgent: r.user_agent, outcome: r.outcome })),
-      nextCursor: rows.length > limit && last ? this.cursors.encode({ at: last.at.toISOString(), id: String(last.id) }) : null,
+      nextCursor: rows.length > limit && last ? this.cursors.encode(scope, { at: last.at.toISOString(), id: String(last.id) }) : null,
     };
   }
 }

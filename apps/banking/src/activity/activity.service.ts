@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
-import { decodeListCursor, encodeListCursor } from '../ledger/list-cursor';
 import { formatMoney } from '../ledger/money';
 
 export type CashActivityType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE';
@@ -39,7 +38,8 @@ export class ActivityService {
   async list(accountId: string, filter: CashActivityFilter): Promise<Page<CashActivity>> {
     const limit = parseLimit(filter.limit);
     const range = parseDateRange(filter.from, filter.to);
-    const after = decodeListCursor(this.cursors, filter.cursor, 'activity', accountId);
+    const scope = `activity:${accountId}`;
+    const after = this.cursors.decode<{ s: string; c: string }>(filter.cursor, scope, ['s', 'c']);
     const rows: Array<{ id: string; seq: string; kind: CashActivityType; description: string; funding_transaction_id: string | null; created_at: Date; currency: string; amount: string; balance_after: string }> =
       await this.dataSource.query(
         `WITH moves AS (
@@ -74,7 +74,7 @@ export class ActivityService {
         transactionId: r.funding_transaction_id,
         occurredAt: r.created_at.toISOString(),
       })),
-      nextCursor: rows.length > limit && last ? encodeListCursor(this.cursors, 'activity', accountId, { s: last.seq, c: last.currency }) : null,
+      nextCursor: rows.length > limit && last ? this.cursors.encode(scope, { s: last.seq, c: last.currency }) : null,
     };
   }
 }

@@ -5,7 +5,6 @@ import { AppError } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { claimIdempotencyKey, parseIdempotencyKey, rememberIdempotentResult, requestHash } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
-import { decodeListCursor, encodeListCursor } from '../ledger/list-cursor';
 import { formatMoney, parseAmount, parseCurrency, parseId } from '../ledger/money';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './entities/funding-transaction.entity';
@@ -117,7 +116,8 @@ export class FundingService {
   async list(accountId: string, filter: FundingFilter): Promise<Page<FundingTransactionView>> {
     const limit = parseLimit(filter.limit);
     const range = parseDateRange(filter.from, filter.to);
-    const after = decodeListCursor(this.cursors, filter.cursor, 'funding', accountId);
+    const scope = `funding:${accountId}`;
+    const after = this.cursors.decode<{ s: string }>(filter.cursor, scope, ['s']);
     const rows: FundingTransactionRow[] = await this.dataSource.query(
       `SELECT *, seq::text FROM funding_transactions
         WHERE account_id = $1
@@ -127,9 +127,7 @@ export class FundingService {
         ORDER BY funding_transactions.seq DESC LIMIT $7`,
       [accountId, filter.type ?? null, filter.state ?? null, range.from, range.to, after?.s ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { nodes: page.map(toView), nextCursor: rows.length > limit && last ? encodeListCursor(this.cursors, 'funding', accountId, { s: last.seq }) : null };
+    return this.cursors.page(rows, limit, scope, (last) => ({ s: last.seq }), toView);
   }
 
   /**

@@ -377,16 +377,14 @@ export class OrdersService {
     if (args.status !== undefined && args.status !== null && !ORDER_STATUSES.includes(args.status as OrderStatus)) {
       throw new AppError('BAD_USER_INPUT', `status must be one of ${ORDER_STATUSES.join(', ')}`, { field: 'status' });
     }
-    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
-    if (after && after.a !== `orders:${accountId}`) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const scope = `orders:${accountId}`;
+    const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
     const rows: OrderRow[] = await this.dataSource.query(
       `SELECT * FROM orders WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at >= $3)
           AND ($4::timestamptz IS NULL OR created_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
       [accountId, args.status ?? null, range.from, range.to, after?.s ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { nodes: page.map(presentOrder), nextCursor: rows.length > limit && last ? this.cursors.encode({ a: `orders:${accountId}`, s: String(last.seq) }) : null };
+    return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentOrder);
   }
 
   /** The account's executions, newest first; filter by execution time and symbol. */
@@ -396,16 +394,14 @@ export class OrdersService {
     if (args.symbol !== undefined && args.symbol !== null && (typeof args.symbol !== 'string' || !SYMBOL.test(args.symbol))) {
       throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
     }
-    const after = this.cursors.decode<{ a: string; s: string }>(args.cursor, ['a', 's']);
-    if (after && after.a !== `trades:${accountId}`) throw new AppError('BAD_USER_INPUT', 'cursor is not a cursor this list returned', { field: 'cursor' });
+    const scope = `trades:${accountId}`;
+    const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
     const rows: TradeRow[] = await this.dataSource.query(
       `SELECT * FROM trades WHERE account_id = $1 AND ($2::text IS NULL OR symbol = $2) AND ($3::timestamptz IS NULL OR executed_at >= $3)
           AND ($4::timestamptz IS NULL OR executed_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
       [accountId, args.symbol ?? null, range.from, range.to, after?.s ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { nodes: page.map(presentTrade), nextCursor: rows.length > limit && last ? this.cursors.encode({ a: `trades:${accountId}`, s: String(last.seq) }) : null };
+    return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentTrade);
   }
 }
 
