@@ -1,7 +1,19 @@
 import { AppError } from '@trading/errors';
 import { createLogger } from '@trading/logging';
-import { http } from '@trading/testing';
 import { createService, finishService, listen } from './index';
+
+// Not @trading/testing: it is built on this lib, and a spec importing it would make a cycle.
+async function http(method: string, url: string, options: { headers?: Record<string, string> } = {}) {
+  const res = await fetch(url, { method, headers: options.headers });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON (metrics) */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
 
 describe('createService', () => {
   it('serves health, readiness by dependency, metrics, request ids and problem+json errors', async () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { InternalClaimsCodec, SCOPES, type Claims } from '@trading/auth';
+import type { Express } from 'express';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
+import { listen, type RunningServer } from '@trading/service';
 
 /** The machine's PostgreSQL server (trust auth) and Redis; override for other set-ups. */
 export const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -68,3 +70,39 @@ export async function askSubgraph(url: string, secret: string, query: string, cl
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
 export * from './openapi';
+
+/** An app on its own throwaway database, listening on a free port; `stop()` undoes all three. */
+export interface ServiceOnTestDatabase<S> {
+  service: S;
+  server: RunningServer;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startOnTestDatabase<S extends { app: Express; close(): Promise<void> }>(
+  database: string,
+  create: (databaseUrl: string) => Promise<S>,
+): Promise<ServiceOnTestDatabase<S>> {
+  const dbs = await createTestDatabases([database]);
+  const databaseUrl = dbs.urls[database]!;
+  let service: S | undefined;
+  try {
+    service = await create(databaseUrl);
+    const server = await listen(service.app, 0, '127.0.0.1');
+    const started = service;
+    return {
+      service: started,
+      server,
+      databaseUrl,
+      stop: async () => {
+        await server.close();
+        await started.close();
+        await dbs.drop();
+      },
+    };
+  } catch (err) {
+    await service?.close();
+    await dbs.drop();
+    throw err;
+  }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import type { RunningServer } from '@trading/service';
+import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
 import type { SubgraphService } from '@trading/subgraph';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
@@ -11,15 +11,14 @@ describe('accounts subgraph', () => {
   const bob = randomUUID();
   const aliceAccount = randomUUID();
   const bobAccount = randomUUID();
-  let dbs: TestDatabases<'accounts'>;
+  let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let server: RunningServer;
   let url: string;
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['accounts']);
-    service = await createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, server } = running);
     url = `${server.url}/graphql`;
     await seedAccountsDemo(service.dataSource, {
       accounts: [
@@ -30,9 +29,7 @@ describe('accounts subgraph', () => {
     });
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await running?.stop();
   });
 
   it("lists only the caller's accounts, with exact decimals for positions", async () => {
@@ -62,7 +59,7 @@ describe('accounts subgraph', () => {
 
   it('runs its migrations once however many instances start together', async () => {
     const more = await Promise.all(
-      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') })),
+      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: running.databaseUrl }), { logger: createLogger('accounts', 'silent') })),
     );
     const [{ count }] = await service.dataSource.query('SELECT count(*)::int AS count FROM migrations');
     expect(count).toBe(service.dataSource.migrations.length);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
+import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
 describe('positions', () => {
@@ -12,7 +12,7 @@ describe('positions', () => {
   const aliceAccount = randomUUID();
   const bobAccount = randomUUID();
   const symbols = ['A', 'AAPL', 'BRK.B', 'MSFT', 'SAP'];
-  let dbs: TestDatabases<'accounts'>;
+  let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let server: RunningServer;
   const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${server.url}/graphql`, secret, query, claims, variables);
@@ -21,9 +21,8 @@ describe('positions', () => {
   const VALUED = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis marketPrice marketValue unrealizedPnl dayChange realizedPnl } } }';
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['accounts']);
-    service = await createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, server } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
         { id: aliceAccount, userId: alice, number: `T-${aliceAccount.slice(0, 8)}`, type: 'MARGIN', baseCurrency: 'USD' },
@@ -36,9 +35,7 @@ describe('positions', () => {
     });
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await running?.stop();
   });
 
   it('pages through holdings by symbol with signed cursors', async () => {

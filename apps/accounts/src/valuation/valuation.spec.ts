@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
+import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
 /** margin and portfolios through the subgraph, with the representation the gateway sends after fetching balances (banking) and market (oms). */
@@ -13,7 +13,7 @@ describe('margin and portfolios', () => {
   const cashAccount = randomUUID();
   const marginAccount = randomUUID();
   const bobAccount = randomUUID();
-  let dbs: TestDatabases<'accounts'>;
+  let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let server: RunningServer;
   const market = {
@@ -34,9 +34,8 @@ describe('margin and portfolios', () => {
   const ask = (r: unknown[], claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${server.url}/graphql`, secret, QUERY, claims, { r });
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['accounts']);
-    service = await createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: dbs.urls.accounts }), { logger: createLogger('accounts', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, server } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
         { id: cashAccount, userId: alice, number: `T-${cashAccount.slice(0, 8)}`, type: 'CASH', baseCurrency: 'USD' },
@@ -51,9 +50,7 @@ describe('margin and portfolios', () => {
     });
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await running?.stop();
   });
 
   it('computes a CASH account from its positions, banking cash and the marks', async () => {

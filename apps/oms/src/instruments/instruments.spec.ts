@@ -1,27 +1,24 @@
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
+import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
 import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
 
 describe('oms instruments and orders', () => {
   const secret = testSecret();
-  let dbs: TestDatabases<'oms'>;
+  let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let server: RunningServer;
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['oms']);
-    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    running = await startOnTestDatabase('oms', (databaseUrl) => createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') }));
+    ({ service, server } = running);
     const instrument = { symbol: 'VOD', name: 'Vodafone', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', previousClose: '0.7138', tradable: true };
     await seedOmsDemo(service.dataSource, { instruments: [instrument] });
     await seedOmsDemo(service.dataSource, { instruments: [{ ...instrument, lastPrice: '9' }] }); // a second start changes nothing
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await running?.stop();
   });
 
   it('lists instruments with exact decimal prices and tick sizes', async () => {

@@ -1,13 +1,13 @@
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
+import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, testSecret, type TestDatabases } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
 import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
 
 describe('oms market: marks and FX rates for account valuation', () => {
   const secret = testSecret();
   const account = '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01';
-  let dbs: TestDatabases<'oms'>;
+  let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let server: RunningServer;
   const ask = (query: string, variables: Record<string, unknown>, scope?: string[]) => askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u', ...(scope ? { scope } : {}) }, variables);
@@ -15,9 +15,8 @@ describe('oms market: marks and FX rates for account valuation', () => {
   const PRICES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { accountId symbol lastPrice previousClose } } }';
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['oms']);
-    service = await createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: dbs.urls.oms, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') });
-    server = await listen(service.app, 0, '127.0.0.1');
+    running = await startOnTestDatabase('oms', (databaseUrl) => createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') }));
+    ({ service, server } = running);
     await seedOmsDemo(service.dataSource, {
       instruments: [
         { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', previousClose: '187.40', tradable: true },
@@ -30,9 +29,7 @@ describe('oms market: marks and FX rates for account valuation', () => {
     });
   });
   afterAll(async () => {
-    await server?.close();
-    await service?.close();
-    await dbs?.drop();
+    await running?.stop();
   });
 
   it("serves every instrument's mark and every FX rate (USD is 1 by construction) as Account.market", async () => {
