@@ -1,7 +1,7 @@
 import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { AccountsService } from './accounts/accounts.service';
 import { AccountEntity } from './accounts/entities/account.entity';
 import { accountsResolvers } from './accounts/resolvers';
@@ -37,19 +37,20 @@ export interface AccountsApp extends SubgraphService {
 
 export async function createAccountsApp(config: AccountsConfig, deps: AccountsDeps = {}): Promise<AccountsApp> {
   const logger = deps.logger ?? createLogger('accounts', config.LOG_LEVEL);
+  const { cursorKey } = identityTools(config);
   let settlement: PositionSettlementService | undefined;
   const service = await createSubgraphService({
     name: 'accounts',
     logger,
     databaseUrl: config.ACCOUNTS_DATABASE_URL,
-    internalSigningKey: config.INTERNAL_SIGNING_KEY,
+    identity: config,
     entities: [AccountEntity, PositionEntity],
     migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
     typeDefs: accountsSubgraphSdl,
     scopes: accountsScopes,
     resolvers: (dataSource) => {
       const accounts = new AccountsService(dataSource);
-      const positions = new PositionsService(dataSource, new CursorCodec(config.INTERNAL_SIGNING_KEY));
+      const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
       settlement = new PositionSettlementService(dataSource);
       return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
     },

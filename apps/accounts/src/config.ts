@@ -1,12 +1,14 @@
-import { field, loadConfig, z } from '@trading/config';
+import { serviceIdentityFields } from '@trading/auth';
+import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const accountsConfigSchema = z.object({
-  LOG_LEVEL: field.logLevel(),
-  INTERNAL_SIGNING_KEY: field.secret(),
+  ...commonSchema,
+  ...serviceIdentityFields('accounts'),
+  /** Public listener: health only. */
   ACCOUNTS_PORT: field.port(4001),
+  /** Internal listener: /graphql for the gateway and sibling services, /metrics. */
+  ACCOUNTS_INTERNAL_PORT: field.port(4101),
   ACCOUNTS_DATABASE_URL: field.postgresUrl(),
-  /** Redis, for the OMS's settlement stream (fills). */
-  REDIS_URL: field.redisUrl(),
   /** The stream the OMS publishes settlement events to; accounts reads it as consumer group `accounts`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
 });

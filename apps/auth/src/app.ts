@@ -1,13 +1,14 @@
-import { createHmac } from 'node:crypto';
-import { InternalClaimsCodec, SessionStore } from '@trading/auth';
+import { deriveServiceSecret, InternalClaimsVerifier, SessionStore } from '@trading/auth';
 import { databaseNameOf, openDatabase, pingDatabase } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter } from '@trading/rate-limit';
 import { connectStore, type KeyValueStore } from '@trading/redis';
-import { createService, finishService, type ServiceApp } from '@trading/service';
+import { baseApp, createService, finishService, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
+import { adminAudit } from './admin/audit';
+import { clientAddressFromFacade } from './internal/client-address';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
@@ -32,7 +33,7 @@ import { LoginActivityService } from './pat/login-activity.service';
 import { PatLoginAttemptEntity } from './pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from './pat/pat.entity';
 import { PatLogin } from './pat/pat-login';
-import { patRoutes } from './pat/pat.routes';
+import { patAccountRoutes, patLoginRoutes } from './pat/pat.routes';
 import { PatService } from './pat/pat.service';
 import { UserEntity } from './users/user.entity';
 import { UsersService } from './users/users.service';
@@ -74,9 +75,9 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   const grants = new GrantService(dataSource, sessionStore);
   const registry = new RegistryService(dataSource, grants);
   const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
-  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
-  // Cursors get their own key, derived from the shared secret, so a cursor is never a valid claims header.
-  const activity = new LoginActivityService(dataSource, new CursorCodec(createHmac('sha256', config.INTERNAL_SIGNING_KEY).update('auth:cursors').digest('hex')));
+  const verifier = new InternalClaimsVerifier('auth', config.SERVICE_TRUSTED_KEYS);
+  // Cursors get their own key, derived from the service key for that purpose alone.
+  const activity = new LoginActivityService(dataSource, new CursorCodec(deriveServiceSecret(config.SERVICE_KEY, 'cursors')));
   // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
   const namespace = databaseNameOf(config.AUTH_DATABASE_URL);
   const limiter = (name: string, maxFailures: number) => new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
@@ -85,7 +86,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
   });
 
-  const { app } = createService({
+  const { app, internal } = createService({
     name: 'auth',
     logger,
     trustProxy: config.AUTH_TRUST_PROXY,
@@ -95,7 +96,11 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.json(signer.jwks());
   });
-  app.use(patRoutes({ pats, login, activity, codec }));
+  // The facade reaches auth's API on the internal listener, with the client address it signed.
+  internal.use(clientAddressFromFacade(verifier));
+  const patLogin = patLoginRoutes({ login });
+  app.use(patLogin);
+  internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
 
   // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
   const oauth: OAuthContext = {
@@ -121,14 +126,14 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     clientFailures: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
   };
   app.use(metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, '')));
-  app.use(
-    Router().use(
-      tokenRoute(oauth, tokenLimits),
-      revokeRoute(oauth, verifyAccessToken, tokenLimits),
-      userinfoRoute(oauth, verifyAccessToken),
-      oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),
-    ),
+  const oauthApi = Router().use(
+    tokenRoute(oauth, tokenLimits),
+    revokeRoute(oauth, verifyAccessToken, tokenLimits),
+    userinfoRoute(oauth, verifyAccessToken),
+    oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),
   );
+  app.use(oauthApi);
+  internal.use(oauthApi);
   const sessions = new BrowserSessions(store, config.DASHBOARD_SESSION_TTL_SECONDS);
   const signIn = signInRoutes({
     users,
@@ -136,13 +141,23 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
   });
   app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
-  app.use(adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry));
+  // The service team's API: its own listener (loopback by default), limited and audited.
+  const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
+  admin.use(
+    requestLimit(store, namespace, 'admin:ip', config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, 60),
+    adminAudit(config.AUTH_ADMIN_TOKEN, logger),
+    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry),
+  );
   finishService(app, logger);
+  finishService(internal, logger);
+  finishService(admin, logger);
   mail.start(config.MAIL_POLL_MS);
 
   return {
     name: 'auth',
     app,
+    internal,
+    admin,
     users,
     pats,
     activity,

@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serviceIdentityFields } from '@trading/auth';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 /** A positive whole number with a default. */
@@ -7,15 +8,27 @@ const count = (fallback: number) => z.coerce.number().int().positive().default(f
 
 export const authConfigSchema = z.object({
   ...commonSchema,
+  ...serviceIdentityFields('auth'),
+  /** Public listener: login and consent pages, the dashboard, JWKS, OAuth metadata. */
   AUTH_PORT: field.port(8081),
+  /** Internal listener: /oauth/* and /pat/* as proxied by the facade (signed client address and claims), /metrics. */
+  AUTH_INTERNAL_PORT: field.port(8181),
+  /** The admin API's own listener (npm run admin): loopback unless told otherwise. */
+  AUTH_ADMIN_PORT: field.port(8189),
+  AUTH_ADMIN_HOST: field.host('127.0.0.1'),
+  /** Admin API calls allowed per client address per minute. */
+  AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(300),
   AUTH_DATABASE_URL: field.postgresUrl(),
   /** The issuer in every access token: the auth app's public address ({login_url}). */
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
   /** Bearer credential of the admin API used by `npm run admin`. */
   AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
-  /** Proxies whose X-Forwarded-For is believed (the facade); Express `trust proxy` values. */
-  AUTH_TRUST_PROXY: field.list().default(['loopback']),
+  /**
+   * Load balancers in front of the public pages whose X-Forwarded-For is believed; Express
+   * `trust proxy` values. Not the facade: it signs the client address it decided on.
+   */
+  AUTH_TRUST_PROXY: field.list(),
   /** Lifetime of a developer-dashboard browser session. */
   DASHBOARD_SESSION_TTL_SECONDS: field.seconds(8 * 3600),
   /** Failed PAT logins allowed per client address, then 429 until the window ends. */
@@ -61,6 +74,12 @@ export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig
 
 /** Settings with defaults added after the first release; callers that build the config object themselves (the platform) may leave them out. */
 const dashboardSchema = authConfigSchema.pick({
+  AUTH_INTERNAL_PORT: true,
+  AUTH_ADMIN_PORT: true,
+  AUTH_ADMIN_HOST: true,
+  AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: true,
+  LISTEN_HOST: true,
+  INTERNAL_LISTEN_HOST: true,
   DASHBOARD_SESSION_TTL_SECONDS: true,
   PAT_LOGIN_MAX_FAILURES_PER_IP: true,
   PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,

@@ -4,5 +4,11 @@ import { loadAuthConfig } from './config';
 
 void runService('auth', () => {
   const config = loadAuthConfig();
-  return { port: config.AUTH_PORT, logLevel: config.LOG_LEVEL, create: (logger) => createAuthApp(config, { logger }) };
+  return {
+    listen: {
+      public: { port: config.AUTH_PORT, host: config.LISTEN_HOST },
+      internal: { port: config.AUTH_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST },
+      admin: { port: config.AUTH_ADMIN_PORT, host: config.AUTH_ADMIN_HOST },
+    },
+    logLevel: config.LOG_LEVEL, create: (logger) => createAuthApp(config, { logger }) };
 });

@@ -1,8 +1,8 @@
-import { InternalClaimsCodec } from '@trading/auth';
+import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
 import { BalancesService } from './balances/balances.service';
@@ -28,7 +28,6 @@ import { SettlementService } from './settlement/settlement.service';
 
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
-export { INTERNAL_HOLDS_SCOPE } from './holds/holds.routes';
 
 export interface BankingDeps {
   logger?: Logger;
@@ -47,9 +46,9 @@ export interface BankingApp extends SubgraphService {
 
 export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<BankingApp> {
   const logger = deps.logger ?? createLogger('banking', config.LOG_LEVEL);
-  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
-  const cursors = new CursorCodec(config.INTERNAL_SIGNING_KEY);
-  const ownership = deps.ownership ?? new HttpAccountOwnership(config.ACCOUNTS_URL, codec);
+  const { signer, cursorKey } = identityTools(config);
+  const cursors = new CursorCodec(cursorKey);
+  const ownership = deps.ownership ?? new HttpAccountOwnership(config.ACCOUNTS_URL, signer);
   let funding: FundingService | undefined;
   let service: SubgraphService;
   try {
@@ -57,7 +56,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       name: 'banking',
       logger,
       databaseUrl: config.BANKING_DATABASE_URL,
-      internalSigningKey: config.INTERNAL_SIGNING_KEY,
+      identity: config,
       entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
       migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022],
       typeDefs: bankingSubgraphSdl,
@@ -66,7 +65,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX });
         return [balancesResolvers(new BalancesService(dataSource)), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
       },
-      routes: (app, dataSource) => mountHoldRoutes(app, new HoldsService(dataSource), codec),
+      routes: (internal, dataSource) => mountHoldRoutes(internal, new HoldsService(dataSource), new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS), ownership),
     });
   } catch (err) {
     if (!deps.ownership) await ownership.close();

@@ -1,24 +1,26 @@
-import { field, loadConfig, z } from '@trading/config';
+import { serviceIdentityFields } from '@trading/auth';
+import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 /** `true`/`false` from the environment, or a boolean when the launcher builds the config itself. */
 const flag = (fallback: boolean) => z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(fallback);
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 
 export const bankingConfigSchema = z.object({
-  LOG_LEVEL: field.logLevel(),
-  INTERNAL_SIGNING_KEY: field.secret(),
+  ...commonSchema,
+  ...serviceIdentityFields('banking'),
+  /** Public listener: health only. */
   BANKING_PORT: field.port(4002),
+  /** Internal listener: /graphql for the gateway, /internal/holds for the OMS, /metrics. */
+  BANKING_INTERNAL_PORT: field.port(4102),
   BANKING_DATABASE_URL: field.postgresUrl(),
   /** The accounts subgraph, asked whether the caller owns the account a mutation names. */
-  ACCOUNTS_URL: field.url().default('http://localhost:4001/graphql'),
+  ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
   /** Simulated clearing settles a pending deposit or withdrawal this long after it was made. */
   BANKING_CLEARING_DELAY_MS: millis(3000, 0),
   /** How often the clearing worker looks for due transactions. */
   BANKING_CLEARING_POLL_MS: millis(250, 10),
   /** Sandbox: requests may force the clearing outcome with `sandboxOutcome`. Turn off in production. */
   BANKING_SANDBOX: flag(true),
-  /** Redis, for the OMS's settlement stream (fills and order closes). */
-  REDIS_URL: field.redisUrl(),
   /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
 });

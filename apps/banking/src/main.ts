@@ -4,5 +4,7 @@ import { loadBankingConfig } from './config';
 
 void runService('banking', () => {
   const config = loadBankingConfig();
-  return { port: config.BANKING_PORT, logLevel: config.LOG_LEVEL, create: (logger) => createBankingApp(config, { logger }) };
+  return {
+    listen: { public: { port: config.BANKING_PORT, host: config.LISTEN_HOST }, internal: { port: config.BANKING_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST } },
+    logLevel: config.LOG_LEVEL, create: (logger) => createBankingApp(config, { logger }) };
 });

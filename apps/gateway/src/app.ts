@@ -3,12 +3,12 @@ import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsCodec, SessionStore } from '@trading/auth';
+import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, InternalClaimsVerifier, SessionStore, type ServiceName } from '@trading/auth';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
-import { gatewayContext, type GatewayContext } from './context';
+import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
 import { closeSubgraphConnections, SubgraphSource } from './subgraph-source';
 
@@ -21,25 +21,37 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
 
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name, url }) => new SubgraphSource(subgraphUrls[name] ?? url!),
+    buildService: ({ name, url }) => new SubgraphSource(name as ServiceName, subgraphUrls[name] ?? url!),
   });
   // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
-  const server = new ApolloServer<GatewayContext>({ gateway, formatError: maskError, includeStacktraceInErrorResponses: false, stopOnTerminationSignals: false });
+  const server = new ApolloServer<GatewayContext>({
+    gateway,
+    formatError: maskError,
+    includeStacktraceInErrorResponses: false,
+    stopOnTerminationSignals: false,
+    // A map of the schema helps an attacker as much as a developer: only when asked for.
+    introspection: config.GRAPHQL_INTROSPECTION,
+    hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
+  });
   await server.start();
 
   const edge = new EdgeAuthenticator(
     createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
     new SessionStore(store),
   );
-  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
+  const signer = new InternalClaimsSigner(config.SERVICE_KEY);
+  const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
 
-  const { app } = createService({ name: 'gateway', logger, trustProxy: config.GATEWAY_TRUST_PROXY, readiness: { redis: () => store.ping() } });
-  app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(server, { context: gatewayContext(edge, codec) }));
+  const { app, internal } = createService({ name: 'gateway', logger, trustProxy: config.GATEWAY_TRUST_PROXY, readiness: { redis: () => store.ping() } });
+  app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(server, { context: publicGatewayContext(edge, signer) }));
+  internal.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
   finishService(app, logger);
+  finishService(internal, logger);
 
   return {
     name: 'gateway',
     app,
+    internal,
     close: async () => {
       await server.stop();
       await closeSubgraphConnections();

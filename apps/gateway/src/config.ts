@@ -1,18 +1,26 @@
 import { join } from 'node:path';
+import { serviceIdentityFields } from '@trading/auth';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const gatewayConfigSchema = z.object({
   ...commonSchema,
+  ...serviceIdentityFields('gateway'),
+  /** Public listener: /graphql for internal front-ends with a bearer token. */
   GATEWAY_PORT: field.port(4000),
-  ACCOUNTS_URL: field.url().default('http://localhost:4001/graphql'),
-  BANKING_URL: field.url().default('http://localhost:4002/graphql'),
-  OMS_URL: field.url().default('http://localhost:4003/graphql'),
+  /** Internal listener: /graphql for the REST facade (signed claims), /metrics. */
+  GATEWAY_INTERNAL_PORT: field.port(4100),
+  /** The subgraphs' internal listeners. */
+  ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
+  BANKING_URL: field.url().default('http://localhost:4102/graphql'),
+  OMS_URL: field.url().default('http://localhost:4103/graphql'),
   AUTH_JWKS_URL: field.url().default('http://localhost:8081/.well-known/jwks.json'),
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
   /** The supergraph composed at build time (`npm run supergraph`). */
   SUPERGRAPH_PATH: z.string().default(join(__dirname, 'supergraph.graphql')),
   /** Proxies whose X-Forwarded-For is believed; Express `trust proxy` values. */
   GATEWAY_TRUST_PROXY: field.list(),
+  /** Schema introspection and "did you mean" hints: for development only. */
+  GRAPHQL_INTROSPECTION: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(false),
 });
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

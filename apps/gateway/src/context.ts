@@ -1,31 +1,57 @@
 import type { Request } from 'express';
 import { GraphQLError } from 'graphql';
-import { INTERNAL_CLAIMS_HEADER, type EdgeAuthenticator, type InternalClaimsCodec } from '@trading/auth';
-import { AppError, wwwAuthenticate } from '@trading/errors';
+import { INTERNAL_CLAIMS_HEADER, type Claims, type EdgeAuthenticator, type InternalClaimsSigner, type InternalClaimsVerifier, type ServiceName } from '@trading/auth';
+import { AppError, errors, wwwAuthenticate } from '@trading/errors';
 
 export interface GatewayContext {
-  /** The signed claims header, forwarded unchanged to every subgraph. */
-  internalClaims: string;
+  claims: Claims;
   requestId: string;
+  /** The claims header for one subgraph (addressed to it), signed once per request and subgraph. */
+  claimsFor(subgraph: ServiceName): Promise<string>;
+}
+
+function contextFor(claims: Claims, requestId: string, signer: InternalClaimsSigner): GatewayContext {
+  const signed = new Map<ServiceName, Promise<string>>();
+  return {
+    claims,
+    requestId,
+    claimsFor: (subgraph) => {
+      let header = signed.get(subgraph);
+      if (!header) signed.set(subgraph, (header = signer.sign(claims, subgraph)));
+      return header;
+    },
+  };
+}
+
+/** An authentication failure as a GraphQL error with the HTTP status and challenge of the REST side. */
+function asGraphQLError(err: unknown): GraphQLError {
+  const appError = err instanceof AppError ? err : new AppError('INTERNAL_SERVER_ERROR', 'Authentication failed unexpectedly');
+  const headers = new Map<string, string>();
+  const challenge = wwwAuthenticate(appError);
+  if (challenge) headers.set('www-authenticate', challenge);
+  return new GraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status, headers } } });
 }
 
 /**
- * Authenticates a GraphQL request once, at the gateway: either the facade already did it (a
- * valid signed claims header), or the caller is an internal front-end with a bearer token.
+ * Public listener: internal front-ends authenticate with a bearer token, checked here once
+ * (signature, live session, IP list). A caller's internal claims header never gets this far:
+ * the public listener drops it.
  */
-export function gatewayContext(edge: EdgeAuthenticator, codec: InternalClaimsCodec) {
+export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalClaimsSigner) {
   return async ({ req }: { req: Request }): Promise<GatewayContext> => {
-    const forwarded = req.get(INTERNAL_CLAIMS_HEADER);
-    if (forwarded && (await codec.verify(forwarded))) return { internalClaims: forwarded, requestId: req.requestId };
     try {
-      const claims = await edge.authenticate(req.get('authorization'), req.ip);
-      return { internalClaims: await codec.sign(claims), requestId: req.requestId };
+      return contextFor(await edge.authenticate(req.get('authorization'), req.ip), req.requestId, signer);
     } catch (err) {
-      const appError = err instanceof AppError ? err : new AppError('INTERNAL_SERVER_ERROR', 'Authentication failed unexpectedly');
-      const headers = new Map<string, string>();
-      const challenge = wwwAuthenticate(appError);
-      if (challenge) headers.set('www-authenticate', challenge);
-      throw new GraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status, headers } } });
+      throw asGraphQLError(err);
     }
+  };
+}
+
+/** Internal listener: the REST facade already authenticated the caller and signed its claims for the gateway. */
+export function internalGatewayContext(verifier: InternalClaimsVerifier, signer: InternalClaimsSigner) {
+  return async ({ req }: { req: Request }): Promise<GatewayContext> => {
+    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    if (!claims) throw asGraphQLError(errors.unauthenticated('Missing or invalid internal claims'));
+    return contextFor(claims, req.requestId, signer);
   };
 }

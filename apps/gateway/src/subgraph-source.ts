@@ -1,6 +1,6 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { INTERNAL_CLAIMS_HEADER } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, type ServiceName } from '@trading/auth';
 import { REQUEST_ID_HEADER } from '@trading/logging';
 import type { GatewayContext } from './context';
 
@@ -8,15 +8,18 @@ import type { GatewayContext } from './context';
 const keepAlive = new Agent({ keepAliveTimeout: 60_000, connections: 64, pipelining: 1 });
 const fetcher = ((url: string, init: object) => undiciFetch(url, { ...init, dispatcher: keepAlive })) as unknown as RemoteGraphQLDataSource['fetcher'];
 
-/** Forwards the signed caller claims and the request id to a subgraph. */
+/** Sends the caller's claims, signed for this subgraph alone, and the request id. */
 export class SubgraphSource extends RemoteGraphQLDataSource<GatewayContext> {
-  constructor(url: string) {
+  constructor(
+    private readonly subgraph: ServiceName,
+    url: string,
+  ) {
     super({ url, fetcher });
   }
 
-  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
-    if (!('internalClaims' in context) || !request.http) return;
-    request.http.headers.set(INTERNAL_CLAIMS_HEADER, context.internalClaims);
+  override async willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<void> {
+    if (!('claimsFor' in context) || !request.http) return;
+    request.http.headers.set(INTERNAL_CLAIMS_HEADER, await context.claimsFor(this.subgraph));
     request.http.headers.set(REQUEST_ID_HEADER, context.requestId);
   }
 }

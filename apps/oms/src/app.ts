@@ -1,8 +1,7 @@
-import { InternalClaimsCodec } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { createSubgraphService, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import type { OmsConfig } from './config';
 import { InstrumentEntity } from './instruments/entities/instrument.entity';
 import { InstrumentsService } from './instruments/instruments.service';
@@ -42,9 +41,9 @@ export interface OmsApp extends SubgraphService {
 
 export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promise<OmsApp> {
   const logger = deps.logger ?? createLogger('oms', config.LOG_LEVEL);
-  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
-  const accounts = new AccountsClient(config.ACCOUNTS_URL, codec);
-  const banking = new BankingClient(config.BANKING_URL, codec);
+  const { signer, cursorKey } = identityTools(config);
+  const accounts = new AccountsClient(config.ACCOUNTS_URL, signer);
+  const banking = new BankingClient(config.BANKING_URL, signer);
   const hours = new TradingHours(config.OMS_TRADING_HOURS);
   const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
   const closeOwned = async () => {
@@ -58,14 +57,14 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       name: 'oms',
       logger,
       databaseUrl: config.OMS_DATABASE_URL,
-      internalSigningKey: config.INTERNAL_SIGNING_KEY,
+      identity: config,
       entities: [InstrumentEntity, OrderEntity, FxRateEntity],
       migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
       typeDefs: omsSubgraphSdl,
       scopes: omsScopes,
       resolvers: (dataSource) => {
         const instruments = new InstrumentsService(dataSource);
-        const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(config.INTERNAL_SIGNING_KEY), {
+        const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(cursorKey), {
           collar: config.OMS_MARKET_COLLAR,
           commissionRate: config.OMS_COMMISSION_RATE,
         }, logger);

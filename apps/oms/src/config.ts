@@ -1,21 +1,23 @@
-import { field, loadConfig, z } from '@trading/config';
+import { serviceIdentityFields } from '@trading/auth';
+import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 const decimal = (fallback: string) => z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal such as 0.05').default(fallback);
 
 export const omsConfigSchema = z.object({
-  LOG_LEVEL: field.logLevel(),
-  INTERNAL_SIGNING_KEY: field.secret(),
+  ...commonSchema,
+  ...serviceIdentityFields('oms'),
+  /** Public listener: health only. */
   OMS_PORT: field.port(4003),
+  /** Internal listener: /graphql for the gateway, /metrics. */
+  OMS_INTERNAL_PORT: field.port(4103),
   OMS_DATABASE_URL: field.postgresUrl(),
-  /** Redis, for the settlement event stream. */
-  REDIS_URL: field.redisUrl(),
   /** The stream fills and order closes are published to; banking and accounts read it. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
-  /** Banking's base URL: the internal hold API lives at /internal/holds, balances at /graphql. */
-  BANKING_URL: field.url().default('http://localhost:4002'),
-  /** The accounts subgraph: ownership of an account and the position a sell needs. */
-  ACCOUNTS_URL: field.url().default('http://localhost:4001/graphql'),
+  /** Banking's internal listener: the hold API lives at /internal/holds, balances at /graphql. */
+  BANKING_URL: field.url().default('http://localhost:4102'),
+  /** The accounts subgraph's internal listener: ownership of an account and the position a sell needs. */
+  ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
   /** Seed of the simulated price feed: the same seed and start prices give the same prices, step by step. */
   OMS_PRICE_SEED: z.coerce.number().int().default(20260101),
   /** How often the feed moves prices one step; 0 pauses it (tests step it themselves). */

@@ -4,5 +4,7 @@ import { loadOmsConfig } from './config';
 
 void runService('oms', () => {
   const config = loadOmsConfig();
-  return { port: config.OMS_PORT, logLevel: config.LOG_LEVEL, create: (logger) => createOmsApp(config, { logger }) };
+  return {
+    listen: { public: { port: config.OMS_PORT, host: config.LISTEN_HOST }, internal: { port: config.OMS_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST } },
+    logLevel: config.LOG_LEVEL, create: (logger) => createOmsApp(config, { logger }) };
 });

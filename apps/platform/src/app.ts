@@ -9,7 +9,9 @@ import { ensureDatabase, withDatabaseName } from '@trading/db';
 import { MemoryEventLog, RedisEventLog, type ConsumerOptions, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
-import { listen, type RunningServer, type ServiceApp } from '@trading/service';
+import { generateServiceKey, InternalClaimsSigner, SERVICE_NAMES, TrustedServiceKeys, type ServiceKey, type ServiceName } from '@trading/auth';
+import { listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
+import { ensureAdminToken } from './admin-token';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
@@ -18,7 +20,15 @@ export { loadPlatformConfig, type PlatformConfig } from './config';
 export { DEMO_ACCOUNTS, DEMO_USERS } from './demo-data';
 
 export interface Platform {
-  urls: { api: string; login: string; gateway: string; accounts: string; banking: string; oms: string; adminApi: string };
+  /**
+   * Public: api (facade), login (auth), gateway (bearer tokens). Internal (signed claims only):
+   * gatewayInternal, authInternal and the subgraphs' GraphQL. adminApi: the admin listener.
+   */
+  urls: { api: string; login: string; gateway: string; gatewayInternal: string; authInternal: string; accounts: string; banking: string; oms: string; adminApi: string };
+  /** The admin API's credential (generated per data directory unless AUTH_ADMIN_TOKEN was set). */
+  adminToken: string;
+  /** Signs internal claims as one of the platform's services would (tests of the internal listeners). */
+  signerFor(service: ServiceName): InternalClaimsSigner;
   store: KeyValueStore;
   auth: AuthApp;
   /** The OMS with its workers (price feed, execution engine, outbox relay), for tests and tools. */
@@ -90,13 +100,20 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
     closers.push(() => events.close());
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
 
-    const started = async <A extends ServiceApp>(app: A, port: number): Promise<{ app: A; server: RunningServer }> => {
+    // One process, so fresh service keys per start are enough: each service gets its own, and all trust each other's public keys.
+    const keys = Object.fromEntries(SERVICE_NAMES.map((s) => [s, generateServiceKey(s)])) as Record<ServiceName, ServiceKey>;
+    const trusted = TrustedServiceKeys.of(...Object.values(keys));
+    const identity = (service: ServiceName) => ({ SERVICE_KEY: keys[service], SERVICE_TRUSTED_KEYS: trusted });
+    const host = config.PLATFORM_BIND;
+    const at = (port: number, internalPort: number): ServicePlan['listen'] => ({ public: { port, host }, internal: { port: internalPort, host } });
+
+    const started = async <A extends ServiceApp>(app: A, addresses: ServicePlan['listen']): Promise<{ app: A; server: RunningService }> => {
       closers.push(() => app.close());
-      const server = await listen(app.app, port);
+      const server = await listenService(app, addresses);
       closers.push(() => server.close());
       return { app, server };
     };
-    const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY };
+    const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, LISTEN_HOST: host, INTERNAL_LISTEN_HOST: host };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
     // Accounts and banking can be killed and started again (crash tests): the closer stops whichever instance runs.
@@ -104,9 +121,9 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       group: string,
       databaseUrl: string,
       create: (consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>) => Promise<A>,
-      port: number,
-    ): Promise<{ server: RunningServer; service: CrashableService<A> }> => {
-      let current: { app: A; server: RunningServer } | undefined;
+      addresses: ServicePlan['listen'],
+    ): Promise<{ server: RunningService; service: CrashableService<A> }> => {
+      let current: { app: A; server: RunningService } | undefined;
       closers.push(async () => {
         const running = current;
         current = undefined;
@@ -115,17 +132,17 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           await running.app.close();
         }
       });
-      const start = async (at: number, consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>, again = false) => {
+      const start = async (where: ServicePlan['listen'], consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>, again = false) => {
         const app = await create(consumer);
         try {
-          current = { app, server: again ? await listenAgain(app, at) : await listen(app.app, at) };
+          current = { app, server: again ? await listenAgain(app, where) : await listenService(app, where) };
         } catch (err) {
           await app.close();
           throw err;
         }
         return current.server;
       };
-      const server = await start(port);
+      const server = await start(addresses);
       const service: CrashableService<A> = {
         get app() {
           return current?.app;
@@ -135,8 +152,9 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           const dead = current;
           if (!dead) throw new Error(`${group} is not running`);
           current = undefined;
-          const closed = new Promise<void>((done) => dead.server.server.close(() => done()));
-          dead.server.server.closeAllConnections();
+          const servers = [dead.server.public.server, dead.server.internal.server];
+          const closed = Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))));
+          for (const s of servers) s.closeAllConnections();
           dead.app.settlementConsumer.abort();
           try {
             await terminateSessions(databaseUrl);
@@ -147,7 +165,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
         },
         restart: async (consumer) => {
           if (current) throw new Error(`${group} is running`);
-          await start(server.port, consumer, true);
+          await start(at(server.public.port, server.internal.port), consumer, true);
         },
       };
       return { server, service };
@@ -157,9 +175,13 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       'accounts',
       accountsDb,
       (settlementConsumer) =>
-        createAccountsApp({ ...common, ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_DATABASE_URL: accountsDb, EVENTS_STREAM: eventsStream }, { logger: log('accounts'), events, settlementConsumer }),
-      config.ACCOUNTS_PORT,
+        createAccountsApp(
+          { ...common, ...identity('accounts'), ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT, ACCOUNTS_DATABASE_URL: accountsDb, EVENTS_STREAM: eventsStream },
+          { logger: log('accounts'), events, settlementConsumer },
+        ),
+      at(config.ACCOUNTS_PORT, config.ACCOUNTS_INTERNAL_PORT),
     );
+    const accountsGraphql = `${accounts.server.internal.url}/graphql`;
     const bankingDb = db('banking');
     const banking = await crashable(
       'banking',
@@ -168,9 +190,11 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
         createBankingApp(
           {
             ...common,
+            ...identity('banking'),
             BANKING_PORT: config.BANKING_PORT,
+            BANKING_INTERNAL_PORT: config.BANKING_INTERNAL_PORT,
             BANKING_DATABASE_URL: bankingDb,
-            ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+            ACCOUNTS_URL: accountsGraphql,
             BANKING_CLEARING_DELAY_MS: 3000,
             BANKING_CLEARING_POLL_MS: 250,
             BANKING_SANDBOX: true,
@@ -178,64 +202,83 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           },
           { logger: log('banking'), events, settlementConsumer },
         ),
-      config.BANKING_PORT,
+      at(config.BANKING_PORT, config.BANKING_INTERNAL_PORT),
     );
     const omsConfig = loadOmsConfig({
       LOG_LEVEL: config.LOG_LEVEL,
       REDIS_URL: config.REDIS_URL,
-      INTERNAL_SIGNING_KEY: config.INTERNAL_SIGNING_KEY,
+      LISTEN_HOST: host,
+      INTERNAL_LISTEN_HOST: host,
       OMS_PORT: String(config.OMS_PORT),
+      OMS_INTERNAL_PORT: String(config.OMS_INTERNAL_PORT),
       OMS_DATABASE_URL: db('oms'),
       EVENTS_STREAM: eventsStream,
-      BANKING_URL: banking.server.url,
-      ACCOUNTS_URL: `${accounts.server.url}/graphql`,
+      BANKING_URL: banking.server.internal.url,
+      ACCOUNTS_URL: accountsGraphql,
       ...overrides.oms,
+      // The schema takes key objects as well as JSON, so the launcher hands over the ones it made.
+      ...(identity('oms') as unknown as Record<string, string>),
     });
-    const oms = await started(await createOmsApp(omsConfig, { logger: log('oms'), events }), config.OMS_PORT);
+    const oms = await started(await createOmsApp(omsConfig, { logger: log('oms'), events }), at(config.OMS_PORT, config.OMS_INTERNAL_PORT));
 
     // The auth port must be known before its issuer is: listen first on the configured port.
     const issuer = `http://localhost:${config.AUTH_PORT}`;
+    const adminToken = config.AUTH_ADMIN_TOKEN ?? ensureAdminToken(config.PLATFORM_DATA_DIR);
     const auth = await started(
       await createAuthApp(
         {
           ...common,
+          ...identity('auth'),
           AUTH_PORT: config.AUTH_PORT,
           AUTH_DATABASE_URL: db('auth'),
           AUTH_ISSUER: issuer,
-          AUTH_ADMIN_TOKEN: config.AUTH_ADMIN_TOKEN,
+          AUTH_ADMIN_TOKEN: adminToken,
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
-          AUTH_TRUST_PROXY: ['loopback'],
+          AUTH_TRUST_PROXY: [],
         },
         { logger: log('auth'), store },
       ),
-      config.AUTH_PORT,
+      { ...at(config.AUTH_PORT, config.AUTH_INTERNAL_PORT), admin: { port: config.AUTH_ADMIN_PORT, host: '127.0.0.1' } },
     );
-    const authUrl = auth.server.url;
+    const authUrl = auth.server.public.url;
     const jwks = `${authUrl}/.well-known/jwks.json`;
 
     const gateway = await started(
       await createGatewayApp(
         {
           ...common,
+          ...identity('gateway'),
           GATEWAY_PORT: config.GATEWAY_PORT,
-          ACCOUNTS_URL: `${accounts.server.url}/graphql`,
-          BANKING_URL: `${banking.server.url}/graphql`,
-          OMS_URL: `${oms.server.url}/graphql`,
+          GATEWAY_INTERNAL_PORT: config.GATEWAY_INTERNAL_PORT,
+          ACCOUNTS_URL: accountsGraphql,
+          BANKING_URL: `${banking.server.internal.url}/graphql`,
+          OMS_URL: `${oms.server.internal.url}/graphql`,
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
           SUPERGRAPH_PATH: require.resolve('./supergraph.graphql', { paths: [__dirname, `${__dirname}/../../gateway/src`] }), // bundle: copied next to main.js; source: the gateway's
           GATEWAY_TRUST_PROXY: [],
+          GRAPHQL_INTROSPECTION: config.GRAPHQL_INTROSPECTION,
         },
         { logger: log('gateway'), store },
       ),
-      config.GATEWAY_PORT,
+      at(config.GATEWAY_PORT, config.GATEWAY_INTERNAL_PORT),
     );
     const facade = await started(
       await createRestFacadeApp(
-        { ...common, FACADE_PORT: config.FACADE_PORT, GATEWAY_URL: `${gateway.server.url}/graphql`, AUTH_URL: authUrl, AUTH_JWKS_URL: jwks, AUTH_ISSUER: issuer, FACADE_TRUST_PROXY: [] },
+        {
+          ...common,
+          ...identity('rest-facade'),
+          FACADE_PORT: config.FACADE_PORT,
+          FACADE_INTERNAL_PORT: config.FACADE_INTERNAL_PORT,
+          GATEWAY_URL: `${gateway.server.internal.url}/graphql`,
+          AUTH_INTERNAL_URL: auth.server.internal.url,
+          AUTH_JWKS_URL: jwks,
+          AUTH_ISSUER: issuer,
+          FACADE_TRUST_PROXY: [],
+        },
         { logger: log('rest-facade'), store },
       ),
-      config.FACADE_PORT,
+      at(config.FACADE_PORT, config.FACADE_INTERNAL_PORT),
     );
 
     if (config.PLATFORM_SEED_DEMO) {
@@ -247,14 +290,18 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
 
     return {
       urls: {
-        api: `${facade.server.url}/v1`,
+        api: `${facade.server.public.url}/v1`,
         login: authUrl,
-        adminApi: authUrl,
-        gateway: `${gateway.server.url}/graphql`,
-        accounts: `${accounts.server.url}/graphql`,
-        banking: `${banking.server.url}/graphql`,
-        oms: `${oms.server.url}/graphql`,
+        authInternal: auth.server.internal.url,
+        adminApi: auth.server.admin!.url,
+        gateway: `${gateway.server.public.url}/graphql`,
+        gatewayInternal: `${gateway.server.internal.url}/graphql`,
+        accounts: accountsGraphql,
+        banking: `${banking.server.internal.url}/graphql`,
+        oms: `${oms.server.internal.url}/graphql`,
       },
+      adminToken,
+      signerFor: (service) => new InternalClaimsSigner(keys[service]),
       store,
       auth: auth.app,
       oms: oms.app,
@@ -270,11 +317,11 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
   }
 }
 
-/** Listens again on the port a crashed instance gave up, which may take a moment to be free. */
-async function listenAgain(service: ServiceApp, port: number): Promise<RunningServer> {
+/** Listens again on the ports a crashed instance gave up, which may take a moment to be free. */
+async function listenAgain(service: ServiceApp, addresses: ServicePlan['listen']): Promise<RunningService> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await listen(service.app, port);
+      return await listenService(service, addresses);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
       await new Promise((r) => setTimeout(r, 100));

@@ -1,7 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { field, loadConfig, z } from '@trading/config';
+import { ConfigError, field, loadConfig, z } from '@trading/config';
+
+/** Where the all-in-one mode keeps its data (embedded PostgreSQL, the generated admin credential): one folder per user. */
+export function defaultPlatformDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env['XDG_DATA_HOME'] || join(homedir(), '.local', 'share'), 'trading-api-platform');
+}
 
 /** All-in-one mode: embedded defaults, so `npm start` needs nothing set. */
 export const platformConfigSchema = z.object({
@@ -9,25 +13,42 @@ export const platformConfigSchema = z.object({
   /** A PostgreSQL server URL; unset = start an embedded PostgreSQL. Each service gets its own database on it. */
   DATABASE_URL: field.postgresUrl().optional(),
   REDIS_URL: field.redisUrl(),
-  /** Where the embedded PostgreSQL keeps its data (reused by the next start). */
-  PLATFORM_DATA_DIR: z.string().default(join(tmpdir(), 'trading-api-platform')),
+  /** Where the embedded PostgreSQL and the generated admin credential live (reused by the next start). */
+  PLATFORM_DATA_DIR: z.string().default(() => defaultPlatformDataDir()),
   EMBEDDED_POSTGRES_PORT: field.port(54329),
   /** Prefix of the per-service database names (`<prefix>auth`, …). */
   PLATFORM_DB_PREFIX: z.string().regex(/^[a-z_][a-z0-9_]*$|^$/, 'lower-case letters, digits and _ only').default('trading_'),
   PLATFORM_SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  /** The address every listener binds: this machine only, unless told otherwise (e.g. 0.0.0.0 in a container). */
+  PLATFORM_BIND: field.host('127.0.0.1'),
   FACADE_PORT: field.port(8080),
   AUTH_PORT: field.port(8081),
   GATEWAY_PORT: field.port(4000),
   ACCOUNTS_PORT: field.port(4001),
   BANKING_PORT: field.port(4002),
   OMS_PORT: field.port(4003),
-  /** Local development only; set a real one anywhere else. */
-  AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').default('local-dev-admin-token-0000'),
-  /** One process, so a fresh random key per start is enough. */
-  INTERNAL_SIGNING_KEY: field.secret().default(() => randomBytes(32).toString('hex')),
+  /** Internal listeners (signed claims, /metrics): the public port + 100 by default. */
+  FACADE_INTERNAL_PORT: field.port(8180),
+  AUTH_INTERNAL_PORT: field.port(8181),
+  GATEWAY_INTERNAL_PORT: field.port(4100),
+  ACCOUNTS_INTERNAL_PORT: field.port(4101),
+  BANKING_INTERNAL_PORT: field.port(4102),
+  OMS_INTERNAL_PORT: field.port(4103),
+  /** The admin API's listener; always on 127.0.0.1. */
+  AUTH_ADMIN_PORT: field.port(8189),
+  /** Unset: a random credential generated once per data directory, in `<PLATFORM_DATA_DIR>/admin-token` (0600), which `npm run admin` reads. */
+  AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  /** Introspection and schema hints at the gateway: on for local development. */
+  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;
 
-export const loadPlatformConfig = (env: NodeJS.ProcessEnv = process.env): PlatformConfig => loadConfig('platform', platformConfigSchema, env);
+/** The demo platform is for a developer's machine: it refuses to run as a production deployment. */
+export const loadPlatformConfig = (env: NodeJS.ProcessEnv = process.env): PlatformConfig => {
+  if (env['NODE_ENV'] === 'production') {
+    throw new ConfigError('platform', ['NODE_ENV: the all-in-one demo platform never runs with NODE_ENV=production; run each service on its own (see README, "Service mode")']);
+  }
+  return loadConfig('platform', platformConfigSchema, env);
+};

@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsCodec, SessionStore } from '@trading/auth';
+import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { createService, finishService, type ServiceApp } from '@trading/service';
@@ -23,20 +23,22 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
     new SessionStore(store),
   );
   const gateway = new GatewayClient(config.GATEWAY_URL);
-  const codec = new InternalClaimsCodec(config.INTERNAL_SIGNING_KEY);
+  const signer = new InternalClaimsSigner(config.SERVICE_KEY);
 
-  const { app } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
+  const { app, internal } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
   // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
   // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
   // claims), then everything else under /v1 is an authenticated API call from the route table.
   app.use(docsRouter(BASE_PATH));
-  app.use(BASE_PATH, authProxy(config.AUTH_URL, edge, codec));
-  app.use(BASE_PATH, authenticate(edge), routeTableRouter(ROUTES, gateway, codec));
+  app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer));
+  app.use(BASE_PATH, authenticate(edge), routeTableRouter(ROUTES, gateway, signer));
   finishService(app, logger);
+  finishService(internal, logger);
 
   return {
     name: 'rest-facade',
     app,
+    internal,
     close: async () => {
       await gateway.close();
       if (!deps.store) await store.close();

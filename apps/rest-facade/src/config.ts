@@ -1,12 +1,17 @@
+import { serviceIdentityFields } from '@trading/auth';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const facadeConfigSchema = z.object({
   ...commonSchema,
+  ...serviceIdentityFields('rest-facade'),
+  /** Public listener: /v1 and the API docs. */
   FACADE_PORT: field.port(8080),
-  /** The gateway's GraphQL endpoint, where every REST call is translated to. */
-  GATEWAY_URL: field.url().default('http://localhost:4000/graphql'),
-  /** The auth app, to which /oauth/* and /pat/* are proxied. */
-  AUTH_URL: field.url().default('http://localhost:8081'),
+  /** Internal listener: /metrics and a detailed /readyz. */
+  FACADE_INTERNAL_PORT: field.port(8180),
+  /** The gateway's internal GraphQL endpoint, where every REST call is translated to (with signed claims). */
+  GATEWAY_URL: field.url().default('http://localhost:4100/graphql'),
+  /** The auth app's internal listener: /v1/oauth/* and /v1/pat/* are proxied there (with the signed client address and, for a signed-in caller, claims). */
+  AUTH_INTERNAL_URL: field.url().default('http://localhost:8181'),
   AUTH_JWKS_URL: field.url().default('http://localhost:8081/.well-known/jwks.json'),
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */

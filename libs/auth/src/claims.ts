@@ -1,4 +1,5 @@
 import type { PatAccess } from './scopes';
+import type { ServiceName } from './service-identity';
 
 /** What a verified caller is, as every service behind the edge sees it. */
 export interface Claims {
@@ -14,4 +15,6 @@ export interface Claims {
   access?: PatAccess;
   /** The client address the edge saw. */
   ip?: string;
+  /** Behind the edge: the service that signed these claims (set by the verifier, never sent). */
+  caller?: ServiceName;
 }

@@ -1,46 +1,110 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import type { Claims } from './claims';
+import { SCOPES } from './scopes';
+import type { ServiceKey, ServiceName, TrustedServiceKeys } from './service-identity';
 
 /**
- * The verified caller travels from the edge to every subgraph in this header, signed with a
- * key only the services share. Nothing behind the edge trusts an unsigned or stale header,
- * so reaching a subgraph's port directly gives nothing.
+ * The verified caller travels from the edge to the service behind it in this header: a JWT
+ * signed with the sender's own private key, addressed to one service (`aud`), living seconds.
+ * Only internal listeners read it; public listeners drop it (libs/service).
  */
 export const INTERNAL_CLAIMS_HEADER = 'x-internal-claims';
-const AUDIENCE = 'trading-api-internal';
-const LIFETIME_SECONDS = 60;
+/**
+ * The client address an edge decided on, for a request it proxies without a signed-in caller
+ * (e.g. /pat/login): claims for nobody (`sub` below, no scope) that carry only `ip`.
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-internal-client-address';
+export const CLIENT_ADDRESS_SUBJECT = 'client-address';
+const TYPE = 'internal+jwt';
+export const INTERNAL_CLAIMS_LIFETIME_SECONDS = 15;
 
-export class InternalClaimsCodec {
-  private readonly key: KeyObject;
-  constructor(secret: string) {
-    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+/** No user token carries it: banking's hold API, for the OMS's own identity only. */
+export const INTERNAL_HOLDS_SCOPE = 'internal:holds';
+
+const USER_SCOPES: readonly string[] = SCOPES;
+
+/**
+ * Who may address whom, and the most a sender may claim there. The edges (facade, gateway)
+ * pass on what a user's token granted; a service acting for a user gets only what its job
+ * needs, so one compromised service cannot impersonate users everywhere.
+ */
+export const INTERNAL_TRUST: Record<ServiceName, Partial<Record<ServiceName, readonly string[]>>> = {
+  gateway: { 'rest-facade': USER_SCOPES },
+  accounts: { gateway: USER_SCOPES, oms: ['read:accounts'], banking: ['read:accounts'] },
+  banking: { gateway: USER_SCOPES, oms: ['read:banking', INTERNAL_HOLDS_SCOPE] },
+  oms: { gateway: USER_SCOPES },
+  auth: { 'rest-facade': ['read:accounts', 'write:accounts'] },
+  'rest-facade': {},
+};
+
+export class InternalClaimsSigner {
+  constructor(
+    private readonly key: ServiceKey,
+    private readonly lifetimeSeconds = INTERNAL_CLAIMS_LIFETIME_SECONDS,
+  ) {}
+
+  get service(): ServiceName {
+    return this.key.service;
   }
 
-  sign(claims: Claims): Promise<string> {
-    return new SignJWT({ ...claims })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setAudience(AUDIENCE)
+  /** The client address for a proxied request (CLIENT_ADDRESS_HEADER). */
+  signClientAddress(ip: string, audience: ServiceName): Promise<string> {
+    return this.sign({ sub: CLIENT_ADDRESS_SUBJECT, sid: CLIENT_ADDRESS_SUBJECT, kind: 'pat', scope: [], ip }, audience);
+  }
+
+  sign(claims: Claims, audience: ServiceName): Promise<string> {
+    const { caller: _caller, ...rest } = claims;
+    return new SignJWT({ ...rest })
+      .setProtectedHeader({ alg: 'ES256', kid: this.key.kid, typ: TYPE })
+      .setIssuer(this.key.service)
+      .setAudience(audience)
+      .setJti(randomUUID())
       .setIssuedAt()
-      .setExpirationTime(`${LIFETIME_SECONDS}s`)
-      .sign(this.key);
+      .setExpirationTime(Math.floor(Date.now() / 1000) + this.lifetimeSeconds)
+      .sign(this.key.privateKey);
   }
+}
 
-  /** Returns null for a missing, forged or expired header. */
-  async verify(header: string | undefined): Promise<Claims | null> {
+export class InternalClaimsVerifier {
+  constructor(
+    private readonly audience: ServiceName,
+    private readonly trusted: TrustedServiceKeys,
+  ) {}
+
+  /**
+   * Returns null for a missing, forged, expired, misaddressed or over-reaching header, and for
+   * a client-address header read as claims (or the other way round).
+   */
+  async verify(header: string | undefined, expect: 'claims' | 'client-address' = 'claims'): Promise<Claims | null> {
     if (!header) return null;
     try {
-      const { payload } = await jwtVerify(header, this.key, { audience: AUDIENCE, algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(payload['scope'])) return null;
+      const { kid } = decodeProtectedHeader(header);
+      const signer = kid ? this.trusted.get(kid) : undefined;
+      const ceiling = signer && INTERNAL_TRUST[this.audience][signer.service];
+      if (!signer || !ceiling) return null;
+      const { payload } = await jwtVerify(header, signer.key, {
+        algorithms: ['ES256'],
+        typ: TYPE,
+        issuer: signer.service,
+        audience: this.audience,
+        maxTokenAge: INTERNAL_CLAIMS_LIFETIME_SECONDS * 2,
+        requiredClaims: ['jti', 'iat', 'exp'],
+      });
+      const scope = payload['scope'];
+      if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(scope)) return null;
+      if ((payload.sub === CLIENT_ADDRESS_SUBJECT) !== (expect === 'client-address')) return null;
+      if (!scope.every((s) => typeof s === 'string' && ceiling.includes(s))) return null;
       return {
         sub: payload.sub,
         sid: payload['sid'] as string,
         kind: payload['kind'] === 'oauth' ? 'oauth' : 'pat',
         clientId: payload['clientId'] as string | undefined,
         patId: payload['patId'] as string | undefined,
-        scope: payload['scope'] as string[],
+        scope: scope as string[],
         access: payload['access'] as Claims['access'],
         ip: payload['ip'] as string | undefined,
+        caller: signer.service,
       };
     } catch {
       return null;

@@ -52,11 +52,16 @@ export const field = {
       ),
   seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   appEnv: () => z.enum(['DEV', 'UAT', 'PROD']).default('DEV'),
+  /** An address to bind a listener to. */
+  host: (fallback: string) => z.string().min(1).default(fallback),
 };
 
-/** Settings every service reads the same way. */
+/** Settings every service reads the same way (its identity keys come from `serviceIdentityFields` in @trading/auth). */
 export const commonSchema = {
   LOG_LEVEL: field.logLevel(),
   REDIS_URL: field.redisUrl(),
-  INTERNAL_SIGNING_KEY: field.secret(),
+  /** The public listener's address. */
+  LISTEN_HOST: field.host('0.0.0.0'),
+  /** The internal listener's address: reachable by the platform's own services only (network policy). */
+  INTERNAL_LISTEN_HOST: field.host('0.0.0.0'),
 };

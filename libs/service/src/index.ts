@@ -26,52 +26,37 @@ declare module 'express-serve-static-core' {
 }
 
 /**
- * An Express app with what every service needs before its own routes: request ids carried in
- * `x-request-id`, structured request logs, /healthz, /readyz, /metrics. Add routes, then call
- * `finishService` to install the 404 and problem+json error handlers.
+ * Headers only services set for each other (the internal claims header and any other
+ * `x-internal-*`): a public listener removes them before any route sees the request.
  */
-export function createService(options: ServiceOptions): { app: Express; metrics: Registry } {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', options.trustProxy?.length ? options.trustProxy : false);
+const INTERNAL_HEADER_PREFIX = 'x-internal-';
 
+/** The listeners of one service: what outside callers may reach, and what only the platform's own services may. */
+export interface ServiceListeners {
+  /** Public: only what outside callers need, plus /healthz and a /readyz that names no dependency. */
+  app: Express;
+  /** Internal: internal claims, /metrics, a detailed /readyz, internal APIs. Never exposed outside the platform's network. */
+  internal: Express;
+  metrics: Registry;
+}
+
+/**
+ * Express apps with what every service needs before its own routes: request ids carried in
+ * `x-request-id`, structured request logs, /healthz, /readyz, /metrics (internal only). Add
+ * routes, then call `finishService` on each to install the 404 and problem+json error handlers.
+ */
+export function createService(options: ServiceOptions): ServiceListeners {
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: options.name });
   collectDefaultMetrics({ register: metrics });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route and status',
-    labelNames: ['method', 'route', 'status'],
+    help: 'HTTP request duration by listener, route and status',
+    labelNames: ['listener', 'method', 'route', 'status'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [metrics],
   });
-
-  app.use((req, res, next) => {
-    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
-    req.requestId = requestId;
-    req.headers[REQUEST_ID_HEADER] = requestId;
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    const stop = duration.startTimer();
-    res.on('finish', () => {
-      // Label by route pattern, not raw path, so ids do not explode the metric's cardinality.
-      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl || 'other');
-      stop({ method: req.method, route, status: String(res.statusCode) });
-    });
-    runWithRequestId(requestId, next);
-  });
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (req) => (req as Request).requestId,
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    }),
-  );
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', service: options.name });
-  });
-  app.get('/readyz', async (_req, res) => {
+  const readiness = async () => {
     const checks: Record<string, string> = {};
     let ready = true;
     for (const [name, check] of Object.entries(options.readiness ?? {})) {
@@ -83,13 +68,64 @@ export function createService(options: ServiceOptions): { app: Express; metrics:
         ready = false;
       }
     }
+    return { ready, checks };
+  };
+
+  const app = baseApp(options, 'public', duration);
+  app.use((req, _res, next) => {
+    for (const header of Object.keys(req.headers)) if (header.startsWith(INTERNAL_HEADER_PREFIX)) delete req.headers[header];
+    next();
+  });
+  app.get('/readyz', async (_req, res) => {
+    const { ready } = await readiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+
+  // Peers on the internal network are services, not proxies: their X-Forwarded-For means nothing.
+  const internal = baseApp({ ...options, trustProxy: undefined }, 'internal', duration);
+  internal.get('/readyz', async (_req, res) => {
+    const { ready, checks } = await readiness();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', service: options.name, checks });
   });
-  app.get('/metrics', async (_req, res) => {
+  internal.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', metrics.contentType);
     res.send(await metrics.metrics());
   });
-  return { app, metrics };
+  return { app, internal, metrics };
+}
+
+/** Request ids, duration metrics, the access log and /healthz: the same on every listener. */
+export function baseApp(options: ServiceOptions, listener: string, duration?: Histogram): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy?.length ? options.trustProxy : false);
+  app.use((req, res, next) => {
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    req.requestId = requestId;
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const stop = duration?.startTimer();
+    if (stop) {
+      res.on('finish', () => {
+        // Label by route pattern, not raw path, so ids do not explode the metric's cardinality.
+        const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl || 'other');
+        stop({ listener, method: req.method, route, status: String(res.statusCode) });
+      });
+    }
+    runWithRequestId(requestId, next);
+  });
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: (req) => (req as Request).requestId,
+      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: options.name });
+  });
+  return app;
 }
 
 /** Sends an error as problem+json (with WWW-Authenticate on 401 and scope 403s). */
@@ -137,7 +173,7 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Ru
       resolve({
         server,
         port: actual,
-        url: `http://127.0.0.1:${actual}`,
+        url: `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
@@ -149,17 +185,61 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Ru
   });
 }
 
-/** What every app factory returns: an Express app ready to listen, and how to release its resources. */
+/** What every app factory returns: its listeners' apps, ready to listen, and how to release its resources. */
 export interface ServiceApp {
   name: string;
+  /** Public listener. */
   app: Express;
+  /** Internal listener (internal claims, metrics, internal APIs). */
+  internal: Express;
+  /** The admin API's own listener, where the service has one (auth). */
+  admin?: Express;
   close(): Promise<void>;
 }
 
-export interface ServicePlan {
+export interface ListenAddress {
   port: number;
+  host: string;
+}
+
+export interface ServicePlan {
+  listen: { public: ListenAddress; internal: ListenAddress; admin?: ListenAddress };
   logLevel: LevelWithSilent;
   create(logger: Logger): Promise<ServiceApp>;
+}
+
+export interface RunningService {
+  public: RunningServer;
+  internal: RunningServer;
+  admin?: RunningServer;
+  close(): Promise<void>;
+}
+
+/** Listens on every listener a service has; closes what it opened if one fails. */
+export async function listenService(service: ServiceApp, plan: ServicePlan['listen']): Promise<RunningService> {
+  const opened: RunningServer[] = [];
+  const open = async (app: Express, at: ListenAddress) => {
+    const server = await listen(app, at.port, at.host);
+    opened.push(server);
+    return server;
+  };
+  try {
+    const running: RunningService = {
+      public: await open(service.app, plan.public),
+      internal: await open(service.internal, plan.internal),
+      close: async () => {
+        await Promise.all(opened.map((s) => s.close()));
+      },
+    };
+    if (service.admin) {
+      if (!plan.admin) throw new Error(`${service.name} has an admin API but no admin listener was configured`);
+      running.admin = await open(service.admin, plan.admin);
+    }
+    return running;
+  } catch (err) {
+    await Promise.all(opened.map((s) => s.close()));
+    throw err;
+  }
 }
 
 /**
@@ -170,11 +250,11 @@ export interface ServicePlan {
 export async function runService(name: string, plan: () => ServicePlan): Promise<void> {
   let logger: Logger | undefined;
   try {
-    const { port, logLevel, create } = plan();
+    const { listen: addresses, logLevel, create } = plan();
     logger = createLogger(name, logLevel);
     const service = await create(logger);
-    const running = await listen(service.app, port);
-    logger.info({ port: running.port }, `${name} listening`);
+    const running = await listenService(service, addresses);
+    logger.info({ port: running.public.port, internalPort: running.internal.port, adminPort: running.admin?.port }, `${name} listening`);
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;

@@ -5,7 +5,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
-import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, missingScopes, type Claims } from '@trading/auth';
+import { deriveServiceSecret, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
@@ -39,7 +39,7 @@ export interface SubgraphOptions {
   typeDefs: string[];
   resolvers: Resolvers[];
   scopes: ScopeRules;
-  codec: InternalClaimsCodec;
+  verifier: InternalClaimsVerifier;
   logger: Logger;
 }
 
@@ -57,6 +57,9 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
   const server = new ApolloServer<SubgraphContext>({
     schema,
     plugins: [ApolloServerPluginInlineTraceDisabled()],
+    // Only the gateway (a static supergraph) and sibling services call a subgraph: none needs introspection or hints.
+    introspection: false,
+    hideSchemaDetailsFromClientErrors: true,
     stopOnTerminationSignals: false, // the app's runService owns shutdown
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatSubgraphError(formatted, error, options.logger),
@@ -69,7 +72,7 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
     express.json({ limit: '1mb' }),
     expressMiddleware(server, {
       context: async ({ req }) => {
-        const claims = await options.codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+        const claims = await options.verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
         if (!claims) {
           throw new GraphQLError('Missing or invalid internal claims', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
         }
@@ -138,23 +141,37 @@ export const FEDERATION_HEADER = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])
 `;
 
+/** A service's identity: its own key (to sign calls and derive secrets) and the peers' public keys. */
+export interface ServiceIdentity {
+  SERVICE_KEY: ServiceKey;
+  SERVICE_TRUSTED_KEYS: TrustedServiceKeys;
+}
+
 export interface SubgraphServiceOptions {
-  name: string;
+  name: ServiceName;
   logger: Logger;
   databaseUrl: string;
-  internalSigningKey: string;
+  identity: ServiceIdentity;
   entities: DatabaseOptions['entities'];
   migrations: DatabaseOptions['migrations'];
   typeDefs: string[];
   scopes: ScopeRules;
   /** Builds the resolvers once the database is open. */
   resolvers(dataSource: DataSource): Resolvers[];
-  /** Optional plain HTTP routes beside `/graphql` (mounted before the 404 and error handlers). */
-  routes?(app: Express, dataSource: DataSource): void;
+  /** Optional plain HTTP routes beside `/graphql` on the internal listener (mounted before the 404 and error handlers). */
+  routes?(internal: Express, dataSource: DataSource): void;
 }
 
 export interface SubgraphService extends ServiceApp {
   dataSource: DataSource;
+}
+
+/** How a service signs its own calls to its peers, and the key its cursors are signed with. */
+export function identityTools(identity: ServiceIdentity) {
+  return {
+    signer: new InternalClaimsSigner(identity.SERVICE_KEY),
+    cursorKey: deriveServiceSecret(identity.SERVICE_KEY, 'cursors'),
+  };
 }
 
 /**
@@ -169,16 +186,19 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       typeDefs: options.typeDefs,
       resolvers: options.resolvers(dataSource),
       scopes: options.scopes,
-      codec: new InternalClaimsCodec(options.internalSigningKey),
+      verifier: new InternalClaimsVerifier(options.name, options.identity.SERVICE_TRUSTED_KEYS),
       logger: options.logger,
     });
-    const { app } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
-    app.use(subgraph.router);
-    options.routes?.(app, dataSource);
+    // The public listener has health and readiness only: GraphQL and internal APIs are for the platform's own services.
+    const { app, internal } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
+    internal.use(subgraph.router);
+    options.routes?.(internal, dataSource);
     finishService(app, options.logger);
+    finishService(internal, options.logger);
     return {
       name: options.name,
       app,
+      internal,
       dataSource,
       close: async () => {
         await subgraph.stop();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { InternalClaimsCodec, SCOPES, type Claims } from '@trading/auth';
+import { generateServiceKey, InternalClaimsSigner, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
 import type { Express } from 'express';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 import { listen, type RunningServer } from '@trading/service';
@@ -39,10 +39,27 @@ export function testKeyPrefix(): string {
   return `test:${uniqueId()}:`;
 }
 
-/** A 32+ character secret for the internal claims header in tests. */
-export function testSecret(): string {
-  return randomBytes(32).toString('hex');
+/** Service keys for one test run: each service its own, all trusting each other's public keys (as the platform wires them). */
+export class TestKeys {
+  private readonly keys = Object.fromEntries(SERVICE_NAMES.map((s) => [s, generateServiceKey(s)])) as Record<ServiceName, ServiceKey>;
+  readonly trusted = TrustedServiceKeys.of(...Object.values(this.keys));
+
+  /** SERVICE_KEY and SERVICE_TRUSTED_KEYS for one service's config. */
+  identity(service: ServiceName): { SERVICE_KEY: ServiceKey; SERVICE_TRUSTED_KEYS: TrustedServiceKeys } {
+    return { SERVICE_KEY: this.keys[service], SERVICE_TRUSTED_KEYS: this.trusted };
+  }
+
+  signer(service: ServiceName): InternalClaimsSigner {
+    return new InternalClaimsSigner(this.keys[service]);
+  }
+
+  /** Signs claims as `from` would for `to` (default: the gateway calling a subgraph). */
+  sign(claims: Claims, to: ServiceName, from: ServiceName = 'gateway'): Promise<string> {
+    return this.signer(from).sign(claims, to);
+  }
 }
+
+export const testKeys = (): TestKeys => new TestKeys();
 
 /** JSON over fetch, returning status, headers and parsed body. */
 export async function http(
@@ -64,9 +81,9 @@ export async function http(
   return { status: res.status, headers: res.headers, body };
 }
 
-/** Sends a GraphQL operation straight to a subgraph as the edge would: with signed internal claims. */
-export async function askSubgraph(url: string, secret: string, query: string, claims: Partial<Claims> & { sub: string }, variables?: Record<string, unknown>) {
-  const header = await new InternalClaimsCodec(secret).sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims });
+/** Sends a GraphQL operation straight to a subgraph's internal listener as the gateway would: with claims signed for it. */
+export async function askSubgraph(url: string, to: { keys: TestKeys; subgraph: ServiceName }, query: string, claims: Partial<Claims> & { sub: string }, variables?: Record<string, unknown>) {
+  const header = await to.keys.sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims }, to.subgraph);
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
 export * from './openapi';
@@ -74,12 +91,15 @@ export * from './openapi';
 /** An app on its own throwaway database, listening on a free port; `stop()` undoes all three. */
 export interface ServiceOnTestDatabase<S> {
   service: S;
+  /** The public listener. */
   server: RunningServer;
+  /** The internal listener (GraphQL, internal APIs, metrics). */
+  internal: RunningServer;
   databaseUrl: string;
   stop(): Promise<void>;
 }
 
-export async function startOnTestDatabase<S extends { app: Express; close(): Promise<void> }>(
+export async function startOnTestDatabase<S extends { app: Express; internal: Express; close(): Promise<void> }>(
   database: string,
   create: (databaseUrl: string) => Promise<S>,
 ): Promise<ServiceOnTestDatabase<S>> {
@@ -89,13 +109,19 @@ export async function startOnTestDatabase<S extends { app: Express; close(): Pro
   try {
     service = await create(databaseUrl);
     const server = await listen(service.app, 0, '127.0.0.1');
+    const internal = await listen(service.internal, 0, '127.0.0.1').catch(async (err) => {
+      await server.close();
+      throw err;
+    });
     const started = service;
     return {
       service: started,
       server,
+      internal,
       databaseUrl,
       stop: async () => {
         await server.close();
+        await internal.close();
         await started.close();
         await dbs.drop();
       },

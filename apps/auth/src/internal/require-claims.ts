@@ -1,14 +1,14 @@
 import type { RequestHandler, Response } from 'express';
-import { INTERNAL_CLAIMS_HEADER, methodAllowedFor, missingScopes, type Claims, type InternalClaimsCodec, type Scope } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, methodAllowedFor, missingScopes, type Claims, type InternalClaimsVerifier, type Scope } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 
 /**
  * Routes the facade authenticated at the edge: the caller arrives as signed internal claims.
  * Auth checks them again (signature, method rule, scopes) rather than trusting the network.
  */
-export function requireClaims(codec: InternalClaimsCodec, scopes: Scope[]): RequestHandler {
+export function requireClaims(verifier: InternalClaimsVerifier, scopes: Scope[]): RequestHandler {
   return async (req, res, next) => {
-    const claims = await codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
     if (!claims) throw errors.unauthenticated('A bearer access token is required');
     if (!methodAllowedFor(claims.access, req.method)) throw new AppError('READ_ONLY_TOKEN', `A READ_ONLY token may not use ${req.method}`);
     if (missingScopes(claims.scope, scopes).length) throw errors.insufficientScope(scopes);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { InternalClaimsCodec } from '@trading/auth';
+import type { InternalClaimsVerifier } from '@trading/auth';
 import type { LoginActivityService } from './login-activity.service';
 import { loginActivityRoute } from './login-activity.route';
 import { loginRoute } from './login.route';
@@ -7,7 +7,12 @@ import type { PatLogin } from './pat-login';
 import type { PatService } from './pat.service';
 import { revokeRoute } from './revoke.route';
 
-/** Public PAT endpoints, reached through the facade at `{base_url}/pat/*`; one file per endpoint. */
-export function patRoutes(deps: { pats: PatService; login: PatLogin; activity: LoginActivityService; codec: InternalClaimsCodec }): Router {
-  return Router().use(loginRoute(deps.login), revokeRoute(deps.pats, deps.codec), loginActivityRoute(deps.activity, deps.codec));
+/** POST /pat/login: public (a PAT is the credential), reached through the facade at `{base_url}/pat/login`. */
+export function patLoginRoutes(deps: { login: PatLogin }): Router {
+  return loginRoute(deps.login);
+}
+
+/** The PAT endpoints that act for a signed-in caller: internal listener only, with the facade's signed claims. */
+export function patAccountRoutes(deps: { pats: PatService; activity: LoginActivityService; verifier: InternalClaimsVerifier }): Router {
+  return Router().use(revokeRoute(deps.pats, deps.verifier), loginActivityRoute(deps.activity, deps.verifier));
 }

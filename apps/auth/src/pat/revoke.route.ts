@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import type { InternalClaimsCodec } from '@trading/auth';
+import type { InternalClaimsVerifier } from '@trading/auth';
 import { claimsOf, requireClaims } from '../internal/require-claims';
 import type { PatService } from './pat.service';
 
@@ -8,8 +8,8 @@ import type { PatService } from './pat.service';
  * the facade). Managing PATs is an account setting, hence write:accounts; READ_ONLY sessions
  * are already refused by the method rule. Answers 200 every time, also when already revoked.
  */
-export function revokeRoute(pats: PatService, codec: InternalClaimsCodec): Router {
-  return Router().post('/pat/revoke', requireClaims(codec, ['write:accounts']), express.json({ limit: '4kb' }), async (req, res) => {
+export function revokeRoute(pats: PatService, verifier: InternalClaimsVerifier): Router {
+  return Router().post('/pat/revoke', requireClaims(verifier, ['write:accounts']), express.json({ limit: '4kb' }), async (req, res) => {
     const pat = await pats.revoke(claimsOf(res).sub, (req.body as { tokenId?: unknown } | undefined)?.tokenId);
     res.setHeader('Cache-Control', 'no-store');
     res.json({ tokenId: pat.id, revokedAt: pat.revokedAt!.toISOString() });

@@ -18,9 +18,16 @@ export interface HoldView {
   updatedAt: string;
 }
 
+/** Whose hold a call concerns: the order's user and account, as the OMS names them. */
+export interface HoldOwner {
+  userId: string;
+  accountId: string;
+}
+
 interface HoldRow {
   order_id: string;
   account_id: string;
+  user_id: string | null;
   currency: string;
   amount: string;
   state: HoldState;
@@ -50,7 +57,8 @@ export function parseOrderId(value: unknown): string {
 export class HoldsService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async place(userId: string | null, body: Record<string, unknown>): Promise<{ hold: HoldView; created: boolean }> {
+  /** The caller has already checked that `userId` owns the account the body names. */
+  async place(userId: string, body: Record<string, unknown>): Promise<{ hold: HoldView; created: boolean }> {
     const orderId = parseOrderId(body['orderId']);
     const accountId = parseId(body['accountId'], 'accountId');
     const currency = parseCurrency(body['currency']);
@@ -63,8 +71,8 @@ export class HoldsService {
         [orderId, accountId, userId, currency, amount],
       );
       if (!row) {
-        const existing = await this.find(tx, orderId, false);
-        if (existing.account_id !== accountId || existing.currency !== currency || !new Decimal(existing.amount).eq(amount)) {
+        const [existing]: HoldRow[] = await tx.query('SELECT * FROM holds WHERE order_id = $1', [orderId]);
+        if (!existing || existing.user_id !== userId || existing.account_id !== accountId || existing.currency !== currency || !new Decimal(existing.amount).eq(amount)) {
           throw new AppError('UNPROCESSABLE', 'This orderId already has a hold with other terms', { field: 'orderId' });
         }
         return { hold: toView(existing), created: false };
@@ -87,10 +95,10 @@ export class HoldsService {
     });
   }
 
-  async release(orderIdInput: unknown): Promise<HoldView> {
+  async release(orderIdInput: unknown, owner: HoldOwner): Promise<HoldView> {
     const orderId = parseOrderId(orderIdInput);
     return this.dataSource.transaction(async (tx) => {
-      const hold = await this.find(tx, orderId, true);
+      const hold = await this.find(tx, orderId, true, owner);
       if (hold.state === 'RELEASED') return toView(hold);
       if (hold.state === 'CAPTURED') throw new AppError('CONFLICT', 'The hold was already captured', { field: 'orderId' });
       await postEntry(tx, {
@@ -105,14 +113,14 @@ export class HoldsService {
     });
   }
 
-  async capture(orderIdInput: unknown, body: Record<string, unknown>): Promise<HoldView> {
+  async capture(orderIdInput: unknown, body: Record<string, unknown>, owner: HoldOwner): Promise<HoldView> {
     const orderId = parseOrderId(orderIdInput);
     const description = body['description'];
     if (description !== undefined && (typeof description !== 'string' || !/^[^\p{Cc}]{1,140}$/u.test(description))) {
       throw new AppError('BAD_USER_INPUT', 'description must be 1 to 140 characters without control characters', { field: 'description' });
     }
     return this.dataSource.transaction(async (tx) => {
-      const hold = await this.find(tx, orderId, true);
+      const hold = await this.find(tx, orderId, true, owner);
       const amount = parseAmount(body['amount'], hold.currency);
       if (hold.state === 'CAPTURED') {
         if (new Decimal(hold.captured_amount!).eq(amount)) return toView(hold);
@@ -138,13 +146,14 @@ export class HoldsService {
     });
   }
 
-  async get(orderIdInput: unknown): Promise<HoldView> {
-    return toView(await this.find(this.dataSource.manager, parseOrderId(orderIdInput), false));
+  async get(orderIdInput: unknown, owner: HoldOwner): Promise<HoldView> {
+    return toView(await this.find(this.dataSource.manager, parseOrderId(orderIdInput), false, owner));
   }
 
-  private async find(tx: EntityManager, orderId: string, forUpdate: boolean): Promise<HoldRow> {
+  /** A hold of another user or account is answered as not found: an order id alone moves nothing. */
+  private async find(tx: EntityManager, orderId: string, forUpdate: boolean, owner: HoldOwner): Promise<HoldRow> {
     const [hold]: HoldRow[] = await tx.query(`SELECT * FROM holds WHERE order_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [orderId]);
-    if (!hold) throw new AppError('NOT_FOUND', 'Hold not found', { field: 'orderId' });
+    if (!hold || hold.user_id !== owner.userId || hold.account_id !== owner.accountId) throw new AppError('NOT_FOUND', 'Hold not found', { field: 'orderId' });
     return hold;
   }
 

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, type Claims } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { REQUEST_ID_HEADER } from '@trading/logging';
 
@@ -20,8 +20,8 @@ const ACCOUNT_QUERY = 'query($id: ID!) { account(id: $id) { id baseCurrency stat
 
 /**
  * Asks the accounts subgraph, whose `account(id)` resolves only the caller's own accounts. The
- * request carries the caller's identity re-signed with the shared key, narrowed to
- * `read:accounts`: banking asks on the caller's behalf whether the account is theirs, which a
+ * request carries the caller's identity signed with banking's own key, narrowed to
+ * `read:accounts` (all accounts trusts banking with): banking asks on the caller's behalf whether the account is theirs, which a
  * caller holding only banking scopes must still be able to learn for their own account.
  */
 export class HttpAccountOwnership implements AccountOwnership {
@@ -30,7 +30,7 @@ export class HttpAccountOwnership implements AccountOwnership {
 
   constructor(
     accountsUrl: string,
-    private readonly codec: InternalClaimsCodec,
+    private readonly signer: InternalClaimsSigner,
   ) {
     const url = new URL(accountsUrl);
     this.pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 60_000 });
@@ -38,7 +38,7 @@ export class HttpAccountOwnership implements AccountOwnership {
   }
 
   async find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null> {
-    const header = await this.codec.sign({ ...claims, scope: ['read:accounts'] });
+    const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
     let body: { data?: { account?: OwnedAccount | null } | null; errors?: unknown[] };
     try {
       const res = await this.pool.request({

@@ -1,10 +1,7 @@
 import { Pool } from 'undici';
-import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsCodec } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, INTERNAL_HOLDS_SCOPE, type Claims, type InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { REQUEST_ID_HEADER } from '@trading/logging';
-
-/** The internal scope banking's hold API requires (no user token carries it). */
-export const INTERNAL_HOLDS_SCOPE = 'internal:holds';
 
 export interface OwnedAccount {
   id: string;
@@ -40,7 +37,7 @@ export class AccountsClient {
   private readonly path: string;
   constructor(
     url: string,
-    private readonly codec: InternalClaimsCodec,
+    private readonly signer: InternalClaimsSigner,
   ) {
     this.pool = poolFor(url);
     this.path = new URL(url).pathname;
@@ -52,7 +49,7 @@ export class AccountsClient {
     }`;
     let res: { status: number; body: any };
     try {
-      const header = await this.codec.sign({ ...claims, scope: ['read:accounts'] });
+      const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
       res = await postJson(
         this.pool,
         this.path,
@@ -79,20 +76,21 @@ export interface CashBalance {
 }
 
 /**
- * Banking, as the OMS uses it: the internal hold API (signed claims with scope
- * internal:holds; every call idempotent by order id) and the caller's balance for what-if.
+ * Banking, as the OMS uses it: the internal hold API (the OMS's own identity with scope
+ * internal:holds, acting for the order's user and naming its account; every call idempotent by
+ * order id) and the caller's balance for what-if.
  */
 export class BankingClient {
   private readonly pool: Pool;
   constructor(
     url: string,
-    private readonly codec: InternalClaimsCodec,
+    private readonly signer: InternalClaimsSigner,
   ) {
     this.pool = poolFor(url);
   }
 
   private async internal(path: string, userId: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const header = await this.codec.sign({ sub: userId, sid: 'oms', kind: 'pat', scope: [INTERNAL_HOLDS_SCOPE] });
+    const header = await this.signer.sign({ sub: userId, sid: 'oms', kind: 'pat', scope: [INTERNAL_HOLDS_SCOPE] }, 'banking');
     return postJson(this.pool, path, { [INTERNAL_CLAIMS_HEADER]: header }, body ?? {});
   }
 
@@ -110,9 +108,9 @@ export class BankingClient {
   }
 
   /** Gives a hold back in full; true when released (or there was none). */
-  async releaseHold(orderId: string, userId: string): Promise<boolean> {
+  async releaseHold(orderId: string, owner: { userId: string; accountId: string }): Promise<boolean> {
     try {
-      const res = await this.internal(`/internal/holds/${encodeURIComponent(orderId)}/release`, userId);
+      const res = await this.internal(`/internal/holds/${encodeURIComponent(orderId)}/release`, owner.userId, { accountId: owner.accountId });
       return res.status === 200 || res.status === 404;
     } catch {
       return false;
@@ -123,7 +121,7 @@ export class BankingClient {
   async balance(accountId: string, currency: string, claims: Claims): Promise<CashBalance> {
     const query = 'query($r: [_Any!]!, $c: String!) { _entities(representations: $r) { ... on Account { balance(currency: $c) { currency cash held availableToTrade } } } }';
     try {
-      const header = await this.codec.sign({ ...claims, scope: ['read:banking'] });
+      const header = await this.signer.sign({ ...claims, scope: ['read:banking'] }, 'banking');
       const res = await postJson(this.pool, '/graphql', { [INTERNAL_CLAIMS_HEADER]: header }, { query, variables: { r: [{ __typename: 'Account', id: accountId }], c: currency } });
       const balance = res.body?.data?._entities?.[0]?.balance;
       if (res.status === 200 && balance) return balance as CashBalance;

@@ -173,12 +173,12 @@ export class ExecutionEngine {
 
   /** Placement requests that died between recording the order and confirming its hold. */
   private async sweepUnconfirmed(): Promise<void> {
-    const stale: Array<{ id: string; user_id: string | null }> = await this.dataSource.query(
-      "SELECT id, user_id FROM orders WHERE status = 'ACCEPTED' AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+    const stale: Array<{ id: string; user_id: string | null; account_id: string }> = await this.dataSource.query(
+      "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND created_at < now() - make_interval(secs => $1) LIMIT 100",
       [(this.options.acceptTimeoutMs ?? 60_000) / 1000],
     );
-    for (const { id, user_id } of stale) {
-      if (!(await this.banking.releaseHold(id, user_id ?? 'oms'))) continue; // banking down: next pass
+    for (const { id, user_id, account_id } of stale) {
+      if (!(await this.banking.releaseHold(id, { userId: user_id ?? 'unknown', accountId: account_id }))) continue; // banking down: next pass
       await this.dataSource.transaction(async (tx) => {
         const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE SKIP LOCKED", [id]);
         if (order) await closeOrder(tx, order, 'REJECTED', 'The order could not be confirmed in time');

@@ -241,7 +241,7 @@ export class OrdersService {
     } catch (err) {
       const refused = err instanceof AppError && err.code === 'UNPROCESSABLE';
       // Banking may or may not have made the hold before failing: give it back either way (idempotent).
-      if (!refused && !(await this.banking.releaseHold(order.id, userId))) throw err; // the engine's sweep finishes it
+      if (!refused && !(await this.banking.releaseHold(order.id, { userId, accountId: order.account_id }))) throw err; // the engine's sweep finishes it
       const rejected = await this.dataSource.transaction(async (tx) => {
         const [locked]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE", [order.id]);
         if (!locked) throw err;
@@ -345,7 +345,7 @@ export class OrdersService {
     });
     // Nothing filled: give the whole hold back now rather than when banking reads the event
     // (both are idempotent; whichever comes second finds the hold released).
-    if (order.side === 'BUY' && new Decimal(order.filled_quantity).isZero() && !(await this.banking.releaseHold(order.id, claims.sub))) {
+    if (order.side === 'BUY' && new Decimal(order.filled_quantity).isZero() && !(await this.banking.releaseHold(order.id, { userId: claims.sub, accountId: order.account_id }))) {
       this.logger.warn({ orderId }, 'hold release after cancel failed; the order.closed event will release it');
     }
     return presentOrder(order);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { INTERNAL_CLAIMS_HEADER, missingScopes, type EdgeAuthenticator, type InternalClaimsCodec, type Scope } from '@trading/auth';
+import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { authenticate } from '../edge/authenticate';
 
@@ -20,40 +20,45 @@ export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: st
   { method: 'GET', path: '/pat/login-activity', scopes: ['read:accounts'] },
 ];
 
-/** The signed claims of an authenticated request, handed from the route to the proxy hook. */
-const signedClaims = new WeakMap<IncomingMessage, string>();
+/** The signed headers of a request (claims, client address), handed from the route to the proxy hook. */
+const signedHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+
+/** Sets the headers the route signed and drops what a caller must not pass on. */
+function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; removeHeader(n: string): void }, req: IncomingMessage): void {
+  proxyReq.removeHeader('x-forwarded-for');
+  proxyReq.removeHeader(INTERNAL_CLAIMS_HEADER);
+  for (const [name, value] of Object.entries(signedHeaders.get(req) ?? {})) proxyReq.setHeader(name, value);
+}
 
 /**
- * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them through. The
- * client address the facade decided on (under its own trust-proxy rules) replaces any
- * X-Forwarded-For the caller sent, so the auth app sees exactly one trusted hop. A claims
- * header is only ever the facade's own: a caller's is dropped.
+ * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them to auth's
+ * internal listener. The client address the facade decided on (under its own trust-proxy
+ * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
+ * A claims header is only ever the facade's own: a caller's is dropped.
  */
-export function authProxy(authUrl: string, edge: EdgeAuthenticator, codec: InternalClaimsCodec): Router {
+export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator, signer: InternalClaimsSigner): Router {
   const router = Router();
-  router.use(
-    createProxyMiddleware<IncomingMessage>({
-      target: authUrl,
-      changeOrigin: false,
-      pathFilter: isPublicAuthPath,
-      proxyTimeout: 10_000,
-      on: {
-        proxyReq: (proxyReq, req) => {
-          proxyReq.setHeader('x-forwarded-for', (req as Request).ip ?? '');
-          proxyReq.removeHeader(INTERNAL_CLAIMS_HEADER);
-        },
-      },
-    }),
-  );
+  const signAddress = async (req: Request) => ({ [CLIENT_ADDRESS_HEADER]: await signer.signClientAddress(req.ip ?? '', 'auth') });
+  const publicProxy = createProxyMiddleware<IncomingMessage>({
+    target: auth.internalUrl,
+    changeOrigin: false,
+    proxyTimeout: 10_000,
+    on: { proxyReq: forwardSigned },
+  });
+  router.use(async (req, res, next) => {
+    if (!isPublicAuthPath(req.path)) return next();
+    signedHeaders.set(req, await signAddress(req));
+    return publicProxy(req, res, next);
+  });
 
+  // Acting for a signed-in caller: auth's internal listener, the only one that reads claims.
   const authenticated = createProxyMiddleware<IncomingMessage>({
-    target: authUrl,
+    target: auth.internalUrl,
     changeOrigin: false,
     proxyTimeout: 10_000,
     on: {
       proxyReq: (proxyReq, req) => {
-        proxyReq.setHeader('x-forwarded-for', (req as Request).ip ?? '');
-        proxyReq.setHeader(INTERNAL_CLAIMS_HEADER, signedClaims.get(req) ?? '');
+        forwardSigned(proxyReq, req);
         // Auth needs the verified claims, not the caller's token.
         proxyReq.removeHeader('authorization');
       },
@@ -66,7 +71,7 @@ export function authProxy(authUrl: string, edge: EdgeAuthenticator, codec: Inter
       async (req, _res, next) => {
         const claims = req.claims!;
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
-        signedClaims.set(req, await codec.sign(claims));
+        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.sign(claims, 'auth') });
         next();
       },
       authenticated,
