@@ -10,13 +10,29 @@
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
  *
- * Environment: ADMIN_URL (default http://localhost:8081), ADMIN_TOKEN (default: the all-in-one local default).
+ * Environment: ADMIN_URL (default http://127.0.0.1:8189, auth's admin listener), ADMIN_TOKEN (default: the
+ * credential `npm start` generated in its data directory, PLATFORM_DATA_DIR or ~/.local/share/trading-api-platform).
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ADMIN_TOKEN_FILE } from '../../apps/platform/src/admin-token';
+import { defaultPlatformDataDir } from '../../apps/platform/src/config';
 
-const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://localhost:8081';
-const ADMIN_TOKEN = process.env['ADMIN_TOKEN'] ?? 'local-dev-admin-token-0000';
+const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
+
+/** ADMIN_TOKEN, or the all-in-one mode's generated credential; never a built-in default. */
+function adminToken(): string {
+  const given = process.env['ADMIN_TOKEN'];
+  if (given) return given;
+  const file = join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), ADMIN_TOKEN_FILE);
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    console.error(`no admin credential: set ADMIN_TOKEN (a deployment's AUTH_ADMIN_TOKEN), or start the all-in-one platform first (npm start writes ${file})`);
+    process.exit(2);
+  }
+}
 
 const USAGE = `usage:
   admin users create --email <e-mail> --password <password> --first-name <name> --last-name <name> [--json]
@@ -153,7 +169,7 @@ async function main(): Promise<number> {
     const method = parsed.cmd.method ?? 'POST';
     res = await fetch(new URL(parsed.cmd.path, ADMIN_URL), {
       method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken()}` },
       body: method === 'POST' ? JSON.stringify(parsed.cmd.body) : undefined,
     });
   } catch (err) {

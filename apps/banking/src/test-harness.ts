@@ -1,17 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import express from 'express';
-import { InternalClaimsCodec, INTERNAL_CLAIMS_HEADER, SCOPES, type Claims } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, INTERNAL_HOLDS_SCOPE, InternalClaimsVerifier, SCOPES, type Claims, type ServiceName } from '@trading/auth';
 import { createLogger } from '@trading/logging';
 import { listen, type RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, createTestDatabases, http, testSecret, type TestDatabases } from '@trading/testing';
+import { askSubgraph, createTestDatabases, http, testKeys, type TestDatabases, type TestKeys } from '@trading/testing';
 import { createBankingApp } from './app';
 import { loadBankingConfig } from './config';
-import { INTERNAL_HOLDS_SCOPE } from './holds/holds.routes';
 
 /** Test-only: a banking app on a throwaway database, beside a stand-in accounts subgraph. */
 export interface BankingHarness {
+  /** A key for cursor codecs the tests make themselves. */
   secret: string;
+  keys: TestKeys;
+  /** The public listener (health only). */
+  publicUrl: string;
   service: SubgraphService;
   url: string;
   /** The stand-in's own record of who owns what (what the real accounts subgraph would answer). */
@@ -19,22 +22,23 @@ export interface BankingHarness {
   /** A fresh ACTIVE account owned by `userId`. */
   openAccount(userId: string, status?: string): string;
   gql(query: string, variables: Record<string, unknown>, claims: Partial<Claims> & { sub: string }): Promise<{ status: number; body: any }>;
-  holds(method: string, path: string, body?: unknown, scope?: string[]): Promise<{ status: number; body: any }>;
+  /** The hold API as the OMS calls it (acting for `userId`, default "u"), or as another service / with other scopes. */
+  holds(method: string, path: string, body?: unknown, as?: { userId?: string; scope?: string[]; from?: ServiceName }): Promise<{ status: number; body: any }>;
   /** Every entry balances, the whole ledger sums to zero, each account's sub-ledger too. */
   ledgerInvariants(): Promise<{ unbalancedEntries: number; total: string; unbalancedAccounts: number }>;
   close(): Promise<void>;
 }
 
 export async function startBankingHarness(env: Record<string, string> = {}): Promise<BankingHarness> {
-  const secret = testSecret();
-  const codec = new InternalClaimsCodec(secret);
+  const keys = testKeys();
+  const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
   const accounts = new Map<string, { userId: string; status: string }>();
 
   // Answers `account(id)` as the accounts subgraph does: only the caller's own account.
   const standIn = express();
   standIn.use(express.json());
   standIn.post('/graphql', async (req, res) => {
-    const claims = await codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
     if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
     if (!claims.scope.includes('read:accounts')) return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
     const id = req.body?.variables?.id as string;
@@ -48,7 +52,7 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
   try {
     service = await createBankingApp(
       loadBankingConfig({
-        INTERNAL_SIGNING_KEY: secret,
+        ...keys.env('banking'),
         BANKING_DATABASE_URL: dbs.urls.banking,
         ACCOUNTS_URL: `${accountsServer.url}/graphql`,
         BANKING_CLEARING_DELAY_MS: '200',
@@ -63,10 +67,13 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
     throw err;
   }
   const server = await listen(service.app, 0, '127.0.0.1');
-  const url = server.url;
+  const internal = await listen(service.internal, 0, '127.0.0.1');
+  const url = internal.url;
 
   return {
-    secret,
+    secret: randomBytes(32).toString('hex'),
+    keys,
+    publicUrl: server.url,
     service,
     url,
     accounts,
@@ -75,9 +82,9 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
       accounts.set(id, { userId, status });
       return id;
     },
-    gql: (query, variables, claims) => askSubgraph(`${url}/graphql`, secret, query, claims, variables),
-    holds: async (method, path, body, scope = [INTERNAL_HOLDS_SCOPE]) => {
-      const header = await codec.sign({ sub: 'oms', sid: 'internal', kind: 'pat', scope });
+    gql: (query, variables, claims) => askSubgraph(`${url}/graphql`, { keys, subgraph: 'banking' }, query, claims, variables),
+    holds: async (method, path, body, as = {}) => {
+      const header = await keys.sign({ sub: as.userId ?? 'u', sid: 'oms', kind: 'pat', scope: as.scope ?? [INTERNAL_HOLDS_SCOPE] }, 'banking', as.from ?? 'oms');
       return http(method, `${url}/internal/holds${path}`, { body, headers: { [INTERNAL_CLAIMS_HEADER]: header } });
     },
     ledgerInvariants: async () => {
@@ -93,6 +100,7 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
     },
     close: async () => {
       await server.close();
+      await internal.close();
       await service.close();
       await accountsServer.close();
       await dbs.drop();

@@ -1,36 +1,37 @@
-import { InternalClaimsCodec } from '@trading/auth';
+import { SignJWT } from 'jose';
 import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
-import { listen, type RunningServer, type ServiceApp } from '@trading/service';
-import { http, testSecret } from '@trading/testing';
+import { listenService, type RunningService, type ServiceApp } from '@trading/service';
+import { http, testKeys } from '@trading/testing';
 import { createGatewayApp, loadGatewayConfig } from './app';
 
-/** The gateway against subgraphs that are down: errors must keep no internal address. */
-describe('gateway error masking', () => {
-  const secret = testSecret();
+/** The gateway against subgraphs that are down: who it lets in, and errors that keep no internal address. */
+describe('gateway', () => {
+  const keys = testKeys();
+  const claims = { sub: 'u', sid: 's', kind: 'pat' as const, scope: ['read:accounts'] };
   let gateway: ServiceApp;
-  let server: RunningServer;
+  let server: RunningService;
 
   beforeAll(async () => {
     const config = loadGatewayConfig({
-      INTERNAL_SIGNING_KEY: secret,
-      GATEWAY_PORT: '0',
+      ...keys.env('gateway'),
       ACCOUNTS_URL: 'http://127.0.0.1:9/graphql',
       BANKING_URL: 'http://127.0.0.1:9/graphql',
       OMS_URL: 'http://127.0.0.1:9/graphql',
       AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
     });
     gateway = await createGatewayApp(config, { logger: createLogger('gateway', 'silent'), store: new MemoryStore() });
-    server = await listen(gateway.app, 0, '127.0.0.1');
+    server = await listenService(gateway, { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } });
   });
   afterAll(async () => {
     await server.close();
     await gateway.close();
   });
 
+  const ask = (url: string, header: string, query = '{ accounts { id } }') => http('POST', `${url}/graphql`, { body: { query }, headers: { 'x-internal-claims': header } });
+
   it('masks an unreachable subgraph as a plain internal error', async () => {
-    const claims = await new InternalClaimsCodec(secret).sign({ sub: 'u', sid: 's', kind: 'pat', scope: ['read:accounts'] });
-    const res = await http('POST', `${server.url}/graphql`, { body: { query: '{ accounts { id } }' }, headers: { 'x-internal-claims': claims } });
+    const res = await ask(server.internal.url, await keys.sign(claims, 'gateway', 'rest-facade'));
     expect(res.body.errors[0]).toMatchObject({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     const text = JSON.stringify(res.body);
     expect(text).not.toContain('127.0.0.1:9');
@@ -38,10 +39,51 @@ describe('gateway error masking', () => {
     expect(text).not.toContain('stacktrace');
   });
 
+  it('attack: a captured facade claims header replayed at the public listener is ignored (a bearer token is required)', async () => {
+    const res = await ask(server.public.url, await keys.sign(claims, 'gateway', 'rest-facade'));
+    expect(res.status).toBe(401);
+    expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('attack: on the internal listener, only claims the facade signed for the gateway, still fresh, get in', async () => {
+    const refused = [
+      await keys.sign(claims, 'gateway', 'oms'), // a subgraph cannot mint user claims for the gateway
+      await keys.sign(claims, 'gateway', 'accounts'),
+      await keys.sign(claims, 'accounts', 'rest-facade'), // addressed to another service
+      await keys.sign({ ...claims, scope: ['internal:holds'] }, 'gateway', 'rest-facade'), // beyond what an edge may pass on
+      'not.a.jwt',
+    ];
+    for (const header of refused) expect((await ask(server.internal.url, header)).status).toBe(401);
+    // Signed with a key nobody trusts (its kid names the facade).
+    const stranger = testKeys();
+    expect((await ask(server.internal.url, await stranger.sign(claims, 'gateway', 'rest-facade'))).status).toBe(401);
+    // A header older than its lifetime (minutes old, as a captured one would be).
+    const old = await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: keys.identity('rest-facade').SERVICE_KEY.kid, typ: 'internal+jwt' })
+      .setIssuer('rest-facade')
+      .setAudience('gateway')
+      .setJti('j')
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(keys.identity('rest-facade').SERVICE_KEY.privateKey);
+    expect((await ask(server.internal.url, old)).status).toBe(401);
+  });
+
   it('answers 503 when it cannot verify tokens, never access', async () => {
-    const res = await http('POST', `${server.url}/graphql`, { body: { query: '{ accounts { id } }' }, token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln' });
+    const res = await http('POST', `${server.public.url}/graphql`, { body: { query: '{ accounts { id } }' }, token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln' });
     expect(res.status).toBe(503);
     expect(res.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     expect(res.body.data ?? null).toBeNull();
+  });
+
+  it('has introspection and field suggestions off unless GRAPHQL_INTROSPECTION=true; metrics only on the internal listener', async () => {
+    const header = await keys.sign(claims, 'gateway', 'rest-facade');
+    const schema = await ask(server.internal.url, header, '{ __schema { types { name } } }');
+    expect(schema.body.data ?? null).toBeNull();
+    expect(JSON.stringify(schema.body)).toMatch(/introspection/i);
+    const typo = await ask(server.internal.url, header, '{ acounts { id } }');
+    expect(typo.body.errors[0].message).not.toMatch(/did you mean/i);
+    expect((await http('GET', `${server.public.url}/metrics`)).status).toBe(404);
+    expect((await http('GET', `${server.internal.url}/metrics`)).status).toBe(200);
   });
 });

@@ -29,6 +29,8 @@ export interface Platform {
   adminToken: string;
   /** Signs internal claims as one of the platform's services would (tests of the internal listeners). */
   signerFor(service: ServiceName): InternalClaimsSigner;
+  /** A service's identity config (its key, the trusted keys), to start another instance of it beside the platform. */
+  identityOf(service: ServiceName): { SERVICE_KEY: ServiceKey; SERVICE_TRUSTED_KEYS: TrustedServiceKeys };
   store: KeyValueStore;
   auth: AuthApp;
   /** The OMS with its workers (price feed, execution engine, outbox relay), for tests and tools. */
@@ -302,6 +304,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       },
       adminToken,
       signerFor: (service) => new InternalClaimsSigner(keys[service]),
+      identityOf: identity,
       store,
       auth: auth.app,
       oms: oms.app,

@@ -1,7 +1,8 @@
 import { MemoryStore } from '@trading/redis';
 import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { EdgeAuthenticator } from './edge';
-import { InternalClaimsCodec } from './internal-claims';
+import { CLIENT_ADDRESS_SUBJECT, InternalClaimsSigner, InternalClaimsVerifier } from './internal-claims';
+import { exportServiceKey, generateServiceKey, parseServiceKey, TrustedServiceKeys } from './service-identity';
 import { ipAllowed, isIpOrCidr } from './ip';
 import { methodAllowedFor, scopesForPatAccess } from './scopes';
 import { SessionStore } from './sessions';
@@ -35,14 +36,43 @@ describe('PAT access scopes', () => {
 });
 
 describe('internal claims header', () => {
-  const codec = new InternalClaimsCodec('s'.repeat(32));
-  it('round-trips and rejects forgeries', async () => {
-    const header = await codec.sign({ sub: 'u1', sid: 's1', kind: 'pat', scope: ['read:accounts'], access: 'READ_ONLY' });
-    expect(await codec.verify(header)).toMatchObject({ sub: 'u1', sid: 's1', scope: ['read:accounts'], access: 'READ_ONLY' });
-    const other = new InternalClaimsCodec('t'.repeat(32));
-    expect(await other.verify(header)).toBeNull();
-    expect(await codec.verify(undefined)).toBeNull();
-    expect(await codec.verify('not.a.jwt')).toBeNull();
+  const facade = generateServiceKey('rest-facade');
+  const oms = generateServiceKey('oms');
+  const trusted = TrustedServiceKeys.of(facade, oms);
+  const claims = { sub: 'u1', sid: 's1', kind: 'pat' as const, scope: ['read:accounts'], access: 'READ_ONLY' as const };
+
+  it('round-trips between the services the trust table allows, and names the sender', async () => {
+    const header = await new InternalClaimsSigner(facade).sign(claims, 'gateway');
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(header)).toMatchObject({ ...claims, caller: 'rest-facade' });
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(undefined)).toBeNull();
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify('not.a.jwt')).toBeNull();
+  });
+
+  it('refuses another audience, an untrusted sender, a key it does not know and scopes beyond the sender\'s ceiling', async () => {
+    const toGateway = await new InternalClaimsSigner(facade).sign(claims, 'gateway');
+    expect(await new InternalClaimsVerifier('accounts', trusted).verify(toGateway)).toBeNull();
+    // The OMS may not address the gateway at all, and may read accounts only.
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'gateway'))).toBeNull();
+    expect(await new InternalClaimsVerifier('accounts', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'accounts'))).toMatchObject({ caller: 'oms' });
+    expect(await new InternalClaimsVerifier('accounts', trusted).verify(await new InternalClaimsSigner(oms).sign({ ...claims, scope: ['write:accounts'] }, 'accounts'))).toBeNull();
+    const impostor = generateServiceKey('rest-facade');
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(impostor).sign(claims, 'gateway'))).toBeNull();
+  });
+
+  it('keeps client-address headers and claims apart', async () => {
+    const address = await new InternalClaimsSigner(facade).signClientAddress('203.0.113.9', 'auth');
+    const verifier = new InternalClaimsVerifier('auth', trusted);
+    expect(await verifier.verify(address)).toBeNull();
+    expect(await verifier.verify(address, 'client-address')).toMatchObject({ sub: CLIENT_ADDRESS_SUBJECT, ip: '203.0.113.9', scope: [] });
+  });
+
+  it('parses keys from their JSON forms and says what is wrong without echoing the key', () => {
+    const json = exportServiceKey(oms);
+    expect(parseServiceKey('oms', json).kid).toBe(oms.kid);
+    expect(() => parseServiceKey('banking', json)).toThrow('kid must be "banking.<id>"');
+    expect(() => parseServiceKey('oms', '{oops')).toThrow('private EC P-256 JWK');
+    expect(() => TrustedServiceKeys.parse(JSON.stringify({ keys: [JSON.parse(json)] }))).toThrow('private key');
+    expect(TrustedServiceKeys.parse(JSON.stringify(trusted)).get(oms.kid)?.service).toBe('oms');
   });
 });
 

@@ -1,5 +1,5 @@
 import express from 'express';
-import { InternalClaimsCodec, type Claims } from '@trading/auth';
+import { generateServiceKey, InternalClaimsSigner, InternalClaimsVerifier, TrustedServiceKeys, type Claims } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { createLogger } from '@trading/logging';
 import { listen, type RunningServer } from '@trading/service';
@@ -28,12 +28,14 @@ const resolvers: Resolvers = {
 const scopes = { 'Query.secret': ['read:accounts'], 'Query.failing': ['read:accounts'], 'Query.broken': ['read:accounts'], 'Mutation.change': ['write:accounts'] };
 
 describe('createSubgraph', () => {
-  const codec = new InternalClaimsCodec('k'.repeat(40));
+  const gatewayKey = generateServiceKey('gateway');
+  const signer = new InternalClaimsSigner(gatewayKey);
+  const verifier = new InternalClaimsVerifier('accounts', TrustedServiceKeys.of(gatewayKey));
   let server: RunningServer;
   let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    const subgraph = await createSubgraph({ name: 'test', typeDefs, resolvers: [resolvers], scopes, codec, logger: createLogger('test', 'silent') });
+    const subgraph = await createSubgraph({ name: 'test', typeDefs, resolvers: [resolvers], scopes, verifier, logger: createLogger('test', 'silent') });
     stop = subgraph.stop;
     const app = express();
     app.use((req, _res, next) => {
@@ -50,7 +52,7 @@ describe('createSubgraph', () => {
 
   const ask = async (query: string, claims?: Partial<Claims>) => {
     const headers: Record<string, string> = {};
-    if (claims) headers['x-internal-claims'] = await codec.sign({ sub: 'u', sid: 's', kind: 'pat', scope: [], ...claims });
+    if (claims) headers['x-internal-claims'] = await signer.sign({ sub: 'u', sid: 's', kind: 'pat', scope: [], ...claims }, 'accounts');
     return http('POST', `${server.url}/graphql`, { body: { query }, headers });
   };
 
@@ -81,7 +83,7 @@ describe('createSubgraph', () => {
 
   it('will not start when a root field has no scope rule (deny by default)', async () => {
     await expect(
-      createSubgraph({ name: 't', typeDefs, resolvers: [resolvers], scopes: { 'Query.secret': ['read:accounts'] }, codec, logger: createLogger('t', 'silent') }),
+      createSubgraph({ name: 't', typeDefs, resolvers: [resolvers], scopes: { 'Query.secret': ['read:accounts'] }, verifier, logger: createLogger('t', 'silent') }),
     ).rejects.toThrow(/has no scope rule/);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateServiceKey, InternalClaimsSigner, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
+import { exportServiceKey, generateServiceKey, InternalClaimsSigner, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
 import type { Express } from 'express';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 import { listen, type RunningServer } from '@trading/service';
@@ -47,6 +47,11 @@ export class TestKeys {
   /** SERVICE_KEY and SERVICE_TRUSTED_KEYS for one service's config. */
   identity(service: ServiceName): { SERVICE_KEY: ServiceKey; SERVICE_TRUSTED_KEYS: TrustedServiceKeys } {
     return { SERVICE_KEY: this.keys[service], SERVICE_TRUSTED_KEYS: this.trusted };
+  }
+
+  /** The same as environment variables (JSON), for a service's `load…Config(env)`. */
+  env(service: ServiceName): Record<string, string> {
+    return { SERVICE_KEY: exportServiceKey(this.keys[service]), SERVICE_TRUSTED_KEYS: JSON.stringify(this.trusted) };
   }
 
   signer(service: ServiceName): InternalClaimsSigner {

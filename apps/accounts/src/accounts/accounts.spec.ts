@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
-import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import type { SubgraphService } from '@trading/subgraph';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
 describe('accounts subgraph', () => {
-  const secret = testSecret();
+  const keys = testKeys();
   const alice = randomUUID();
   const bob = randomUUID();
   const aliceAccount = randomUUID();
   const bobAccount = randomUUID();
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
-  let server: RunningServer;
+  let internal: RunningServer;
   let url: string;
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
-    ({ service, server } = running);
-    url = `${server.url}/graphql`;
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, internal } = running);
+    url = `${internal.url}/graphql`;
     await seedAccountsDemo(service.dataSource, {
       accounts: [
         { id: aliceAccount, userId: alice, number: `T-${aliceAccount.slice(0, 8)}`, type: 'MARGIN', baseCurrency: 'USD' },
@@ -33,18 +33,18 @@ describe('accounts subgraph', () => {
   });
 
   it("lists only the caller's accounts, with exact decimals for positions", async () => {
-    const res = await askSubgraph(url, secret, '{ accounts { id type baseCurrency positions { nodes { symbol quantity averageCost currency } } } }', { sub: alice });
+    const res = await askSubgraph(url, { keys, subgraph: 'accounts' }, '{ accounts { id type baseCurrency positions { nodes { symbol quantity averageCost currency } } } }', { sub: alice });
     expect(res.body).toEqual({ data: { accounts: [{ id: aliceAccount, type: 'MARGIN', baseCurrency: 'USD', positions: { nodes: [{ symbol: 'AAPL', quantity: '10.5', averageCost: '100.125', currency: 'USD' }] } }] } });
   });
 
   it("never resolves another user's account, by id or by entity reference", async () => {
-    const byId = await askSubgraph(url, secret, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: bobAccount });
+    const byId = await askSubgraph(url, { keys, subgraph: 'accounts' }, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: bobAccount });
     expect(byId.body.data.account).toBeNull();
-    const malformed = await askSubgraph(url, secret, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: 'not-a-uuid' });
+    const malformed = await askSubgraph(url, { keys, subgraph: 'accounts' }, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: 'not-a-uuid' });
     expect(malformed.body.data.account).toBeNull();
     const entities = await askSubgraph(
       url,
-      secret,
+      { keys, subgraph: 'accounts' },
       'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { id } } }',
       { sub: alice },
       { r: [{ __typename: 'Account', id: bobAccount }, { __typename: 'Account', id: aliceAccount }] },
@@ -53,13 +53,13 @@ describe('accounts subgraph', () => {
   });
 
   it('needs read:accounts', async () => {
-    const res = await askSubgraph(url, secret, '{ accounts { id } }', { sub: alice, scope: ['read:orders'] });
+    const res = await askSubgraph(url, { keys, subgraph: 'accounts' }, '{ accounts { id } }', { sub: alice, scope: ['read:orders'] });
     expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
   });
 
   it('runs its migrations once however many instances start together', async () => {
     const more = await Promise.all(
-      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: running.databaseUrl }), { logger: createLogger('accounts', 'silent') })),
+      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: running.databaseUrl }), { logger: createLogger('accounts', 'silent') })),
     );
     const [{ count }] = await service.dataSource.query('SELECT count(*)::int AS count FROM migrations');
     expect(count).toBe(service.dataSource.migrations.length);

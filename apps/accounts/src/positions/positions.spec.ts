@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
 describe('positions', () => {
-  const secret = testSecret();
+  const keys = testKeys();
   const alice = randomUUID();
   const bob = randomUUID();
   const aliceAccount = randomUUID();
@@ -14,15 +14,15 @@ describe('positions', () => {
   const symbols = ['A', 'AAPL', 'BRK.B', 'MSFT', 'SAP'];
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
-  let server: RunningServer;
-  const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${server.url}/graphql`, secret, query, claims, variables);
+  let internal: RunningServer;
+  const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, query, claims, variables);
   const PAGE = 'query($id: ID!, $limit: Int, $cursor: String) { account(id: $id) { positions(limit: $limit, cursor: $cursor) { nodes { symbol } nextCursor } } }';
   const ONE = 'query($id: ID!, $symbol: String!) { account(id: $id) { position(symbol: $symbol) { accountId symbol quantity averageCost costBasis currency realizedPnl updatedAt } } }';
   const VALUED = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis marketPrice marketValue unrealizedPnl dayChange realizedPnl } } }';
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
-    ({ service, server } = running);
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, internal } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
         { id: aliceAccount, userId: alice, number: `T-${aliceAccount.slice(0, 8)}`, type: 'MARGIN', baseCurrency: 'USD' },

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
 
 /** margin and portfolios through the subgraph, with the representation the gateway sends after fetching balances (banking) and market (oms). */
 describe('margin and portfolios', () => {
-  const secret = testSecret();
+  const keys = testKeys();
   const alice = randomUUID();
   const bob = randomUUID();
   const cashAccount = randomUUID();
@@ -15,7 +15,7 @@ describe('margin and portfolios', () => {
   const bobAccount = randomUUID();
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
-  let server: RunningServer;
+  let internal: RunningServer;
   const market = {
     prices: [
       { symbol: 'AAPL', currency: 'USD', lastPrice: '0.1', previousClose: '0.09' },
@@ -31,11 +31,11 @@ describe('margin and portfolios', () => {
     margin { baseCurrency asOf total { currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower }
              byCurrency { currency equity buyingPower } }
     portfolios { baseCurrency totalValue dayChange dayChangePercent asOf portfolios { currency totalValueInBase allocationPercent dayChange positionCount } } } } }`;
-  const ask = (r: unknown[], claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${server.url}/graphql`, secret, QUERY, claims, { r });
+  const ask = (r: unknown[], claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, QUERY, claims, { r });
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ INTERNAL_SIGNING_KEY: secret, ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
-    ({ service, server } = running);
+    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    ({ service, internal } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
         { id: cashAccount, userId: alice, number: `T-${cashAccount.slice(0, 8)}`, type: 'CASH', baseCurrency: 'USD' },

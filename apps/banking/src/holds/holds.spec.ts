@@ -36,20 +36,20 @@ describe('internal hold API', () => {
 
   it('releases idempotently, and a released hold cannot be captured', async () => {
     await h.holds('POST', '', { orderId: 'ord-2', accountId: account, currency: 'USD', amount: '100' });
-    const released = await h.holds('POST', '/ord-2/release');
+    const released = await h.holds('POST', '/ord-2/release', { accountId: account });
     expect(released.body).toMatchObject({ state: 'RELEASED', releasedAmount: '100.00' });
-    expect((await h.holds('POST', '/ord-2/release')).body).toEqual(released.body);
-    expect((await h.holds('POST', '/ord-2/capture', { amount: '10' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect((await h.holds('POST', '/ord-2/release', { accountId: account })).body).toEqual(released.body);
+    expect((await h.holds('POST', '/ord-2/capture', { accountId: account, amount: '10' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(await balance()).toMatchObject({ held: '300.00', availableToTrade: '700.00' });
   });
 
   it('captures once: the captured part leaves as a TRADE, the rest is released', async () => {
-    const captured = await h.holds('POST', '/ord-1/capture', { amount: '250.25', description: 'Bought 5 AAPL' });
+    const captured = await h.holds('POST', '/ord-1/capture', { accountId: account, amount: '250.25', description: 'Bought 5 AAPL' });
     expect(captured.status).toBe(200);
     expect(captured.body).toMatchObject({ state: 'CAPTURED', capturedAmount: '250.25', releasedAmount: '49.75' });
-    expect((await h.holds('POST', '/ord-1/capture', { amount: '250.25' })).body).toEqual(captured.body);
-    expect((await h.holds('POST', '/ord-1/capture', { amount: '1' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
-    expect((await h.holds('POST', '/ord-1/release')).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect((await h.holds('POST', '/ord-1/capture', { accountId: account, amount: '250.25' })).body).toEqual(captured.body);
+    expect((await h.holds('POST', '/ord-1/capture', { accountId: account, amount: '1' })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect((await h.holds('POST', '/ord-1/release', { accountId: account })).body).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(await balance()).toEqual({ cash: '749.75', held: '0.00', availableToTrade: '749.75', availableToWithdraw: '749.75' });
     // Holds and releases are not cash movements; the capture is.
     expect(await activity()).toEqual([
@@ -60,14 +60,14 @@ describe('internal hold API', () => {
 
   it('refuses a capture above the held amount and bad input, naming the field', async () => {
     await h.holds('POST', '', { orderId: 'ord-3', accountId: account, currency: 'USD', amount: '10' });
-    expect((await h.holds('POST', '/ord-3/capture', { amount: '10.01' })).body).toMatchObject({ status: 422, field: 'amount' });
-    expect((await h.holds('POST', '/ord-3/capture', { amount: '1.001' })).body).toMatchObject({ status: 400, field: 'amount' });
-    expect((await h.holds('POST', '/nope/release')).body).toMatchObject({ status: 404, field: 'orderId' });
+    expect((await h.holds('POST', '/ord-3/capture', { accountId: account, amount: '10.01' })).body).toMatchObject({ status: 422, field: 'amount' });
+    expect((await h.holds('POST', '/ord-3/capture', { accountId: account, amount: '1.001' })).body).toMatchObject({ status: 400, field: 'amount' });
+    expect((await h.holds('POST', '/nope/release', { accountId: account })).body).toMatchObject({ status: 404, field: 'orderId' });
     const base = { orderId: 'ord-4', accountId: account, currency: 'USD', amount: '1' };
     for (const [patch, field] of [[{ orderId: 'has space' }, 'orderId'], [{ accountId: 'x' }, 'accountId'], [{ currency: 'ABC' }, 'currency'], [{ amount: '0' }, 'amount'], [{ amount: 5 }, 'amount']] as const) {
       expect((await h.holds('POST', '', { ...base, ...patch })).body).toMatchObject({ status: 400, code: 'BAD_USER_INPUT', field });
     }
-    expect((await h.holds('GET', '/ord-3')).body).toMatchObject({ state: 'HELD', amount: '10.00' });
+    expect((await h.holds('GET', `/ord-3?accountId=${account}`)).body).toMatchObject({ state: 'HELD', amount: '10.00' });
   });
 
   it('refuses callers without valid internal claims (401) or without internal:holds (403)', async () => {
@@ -75,9 +75,42 @@ describe('internal hold API', () => {
     const none = await http('POST', `${h.url}/internal/holds`, { body });
     expect(none.status).toBe(401);
     expect((await http('POST', `${h.url}/internal/holds`, { body, headers: { 'x-internal-claims': 'forged' } })).status).toBe(401);
-    const userToken = await h.holds('POST', '', body, ['read:banking', 'write:banking']);
-    expect(userToken.status).toBe(403);
-    expect(userToken.body.code).toBe('INSUFFICIENT_SCOPE');
-    expect((await h.holds('POST', '/ord-1/release', undefined, ['write:banking'])).status).toBe(403);
+    const withoutHolds = await h.holds('POST', '', body, { scope: ['read:banking'] });
+    expect(withoutHolds.status).toBe(403);
+    expect(withoutHolds.body.code).toBe('INSUFFICIENT_SCOPE');
+    // More than the OMS may ever claim towards banking: not believed at all.
+    expect((await h.holds('POST', '/ord-1/release', { accountId: account }, { scope: ['write:banking', 'internal:holds'] })).status).toBe(401);
+  });
+
+  it('attack: the gateway, or a facade, signing internal:holds gets nothing (only the OMS may hold that scope)', async () => {
+    const body = { orderId: 'ord-gw', accountId: account, currency: 'USD', amount: '1' };
+    for (const from of ['gateway', 'rest-facade', 'accounts'] as const) {
+      expect((await h.holds('POST', '', body, { from })).status).toBe(401);
+      expect((await h.holds('POST', '/ord-3/release', { accountId: account }, { from })).status).toBe(401);
+    }
+    expect(await balance()).toMatchObject({ held: '10.00' });
+  });
+
+  it("attack: the OMS cannot hold another user's account, nor release or capture a hold naming another user or account", async () => {
+    const mallory = h.openAccount('mallory');
+    await bookCompletedDeposit(h.service.dataSource, mallory, 'USD', '50', 'opening');
+    // Acting for mallory on u's account: accounts says the account is not hers.
+    expect((await h.holds('POST', '', { orderId: 'ord-m1', accountId: account, currency: 'USD', amount: '5' }, { userId: 'mallory' })).body).toMatchObject({ status: 404, field: 'accountId' });
+    // u's hold ord-3, released by mallory or naming mallory's account: not found, nothing moves.
+    expect((await h.holds('POST', '/ord-3/release', { accountId: account }, { userId: 'mallory' })).body).toMatchObject({ status: 404, field: 'orderId' });
+    expect((await h.holds('POST', '/ord-3/release', { accountId: mallory })).body).toMatchObject({ status: 404, field: 'orderId' });
+    expect((await h.holds('POST', '/ord-3/capture', { accountId: mallory, amount: '10' }, { userId: 'mallory' })).body).toMatchObject({ status: 404 });
+    expect((await h.holds('POST', '/ord-3/release', {})).body).toMatchObject({ status: 400, field: 'accountId' });
+    expect(await balance()).toMatchObject({ held: '10.00' });
+  });
+
+  it('serves the hold API and GraphQL on the internal listener only; the public listener drops a claims header', async () => {
+    const header = await h.keys.sign({ sub: 'u', sid: 'oms', kind: 'pat', scope: ['internal:holds'] }, 'banking', 'oms');
+    const body = { orderId: 'ord-pub', accountId: account, currency: 'USD', amount: '1' };
+    expect((await http('POST', `${h.publicUrl}/internal/holds`, { body, headers: { 'x-internal-claims': header } })).status).toBe(404);
+    expect((await http('POST', `${h.publicUrl}/graphql`, { body: { query: '{ __typename }' }, headers: { 'x-internal-claims': header } })).status).toBe(404);
+    expect((await http('GET', `${h.publicUrl}/metrics`)).status).toBe(404);
+    expect((await http('GET', `${h.publicUrl}/readyz`)).body).toEqual({ status: 'ready' });
+    expect((await http('GET', `${h.url}/readyz`)).body).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
   });
 });

@@ -1,11 +1,12 @@
 import express from 'express';
-import { InternalClaimsCodec, INTERNAL_CLAIMS_HEADER, type Claims } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, type Claims } from '@trading/auth';
 import { listen, type RunningServer } from '@trading/service';
-import { testSecret } from '@trading/testing';
+import { testKeys } from '@trading/testing';
 import { HttpAccountOwnership } from './account-ownership';
 
 describe('HttpAccountOwnership', () => {
-  const codec = new InternalClaimsCodec(testSecret());
+  const keys = testKeys();
+  const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
   const claims: Claims = { sub: 'alice', sid: 's', kind: 'oauth', clientId: 'vendor', scope: ['write:banking'] };
   let server: RunningServer;
   let seen: Claims | null = null;
@@ -15,7 +16,7 @@ describe('HttpAccountOwnership', () => {
     const app = express();
     app.use(express.json());
     app.post('/graphql', async (req, res) => {
-      seen = await codec.verify(req.get(INTERNAL_CLAIMS_HEADER));
+      seen = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
       res.json(answer);
     });
     server = await listen(app, 0, '127.0.0.1');
@@ -25,7 +26,7 @@ describe('HttpAccountOwnership', () => {
   });
 
   it('asks as the caller, narrowed to read:accounts, and reads the answer', async () => {
-    const ownership = new HttpAccountOwnership(`${server.url}/graphql`, codec);
+    const ownership = new HttpAccountOwnership(`${server.url}/graphql`, keys.signer('banking'));
     answer = { data: { account: { id: 'a', baseCurrency: 'USD', status: 'ACTIVE' } } };
     await expect(ownership.find('a', claims)).resolves.toEqual({ id: 'a', baseCurrency: 'USD', status: 'ACTIVE' });
     expect(seen).toMatchObject({ sub: 'alice', kind: 'oauth', clientId: 'vendor', scope: ['read:accounts'] });
@@ -37,7 +38,7 @@ describe('HttpAccountOwnership', () => {
   });
 
   it('answers 503 when the accounts service cannot be reached', async () => {
-    const ownership = new HttpAccountOwnership('http://127.0.0.1:1/graphql', codec);
+    const ownership = new HttpAccountOwnership('http://127.0.0.1:1/graphql', keys.signer('banking'));
     await expect(ownership.find('a', claims)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     await ownership.close();
   });

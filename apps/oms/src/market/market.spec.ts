@@ -1,22 +1,22 @@
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, startOnTestDatabase, testSecret, type ServiceOnTestDatabase } from '@trading/testing';
+import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
 
 describe('oms market: marks and FX rates for account valuation', () => {
-  const secret = testSecret();
+  const keys = testKeys();
   const account = '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01';
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
-  let server: RunningServer;
-  const ask = (query: string, variables: Record<string, unknown>, scope?: string[]) => askSubgraph(`${server.url}/graphql`, secret, query, { sub: 'u', ...(scope ? { scope } : {}) }, variables);
+  let internal: RunningServer;
+  const ask = (query: string, variables: Record<string, unknown>, scope?: string[]) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'oms' }, query, { sub: 'u', ...(scope ? { scope } : {}) }, variables);
   const MARKET = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { market { asOf prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } } } } }';
   const PRICES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { accountId symbol lastPrice previousClose } } }';
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('oms', (databaseUrl) => createOmsApp(loadOmsConfig({ INTERNAL_SIGNING_KEY: secret, OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') }));
-    ({ service, server } = running);
+    running = await startOnTestDatabase('oms', (databaseUrl) => createOmsApp(loadOmsConfig({ ...keys.env('oms'), OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') }));
+    ({ service, internal } = running);
     await seedOmsDemo(service.dataSource, {
       instruments: [
         { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', previousClose: '187.40', tradable: true },

@@ -18,7 +18,7 @@ describe('account valuation through the gateway', () => {
   beforeAll(async () => {
     p = await startTestPlatform();
     const pat = await http('POST', `${p.urls.adminApi}/admin/pats`, {
-      token: p.config.AUTH_ADMIN_TOKEN,
+      token: p.adminToken,
       body: { email: alice.email, name: 'valuation e2e', scope: 'READ_ONLY', expires: inDays(5) },
     });
     expect(pat.status).toBe(201);

@@ -12,7 +12,7 @@ describe('admin CLI: apps', () => {
   let p: TestPlatform;
   const cli = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.config.AUTH_ADMIN_TOKEN } }, (err, stdout, stderr) =>
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });

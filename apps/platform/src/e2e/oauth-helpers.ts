@@ -35,7 +35,7 @@ export interface ProvisionedApp {
 
 /** The admin API, as `npm run admin` calls it. */
 export function admin(p: TestPlatform, method: 'GET' | 'POST', path: string, body?: unknown) {
-  return http(method, `${p.urls.adminApi}/admin${path}`, { body, token: p.config.AUTH_ADMIN_TOKEN });
+  return http(method, `${p.urls.adminApi}/admin${path}`, { body, token: p.adminToken });
 }
 
 export async function provisionApp(p: TestPlatform, overrides: Record<string, unknown> = {}, approvedScopes?: string[]): Promise<ProvisionedApp> {
@@ -166,13 +166,13 @@ export async function extraAuth(p: TestPlatform, settings: Record<string, unknow
     {
       LOG_LEVEL: 'silent',
       REDIS_URL: p.config.REDIS_URL,
-      INTERNAL_SIGNING_KEY: p.config.INTERNAL_SIGNING_KEY,
+      ...p.identityOf('auth'),
       AUTH_PORT: 0,
       AUTH_DATABASE_URL: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`),
       AUTH_ISSUER: `http://localhost:${p.config.AUTH_PORT}`,
-      AUTH_ADMIN_TOKEN: p.config.AUTH_ADMIN_TOKEN,
+      AUTH_ADMIN_TOKEN: p.adminToken,
       PAT_SESSION_TTL_SECONDS: 900,
-      AUTH_TRUST_PROXY: ['loopback'],
+      AUTH_TRUST_PROXY: [],
       MAIL_POLL_MS: 0,
       ...settings,
     },

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
-import { INTERNAL_CLAIMS_HEADER, InternalClaimsCodec, SessionStore } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, SessionStore } from '@trading/auth';
 import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
 import { listen, type RunningServer, type ServiceApp } from '@trading/service';
-import { http, testSecret } from '@trading/testing';
+import { http, testKeys } from '@trading/testing';
 import { createRestFacadeApp, loadFacadeConfig } from '../app';
 
 /**
@@ -13,7 +13,7 @@ import { createRestFacadeApp, loadFacadeConfig } from '../app';
  * become HTTP statuses in one place, and the signed claims reach the gateway.
  */
 describe('REST facade', () => {
-  const secret = testSecret();
+  const serviceKeys = testKeys();
   const store = new MemoryStore();
   let privateKey: KeyLike;
   let upstream: RunningServer;
@@ -34,7 +34,7 @@ describe('REST facade', () => {
     });
     upstream = await listen(stand, 0, '127.0.0.1');
     facade = await createRestFacadeApp(
-      loadFacadeConfig({ INTERNAL_SIGNING_KEY: secret, GATEWAY_URL: `${upstream.url}/graphql`, AUTH_URL: upstream.url, AUTH_JWKS_URL: `${upstream.url}/jwks`, AUTH_ISSUER: 'http://issuer' }),
+      loadFacadeConfig({ ...serviceKeys.env('rest-facade'), GATEWAY_URL: `${upstream.url}/graphql`, AUTH_INTERNAL_URL: upstream.url, AUTH_JWKS_URL: `${upstream.url}/jwks`, AUTH_ISSUER: 'http://issuer' }),
       { logger: createLogger('rest-facade', 'silent'), store },
     );
     server = await listen(facade.app, 0, '127.0.0.1');
@@ -61,7 +61,7 @@ describe('REST facade', () => {
     nextAnswer = { body: { data: { accounts: [{ id: 'a1' }] } } };
     const res = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
     expect(res).toMatchObject({ status: 200, body: { accounts: [{ id: 'a1' }] } });
-    expect(await new InternalClaimsCodec(secret).verify(seenClaims)).toMatchObject({ sub: 'u1', scope: ['read:accounts'], access: 'READ_ONLY' });
+    expect(await new InternalClaimsVerifier('gateway', serviceKeys.trusted).verify(seenClaims)).toMatchObject({ sub: 'u1', scope: ['read:accounts'], access: 'READ_ONLY' });
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
 import { listen } from '@trading/service';
-import { http, openApiResponseValidator, testSecret } from '@trading/testing';
+import { http, openApiResponseValidator, testKeys } from '@trading/testing';
 import { createRestFacadeApp, loadFacadeConfig } from '../app';
 import { ROUTES } from '../routes';
 import { openApiDocument } from './openapi';
@@ -41,7 +41,7 @@ describe('OpenAPI document', () => {
   });
 
   it('is served with interactive docs, without a token', async () => {
-    const facade = await createRestFacadeApp(loadFacadeConfig({ INTERNAL_SIGNING_KEY: testSecret() }), { logger: createLogger('f', 'silent'), store: new MemoryStore() });
+    const facade = await createRestFacadeApp(loadFacadeConfig(testKeys().env('rest-facade')), { logger: createLogger('f', 'silent'), store: new MemoryStore() });
     const server = await listen(facade.app, 0, '127.0.0.1');
     try {
       const doc = await http('GET', `${server.url}/v1/openapi.json`);
