@@ -125,7 +125,9 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     perIp: requestLimit(store, namespace, 'oauth-token:ip', config.OAUTH_TOKEN_MAX_REQUESTS_PER_IP, config.OAUTH_TOKEN_RATE_WINDOW_SECONDS),
     clientFailures: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
   };
-  app.use(metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, '')));
+  const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
+  app.use(discovery);
+  internal.use(discovery);
   const oauthApi = Router().use(
     tokenRoute(oauth, tokenLimits),
     revokeRoute(oauth, verifyAccessToken, tokenLimits),

@@ -25,6 +25,8 @@ export interface Platform {
    * gatewayInternal, authInternal and the subgraphs' GraphQL. adminApi: the admin listener.
    */
   urls: { api: string; login: string; gateway: string; gatewayInternal: string; authInternal: string; accounts: string; banking: string; oms: string; adminApi: string };
+  /** Every service's internal listener (base URL): /metrics, the detailed /readyz. */
+  internalUrls: Record<ServiceName, string>;
   /** The admin API's credential (generated per data directory unless AUTH_ADMIN_TOKEN was set). */
   adminToken: string;
   /** Signs internal claims as one of the platform's services would (tests of the internal listeners). */
@@ -301,6 +303,14 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
         accounts: accountsGraphql,
         banking: `${banking.server.internal.url}/graphql`,
         oms: `${oms.server.internal.url}/graphql`,
+      },
+      internalUrls: {
+        'rest-facade': facade.server.internal.url,
+        auth: auth.server.internal.url,
+        gateway: gateway.server.internal.url,
+        accounts: accounts.server.internal.url,
+        banking: banking.server.internal.url,
+        oms: oms.server.internal.url,
       },
       adminToken,
       signerFor: (service) => new InternalClaimsSigner(keys[service]),

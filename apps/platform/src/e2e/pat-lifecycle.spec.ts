@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { withDatabaseName } from '@trading/db';
 import { http, TEST_POSTGRES_URL } from '@trading/testing';
+import { extraAuth } from './oauth-helpers';
 import { AUTH_LIMITS, DashboardClient, extraFacade, newUser, patLogin, sessionToken, utcDate } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -112,9 +113,16 @@ describe('PAT lifecycle', () => {
       expect(page.setCookies[0]).not.toMatch(/Secure/);
 
       const user = await newUser(p);
-      const remote = new DashboardClient(p.urls.login, { 'x-forwarded-host': 'developer.broker.example' });
-      const signIn = await remote.signIn(user.email, user.password);
-      expect(signIn.setCookies.find((c) => c.startsWith('tapi_session='))).toMatch(/HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/);
+      // A forwarded host counts only from a load balancer auth was told to trust.
+      const untrusted = await new DashboardClient(p.urls.login, { 'x-forwarded-host': 'developer.broker.example' }).signIn(user.email, user.password);
+      expect(untrusted.setCookies.find((c) => c.startsWith('tapi_session='))).not.toMatch(/Secure/);
+      const behindProxy = await extraAuth(p, { AUTH_TRUST_PROXY: ['loopback'] });
+      try {
+        const signIn = await new DashboardClient(behindProxy.url, { 'x-forwarded-host': 'developer.broker.example' }).signIn(user.email, user.password);
+        expect(signIn.setCookies.find((c) => c.startsWith('tapi_session='))).toMatch(/HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/);
+      } finally {
+        await behindProxy.close();
+      }
 
       const script = await http('GET', `${p.urls.login}/assets/web.js`);
       expect(script.headers.get('content-type')).toContain('text/javascript');
@@ -270,8 +278,9 @@ describe('PAT lifecycle', () => {
       expect((await http('POST', `${p.urls.api}/pat/revoke`, { body: { tokenId: bobsToken.split('.')[0] } })).status).toBe(401);
       // The dashboard's revoke is no way around it either.
       expect((await alice.dashboard.revoke(bobsToken.split('.')[0]!)).status).toBe(404);
-      // Nor is a forged claims header sent straight to auth.
-      expect((await http('POST', `${p.urls.login}/pat/revoke`, { body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' }, headers: { 'x-internal-claims': 'forged' } })).status).toBe(401);
+      // Nor is a forged claims header sent straight to auth: the public listener has no such route, the internal one refuses it.
+      expect((await http('POST', `${p.urls.login}/pat/revoke`, { body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' }, headers: { 'x-internal-claims': 'forged' } })).status).toBe(404);
+      expect((await http('POST', `${p.urls.authInternal}/pat/revoke`, { body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' }, headers: { 'x-internal-claims': 'forged' } })).status).toBe(401);
     });
 
     it('ends sessions when the token expires, with no job running', async () => {

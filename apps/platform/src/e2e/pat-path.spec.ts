@@ -220,12 +220,16 @@ describe('PAT path through every layer', () => {
     conforms('POST', '/pat/revoke', 200, revoked.body);
   });
 
-  it('serves /healthz, /readyz and Prometheus /metrics on every app', async () => {
-    const bases = [p.urls.api.replace(/\/v1$/, ''), p.urls.login, ...[p.urls.gateway, p.urls.accounts, p.urls.banking, p.urls.oms].map((u) => u.replace(/\/graphql$/, ''))];
-    for (const base of bases) {
+  it('serves /healthz and a bare /readyz publicly, and Prometheus /metrics and the detailed /readyz only on internal listeners', async () => {
+    for (const base of [p.urls.api.replace(/\/v1$/, ''), p.urls.login, p.urls.gateway.replace(/\/graphql$/, '')]) {
       expect((await http('GET', `${base}/healthz`)).status).toBe(200);
-      const ready = await http('GET', `${base}/readyz`);
-      expect(ready).toMatchObject({ status: 200, body: { status: 'ready' } });
+      expect(await http('GET', `${base}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+      expect(JSON.stringify((await http('GET', `${base}/readyz`)).body)).not.toMatch(/redis|database/);
+      expect((await http('GET', `${base}/metrics`)).status).toBe(404);
+    }
+    for (const base of Object.values(p.internalUrls)) {
+      expect((await http('GET', `${base}/healthz`)).status).toBe(200);
+      expect(await http('GET', `${base}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready', checks: expect.any(Object) } });
       const metrics = await http('GET', `${base}/metrics`);
       expect(metrics.body).toContain('http_request_duration_seconds');
       expect(metrics.body).toContain('process_cpu_seconds_total');

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
+import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, INTERNAL_TRUST, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { authenticate } from '../edge/authenticate';
 
@@ -71,7 +71,9 @@ export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator
       async (req, _res, next) => {
         const claims = req.claims!;
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
-        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.sign(claims, 'auth') });
+        // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
+        const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };
+        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.sign(forAuth, 'auth') });
         next();
       },
       authenticated,
