@@ -2,11 +2,14 @@
 # Service-mode smoke test: build the bundles, run auth, gateway, rest-facade, accounts, banking
 # and oms as six separate processes (as in docker-compose.yml) against a local PostgreSQL and
 # Redis, and check them end to end:
-#   - /healthz and /readyz answer 200 on every service;
-#   - a bad configuration (INTERNAL_SIGNING_KEY too short) stops every app with a message
-#     naming the variable;
-#   - the auth admin API creates a user and a PAT, the facade exchanges the PAT for a JWT
-#     (POST /v1/pat/login), and GET /v1/accounts answers 200 with that JWT (401 without);
+#   - /healthz and /readyz answer 200 on every service's public and internal listener, /metrics
+#     only on the internal one;
+#   - a bad configuration (a SERVICE_KEY that is not a key) stops every app with a message
+#     naming the variable and not echoing it;
+#   - the auth admin API (its own loopback listener) creates a user and a PAT, and is not on
+#     auth's public listener; the facade exchanges the PAT for a JWT (POST /v1/pat/login), and
+#     GET /v1/accounts answers 200 with that JWT (401 without); a claims header sent to the
+#     public gateway gets nothing;
 #   - every service stops on SIGTERM.
 # It then stops what it started and drops its databases. Exit status 0 = all checks passed.
 #
@@ -14,8 +17,8 @@
 #   SMOKE_PG_URL      server URL, no database  (postgres://postgres@127.0.0.1:5432)
 #   SMOKE_REDIS_URL   Redis URL                 (redis://127.0.0.1:6379)
 #   SMOKE_DB_PREFIX   database name prefix      (svc_  -> svc_auth, svc_accounts, …)
-#   SMOKE_PORT_BASE   ports BASE+0..3 (gateway, accounts, banking, oms), BASE+80 (facade),
-#                     BASE+81 (auth)            (38000)
+#   SMOKE_PORT_BASE   public ports BASE+0..3 (gateway, accounts, banking, oms), BASE+80 (facade),
+#                     BASE+81 (auth); internal ports the same + 100; admin BASE+189 (38000)
 #   SMOKE_SKIP_BUILD  1 = use the existing dist/ (0)
 #   SMOKE_KEEP_LOGS   1 = keep the per-service logs after a successful run (0)
 set -uo pipefail
@@ -36,13 +39,16 @@ declare -A PORT=(
   [gateway]=$((BASE + 0)) [accounts]=$((BASE + 1)) [banking]=$((BASE + 2)) [oms]=$((BASE + 3))
   [rest-facade]=$((BASE + 80)) [auth]=$((BASE + 81))
 )
+declare -A IPORT=()
+for app in "${APPS[@]}"; do IPORT[$app]=$((PORT[$app] + 100)); done
+ADMIN_PORT=$((BASE + 189))
 declare -A PID=()
 ENV=()
 
-# Secrets made up for this run only.
-INTERNAL_SIGNING_KEY="$(openssl rand -hex 32)"
+# Secrets made up for this run only: an admin credential and one identity per service (npm run service-keys).
 AUTH_ADMIN_TOKEN="smoke-admin-$(openssl rand -hex 16)"
 AUTH_URL="http://127.0.0.1:${PORT[auth]}"
+ADMIN_URL="http://127.0.0.1:${ADMIN_PORT}"
 AUTH_ISSUER="http://localhost:${PORT[auth]}"
 
 FAILURES=0
@@ -59,25 +65,29 @@ db_url() { echo "$PG_URL/${PREFIX}$1"; }
 # app_env APP fills the array ENV.
 app_env() {
   local app="$1"
-  ENV=(PATH="$PATH" HOME="${HOME:-/tmp}" NODE_ENV=production LOG_LEVEL=warn INTERNAL_SIGNING_KEY="$INTERNAL_SIGNING_KEY")
+  local key_var="${app^^}_SERVICE_KEY"
+  key_var="${key_var//-/_}"
+  ENV=(PATH="$PATH" HOME="${HOME:-/tmp}" NODE_ENV=production LOG_LEVEL=warn LISTEN_HOST=127.0.0.1 INTERNAL_LISTEN_HOST=127.0.0.1
+    SERVICE_KEY="${!key_var}" SERVICE_TRUSTED_KEYS="$SERVICE_TRUSTED_KEYS")
+  local internal="http://127.0.0.1"
   case "$app" in
     auth)
-      ENV+=(REDIS_URL="$REDIS_URL" AUTH_PORT="${PORT[auth]}" AUTH_DATABASE_URL="$(db_url auth)"
-        AUTH_ISSUER="$AUTH_ISSUER" AUTH_ADMIN_TOKEN="$AUTH_ADMIN_TOKEN" AUTH_TRUST_PROXY=loopback) ;;
+      ENV+=(REDIS_URL="$REDIS_URL" AUTH_PORT="${PORT[auth]}" AUTH_INTERNAL_PORT="${IPORT[auth]}" AUTH_ADMIN_PORT="$ADMIN_PORT"
+        AUTH_DATABASE_URL="$(db_url auth)" AUTH_ISSUER="$AUTH_ISSUER" AUTH_ADMIN_TOKEN="$AUTH_ADMIN_TOKEN") ;;
     # accounts, banking and oms share the settlement stream (one name per smoke run).
     accounts) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events"
-        ACCOUNTS_PORT="${PORT[accounts]}" ACCOUNTS_DATABASE_URL="$(db_url accounts)") ;;
-    banking) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql"
-        BANKING_PORT="${PORT[banking]}" BANKING_DATABASE_URL="$(db_url banking)") ;;
-    oms) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql"
-        BANKING_URL="http://127.0.0.1:${PORT[banking]}" OMS_PORT="${PORT[oms]}" OMS_DATABASE_URL="$(db_url oms)") ;;
+        ACCOUNTS_PORT="${PORT[accounts]}" ACCOUNTS_INTERNAL_PORT="${IPORT[accounts]}" ACCOUNTS_DATABASE_URL="$(db_url accounts)") ;;
+    banking) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="$internal:${IPORT[accounts]}/graphql"
+        BANKING_PORT="${PORT[banking]}" BANKING_INTERNAL_PORT="${IPORT[banking]}" BANKING_DATABASE_URL="$(db_url banking)") ;;
+    oms) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events" ACCOUNTS_URL="$internal:${IPORT[accounts]}/graphql"
+        BANKING_URL="$internal:${IPORT[banking]}" OMS_PORT="${PORT[oms]}" OMS_INTERNAL_PORT="${IPORT[oms]}" OMS_DATABASE_URL="$(db_url oms)") ;;
     gateway)
-      ENV+=(REDIS_URL="$REDIS_URL" GATEWAY_PORT="${PORT[gateway]}"
-        ACCOUNTS_URL="http://127.0.0.1:${PORT[accounts]}/graphql" BANKING_URL="http://127.0.0.1:${PORT[banking]}/graphql"
-        OMS_URL="http://127.0.0.1:${PORT[oms]}/graphql" AUTH_JWKS_URL="$AUTH_URL/.well-known/jwks.json" AUTH_ISSUER="$AUTH_ISSUER") ;;
+      ENV+=(REDIS_URL="$REDIS_URL" GATEWAY_PORT="${PORT[gateway]}" GATEWAY_INTERNAL_PORT="${IPORT[gateway]}"
+        ACCOUNTS_URL="$internal:${IPORT[accounts]}/graphql" BANKING_URL="$internal:${IPORT[banking]}/graphql"
+        OMS_URL="$internal:${IPORT[oms]}/graphql" AUTH_JWKS_URL="$AUTH_URL/.well-known/jwks.json" AUTH_ISSUER="$AUTH_ISSUER") ;;
     rest-facade)
-      ENV+=(REDIS_URL="$REDIS_URL" FACADE_PORT="${PORT[rest-facade]}"
-        GATEWAY_URL="http://127.0.0.1:${PORT[gateway]}/graphql" AUTH_URL="$AUTH_URL"
+      ENV+=(REDIS_URL="$REDIS_URL" FACADE_PORT="${PORT[rest-facade]}" FACADE_INTERNAL_PORT="${IPORT[rest-facade]}"
+        GATEWAY_URL="$internal:${IPORT[gateway]}/graphql" AUTH_INTERNAL_URL="$internal:${IPORT[auth]}"
         AUTH_JWKS_URL="$AUTH_URL/.well-known/jwks.json" AUTH_ISSUER="$AUTH_ISSUER") ;;
   esac
 }
@@ -153,9 +163,9 @@ pass "PostgreSQL at $PG_URL"
 node -e 'const n=require("net");const u=new URL(process.argv[1]);const s=n.connect(+(u.port||6379),u.hostname,()=>{s.write("PING\r\n")});s.on("data",d=>{process.exit(String(d).startsWith("+PONG")?0:1)});s.on("error",()=>process.exit(1));setTimeout(()=>process.exit(1),3000)' "$REDIS_URL" \
   || die "Redis not reachable at $REDIS_URL"
 pass "Redis at $REDIS_URL"
-for app in "${APPS[@]}"; do
-  if node -e 'const s=require("net").createServer();s.once("error",()=>process.exit(1));s.listen(+process.argv[1],"0.0.0.0",()=>s.close())' "${PORT[$app]}"; then :; else
-    die "port ${PORT[$app]} ($app) is busy; set SMOKE_PORT_BASE"
+for port in "${PORT[@]}" "${IPORT[@]}" "$ADMIN_PORT"; do
+  if node -e 'const s=require("net").createServer();s.once("error",()=>process.exit(1));s.listen(+process.argv[1],"0.0.0.0",()=>s.close())' "$port"; then :; else
+    die "port $port is busy; set SMOKE_PORT_BASE"
   fi
 done
 pass "ports free: $(for a in "${APPS[@]}"; do printf '%s=%s ' "$a" "${PORT[$a]}"; done)"
@@ -169,6 +179,10 @@ for app in "${APPS[@]}"; do [ -f "dist/apps/$app/main.js" ] || die "dist/apps/$a
 [ -f dist/apps/gateway/supergraph.graphql ] || die "dist/apps/gateway/supergraph.graphql missing"
 pass "bundles present in dist/apps/{${APPS[*]// /,}}"
 
+npx tsx tools/service-keys/generate.ts >"$LOG_DIR/keys.env" 2>/dev/null || die "npm run service-keys failed"
+set -a; . "$LOG_DIR/keys.env"; set +a
+pass "service identities made (npm run service-keys)"
+
 step "databases"
 drop_databases
 for db in "${DBS[@]}"; do psql_admin -c "CREATE DATABASE \"${PREFIX}${db}\"" >/dev/null || die "CREATE DATABASE ${PREFIX}${db}"; done
@@ -178,12 +192,12 @@ pass "created ${DBS[*]/#/$PREFIX}"
 step "bad configuration stops every app, naming the variable"
 for app in "${APPS[@]}"; do
   app_env "$app"
-  out="$(env -i "${ENV[@]}" INTERNAL_SIGNING_KEY=short timeout 30 node "dist/apps/$app/main.js" 2>&1)"
+  out="$(env -i "${ENV[@]}" SERVICE_KEY='{"kty":"EC","d":"not-a-key-smoke-secret"}' timeout 30 node "dist/apps/$app/main.js" 2>&1)"
   rc=$?
-  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'INTERNAL_SIGNING_KEY' <<<"$out"; then
-    pass "$app: exit $rc, \"$(grep -m1 'INTERNAL_SIGNING_KEY' <<<"$out" | sed 's/^ *//')\""
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'SERVICE_KEY' <<<"$out" && ! grep -q 'not-a-key-smoke-secret' <<<"$out"; then
+    pass "$app: exit $rc, \"$(grep -m1 'SERVICE_KEY' <<<"$out" | sed 's/^ *//')\""
   else
-    fail "$app with INTERNAL_SIGNING_KEY=short: exit $rc, output: $(head -c 300 <<<"$out")"
+    fail "$app with a bad SERVICE_KEY: exit $rc, output: $(head -c 300 <<<"$out")"
   fi
 done
 app_env auth
@@ -204,25 +218,32 @@ wait_ready rest-facade && pass "rest-facade ready (pid ${PID[rest-facade]}, port
 
 step "health"
 for app in "${APPS[@]}"; do
-  for path in healthz readyz; do
-    body="$(curl -s -w ' %{http_code}' "http://127.0.0.1:${PORT[$app]}/$path")"
-    code="${body##* }"
-    if [ "$code" = 200 ]; then pass "$app /$path 200 ${body% *}"; else fail "$app /$path -> $body"; fi
+  for url in "http://127.0.0.1:${PORT[$app]}" "http://127.0.0.1:${IPORT[$app]}"; do
+    for path in healthz readyz; do
+      body="$(curl -s -w ' %{http_code}' "$url/$path")"
+      code="${body##* }"
+      if [ "$code" = 200 ]; then pass "$app $url/$path 200 ${body% *}"; else fail "$app $url/$path -> $body"; fi
+    done
   done
+  code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT[$app]}/metrics")"
+  [ "$code" = 404 ] && pass "$app public /metrics 404" || fail "$app public /metrics -> $code"
+  curl -s "http://127.0.0.1:${IPORT[$app]}/metrics" | grep -q http_request_duration_seconds && pass "$app internal /metrics" || fail "$app internal /metrics"
 done
 
 # ---------------------------------------------------------------------------------------------
 step "user, PAT, login through the facade, GET /v1/accounts"
 EMAIL="smoke-$(date +%s)-$RANDOM@example.com"
 EXPIRES="$(node -p 'new Date(Date.now()+7*86400e3).toISOString().slice(0,10)')"
-admin_post() { curl -s -w '\n%{http_code}' -X POST "$AUTH_URL$1" -H "authorization: Bearer $AUTH_ADMIN_TOKEN" -H 'content-type: application/json' -d "$2"; }
+admin_post() { curl -s -w '\n%{http_code}' -X POST "$ADMIN_URL$1" -H "authorization: Bearer $AUTH_ADMIN_TOKEN" -H 'content-type: application/json' -d "$2"; }
 
 resp="$(admin_post /admin/users "{\"email\":\"$EMAIL\",\"password\":\"smoke-password-$RANDOM$RANDOM\",\"firstName\":\"Smoke\",\"lastName\":\"Test\"}")"
 code="$(tail -n1 <<<"$resp")"; body="$(sed '$d' <<<"$resp")"
 [ "$code" = 201 ] && pass "POST /admin/users 201 (userId $(json_get userId <<<"$body"))" || fail "POST /admin/users -> $code $body"
 
-code="$(curl -s -o /dev/null -w '%{http_code}' -X POST "$AUTH_URL/admin/users" -H 'content-type: application/json' -d '{}')"
+code="$(curl -s -o /dev/null -w '%{http_code}' -X POST "$ADMIN_URL/admin/users" -H 'content-type: application/json' -d '{}')"
 [ "$code" = 401 ] && pass "POST /admin/users without the admin token 401" || fail "POST /admin/users without token -> $code"
+code="$(curl -s -o /dev/null -w '%{http_code}' -X POST "$AUTH_URL/admin/users" -H "authorization: Bearer $AUTH_ADMIN_TOKEN" -H 'content-type: application/json' -d '{}')"
+[ "$code" = 404 ] && pass "no admin API on auth's public listener (404 even with the credential)" || fail "POST $AUTH_URL/admin/users -> $code"
 
 resp="$(admin_post /admin/pats "{\"email\":\"$EMAIL\",\"name\":\"smoke\",\"scope\":\"READ_ONLY\",\"expires\":\"$EXPIRES\"}")"
 code="$(tail -n1 <<<"$resp")"; body="$(sed '$d' <<<"$resp")"
@@ -242,6 +263,9 @@ else fail "GET /v1/accounts -> $code $body"; fi
 
 code="$(curl -s -o /dev/null -w '%{http_code}' "$FACADE/accounts")"
 [ "$code" = 401 ] && pass "GET /v1/accounts without a token 401" || fail "GET /v1/accounts without token -> $code"
+
+code="$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:${PORT[gateway]}/graphql" -H 'content-type: application/json' -H "x-internal-claims: $JWT" -d '{"query":"{ accounts { id } }"}')"
+[ "$code" = 401 ] && pass "public gateway ignores an x-internal-claims header (401)" || fail "public gateway with x-internal-claims -> $code"
 
 # Every service still up after the traffic?
 for app in "${APPS[@]}"; do kill -0 "${PID[$app]}" 2>/dev/null || fail "$app died (see $LOG_DIR/$app.log)"; done

@@ -22,7 +22,8 @@ export function loadConfig<S extends z.ZodType>(service: string, schema: S, env:
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.') || '(root)';
-      const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
+      // Never echo what may be a secret (a key, a token, a password, a URL with credentials).
+      const given = issue.path.length === 1 && !/KEY|TOKEN|SECRET|PASSWORD|_URL$/.test(name) ? env[String(issue.path[0])] : undefined;
       return given === undefined ? `${name}: ${issue.message}` : `${name}: ${issue.message} (got "${given}")`;
     });
     throw new ConfigError(service, problems);
