@@ -8,6 +8,7 @@ import { baseApp, createService, finishService, type ServiceApp } from '@trading
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
 import { adminAudit } from './admin/audit';
+import { adminRateLimit } from './admin/rate-limit';
 import { clientAddressFromFacade } from './internal/client-address';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
@@ -146,7 +147,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   // The service team's API: its own listener (loopback by default), limited and audited.
   const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
   admin.use(
-    requestLimit(store, namespace, 'admin:ip', config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, 60),
+    adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
     adminAudit(config.AUTH_ADMIN_TOKEN, logger),
     adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry),
   );
