@@ -15,7 +15,9 @@
 #
 # Settings (environment):
 #   SMOKE_PG_URL      server URL, no database  (postgres://postgres@127.0.0.1:5432)
-#   SMOKE_REDIS_URL   Redis URL                 (redis://127.0.0.1:6379)
+#   SMOKE_REDIS_URL   Redis URL for the preflight (redis://127.0.0.1:6379); the services use a
+#                     private redis-server on BASE+379 with one ACL user each
+#                     (tools/service-mode/redis-users.sh), as docker-compose.yml runs it
 #   SMOKE_DB_PREFIX   database name prefix      (svc_  -> svc_auth, svc_accounts, …)
 #   SMOKE_PORT_BASE   public ports BASE+0..3 (gateway, accounts, banking, oms), BASE+80 (facade),
 #                     BASE+81 (auth); internal ports the same + 100; admin BASE+189 (38000)
@@ -42,6 +44,9 @@ declare -A PORT=(
 declare -A IPORT=()
 for app in "${APPS[@]}"; do IPORT[$app]=$((PORT[$app] + 100)); done
 ADMIN_PORT=$((BASE + 189))
+ACL_REDIS_PORT=$((BASE + 379))
+ACL_REDIS_PID=""
+declare -A REDIS_FOR=()
 declare -A PID=()
 ENV=()
 
@@ -69,6 +74,7 @@ app_env() {
   key_var="${key_var//-/_}"
   ENV=(PATH="$PATH" HOME="${HOME:-/tmp}" NODE_ENV=production LOG_LEVEL=warn LISTEN_HOST=127.0.0.1 INTERNAL_LISTEN_HOST=127.0.0.1
     SERVICE_KEY="${!key_var}" SERVICE_TRUSTED_KEYS="$SERVICE_TRUSTED_KEYS")
+  local REDIS_URL="${REDIS_FOR[$app]:-$REDIS_URL}"
   local internal="http://127.0.0.1"
   case "$app" in
     auth)
@@ -143,6 +149,7 @@ cleanup() {
   CLEANED=1
   step "teardown"
   [ ${#PID[@]} -gt 0 ] && stop_all
+  [ -n "$ACL_REDIS_PID" ] && kill "$ACL_REDIS_PID" 2>/dev/null
   drop_databases && pass "dropped databases ${DBS[*]/#/$PREFIX}"
   if [ $FAILURES -gt 0 ] || [ "${SMOKE_KEEP_LOGS:-0}" = 1 ]; then echo "  logs in $LOG_DIR"; else rm -rf "$LOG_DIR"; fi
   echo
@@ -163,7 +170,7 @@ pass "PostgreSQL at $PG_URL"
 node -e 'const n=require("net");const u=new URL(process.argv[1]);const s=n.connect(+(u.port||6379),u.hostname,()=>{s.write("PING\r\n")});s.on("data",d=>{process.exit(String(d).startsWith("+PONG")?0:1)});s.on("error",()=>process.exit(1));setTimeout(()=>process.exit(1),3000)' "$REDIS_URL" \
   || die "Redis not reachable at $REDIS_URL"
 pass "Redis at $REDIS_URL"
-for port in "${PORT[@]}" "${IPORT[@]}" "$ADMIN_PORT"; do
+for port in "${PORT[@]}" "${IPORT[@]}" "$ADMIN_PORT" "$ACL_REDIS_PORT"; do
   if node -e 'const s=require("net").createServer();s.once("error",()=>process.exit(1));s.listen(+process.argv[1],"0.0.0.0",()=>s.close())' "$port"; then :; else
     die "port $port is busy; set SMOKE_PORT_BASE"
   fi
@@ -182,6 +189,23 @@ pass "bundles present in dist/apps/{${APPS[*]// /,}}"
 npx tsx tools/service-keys/generate.ts >"$LOG_DIR/keys.env" 2>/dev/null || die "npm run service-keys failed"
 set -a; . "$LOG_DIR/keys.env"; set +a
 pass "service identities made (npm run service-keys)"
+
+step "redis with one ACL user per service"
+command -v redis-server >/dev/null || die "redis-server not found (apt-get install redis-server)"
+for v in AUTH FACADE GATEWAY ACCOUNTS BANKING OMS; do export "REDIS_${v}_PASSWORD=$(openssl rand -hex 16)"; done
+EVENTS_STREAM="${PREFIX}oms:events" sh tools/service-mode/redis-users.sh --port "$ACL_REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
+  >"$LOG_DIR/redis.log" 2>&1 &
+ACL_REDIS_PID=$!
+for _ in $(seq 1 20); do redis-cli -p "$ACL_REDIS_PORT" ping 2>&1 | grep -q NOAUTH && break; sleep 0.25; done
+acl_url() { echo "redis://$1:$2@127.0.0.1:$ACL_REDIS_PORT"; }
+REDIS_FOR=([auth]="$(acl_url auth "$REDIS_AUTH_PASSWORD")" [rest-facade]="$(acl_url rest-facade "$REDIS_FACADE_PASSWORD")"
+  [gateway]="$(acl_url gateway "$REDIS_GATEWAY_PASSWORD")" [accounts]="$(acl_url accounts "$REDIS_ACCOUNTS_PASSWORD")"
+  [banking]="$(acl_url banking "$REDIS_BANKING_PASSWORD")" [oms]="$(acl_url oms "$REDIS_OMS_PASSWORD")")
+redis_as() { local user="$1" pw="$2"; shift 2; redis-cli -p "$ACL_REDIS_PORT" --user "$user" --pass "$pw" --no-auth-warning "$@" 2>&1; }
+[ "$(redis-cli -p "$ACL_REDIS_PORT" get session:x 2>&1 | grep -c NOAUTH)" = 1 ] && pass "no default user" || fail "redis default user is on"
+redis_as banking "$REDIS_BANKING_PASSWORD" get session:x | grep -q NOPERM && pass "banking cannot read sessions" || fail "banking read a session key"
+redis_as gateway "$REDIS_GATEWAY_PASSWORD" set session:x forged | grep -q NOPERM && pass "the gateway cannot write sessions" || fail "the gateway wrote a session"
+redis_as auth "$REDIS_AUTH_PASSWORD" flushall | grep -q NOPERM && pass "no service may FLUSHALL" || fail "auth ran FLUSHALL"
 
 step "databases"
 drop_databases
