@@ -4,8 +4,10 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, InternalClaimsVerifier, SessionStore, type ServiceName } from '@trading/auth';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
+import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
@@ -24,8 +26,13 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
     buildService: ({ name, url }) => new SubgraphSource(name as ServiceName, subgraphUrls[name] ?? url!),
   });
   // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
+  // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
+  const operationLimits = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: config.GRAPHQL_INTROSPECTION });
   const server = new ApolloServer<GatewayContext>({
     gateway,
+    plugins: operationLimits.plugins,
+    validationRules: operationLimits.validationRules,
+    parseOptions: operationLimits.parseOptions,
     formatError: maskError,
     includeStacktraceInErrorResponses: false,
     stopOnTerminationSignals: false,
@@ -43,8 +50,12 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
 
   const { app, internal } = createService({ name: 'gateway', logger, trustProxy: config.GATEWAY_TRUST_PROXY, readiness: { redis: () => store.ping() } });
-  app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(server, { context: publicGatewayContext(edge, signer) }));
-  internal.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
+  // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
+  const body = express.json({ limit: '64kb' });
+  // The facade's calls arrive on the internal listener, already counted there.
+  const limits = new ApiLimits(store, config);
+  app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
+  internal.use('/graphql', body, expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
   finishService(app, logger);
   finishService(internal, logger);
 

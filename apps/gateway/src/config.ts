@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const gatewayConfigSchema = z.object({
   ...commonSchema,
+  ...apiLimitSchema,
   ...serviceIdentityFields('gateway'),
   /** Public listener: /graphql for internal front-ends with a bearer token. */
   GATEWAY_PORT: field.port(4000),

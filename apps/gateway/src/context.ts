@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { ApiLimits } from '@trading/rate-limit';
 import { GraphQLError } from 'graphql';
 import { INTERNAL_CLAIMS_HEADER, type Claims, type EdgeAuthenticator, type InternalClaimsSigner, type InternalClaimsVerifier, type ServiceName } from '@trading/auth';
 import { AppError, errors, wwwAuthenticate } from '@trading/errors';
@@ -37,14 +38,22 @@ function asGraphQLError(err: unknown): GraphQLError {
  * (signature, live session, IP list). A caller's internal claims header never gets this far:
  * the public listener drops it.
  */
-export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalClaimsSigner) {
-  return async ({ req }: { req: Request }): Promise<GatewayContext> => {
+export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalClaimsSigner, limits: ApiLimits) {
+  return async ({ req, res }: { req: Request; res: Response }): Promise<GatewayContext> => {
     try {
-      return contextFor(await edge.authenticate(req.get('authorization'), req.ip), req.requestId, signer);
+      const claims = await edge.authenticate(req.get('authorization'), req.ip);
+      await limits.forCaller(res, claims, placesOrder(req.body));
+      return contextFor(claims, req.requestId, signer);
     } catch (err) {
       throw asGraphQLError(err);
     }
   };
+}
+
+/** A mutation that places an order (the tighter budget); a cheap look at the text, before parsing. */
+function placesOrder(body: unknown): boolean {
+  const query = (body as { query?: unknown } | undefined)?.query;
+  return typeof query === 'string' && /\bmutation\b/.test(query) && /\bplaceOrder\b/.test(query);
 }
 
 /** Internal listener: the REST facade already authenticated the caller and signed its claims for the gateway. */

@@ -118,6 +118,12 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       return { app, server };
     };
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, LISTEN_HOST: host, INTERNAL_LISTEN_HOST: host };
+    const apiLimits = {
+      API_RATE_LIMIT_PER_MINUTE: config.API_RATE_LIMIT_PER_MINUTE,
+      API_ORDER_RATE_LIMIT_PER_MINUTE: config.API_ORDER_RATE_LIMIT_PER_MINUTE,
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
+      API_RATE_LIMIT_NAMESPACE: `${config.PLATFORM_DB_PREFIX}api`,
+    };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL);
 
     // Accounts and banking can be killed and started again (crash tests): the closer stops whichever instance runs.
@@ -252,6 +258,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
         {
           ...common,
           ...identity('gateway'),
+          ...apiLimits,
           GATEWAY_PORT: config.GATEWAY_PORT,
           GATEWAY_INTERNAL_PORT: config.GATEWAY_INTERNAL_PORT,
           ACCOUNTS_URL: accountsGraphql,
@@ -272,6 +279,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
         {
           ...common,
           ...identity('rest-facade'),
+          ...apiLimits,
           FACADE_PORT: config.FACADE_PORT,
           FACADE_INTERNAL_PORT: config.FACADE_INTERNAL_PORT,
           GATEWAY_URL: `${gateway.server.internal.url}/graphql`,

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, ConfigError, field, loadConfig, z } from '@trading/config';
 
 /** Where the all-in-one mode keeps its data (embedded PostgreSQL, the generated admin credential): one folder per user. */
 export function defaultPlatformDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -41,6 +41,7 @@ export const platformConfigSchema = z.object({
   /** Introspection and schema hints at the gateway: on for local development. */
   GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
+  ...apiLimitSchema,
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;

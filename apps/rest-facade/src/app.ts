@@ -1,6 +1,7 @@
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
+import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
@@ -30,8 +31,12 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
   // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
   // claims), then everything else under /v1 is an authenticated API call from the route table.
   app.use(docsRouter(BASE_PATH));
-  app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer));
-  app.use(BASE_PATH, authenticate(edge), routeTableRouter(ROUTES, gateway, signer));
+  const limits = new ApiLimits(store, config);
+  // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
+  const byAddress = limits.byAddress();
+  app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
+  app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
+  app.use(BASE_PATH, authenticate(edge, limits), routeTableRouter(ROUTES, gateway, signer));
   finishService(app, logger);
   finishService(internal, logger);
 

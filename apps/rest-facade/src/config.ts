@@ -1,8 +1,9 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const facadeConfigSchema = z.object({
   ...commonSchema,
+  ...apiLimitSchema,
   ...serviceIdentityFields('rest-facade'),
   /** Public listener: /v1 and the API docs. */
   FACADE_PORT: field.port(8080),

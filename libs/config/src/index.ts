@@ -66,3 +66,15 @@ export const commonSchema = {
   /** The internal listener's address: reachable by the platform's own services only (network policy). */
   INTERNAL_LISTEN_HOST: field.host('0.0.0.0'),
 };
+
+/** The edges' request budgets (DESIGN §6); 0 turns a limit off (benchmarks). */
+export const apiLimitSchema = {
+  /** Requests per minute per token (a PAT, or one user's grant to one vendor app), shared by the facade and the gateway. */
+  API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+  /** Order placements per minute per token, within the budget above. */
+  API_ORDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Requests per minute per client address, authenticated or not (a NAT or CI runner shares one). */
+  API_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Part of every counter's key: deployments sharing one Redis never count each other's requests. */
+  API_RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('api'),
+};

@@ -83,6 +83,45 @@ export class FailureLimiter {
   }
 }
 
+/**
+ * A budget of requests per key per minute (per token, per client address, per order
+ * placement): the answer for one request says whether it may go on. Counted in Redis, so every
+ * instance of a service shares the count; a limit of 0 is off (benchmarks).
+ */
+export class RequestLimiter {
+  private readonly limiter: RateLimiterAbstract | undefined;
+
+  constructor(
+    store: KeyValueStore,
+    namespace: string,
+    readonly rule: { name: string; perMinute: number },
+  ) {
+    if (rule.perMinute <= 0) return;
+    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: 60 };
+    this.limiter = store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+  }
+
+  /** Counts one request; undefined when the limit is off. */
+  async take(key: string): Promise<LimitState | undefined> {
+    if (!this.limiter) return undefined;
+    let res: RateLimiterRes;
+    try {
+      res = await this.limiter.consume(hashKey(key));
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
+      res = err;
+    }
+    const limit = this.rule.perMinute;
+    return {
+      limit,
+      remaining: Math.max(0, limit - res.consumedPoints),
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+      windowSeconds: 60,
+      blocked: res.consumedPoints > limit,
+    };
+  }
+}
+
 /** Hashed keys keep e-mail addresses out of Redis and bound the length of caller-chosen keys. */
 const hashKey = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 32);
 
@@ -107,3 +146,4 @@ export function rateLimitHeaders(state: LimitState): Record<string, string> {
 export function rateLimited(state: LimitState, detail = 'Too many failed attempts; retry later'): AppError {
   return new AppError('RATE_LIMITED', detail, { details: { retryAfterSeconds: state.resetSeconds } });
 }
+export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';

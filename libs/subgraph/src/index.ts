@@ -6,6 +6,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
 import { deriveServiceSecret, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
+import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
@@ -54,9 +55,12 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
   const schema = buildSubgraphSchema([{ typeDefs, resolvers: enforceScopes(merged, options.scopes) }]);
   assertEveryRootFieldHasAScopeRule(schema, options.scopes);
 
+  const limits = graphqlLimits(SUBGRAPH_GRAPHQL_LIMITS, { suggestions: false });
   const server = new ApolloServer<SubgraphContext>({
     schema,
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ...limits.plugins],
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
     // Only the gateway (a static supergraph) and sibling services call a subgraph: none needs introspection or hints.
     introspection: false,
     hideSchemaDetailsFromClientErrors: true,

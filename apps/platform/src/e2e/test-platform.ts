@@ -20,6 +20,19 @@ export function inProcessPlatformConfig(prefix: string, env: Record<string, stri
     ACCOUNTS_PORT: '0',
     BANKING_PORT: '0',
     OMS_PORT: '0',
+    // Internal ports too: several platforms run side by side in one test run.
+    FACADE_INTERNAL_PORT: '0',
+    AUTH_INTERNAL_PORT: '0',
+    GATEWAY_INTERNAL_PORT: '0',
+    ACCOUNTS_INTERNAL_PORT: '0',
+    BANKING_INTERNAL_PORT: '0',
+    OMS_INTERNAL_PORT: '0',
+    AUTH_ADMIN_PORT: '0',
+    // Specs drive many calls per token and address; api-limits.spec turns them on.
+    API_RATE_LIMIT_PER_MINUTE: '0',
+    API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
+    API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+    AUTH_ADMIN_TOKEN: `adm_test_${uniqueId()}_${uniqueId()}`,
     ...env,
   });
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { methodAllowedFor, type Claims, type EdgeAuthenticator } from '@trading/auth';
 import { AppError } from '@trading/errors';
+import type { ApiLimits } from '@trading/rate-limit';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -10,14 +11,16 @@ declare module 'express-serve-static-core' {
 
 /**
  * Authenticates every API call once, at the edge: token, live session, IP restriction, and
- * the PAT method rule of spec §5.2 (READ_ONLY → GET, HEAD, OPTIONS only).
+ * the PAT method rule of spec §5.2 (READ_ONLY → GET, HEAD, OPTIONS only), then the token's
+ * request budget (tighter for order placement).
  */
-export function authenticate(edge: EdgeAuthenticator): RequestHandler {
-  return async (req, _res, next) => {
+export function authenticate(edge: EdgeAuthenticator, limits: ApiLimits): RequestHandler {
+  return async (req, res, next) => {
     const claims = await edge.authenticate(req.get('authorization'), req.ip);
     if (!methodAllowedFor(claims.access, req.method)) {
       throw new AppError('READ_ONLY_TOKEN', `A READ_ONLY token may not use ${req.method}`);
     }
+    await limits.forCaller(res, claims, req.method === 'POST' && req.path === '/oms/order');
     req.claims = claims;
     next();
   };

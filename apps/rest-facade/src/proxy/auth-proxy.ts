@@ -3,6 +3,7 @@ import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, INTERNAL_TRUST, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
 import { errors } from '@trading/errors';
+import type { ApiLimits } from '@trading/rate-limit';
 import { authenticate } from '../edge/authenticate';
 
 /**
@@ -36,7 +37,7 @@ function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; remove
  * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
  * A claims header is only ever the facade's own: a caller's is dropped.
  */
-export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator, signer: InternalClaimsSigner): Router {
+export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator, signer: InternalClaimsSigner, limits: ApiLimits): Router {
   const router = Router();
   const signAddress = async (req: Request) => ({ [CLIENT_ADDRESS_HEADER]: await signer.signClientAddress(req.ip ?? '', 'auth') });
   const publicProxy = createProxyMiddleware<IncomingMessage>({
@@ -67,7 +68,7 @@ export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator
   for (const route of AUTHENTICATED_AUTH_ROUTES) {
     router[route.method === 'GET' ? 'get' : 'post'](
       route.path,
-      authenticate(edge),
+      authenticate(edge, limits),
       async (req, _res, next) => {
         const claims = req.claims!;
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'graphql-limits', preset: '../../jest.preset.js', rootDir: '.' };

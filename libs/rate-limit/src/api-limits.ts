@@ -1,0 +1,65 @@
+import type { RequestHandler, Response } from 'express';
+import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
+import type { KeyValueStore } from '@trading/redis';
+
+export interface ApiLimitSettings {
+  API_RATE_LIMIT_PER_MINUTE: number;
+  API_ORDER_RATE_LIMIT_PER_MINUTE: number;
+  API_ADDRESS_RATE_LIMIT_PER_MINUTE: number;
+  API_RATE_LIMIT_NAMESPACE: string;
+}
+
+/** Who a budget belongs to: the PAT, or the user's grant to one app (a new session does not reset it). */
+export interface LimitedCaller {
+  sub: string;
+  patId?: string;
+  clientId?: string;
+}
+
+const tokenKey = (caller: LimitedCaller) => (caller.patId ? `pat:${caller.patId}` : `app:${caller.clientId ?? '-'}:${caller.sub}`);
+
+/**
+ * The edges' request limits (facade and gateway share the counts, so a token has one budget):
+ * per client address before authentication, per token after it, and a tighter one for order
+ * placement. A refusal is 429 with Retry-After and RateLimit-* headers; every answer carries
+ * the RateLimit-* headers of the tightest budget it used.
+ */
+export class ApiLimits {
+  private readonly perAddress: RequestLimiter;
+  private readonly perToken: RequestLimiter;
+  private readonly orders: RequestLimiter;
+
+  constructor(store: KeyValueStore, settings: ApiLimitSettings) {
+    const namespace = settings.API_RATE_LIMIT_NAMESPACE;
+    this.perAddress = new RequestLimiter(store, namespace, { name: 'address', perMinute: settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE });
+    this.perToken = new RequestLimiter(store, namespace, { name: 'token', perMinute: settings.API_RATE_LIMIT_PER_MINUTE });
+    this.orders = new RequestLimiter(store, namespace, { name: 'orders', perMinute: settings.API_ORDER_RATE_LIMIT_PER_MINUTE });
+  }
+
+  /** Express middleware: the per-address budget, for every request (tokens or not). */
+  byAddress(): RequestHandler {
+    return async (req, res, next) => {
+      next(this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')]));
+    };
+  }
+
+  /** The caller's budgets once it is known; throws the 429 when one is spent. */
+  async forCaller(res: Response, caller: LimitedCaller, placesOrder: boolean): Promise<void> {
+    const key = tokenKey(caller);
+    const states = [await this.perToken.take(key)];
+    if (placesOrder) states.push(await this.orders.take(key));
+    const refusal = this.decide(res, states);
+    if (refusal) throw refusal;
+  }
+
+  private decide(res: Response, states: Array<LimitState | undefined>) {
+    const used = states.filter((s): s is LimitState => !!s);
+    if (!used.length) return undefined;
+    const current = res.locals['rateLimit'] as LimitState | undefined;
+    const state = tightest(current ? [current, ...used] : used);
+    res.locals['rateLimit'] = state;
+    res.set(rateLimitHeaders(state));
+    return state.blocked ? rateLimited(state, 'Too many requests; retry after the time in Retry-After') : undefined;
+  }
+}
+
