@@ -16,6 +16,17 @@ export interface SubgraphContext {
   claims: Claims;
   requestId: string;
   logger: Logger;
+  /** Per-request memo (DataLoaders, lookups): see `perRequest`. */
+  memo: Map<string, unknown>;
+}
+
+/**
+ * One instance per request of something that batches or caches, e.g. a DataLoader for a list
+ * field, so N parents cost one query, and nothing is shared between callers.
+ */
+export function perRequest<T>(ctx: SubgraphContext, name: string, make: () => T): T {
+  if (!ctx.memo.has(name)) ctx.memo.set(name, make());
+  return ctx.memo.get(name) as T;
 }
 
 export type Resolvers = GraphQLResolverMap<SubgraphContext>;
@@ -80,7 +91,7 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
         if (!claims) {
           throw new GraphQLError('Missing or invalid internal claims', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
         }
-        return { claims, requestId: req.requestId, logger: options.logger };
+        return { claims, requestId: req.requestId, logger: options.logger, memo: new Map() };
       },
     }),
   );

@@ -365,9 +365,12 @@ export class OrdersService {
     return row && row.account_id === accountId ? presentOrder(row) : null;
   }
 
-  async fills(orderId: string): Promise<TradeView[]> {
-    const rows: TradeRow[] = await this.dataSource.query('SELECT * FROM trades WHERE order_id = $1 ORDER BY seq', [orderId]);
-    return rows.map(presentTrade);
+  /** The fills of several orders in one query (a DataLoader's batch), in the order of `orderIds`. */
+  async fillsOf(orderIds: readonly string[]): Promise<TradeView[][]> {
+    const rows: TradeRow[] = await this.dataSource.query('SELECT * FROM trades WHERE order_id = ANY($1::uuid[]) ORDER BY seq', [orderIds]);
+    const byOrder = new Map<string, TradeView[]>(orderIds.map((id) => [id, []]));
+    for (const row of rows) byOrder.get(row.order_id)?.push(presentTrade(row));
+    return orderIds.map((id) => byOrder.get(id)!);
   }
 
   /** The account's orders, newest first; filter by status and creation time. */

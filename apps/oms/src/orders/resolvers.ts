@@ -1,4 +1,5 @@
-import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import DataLoader from 'dataloader';
+import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import type { OrderView } from './order-store';
 import type { OrdersService } from './orders.service';
 
@@ -15,7 +16,8 @@ export function ordersResolvers(orders: OrdersService): Resolvers {
       orderRules: (account: { id: string }, args: { symbol?: string }) => orders.rules(account.id, args.symbol),
     },
     Order: {
-      fills: (order: OrderView) => orders.fills(order.id),
+      // One query for the fills of every order in the answer, not one per order.
+      fills: (order: OrderView, _args: unknown, ctx: SubgraphContext) => perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => orders.fillsOf(ids))).load(order.id),
     },
     Mutation: {
       // Mutations name an account directly: ownership is asked of the accounts subgraph with the caller's claims.
