@@ -1,0 +1,51 @@
+import { http } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { startOrdersPlatform, until } from './orders-platform';
+import { patSession } from './sessions';
+import type { TestPlatform } from './test-platform';
+
+const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id;
+
+/** Issue 10, N+1: a list of orders with their fills costs one trades query, however many orders. */
+describe('order list fields are batched', () => {
+  let p: TestPlatform;
+  let writer: string;
+  beforeAll(async () => {
+    p = await startOrdersPlatform();
+    writer = await patSession(p, alice.email, 'READ_WRITE');
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  it('reads the fills of every order in an answer with one query', async () => {
+    await p.oms.feed.setPrice('MSFT', '100.00');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await http('POST', `${p.urls.api}/oms/order`, { token: writer, body: { accountId: aliceCash, symbol: 'MSFT', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' } });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    for (const id of ids) await until(() => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${id}`, { token: writer }), (r) => r.body.status === 'FILLED', `order ${id} filled`);
+
+    // Count the statements the OMS sends while answering (the real DataSource, only observed).
+    const ds = p.oms.dataSource;
+    const original = ds.query.bind(ds);
+    const statements: string[] = [];
+    ds.query = ((sql: string, params?: unknown[]) => {
+      statements.push(sql);
+      return original(sql, params);
+    }) as typeof ds.query;
+    try {
+      const res = await http('POST', p.urls.gateway, {
+        token: writer,
+        body: { query: 'query($id: ID!) { account(id: $id) { orders(limit: 20) { nodes { id fills { quantity price } } } } }', variables: { id: aliceCash } },
+      });
+      expect(res.body.errors).toBeUndefined();
+      const nodes = res.body.data.account.orders.nodes as Array<{ id: string; fills: unknown[] }>;
+      expect(nodes.filter((o) => ids.includes(o.id)).every((o) => o.fills.length === 1)).toBe(true);
+    } finally {
+      ds.query = original;
+    }
+    expect(statements.filter((s) => /FROM trades/.test(s))).toHaveLength(1);
+  });
+});
