@@ -32,6 +32,12 @@ export const omsConfigSchema = z.object({
   OMS_MARKET_COLLAR: decimal('0.05'),
   /** Commission: this fraction of the traded value, in the instrument's currency. */
   OMS_COMMISSION_RATE: decimal('0.0005'),
+  /** The least an order that trades pays in commission, in the instrument's currency. */
+  OMS_MIN_COMMISSION: decimal('1.00'),
+  /** Limit and stop prices must lie within this fraction of the last price (0.5 = ±50 %). */
+  OMS_PRICE_BAND: decimal('0.5'),
+  /** Working orders one account may have at once; more are refused (422 naming accountId). */
+  OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
   /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
   OMS_TRADING_HOURS: z.string().regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)').default('always'),
   /** A buy still ACCEPTED this long after placement (its hold never confirmed, e.g. banking was down) is rejected and its hold released. */

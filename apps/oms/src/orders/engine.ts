@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '@trading/logging';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
-import { fillAmounts } from './money';
+import { fillAmounts, type CommissionSchedule } from './money';
 import { announceClose, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
 import { floorToLot } from './order-rules';
 
@@ -11,7 +11,7 @@ export interface EngineOptions {
   intervalMs: number;
   /** Quantity per instrument per pass. */
   liquidity: string;
-  commissionRate: string;
+  commission: CommissionSchedule;
   /** ACCEPTED orders older than this lost their placing request (crash): their hold is released and they are rejected. */
   acceptTimeoutMs?: number;
 }
@@ -35,6 +35,24 @@ interface Quote {
  * as market (STOP) or limit (STOP_LIMIT) orders. IOC fills what it can in its first pass and
  * cancels the rest; FOK fills entirely in its first pass or is cancelled.
  */
+/**
+ * The working orders that can do something at the current price, best price first, then
+ * oldest (price-time priority): marketable ones, stops the price has reached, and IOC/FOK
+ * orders (filled or cancelled in their first pass). An order resting away from the market costs
+ * nothing per pass, so thousands of them cannot starve anyone else's market order.
+ */
+const WORTH_A_LOOK = `
+  SELECT o.id, o.symbol FROM orders o JOIN instruments i ON i.symbol = o.symbol
+  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND (
+    o.time_in_force IN ('IOC', 'FOK')
+    OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL
+        AND CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END)
+    OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL)
+        AND (o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last_price <= o.limit_price ELSE i.last_price >= o.limit_price END)
+        AND (o.side = 'SELL' OR o.collar_price IS NULL OR i.last_price <= o.collar_price)))
+  ORDER BY o.symbol, (o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.limit_price ELSE o.limit_price END, o.seq
+  LIMIT 2000`;
+
 export class ExecutionEngine {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> = Promise.resolve();
@@ -80,9 +98,7 @@ export class ExecutionEngine {
     const quotes = new Map<string, Quote>();
     for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments')) quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
     const liquidity = new Map<string, Decimal>();
-    const working: Array<{ id: string; symbol: string }> = await this.dataSource.query(
-      "SELECT id, symbol FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') ORDER BY seq LIMIT 2000",
-    );
+    const working: Array<{ id: string; symbol: string }> = await this.dataSource.query(WORTH_A_LOOK);
     for (const { id, symbol } of working) {
       const quote = quotes.get(symbol);
       if (!quote) continue;
@@ -124,7 +140,7 @@ export class ExecutionEngine {
     }
 
     const valueAfter = new Decimal(order.filled_value).plus(quantity.times(price));
-    const { gross, commission } = fillAmounts(order.filled_value, valueAfter, this.options.commissionRate, order.currency);
+    const { gross, commission } = fillAmounts(order.filled_value, valueAfter, this.options.commission, order.currency);
     const net = buy ? gross.plus(commission).neg() : gross.minus(commission);
     const [trade] = await tx.query(
       `INSERT INTO trades (order_id, account_id, symbol, side, quantity, price, currency, gross_amount, commission, net_amount)

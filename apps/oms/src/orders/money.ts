@@ -8,18 +8,29 @@ export const roundMoney = (value: Decimal.Value, currency: string): Decimal => n
 export const ceilMoney = (value: Decimal.Value, currency: string): Decimal => new Decimal(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_UP);
 export const formatMoney = (value: Decimal.Value, currency: string): string => new Decimal(value).toFixed(minorUnits(currency));
 
+/** What an order pays to trade: `rate` of its traded value, but at least `minimum` once it trades at all. */
+export interface CommissionSchedule {
+  rate: string;
+  minimum: string;
+}
+
 /**
- * Commission on a traded value: `rate` of it, rounded once to the currency's minor unit.
+ * Commission on an order's cumulative traded value, rounded once to the currency's minor unit.
  * Fills are charged the difference of this function over the order's cumulative value, so an
- * order's total commission never depends on how it was split into fills (and the hold, taken
- * on the largest possible value, always covers it).
+ * order's total commission never depends on how it was split into fills (the first fill pays
+ * the minimum, later ones only what the rate adds beyond it), and the hold, taken on the
+ * largest possible value, always covers it.
  */
-export const commissionOn = (value: Decimal.Value, rate: string, currency: string): Decimal => roundMoney(new Decimal(value).times(rate), currency);
+export function commissionOn(value: Decimal.Value, schedule: CommissionSchedule, currency: string): Decimal {
+  const traded = new Decimal(value);
+  if (traded.lte(0)) return new Decimal(0);
+  return Decimal.max(roundMoney(traded.times(schedule.rate), currency), roundMoney(schedule.minimum, currency));
+}
 
 /** What one fill adds to an order whose cumulative traded value goes from `before` to `after`. */
-export function fillAmounts(before: Decimal.Value, after: Decimal.Value, rate: string, currency: string): { gross: Decimal; commission: Decimal } {
+export function fillAmounts(before: Decimal.Value, after: Decimal.Value, schedule: CommissionSchedule, currency: string): { gross: Decimal; commission: Decimal } {
   return {
     gross: roundMoney(after, currency).minus(roundMoney(before, currency)),
-    commission: commissionOn(after, rate, currency).minus(commissionOn(before, rate, currency)),
+    commission: commissionOn(after, schedule, currency).minus(commissionOn(before, schedule, currency)),
   };
 }

@@ -116,6 +116,22 @@ export function checkInstrumentRules(request: OrderRequest, instrument: Instrume
   return instrument;
 }
 
+/**
+ * Limit and stop prices within `band` (a fraction, e.g. 0.5 = ±50 %) of the last price: a
+ * $0.01 bid on a $190 share can never fill and only sits on the book (and on the engine).
+ */
+export function checkPriceBand(request: OrderRequest, instrument: Instrument, band: string): void {
+  const last = new Decimal(instrument.lastPrice);
+  const low = last.times(new Decimal(1).minus(band));
+  const high = last.times(new Decimal(1).plus(band));
+  for (const name of ['limitPrice', 'stopPrice'] as const) {
+    const price = request[name];
+    if (price !== null && (new Decimal(price).lt(low) || new Decimal(price).gt(high))) {
+      throw refused(name, `${name} must be within ${new Decimal(band).times(100).toString()}% of the last price ${last.toString()} (${low.toDecimalPlaces(4).toString()} to ${high.toDecimalPlaces(4).toString()})`);
+    }
+  }
+}
+
 /** Rounds a price up to the instrument's tick. */
 export const ceilToTick = (price: Decimal.Value, tick: string): Decimal => new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_UP).times(tick);
 export const floorToLot = (quantity: Decimal.Value, lot: string): Decimal => new Decimal(quantity).div(lot).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(lot);

@@ -137,6 +137,12 @@ export const ordersTypeDefs = /* GraphQL */ `
     tradingHours: String!
     "Commission as a fraction of the traded value."
     commissionRate: String!
+    "The least an order that trades pays in commission, in the instrument's currency."
+    minimumCommission: String!
+    "Limit and stop prices must lie within this fraction of the last price."
+    priceBand: String!
+    "Working orders one account may have at once."
+    maxOpenOrders: Int!
     "Market and stop buys reserve (and never pay more than) the reference price × (1 + collar)."
     marketOrderCollar: String!
     instruments: [InstrumentRule!]!

@@ -14,6 +14,7 @@ import { closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, t
 import {
   ceilToTick,
   checkInstrumentRules,
+  checkPriceBand,
   ORDER_TYPES,
   parseOrderRequest,
   parseUuid,
@@ -26,6 +27,12 @@ import {
 export interface OrdersOptions {
   collar: string;
   commissionRate: string;
+  /** Lowest commission of an order that trades, in the instrument's currency. */
+  minimumCommission: string;
+  /** Limit and stop prices within this fraction of the last price. */
+  priceBand: string;
+  /** Working orders one account may have at once. */
+  maxOpenOrdersPerAccount: number;
 }
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'];
@@ -75,6 +82,9 @@ export class OrdersService {
       marketOpen: this.hours.isOpen(),
       tradingHours: this.hours.spec === 'always' ? 'always open' : `${this.hours.spec} UTC`,
       commissionRate: this.options.commissionRate,
+      minimumCommission: this.options.minimumCommission,
+      priceBand: this.options.priceBand,
+      maxOpenOrders: this.options.maxOpenOrdersPerAccount,
       marketOrderCollar: this.options.collar,
       instruments: instruments.map((i) => ({
         symbol: i.symbol,
@@ -103,6 +113,7 @@ export class OrdersService {
     if (!instrument) throw new AppError('UNPROCESSABLE', `Unknown symbol ${request.symbol}`, { field: 'symbol' });
     try {
       checkInstrumentRules(request, instrument);
+      checkPriceBand(request, instrument, this.options.priceBand);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       rejectReasons.push({ field: err.field ?? 'body', message: err.message });
@@ -113,7 +124,7 @@ export class OrdersService {
     const quantity = new Decimal(request.quantity);
     const value = quantity.times(r.estimatedPrice);
     const gross = new Decimal(formatMoney(value, currency));
-    const commission = commissionOn(value, this.options.commissionRate, currency);
+    const commission = commissionOn(value, this.schedule, currency);
     const buy = request.side === 'BUY';
     const cashChange = buy ? gross.plus(commission).neg() : gross.minus(commission);
     const balance = await this.banking.balance(request.accountId, currency, claims);
@@ -173,6 +184,7 @@ export class OrdersService {
     const request = parseOrderRequest(input);
     const key = this.parseIdempotencyKey(idempotencyKey);
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
+    checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
     const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
@@ -219,6 +231,7 @@ export class OrdersService {
       );
       const order = inserted[0];
       if (!order) throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, { field: 'clientOrderId' });
+      await this.checkOpenOrderCap(tx, request.accountId);
       if (key) await tx.query('UPDATE order_idempotency_keys SET order_id = $3 WHERE user_id = $1 AND key = $2', [claims.sub, key, order.id]);
       if (!buy) {
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
@@ -286,7 +299,7 @@ export class OrdersService {
     const buy = request.side === 'BUY';
     const collarPrice = buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
     const maxValue = quantity.times(limit ?? collarPrice ?? last);
-    const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.options.commissionRate, instrument.currency));
+    const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.schedule, instrument.currency));
     // A marketable limit fills at the market; a resting one at its limit; a stop at about its stop.
     const estimatedPrice = limit ? (buy ? Decimal.min(limit, stop ? limit : last) : Decimal.max(limit, stop ? limit : last)) : (stop ?? last);
     return { referencePrice: last, collarPrice, maxValue, holdAmount, estimatedPrice };
@@ -371,6 +384,22 @@ export class OrdersService {
     const byOrder = new Map<string, TradeView[]>(orderIds.map((id) => [id, []]));
     for (const row of rows) byOrder.get(row.order_id)?.push(presentTrade(row));
     return orderIds.map((id) => byOrder.get(id)!);
+  }
+
+  private get schedule() {
+    return { rate: this.options.commissionRate, minimum: this.options.minimumCommission };
+  }
+
+  /**
+   * At most `maxOpenOrdersPerAccount` working orders per account, counted under a per-account
+   * lock so concurrent placements cannot both slip past the cap (the new order included).
+   */
+  private async checkOpenOrderCap(tx: EntityManager, accountId: string): Promise<void> {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('open-orders:' || $1))", [accountId]);
+    const [{ open }] = await tx.query("SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')", [accountId]);
+    if (open > this.options.maxOpenOrdersPerAccount) {
+      throw new AppError('UNPROCESSABLE', `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`, { field: 'accountId' });
+    }
   }
 
   /** The account's orders, newest first; filter by status and creation time. */

@@ -7,7 +7,10 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
  * and relay, and `liquidity` per instrument per engine pass.
  */
 export function startOrdersPlatform(oms: Record<string, string> = {}, env: Record<string, string> = {}): Promise<TestPlatform> {
-  return startTestPlatform(env, { oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...oms } });
+  // The lifecycle specs' arithmetic is the rate alone and their resting orders sit far from the
+  // market: no minimum commission, no price band here (orders-rules.spec.ts covers both).
+  const rules = { OMS_MIN_COMMISSION: '0', OMS_PRICE_BAND: '100' };
+  return startTestPlatform(env, { oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...rules, ...oms } });
 }
 
 /** Polls `read` until `done` holds (about 20 s at most). */

@@ -105,6 +105,9 @@ export const orderSchemas = {
     marketOpen: { type: 'boolean' },
     tradingHours: { type: 'string', examples: ['always open', '14:30-21:00 UTC'] },
     commissionRate: { ...decimal, description: 'Fraction of the traded value' },
+    minimumCommission: { ...decimal, description: "The least an order that trades pays in commission, in the instrument's currency" },
+    priceBand: { ...decimal, description: 'Limit and stop prices must lie within this fraction of the last price' },
+    maxOpenOrders: { type: 'integer', description: 'Working orders one account may have at once' },
     marketOrderCollar: { ...decimal, description: 'Market and stop buys reserve and never pay more than the reference price × (1 + collar)' },
     instruments: {
       type: 'array',

@@ -13,7 +13,7 @@ const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPr
   estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }
   position { ${CHANGE} } wouldBeRejected rejectReasons { field message } warnings`;
 const RULES = `accountId orderTypes timesInForce timeInForceByType { type timesInForce } shortSellingAllowed marketOpen tradingHours
-  commissionRate marketOrderCollar instruments { symbol name currency tickSize lotSize minQuantity maxQuantity fractional tradable lastPrice }`;
+  commissionRate minimumCommission priceBand maxOpenOrders marketOrderCollar instruments { symbol name currency tickSize lotSize minQuantity maxQuantity fractional tradable lastPrice }`;
 const ORDER_STATUSES = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
 
 const required = { error: 'is required' };

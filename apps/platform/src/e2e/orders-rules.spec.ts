@@ -1,0 +1,76 @@
+import { http } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { fund, startOrdersPlatform, until } from './orders-platform';
+import { patSession } from './sessions';
+import type { TestPlatform } from './test-platform';
+
+const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id;
+
+/** Issue 10: the engine is fair, and orders follow a broker's rules (minimum commission, price band, open-order cap). */
+describe('order rules and a fair engine', () => {
+  let p: TestPlatform;
+  let alices: string;
+  let bobs: string;
+  let bobAccount: string;
+
+  beforeAll(async () => {
+    p = await startOrdersPlatform({ OMS_MIN_COMMISSION: '1.00', OMS_PRICE_BAND: '0.5', OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: '30' });
+    alices = await patSession(p, alice.email, 'READ_WRITE');
+    bobs = await patSession(p, bob.email, 'READ_WRITE');
+    bobAccount = (await http('GET', `${p.urls.api}/accounts`, { token: bobs })).body.accounts[0].id;
+    await fund(p, bobs, bobAccount, '5000');
+    await p.oms.feed.setPrice('AAPL', '100.00');
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  const place = (token: string, body: Record<string, unknown>) => http('POST', `${p.urls.api}/oms/order`, { token, body });
+  const buy = (accountId: string, extra: Record<string, unknown>) => ({ accountId, symbol: 'AAPL', side: 'BUY', timeInForce: 'GTC', quantity: '1', ...extra });
+
+  it('charges at least the minimum commission per order, and reserves it', async () => {
+    const res = await place(alices, buy(aliceCash, { type: 'MARKET', timeInForce: 'DAY', quantity: '1' }));
+    expect(res.status).toBe(201);
+    expect(res.body.reservedAmount).toBe('106.00'); // 1 × 100 × (1 + 5 % collar) + the 1.00 minimum
+    const filled = await until(() => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${res.body.id}`, { token: alices }), (r) => r.body.status === 'FILLED', 'the buy to fill');
+    expect(filled.body).toMatchObject({ grossAmount: '100.00', commission: '1.00' }); // 0.05 by the rate alone
+    const rules = await http('GET', `${p.urls.api}/oms/${aliceCash}/order/rules`, { token: alices });
+    expect(rules.body).toMatchObject({ minimumCommission: '1.00', priceBand: '0.5', maxOpenOrders: 30 });
+  });
+
+  it('refuses limit and stop prices outside the band around the last price, naming the field', async () => {
+    expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '0.01' }))).body).toMatchObject({ status: 422, field: 'limitPrice' });
+    expect((await place(alices, buy(aliceCash, { type: 'STOP', timeInForce: 'DAY', stopPrice: '151.00' }))).body).toMatchObject({ status: 422, field: 'stopPrice' });
+    expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '50.00' }))).status).toBe(201);
+  });
+
+  it('abuse: a book full of resting orders neither starves another user nor grows past the per-account cap', async () => {
+    await p.oms.engine.pause();
+    try {
+      // Alice fills her account's cap with bids far below the market (the old engine read the oldest 2,000 working orders first).
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) statuses.push((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '51.00' }))).status);
+      expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(28); // one open order is left from the band test
+      const over = await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '51.00' }));
+      expect(over.body).toMatchObject({ status: 422, field: 'accountId' });
+      // Bob's market order fills on the next pass: resting orders are not even looked at.
+      const market = await place(bobs, buy(bobAccount, { type: 'MARKET', timeInForce: 'DAY' }));
+      expect(market.status).toBe(201);
+      const statements: string[] = [];
+      const ds = p.oms.dataSource;
+      const original = ds.query.bind(ds);
+      ds.query = ((sql: string, params?: unknown[]) => {
+        statements.push(sql);
+        return original(sql, params);
+      }) as typeof ds.query;
+      try {
+        await p.oms.engine.runOnce();
+      } finally {
+        ds.query = original;
+      }
+      expect((await http('GET', `${p.urls.api}/oms/${bobAccount}/order/${market.body.id}`, { token: bobs })).body.status).toBe('FILLED');
+      expect(statements.filter((s) => /FOR UPDATE SKIP LOCKED/.test(s) && /status IN \('NEW', 'PARTIALLY_FILLED'\)/.test(s)).length).toBe(1);
+    } finally {
+      p.oms.engine.resume();
+    }
+  });
+});
