@@ -1,5 +1,5 @@
 import { deriveServiceSecret, InternalClaimsVerifier, SessionStore } from '@trading/auth';
-import { databaseNameOf, openDatabase, pingDatabase } from '@trading/db';
+import { databaseNameOf, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter } from '@trading/rate-limit';
@@ -49,6 +49,7 @@ export interface AuthDeps {
 }
 
 export interface AuthApp extends ServiceApp {
+  dataSource: DataSource;
   users: UsersService;
   pats: PatService;
   activity: LoginActivityService;
@@ -158,6 +159,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
 
   return {
     name: 'auth',
+    dataSource,
     app,
     internal,
     admin,

@@ -63,7 +63,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       scopes: bankingScopes,
       resolvers: (dataSource) => {
         funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX });
-        return [balancesResolvers(new BalancesService(dataSource)), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
+        return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
       },
       routes: (internal, dataSource) => mountHoldRoutes(internal, new HoldsService(dataSource), new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS), ownership),
     });

@@ -41,6 +41,9 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
     const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
     if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
     if (!claims.scope.includes('read:accounts')) return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
+    if (/\baccounts\b/.test(String(req.body?.query))) {
+      return void res.json({ data: { accounts: [...accounts].filter(([, a]) => a.userId === claims.sub).map(([id]) => ({ id })) } });
+    }
     const id = req.body?.variables?.id as string;
     const account = accounts.get(id);
     res.json({ data: { account: account && account.userId === claims.sub ? { id, baseCurrency: 'USD', status: account.status } : null } });

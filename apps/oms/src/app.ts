@@ -71,7 +71,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
           priceBand: config.OMS_PRICE_BAND,
           maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
         }, logger);
-        return [instrumentsResolvers(instruments), ordersResolvers(orders), marketResolvers(new MarketService(dataSource, instruments))];
+        return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
       },
     });
   } catch (err) {

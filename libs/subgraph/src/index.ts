@@ -29,6 +29,17 @@ export function perRequest<T>(ctx: SubgraphContext, name: string, make: () => T)
   return ctx.memo.get(name) as T;
 }
 
+/**
+ * Whether the caller owns an account, for a subgraph that extends Account but does not own it
+ * (banking, oms): the accounts subgraph is asked once per request for all of the caller's
+ * accounts, so an `_entities` batch of any size costs one call, and a representation of
+ * someone else's account resolves to null.
+ */
+export async function callerOwnsAccount(ctx: SubgraphContext, accountId: string, ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>): Promise<boolean> {
+  const owned = await perRequest(ctx, 'owned-accounts', async () => new Set(await ownedAccountIds(ctx.claims, ctx.requestId)));
+  return owned.has(accountId);
+}
+
 export type Resolvers = GraphQLResolverMap<SubgraphContext>;
 
 /** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */

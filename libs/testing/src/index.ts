@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { exportServiceKey, generateServiceKey, InternalClaimsSigner, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
-import type { Express } from 'express';
+import { exportServiceKey, generateServiceKey, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
+import express, { type Express } from 'express';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 import { listen, type RunningServer } from '@trading/service';
 
@@ -136,4 +136,26 @@ export async function startOnTestDatabase<S extends { app: Express; internal: Ex
     await dbs.drop();
     throw err;
   }
+}
+
+/**
+ * A stand-in for the accounts subgraph's internal listener, for specs of a subgraph that asks it
+ * who owns what: it checks the claims header like the real one and answers `accounts { id }`
+ * and `account(id)` from `own(...)`.
+ */
+export async function startAccountsStandIn(keys: TestKeys): Promise<{ url: string; own(userId: string, accountId: string, status?: string): void; close(): Promise<void> }> {
+  const owners = new Map<string, { userId: string; status: string }>();
+  const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
+  const app = express().post('/graphql', express.json(), async (req, res) => {
+    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
+    if (/\baccounts\b/.test(String(req.body?.query))) {
+      return void res.json({ data: { accounts: [...owners].filter(([, o]) => o.userId === claims.sub).map(([id]) => ({ id })) } });
+    }
+    const id = String(req.body?.variables?.id);
+    const owner = owners.get(id);
+    res.json({ data: { account: owner && owner.userId === claims.sub ? { id, baseCurrency: 'USD', status: owner.status, type: 'CASH' } : null } });
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+  return { url: `${server.url}/graphql`, own: (userId, accountId, status = 'ACTIVE') => void owners.set(accountId, { userId, status }), close: () => server.close() };
 }

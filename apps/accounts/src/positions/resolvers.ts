@@ -1,10 +1,10 @@
 import { missingScopes } from '@trading/auth';
 import { errors } from '@trading/errors';
-import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import type { Account } from '../accounts/entities/account.entity';
 import type { AccountsService } from '../accounts/accounts.service';
 import { D, canonical, cents, money } from '../decimal';
-import { perRequest } from '../request-cache';
+
 import type { Position } from './entities/position.entity';
 import type { PositionsService } from './positions.service';
 

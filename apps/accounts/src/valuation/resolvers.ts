@@ -1,7 +1,7 @@
-import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import type { Account } from '../accounts/entities/account.entity';
 import type { PositionsService } from '../positions/positions.service';
-import { perRequest } from '../request-cache';
+
 import type { CashInput, MarketInput, ValuationInput } from './books';
 import { computeMargin } from './margin';
 import { computePortfolios } from './portfolios';

@@ -3,11 +3,12 @@ import { bookCompletedDeposit } from '../funding/funding.service';
 import { ENTITY, startBankingHarness, type BankingHarness } from '../test-harness';
 
 describe('banking ledger and balances', () => {
-  const account = randomUUID();
+  let account: string;
   let h: BankingHarness;
 
   beforeAll(async () => {
     h = await startBankingHarness();
+    account = h.openAccount('u');
   });
   afterAll(async () => {
     await h?.close();
@@ -43,6 +44,18 @@ describe('banking ledger and balances', () => {
     ).rejects.toThrow(/does not balance/);
     const [{ count }] = await h.service.dataSource.query(`SELECT count(*)::int AS count FROM journal_entries WHERE kind = 'BROKEN'`);
     expect(count).toBe(0);
+  });
+
+  it("attack: another user's representation of the account resolves to null through _entities, whatever is asked", async () => {
+    for (const fields of ['balances { cash }', 'balance(currency: "USD") { cash }', 'cashActivity { nodes { id amount } }', 'fundingTransactions { nodes { id } }']) {
+      const res = await entity(fields, { sub: 'mallory' });
+      expect(res.body.data._entities).toEqual([null]);
+      expect(JSON.stringify(res.body)).not.toContain('0.30');
+    }
+    // A batch mixing the caller's own account and someone else's: only the caller's resolves.
+    const own = h.openAccount('mallory');
+    const mixed = await h.gql(ENTITY('balances { cash }'), { r: [{ __typename: 'Account', id: account }, { __typename: 'Account', id: own }, { __typename: 'Account', id: randomUUID() }] }, { sub: 'mallory' });
+    expect(mixed.body.data._entities).toEqual([null, { balances: [] }, null]);
   });
 
   it('needs read:banking for every Account field', async () => {

@@ -1,13 +1,14 @@
-import type { Resolvers } from '@trading/subgraph';
+import { callerOwnsAccount, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import { isUuid, parseCurrency } from '../ledger/money';
+import type { AccountOwnership } from '../ownership/account-ownership';
 import type { BalancesService } from './balances.service';
 
-export function balancesResolvers(balances: BalancesService): Resolvers {
+export function balancesResolvers(balances: BalancesService, ownership: AccountOwnership): Resolvers {
   return {
     Account: {
-      // Banking only extends Account: ownership was settled by the accounts subgraph, which
-      // resolves references only for the caller's own accounts.
-      __resolveReference: (ref: { id: string }) => (isUuid(ref.id) ? { id: ref.id } : null),
+      // Anyone on the internal network can send a representation: only the caller's own accounts resolve.
+      __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) =>
+        isUuid(ref.id) && (await callerOwnsAccount(ctx, ref.id.toLowerCase(), (claims, requestId) => ownership.ownedIds(claims, requestId))) ? { id: ref.id } : null,
       balances: (account: { id: string }) => balances.forAccount(account.id),
       balance: (account: { id: string }, args: { currency: string }) => balances.forCurrency(account.id, parseCurrency(args.currency)),
     },

@@ -86,7 +86,7 @@ describe('funding transactions', () => {
   });
 
   it('refuses sandboxOutcome when the sandbox is off', async () => {
-    const service = new FundingService(h.service.dataSource, { find: async () => null, close: async () => undefined }, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: false });
+    const service = new FundingService(h.service.dataSource, { find: async () => null, ownedIds: async () => [], close: async () => undefined }, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: false });
     await expect(service.deposit({ claims: { sub: alice, sid: 's', kind: 'pat', scope: [] } }, { accountId: randomUUID(), amount: '1', currency: 'USD', sandboxOutcome: 'COMPLETED' }, null)).rejects.toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'sandboxOutcome',
@@ -183,7 +183,7 @@ describe('funding transactions', () => {
 
   it('settles each due transaction exactly once, however many clearing workers race', async () => {
     const account = h.openAccount(alice);
-    const active = { find: async () => ({ id: account, baseCurrency: 'USD', status: 'ACTIVE' as const }), close: async () => undefined };
+    const active = { find: async () => ({ id: account, baseCurrency: 'USD', status: 'ACTIVE' as const }), ownedIds: async () => [account], close: async () => undefined };
     const other = new FundingService(h.service.dataSource, active, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: true });
     for (let i = 0; i < 12; i++) await other.deposit({ claims: { sub: alice, sid: 's', kind: 'pat', scope: [] } }, { accountId: account, amount: '1', currency: 'USD' }, null);
     const settled = await Promise.all([other.clearDue(), other.clearDue(), other.clearDue()]);

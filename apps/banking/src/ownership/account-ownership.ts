@@ -13,6 +13,8 @@ export interface OwnedAccount {
 export interface AccountOwnership {
   /** The account when it exists and is the caller's; null otherwise. */
   find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null>;
+  /** Every account of the caller (ids). */
+  ownedIds(claims: Claims, requestId?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -38,14 +40,24 @@ export class HttpAccountOwnership implements AccountOwnership {
   }
 
   async find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null> {
+    const data = await this.ask<{ account?: OwnedAccount | null }>(ACCOUNT_QUERY, { id: accountId }, claims, requestId);
+    return data.account ?? null;
+  }
+
+  async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
+    const data = await this.ask<{ accounts?: Array<{ id: string }> }>('{ accounts { id } }', {}, claims, requestId);
+    return (data.accounts ?? []).map((a) => a.id);
+  }
+
+  private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {
     const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
-    let body: { data?: { account?: OwnedAccount | null } | null; errors?: unknown[] };
+    let body: { data?: T | null; errors?: unknown[] };
     try {
       const res = await this.pool.request({
         method: 'POST',
         path: this.path,
         headers: { 'content-type': 'application/json', [INTERNAL_CLAIMS_HEADER]: header, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
-        body: JSON.stringify({ query: ACCOUNT_QUERY, variables: { id: accountId } }),
+        body: JSON.stringify({ query, variables }),
         headersTimeout: 5000,
         bodyTimeout: 5000,
       });
@@ -55,7 +67,7 @@ export class HttpAccountOwnership implements AccountOwnership {
       throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
     }
     if (body.errors?.length || !body.data) throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
-    return body.data.account ?? null;
+    return body.data;
   }
 
   close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
-import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
+import { askSubgraph, startAccountsStandIn, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
 
 describe('oms market: marks and FX rates for account valuation', () => {
@@ -14,8 +14,14 @@ describe('oms market: marks and FX rates for account valuation', () => {
   const MARKET = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { market { asOf prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } } } } }';
   const PRICES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { accountId symbol lastPrice previousClose } } }';
 
+  let accounts: Awaited<ReturnType<typeof startAccountsStandIn>>;
+
   beforeAll(async () => {
-    running = await startOnTestDatabase('oms', (databaseUrl) => createOmsApp(loadOmsConfig({ ...keys.env('oms'), OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0' }), { logger: createLogger('oms', 'silent') }));
+    accounts = await startAccountsStandIn(keys);
+    accounts.own('u', account);
+    running = await startOnTestDatabase('oms', (databaseUrl) =>
+      createOmsApp(loadOmsConfig({ ...keys.env('oms'), OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0', ACCOUNTS_URL: accounts.url }), { logger: createLogger('oms', 'silent') }),
+    );
     ({ service, internal } = running);
     await seedOmsDemo(service.dataSource, {
       instruments: [
@@ -30,6 +36,7 @@ describe('oms market: marks and FX rates for account valuation', () => {
   });
   afterAll(async () => {
     await running?.stop();
+    await accounts?.close();
   });
 
   it("serves every instrument's mark and every FX rate (USD is 1 by construction) as Account.market", async () => {

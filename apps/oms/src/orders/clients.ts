@@ -63,6 +63,19 @@ export class AccountsClient {
     return (res.body.data.account as OwnedAccount | null) ?? null;
   }
 
+  /** Every account of the caller (ids), for `_entities` ownership checks. */
+  async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
+    let res: { status: number; body: any };
+    try {
+      const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
+      res = await postJson(this.pool, this.path, { [INTERNAL_CLAIMS_HEADER]: header, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) }, { query: '{ accounts { id } }' });
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
+    }
+    if (res.status !== 200 || res.body?.errors?.length || !res.body?.data) throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
+    return (res.body.data.accounts as Array<{ id: string }>).map((a) => a.id);
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

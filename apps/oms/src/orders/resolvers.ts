@@ -1,15 +1,17 @@
 import DataLoader from 'dataloader';
-import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
+import { callerOwnsAccount, perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
+import type { AccountsClient } from './clients';
 import type { OrderView } from './order-store';
 import type { OrdersService } from './orders.service';
 
 type ListArgs = { limit?: number; cursor?: string; from?: string; to?: string };
 
-export function ordersResolvers(orders: OrdersService): Resolvers {
+export function ordersResolvers(orders: OrdersService, accounts: AccountsClient): Resolvers {
   return {
     Account: {
-      // Ownership was settled by the accounts subgraph, which resolves only the caller's accounts.
-      __resolveReference: (ref: { id: string }) => ({ id: ref.id }),
+      // Anyone on the internal network can send a representation: only the caller's own accounts resolve.
+      __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) =>
+        typeof ref.id === 'string' && (await callerOwnsAccount(ctx, ref.id.toLowerCase(), (claims, requestId) => accounts.ownedIds(claims, requestId))) ? { id: ref.id } : null,
       orders: (account: { id: string }, args: ListArgs & { status?: string }) => orders.list(account.id, args),
       order: (account: { id: string }, args: { id: string }) => orders.get(account.id, args.id),
       trades: (account: { id: string }, args: ListArgs & { symbol?: string }) => orders.trades(account.id, args),

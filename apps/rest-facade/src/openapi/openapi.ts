@@ -27,7 +27,7 @@ const operations: Operations = {
   },
   '/pat/revoke': {
     post: {
-      summary: "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless)",
+      summary: "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless). A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
       scopes: ['write:accounts'],
       body: 'PatRevokeRequest',
       ok: { status: 200, schema: 'PatRevokeResponse' },
@@ -35,7 +35,13 @@ const operations: Operations = {
     },
   },
   '/pat/login-activity': {
-    get: { summary: "The caller's PAT logins, newest first, failures included", scopes: ['read:accounts'], params: list, ok: { status: 200, schema: 'PatLoginActivityPage' }, errors: [400] },
+    get: {
+      summary: "The caller's PAT logins, newest first, failures included. A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
+      scopes: ['read:accounts'],
+      params: list,
+      ok: { status: 200, schema: 'PatLoginActivityPage' },
+      errors: [400],
+    },
   },
   '/accounts': { get: { summary: "The caller's accounts", scopes: ['read:accounts'], ok: { status: 200, schema: 'AccountList' } } },
   '/accounts/{accountId}/positions': {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, INTERNAL_TRUST, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
-import { errors } from '@trading/errors';
+import { AppError, errors } from '@trading/errors';
 import type { ApiLimits } from '@trading/rate-limit';
 import { authenticate } from '../edge/authenticate';
 
@@ -14,7 +14,8 @@ const isPublicAuthPath = (pathname: string) => pathname.startsWith('/oauth/') ||
 
 /**
  * Auth's endpoints that act for a signed-in caller. They are authenticated here like every
- * API call (token, live session, IP list, method rule) and reach auth as signed claims.
+ * API call (token, live session, IP list, method rule) and reach auth as signed claims. PAT
+ * management takes a PAT session only: a vendor app's token is refused here, and again by auth.
  */
 export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: string; scopes: Scope[] }> = [
   { method: 'POST', path: '/pat/revoke', scopes: ['write:accounts'] },
@@ -71,6 +72,7 @@ export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator
       authenticate(edge, limits),
       async (req, _res, next) => {
         const claims = req.claims!;
+        if (claims.kind !== 'pat') throw new AppError('PAT_SESSION_REQUIRED', "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token");
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
         // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
         const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };
