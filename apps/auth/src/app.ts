@@ -3,7 +3,7 @@ import { databaseNameOf, openDatabase, pingDatabase, type DataSource } from '@tr
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter } from '@trading/rate-limit';
-import { connectStore, type KeyValueStore } from '@trading/redis';
+import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import { baseApp, createService, finishService, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
@@ -17,6 +17,7 @@ import { TokenSigner } from './keys/token-signer';
 import { Initial1732230000000 } from './migrations/1732230000000-initial';
 import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-login-attempts';
 import { OAuth1732500000000 } from './migrations/1732500000000-oauth';
+import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-consent';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
@@ -67,7 +68,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   const dataSource = await openDatabase({
     url: config.AUTH_DATABASE_URL,
     entities: [UserEntity, PersonalAccessTokenEntity, SigningKeyEntity, PatLoginAttemptEntity],
-    migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000],
+    migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000, GrantConsent1732600000000],
   });
   const store = deps.store ?? (await connectStore(config.REDIS_URL));
   const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER);
@@ -78,6 +79,11 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   const registry = new RegistryService(dataSource, grants);
   const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
   const verifier = new InternalClaimsVerifier('auth', config.SERVICE_TRUSTED_KEYS);
+  // Records that grant something when read back (codes, refresh tokens, consents, browser
+  // sessions) are sealed with a key Redis never sees: one written by anyone else reads as missing.
+  const sealed = new SealedStore(store, deriveServiceSecret(config.SERVICE_KEY, 'redis-records'), (key) =>
+    logger.error({ record: key.split(':')[0] }, 'a record in Redis failed its seal: something other than auth wrote it'),
+  );
   // Cursors get their own key, derived from the service key for that purpose alone.
   const activity = new LoginActivityService(dataSource, new CursorCodec(deriveServiceSecret(config.SERVICE_KEY, 'cursors')));
   // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
@@ -119,7 +125,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     grants,
     sessions: sessionStore,
     signer,
-    store,
+    store: sealed,
     users,
   };
   const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
@@ -138,7 +144,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   );
   app.use(oauthApi);
   internal.use(oauthApi);
-  const sessions = new BrowserSessions(store, config.DASHBOARD_SESSION_TTL_SECONDS);
+  const sessions = new BrowserSessions(sealed, config.DASHBOARD_SESSION_TTL_SECONDS);
   const signIn = signInRoutes({
     users,
     sessions,

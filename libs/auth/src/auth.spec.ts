@@ -88,32 +88,36 @@ describe('EdgeAuthenticator', () => {
     auth = new EdgeAuthenticator(async (t) => (await jwtVerify(t, publicKey)).payload, sessions);
   });
 
-  const live = { userId: 'u1', kind: 'pat' as const, patId: 'p1', scope: ['read:accounts'], access: 'READ_ONLY' as const, expiresAt: Math.floor(Date.now() / 1000) + 300 };
+  const expiresAt = Math.floor(Date.now() / 1000) + 300;
+  const live = { userId: 'u1', kind: 'pat' as const, patId: 'p1', expiresAt };
+  const patToken = (sid: string, extra: Record<string, unknown> = {}, exp?: string) =>
+    sign({ sub: 'u1', sid, kind: 'pat', pat_id: 'p1', scope: 'read:accounts', access: 'READ_ONLY', ...extra }, exp);
 
-  it('accepts a live session and reports its claims', async () => {
-    await sessions.create({ ...live, sid: 'sid-ok', ipAllowlist: [] });
-    const token = await sign({ sub: 'u1', sid: 'sid-ok' });
-    await expect(auth.authenticate(`Bearer ${token}`, '127.0.0.1')).resolves.toMatchObject({ sub: 'u1', access: 'READ_ONLY', patId: 'p1' });
+  it('accepts a live session and reports the claims its token carries', async () => {
+    await sessions.create({ ...live, sid: 'sid-ok' });
+    await expect(auth.authenticate(`Bearer ${await patToken('sid-ok')}`, '127.0.0.1')).resolves.toMatchObject({ sub: 'u1', access: 'READ_ONLY', patId: 'p1', scope: ['read:accounts'] });
   });
 
-  it('refuses missing, malformed, expired and revoked tokens', async () => {
+  it('refuses missing, malformed, expired and revoked tokens, and tokens missing a claim', async () => {
     await expect(auth.authenticate(undefined, '127.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(auth.authenticate('Bearer nonsense', '127.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await sessions.create({ ...live, sid: 'sid-exp', ipAllowlist: [] });
-    const expired = await sign({ sub: 'u1', sid: 'sid-exp' }, '-1s');
-    await expect(auth.authenticate(`Bearer ${expired}`, '127.0.0.1')).rejects.toThrow('expired');
-    await sessions.create({ ...live, sid: 'sid-rev', ipAllowlist: [] });
-    const token = await sign({ sub: 'u1', sid: 'sid-rev' });
+    await sessions.create({ ...live, sid: 'sid-exp' });
+    await expect(auth.authenticate(`Bearer ${await patToken('sid-exp', {}, '-1s')}`, '127.0.0.1')).rejects.toThrow('expired');
+    await sessions.create({ ...live, sid: 'sid-bare' });
+    await expect(auth.authenticate(`Bearer ${await sign({ sub: 'u1', sid: 'sid-bare' })}`, '127.0.0.1')).rejects.toThrow('invalid');
+    await expect(auth.authenticate(`Bearer ${await patToken('sid-bare', { access: 'GOD_MODE' })}`, '127.0.0.1')).rejects.toThrow('invalid');
+    await sessions.create({ ...live, sid: 'sid-rev' });
+    const token = await patToken('sid-rev');
     await sessions.revokePat('p1');
     await expect(auth.authenticate(`Bearer ${token}`, '127.0.0.1')).rejects.toThrow('session has ended');
   });
 
   it('ends every session of an OAuth grant at once, and only those', async () => {
-    const oauth = { userId: 'u1', kind: 'oauth' as const, clientId: 'c1', scope: ['read:accounts'], ipAllowlist: [], expiresAt: live.expiresAt };
+    const oauth = { userId: 'u1', kind: 'oauth' as const, clientId: 'c1', expiresAt };
     await sessions.create({ ...oauth, sid: 'sid-g1', grantId: 'g1' });
     await sessions.create({ ...oauth, sid: 'sid-g1b', grantId: 'g1' });
     await sessions.create({ ...oauth, sid: 'sid-g2', grantId: 'g2' });
-    const [a, b, c] = await Promise.all(['sid-g1', 'sid-g1b', 'sid-g2'].map((sid) => sign({ sub: 'u1', sid })));
+    const [a, b, c] = await Promise.all(['sid-g1', 'sid-g1b', 'sid-g2'].map((sid) => sign({ sub: 'u1', sid, kind: 'oauth', client_id: 'c1', scope: 'read:accounts' })));
     await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).resolves.toMatchObject({ kind: 'oauth', clientId: 'c1' });
     expect(await sessions.revokeGrant('g1')).toBe(3);
     await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).rejects.toThrow('session has ended');
@@ -121,10 +125,26 @@ describe('EdgeAuthenticator', () => {
     await expect(auth.authenticate(`Bearer ${c}`, '127.0.0.1')).resolves.toBeDefined();
   });
 
-  it('enforces the IP list', async () => {
-    await sessions.create({ ...live, patId: 'p2', sid: 'sid-ip', ipAllowlist: ['10.1.0.0/16'] });
-    const token = await sign({ sub: 'u1', sid: 'sid-ip' });
+  it("enforces the IP list the token carries", async () => {
+    await sessions.create({ ...live, patId: 'p2', sid: 'sid-ip' });
+    const token = await patToken('sid-ip', { pat_id: 'p2', ip_allow: ['10.1.0.0/16'] });
     await expect(auth.authenticate(`Bearer ${token}`, '10.1.2.3')).resolves.toBeDefined();
     await expect(auth.authenticate(`Bearer ${token}`, '10.2.0.1')).rejects.toMatchObject({ code: 'IP_NOT_ALLOWED' });
+  });
+
+  it('attack: a session record widened in Redis (scope, access, IP list) changes nothing; one forged for a made-up sid gives nothing', async () => {
+    await sessions.create({ ...live, patId: 'p3', sid: 'sid-narrow' });
+    const token = await patToken('sid-narrow', { pat_id: 'p3', ip_allow: ['10.1.0.0/16'] });
+    // What an attacker holding Redis would write: the old record shape with everything widened.
+    const widened = { sid: 'sid-narrow', userId: 'u1', kind: 'pat', patId: 'p3', scope: ['read:accounts', 'write:orders'], access: 'READ_WRITE', ipAllowlist: [], expiresAt };
+    await store.set('session:sid-narrow', JSON.stringify(widened), 300);
+    const claims = await auth.authenticate(`Bearer ${token}`, '10.1.2.3');
+    expect(claims).toMatchObject({ access: 'READ_ONLY', scope: ['read:accounts'] });
+    await expect(auth.authenticate(`Bearer ${token}`, '203.0.113.9')).rejects.toMatchObject({ code: 'IP_NOT_ALLOWED' });
+    // A record for a sid no token names is worthless without auth's signature on a token.
+    await store.set('session:made-up', JSON.stringify({ ...widened, sid: 'made-up' }), 300);
+    const { privateKey } = await generateKeyPair('ES256');
+    const selfSigned = await new SignJWT({ sub: 'u1', sid: 'made-up', kind: 'pat', pat_id: 'p3', scope: 'write:orders', access: 'READ_WRITE' }).setProtectedHeader({ alg: 'ES256' }).setExpirationTime('5m').sign(privateKey);
+    await expect(auth.authenticate(`Bearer ${selfSigned}`, '10.1.2.3')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 });

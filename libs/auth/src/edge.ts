@@ -2,6 +2,7 @@ import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
 import { ipAllowed } from './ip';
+import type { PatAccess } from './scopes';
 import type { SessionStore } from './sessions';
 
 export interface AccessTokenSettings {
@@ -12,12 +13,14 @@ export interface AccessTokenSettings {
 }
 
 export const ACCESS_TOKEN_AUDIENCE = 'trading-api';
+/** RFC 9068: access tokens say what they are, so no other JWT of ours passes for one. */
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 /** Verifies access-token signatures against the auth app's JWKS (fetched once, cached, refetched on an unknown `kid`). */
 export function createAccessTokenVerifier(settings: AccessTokenSettings): (token: string) => Promise<JWTPayload> {
   const jwks = createRemoteJWKSet(new URL(settings.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 3000 });
   return async (token) => {
-    const { payload } = await jwtVerify(token, jwks, { issuer: settings.issuer, audience: settings.audience, algorithms: ['ES256'] });
+    const { payload } = await jwtVerify(token, jwks, { issuer: settings.issuer, audience: settings.audience, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE });
     return payload;
   };
 }
@@ -29,8 +32,9 @@ export function bearerToken(authorization: string | undefined): string | undefin
 
 /**
  * Authenticates a request at the edge (facade for REST, gateway for GraphQL): a valid
- * signature, a live session (revocation), and the PAT's IP restriction. Fails closed: when
- * session state cannot be read the caller gets 503, never access.
+ * signature, a live session (revocation), and the PAT's IP restriction. What the caller may do
+ * comes from the signed token alone; Redis only says the session is still live. Fails closed:
+ * when session state cannot be read the caller gets 503, never access.
  */
 export class EdgeAuthenticator {
   constructor(
@@ -52,8 +56,9 @@ export class EdgeAuthenticator {
       }
       throw errors.unauthenticated('The access token is invalid');
     }
-    const sid = payload['sid'];
-    if (typeof payload.sub !== 'string' || typeof sid !== 'string') throw errors.unauthenticated('The access token is invalid');
+    const claims = claimsOf(payload);
+    if (!claims) throw errors.unauthenticated('The access token is invalid');
+    const { sid } = claims;
 
     let session;
     try {
@@ -61,21 +66,30 @@ export class EdgeAuthenticator {
     } catch {
       throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
     }
-    if (!session || session.userId !== payload.sub) throw errors.unauthenticated('The session has ended (revoked or expired)');
-    if (!ipAllowed(clientIp, session.ipAllowlist)) {
+    if (!session || session.userId !== claims.sub || session.kind !== claims.kind) throw errors.unauthenticated('The session has ended (revoked or expired)');
+    if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
-    return {
-      sub: session.userId,
-      sid,
-      kind: session.kind,
-      clientId: session.clientId,
-      patId: session.patId,
-      scope: session.scope,
-      access: session.access,
-      ip: clientIp,
-    };
+    const { ipAllowlist: _list, ...rest } = claims;
+    return { ...rest, ip: clientIp };
   }
+}
+
+/** The caller as the signed token describes it; null when a claim is missing or malformed. */
+function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: string[] }) | null {
+  const { sub, sid, kind, scope, access, client_id: clientId, pat_id: patId, ip_allow: ipAllowlist = [] } = payload as Record<string, unknown>;
+  if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
+  if (kind === 'pat' && (typeof patId !== 'string' || (access !== 'READ_ONLY' && access !== 'READ_WRITE'))) return null;
+  if (kind === 'oauth' && typeof clientId !== 'string') return null;
+  if (!Array.isArray(ipAllowlist) || !ipAllowlist.every((e) => typeof e === 'string')) return null;
+  return {
+    sub,
+    sid,
+    kind,
+    scope: scope.split(' ').filter(Boolean),
+    ...(kind === 'pat' ? { patId: patId as string, access: access as PatAccess } : { clientId: clientId as string }),
+    ipAllowlist: ipAllowlist as string[],
+  };
 }
 
 /** The JWKS could not be fetched (as opposed to a bad token): the caller should retry, not re-authenticate. */

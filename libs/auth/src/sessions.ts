@@ -1,9 +1,10 @@
 import type { KeyValueStore } from '@trading/redis';
-import type { PatAccess } from './scopes';
 
 /**
  * Live session state, shared by every service instance through Redis. A token whose `sid`
- * has no live record here is refused, which is what makes revocation immediate.
+ * has no live record here is refused, which is what makes revocation immediate. The record
+ * says only that the session is live and whose it is: what the caller may do (scope, access,
+ * IP list) comes from the signed access token, so a record forged in Redis grants nothing.
  */
 export interface SessionRecord {
   sid: string;
@@ -13,10 +14,6 @@ export interface SessionRecord {
   clientId?: string;
   /** OAuth sessions: the grant (consent) they were issued under; revoking it ends them all. */
   grantId?: string;
-  scope: string[];
-  access?: PatAccess;
-  /** Addresses or CIDR ranges the PAT may be used from; empty means any. */
-  ipAllowlist: string[];
   /** Epoch seconds. */
   expiresAt: number;
 }

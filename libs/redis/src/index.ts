@@ -200,3 +200,4 @@ function redactUrl(url: string): string {
     return '(invalid URL)';
   }
 }
+export { SealedStore } from './sealed-store';

@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { exportJWK, SignJWT } from 'jose';
 import { IsNull, type DataSource } from 'typeorm';
-import { ACCESS_TOKEN_AUDIENCE, type Claims } from '@trading/auth';
+import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims } from '@trading/auth';
 import { SigningKeyEntity, type SigningKey } from './signing-key.entity';
 
 /**
@@ -35,16 +35,25 @@ export class TokenSigner {
     return this.published;
   }
 
-  /** DESIGN §4 claims: sub, sid, kind, client_id | pat_id, scope, iat, exp, jti. */
-  sign(claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope'>, lifetimeSeconds: number): Promise<string> {
+  /**
+   * DESIGN §4 claims: sub, sid, kind, client_id | pat_id, scope, iat, exp, jti; PAT sessions also
+   * carry their access (READ_ONLY | READ_WRITE) and IP list (`ip_allow`): the edges authorise
+   * from the token alone, never from what Redis says.
+   */
+  sign(
+    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & { ipAllowlist?: string[] },
+    lifetimeSeconds: number,
+  ): Promise<string> {
     return new SignJWT({
       sid: claims.sid,
       kind: claims.kind,
       ...(claims.clientId ? { client_id: claims.clientId } : {}),
       ...(claims.patId ? { pat_id: claims.patId } : {}),
+      ...(claims.access ? { access: claims.access } : {}),
+      ...(claims.ipAllowlist?.length ? { ip_allow: claims.ipAllowlist } : {}),
       scope: claims.scope.join(' '),
     })
-      .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: 'at+jwt' })
+      .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: ACCESS_TOKEN_TYPE })
       .setSubject(claims.sub)
       .setIssuer(this.issuer)
       .setAudience(ACCESS_TOKEN_AUDIENCE)

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
-import { ACCESS_TOKEN_AUDIENCE } from '@trading/auth';
+import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE } from '@trading/auth';
 import type { TokenSigner } from '../keys/token-signer';
 
 /**
@@ -8,7 +8,7 @@ import type { TokenSigner } from '../keys/token-signer';
  */
 export function localAccessTokenVerifier(signer: TokenSigner, issuer: string): (token: string) => Promise<JWTPayload> {
   const keys = createLocalJWKSet(signer.jwks() as unknown as Parameters<typeof createLocalJWKSet>[0]);
-  return async (token) => (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'] })).payload;
+  return async (token) => (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE })).payload;
 }
 
 /** Claims of a token whose signature is ours, expired or not; null for anything else. */

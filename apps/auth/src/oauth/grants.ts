@@ -15,6 +15,23 @@ export interface GrantRecord {
 }
 
 /** A grant as its user sees it on the dashboard. */
+/** A grant row: the durable truth about one consent. */
+export interface StoredGrant extends GrantRecord {
+  createdAt: Date;
+  activatedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/**
+ * Whether what Redis said about a grant (in a code's or refresh token's record) is exactly what
+ * PostgreSQL holds, for this client: a record forged or altered in Redis names another user, a
+ * wider scope or another app, and is refused.
+ */
+export function sameGrant(stored: StoredGrant, claimed: GrantRecord, clientId: string): boolean {
+  const sameScope = claimed.scope.length === stored.scope.length && claimed.scope.every((s) => stored.scope.includes(s));
+  return stored.userId === claimed.userId && stored.appId === claimed.appId && stored.clientId === claimed.clientId && stored.clientId === clientId && sameScope;
+}
+
 export interface AuthorisedApp {
   grantId: string;
   appName: string;
@@ -35,12 +52,32 @@ export class GrantService {
     private readonly sessions: SessionStore,
   ) {}
 
-  /** Records the grant when its code is first redeemed; a row already there (revoked by a racing reuse) stays as it is. */
-  async create(grant: GrantRecord): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-      [grant.id, grant.userId, grant.appId, grant.clientId, grant.scope],
+  /** The user's consent, recorded when it is given (before its code exists); not active until the code is redeemed. */
+  async recordConsent(grant: GrantRecord): Promise<void> {
+    await this.dataSource.query(`INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope) VALUES ($1, $2, $3, $4, $5)`, [
+      grant.id,
+      grant.userId,
+      grant.appId,
+      grant.clientId,
+      grant.scope,
+    ]);
+  }
+
+  /** The grant as PostgreSQL knows it: what a code or refresh token claims is checked against this. */
+  async find(grantId: string): Promise<StoredGrant | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(grantId)) return null;
+    const [row]: Array<{ id: string; user_id: string; app_id: string; client_id: string; scope: string[]; created_at: Date; activated_at: Date | null; revoked_at: Date | null }> =
+      await this.dataSource.query('SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1', [grantId]);
+    if (!row) return null;
+    return { id: row.id, userId: row.user_id, appId: row.app_id, clientId: row.client_id, scope: row.scope, createdAt: row.created_at, activatedAt: row.activated_at, revokedAt: row.revoked_at };
+  }
+
+  /** The code's one redemption: true for the first, false when the grant was activated or revoked already. */
+  async activate(grantId: string): Promise<boolean> {
+    const rows = returnedRows(
+      await this.dataSource.query(`UPDATE oauth_grants SET activated_at = now() WHERE id = $1 AND activated_at IS NULL AND revoked_at IS NULL RETURNING id`, [grantId]),
     );
+    return rows.length > 0;
   }
 
   /**
@@ -97,7 +134,7 @@ export class GrantService {
       await this.dataSource.query(
         `SELECT g.id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN vendor_apps a ON a.id = g.app_id
-          WHERE g.user_id = $1 AND g.revoked_at IS NULL ORDER BY g.created_at DESC`,
+          WHERE g.user_id = $1 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL ORDER BY g.created_at DESC`,
         [userId],
       );
     return rows.map((r) => ({ grantId: r.id, appName: r.app_name, logoUrl: r.logo_url, homepageUrl: r.homepage_url, scope: r.scope, grantedAt: r.created_at, lastUsedAt: r.last_used_at }));

@@ -83,6 +83,7 @@ export function loginRoutes(ctx: OAuthContext): Router {
         return void res.redirect(303, responseUrl(pending.redirectUri, { error: 'access_denied', error_description: 'The user denied access', state: pending.state }, ctx.settings.issuer));
       }
       const grant: GrantRecord = { id: randomUUID(), userId: pending.userId, appId: client.app.id, clientId: client.clientId, scope: pending.scope };
+      await ctx.grants.recordConsent(grant);
       const code = newCode();
       const record: CodeRecord = { grant, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge, expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000 };
       await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);

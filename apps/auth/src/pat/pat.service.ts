@@ -70,7 +70,7 @@ export class PatService {
     // A session never outlives its PAT: expiry needs no job to run.
     const lifetime = Math.max(1, Math.min(this.sessionTtlSeconds, Math.floor((pat.expiresAt.getTime() - now.getTime()) / 1000)));
     const expiresAt = Math.floor(now.getTime() / 1000) + lifetime;
-    await this.sessions.create({ sid, userId: pat.userId, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist, expiresAt });
+    await this.sessions.create({ sid, userId: pat.userId, kind: 'pat', patId: pat.id, expiresAt });
     // Written after the session exists and only while the PAT is unrevoked: a revocation that
     // raced this login either shows here (we drop the session) or ran revokePat after the
     // session was indexed (which ended it). Either way no session outlives a revocation.
@@ -79,7 +79,7 @@ export class PatService {
       await this.sessions.revoke(sid);
       return { ok: false, reason: 'REVOKED', pat };
     }
-    const jwt = await this.signer.sign({ sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope }, lifetime);
+    const jwt = await this.signer.sign({ sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist }, lifetime);
     return { ok: true, pat, session: { userId: pat.userId, token: jwt } };
   }
 

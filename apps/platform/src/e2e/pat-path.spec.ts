@@ -150,7 +150,7 @@ describe('PAT path through every layer', () => {
 
   it('enforces scopes at the facade (403 insufficient_scope) and in the subgraphs', async () => {
     const sid = randomUUID();
-    await new SessionStore(p.store).create({ sid, userId: aliceId, kind: 'oauth', clientId: 'test-app', scope: ['read:orders'], ipAllowlist: [], expiresAt: Math.floor(Date.now() / 1000) + 300 });
+    await new SessionStore(p.store).create({ sid, userId: aliceId, kind: 'oauth', clientId: 'test-app', expiresAt: Math.floor(Date.now() / 1000) + 300 });
     const token = await p.auth.signer.sign({ sub: aliceId, sid, kind: 'oauth', clientId: 'test-app', scope: ['read:orders'] }, 300);
     const rest = await http('GET', `${p.urls.api}/accounts`, { token });
     expect(rest.status).toBe(403);

@@ -47,9 +47,9 @@ describe('REST facade', () => {
 
   async function session(scope = ['read:accounts']) {
     const sid = randomUUID();
-    await new SessionStore(store).create({ sid, userId: 'u1', kind: 'pat', patId: 'p', scope, access: 'READ_ONLY', ipAllowlist: [], expiresAt: Math.floor(Date.now() / 1000) + 60 });
-    return new SignJWT({ sid, scope: scope.join(' ') })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    await new SessionStore(store).create({ sid, userId: 'u1', kind: 'pat', patId: 'p', expiresAt: Math.floor(Date.now() / 1000) + 60 });
+    return new SignJWT({ sid, kind: 'pat', pat_id: 'p', access: 'READ_ONLY', scope: scope.join(' ') })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
       .setSubject('u1')
       .setIssuer('http://issuer')
       .setAudience('trading-api')

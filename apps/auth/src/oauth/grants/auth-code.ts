@@ -4,6 +4,7 @@ import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { isVerifier, verifierMatches } from '../pkce';
 import { codeKey, newRefreshToken, plausibleToken, refreshKey, type CodeRecord, type RefreshRecord } from '../token-store';
+import { sameGrant } from '../grants';
 import { issueTokens, type TokenResponse } from './issue';
 
 /**
@@ -30,6 +31,12 @@ export async function authCodeGrant(ctx: OAuthContext, client: Client, params: R
   if (record.redirectUri !== redirectUri) throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
   if (!isVerifier(verifier)) throw oauthErrors.invalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
   if (!verifierMatches(verifier, record.codeChallenge)) throw oauthErrors.invalidGrant('code_verifier does not match the code_challenge (S256)');
+  // The consent as PostgreSQL recorded it, not as Redis tells it: same user, app, client and scope, fresh, never redeemed.
+  const stored = await ctx.grants.find(record.grant.id);
+  const fresh = stored && Date.now() - stored.createdAt.getTime() <= (ctx.settings.codeTtlSeconds + 5) * 1000;
+  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !fresh || stored.activatedAt || stored.revokedAt) {
+    throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  }
 
   const refreshToken = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
@@ -38,11 +45,11 @@ export async function authCodeGrant(ctx: OAuthContext, client: Client, params: R
   if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (swapped.spent) return reused(ctx, record);
 
-  await ctx.grants.create(record.grant);
-  return issueTokens(ctx, record.grant, record.grant.scope, refreshToken);
+  if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  return issueTokens(ctx, stored, stored.scope, refreshToken);
 }
 
 async function reused(ctx: OAuthContext, record: CodeRecord): Promise<never> {
-  await ctx.grants.revoke(record.grant.id, 'CODE_REUSED', record.grant);
+  await ctx.grants.revoke(record.grant.id, 'CODE_REUSED');
   throw oauthErrors.invalidGrant('The authorization code was already used; every token issued with it has been revoked');
 }

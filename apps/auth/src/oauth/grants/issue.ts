@@ -27,8 +27,6 @@ export async function issueTokens(ctx: OAuthContext, grant: GrantRecord, scope: 
     kind: 'oauth',
     clientId: grant.clientId,
     grantId: grant.id,
-    scope,
-    ipAllowlist: [],
     expiresAt: Math.floor(Date.now() / 1000) + ttl,
   });
   if (!(await ctx.grants.touchIfActive(grant.id))) {

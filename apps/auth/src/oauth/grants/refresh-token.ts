@@ -4,6 +4,7 @@ import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
 import { newRefreshToken, plausibleToken, refreshKey, type RefreshRecord } from '../token-store';
+import { sameGrant } from '../grants';
 import { issueTokens, type TokenResponse } from './issue';
 
 /**
@@ -27,25 +28,28 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
-  let scope = record.grant.scope;
+  // The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live.
+  const stored = await ctx.grants.find(record.grant.id);
+  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !stored.activatedAt) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+  if (stored.revokedAt) throw oauthErrors.invalidGrant('The grant has been revoked');
+
+  let scope = stored.scope;
   const requested = params.scope ?? params.scopes;
   if (requested !== undefined) {
     const parsed = parseScopes(requested);
     if ('unknown' in parsed) throw oauthErrors.invalidScope(`"${parsed.unknown}" is not a scope`);
-    const wider = parsed.scopes.filter((s) => !record.grant.scope.includes(s));
+    const wider = parsed.scopes.filter((s) => !stored.scope.includes(s));
     if (wider.length) throw oauthErrors.invalidScope(`The grant does not include ${wider.join(' ')}; a refresh can only narrow the scope`);
     if (!parsed.scopes.length) throw oauthErrors.invalidScope('scope must name at least one scope');
     scope = parsed.scopes;
   }
-  if (!(await ctx.grants.isActive(record.grant.id))) throw oauthErrors.invalidGrant('The grant has been revoked');
-
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  const nextRecord: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000 };
+  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000 };
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   if (swapped.spent) return reused(ctx, record, swapped.spentAt);
-  return issueTokens(ctx, record.grant, scope, next);
+  return issueTokens(ctx, stored, scope, next);
 }
 
 async function reused(ctx: OAuthContext, record: RefreshRecord, spentAt: number | undefined): Promise<never> {
