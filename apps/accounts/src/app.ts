@@ -62,7 +62,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
     await service.close();
     throw err;
   }
-  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, deps.settlementConsumer);
+  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
   await consumer.start();
   return {
     ...service,

@@ -82,7 +82,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     if (!deps.ownership) await ownership.close();
     throw err;
   }
-  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger, deps.settlementConsumer);
+  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
   await settlement.start();
   return {
     ...service,

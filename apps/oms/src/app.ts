@@ -81,7 +81,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   const ds = service.dataSource;
   const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
   const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION }, acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS }, logger);
-  const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger);
+  const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
   feed.start();
   engine.start();
   relay.start();

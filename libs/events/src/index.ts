@@ -7,11 +7,15 @@ export interface DomainEvent {
   eventId: string;
   type: string;
   payload: Record<string, unknown>;
+  /** The producer's signature over id, type and payload (see signature.ts); consumers check it before anything is applied. */
+  signature?: string;
 }
 
 /** An event as a consumer group delivers it: `entryId` is the stream's own id, what `ack` takes. */
 export interface DeliveredEvent extends DomainEvent {
   entryId: string;
+  /** The payload exactly as it travelled (what the signature covers), when the log keeps it as text. */
+  payloadJson?: string;
 }
 
 /**
@@ -36,12 +40,20 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-const toFields = (e: DomainEvent) => ['eventId', e.eventId, 'type', e.type, 'payload', JSON.stringify(e.payload)];
+const toFields = (e: DomainEvent) => ['eventId', e.eventId, 'type', e.type, 'payload', JSON.stringify(e.payload), ...(e.signature ? ['signature', e.signature] : [])];
 
 function fromFields(entryId: string, fields: string[]): DeliveredEvent {
   const map: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
-  return { entryId, eventId: map['eventId'] ?? '', type: map['type'] ?? '', payload: JSON.parse(map['payload'] ?? '{}') as Record<string, unknown> };
+  const payloadJson = map['payload'] ?? '{}';
+  let payload: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(payloadJson);
+    payload = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    payload = {}; // not JSON: the consumer's checks refuse it (its signature cannot match either)
+  }
+  return { entryId, eventId: map['eventId'] ?? '', type: map['type'] ?? '', payload, payloadJson, signature: map['signature'] };
 }
 
 type RawEntries = Array<[string, string[] | null]>;
@@ -243,11 +255,23 @@ export interface ConsumerOptions {
    * entry is acked only afterwards, so a crash in between re-delivers an event the handler then skips.
    */
   handle(event: DeliveredEvent): Promise<void>;
+  /**
+   * Checked before `handle`: the reason an event must never be applied (bad signature, not the
+   * contract's shape), or null. A refused event goes to `<stream>:dead-letter` with the reason
+   * and is acked, so it neither blocks the stream nor is ever booked.
+   */
+  refuse?(event: DeliveredEvent): string | null;
   batchSize?: number;
   blockMs?: number;
   /** Entries another consumer left unacked this long are taken over (default 30 s). */
   claimIdleMs?: number;
 }
+
+/** Where refused events of `stream` are kept. */
+export const deadLetterStream = (stream: string) => `${stream}:dead-letter`;
+
+export * from './signature';
+export * from './settlement-contract';
 
 /** A consumer-group worker: pending first, then stale entries of dead consumers, then new ones. */
 export class StreamConsumer {
@@ -281,6 +305,17 @@ export class StreamConsumer {
     this.running = false;
   }
 
+  /** Keeps a refused event, with why and who refused it, where an operator can look at it. */
+  private async deadLetter(event: DeliveredEvent, reason: string): Promise<void> {
+    const { log, stream, group, logger } = this.options;
+    logger.error({ stream, group, entryId: event.entryId, eventId: event.eventId, type: event.type, reason }, 'settlement event refused; moved to the dead-letter stream');
+    await log.append(deadLetterStream(stream), {
+      eventId: event.eventId || `unknown-${event.entryId}`,
+      type: 'dead-letter',
+      payload: { reason, group, entryId: event.entryId, type: event.type, payload: event.payloadJson ?? JSON.stringify(event.payload), signature: event.signature ?? null, at: new Date().toISOString() },
+    });
+  }
+
   private async run(): Promise<void> {
     const { log, stream, group, logger } = this.options;
     const count = this.options.batchSize ?? 50;
@@ -295,12 +330,16 @@ export class StreamConsumer {
         if (!batch.length) batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
         for (const event of batch) {
           if (!this.running) break;
-          await this.options.handle(event);
+          const reason = this.options.refuse?.(event) ?? null;
+          if (reason) await this.deadLetter(event, reason);
+          else await this.options.handle(event);
           if (this.aborted) break;
           await log.ack(stream, group, [event.entryId]);
         }
       } catch (err) {
         if (this.aborted) break;
+        // The stream or the group was lost (Redis restarted empty, or someone deleted it): make it again.
+        if (/NOGROUP/.test(String((err as Error)?.message))) await log.ensureGroup(stream, group).catch(() => undefined);
         // Unacked entries stay pending and come back on the next turn.
         logger.error({ err, stream, group }, 'event consumer turn failed; retrying');
         await new Promise((r) => setTimeout(r, 500));

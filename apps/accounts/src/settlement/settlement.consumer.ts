@@ -1,4 +1,4 @@
-import { StreamConsumer, type ConsumerOptions, type EventLog } from '@trading/events';
+import { refuseUnlessFromOms, StreamConsumer, type ConsumerOptions, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { PositionSettlementService } from './settlement.service';
 
@@ -8,7 +8,9 @@ export function settlementConsumer(
   events: EventLog,
   stream: string,
   logger: Logger,
+  signers: EventSigners,
   options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'> = {},
 ): StreamConsumer {
-  return new StreamConsumer({ ...options, log: events, stream, group: 'accounts', logger, handle: async (event) => void (await settlement.apply(event)) });
+  // Positions move only on what the OMS signed, in the contract's shape; anything else is dead-lettered.
+  return new StreamConsumer({ ...options, log: events, stream, group: 'accounts', logger, refuse: refuseUnlessFromOms(signers), handle: async (event) => void (await settlement.apply(event)) });
 }

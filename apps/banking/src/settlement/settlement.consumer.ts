@@ -1,4 +1,4 @@
-import { StreamConsumer, type ConsumerOptions, type EventLog } from '@trading/events';
+import { refuseUnlessFromOms, StreamConsumer, type ConsumerOptions, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { SettlementService } from './settlement.service';
 
@@ -8,6 +8,7 @@ export function settlementConsumer(
   events: EventLog,
   stream: string,
   logger: Logger,
+  signers: EventSigners,
   options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'> = {},
 ): StreamConsumer {
   return new StreamConsumer({
@@ -16,6 +17,8 @@ export function settlementConsumer(
     stream,
     group: 'banking',
     logger,
+    // Money moves only on what the OMS signed, in the contract's shape; anything else is dead-lettered.
+    refuse: refuseUnlessFromOms(signers),
     handle: async (event) => {
       if (event.type === 'trade.executed' || event.type === 'order.closed') await settlement.apply(event);
     },

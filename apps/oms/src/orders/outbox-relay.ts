@@ -1,5 +1,6 @@
+import type { KeyObject } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { EventLog } from '@trading/events';
+import { signEvent, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 
 /**
@@ -18,6 +19,8 @@ export class OutboxRelay {
     private readonly stream: string,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    /** The OMS's own key: consumers apply only what it signed. */
+    private readonly signingKey: { kid: string; privateKey: KeyObject },
   ) {}
 
   start(): void {
@@ -47,7 +50,8 @@ export class OutboxRelay {
           [batch],
         );
         for (const row of rows) {
-          await this.events.append(this.stream, { eventId: row.event_id, type: row.type, payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() } });
+          const event = { eventId: row.event_id, type: row.type, payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() } };
+          await this.events.append(this.stream, signEvent(event, this.signingKey));
         }
         if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
         return rows.length;

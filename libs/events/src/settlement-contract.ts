@@ -1,0 +1,67 @@
+import { z } from '@trading/config';
+import type { DeliveredEvent } from './index';
+import { eventSignatureProblem, type EventSigners } from './signature';
+
+/**
+ * The settlement stream's contract: what the OMS publishes and banking and accounts apply.
+ * Checked before anything is booked, so a malformed event can neither stall a consumer nor
+ * move money: it is refused with the field at fault.
+ */
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+/** numeric(20,8): at most 12 integer digits and 8 decimals, plain notation. */
+const amount = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/, 'must be a non-negative decimal with at most 12 integer digits and 8 decimals');
+const positive = amount.refine((v) => Number(v) > 0, 'must be greater than zero');
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
+const side = z.enum(['BUY', 'SELL']);
+const envelope = { eventId: uuid, occurredAt: z.string().datetime({ offset: true }) };
+
+export const SETTLEMENT_EVENTS = {
+  'trade.executed': z.object({
+    ...envelope,
+    type: z.literal('trade.executed'),
+    trade: z.object({
+      id: uuid,
+      orderId: uuid,
+      accountId: uuid,
+      symbol: z.string().regex(/^[A-Z0-9.]{1,12}$/, 'must be a symbol'),
+      side,
+      quantity: positive,
+      price: positive,
+      currency,
+      grossAmount: amount,
+      commission: amount,
+      netAmount: z.string().regex(/^-?\d{1,12}(\.\d{1,8})?$/, 'must be a decimal'),
+      executedAt: z.string().datetime({ offset: true }),
+    }),
+  }),
+  'order.closed': z.object({
+    ...envelope,
+    type: z.literal('order.closed'),
+    order: z.object({
+      id: uuid,
+      accountId: uuid,
+      side,
+      status: z.enum(['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']),
+      currency,
+      holdAmount: amount,
+      filledQuantity: amount,
+      settledAmount: amount,
+    }),
+  }),
+} as const;
+
+/** Null for an event shaped as the contract says; otherwise the first problem, naming the field. */
+export function settlementShapeProblem(event: DeliveredEvent): string | null {
+  const schema = SETTLEMENT_EVENTS[event.type as keyof typeof SETTLEMENT_EVENTS];
+  if (!schema) return `unknown event type ${JSON.stringify(event.type).slice(0, 40)}`;
+  if (event.payload['eventId'] !== event.eventId) return 'payload.eventId differs from the entry';
+  const parsed = schema.safeParse(event.payload);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  return `${issue.path.join('.') || 'payload'} ${issue.message}`;
+}
+
+/** What a settlement consumer refuses: anything the OMS did not sign, or not shaped as the contract says. */
+export function refuseUnlessFromOms(signers: EventSigners): (event: DeliveredEvent) => string | null {
+  return (event) => eventSignatureProblem(event, signers, 'oms') ?? settlementShapeProblem(event);
+}
