@@ -1,4 +1,5 @@
 import { deriveServiceSecret, InternalClaimsVerifier, SessionStore } from '@trading/auth';
+import { ConfigError } from '@trading/config';
 import { databaseNameOf, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
@@ -64,6 +65,8 @@ export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthC
 
 export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): Promise<AuthApp> {
   const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };
+  // Vendors' client secrets must reach them by mail; outside DEV a local file will not do.
+  if (config.APP_ENV !== 'DEV' && !config.SMTP_URL) throw new ConfigError('auth', [`SMTP_URL: is required when APP_ENV is ${config.APP_ENV} (client secrets are delivered by e-mail)`]);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
   const dataSource = await openDatabase({
     url: config.AUTH_DATABASE_URL,

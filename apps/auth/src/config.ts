@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { serviceIdentityFields } from '@trading/auth';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
@@ -63,7 +63,8 @@ export const authConfigSchema = z.object({
   /** SMTP server for outgoing mail (credentials to vendors), e.g. smtp://user:pass@host:587; unset: mail is written to MAIL_LOG_FILE. */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().default('Trading API <no-reply@trading-api.example>'),
-  MAIL_LOG_FILE: z.string().default(join(tmpdir(), 'trading-api-mail.log')),
+  /** Development only (no SMTP_URL): a file of the user's own, never a shared temporary folder. */
+  MAIL_LOG_FILE: z.string().default(() => join(process.env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'trading-api', 'mail.log')),
   /** How often the outbox is delivered; 0 turns the dispatcher off (tests deliver by hand). */
   MAIL_POLL_MS: z.coerce.number().int().min(0).default(2000),
 });

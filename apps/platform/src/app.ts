@@ -8,6 +8,7 @@ import { createRestFacadeApp } from '@trading/app-rest-facade';
 import { ensureDatabase, withDatabaseName } from '@trading/db';
 import { MemoryEventLog, RedisEventLog, type ConsumerOptions, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
+import type { DestinationStream } from 'pino';
 import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
 import { generateServiceKey, InternalClaimsSigner, SERVICE_NAMES, TrustedServiceKeys, type ServiceKey, type ServiceName } from '@trading/auth';
 import { listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
@@ -75,6 +76,8 @@ export interface CrashableService<A extends BankingApp | AccountsApp> {
 export interface PlatformOverrides {
   /** OMS variables (as the environment spells them) over the launcher's defaults, e.g. a paused price feed in tests. */
   oms?: Record<string, string>;
+  /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
+  logDestination?: DestinationStream;
 }
 
 export async function createPlatform(config: PlatformConfig, logger: Logger = createLogger('platform', config.LOG_LEVEL), overrides: PlatformOverrides = {}): Promise<Platform> {
@@ -124,7 +127,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
       API_RATE_LIMIT_NAMESPACE: `${config.PLATFORM_DB_PREFIX}api`,
     };
-    const log = (name: string) => createLogger(name, config.LOG_LEVEL);
+    const log = (name: string) => createLogger(name, config.LOG_LEVEL, overrides.logDestination);
 
     // Accounts and banking can be killed and started again (crash tests): the closer stops whichever instance runs.
     const crashable = async <A extends BankingApp | AccountsApp>(

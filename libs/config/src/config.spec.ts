@@ -23,4 +23,16 @@ describe('loadConfig', () => {
     expect(message).toContain('DATABASE_URL');
     expect(message).toContain('KEY: must be at least 32 characters');
   });
+
+  it('never echoes a rejected secret: keys, tokens, passwords, URLs (which carry credentials)', () => {
+    const secrets = z.object({ ADMIN_TOKEN: z.string().min(24), SERVICE_KEY: z.string().min(40), DB_PASSWORD: z.string().min(12), DATABASE_URL: field.postgresUrl() });
+    let message = '';
+    try {
+      loadConfig('svc', secrets, { ADMIN_TOKEN: 'tok-hunter2', SERVICE_KEY: 'key-hunter2', DB_PASSWORD: 'pw-hunter2', DATABASE_URL: 'mysql://root:hunter2@db' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    for (const name of ['ADMIN_TOKEN', 'SERVICE_KEY', 'DB_PASSWORD', 'DATABASE_URL']) expect(message).toContain(name);
+    expect(message).not.toContain('hunter2');
+  });
 });

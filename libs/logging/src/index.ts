@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
 
@@ -9,8 +9,37 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 
 const requestContext = new AsyncLocalStorage<{ requestId: string }>();
 
-export function createLogger(service: string, level: LevelWithSilent = 'info'): Logger {
-  return pino({
+/**
+ * Errors as pino writes them, less what may hold a customer's data or a secret: SQL parameters
+ * and the driver's detail ("Key (email)=(…) already exists"). The statement and codes stay.
+ */
+export function safeErr(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const serialized = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  const { parameters: _p, detail: _d, driverError, ...rest } = serialized as Record<string, unknown> & { driverError?: { code?: unknown } };
+  return driverError ? { ...rest, driverCode: driverError.code } : rest;
+}
+
+/** Paths whose query strings may carry credentials or one-time values (codes, states, tokens): logged without them. */
+const SENSITIVE_PATH = /\/(oauth|pat|login|signin|consent|developer)(\/|$|\?)/;
+
+/**
+ * The access log's view of a request and a response: enough to follow a call (method, path,
+ * status, request id, client address), never cookies, authorization, Set-Cookie or Location.
+ */
+export const httpLogSerializers = {
+  req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
+    id: req.id,
+    method: req.method,
+    url: req.url && SENSITIVE_PATH.test(req.url) ? req.url.split('?')[0] : req.url,
+    remoteAddress: req.remoteAddress,
+  }),
+  res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+  err: safeErr,
+};
+
+export function createLogger(service: string, level: LevelWithSilent = 'info', destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
@@ -20,8 +49,14 @@ export function createLogger(service: string, level: LevelWithSilent = 'info'): 
       const ctx = requestContext.getStore();
       return ctx ? { requestId: ctx.requestId } : {};
     },
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-claims"]'], censor: '[redacted]' },
-  });
+    serializers: { err: safeErr },
+    // Belt and braces for anything logged by hand: the serializers above already drop headers.
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-claims"]', 'req.headers["x-internal-client-address"]', 'res.headers["set-cookie"]', 'res.headers.location'],
+      censor: '[redacted]',
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

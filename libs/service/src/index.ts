@@ -5,7 +5,7 @@ import { pinoHttp } from 'pino-http';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { AppError, PROBLEM_CONTENT_TYPE, problem, problemFromError, wwwAuthenticate } from '@trading/errors';
 import { ConfigError } from '@trading/config';
-import { createLogger, REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
+import { createLogger, httpLogSerializers, REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
 import type { LevelWithSilent } from 'pino';
 
 export type ReadinessCheck = () => Promise<void>;
@@ -118,6 +118,8 @@ export function baseApp(options: ServiceOptions, listener: string, duration?: Hi
     pinoHttp({
       logger: options.logger,
       genReqId: (req) => (req as Request).requestId,
+      // Method, path, status and ids only: no cookies, tokens, Set-Cookie or Location (codes) in the access log.
+      serializers: httpLogSerializers,
       autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),

@@ -1,10 +1,14 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '@trading/logging';
 
-/** Where a secret goes in a mail body; substituted only at delivery. */
+/** Where a secret goes in a mail body; substituted only at delivery, and only by SMTP. */
 export const SECRET_PLACEHOLDER = '{{secret}}';
+
+/** What the local mail log shows instead of a secret: a file on disk is no place for one. */
+export const SECRET_WITHHELD = '[withheld: secrets travel only by SMTP. It was shown once to whoever provisioned or rotated it; rotate it again to get a new one]';
 
 export interface Mail {
   to: string;
@@ -16,6 +20,7 @@ export interface Mail {
 }
 
 export interface MailTransport {
+  /** Only 'smtp' ever carries a secret. */
   readonly kind: 'smtp' | 'log';
   send(mail: { from: string; to: string; subject: string; text: string }): Promise<void>;
 }
@@ -39,12 +44,16 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-/** No SMTP configured: every mail is appended, readable, to a local file (and noted in the log). */
+/**
+ * No SMTP configured (development only: UAT and PROD refuse to start without it): every mail
+ * is appended to a local file only its owner can read, with any secret withheld.
+ */
 export function logTransport(file: string, logger: Logger): MailTransport {
   return {
     kind: 'log',
     send: async (mail) => {
       const text = `----- ${new Date().toISOString()}\nFrom: ${mail.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n\n`;
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
       await appendFile(file, text, { mode: 0o600 });
       logger.info({ to: mail.to, subject: mail.subject, file }, 'e-mail written to the local mail log (no SMTP_URL set)');
     },
@@ -91,7 +100,8 @@ export class MailDispatcher {
       );
       for (const row of rows) {
         try {
-          const text = row.secret === null ? row.body : row.body.replace(SECRET_PLACEHOLDER, row.secret);
+          const secret = this.transport.kind === 'smtp' ? row.secret : SECRET_WITHHELD;
+          const text = row.secret === null ? row.body : row.body.replace(SECRET_PLACEHOLDER, secret ?? SECRET_WITHHELD);
           await this.transport.send({ from: this.from, to: row.to_address, subject: row.subject, text });
           await tx.query('UPDATE email_outbox SET sent_at = now(), secret = NULL, attempts = attempts + 1, last_error = NULL WHERE id = $1', [row.id]);
           delivered++;

@@ -264,7 +264,9 @@ describe('OAuth rules', () => {
       const devPage = await ua.request('GET', loginPath({ clientId: uatApp.clientId, redirectUri: uatApp.redirectUri, scopes: 'read:accounts', challenge, method: 'S256' }));
       expect([devPage.status, devPage.location]).toEqual([400, undefined]);
 
-      const uatAuth = await extraAuth(p, { APP_ENV: 'UAT' });
+      // Outside DEV, secrets go only by SMTP: no SMTP_URL, no start.
+      await expect(extraAuth(p, { APP_ENV: 'UAT' })).rejects.toThrow(/SMTP_URL/);
+      const uatAuth = await extraAuth(p, { APP_ENV: 'UAT', SMTP_URL: 'smtp://127.0.0.1:9' });
       try {
         // …and the UAT deployment refuses DEV's client, secret and redirect URI.
         expect((await refresh(uatAuth.url, promoted, 'trt_' + 'x'.repeat(43))).status).toBe(401);
