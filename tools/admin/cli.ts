@@ -9,6 +9,9 @@
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--to UAT|PROD] [--json]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
+ *   npm run admin -- keys list [--json]                      access-token signing keys
+ *   npm run admin -- keys rotate [--json]                    a new key signs; the old one stays published
+ *   npm run admin -- keys retire --kid <kid> [--json]        stop publishing an old key
  *
  * Environment: ADMIN_URL (default http://127.0.0.1:8189, auth's admin listener), ADMIN_TOKEN (default: the
  * credential `npm start` generated in its data directory, PLATFORM_DATA_DIR or ~/.local/share/trading-api-platform).
@@ -41,7 +44,10 @@ const USAGE = `usage:
   admin apps list [--json]
   admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
-  admin apps suspend --app <appId|clientId> [--json]`;
+  admin apps suspend --app <appId|clientId> [--json]
+  admin keys list [--json]
+  admin keys rotate [--json]
+  admin keys retire --kid <kid> [--json]`;
 
 class UsageError extends Error {}
 
@@ -68,6 +74,7 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       file: { type: 'string' },
       'approve-scopes': { type: 'string' },
       app: { type: 'string' },
+      kid: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       to: { type: 'string' },
       env: { type: 'string' },
@@ -151,6 +158,20 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
       return { path: `/admin/apps/${app()}/rotate-secret`, body: values['env'] ? { environment: values['env'] } : {}, print: (r) => printCredentials(r, 'rotated the secret of') };
     case 'apps suspend':
       return { path: `/admin/apps/${app()}/suspend`, body: {}, print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked` };
+    case 'keys list':
+      return {
+        method: 'GET',
+        path: '/admin/keys',
+        body: {},
+        print: (r) => (r['keys'] as Array<Record<string, string | null>>).map((k) => `${k['kid']}  ${k['status']!.padEnd(9)} created ${k['createdAt']}${k['retiredAt'] ? `  retired ${k['retiredAt']}` : ''}`).join('\n'),
+      };
+    case 'keys rotate':
+      return { path: '/admin/keys/rotate', body: {}, print: (r) => `new signing key ${r['kid']} is active; the previous one stays published until you retire it` };
+    case 'keys retire': {
+      const kid = values['kid'];
+      if (typeof kid !== 'string' || !kid) throw new UsageError('missing --kid (see keys list)');
+      return { path: `/admin/keys/${encodeURIComponent(kid)}/retire`, body: {}, print: (r) => `retired signing key ${r['kid']}: tokens it signed no longer verify` };
+    }
     default:
       return undefined;
   }

@@ -14,6 +14,7 @@ import { clientAddressFromFacade } from './internal/client-address';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
+import { KeyEncryption } from './keys/key-encryption';
 import { TokenSigner } from './keys/token-signer';
 import { Initial1732230000000 } from './migrations/1732230000000-initial';
 import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-login-attempts';
@@ -66,7 +67,11 @@ export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthC
 export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): Promise<AuthApp> {
   const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };
   // Vendors' client secrets must reach them by mail; outside DEV a local file will not do.
-  if (config.APP_ENV !== 'DEV' && !config.SMTP_URL) throw new ConfigError('auth', [`SMTP_URL: is required when APP_ENV is ${config.APP_ENV} (client secrets are delivered by e-mail)`]);
+  const problems = [
+    ...(config.APP_ENV !== 'DEV' && !config.SMTP_URL ? [`SMTP_URL: is required when APP_ENV is ${config.APP_ENV} (client secrets are delivered by e-mail)`] : []),
+    ...(config.APP_ENV !== 'DEV' && !config.AUTH_KEY_ENCRYPTION_KEY ? [`AUTH_KEY_ENCRYPTION_KEY: is required when APP_ENV is ${config.APP_ENV} (it encrypts the signing keys at rest)`] : []),
+  ];
+  if (problems.length) throw new ConfigError('auth', problems);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
   const dataSource = await openDatabase({
     url: config.AUTH_DATABASE_URL,
@@ -74,7 +79,12 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000, GrantConsent1732600000000],
   });
   const store = deps.store ?? (await connectStore(config.REDIS_URL));
-  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER);
+  const encryption = new KeyEncryption(config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'));
+  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption).catch(async (err) => {
+    await dataSource.destroy();
+    throw err;
+  });
+  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, (err) => logger.error({ err }, 'reloading the signing keys failed; keeping the ones loaded'));
   const users = new UsersService(dataSource);
   const sessionStore = new SessionStore(store);
   const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
@@ -159,7 +169,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   admin.use(
     adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
     adminAudit(config.AUTH_ADMIN_TOKEN, logger),
-    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry),
+    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer),
   );
   finishService(app, logger);
   finishService(internal, logger);
@@ -180,6 +190,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     grants,
     mail,
     close: async () => {
+      signer.stop();
       await mail.stop();
       await dataSource.destroy();
       if (!deps.store) await store.close();

@@ -21,6 +21,13 @@ export const authConfigSchema = z.object({
   AUTH_DATABASE_URL: field.postgresUrl(),
   /** The issuer in every access token: the auth app's public address ({login_url}). */
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
+  /**
+   * Encrypts the signing keys' private halves in the database (≥ 32 characters; keep it out of
+   * the database's backups). Required outside DEV; in DEV it defaults to one derived from SERVICE_KEY.
+   */
+  AUTH_KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** How often every instance reloads the signing keys (a rotation reaches all of them within this). */
+  AUTH_SIGNING_KEY_RELOAD_MS: z.coerce.number().int().min(100).default(5000),
   /** Bearer credential of the admin API used by `npm run admin`. */
   AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
@@ -75,6 +82,8 @@ export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig
 
 /** Settings with defaults added after the first release; callers that build the config object themselves (the platform) may leave them out. */
 const dashboardSchema = authConfigSchema.pick({
+  AUTH_KEY_ENCRYPTION_KEY: true,
+  AUTH_SIGNING_KEY_RELOAD_MS: true,
   AUTH_INTERNAL_PORT: true,
   AUTH_ADMIN_PORT: true,
   AUTH_ADMIN_HOST: true,

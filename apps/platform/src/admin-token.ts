@@ -3,15 +3,17 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
+export const KEY_ENCRYPTION_KEY_FILE = 'key-encryption-key';
 
 /**
- * The all-in-one mode's admin credential when AUTH_ADMIN_TOKEN is unset: random, made once per
- * data directory and kept there in a file only this user can read, where `npm run admin` finds
- * it. There is no published default anybody could try.
+ * A secret of the all-in-one mode that must outlive a restart but was never configured (the
+ * admin credential, the key that encrypts the signing keys): random, made once per data
+ * directory and kept there in a file only this user can read. There is no published default
+ * anybody could try, and `npm run admin` finds the credential by itself.
  */
-export function ensureAdminToken(dataDir: string): string {
+export function ensureSecretFile(dataDir: string, name: string, prefix: string): string {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = join(dataDir, ADMIN_TOKEN_FILE);
+  const file = join(dataDir, name);
   try {
     const stat = lstatSync(file);
     if (!stat.isFile()) throw new Error(`${file} is not a regular file; remove it`);
@@ -21,7 +23,9 @@ export function ensureAdminToken(dataDir: string): string {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const token = `adm_${randomBytes(32).toString('base64url')}`;
-  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  return token;
+  const secret = `${prefix}${randomBytes(32).toString('base64url')}`;
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
 }
+
+export const ensureAdminToken = (dataDir: string): string => ensureSecretFile(dataDir, ADMIN_TOKEN_FILE, 'adm_');

@@ -12,7 +12,7 @@ import type { DestinationStream } from 'pino';
 import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
 import { generateServiceKey, InternalClaimsSigner, SERVICE_NAMES, TrustedServiceKeys, type ServiceKey, type ServiceName } from '@trading/auth';
 import { listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
-import { ensureAdminToken } from './admin-token';
+import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
@@ -246,6 +246,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           AUTH_DATABASE_URL: db('auth'),
           AUTH_ISSUER: issuer,
           AUTH_ADMIN_TOKEN: adminToken,
+          AUTH_KEY_ENCRYPTION_KEY: config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
           AUTH_TRUST_PROXY: [],
         },

@@ -38,6 +38,8 @@ export const platformConfigSchema = z.object({
   AUTH_ADMIN_PORT: field.port(8189),
   /** Unset: a random credential generated once per data directory, in `<PLATFORM_DATA_DIR>/admin-token` (0600), which `npm run admin` reads. */
   AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  /** Unset: generated once per data directory (`<PLATFORM_DATA_DIR>/key-encryption-key`, 0600); it encrypts auth's signing keys. */
+  AUTH_KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Introspection and schema hints at the gateway: on for local development. */
   GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),

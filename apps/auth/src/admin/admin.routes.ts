@@ -3,13 +3,15 @@ import express, { Router, type RequestHandler } from 'express';
 import { bearerToken } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { z } from '@trading/config';
+import type { TokenSigner } from '../keys/token-signer';
 import type { PatService } from '../pat/pat.service';
+import { adminKeyRoutes } from './keys.routes';
 import { adminAppRoutes } from '../registry/admin-apps.routes';
 import type { RegistryService } from '../registry/registry.service';
 import type { UsersService } from '../users/users.service';
 
 /** The service team's API (used by `npm run admin`), guarded by the admin credential from config. */
-export function adminRoutes(adminToken: string, users: UsersService, pats: PatService, registry: RegistryService): Router {
+export function adminRoutes(adminToken: string, users: UsersService, pats: PatService, registry: RegistryService, signer: TokenSigner): Router {
   const router = Router();
   router.use('/admin', requireAdmin(adminToken), express.json({ limit: '64kb' }));
 
@@ -34,7 +36,7 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
       createdAt: pat.createdAt.toISOString(),
     });
   });
-  router.use(adminAppRoutes(registry));
+  router.use(adminAppRoutes(registry), adminKeyRoutes(signer));
   return router;
 }
 

@@ -2,37 +2,107 @@ import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } fro
 import { exportJWK, SignJWT } from 'jose';
 import { IsNull, type DataSource } from 'typeorm';
 import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims } from '@trading/auth';
+import { AppError, errors } from '@trading/errors';
+import { KeyEncryption } from './key-encryption';
 import { SigningKeyEntity, type SigningKey } from './signing-key.entity';
+
+/** A signing key as the admin API lists it. */
+export interface SigningKeyView {
+  kid: string;
+  createdAt: string;
+  retiredAt: string | null;
+  status: 'ACTIVE' | 'PUBLISHED' | 'RETIRED';
+}
 
 /**
  * Signs access tokens with the newest live ES256 key and publishes every live key as JWKS.
+ * Keys live in PostgreSQL, private halves encrypted (KeyEncryption); every instance reloads
+ * them every few seconds, so a rotation or retirement reaches all of them without a restart.
  * The first instance to start creates a key (under an advisory lock, so exactly one is made).
+ *
+ * Rotation: `rotate` adds a key, which signs from then on; the previous one stays published so
+ * its tokens still verify, until `retire` removes it (the active key cannot be retired).
  */
 export class TokenSigner {
+  private active!: { kid: string; key: KeyObject };
+  private published: { keys: Record<string, unknown>[] } = { keys: [] };
+  private timer?: NodeJS.Timeout;
+
   private constructor(
+    private readonly dataSource: DataSource,
     private readonly issuer: string,
-    private readonly active: { kid: string; key: KeyObject },
-    private readonly published: { keys: Record<string, unknown>[] },
+    private readonly encryption: KeyEncryption,
   ) {}
 
-  static async load(dataSource: DataSource, issuer: string): Promise<TokenSigner> {
-    const keys = await dataSource.transaction(async (tx) => {
+  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption): Promise<TokenSigner> {
+    const signer = new TokenSigner(dataSource, issuer, encryption);
+    await dataSource.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('signing-keys'))");
       const repo = tx.getRepository(SigningKeyEntity);
-      let live = await repo.find({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
-      if (!live.length) live = [await repo.save(await newSigningKey())];
-      return live;
+      if (!(await repo.count({ where: { retiredAt: IsNull() } }))) await repo.save(await newSigningKey(encryption));
+      // Rows written before keys were encrypted are encrypted in place.
+      for (const row of await repo.find()) {
+        if (!KeyEncryption.isEncrypted(row.privateKeyPem)) await repo.update({ kid: row.kid }, { privateKeyPem: encryption.encrypt(row.kid, row.privateKeyPem) });
+      }
     });
-    const newest = keys[0]!;
-    return new TokenSigner(
-      issuer,
-      { kid: newest.kid, key: createPrivateKey(newest.privateKeyPem) },
-      { keys: keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) },
-    );
+    await signer.reload();
+    return signer;
+  }
+
+  /** Reads the live keys again: the newest signs, all are published. */
+  async reload(): Promise<void> {
+    const live = await this.dataSource.getRepository(SigningKeyEntity).find({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
+    const newest = live[0];
+    if (!newest) throw new Error('no live signing key');
+    if (this.active?.kid !== newest.kid) this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
+    this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+  }
+
+  /** Reloads every `intervalMs` until `stop`. */
+  startRefreshing(intervalMs: number, onError: (err: unknown) => void): void {
+    this.timer = setInterval(() => void this.reload().catch(onError), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 
   jwks(): { keys: Record<string, unknown>[] } {
     return this.published;
+  }
+
+  async list(): Promise<SigningKeyView[]> {
+    const rows = await this.dataSource.getRepository(SigningKeyEntity).find({ order: { createdAt: 'DESC', kid: 'ASC' } });
+    const activeKid = rows.find((r) => !r.retiredAt)?.kid;
+    return rows.map((r) => ({
+      kid: r.kid,
+      createdAt: r.createdAt.toISOString(),
+      retiredAt: r.retiredAt?.toISOString() ?? null,
+      status: r.retiredAt ? 'RETIRED' : r.kid === activeKid ? 'ACTIVE' : 'PUBLISHED',
+    }));
+  }
+
+  /** A new key that signs from now on (here at once, elsewhere within one reload). */
+  async rotate(): Promise<SigningKeyView> {
+    const key = await this.dataSource.getRepository(SigningKeyEntity).save(await newSigningKey(this.encryption));
+    await this.reload();
+    return (await this.list()).find((k) => k.kid === key.kid)!;
+  }
+
+  /** Stops publishing a key: tokens it signed no longer verify. The active key cannot be retired. */
+  async retire(kid: string): Promise<SigningKeyView> {
+    await this.dataSource.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('signing-keys'))");
+      const repo = tx.getRepository(SigningKeyEntity);
+      const row = await repo.findOneBy({ kid });
+      if (!row) throw errors.notFound('Signing key', 'kid');
+      const newest = await repo.findOne({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
+      if (newest?.kid === kid) throw new AppError('CONFLICT', 'This is the active signing key: rotate first, then retire it', { field: 'kid' });
+      if (!row.retiredAt) await repo.update({ kid }, { retiredAt: new Date() });
+    });
+    await this.reload();
+    return (await this.list()).find((k) => k.kid === kid)!;
   }
 
   /**
@@ -64,11 +134,12 @@ export class TokenSigner {
   }
 }
 
-async function newSigningKey(): Promise<Partial<SigningKey>> {
+async function newSigningKey(encryption: KeyEncryption): Promise<Partial<SigningKey>> {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const kid = randomUUID();
   return {
-    kid: randomUUID(),
-    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    kid,
+    privateKeyPem: encryption.encrypt(kid, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()),
     publicJwk: (await exportJWK(publicKey)) as unknown as Record<string, unknown>,
   };
 }

@@ -7,8 +7,16 @@ import type { TokenSigner } from '../keys/token-signer';
  * userinfo and revocation, which the facade passes through unauthenticated.
  */
 export function localAccessTokenVerifier(signer: TokenSigner, issuer: string): (token: string) => Promise<JWTPayload> {
-  const keys = createLocalJWKSet(signer.jwks() as unknown as Parameters<typeof createLocalJWKSet>[0]);
-  return async (token) => (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE })).payload;
+  // The key set follows rotations: rebuilt whenever the signer publishes a new one.
+  let published = signer.jwks();
+  let keys = createLocalJWKSet(published as unknown as Parameters<typeof createLocalJWKSet>[0]);
+  return async (token) => {
+    if (signer.jwks() !== published) {
+      published = signer.jwks();
+      keys = createLocalJWKSet(published as unknown as Parameters<typeof createLocalJWKSet>[0]);
+    }
+    return (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE })).payload;
+  };
 }
 
 /** Claims of a token whose signature is ours, expired or not; null for anything else. */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registration } from './oauth-helpers';
@@ -54,5 +54,28 @@ describe('admin CLI: apps', () => {
     expect(rotated).toMatchObject({ environment: 'UAT', clientSecret: expect.stringMatching(/^tcs_/) });
     const suspended = await cli('apps', 'suspend', '--app', app.clientId);
     expect(suspended.stdout).toContain('suspended "E2E Portfolio App"');
+  }, 60_000);
+
+  it('lists, rotates and retires signing keys; finds the credential the platform generated when ADMIN_TOKEN is unset', async () => {
+    const before = JSON.parse((await cli('keys', 'list', '--json')).stdout).keys as Array<{ kid: string; status: string }>;
+    const active = before.find((k) => k.status === 'ACTIVE')!;
+    const rotated = await cli('keys', 'rotate');
+    expect(rotated.stdout).toMatch(/new signing key .* is active/);
+    expect((await cli('keys', 'retire')).stderr).toContain('missing --kid');
+    const retired = await cli('keys', 'retire', '--kid', active.kid);
+    expect(retired.code).toBe(0);
+    expect(retired.stdout).toContain(`retired signing key ${active.kid}`);
+    expect((await cli('keys', 'list')).stdout).toMatch(new RegExp(`${active.kid} +RETIRED`));
+
+    // No ADMIN_TOKEN: the CLI reads <PLATFORM_DATA_DIR>/admin-token, as after `npm start`.
+    const dir = mkdtempSync(join(tmpdir(), 'cli-data-'));
+    writeFileSync(join(dir, 'admin-token'), `${p.adminToken}\n`, { mode: 0o600 });
+    const found = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ADMIN_URL: p.urls.adminApi, PLATFORM_DATA_DIR: dir };
+      delete env['ADMIN_TOKEN'];
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', 'keys', 'list'], { cwd: ROOT, env }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+    });
+    expect(found.code).toBe(0);
+    expect(found.stdout).toContain('ACTIVE');
   }, 60_000);
 });

@@ -171,6 +171,7 @@ export async function extraAuth(p: TestPlatform, settings: Record<string, unknow
       AUTH_DATABASE_URL: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`),
       AUTH_ISSUER: `http://localhost:${p.config.AUTH_PORT}`,
       AUTH_ADMIN_TOKEN: p.adminToken,
+      AUTH_KEY_ENCRYPTION_KEY: p.config.AUTH_KEY_ENCRYPTION_KEY,
       PAT_SESSION_TTL_SECONDS: 900,
       AUTH_TRUST_PROXY: [],
       MAIL_POLL_MS: 0,

@@ -92,6 +92,7 @@ describe('trust boundaries of the running platform', () => {
         AUTH_ISSUER: `http://localhost:${p.config.AUTH_PORT}`,
         AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`,
         AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3,
+        AUTH_KEY_ENCRYPTION_KEY: p.config.AUTH_KEY_ENCRYPTION_KEY,
         PAT_SESSION_TTL_SECONDS: 900,
         AUTH_TRUST_PROXY: [],
         MAIL_POLL_MS: 0,
