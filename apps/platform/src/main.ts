@@ -27,8 +27,9 @@ async function main(): Promise<void> {
     API docs      ${urls.api.replace(/\/v1$/, '')}/docs     (OpenAPI 3.1 at ${urls.api}/openapi.json)
     Dashboard     ${urls.login}/en/developer  (PATs, authorised apps; sign in as a demo user)
     GraphQL       ${urls.gateway}
-    Subgraphs     ${urls.accounts}  ${urls.banking}  ${urls.oms}
-    Health        /healthz, /readyz, /metrics on every port above
+    Subgraphs     ${urls.accounts}  ${urls.banking}  ${urls.oms}   (internal: signed claims only)
+    Health        /healthz and /readyz on every port; /metrics on the internal ports (public + 100)
+    Admin API     ${urls.adminApi}   (this machine only)
 ${
   demoPat
     ? `
@@ -52,7 +53,8 @@ ${
 }
   Admin CLI       npm run admin -- users create --email you@example.com --password '…' --first-name You --last-name Tester
                   npm run admin -- apps provision --file registration.json   (then apps list, promote, rotate-secret, suspend)
-                  (admin credential: ADMIN_TOKEN=${config.AUTH_ADMIN_TOKEN === 'local-dev-admin-token-0000' ? 'the local default' : 'your AUTH_ADMIN_TOKEN'})
+                  npm run admin -- keys list                                  (then keys rotate, keys retire --kid …)
+                  (admin credential: ${config.AUTH_ADMIN_TOKEN ? 'your AUTH_ADMIN_TOKEN' : `generated for this data directory, in ${config.PLATFORM_DATA_DIR}/admin-token; the CLI finds it`})
 
   Ctrl-C stops everything.
 `);
