@@ -196,16 +196,16 @@ for v in AUTH FACADE GATEWAY ACCOUNTS BANKING OMS; do export "REDIS_${v}_PASSWOR
 EVENTS_STREAM="${PREFIX}oms:events" sh tools/service-mode/redis-users.sh --port "$ACL_REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no \
   >"$LOG_DIR/redis.log" 2>&1 &
 ACL_REDIS_PID=$!
-for _ in $(seq 1 20); do redis-cli -p "$ACL_REDIS_PORT" ping 2>&1 | grep -q NOAUTH && break; sleep 0.25; done
+for _ in $(seq 1 20); do grep -q NOAUTH <<<"$(redis-cli -p "$ACL_REDIS_PORT" ping 2>&1)" && break; sleep 0.25; done
 acl_url() { echo "redis://$1:$2@127.0.0.1:$ACL_REDIS_PORT"; }
 REDIS_FOR=([auth]="$(acl_url auth "$REDIS_AUTH_PASSWORD")" [rest-facade]="$(acl_url rest-facade "$REDIS_FACADE_PASSWORD")"
   [gateway]="$(acl_url gateway "$REDIS_GATEWAY_PASSWORD")" [accounts]="$(acl_url accounts "$REDIS_ACCOUNTS_PASSWORD")"
   [banking]="$(acl_url banking "$REDIS_BANKING_PASSWORD")" [oms]="$(acl_url oms "$REDIS_OMS_PASSWORD")")
 redis_as() { local user="$1" pw="$2"; shift 2; redis-cli -p "$ACL_REDIS_PORT" --user "$user" --pass "$pw" --no-auth-warning "$@" 2>&1; }
 [ "$(redis-cli -p "$ACL_REDIS_PORT" get session:x 2>&1 | grep -c NOAUTH)" = 1 ] && pass "no default user" || fail "redis default user is on"
-redis_as banking "$REDIS_BANKING_PASSWORD" get session:x | grep -q NOPERM && pass "banking cannot read sessions" || fail "banking read a session key"
-redis_as gateway "$REDIS_GATEWAY_PASSWORD" set session:x forged | grep -q NOPERM && pass "the gateway cannot write sessions" || fail "the gateway wrote a session"
-redis_as auth "$REDIS_AUTH_PASSWORD" flushall | grep -q NOPERM && pass "no service may FLUSHALL" || fail "auth ran FLUSHALL"
+grep -q NOPERM <<<"$(redis_as banking "$REDIS_BANKING_PASSWORD" get session:x)" && pass "banking cannot read sessions" || fail "banking read a session key"
+grep -q NOPERM <<<"$(redis_as gateway "$REDIS_GATEWAY_PASSWORD" set session:x forged)" && pass "the gateway cannot write sessions" || fail "the gateway wrote a session"
+grep -q NOPERM <<<"$(redis_as auth "$REDIS_AUTH_PASSWORD" flushall)" && pass "no service may FLUSHALL" || fail "auth ran FLUSHALL"
 
 step "databases"
 drop_databases
@@ -251,7 +251,9 @@ for app in "${APPS[@]}"; do
   done
   code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT[$app]}/metrics")"
   [ "$code" = 404 ] && pass "$app public /metrics 404" || fail "$app public /metrics -> $code"
-  curl -s "http://127.0.0.1:${IPORT[$app]}/metrics" | grep -q http_request_duration_seconds && pass "$app internal /metrics" || fail "$app internal /metrics"
+  # Read it whole first: grep -q closing the pipe early would fail curl under pipefail.
+  metrics="$(curl -s "http://127.0.0.1:${IPORT[$app]}/metrics")"
+  grep -q http_request_duration_seconds <<<"$metrics" && pass "$app internal /metrics" || fail "$app internal /metrics"
 done
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { ConfigError } from '@trading/config';
 import { databaseNameOf, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { FailureLimiter } from '@trading/rate-limit';
+import { FailureLimiter, RequestLimiter } from '@trading/rate-limit';
 import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import { baseApp, createService, finishService, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
@@ -28,7 +28,7 @@ import { oauthErrorHandler } from './oauth/errors';
 import { GrantService } from './oauth/grants';
 import { loginRoutes } from './oauth/login.routes';
 import { metadataRoute } from './oauth/metadata';
-import { requestLimit } from './oauth/rate-limit';
+import type { ClientLimits } from './oauth/client-limits';
 import { revokeRoute } from './oauth/revoke';
 import { tokenRoute } from './oauth/token';
 import { userinfoRoute } from './oauth/userinfo';
@@ -140,11 +140,13 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     signer,
     store: sealed,
     users,
+    retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
   };
   const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
-  const tokenLimits = {
-    perIp: requestLimit(store, namespace, 'oauth-token:ip', config.OAUTH_TOKEN_MAX_REQUESTS_PER_IP, config.OAUTH_TOKEN_RATE_WINDOW_SECONDS),
-    clientFailures: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
+  const tokenLimits: ClientLimits = {
+    perClientAddress: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
+    perAddress: limiter('oauth-token:ip', config.OAUTH_TOKEN_MAX_FAILURES_PER_IP),
+    perClient: new RequestLimiter(store, namespace, { name: 'oauth-token:client', perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT }),
   };
   const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
   app.use(discovery);

@@ -42,7 +42,7 @@ export const authConfigSchema = z.object({
   PAT_LOGIN_MAX_FAILURES_PER_IP: count(20),
   /** Failed PAT logins allowed per token id (distributed guessing of one token's secret). */
   PAT_LOGIN_MAX_FAILURES_PER_TOKEN: count(10),
-  /** Failed dashboard sign-ins allowed per account (e-mail) and per client address. */
+  /** Failed dashboard sign-ins allowed per (account, client address), and per client address. */
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: count(5),
   SIGNIN_MAX_FAILURES_PER_IP: count(50),
   /** The window every failure limit above counts in. */
@@ -62,10 +62,14 @@ export const authConfigSchema = z.object({
    * concurrent refresh; later, the whole grant is revoked (reuse detection). 0: always revoke.
    */
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(2),
-  /** Requests to /oauth/token and /oauth/revoke allowed per client address per window. */
-  OAUTH_TOKEN_MAX_REQUESTS_PER_IP: count(120),
-  OAUTH_TOKEN_RATE_WINDOW_SECONDS: field.seconds(60),
-  /** Failed client authentications allowed per client id (in LOGIN_FAILURE_WINDOW_SECONDS). */
+  /**
+   * Successful /oauth/token and /oauth/revoke calls per authenticated vendor app per minute:
+   * a backend refreshing for many users from one address (100 per second by default).
+   */
+  OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: count(6000),
+  /** Failed client authentications per client address, whichever client ids it tries (in LOGIN_FAILURE_WINDOW_SECONDS). */
+  OAUTH_TOKEN_MAX_FAILURES_PER_IP: count(100),
+  /** Failed client authentications per (client id, client address) (in LOGIN_FAILURE_WINDOW_SECONDS); never blocks the right secret. */
   OAUTH_CLIENT_MAX_FAILURES: count(20),
   /** SMTP server for outgoing mail (credentials to vendors), e.g. smtp://user:pass@host:587; unset: mail is written to MAIL_LOG_FILE. */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -102,8 +106,8 @@ const dashboardSchema = authConfigSchema.pick({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: true,
-  OAUTH_TOKEN_MAX_REQUESTS_PER_IP: true,
-  OAUTH_TOKEN_RATE_WINDOW_SECONDS: true,
+  OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: true,
+  OAUTH_TOKEN_MAX_FAILURES_PER_IP: true,
   OAUTH_CLIENT_MAX_FAILURES: true,
   SMTP_URL: true,
   MAIL_FROM: true,

@@ -1,8 +1,8 @@
-import type { Request } from 'express';
-import type { FailureLimiter } from '@trading/rate-limit';
+import type { Request, Response } from 'express';
 import type { Client } from '../registry/registry.service';
 import type { OAuthContext } from './context';
-import { OAuthError, oauthErrors } from './errors';
+import { countFailure, failuresBlocked, spendClientBudget, throttled, type ClientLimits } from './client-limits';
+import { oauthErrors } from './errors';
 
 export type Params = Record<string, string | undefined>;
 
@@ -46,9 +46,10 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 
 /**
  * Authenticates the client by HTTP Basic or by client_id/client_secret in the body (one method
- * only). Failed attempts count per client id, so a secret cannot be guessed at speed.
+ * only). Failures count per (client, address) and per address; once over the limit, a wrong
+ * secret gets 429 (uncounted), the right one still goes through. Then the client's budget.
  */
-export async function authenticateClient(ctx: OAuthContext, req: Request, params: Params, failures: FailureLimiter): Promise<Client> {
+export async function authenticateClient(ctx: OAuthContext, req: Request, res: Response, params: Params, limits: ClientLimits): Promise<Client> {
   const basic = basicCredentials(req.get('authorization'));
   if (basic && params['client_secret'] !== undefined) throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
   if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id) throw oauthErrors.invalidRequest('client_id does not match the HTTP Basic credentials');
@@ -56,16 +57,14 @@ export async function authenticateClient(ctx: OAuthContext, req: Request, params
   const secret = basic?.secret ?? params['client_secret'];
   if (!id || !secret) throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
 
-  const key = id.slice(0, 100);
-  const state = await failures.state(key);
-  if (state.blocked) {
-    throw new OAuthError('too_many_requests', 'Too many failed client authentications; retry after the time in Retry-After', 429, { 'Retry-After': String(state.resetSeconds) });
-  }
+  const blocked = await failuresBlocked(limits, id, req);
   const client = await ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true });
   if (!client) {
-    await failures.fail(key);
+    if (blocked) throw throttled('Too many failed client authentications from this address', blocked.resetSeconds);
+    await countFailure(limits, id, req);
     throw oauthErrors.invalidClient(`Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`);
   }
   if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
+  await spendClientBudget(limits, client.clientId, res);
   return client;
 }

@@ -1,3 +1,4 @@
+import type { KeyEncryption } from '../keys/key-encryption';
 import type { SessionStore } from '@trading/auth';
 import type { KeyValueStore } from '@trading/redis';
 import type { TokenSigner } from '../keys/token-signer';
@@ -28,4 +29,6 @@ export interface OAuthContext {
   signer: TokenSigner;
   store: KeyValueStore;
   users: UsersService;
+  /** Encrypts what Redis keeps for a refresh retry (the new pair), with a key Redis never sees. */
+  retryCipher: KeyEncryption;
 }

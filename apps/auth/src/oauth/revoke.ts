@@ -1,9 +1,9 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router } from 'express';
 import type { JWTPayload } from 'jose';
-import type { FailureLimiter } from '@trading/rate-limit';
 import { swapResult } from '@trading/redis';
 import { ourTokenClaims } from './access-tokens';
 import { authenticateClient, requestParams } from './client-auth';
+import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
 import { noStore, oauthErrors } from './errors';
 import { plausibleToken, refreshKey, type RefreshRecord } from './token-store';
@@ -14,16 +14,15 @@ import { plausibleToken, refreshKey, type RefreshRecord } from './token-store';
  * session. Unknown tokens and other clients' tokens get the same 200 (an empty JSON object, which
  * strict JSON clients accept), so nothing can be probed.
  */
-export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>, limits: { perIp: RequestHandler; clientFailures: FailureLimiter }): Router {
+export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>, limits: ClientLimits): Router {
   return Router().post(
     '/oauth/revoke',
-    limits.perIp,
     express.json({ limit: '8kb' }),
     express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
     async (req, res) => {
       noStore(res);
       const params = requestParams(req);
-      const client = await authenticateClient(ctx, req, params, limits.clientFailures);
+      const client = await authenticateClient(ctx, req, res, params, limits);
       const token = params['token'];
       if (!token) throw oauthErrors.invalidRequest('token is required');
 

@@ -8,6 +8,8 @@ import type { GrantRecord } from './grants';
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 export const codeKey = (code: string) => `oauth-code:${digest(code)}`;
 export const refreshKey = (token: string) => `oauth-refresh:${digest(token)}`;
+/** What a refresh answered, kept (encrypted) for the retry window under the spent token's digest. */
+export const refreshAnswerKey = (token: string) => `oauth-refresh-answer:${digest(token)}`;
 
 /** 256 bits, base64url; the prefixes let secret scanners recognise leaked refresh tokens. */
 export const newCode = () => randomBytes(32).toString('base64url');

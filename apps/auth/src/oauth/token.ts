@@ -1,6 +1,6 @@
-import express, { Router, type RequestHandler } from 'express';
-import type { FailureLimiter } from '@trading/rate-limit';
+import express, { Router } from 'express';
 import { authenticateClient, requestParams } from './client-auth';
+import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
 import { noStore, oauthErrors } from './errors';
 import { authCodeGrant } from './grants/auth-code';
@@ -15,10 +15,9 @@ const GRANT_TYPES: Record<string, typeof authCodeGrant> = {
 };
 
 /** POST {base_url}/oauth/token: exchange a code, or refresh (spec §4.1, RFC 6749 §4.1.3, §6). */
-export function tokenRoute(ctx: OAuthContext, limits: { perIp: RequestHandler; clientFailures: FailureLimiter }): Router {
+export function tokenRoute(ctx: OAuthContext, limits: ClientLimits): Router {
   return Router().post(
     '/oauth/token',
-    limits.perIp,
     express.json({ limit: '8kb' }),
     express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 }),
     async (req, res) => {
@@ -27,7 +26,7 @@ export function tokenRoute(ctx: OAuthContext, limits: { perIp: RequestHandler; c
       const grantType = params['grant_type'];
       if (!grantType) throw oauthErrors.invalidRequest('grant_type is required');
       const grant = Object.hasOwn(GRANT_TYPES, grantType) ? GRANT_TYPES[grantType] : undefined;
-      const client = await authenticateClient(ctx, req, params, limits.clientFailures);
+      const client = await authenticateClient(ctx, req, res, params, limits);
       if (!grant) throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
       res.json(await grant(ctx, client, params));
     },

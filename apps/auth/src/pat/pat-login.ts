@@ -15,9 +15,11 @@ export type LoginAnswer =
   | { outcome: 'throttled'; limit: LimitState };
 
 /**
- * POST /pat/login as a whole: refuse callers who already failed too often (per client address
- * and per token id), try the token, count a failure against both, and record the attempt
- * whatever happened. The caller learns only ok / refused / throttled.
+ * POST /pat/login as a whole: try the token; a failure counts per client address and per token
+ * id and is recorded for the owner's activity. Once a limit is reached, failures are refused
+ * with 429 and neither counted nor recorded (so a flood writes nothing), but a valid token is
+ * never refused: its secret has ~190 bits, so throttling a correct one protects nothing, and a
+ * NAT or CI runner full of scripts must not be locked out by one bad neighbour.
  */
 export class PatLogin {
   constructor(
@@ -34,17 +36,12 @@ export class PatLogin {
     const base = { tokenId, ip: request.ip, userAgent: request.userAgent, at };
 
     const current = tightest(before);
-    if (current.blocked) {
-      // Not even checked: a guesser learns nothing from attempts made while throttled.
-      await this.activity.record({ ...base, userId: tokenId && (await this.pats.ownerOf(tokenId)), reason: 'RATE_LIMITED' });
-      return { outcome: 'throttled', limit: current };
-    }
-
     const result = await this.pats.login(request.token, request.ip, at);
     if (result.ok) {
       await this.activity.record({ ...base, userId: result.pat.userId });
       return { outcome: 'ok', session: result.session, limit: current };
     }
+    if (current.blocked) return { outcome: 'throttled', limit: current };
     const after = await this.states(ipKey, tokenId, (l, k) => l.fail(k));
     // A mistyped or guessed secret for a real token id still shows in that token owner's activity.
     const userId = result.pat?.userId ?? (tokenId && (await this.pats.ownerOf(tokenId)));

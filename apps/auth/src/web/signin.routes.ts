@@ -38,9 +38,11 @@ export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
     const again = (status: number, error: string) => res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
     if (!email.trim() || !password) return again(400, t.enterBoth);
 
-    // Failures count per account (whether it exists or not, so this tells nothing) and per address.
-    const accountKey = normaliseEmail(email);
+    // Failures count per (account, address) — whether the account exists or not, so this tells
+    // nothing — and per address. A stranger's guesses lock the account at the stranger's address
+    // only: its owner, signing in from anywhere else, never notices.
     const ipKey = req.ip ?? 'unknown';
+    const accountKey = `${normaliseEmail(email)}|${ipKey}`;
     const before = tightest([await limits.perAccount.state(accountKey), await limits.perIp.state(ipKey)]);
     if (before.blocked) {
       res.setHeader('Retry-After', String(before.resetSeconds));

@@ -169,14 +169,16 @@ describe('OAuth rules', () => {
   });
 
   describe('refresh tokens', () => {
-    it('are single use: presenting a used one revokes the grant (after the concurrency grace period)', async () => {
+    it('are single use: a retry within the window gets the same pair again; a reuse after it revokes the grant', async () => {
       const tokens = await tokensFor(p, app, alice);
       const next = await refresh(api(), app, tokens.refresh_token);
       expect(next.status).toBe(200);
       expect(await accountsWith(next.body.access_token)).toBe(200);
-      // Right after its use, a second presentation is taken for a concurrent refresh: refused, grant kept.
-      const racing = await refresh(api(), app, tokens.refresh_token);
-      expect([racing.status, racing.body.error]).toEqual([400, 'invalid_grant']);
+      // Right after its use (a lost response, retried): the same answer again, nobody logged out.
+      const retry = await refresh(api(), app, tokens.refresh_token);
+      expect(retry).toMatchObject({ status: 200, body: { access_token: next.body.access_token, refresh_token: next.body.refresh_token } });
+      // Another client presenting it is refused before any of that, and ends nothing.
+      expect((await refresh(api(), await provisionApp(p), tokens.refresh_token)).body.error).toBe('invalid_grant');
       expect(await accountsWith(next.body.access_token)).toBe(200);
       await sleep(2100); // OAUTH_REFRESH_REUSE_GRACE_SECONDS (2)
       const reused = await refresh(api(), app, tokens.refresh_token);
@@ -186,13 +188,12 @@ describe('OAuth rules', () => {
       expect((await refresh(api(), app, next.body.refresh_token)).body.error).toBe('invalid_grant');
     });
 
-    it('used concurrently: exactly one refresh succeeds', async () => {
+    it('used concurrently: exactly one rotation happens, and every request gets its pair', async () => {
       const tokens = await tokensFor(p, app, alice);
       const results = await Promise.all(Array.from({ length: 10 }, () => refresh(api(), app, tokens.refresh_token)));
-      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(results.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(9);
-      // The winner's new pair works; the losers were told to use it.
-      const winner = results.find((r) => r.status === 200)!;
+      expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1);
+      const winner = results[0]!;
       expect(await accountsWith(winner.body.access_token)).toBe(200);
       expect((await refresh(api(), app, winner.body.refresh_token)).status).toBe(200);
     });
@@ -220,30 +221,44 @@ describe('OAuth rules', () => {
   });
 
   describe('clients and environments', () => {
-    it('refuse a wrong secret (401, invalid_client) and throttle repeated failures per client', async () => {
-      const fresh = await provisionApp(p);
-      const strict = await extraAuth(p, { OAUTH_CLIENT_MAX_FAILURES: 3 });
+    // Behind a trusted proxy, so the spec can speak from several client addresses.
+    const tokenCall = (url: string, client: { clientId: string; clientSecret: string }, from: string) =>
+      http('POST', `${url}/oauth/token`, {
+        body: { grant_type: 'REFRESH_TOKEN', refresh_token: 'trt_' + 'x'.repeat(43), client_id: client.clientId, client_secret: client.clientSecret },
+        headers: { 'x-forwarded-for': from },
+      });
+
+    it('abuse: a stranger failing with a public client_id is throttled at their address; the vendor, and the right secret anywhere, are never refused', async () => {
+      const vendor = await provisionApp(p);
+      const strict = await extraAuth(p, { OAUTH_CLIENT_MAX_FAILURES: 3, AUTH_TRUST_PROXY: ['loopback'] });
       try {
-        const attempt = (secret: string) => refresh(strict.url, { ...fresh, clientSecret: secret }, 'trt_' + 'x'.repeat(43));
-        for (let i = 0; i < 3; i++) expect((await attempt('wrong')).status).toBe(401);
-        const blocked = await attempt(fresh.clientSecret);
-        expect(blocked.status).toBe(429);
-        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+        const guess = () => tokenCall(strict.url, { ...vendor, clientSecret: 'wrong' }, '198.51.100.66');
+        for (let i = 0; i < 3; i++) expect((await guess()).body.error).toBe('invalid_client');
+        const throttled = await guess();
+        expect(throttled).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+        expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+        // The right secret passes client authentication from the attacker's address too (then the made-up refresh token is refused) …
+        expect((await tokenCall(strict.url, vendor, '198.51.100.66')).body.error).toBe('invalid_grant');
+        // … and the vendor's own backend, elsewhere, never notices.
+        for (let i = 0; i < 5; i++) expect((await tokenCall(strict.url, vendor, '203.0.113.10')).body.error).toBe('invalid_grant');
       } finally {
         await strict.close();
       }
     });
 
-    it('rate-limit /oauth/token per client address (429, Retry-After, RateLimit-*)', async () => {
+    it('budgets successful calls per authenticated app, not per address (a backend refreshing for many users from one server)', async () => {
       const store = await connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() });
-      const limited = await extraAuth(p, { OAUTH_TOKEN_MAX_REQUESTS_PER_IP: 3 }, store);
+      const [busy, other] = [await provisionApp(p), await provisionApp(p)];
+      const limited = await extraAuth(p, { OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: 3, AUTH_TRUST_PROXY: ['loopback'] }, store);
       try {
         const statuses = [];
-        for (let i = 0; i < 4; i++) statuses.push(await refresh(limited.url, app, 'trt_' + 'x'.repeat(43)));
+        for (let i = 0; i < 4; i++) statuses.push(await tokenCall(limited.url, busy, '203.0.113.20'));
         expect(statuses.map((r) => r.status)).toEqual([400, 400, 400, 429]);
-        expect(statuses[3]!.body.error).toBe('too_many_requests');
+        expect(statuses[3]!.body.error).toBe('temporarily_unavailable');
         expect(statuses[3]!.headers.get('retry-after')).toMatch(/^\d+$/);
         expect(statuses[0]!.headers.get('ratelimit-remaining')).toBe('2');
+        // Another app from the same address has its own budget.
+        expect((await tokenCall(limited.url, other, '203.0.113.20')).status).toBe(400);
       } finally {
         await limited.close();
         await store.close();

@@ -158,14 +158,21 @@ describe('PAT lifecycle', () => {
       expect(replay.status).toBe(303);
     });
 
-    it('throttles failed sign-ins per account', async () => {
+    it("throttles failed sign-ins per account at the guesser's address; the account's owner elsewhere is not locked out", async () => {
       const user = await newUser(p);
-      const dashboard = new DashboardClient(p.urls.login);
-      for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++) expect((await dashboard.signIn(user.email, `wrong-${i}`)).status).toBe(401);
-      const blocked = await dashboard.signIn(user.email, user.password);
-      expect(blocked.status).toBe(429);
-      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(blocked.body).toContain('Too many failed sign-ins');
+      const behindProxy = await extraAuth(p, { AUTH_TRUST_PROXY: ['loopback'] });
+      try {
+        const guesser = new DashboardClient(behindProxy.url, { 'x-forwarded-for': '198.51.100.77' });
+        for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++) expect((await guesser.signIn(user.email, `wrong-${i}`)).status).toBe(401);
+        const blocked = await guesser.signIn(user.email, user.password);
+        expect(blocked.status).toBe(429);
+        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(blocked.body).toContain('Too many failed sign-ins');
+        // abuse: the owner, from their own address, signs in as usual.
+        expect((await new DashboardClient(behindProxy.url, { 'x-forwarded-for': '203.0.113.5' }).signIn(user.email, user.password)).status).toBe(303);
+      } finally {
+        await behindProxy.close();
+      }
       const someoneElse = await newUser(p);
       expect((await new DashboardClient(p.urls.login).signIn(someoneElse.email, someoneElse.password)).status).toBe(303);
     });
@@ -314,16 +321,24 @@ describe('PAT lifecycle', () => {
       expect(throttled.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
       // Another address is not affected.
       expect((await patLogin(trusting.api, 'garbage', { 'x-forwarded-for': someIp() })).status).toBe(401);
+      // abuse: one guesser behind a NAT must not lock out the valid scripts behind it.
+      const { dashboard } = await signedIn();
+      expect((await patLogin(trusting.api, await tokenFor(dashboard), { 'x-forwarded-for': ip })).status).toBe(200);
     });
 
-    it('throttles failed logins per token id, from any address, even with the right secret afterwards', async () => {
+    it("throttles a token id's own failures from any address, never its right secret; throttled attempts write nothing", async () => {
       const { dashboard } = await signedIn();
       const token = await tokenFor(dashboard);
       const typo = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
       for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_TOKEN; i++) expect((await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() })).status).toBe(401);
-      const blocked = await patLogin(trusting.api, token, { 'x-forwarded-for': someIp() });
+      const countAttempts = async () => (await p.auth.dataSource.query('SELECT count(*)::int AS n FROM pat_login_attempts WHERE token_id = $1', [token.split('.')[0]]))[0].n as number;
+      const recorded = await countAttempts();
+      const blocked = await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('RATE_LIMITED');
+      for (let i = 0; i < 5; i++) await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() });
+      expect(await countAttempts()).toBe(recorded);
+      expect((await patLogin(trusting.api, token, { 'x-forwarded-for': someIp() })).status).toBe(200);
     });
   });
 

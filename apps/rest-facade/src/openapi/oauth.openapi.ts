@@ -14,7 +14,7 @@ export const oauthSchemas = {
   OAuthError: {
     type: 'object',
     properties: {
-      error: { enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'access_denied', 'rate_limited'] },
+      error: { enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'access_denied', 'temporarily_unavailable'] },
       error_description: { type: 'string' },
     },
     required: ['error'],
@@ -80,7 +80,9 @@ export const oauthPaths = {
         200: { description: 'Tokens', content: json('TokenResponse') },
         400: oauthError('invalid_request, invalid_grant, unsupported_grant_type, invalid_scope'),
         401: oauthError('invalid_client (with WWW-Authenticate)'),
-        429: oauthError('Rate limited'),
+        429: oauthError(
+          "temporarily_unavailable, with Retry-After: this app's budget of token calls is spent (OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT), or this address failed client authentication too often (a request with the right secret is never refused for that)",
+        ),
       },
     },
   },

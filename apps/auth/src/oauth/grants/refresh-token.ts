@@ -3,17 +3,18 @@ import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
-import { newRefreshToken, plausibleToken, refreshKey, type RefreshRecord } from '../token-store';
+import { newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
 import { sameGrant } from '../grants';
 import { issueTokens, type TokenResponse } from './issue';
 
 /**
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
- * concurrent refreshes exactly one succeeds. Presenting a spent token revokes the whole grant
- * (RFC 9700 §4.14.2), except within a short grace period after it was spent: that is a
- * concurrent refresh by the client itself, refused without ending the winner's new tokens.
- * `scope` may narrow the new access token, never widen it.
+ * concurrent refreshes exactly one succeeds. Within a short window after that, the same client
+ * presenting the same spent token gets the same new pair again (a retry after a lost response
+ * logs nobody out; a thief racing the client holds the same tokens, and the next rotation by
+ * either side exposes the other); any later reuse revokes the whole grant (RFC 9700 §4.14.2).
+ * The client is checked before any of that. `scope` may narrow the new access token, never widen it.
  */
 export async function refreshTokenGrant(ctx: OAuthContext, client: Client, params: Record<string, string | undefined>): Promise<TokenResponse> {
   const token = params.refresh_token;
@@ -24,8 +25,8 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   const found = swapResult(await ctx.store.get(key));
   if (!found) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   const record = JSON.parse(found.value) as RefreshRecord;
-  if (found.spent) return reused(ctx, record, found.spentAt);
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
+  if (found.spent) return reused(ctx, token, record, found.spentAt);
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
   // The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live.
@@ -48,12 +49,22 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000 };
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (swapped.spent) return reused(ctx, record, swapped.spentAt);
-  return issueTokens(ctx, stored, scope, next);
+  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
+  const answer = await issueTokens(ctx, stored, scope, next);
+  const grace = ctx.settings.refreshReuseGraceSeconds;
+  if (grace > 0) await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
+  return answer;
 }
 
-async function reused(ctx: OAuthContext, record: RefreshRecord, spentAt: number | undefined): Promise<never> {
-  if (spentAt !== undefined && Date.now() - spentAt < ctx.settings.refreshReuseGraceSeconds * 1000) {
+/** A spent token again: within the window, the answer it got (waiting a moment for a refresh still under way); after it, the grant ends. */
+async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, spentAt: number | undefined): Promise<TokenResponse> {
+  const windowMs = ctx.settings.refreshReuseGraceSeconds * 1000;
+  if (spentAt !== undefined && Date.now() - spentAt < windowMs) {
+    for (let waited = 0; waited <= 1500; waited += 50) {
+      const kept = await ctx.store.get(refreshAnswerKey(token));
+      if (kept) return JSON.parse(ctx.retryCipher.decrypt(refreshAnswerKey(token), kept)) as TokenResponse;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     throw oauthErrors.invalidGrant('The refresh token was just used by a concurrent request; use the refresh token that request received');
   }
   await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');

@@ -1,0 +1,45 @@
+import type { Request, Response } from 'express';
+import { rateLimitHeaders, tightest, type FailureLimiter, type RequestLimiter } from '@trading/rate-limit';
+import { OAuthError } from './errors';
+
+/**
+ * The token and revocation endpoints' limits, which never lock out a vendor's legitimate calls:
+ * failed client authentications count per (client, address) and per address — a stranger
+ * guessing at a public client_id from elsewhere costs the vendor nothing, and a request with the
+ * right secret is never refused for anyone's failures; successful calls have a budget per
+ * authenticated client, sized for a backend refreshing tokens for many users from one address.
+ */
+export interface ClientLimits {
+  perClientAddress: FailureLimiter;
+  perAddress: FailureLimiter;
+  perClient: RequestLimiter;
+}
+
+const failureKeys = (clientId: string, req: Request) => {
+  const address = req.ip ?? 'unknown';
+  return { clientAddress: `${clientId.slice(0, 100)}|${address}`, address };
+};
+
+/** 429 in RFC 6749's vocabulary (no RFC defines a rate-limit error; this is the overload one), with Retry-After. */
+export const throttled = (detail: string, retryAfterSeconds: number) =>
+  new OAuthError('temporarily_unavailable', `${detail}; retry after the time in Retry-After`, 429, { 'Retry-After': String(retryAfterSeconds) });
+
+/** Whether failures from here for this client are over the limit (checked before the secret, acted on only if it is wrong). */
+export async function failuresBlocked(limits: ClientLimits, clientId: string, req: Request) {
+  const keys = failureKeys(clientId, req);
+  const state = tightest([await limits.perClientAddress.state(keys.clientAddress), await limits.perAddress.state(keys.address)]);
+  return state.blocked ? state : null;
+}
+
+export async function countFailure(limits: ClientLimits, clientId: string, req: Request): Promise<void> {
+  const keys = failureKeys(clientId, req);
+  await Promise.all([limits.perClientAddress.fail(keys.clientAddress), limits.perAddress.fail(keys.address)]);
+}
+
+/** Spends one call of the authenticated client's budget; throws the 429 when it is spent. */
+export async function spendClientBudget(limits: ClientLimits, clientId: string, res: Response): Promise<void> {
+  const state = await limits.perClient.take(clientId);
+  if (!state) return;
+  res.set(rateLimitHeaders(state));
+  if (state.blocked) throw throttled('This app made too many token requests', state.resetSeconds);
+}
