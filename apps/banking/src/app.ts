@@ -62,7 +62,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       typeDefs: bankingSubgraphSdl,
       scopes: bankingScopes,
       resolvers: (dataSource) => {
-        funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX });
+        funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX, maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT });
         return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
       },
       routes: (internal, dataSource) => mountHoldRoutes(internal, new HoldsService(dataSource), new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS), ownership),

@@ -70,6 +70,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
           minimumCommission: config.OMS_MIN_COMMISSION,
           priceBand: config.OMS_PRICE_BAND,
           maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
+          maxOrderValue: config.OMS_MAX_ORDER_VALUE,
         }, logger);
         return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
       },

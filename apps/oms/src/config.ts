@@ -38,6 +38,8 @@ export const omsConfigSchema = z.object({
   OMS_PRICE_BAND: decimal('0.5'),
   /** Working orders one account may have at once; more are refused (422 naming accountId). */
   OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
+  /** The most one order may be worth, in the instrument's currency (422 naming quantity above it). */
+  OMS_MAX_ORDER_VALUE: decimal('10000000'),
   /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
   OMS_TRADING_HOURS: z.string().regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)').default('always'),
   /** A buy still ACCEPTED this long after placement (its hold never confirmed, e.g. banking was down) is rejected and its hold released. */

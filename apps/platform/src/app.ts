@@ -211,6 +211,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
             BANKING_CLEARING_DELAY_MS: 3000,
             BANKING_CLEARING_POLL_MS: 250,
             BANKING_SANDBOX: true,
+            BANKING_MAX_TRANSACTION_AMOUNT: '10000000',
             EVENTS_STREAM: eventsStream,
           },
           { logger: log('banking'), events, settlementConsumer },

@@ -48,6 +48,8 @@ export interface FundingSettings {
   clearingDelayMs: number;
   /** Whether requests may force the clearing outcome (`sandboxOutcome`). */
   sandbox: boolean;
+  /** The most one deposit or withdrawal may move, in its currency's units. */
+  maxTransactionAmount: string;
 }
 
 export interface Caller {
@@ -213,6 +215,9 @@ export class FundingService {
     const accountId = parseId(input.accountId, 'accountId');
     const currency = parseCurrency(input.currency);
     const amount = parseAmount(input.amount, currency);
+    if (new Decimal(amount).gt(this.settings.maxTransactionAmount)) {
+      throw new AppError('UNPROCESSABLE', `amount may be at most ${this.settings.maxTransactionAmount} ${currency} per transaction`, { field: 'amount' });
+    }
     let reference: string | null = null;
     if (input.reference !== undefined && input.reference !== null) {
       if (typeof input.reference !== 'string' || !/^[^\p{Cc}]{1,140}$/u.test(input.reference)) {

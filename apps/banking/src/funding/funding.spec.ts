@@ -86,7 +86,7 @@ describe('funding transactions', () => {
   });
 
   it('refuses sandboxOutcome when the sandbox is off', async () => {
-    const service = new FundingService(h.service.dataSource, { find: async () => null, ownedIds: async () => [], close: async () => undefined }, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: false });
+    const service = new FundingService(h.service.dataSource, { find: async () => null, ownedIds: async () => [], close: async () => undefined }, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: false, maxTransactionAmount: '10000000' });
     await expect(service.deposit({ claims: { sub: alice, sid: 's', kind: 'pat', scope: [] } }, { accountId: randomUUID(), amount: '1', currency: 'USD', sandboxOutcome: 'COMPLETED' }, null)).rejects.toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'sandboxOutcome',
@@ -116,11 +116,18 @@ describe('funding transactions', () => {
       [{ accountId: account, amount: '1.5', currency: 'JPY' }, 'amount'],
       [{ accountId: account, amount: '1e3', currency: 'USD' }, 'amount'],
       [{ accountId: account, amount: '1234567890123456', currency: 'USD' }, 'amount'],
+      // 13 to 15 integer digits passed before and overflowed numeric(20, 8) with a 500.
+      [{ accountId: account, amount: '1234567890123', currency: 'USD' }, 'amount'],
+      [{ accountId: account, amount: '999999999999999', currency: 'USD' }, 'amount'],
       [{ accountId: 'not-a-uuid', amount: '1', currency: 'USD' }, 'accountId'],
       [{ accountId: account, amount: '1', currency: 'USD', reference: 'x'.repeat(141) }, 'reference'],
     ];
     for (const [input, field] of cases) {
       expect([input, errorOf(await h.gql(DEPOSIT, { input }, as(alice)))]).toEqual([input, expect.objectContaining({ code: 'BAD_USER_INPUT', field })]);
+    }
+    // Storable, but above what one transaction may move.
+    for (const mutation of [DEPOSIT, WITHDRAW]) {
+      expect(errorOf(await h.gql(mutation, { input: { accountId: account, amount: '10000000.01', currency: 'USD' } }, as(alice)))).toMatchObject({ code: 'UNPROCESSABLE', field: 'amount' });
     }
     expect(errorOf(await h.gql(CANCEL, { id: '42' }, as(alice)))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'transactionId' });
     expect(errorOf(await h.gql(DEPOSIT, { input: { accountId: account, amount: '1', currency: 'USD' }, key: '' }, as(alice)))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'idempotencyKey' });
@@ -184,7 +191,7 @@ describe('funding transactions', () => {
   it('settles each due transaction exactly once, however many clearing workers race', async () => {
     const account = h.openAccount(alice);
     const active = { find: async () => ({ id: account, baseCurrency: 'USD', status: 'ACTIVE' as const }), ownedIds: async () => [account], close: async () => undefined };
-    const other = new FundingService(h.service.dataSource, active, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: true });
+    const other = new FundingService(h.service.dataSource, active, new CursorCodec(h.secret), { clearingDelayMs: 0, sandbox: true, maxTransactionAmount: '10000000' });
     for (let i = 0; i < 12; i++) await other.deposit({ claims: { sub: alice, sid: 's', kind: 'pat', scope: [] } }, { accountId: account, amount: '1', currency: 'USD' }, null);
     const settled = await Promise.all([other.clearDue(), other.clearDue(), other.clearDue()]);
     await eventually(() => transactions(account, '(state: PENDING)'), (t) => t.nodes.length === 0);

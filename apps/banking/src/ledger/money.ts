@@ -14,15 +14,17 @@ export function parseCurrency(value: unknown, field = 'currency'): string {
   return code;
 }
 
-const AMOUNT = /^\d{1,15}(\.\d+)?$/;
+/** What the ledger's numeric(20, 8) columns hold: at most 12 integer digits. */
+const AMOUNT = /^\d{1,12}(\.\d+)?$/;
 
 /**
- * A money amount as the API accepts it: a plain decimal string greater than zero, at most 15
- * integer digits and no more decimals than the currency has (2; JPY 0). Returned canonical.
+ * A money amount as the API accepts it: a plain decimal string greater than zero, at most 12
+ * integer digits (what is stored) and no more decimals than the currency has (2; JPY 0).
+ * Returned canonical.
  */
 export function parseAmount(value: unknown, currency: string, field = 'amount'): string {
   const bad = (why: string) => new AppError('BAD_USER_INPUT', `${field} ${why}`, { field });
-  if (typeof value !== 'string' || !AMOUNT.test(value)) throw bad('must be a decimal string such as "100.00" (at most 15 integer digits)');
+  if (typeof value !== 'string' || !AMOUNT.test(value)) throw bad('must be a decimal string such as "100.00" (at most 12 integer digits)');
   const amount = new Decimal(value);
   if (amount.lte(0)) throw bad('must be greater than zero');
   const minor = CURRENCY_MINOR_UNITS[currency] ?? 2;

@@ -33,6 +33,8 @@ export interface OrdersOptions {
   priceBand: string;
   /** Working orders one account may have at once. */
   maxOpenOrdersPerAccount: number;
+  /** The most one order may be worth (quantity × limit, collar or last price), in the instrument's currency. */
+  maxOrderValue: string;
 }
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'];
@@ -299,6 +301,10 @@ export class OrdersService {
     const buy = request.side === 'BUY';
     const collarPrice = buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
     const maxValue = quantity.times(limit ?? collarPrice ?? last);
+    // What is stored (numeric(20, 8)) and what one order may be worth: refused before anything is written.
+    if (maxValue.gt(this.options.maxOrderValue)) {
+      throw new AppError('UNPROCESSABLE', `The order is worth up to ${maxValue.toDecimalPlaces(2).toString()} ${instrument.currency}; one order may be worth at most ${this.options.maxOrderValue}`, { field: 'quantity' });
+    }
     const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.schedule, instrument.currency));
     // A marketable limit fills at the market; a resting one at its limit; a stop at about its stop.
     const estimatedPrice = limit ? (buy ? Decimal.min(limit, stop ? limit : last) : Decimal.max(limit, stop ? limit : last)) : (stop ?? last);

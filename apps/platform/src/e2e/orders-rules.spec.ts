@@ -37,6 +37,13 @@ describe('order rules and a fair engine', () => {
     expect(rules.body).toMatchObject({ minimumCommission: '1.00', priceBand: '0.5', maxOpenOrders: 30 });
   });
 
+  it('refuses an order worth more than one order may be (which would also overflow what is stored), naming quantity; never a 500', async () => {
+    const huge = await place(alices, buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }));
+    expect(huge.body).toMatchObject({ status: 422, code: 'UNPROCESSABLE', field: 'quantity' });
+    const whatIf = await http('POST', `${p.urls.api}/oms/what-if`, { token: alices, body: buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }) });
+    expect(whatIf.status).not.toBe(500);
+  });
+
   it('refuses limit and stop prices outside the band around the last price, naming the field', async () => {
     expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '0.01' }))).body).toMatchObject({ status: 422, field: 'limitPrice' });
     expect((await place(alices, buy(aliceCash, { type: 'STOP', timeInForce: 'DAY', stopPrice: '151.00' }))).body).toMatchObject({ status: 422, field: 'stopPrice' });
