@@ -6,3 +6,4 @@ export * from './scopes';
 export * from './service-identity';
 export * from './sessions';
 export * from './identity-config';
+export * from './idempotency';

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Claims } from '@trading/auth';
+import { idempotencyOwner, type Claims } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { claimIdempotencyKey, parseIdempotencyKey, rememberIdempotentResult, requestHash } from '../idempotency/idempotency';
@@ -94,9 +94,10 @@ export class FundingService {
     const transactionId = parseId(transactionIdInput, 'transactionId');
     const key = parseIdempotencyKey(idempotencyKey);
     const userId = caller.claims.sub;
+    const keyOwner = idempotencyOwner(caller.claims);
     return this.dataSource.transaction(async (tx) => {
       if (key) {
-        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, userId, key, requestHash('cancelFundingTransaction', { transactionId }));
+        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, keyOwner, key, requestHash('cancelFundingTransaction', { transactionId }));
         if (prior) return prior;
       }
       const [row]: FundingTransactionRow[] = await tx.query('SELECT * FROM funding_transactions WHERE id = $1 FOR UPDATE', [transactionId]);
@@ -110,7 +111,7 @@ export class FundingService {
         if (row.type === 'WITHDRAWAL') await this.releaseWithdrawal(tx, row, 'Withdrawal cancelled');
         result = toView(await finish(tx, row.id, 'CANCELLED'));
       }
-      if (key) await rememberIdempotentResult(tx, userId, key, result);
+      if (key) await rememberIdempotentResult(tx, keyOwner, key, result);
       return result;
     });
   }
@@ -178,9 +179,10 @@ export class FundingService {
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}; only an ACTIVE account can move money`, { field: 'accountId' });
     const userId = caller.claims.sub;
+    const keyOwner = idempotencyOwner(caller.claims);
     return this.dataSource.transaction(async (tx) => {
       if (key) {
-        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, userId, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
+        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, keyOwner, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
         if (prior) return prior;
       }
       if (type === 'WITHDRAWAL') {
@@ -206,7 +208,7 @@ export class FundingService {
         });
       }
       const result = toView(row!);
-      if (key) await rememberIdempotentResult(tx, userId, key, result);
+      if (key) await rememberIdempotentResult(tx, keyOwner, key, result);
       return result;
     });
   }

@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { IDEMPOTENCY_KEY_LIFETIME_HOURS } from '@trading/auth';
 import { AppError } from '@trading/errors';
 
-/** 1..255 printable ASCII characters (what fits an HTTP header value safely). */
-const KEY = /^[\x20-\x7e]{1,255}$/;
-
-export function parseIdempotencyKey(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !KEY.test(value)) {
-    throw new AppError('BAD_USER_INPUT', 'idempotencyKey must be 1 to 255 printable ASCII characters', { field: 'idempotencyKey' });
-  }
-  return value;
-}
+export { parseIdempotencyKey } from '@trading/auth';
 
 /** The request as canonical JSON (keys sorted), hashed: what "the same request" means. */
 export function requestHash(operation: string, request: Record<string, unknown>): string {
@@ -22,7 +14,8 @@ export function requestHash(operation: string, request: Record<string, unknown>)
 }
 
 /**
- * DESIGN §6 Idempotency-Key, per user and key. Call inside the transaction that performs the
+ * DESIGN §6 Idempotency-Key, per owner (the user through one PAT or app: idempotencyOwner) and
+ * key, for IDEMPOTENCY_KEY_LIFETIME_HOURS. Call inside the transaction that performs the
  * effect: the key's row is inserted first, so a concurrent duplicate waits on the unique index
  * until this transaction ends, then finds the stored result (or, if this one rolled back, goes
  * ahead itself). Exactly one effect, whatever the timing.
@@ -31,6 +24,7 @@ export function requestHash(operation: string, request: Record<string, unknown>)
  * perform the effect and then `remember` its result in the same transaction.
  */
 export async function claimIdempotencyKey<T>(tx: EntityManager, userId: string, key: string, hash: string): Promise<T | null> {
+  await tx.query(`DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)`, [userId, key, IDEMPOTENCY_KEY_LIFETIME_HOURS]);
   const inserted: unknown[] = await tx.query(
     `INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
     [userId, key, hash],

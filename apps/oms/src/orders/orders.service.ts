@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Claims } from '@trading/auth';
+import { idempotencyOwner, IDEMPOTENCY_KEY_LIFETIME_HOURS, parseIdempotencyKey, type Claims } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
@@ -38,7 +38,6 @@ export interface OrdersOptions {
 }
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'];
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 
 /** What an order would reserve and cost, from the instrument's current price. */
@@ -184,14 +183,15 @@ export class OrdersService {
    */
   async place(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
     const request = parseOrderRequest(input);
-    const key = this.parseIdempotencyKey(idempotencyKey);
+    const key = parseIdempotencyKey(idempotencyKey);
+    const keyOwner = idempotencyOwner(claims);
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
     checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
     const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
     if (key) {
-      const earlier = await this.replay(claims.sub, key, hash);
+      const earlier = await this.replay(keyOwner, key, hash);
       if (earlier) return earlier;
     }
     const clientOrderId = request.clientOrderId ?? randomUUID();
@@ -202,9 +202,11 @@ export class OrdersService {
     const recorded = await this.dataSource.transaction(async (tx): Promise<OrderRow | { replay: string }> => {
       if (key) {
         // The key's row is written first: a concurrent duplicate waits on it, then replays.
+        // A key answers for IDEMPOTENCY_KEY_LIFETIME_HOURS; after that it is free again.
+        await tx.query('DELETE FROM order_idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)', [keyOwner, key, IDEMPOTENCY_KEY_LIFETIME_HOURS]);
         const claimed = await tx.query(
           `INSERT INTO order_idempotency_keys (user_id, key, request_hash, order_id) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
-          [claims.sub, key, hash, PLACEHOLDER_ID],
+          [keyOwner, key, hash, PLACEHOLDER_ID],
         );
         if (!claimed.length) return { replay: key };
       }
@@ -234,7 +236,7 @@ export class OrdersService {
       const order = inserted[0];
       if (!order) throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, { field: 'clientOrderId' });
       await this.checkOpenOrderCap(tx, request.accountId);
-      if (key) await tx.query('UPDATE order_idempotency_keys SET order_id = $3 WHERE user_id = $1 AND key = $2', [claims.sub, key, order.id]);
+      if (key) await tx.query('UPDATE order_idempotency_keys SET order_id = $3 WHERE user_id = $1 AND key = $2', [keyOwner, key, order.id]);
       if (!buy) {
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
         if (new Decimal(request.quantity).gt(sellable)) {
@@ -243,7 +245,7 @@ export class OrdersService {
       }
       return order;
     });
-    if ('replay' in recorded) return (await this.replay(claims.sub, key!, hash))!;
+    if ('replay' in recorded) return (await this.replay(keyOwner, key!, hash))!;
     let order = recorded;
     if (buy) order = await this.confirmHold(order, claims.sub);
     return this.answer(order);
@@ -285,12 +287,6 @@ export class OrdersService {
     const order = await this.row(stored.order_id);
     if (!order) return null;
     return this.answer(order);
-  }
-
-  private parseIdempotencyKey(value: unknown): string | null {
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) throw new AppError('BAD_USER_INPUT', 'idempotencyKey must be 1 to 255 printable ASCII characters', { field: 'idempotencyKey' });
-    return value;
   }
 
   private reserve(request: OrderRequest, instrument: Instrument): Reservation {

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { parseIdempotencyKey } from '@trading/auth';
 import { z } from '@trading/config';
 import { AppError, errors } from '@trading/errors';
 import { parseLimit } from '@trading/pagination';
@@ -55,8 +56,7 @@ export function jsonBody<S extends z.ZodType>(req: Request, schema: S): z.output
 export function idempotencyKey(req: Request): string | undefined {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw errors.badInput('Idempotency-Key', 'Idempotency-Key must be 1-255 visible ASCII characters');
-  return key;
+  return parseIdempotencyKey(key, 'Idempotency-Key') ?? undefined;
 }
 
 /** Unknown accounts and other users' accounts look the same: 404. */
