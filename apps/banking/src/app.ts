@@ -20,10 +20,12 @@ import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.ent
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
 import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
+import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
 import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
 import { settlementConsumer } from './settlement/settlement.consumer';
+import { SaleSettlements } from './settlement/sale-settlement';
 import { SettlementService } from './settlement/settlement.service';
 
 export { loadBankingConfig, type BankingConfig } from './config';
@@ -58,7 +60,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       databaseUrl: config.BANKING_DATABASE_URL,
       identity: config,
       entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
-      migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022],
+      migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022, SaleSettlement1732230000024],
       typeDefs: bankingSubgraphSdl,
       scopes: bankingScopes,
       resolvers: (dataSource) => {
@@ -71,7 +73,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     if (!deps.ownership) await ownership.close();
     throw err;
   }
-  const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger);
+  const sales = new SaleSettlements(service.dataSource, config.BANKING_SETTLEMENT_DAYS);
+  const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger, sales);
   clearing.start();
   let events: EventLog;
   try {
@@ -82,7 +85,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     if (!deps.ownership) await ownership.close();
     throw err;
   }
-  const settlement = settlementConsumer(new SettlementService(service.dataSource), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
+  const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
   await settlement.start();
   return {
     ...service,

@@ -21,6 +21,8 @@ export const bankingConfigSchema = z.object({
   BANKING_CLEARING_POLL_MS: millis(250, 10),
   /** Sandbox: requests may force the clearing outcome with `sandboxOutcome`. Turn off in production. */
   BANKING_SANDBOX: flag(true),
+  /** Sale proceeds settle this many business days after the trade (T+1); until then tradable, not withdrawable. 0: at once. */
+  BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   /** The most one deposit or withdrawal may move (422 naming amount above it). */
   BANKING_MAX_TRANSACTION_AMOUNT: z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a decimal such as 10000000').default('10000000'),
   /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */

@@ -212,6 +212,7 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
             BANKING_CLEARING_POLL_MS: 250,
             BANKING_SANDBOX: true,
             BANKING_MAX_TRANSACTION_AMOUNT: '10000000',
+            BANKING_SETTLEMENT_DAYS: config.BANKING_SETTLEMENT_DAYS,
             EVENTS_STREAM: eventsStream,
           },
           { logger: log('banking'), events, settlementConsumer },

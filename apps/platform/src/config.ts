@@ -43,6 +43,8 @@ export const platformConfigSchema = z.object({
   /** Introspection and schema hints at the gateway: on for local development. */
   GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
+  /** Sale proceeds settle T+n business days (banking). */
+  BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   ...apiLimitSchema,
 });
 

@@ -3,7 +3,8 @@ import type { FundingService } from './funding.service';
 
 /**
  * Simulated clearing: every `pollMs` settles the pending funding transactions whose delay has
- * passed. Safe with several instances (the service claims rows with SKIP LOCKED).
+ * passed, and sales whose settlement date has come. Safe with several instances (rows are
+ * claimed with SKIP LOCKED).
  */
 export class ClearingWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -14,6 +15,7 @@ export class ClearingWorker {
     private readonly funding: FundingService,
     private readonly pollMs: number,
     private readonly logger: Logger,
+    private readonly sales?: { settleDue(): Promise<number> },
   ) {}
 
   start(): void {
@@ -32,8 +34,10 @@ export class ClearingWorker {
     this.timer = setTimeout(() => {
       this.running = this.funding
         .clearDue()
-        .then((n) => {
+        .then(async (n) => {
           if (n) this.logger.debug({ settled: n }, 'clearing settled funding transactions');
+          const sales = (await this.sales?.settleDue()) ?? 0;
+          if (sales) this.logger.debug({ settled: sales }, 'sale proceeds settled');
         })
         .catch((err) => this.logger.error({ err }, 'clearing pass failed'))
         .finally(() => this.schedule());

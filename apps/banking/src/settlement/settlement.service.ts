@@ -2,10 +2,11 @@ import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveredEvent } from '@trading/events';
 import { postEntry } from '../ledger/ledger';
+import type { SaleSettlements } from './sale-settlement';
 
 /** The OMS's settlement events banking applies (the payloads the OMS outbox writes). */
 export interface TradeExecuted {
-  trade: { id: string; orderId: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string };
+  trade: { id: string; orderId: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string; executedAt: string };
 }
 export interface OrderClosed {
   order: { id: string; accountId: string; side: 'BUY' | 'SELL'; status: string; currency: string; holdAmount: string; settledAmount: string };
@@ -24,14 +25,18 @@ interface HoldRow {
  * Applies fills to the ledger exactly once per event id (DESIGN §5):
  *   buy fill    CUSTOMER_HELD → BANK_CLEARING (gross, a TRADE) and → FEES (commission, a FEE),
  *               out of the order's hold, which records what it has settled;
- *   sell fill   BANK_CLEARING → CUSTOMER_CASH (gross, TRADE), CUSTOMER_CASH → FEES (commission, FEE);
+ *   sell fill   BANK_CLEARING → CUSTOMER_UNSETTLED (gross, TRADE), CUSTOMER_UNSETTLED → FEES
+ *               (commission, FEE); the net moves to CUSTOMER_CASH on the settlement date (SaleSettlements);
  *   order close the hold's rest (hold − everything the order's fills settle) back to
  *               CUSTOMER_CASH; the hold ends CAPTURED (some filled) or RELEASED (none).
  * A close can arrive before some of its fills (redelivery order is not guaranteed): it
  * releases only what no fill will take, so the fills that follow still find their cash held.
  */
 export class SettlementService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sales: SaleSettlements,
+  ) {}
 
   /** Applies one event in one transaction; false when it had been applied before. */
   async apply(event: DeliveredEvent): Promise<boolean> {
@@ -60,10 +65,11 @@ export class SettlementService {
       }
       await tx.query('UPDATE holds SET settled_amount = settled_amount + $2, updated_at = now() WHERE order_id = $1', [trade.orderId, gross.plus(commission).toFixed()]);
     } else {
-      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, legs: [{ book: 'CUSTOMER_CASH', amount: gross }, { book: 'BANK_CLEARING', amount: gross.neg() }] }));
+      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, legs: [{ book: 'CUSTOMER_UNSETTLED', amount: gross }, { book: 'BANK_CLEARING', amount: gross.neg() }] }));
       if (!commission.isZero()) {
-        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, legs: [{ book: 'CUSTOMER_CASH', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
+        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, legs: [{ book: 'CUSTOMER_UNSETTLED', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
       }
+      await this.sales.schedule(tx, { tradeId: trade.id, accountId: trade.accountId, currency: trade.currency, net: gross.minus(commission), executedAt: new Date(trade.executedAt) });
     }
     await tx.query('UPDATE journal_entries SET trade_id = $2 WHERE id = ANY($1::uuid[])', [entries, trade.id]);
   }

@@ -61,15 +61,23 @@ export function settled(db: ServiceDatabases): Promise<SettlementProgress> {
 }
 
 /** Customer cash books (free and held) below zero, per account and currency: none, at any moment. */
+/**
+ * Money spent beyond what was there: held cash below zero, or settled plus unsettled cash below
+ * zero (unsettled sale proceeds may pay for buys, so CUSTOMER_CASH alone may dip until they settle).
+ */
 export async function negativeCash(db: ServiceDatabases): Promise<unknown[]> {
-  return db.query('banking', `SELECT account_id, currency, book, sum(amount) AS total FROM postings WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD') GROUP BY 1, 2, 3 HAVING sum(amount) < 0`);
+  return db.query(
+    'banking',
+    `SELECT account_id, currency, CASE WHEN book = 'CUSTOMER_HELD' THEN 'CUSTOMER_HELD' ELSE 'CUSTOMER_CASH+UNSETTLED' END AS book, sum(amount) AS total
+       FROM postings WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_UNSETTLED', 'CUSTOMER_HELD') GROUP BY 1, 2, 3 HAVING sum(amount) < 0`,
+  );
 }
 
 /**
  * Every invariant, once settlement has caught up and no order is working any more:
  *  - each event id the OMS wrote is applied exactly once by banking, and each fill exactly once by accounts;
  *  - every journal entry balances, so does each account's sub-ledger and the whole ledger; one TRADE entry per fill;
- *  - no cash book below zero;
+ *  - no held cash below zero, nor settled plus unsettled cash;
  *  - no order open, no hold left on a closed order, a captured hold took exactly what its fills cost;
  *  - every holding is its seed plus its fills, and none is short.
  */

@@ -6,6 +6,7 @@ import type { TestPlatform } from './test-platform';
 
 const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
+const aliceMargin = DEMO_ACCOUNTS[1]!.id; // holds 10 AAPL
 
 /** Issue 10: the engine is fair, and orders follow a broker's rules (minimum commission, price band, open-order cap). */
 describe('order rules and a fair engine', () => {
@@ -79,5 +80,25 @@ describe('order rules and a fair engine', () => {
     } finally {
       p.oms.engine.resume();
     }
+  });
+
+  it('books sale proceeds as unsettled until T+1: usable for buying at once, withdrawable only once settled', async () => {
+    const balance = async () => (await http('GET', `${p.urls.api}/banking/${aliceMargin}/balance/USD`, { token: alices })).body;
+    const before = await balance();
+    const sell = await place(alices, { accountId: aliceMargin, symbol: 'AAPL', side: 'SELL', type: 'MARKET', timeInForce: 'DAY', quantity: '2' });
+    expect(sell.status).toBe(201);
+    const sold = await until(balance, (b) => b.unsettledCash !== '0.00', 'the sale to reach banking');
+    const net = Number(sold.unsettledCash);
+    expect(net).toBeGreaterThan(100); // 2 × ~100 less commission
+    expect(sold.availableToWithdraw).toBe(before.availableToWithdraw);
+    expect(Number(sold.availableToTrade)).toBeCloseTo(Number(before.availableToTrade) + net, 2);
+    const tooMuch = await http('POST', `${p.urls.api}/banking/withdraw`, { token: alices, body: { accountId: aliceMargin, amount: (Number(before.availableToWithdraw) + 1).toFixed(2), currency: 'USD' } });
+    expect(tooMuch.status).toBe(422);
+    // The settlement date comes (the clock is moved by moving the date).
+    const [row] = await p.services.banking.app!.dataSource.query("SELECT settle_on::text FROM sale_settlements WHERE account_id = $1 AND settled_at IS NULL", [aliceMargin]);
+    expect(new Date(row.settle_on).getTime()).toBeGreaterThan(Date.now() - 86400_000); // T+1 business day, not today
+    await p.services.banking.app!.dataSource.query('UPDATE sale_settlements SET settle_on = current_date WHERE account_id = $1', [aliceMargin]);
+    const settled = await until(balance, (b) => b.unsettledCash === '0.00', 'the sale to settle');
+    expect(Number(settled.availableToWithdraw)).toBeCloseTo(Number(before.availableToWithdraw) + net, 2);
   });
 });
