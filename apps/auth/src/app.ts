@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter, RequestLimiter } from '@trading/rate-limit';
 import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
-import { baseApp, createService, finishService, type ServiceApp } from '@trading/service';
+import { baseApp, createService, finishService, startPeriodic, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
 import { adminAudit } from './admin/audit';
@@ -15,6 +15,7 @@ import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
 import { KeyEncryption } from './keys/key-encryption';
+import { purgeExpired } from './retention';
 import { TokenSigner } from './keys/token-signer';
 import { Initial1732230000000 } from './migrations/1732230000000-initial';
 import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-login-attempts';
@@ -177,6 +178,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   finishService(internal, logger);
   finishService(admin, logger);
   mail.start(config.MAIL_POLL_MS);
+  const retention = startPeriodic('retention', config.RETENTION_INTERVAL_MS, () => purgeExpired(dataSource, { loginAttemptDays: config.LOGIN_ACTIVITY_RETENTION_DAYS }), logger);
 
   return {
     name: 'auth',
@@ -193,6 +195,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     mail,
     close: async () => {
       signer.stop();
+      await retention.stop();
       await mail.stop();
       await dataSource.destroy();
       if (!deps.store) await store.close();

@@ -45,6 +45,10 @@ export const authConfigSchema = z.object({
   /** Failed dashboard sign-ins allowed per (account, client address), and per client address. */
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: count(5),
   SIGNIN_MAX_FAILURES_PER_IP: count(50),
+  /** PAT login attempts (the owners' login activity) are kept this many days. */
+  LOGIN_ACTIVITY_RETENTION_DAYS: count(90),
+  /** How often expired rows are purged (login attempts, delivered mail, unredeemed consents). */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(3_600_000),
   /** The window every failure limit above counts in. */
   LOGIN_FAILURE_WINDOW_SECONDS: field.seconds(900),
   /** The one environment this deployment serves: only that environment's client ids, secrets and redirect URIs are accepted. */
@@ -87,6 +91,8 @@ export const loadAuthConfig = (env: NodeJS.ProcessEnv = process.env): AuthConfig
 /** Settings with defaults added after the first release; callers that build the config object themselves (the platform) may leave them out. */
 const dashboardSchema = authConfigSchema.pick({
   AUTH_KEY_ENCRYPTION_KEY: true,
+  LOGIN_ACTIVITY_RETENTION_DAYS: true,
+  RETENTION_INTERVAL_MS: true,
   AUTH_SIGNING_KEY_RELOAD_MS: true,
   AUTH_INTERNAL_PORT: true,
   AUTH_ADMIN_PORT: true,

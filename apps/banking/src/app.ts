@@ -2,6 +2,7 @@ import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
+import { startPeriodic } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
@@ -16,6 +17,7 @@ import { HoldEntity } from './holds/entities/hold.entity';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
 import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.entity';
+import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency';
 import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.entity';
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
@@ -75,6 +77,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   }
   const sales = new SaleSettlements(service.dataSource, config.BANKING_SETTLEMENT_DAYS);
   const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger, sales);
+  const retention = startPeriodic('retention', 3_600_000, () => purgeExpiredIdempotencyKeys(service.dataSource), logger);
   clearing.start();
   let events: EventLog;
   try {
@@ -94,6 +97,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       await settlement.stop();
       if (!deps.events) await events.close();
       await clearing.stop();
+      await retention.stop();
       await service.close();
       if (!deps.ownership) await ownership.close();
     },

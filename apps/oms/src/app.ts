@@ -1,6 +1,8 @@
+import { IDEMPOTENCY_KEY_LIFETIME_HOURS } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
+import { startPeriodic } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import type { OmsConfig } from './config';
 import { InstrumentEntity } from './instruments/entities/instrument.entity';
@@ -86,6 +88,13 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   feed.start();
   engine.start();
   relay.start();
+  // Idempotency keys answer for IDEMPOTENCY_KEY_LIFETIME_HOURS; then they are deleted.
+  const retention = startPeriodic(
+    'retention',
+    3_600_000,
+    () => ds.query('DELETE FROM order_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)', [IDEMPOTENCY_KEY_LIFETIME_HOURS]),
+    logger,
+  );
   return {
     ...service,
     feed,
@@ -95,6 +104,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       await feed.stop();
       await engine.stop();
       await relay.stop();
+      await retention.stop();
       await service.close();
       await closeOwned();
     },

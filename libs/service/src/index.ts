@@ -275,3 +275,4 @@ export async function runService(name: string, plan: () => ServicePlan): Promise
     process.exit(1);
   }
 }
+export { startPeriodic, type PeriodicTask } from './periodic';

@@ -5,6 +5,7 @@ import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
 import { startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import { createAuthApp, loadAuthConfig, type AuthApp } from '../app';
+import { purgeExpired } from '../retention';
 import { enqueueMail, SECRET_PLACEHOLDER } from './outbox';
 
 /** Without SMTP (development), mail goes to a local file: never with a secret in it, and the outbox forgets the secret once sent. */
@@ -50,5 +51,15 @@ describe('mail outbox', () => {
         store: new MemoryStore(),
       }),
     ).rejects.toThrow(/SMTP_URL: is required when APP_ENV is PROD/);
+  });
+
+  it('purges what has outlived its use: old login attempts, delivered mail, consents never redeemed', async () => {
+    const ds = running.service.dataSource;
+    await ds.query("INSERT INTO pat_login_attempts (at, token_id, outcome, reason) VALUES (now() - interval '100 days', 'tpat_old', 'FAILURE', 'UNKNOWN_TOKEN'), (now(), 'tpat_new', 'FAILURE', 'UNKNOWN_TOKEN')");
+    await ds.query("UPDATE email_outbox SET sent_at = now() - interval '31 days' WHERE to_address = 'vendor@example.com'");
+    const purged = await purgeExpired(ds, { loginAttemptDays: 90 });
+    expect(purged).toMatchObject({ loginAttempts: 1, sentMail: 1 });
+    const left: Array<{ token_id: string }> = await ds.query("SELECT token_id FROM pat_login_attempts WHERE token_id IN ('tpat_old', 'tpat_new')");
+    expect(left.map((r) => r.token_id)).toEqual(['tpat_new']);
   });
 });

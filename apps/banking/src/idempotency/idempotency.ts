@@ -40,3 +40,8 @@ export async function claimIdempotencyKey<T>(tx: EntityManager, userId: string, 
 export async function rememberIdempotentResult(tx: EntityManager, userId: string, key: string, result: unknown): Promise<void> {
   await tx.query('UPDATE idempotency_keys SET response = $3 WHERE user_id = $1 AND key = $2', [userId, key, JSON.stringify(result)]);
 }
+
+/** Keys past their lifetime answer nothing any more: delete them (the clearing worker's pass). */
+export async function purgeExpiredIdempotencyKeys(dataSource: { query(sql: string, params?: unknown[]): Promise<unknown> }): Promise<void> {
+  await dataSource.query('DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)', [IDEMPOTENCY_KEY_LIFETIME_HOURS]);
+}
