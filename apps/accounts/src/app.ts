@@ -1,4 +1,4 @@
-import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
+import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
@@ -62,7 +62,10 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
     await service.close();
     throw err;
   }
-  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
+  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
+    ...deps.settlementConsumer,
+    ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
+  });
   await consumer.start();
   return {
     ...service,

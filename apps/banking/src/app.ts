@@ -1,5 +1,5 @@
 import { InternalClaimsVerifier } from '@trading/auth';
-import { connectEventLog, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
+import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { startPeriodic } from '@trading/service';
@@ -88,7 +88,10 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     if (!deps.ownership) await ownership.close();
     throw err;
   }
-  const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, deps.settlementConsumer);
+  const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
+    ...deps.settlementConsumer,
+    ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
+  });
   await settlement.start();
   return {
     ...service,

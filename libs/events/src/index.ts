@@ -36,6 +36,8 @@ export interface EventLog {
   ack(stream: string, group: string, entryIds: string[]): Promise<void>;
   /** Entries delivered to the group and not yet acked. */
   pendingCount(stream: string, group: string): Promise<number>;
+  /** Entries of a stream, oldest first (for operators: dead letters). */
+  range(stream: string, count: number): Promise<DeliveredEvent[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -123,6 +125,11 @@ export class RedisEventLog implements EventLog {
   async pendingCount(stream: string, group: string): Promise<number> {
     const res = (await this.client.xpending(stream, group)) as [number, ...unknown[]];
     return Number(res?.[0] ?? 0);
+  }
+
+  async range(stream: string, count: number): Promise<DeliveredEvent[]> {
+    const entries = (await this.client.xrange(stream, '-', '+', 'COUNT', count)) as RawEntries;
+    return entries.filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
   }
 
   async ping(): Promise<void> {
@@ -223,6 +230,10 @@ export class MemoryEventLog implements EventLog {
     return this.group(stream, group).pending.size;
   }
 
+  async range(stream: string, count: number): Promise<DeliveredEvent[]> {
+    return this.stream(stream).entries.slice(0, count);
+  }
+
   async ping(): Promise<void> {
     /* in-process: always reachable */
   }
@@ -261,6 +272,8 @@ export interface ConsumerOptions {
    * and is acked, so it neither blocks the stream nor is ever booked.
    */
   refuse?(event: DeliveredEvent): string | null;
+  /** Told of every dead-lettered event (metrics). */
+  onDeadLetter?(reason: string): void;
   batchSize?: number;
   blockMs?: number;
   /** Entries another consumer left unacked this long are taken over (default 30 s). */
@@ -269,6 +282,31 @@ export interface ConsumerOptions {
 
 /** Where refused events of `stream` are kept. */
 export const deadLetterStream = (stream: string) => `${stream}:dead-letter`;
+
+/** The dead letters of `stream`, oldest first (npm run dead-letters -- list). */
+export async function listDeadLetters(log: EventLog, stream: string): Promise<DeliveredEvent[]> {
+  return log.range(deadLetterStream(stream), 1000);
+}
+
+/**
+ * Puts a refused event back on `stream` exactly as it was (npm run dead-letters -- replay): its
+ * signature and the contract are checked again, so a forgery comes straight back.
+ * Returns the new entry id.
+ */
+export async function replayDeadLetter(log: EventLog, stream: string, entryId: string): Promise<string> {
+  const dead = (await listDeadLetters(log, stream)).find((d) => d.entryId === entryId);
+  if (!dead) throw new Error(`no dead letter ${entryId} on ${deadLetterStream(stream)}`);
+  const { type, payload, signature } = dead.payload as { type: string; payload: string; signature: string | null };
+  let original: Record<string, unknown>;
+  try {
+    original = JSON.parse(payload) as Record<string, unknown>;
+  } catch {
+    throw new Error(`dead letter ${entryId} does not hold a JSON payload; it cannot be replayed`);
+  }
+  return log.append(stream, { eventId: dead.eventId, type, payload: original, ...(signature ? { signature } : {}) });
+}
+
+
 
 export * from './signature';
 export * from './settlement-contract';
@@ -309,6 +347,7 @@ export class StreamConsumer {
   private async deadLetter(event: DeliveredEvent, reason: string): Promise<void> {
     const { log, stream, group, logger } = this.options;
     logger.error({ stream, group, entryId: event.entryId, eventId: event.eventId, type: event.type, reason }, 'settlement event refused; moved to the dead-letter stream');
+    this.options.onDeadLetter?.(reason);
     await log.append(deadLetterStream(stream), {
       eventId: event.eventId || `unknown-${event.entryId}`,
       type: 'dead-letter',
@@ -347,3 +386,4 @@ export class StreamConsumer {
     }
   }
 }
+export * from './metrics';

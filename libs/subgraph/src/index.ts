@@ -10,6 +10,7 @@ import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits'
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
+import type { Registry } from 'prom-client';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 
 export interface SubgraphContext {
@@ -190,6 +191,8 @@ export interface SubgraphServiceOptions {
 
 export interface SubgraphService extends ServiceApp {
   dataSource: DataSource;
+  /** The service's Prometheus registry (served on the internal listener's /metrics). */
+  metrics: Registry;
 }
 
 /** How a service signs its own calls to its peers, and the key its cursors are signed with. */
@@ -216,7 +219,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       logger: options.logger,
     });
     // The public listener has health and readiness only: GraphQL and internal APIs are for the platform's own services.
-    const { app, internal } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
+    const { app, internal, metrics } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
     internal.use(subgraph.router);
     options.routes?.(internal, dataSource);
     finishService(app, options.logger);
@@ -226,6 +229,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       app,
       internal,
       dataSource,
+      metrics,
       close: async () => {
         await subgraph.stop();
         await dataSource.destroy();

@@ -9,7 +9,7 @@ export function settlementConsumer(
   stream: string,
   logger: Logger,
   signers: EventSigners,
-  options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'> = {},
+  options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs' | 'onDeadLetter'> = {},
 ): StreamConsumer {
   // Positions move only on what the OMS signed, in the contract's shape; anything else is dead-lettered.
   return new StreamConsumer({ ...options, log: events, stream, group: 'accounts', logger, refuse: refuseUnlessFromOms(signers), handle: async (event) => void (await settlement.apply(event)) });

@@ -9,7 +9,7 @@ export function settlementConsumer(
   stream: string,
   logger: Logger,
   signers: EventSigners,
-  options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'> = {},
+  options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs' | 'onDeadLetter'> = {},
 ): StreamConsumer {
   return new StreamConsumer({
     ...options,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deadLetterStream, signEvent, type DeliveredEvent } from '@trading/events';
+import { deadLetterStream, listDeadLetters, replayDeadLetter, signEvent, type DeliveredEvent } from '@trading/events';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { startOrdersPlatform, until } from './orders-platform';
@@ -88,5 +88,18 @@ describe('forged settlement events', () => {
     for (const group of ['banking', 'accounts']) {
       expect(reasons(group)).toEqual(['unsigned', 'signed by banking, not oms', 'bad signature', 'trade.grossAmount must be a non-negative decimal with at most 12 integer digits and 8 decimals', 'bad signature']);
     }
+  });
+
+  it('shows dead letters on /metrics and to the operator, whose replay puts a forgery straight back among them', async () => {
+    const metrics = await http('GET', `${p.internalUrls.banking}/metrics`);
+    expect(metrics.body).toMatch(/settlement_dead_letters_total\{[^}]*group="banking"[^}]*\} 5/);
+    expect(metrics.body).toMatch(/settlement_unapplied_events\{[^}]*group="banking"[^}]*\} 0/);
+    const dead = await listDeadLetters(p.events.log, p.events.stream);
+    expect(dead.length).toBe(10);
+    const cashBefore = (await balance()).cash;
+    await replayDeadLetter(p.events.log, p.events.stream, dead[0]!.entryId); // the unsigned sell
+    await until(() => listDeadLetters(p.events.log, p.events.stream), (d) => d.length >= 12, 'the replayed forgery to be refused again by both groups');
+    expect((await balance()).cash).toBe(cashBefore);
+    await expect(replayDeadLetter(p.events.log, p.events.stream, '0-1')).rejects.toThrow(/no dead letter/);
   });
 });

@@ -1,0 +1,22 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { EventLog } from './index';
+
+/**
+ * A settlement consumer group's health on /metrics: how many delivered events it has not
+ * applied yet (a stuck consumer shows here first), and how many it refused to the dead-letter
+ * stream (any at all deserves a look: forged, or a producer bug).
+ */
+export function consumerMetrics(registry: Registry, log: EventLog, stream: string, group: string): { onDeadLetter(reason: string): void } {
+  const deadLetters = new Counter({ name: 'settlement_dead_letters_total', help: 'Settlement events refused to the dead-letter stream', labelNames: ['group'], registers: [registry] });
+  new Gauge({
+    name: 'settlement_unapplied_events',
+    help: 'Settlement events delivered to the consumer group and not applied yet',
+    labelNames: ['group'],
+    registers: [registry],
+    async collect() {
+      this.set({ group }, await log.pendingCount(stream, group).catch(() => -1));
+    },
+  });
+  deadLetters.inc({ group }, 0);
+  return { onDeadLetter: () => deadLetters.inc({ group }) };
+}
