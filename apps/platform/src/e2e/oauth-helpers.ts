@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createAuthApp, type AuthApp } from '@trading/app-auth';
 import { withDatabaseName } from '@trading/db';
-import { createLogger } from '@trading/logging';
+import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer } from '@trading/service';
 import { http, TEST_POSTGRES_URL } from '@trading/testing';
@@ -161,7 +161,12 @@ export async function tokensFor(p: TestPlatform, app: ProvisionedApp, user: { em
  * Another auth deployment on the platform's auth database and Redis, with its own settings:
  * another environment (APP_ENV) or short lifetimes.
  */
-export async function extraAuth(p: TestPlatform, settings: Record<string, unknown>, store: KeyValueStore = p.store): Promise<{ app: AuthApp; server: RunningServer; url: string; close(): Promise<void> }> {
+export async function extraAuth(
+  p: TestPlatform,
+  settings: Record<string, unknown>,
+  store: KeyValueStore = p.store,
+  logger: Logger = createLogger('auth', 'silent'),
+): Promise<{ app: AuthApp; server: RunningServer; url: string; close(): Promise<void> }> {
   const app = await createAuthApp(
     {
       LOG_LEVEL: 'silent',
@@ -177,7 +182,7 @@ export async function extraAuth(p: TestPlatform, settings: Record<string, unknow
       MAIL_POLL_MS: 0,
       ...settings,
     },
-    { logger: createLogger('auth', 'silent'), store },
+    { logger, store },
   );
   const server = await listen(app.app, 0, '127.0.0.1');
   return {

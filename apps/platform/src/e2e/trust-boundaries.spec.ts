@@ -5,13 +5,12 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createAuthApp } from '@trading/app-auth';
 import { ConfigError } from '@trading/config';
-import { withDatabaseName } from '@trading/db';
 import { listen } from '@trading/service';
-import { http, TEST_POSTGRES_URL } from '@trading/testing';
+import { http } from '@trading/testing';
 import { ensureAdminToken } from '../admin-token';
 import { loadPlatformConfig } from '../config';
+import { extraAuth } from './oauth-helpers';
 import { newUser, patLogin } from './pat-helpers';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -82,23 +81,7 @@ describe('trust boundaries of the running platform', () => {
         done();
       },
     });
-    const auth = await createAuthApp(
-      {
-        LOG_LEVEL: 'info',
-        REDIS_URL: p.config.REDIS_URL,
-        ...p.identityOf('auth'),
-        AUTH_PORT: 0,
-        AUTH_DATABASE_URL: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`),
-        AUTH_ISSUER: `http://localhost:${p.config.AUTH_PORT}`,
-        AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`,
-        AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3,
-        AUTH_KEY_ENCRYPTION_KEY: p.config.AUTH_KEY_ENCRYPTION_KEY,
-        PAT_SESSION_TTL_SECONDS: 900,
-        AUTH_TRUST_PROXY: [],
-        MAIL_POLL_MS: 0,
-      },
-      { logger: pino({ level: 'info' }, sink), store: p.store },
-    );
+    const { app: auth, close } = await extraAuth(p, { AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`, AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3 }, p.store, pino({ level: 'info' }, sink));
     const admin = await listen(auth.admin!, 0, '127.0.0.1');
     try {
       const res = await http('POST', `${admin.url}/admin/users`, { token: 'a-wrong-admin-credential-0000', body: {} });
@@ -117,7 +100,7 @@ describe('trust boundaries of the running platform', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await admin.close();
-      await auth.close();
+      await close();
     }
   });
 });
