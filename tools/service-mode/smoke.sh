@@ -20,7 +20,8 @@
 #                     (tools/service-mode/redis-users.sh), as docker-compose.yml runs it
 #   SMOKE_DB_PREFIX   database name prefix      (svc_  -> svc_auth, svc_accounts, …)
 #   SMOKE_PORT_BASE   public ports BASE+0..3 (gateway, accounts, banking, oms), BASE+80 (facade),
-#                     BASE+81 (auth); internal ports the same + 100; admin BASE+189 (38000)
+#                     BASE+81 (auth); internal ports the same + 100; admin BASE+189; Redis BASE+379
+#                     (18000: below the ephemeral port range, where a client socket could hold one)
 #   SMOKE_SKIP_BUILD  1 = use the existing dist/ (0)
 #   SMOKE_KEEP_LOGS   1 = keep the per-service logs after a successful run (0)
 set -uo pipefail
@@ -32,7 +33,7 @@ PG_URL="${SMOKE_PG_URL:-postgres://postgres@127.0.0.1:5432}"
 PG_URL="${PG_URL%/}"
 REDIS_URL="${SMOKE_REDIS_URL:-redis://127.0.0.1:6379}"
 PREFIX="${SMOKE_DB_PREFIX:-svc_}"
-BASE="${SMOKE_PORT_BASE:-38000}"
+BASE="${SMOKE_PORT_BASE:-18000}"
 LOG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/service-mode-smoke.XXXXXX")"
 
 APPS=(auth accounts banking oms gateway rest-facade)

@@ -18,7 +18,7 @@ function contextFor(claims: Claims, requestId: string, signer: InternalClaimsSig
     requestId,
     claimsFor: (subgraph) => {
       let header = signed.get(subgraph);
-      if (!header) signed.set(subgraph, (header = signer.sign(claims, subgraph)));
+      if (!header) signed.set(subgraph, (header = signer.signFor(claims, subgraph)));
       return header;
     },
   };

@@ -59,6 +59,20 @@ describe('internal claims header', () => {
     expect(await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(impostor).sign(claims, 'gateway'))).toBeNull();
   });
 
+  it('reuses a signed header for half its life, and remembers a verified one until it expires', async () => {
+    const signer = new InternalClaimsSigner(facade, 1);
+    const first = await signer.signFor(claims, 'gateway');
+    expect(await signer.signFor(claims, 'gateway')).toBe(first);
+    expect(await signer.signFor({ ...claims, sub: 'u2' }, 'gateway')).not.toBe(first);
+    expect(await signer.signFor(claims, 'auth')).not.toBe(first);
+    const verifier = new InternalClaimsVerifier('gateway', trusted);
+    expect(await verifier.verify(first)).toMatchObject({ sub: 'u1' });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await signer.signFor(claims, 'gateway')).not.toBe(first); // half of the 1 s lifetime has passed
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await verifier.verify(first)).toBeNull(); // expired: the cache does not outlive the header
+  });
+
   it('keeps client-address headers and claims apart', async () => {
     const address = await new InternalClaimsSigner(facade).signClientAddress('203.0.113.9', 'auth');
     const verifier = new InternalClaimsVerifier('auth', trusted);

@@ -1,6 +1,7 @@
 import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
+import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
 import type { SessionStore } from './sessions';
@@ -37,6 +38,9 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * when session state cannot be read the caller gets 503, never access.
  */
 export class EdgeAuthenticator {
+  /** Tokens whose signature already checked out, until they expire: liveness (revocation) is still asked of Redis every time. */
+  private readonly verified = new ExpiringCache<JWTPayload>();
+
   constructor(
     private readonly verify: (token: string) => Promise<JWTPayload>,
     private readonly sessions: SessionStore,
@@ -48,7 +52,8 @@ export class EdgeAuthenticator {
 
     let payload: JWTPayload;
     try {
-      payload = await this.verify(token);
+      payload = this.verified.get(token) ?? (await this.verify(token));
+      if (typeof payload.exp === 'number') this.verified.set(token, payload, payload.exp * 1000);
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('The access token has expired');
       if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {

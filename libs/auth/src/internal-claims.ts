@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import type { Claims } from './claims';
+import { ExpiringCache } from './expiring-cache';
 import { SCOPES } from './scopes';
 import type { ServiceKey, ServiceName, TrustedServiceKeys } from './service-identity';
 
@@ -39,10 +40,27 @@ export const INTERNAL_TRUST: Record<ServiceName, Partial<Record<ServiceName, rea
 };
 
 export class InternalClaimsSigner {
+  /** Headers already signed for the same claims and audience, reused for half their life (an ES256 signature per request is the edges' largest cost). */
+  private readonly recent = new ExpiringCache<string>();
+
   constructor(
     private readonly key: ServiceKey,
     private readonly lifetimeSeconds = INTERNAL_CLAIMS_LIFETIME_SECONDS,
   ) {}
+
+  /**
+   * `sign`, or the header signed for the same claims and audience in the last half-lifetime.
+   * The receiver sees a header at least half its life away from expiry; `jti` then names the
+   * header, not the request (no receiver keeps a replay list: the lifetime is the bound).
+   */
+  async signFor(claims: Claims, audience: ServiceName): Promise<string> {
+    const key = `${audience}\n${JSON.stringify(claims)}`;
+    const cached = this.recent.get(key);
+    if (cached) return cached;
+    const header = await this.sign(claims, audience);
+    this.recent.set(key, header, Date.now() + (this.lifetimeSeconds * 1000) / 2);
+    return header;
+  }
 
   get service(): ServiceName {
     return this.key.service;
@@ -67,6 +85,9 @@ export class InternalClaimsSigner {
 }
 
 export class InternalClaimsVerifier {
+  /** Headers already verified, until their `exp`: the same header arrives once per request for its whole life. */
+  private readonly verified = new ExpiringCache<Claims>();
+
   constructor(
     private readonly audience: ServiceName,
     private readonly trusted: TrustedServiceKeys,
@@ -78,6 +99,8 @@ export class InternalClaimsVerifier {
    */
   async verify(header: string | undefined, expect: 'claims' | 'client-address' = 'claims'): Promise<Claims | null> {
     if (!header) return null;
+    const cached = this.verified.get(`${expect}\n${header}`);
+    if (cached) return cached;
     try {
       const { kid } = decodeProtectedHeader(header);
       const signer = kid ? this.trusted.get(kid) : undefined;
@@ -95,7 +118,7 @@ export class InternalClaimsVerifier {
       if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(scope)) return null;
       if ((payload.sub === CLIENT_ADDRESS_SUBJECT) !== (expect === 'client-address')) return null;
       if (!scope.every((s) => typeof s === 'string' && ceiling.includes(s))) return null;
-      return {
+      const claims: Claims = {
         sub: payload.sub,
         sid: payload['sid'] as string,
         kind: payload['kind'] === 'oauth' ? 'oauth' : 'pat',
@@ -106,6 +129,8 @@ export class InternalClaimsVerifier {
         ip: payload['ip'] as string | undefined,
         caller: signer.service,
       };
+      this.verified.set(`${expect}\n${header}`, claims, (payload.exp ?? 0) * 1000);
+      return claims;
     } catch {
       return null;
     }

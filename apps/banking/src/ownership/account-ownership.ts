@@ -50,7 +50,7 @@ export class HttpAccountOwnership implements AccountOwnership {
   }
 
   private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {
-    const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
+    const header = await this.signer.signFor({ ...claims, scope: ['read:accounts'] }, 'accounts');
     let body: { data?: T | null; errors?: unknown[] };
     try {
       const res = await this.pool.request({

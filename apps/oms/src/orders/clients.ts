@@ -49,7 +49,7 @@ export class AccountsClient {
     }`;
     let res: { status: number; body: any };
     try {
-      const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
+      const header = await this.signer.signFor({ ...claims, scope: ['read:accounts'] }, 'accounts');
       res = await postJson(
         this.pool,
         this.path,
@@ -67,7 +67,7 @@ export class AccountsClient {
   async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
     let res: { status: number; body: any };
     try {
-      const header = await this.signer.sign({ ...claims, scope: ['read:accounts'] }, 'accounts');
+      const header = await this.signer.signFor({ ...claims, scope: ['read:accounts'] }, 'accounts');
       res = await postJson(this.pool, this.path, { [INTERNAL_CLAIMS_HEADER]: header, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) }, { query: '{ accounts { id } }' });
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
@@ -103,7 +103,7 @@ export class BankingClient {
   }
 
   private async internal(path: string, userId: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const header = await this.signer.sign({ sub: userId, sid: 'oms', kind: 'pat', scope: [INTERNAL_HOLDS_SCOPE] }, 'banking');
+    const header = await this.signer.signFor({ sub: userId, sid: 'oms', kind: 'pat', scope: [INTERNAL_HOLDS_SCOPE] }, 'banking');
     return postJson(this.pool, path, { [INTERNAL_CLAIMS_HEADER]: header }, body ?? {});
   }
 
@@ -134,7 +134,7 @@ export class BankingClient {
   async balance(accountId: string, currency: string, claims: Claims): Promise<CashBalance> {
     const query = 'query($r: [_Any!]!, $c: String!) { _entities(representations: $r) { ... on Account { balance(currency: $c) { currency cash held availableToTrade } } } }';
     try {
-      const header = await this.signer.sign({ ...claims, scope: ['read:banking'] }, 'banking');
+      const header = await this.signer.signFor({ ...claims, scope: ['read:banking'] }, 'banking');
       const res = await postJson(this.pool, '/graphql', { [INTERNAL_CLAIMS_HEADER]: header }, { query, variables: { r: [{ __typename: 'Account', id: accountId }], c: currency } });
       const balance = res.body?.data?._entities?.[0]?.balance;
       if (res.status === 200 && balance) return balance as CashBalance;

@@ -14,7 +14,7 @@ export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient, si
       const claims = req.claims!;
       if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
       const variables = route.variables ? route.variables(req) : {};
-      const data = await gateway.execute(route.document, variables, await signer.sign(claims, 'gateway'), req.requestId);
+      const data = await gateway.execute(route.document, variables, await signer.signFor(claims, 'gateway'), req.requestId);
       res.status(route.status ?? 200).json(route.shape(data, req));
     });
   }

@@ -76,7 +76,7 @@ export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
         // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
         const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };
-        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.sign(forAuth, 'auth') });
+        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.signFor(forAuth, 'auth') });
         next();
       },
       authenticated,
