@@ -7,3 +7,4 @@ export * from './service-identity';
 export * from './sessions';
 export * from './identity-config';
 export * from './idempotency';
+export * from './expiring-cache';

@@ -5,7 +5,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
-import { deriveServiceSecret, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
+import { deriveServiceSecret, ExpiringCache, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
@@ -30,14 +30,28 @@ export function perRequest<T>(ctx: SubgraphContext, name: string, make: () => T)
   return ctx.memo.get(name) as T;
 }
 
+/** Each user's accounts as the accounts subgraph last said, for a few seconds (accounts never change owner). */
+const OWNED_ACCOUNTS_SECONDS = 10;
+const ownedAccounts = new ExpiringCache<Promise<Set<string>>>();
+
 /**
  * Whether the caller owns an account, for a subgraph that extends Account but does not own it
- * (banking, oms): the accounts subgraph is asked once per request for all of the caller's
- * accounts, so an `_entities` batch of any size costs one call, and a representation of
- * someone else's account resolves to null.
+ * (banking, oms): the accounts subgraph is asked for all of the caller's accounts at most once
+ * per request and once per OWNED_ACCOUNTS_SECONDS per user, so an `_entities` batch of any size
+ * costs one call, and a representation of someone else's account resolves to null. A newly
+ * opened account is asked about again at once (a miss is never cached as an answer).
  */
 export async function callerOwnsAccount(ctx: SubgraphContext, accountId: string, ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>): Promise<boolean> {
-  const owned = await perRequest(ctx, 'owned-accounts', async () => new Set(await ownedAccountIds(ctx.claims, ctx.requestId)));
+  const ask = () => {
+    const asked = ownedAccountIds(ctx.claims, ctx.requestId).then((ids) => new Set(ids));
+    ownedAccounts.set(ctx.claims.sub, asked, Date.now() + OWNED_ACCOUNTS_SECONDS * 1000);
+    asked.catch(() => ownedAccounts.set(ctx.claims.sub, asked, 0)); // a failure is not remembered
+    return asked;
+  };
+  const cached = ownedAccounts.get(ctx.claims.sub);
+  if (cached && (await cached.catch(() => undefined))?.has(accountId)) return true;
+  // Not known to be the caller's: ask (once per request) before saying no.
+  const owned = await perRequest(ctx, 'owned-accounts', ask);
   return owned.has(accountId);
 }
 
