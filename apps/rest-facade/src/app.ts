@@ -7,7 +7,8 @@ import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
-import { authProxy } from './proxy/auth-proxy';
+import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
+import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
 import { ROUTES } from './routes';
 
@@ -36,7 +37,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
   const byAddress = limits.byAddress();
   app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
   app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
-  app.use(BASE_PATH, authenticate(edge, limits), routeTableRouter(ROUTES, gateway, signer));
+  app.use(BASE_PATH, routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES]), authenticate(edge, limits), routeTableRouter(ROUTES, gateway, signer));
   finishService(app, logger);
   finishService(internal, logger);
 

@@ -7,6 +7,10 @@ import type { PatLogin } from './pat-login';
 export function loginRoute(login: PatLogin): Router {
   return Router().post('/pat/login', express.json({ limit: '4kb' }), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
+    // Not a login attempt at all (no JSON object): a 400 naming the body, never counted as a failed login.
+    if (!req.is('application/json') || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+      throw errors.badInput('body', 'The body must be a JSON object: { "token": "tpat_…" }');
+    }
     const answer = await login.attempt({ token: (req.body as { token?: unknown } | undefined)?.token, ip: req.ip, userAgent: req.get('user-agent') });
     res.set(rateLimitHeaders(answer.limit));
     if (answer.outcome === 'throttled') throw rateLimited(answer.limit, 'Too many failed logins; retry after the time in Retry-After');

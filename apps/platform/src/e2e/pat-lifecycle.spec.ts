@@ -326,6 +326,17 @@ describe('PAT lifecycle', () => {
       expect((await patLogin(trusting.api, await tokenFor(dashboard), { 'x-forwarded-for': ip })).status).toBe(200);
     });
 
+    it('answers a body that is not JSON with 400 naming the body, and does not count it as a failed login', async () => {
+      const ip = someIp();
+      const first = await http('POST', `${trusting.api}/pat/login`, { body: 'token=tpat_x', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip } });
+      expect(first).toMatchObject({ status: 400, body: { code: 'BAD_USER_INPUT', field: 'body' } });
+      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP + 2; i++) {
+        expect((await http('POST', `${trusting.api}/pat/login`, { body: 'not json', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip } })).status).toBe(400);
+      }
+      // Still a full budget of real attempts from that address.
+      expect((await patLogin(trusting.api, 'tpat_AAAAAAAAAAAAAAAA.garbage', { 'x-forwarded-for': ip })).headers.get('ratelimit-remaining')).toBe(String(AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP - 1));
+    });
+
     it("throttles a token id's own failures from any address, never its right secret; throttled attempts write nothing", async () => {
       const { dashboard } = await signedIn();
       const token = await tokenFor(dashboard);

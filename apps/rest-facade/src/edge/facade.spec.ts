@@ -94,4 +94,13 @@ describe('REST facade', () => {
     expect(res.status).toBe(403);
     expect(seenClaims).toBeUndefined();
   });
+
+  it('answers an unknown path 404 and a wrong method 405 with Allow, before asking for a token', async () => {
+    expect(await http('GET', `${server.url}/v1/no-such-thing`)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    const wrong = await http('DELETE', `${server.url}/v1/accounts`);
+    expect(wrong).toMatchObject({ status: 405, body: { code: 'METHOD_NOT_ALLOWED' } });
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+    expect((await http('GET', `${server.url}/v1/pat/revoke`)).headers.get('allow')).toBe('POST');
+    expect((await http('GET', `${server.url}/v1/accounts`)).status).toBe(401);
+  });
 });
