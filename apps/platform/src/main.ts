@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     await platform.auth.registry.ensureDemoApp(DEMO_VENDOR_APP.registration, DEMO_VENDOR_APP.credentials);
   }
 
-  const { urls } = platform;
+  // The issuer in every token and in the OAuth metadata is http://localhost:<port>: print the URLs the same way, so discovery from the banner passes the issuer check.
+  const local = (url: string) => (config.PLATFORM_BIND === '127.0.0.1' ? url.replace('//127.0.0.1:', '//localhost:') : url);
+  const urls = Object.fromEntries(Object.entries(platform.urls).map(([k, v]) => [k, local(v)])) as typeof platform.urls;
   console.log(`
   Trading API platform is running (all-in-one mode; store: ${platform.store.kind}${platform.embedded ? ', embedded PostgreSQL' : ''})
 
