@@ -1,9 +1,11 @@
-import type { ScopeRules } from '@trading/subgraph';
+import { anyOf, type ScopeRules } from '@trading/subgraph';
 
 /** Who may read what in this subgraph (spec §2.2). Every root field must appear here. */
 export const bankingScopes: ScopeRules = {
   'Account.balances': ['read:banking'],
   'Account.balance': ['read:banking'],
+  // What accounts' margin and portfolios @require: their own scope (read:accounts) must be enough.
+  'Account.cashForValuation': anyOf('read:accounts', 'read:banking'),
   'Account.cashActivity': ['read:banking'],
   'Account.fundingTransactions': ['read:banking'],
   'Mutation.deposit': ['write:banking'],

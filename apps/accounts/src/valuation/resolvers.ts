@@ -7,13 +7,13 @@ import { computeMargin } from './margin';
 import { computePortfolios } from './portfolios';
 
 /** An account with the fields the gateway fetched from banking and oms for @requires. */
-type ValuedAccount = Account & { balances?: CashInput[]; market?: MarketInput };
+type ValuedAccount = Account & { cashForValuation?: CashInput[]; market?: MarketInput };
 
 export function valuationResolvers(positions: PositionsService): Resolvers {
   const inputs = async (account: ValuedAccount, ctx: SubgraphContext): Promise<ValuationInput> => {
     // Only missing when someone bypasses the query planner; a bug, not bad input.
-    if (!account.balances || !account.market) throw new Error('Account.balances and Account.market are required to value an account');
-    return { baseCurrency: account.baseCurrency, balances: account.balances, market: account.market, positions: await perRequest(ctx, `holdings:${account.id}`, () => positions.all(account.id)) };
+    if (!account.cashForValuation || !account.market) throw new Error('Account.cashForValuation and Account.market are required to value an account');
+    return { baseCurrency: account.baseCurrency, balances: account.cashForValuation, market: account.market, positions: await perRequest(ctx, `holdings:${account.id}`, () => positions.all(account.id)) };
   };
   return {
     Account: {

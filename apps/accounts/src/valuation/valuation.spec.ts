@@ -26,7 +26,7 @@ describe('margin and portfolios', () => {
       { currency: 'USD', usdRate: '1' },
     ],
   };
-  const representation = (id: string, balances: Array<{ currency: string; cash: string; availableToTrade: string }>) => ({ __typename: 'Account', id, balances, market });
+  const representation = (id: string, cashForValuation: Array<{ currency: string; cash: string; availableToTrade: string }>) => ({ __typename: 'Account', id, cashForValuation, market });
   const QUERY = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Account {
     margin { baseCurrency asOf total { currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower }
              byCurrency { currency equity buyingPower } }

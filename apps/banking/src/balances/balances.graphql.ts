@@ -23,5 +23,10 @@ export const balancesTypeDefs = /* GraphQL */ `
     balances: [CashBalance!]!
     "One currency (ISO 4217); zeros for a currency never used."
     balance(currency: String!): CashBalance!
+    """
+    Cash per currency for valuing the account (margin, portfolios): what an account-level read
+    needs (read:accounts or read:banking), so margin never asks its caller for banking's scope.
+    """
+    cashForValuation: [CashBalance!]!
   }
 `;

@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { scopedSession } from './sessions';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
@@ -77,6 +78,28 @@ describe('account valuation through the gateway', () => {
     for (const path of ['margin', 'portfolios', 'positions', 'position?symbol=SAP']) {
       const rest = await http('GET', `${p.urls.api}/accounts/${bobAccount.id}/${path}`, { token });
       expect(rest).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
+  });
+
+  it('serves margin and portfolios to a token with exactly their documented scope (read:accounts), and nothing of banking beyond them', async () => {
+    const accountsOnly = await scopedSession(p, alice.email, ['read:accounts']);
+    for (const path of ['margin', 'portfolios', 'positions']) {
+      expect([path, (await http('GET', `${p.urls.api}/accounts/${marginAccount.id}/${path}`, { token: accountsOnly })).status]).toEqual([path, 200]);
+    }
+    expect((await http('GET', `${p.urls.api}/banking/${marginAccount.id}/balance`, { token: accountsOnly })).status).toBe(403);
+    const direct = await http('POST', p.urls.gateway, { token: accountsOnly, body: { query: 'query($id: ID!) { account(id: $id) { balances { cash } } }', variables: { id: marginAccount.id } } });
+    expect(direct.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    // Each read endpoint with exactly the one scope it documents.
+    const bankingOnly = await scopedSession(p, alice.email, ['read:banking']);
+    const ordersOnly = await scopedSession(p, alice.email, ['read:orders']);
+    for (const [token, path] of [
+      [bankingOnly, `/banking/${marginAccount.id}/balance`],
+      [bankingOnly, `/banking/${marginAccount.id}/txn-activity`],
+      [ordersOnly, `/oms/${marginAccount.id}/orders`],
+      [ordersOnly, `/oms/${marginAccount.id}/order/rules`],
+      [accountsOnly, '/accounts'],
+    ] as const) {
+      expect([path, (await http('GET', `${p.urls.api}${path}`, { token })).status]).toEqual([path, 200]);
     }
   });
 });
