@@ -62,10 +62,40 @@ const MESSAGES = {
       'write:banking': 'In Ihrem Namen Geld ein- und auszahlen',
     } satisfies Record<Scope, string>,
   },
+  fr: {
+    signInTitle: 'Connexion',
+    email: 'E-mail',
+    password: 'Mot de passe',
+    signInButton: 'Se connecter',
+    enterBoth: 'Saisissez votre e-mail et votre mot de passe.',
+    wrongPassword: "L'e-mail ou le mot de passe est incorrect.",
+    tooMany: (minutes: number) => `Trop de tentatives de connexion échouées. Réessayez dans ${minutes} minute(s).`,
+    consentTitle: "Autoriser l'accès ?",
+    consentWants: (app: string) => `${app} souhaite accéder à votre compte Trading API`,
+    consentBy: (company: string) => `Proposé par ${company}`,
+    consentWill: 'Si vous l’autorisez, cette application pourra :',
+    consentSignedInAs: 'Connecté en tant que',
+    consentRevokeHint: 'Vous pouvez retirer cet accès à tout moment dans votre tableau de bord développeur, rubrique « Authorised apps ».',
+    privacyPolicy: 'Politique de confidentialité',
+    terms: "Conditions d'utilisation",
+    allow: 'Autoriser',
+    deny: 'Refuser',
+    badLinkTitle: 'Ce lien de connexion ne fonctionne pas',
+    badLinkHint: "Rien n'a été partagé avec l'application. Revenez à l'application et réessayez, ou contactez son support.",
+    consentExpired: "Cette demande a expiré ou a déjà reçu une réponse. Revenez à l'application et recommencez.",
+    scopes: {
+      'read:accounts': 'Voir vos comptes, positions, marge et profil (nom et e-mail)',
+      'write:accounts': 'Modifier les paramètres de votre compte',
+      'read:orders': 'Voir vos ordres et votre historique de transactions',
+      'write:orders': 'Passer, modifier et annuler des ordres pour vous',
+      'read:banking': 'Voir vos soldes et vos opérations de dépôt et de retrait',
+      'write:banking': "Déposer et retirer de l'argent pour vous",
+    } satisfies Record<Scope, string>,
+  },
 };
 
 export type Messages = (typeof MESSAGES)['en'];
 
 export function messages(locale: string): Messages {
-  return locale === 'de' ? MESSAGES.de : MESSAGES.en;
+  return MESSAGES[locale as keyof typeof MESSAGES] ?? MESSAGES.en;
 }

@@ -6,7 +6,7 @@ import { pageErrors } from './error.page';
 import { pageHeaders } from './security-headers';
 
 /** `/<locale>/<page>`: the paths that are HTML pages, as opposed to the JSON APIs beside them. */
-const PAGE_PATH = /^\/[a-z]{2}(-[A-Z]{2})?\/(signin|signout|developer|login)(\/|$)/;
+const PAGE_PATH = /^\/[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*\/(signin|signout|developer|login)(\/|$)/;
 
 /**
  * The server-rendered pages under {login_url}: page security headers, the browser session,
