@@ -45,7 +45,8 @@ describe('authorization request helpers', () => {
 
   it('pick the page language from ui_locales or Accept-Language', () => {
     expect(preferredLocale('de', undefined)).toBe('de');
-    expect(preferredLocale(undefined, 'fr-FR,de-CH;q=0.8,en;q=0.5')).toBe('de');
-    expect(preferredLocale(undefined, 'fr')).toBe('en');
+    expect(preferredLocale(undefined, 'es-ES,de-CH;q=0.8,en;q=0.5')).toBe('de');
+    expect(preferredLocale(undefined, 'fr-FR,de;q=0.8')).toBe('fr');
+    expect(preferredLocale(undefined, 'es')).toBe('en');
   });
 });
