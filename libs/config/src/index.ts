@@ -61,10 +61,10 @@ export const field = {
 export const commonSchema = {
   LOG_LEVEL: field.logLevel(),
   REDIS_URL: field.redisUrl(),
-  /** The public listener's address. */
-  LISTEN_HOST: field.host('0.0.0.0'),
-  /** The internal listener's address: reachable by the platform's own services only (network policy). */
-  INTERNAL_LISTEN_HOST: field.host('0.0.0.0'),
+  /** The public listener's address: this machine only unless told (a container sets 0.0.0.0). */
+  LISTEN_HOST: field.host('127.0.0.1'),
+  /** The internal listener's address: this machine only unless told; where set wider, reachable by the platform's own services only (network policy). */
+  INTERNAL_LISTEN_HOST: field.host('127.0.0.1'),
 };
 
 /** The edges' request budgets (DESIGN §6); 0 turns a limit off (benchmarks). */

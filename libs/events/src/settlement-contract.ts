@@ -10,7 +10,7 @@ import { eventSignatureProblem, type EventSigners } from './signature';
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
 /** numeric(20,8): at most 12 integer digits and 8 decimals, plain notation. */
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/, 'must be a non-negative decimal with at most 12 integer digits and 8 decimals');
-const positive = amount.refine((v) => Number(v) > 0, 'must be greater than zero');
+const positive = amount.refine((v) => !/^0+(\.0+)?$/.test(v), 'must be greater than zero');
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
 const side = z.enum(['BUY', 'SELL']);
 const envelope = { eventId: uuid, occurredAt: z.string().datetime({ offset: true }) };

@@ -165,7 +165,7 @@ export interface RunningServer {
 }
 
 /** Listens on `port` (0 = any free port) and returns a closer that drains connections. */
-export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 65_000; // longer than typical proxies' idle timeouts
