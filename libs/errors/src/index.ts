@@ -134,14 +134,26 @@ export function problemFromError(err: unknown, requestId?: string): Problem {
   return problem('INTERNAL_SERVER_ERROR', 'An unexpected error occurred; quote the requestId when contacting support', { requestId });
 }
 
-/** `WWW-Authenticate` for 401 and scope-related 403 answers (RFC 6750 §3). */
+/**
+ * `WWW-Authenticate` for 401 and every bearer-related 403 (RFC 6750 §3): missing scope, a
+ * READ_ONLY token writing (it lacks the write scope), a PAT used from an address its allowlist
+ * does not hold or where only a PAT session will do (the token is unusable here: invalid_token).
+ */
 export function wwwAuthenticate(err: AppError): string | undefined {
-  if (err.code === 'UNAUTHENTICATED' && err.options.noCredentials) return 'Bearer realm="trading-api"';
-  if (err.code === 'UNAUTHENTICATED') return `Bearer realm="trading-api", error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"`;
-  if (err.code === 'INSUFFICIENT_SCOPE') {
-    return `Bearer realm="trading-api", error="insufficient_scope", scope="${(err.options.requiredScopes ?? []).join(' ')}"`;
+  const description = `error_description="${err.message.replace(/"/g, "'")}"`;
+  switch (err.code) {
+    case 'UNAUTHENTICATED':
+      return err.options.noCredentials ? 'Bearer realm="trading-api"' : `Bearer realm="trading-api", error="invalid_token", ${description}`;
+    case 'INSUFFICIENT_SCOPE':
+      return `Bearer realm="trading-api", error="insufficient_scope", scope="${(err.options.requiredScopes ?? []).join(' ')}"`;
+    case 'READ_ONLY_TOKEN':
+      return `Bearer realm="trading-api", error="insufficient_scope", ${description}`;
+    case 'IP_NOT_ALLOWED':
+    case 'PAT_SESSION_REQUIRED':
+      return `Bearer realm="trading-api", error="invalid_token", ${description}`;
+    default:
+      return undefined;
   }
-  return undefined;
 }
 
 /** An AppError as a GraphQL error, carrying the code (and field) in `extensions`. */

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { JWTPayload } from 'jose';
 import { EdgeAuthenticator, missingScopes } from '@trading/auth';
-import { AppError } from '@trading/errors';
+import { AppError, wwwAuthenticate } from '@trading/errors';
 import type { OAuthContext } from './context';
 import { noStore, OAuthError } from './errors';
 
@@ -22,9 +22,8 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);
-      if (err.options.noCredentials) throw new OAuthError('invalid_token', err.message, 401, { 'WWW-Authenticate': 'Bearer realm="trading-api"' });
-      const code = err.code === 'IP_NOT_ALLOWED' ? 'insufficient_scope' : 'invalid_token';
-      throw new OAuthError(code, err.message, err.status, { 'WWW-Authenticate': `Bearer realm="trading-api", error="${code}", error_description="${err.message.replace(/"/g, "'")}"` });
+      // An address refusal stays one (403, its own description), not a scope problem.
+      throw new OAuthError('invalid_token', err.message, err.status, { 'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"' });
     }
     if (missingScopes(claims.scope, REQUIRED).length) {
       throw new OAuthError('insufficient_scope', 'userinfo needs scope read:accounts', 403, {

@@ -108,7 +108,9 @@ describe('banking REST endpoints', () => {
   });
 
   it('needs write:banking and a READ_WRITE session to move money', async () => {
-    expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, reader)).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });
+    const readOnly = await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, reader);
+    expect(readOnly).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });
+    expect(readOnly.headers.get('www-authenticate')).toBe('Bearer realm="trading-api", error="insufficient_scope", error_description="A READ_ONLY token may not use POST"');
     const narrow = await scopedSession(p, alice.email, ['read:banking']);
     expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, narrow)).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
     const gql = await http('POST', p.urls.gateway, {

@@ -240,6 +240,11 @@ describe('PAT lifecycle', () => {
       // Every call is checked, not just the login.
       const elsewhere = await http('GET', `${trusting.api}/accounts`, { token: session, headers: from('198.51.100.9') });
       expect(elsewhere).toMatchObject({ status: 403, body: { code: 'IP_NOT_ALLOWED' } });
+      expect(elsewhere.headers.get('www-authenticate')).toMatch(/^Bearer realm="trading-api", error="invalid_token", error_description="This token may not be used from this address"/);
+      // userinfo names the address refusal as such, not as a missing scope.
+      const userinfo = await http('GET', `${trusting.api}/oauth/userinfo`, { token: session, headers: from('198.51.100.9') });
+      expect(userinfo).toMatchObject({ status: 403, body: { error: 'invalid_token', error_description: 'This token may not be used from this address' } });
+      expect(userinfo.headers.get('www-authenticate')).toContain('error_description="This token may not be used from this address"');
       expect((await http('GET', `${p.urls.api}/accounts`, { token: session, headers: from(allowed) })).status).toBe(403);
 
       // A list naming the loopback range admits direct local callers.
