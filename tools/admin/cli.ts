@@ -5,6 +5,7 @@
  *   npm run admin -- users create --email a@b.c --password '…' --first-name A --last-name B [--json]
  *   npm run admin -- pat create --email a@b.c --name ci --scope READ_ONLY --expires 2027-01-31 [--ip 203.0.113.7 --ip 10.0.0.0/8] [--json]
  *   npm run admin -- apps provision --file registration.json [--approve-scopes read:accounts,read:banking] [--json]
+ *                    (the form's fields: tools/admin/registration.example.json)
  *   npm run admin -- apps list [--json]
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--to UAT|PROD] [--json]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
@@ -41,8 +42,10 @@ const USAGE = `usage:
   admin users create --email <e-mail> --password <password> --first-name <name> --last-name <name> [--json]
   admin pat create --email <user e-mail> --name <label> --scope READ_ONLY|READ_WRITE --expires YYYY-MM-DD [--ip <address or CIDR>]... [--json]
   admin apps provision --file <registration.json> [--approve-scopes <scope,scope>] [--json]
+                       (every field of the form, by its JSON key: tools/admin/registration.example.json)
   admin apps list [--json]
-  admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD] [--json]
+  admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD]
+                     [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
   admin keys list [--json]
@@ -76,6 +79,9 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       app: { type: 'string' },
       kid: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
+      'logo-url': { type: 'string' },
+      'privacy-policy-url': { type: 'string' },
+      'terms-of-service-url': { type: 'string' },
       to: { type: 'string' },
       env: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -152,7 +158,18 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
     case 'apps promote': {
       const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
       if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
-      return { path: `/admin/apps/${app()}/promote`, body: { redirectUris: uris, ...(values['to'] ? { to: values['to'] } : {}) }, print: (r) => printCredentials(r, 'promoted') };
+      // Outside DEV the consent page's logo, privacy policy and terms must be https: corrected ones can come with the promotion.
+      const pages = Object.fromEntries(
+        (['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const).flatMap((key) => {
+          const value = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
+          return typeof value === 'string' ? [[key, value]] : [];
+        }),
+      );
+      return {
+        path: `/admin/apps/${app()}/promote`,
+        body: { redirectUris: uris, ...(values['to'] ? { to: values['to'] } : {}), ...(Object.keys(pages).length ? { pages } : {}) },
+        print: (r) => printCredentials(r, 'promoted'),
+      };
     }
     case 'apps rotate-secret':
       return { path: `/admin/apps/${app()}/rotate-secret`, body: values['env'] ? { environment: values['env'] } : {}, print: (r) => printCredentials(r, 'rotated the secret of') };
@@ -203,6 +220,7 @@ async function main(): Promise<number> {
     else if (Array.isArray(body['problems'])) {
       console.error(`error ${res.status}: nothing was created; fix every field below and try again`);
       for (const p of body['problems'] as Array<{ field: string; message: string }>) console.error(`  ${p.field}: ${p.message}`);
+      console.error('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
     } else console.error(`error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`);
     return 1;
   }

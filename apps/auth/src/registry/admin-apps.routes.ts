@@ -36,8 +36,8 @@ export function adminAppRoutes(registry: RegistryService): Router {
     });
   });
   router.post('/admin/apps/:app/promote', async (req, res) => {
-    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown };
-    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris })));
+    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; pages?: unknown };
+    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris, pages: body.pages })));
   });
   router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
     res.json(issued(await registry.rotateSecret(req.params['app'] as string, (req.body as { environment?: unknown } | undefined)?.environment)));

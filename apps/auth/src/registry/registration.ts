@@ -151,6 +151,28 @@ export function validateRegistration(input: unknown): Validated<Registration> {
   return problems.length ? { ok: false, problems } : { ok: true, value: out as unknown as Registration };
 }
 
+/** The pages users see on the consent screen: https outside DEV (a plain-http page there could be swapped in transit). */
+export const PUBLIC_PAGE_FIELDS = ['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const;
+export type PublicPageField = (typeof PUBLIC_PAGE_FIELDS)[number];
+
+/**
+ * The public pages an app leaving DEV will show: the registered ones, replaced by any given
+ * with the promotion; each must be an https URL.
+ */
+export function validatePublicPages(registered: Record<PublicPageField, string>, replacements: unknown): Validated<Record<PublicPageField, string>> {
+  const given = replacements && typeof replacements === 'object' && !Array.isArray(replacements) ? (replacements as Record<string, unknown>) : {};
+  const problems: Problem[] = [];
+  const out = { ...registered };
+  for (const key of Object.keys(given)) if (!(PUBLIC_PAGE_FIELDS as readonly string[]).includes(key)) problems.push({ field: key, message: `is not one of ${PUBLIC_PAGE_FIELDS.join(', ')}` });
+  for (const field of PUBLIC_PAGE_FIELDS) {
+    const value = given[field] ?? registered[field];
+    if (typeof value !== 'string' || !isWebUrl(value.trim()) || value.length > 2000) problems.push({ field, message: 'must be an http(s) URL' });
+    else if (new URL(value.trim()).protocol !== 'https:') problems.push({ field, message: `must be an https URL outside DEV (give one with the promotion: --${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})` });
+    else out[field] = value.trim();
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, value: out };
+}
+
 /** Redirect URIs for a promotion (each environment has its own): the same rules, field `redirectUris`. */
 export function validateRedirectUris(uris: unknown): Validated<string[]> {
   const problems: Problem[] = [];

@@ -4,7 +4,7 @@ import { AppError, errors } from '@trading/errors';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
-import { validateRedirectUris, validateRegistration, type Problem, type Registration } from './registration';
+import { validatePublicPages, validateRedirectUris, validateRegistration, type Problem, type Registration } from './registration';
 
 /** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
 export const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
@@ -58,7 +58,7 @@ export interface IssuedCredentials {
 /** A registration or promotion that cannot be accepted: every problem, by field. */
 export class RegistrationError extends AppError {
   constructor(readonly problems: Problem[]) {
-    super('UNPROCESSABLE', `The registration has ${problems.length} problem(s): ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`, {
+    super('UNPROCESSABLE', `The registration has ${problems.length} problem(s): ${problems.map((p) => `${p.field} ${p.message}`).join('; ')} (every field, by its JSON key: tools/admin/registration.example.json)`, {
       field: problems[0]?.field,
       details: { problems },
     });
@@ -169,19 +169,28 @@ export class RegistryService {
   }
 
   /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs. */
-  async promote(ref: string, input: { to?: unknown; redirectUris: unknown }): Promise<IssuedCredentials> {
+  async promote(ref: string, input: { to?: unknown; redirectUris: unknown; pages?: unknown }): Promise<IssuedCredentials> {
     const uris = validateRedirectUris(input.redirectUris);
-    if (!uris.ok) throw new RegistrationError(uris.problems);
     return this.dataSource.transaction(async (tx) => {
-      const app = await this.lockApp(tx, ref);
-      if (app.status !== 'ACTIVE') throw new AppError('CONFLICT', `${app.appName} is suspended and cannot be promoted`);
-      const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(app.environment) + 1];
-      if (!next) throw new AppError('CONFLICT', `${app.appName} is already in PROD`);
+      const locked = await this.lockApp(tx, ref);
+      if (locked.status !== 'ACTIVE') throw new AppError('CONFLICT', `${locked.appName} is suspended and cannot be promoted`);
+      const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(locked.environment) + 1];
+      if (!next) throw new AppError('CONFLICT', `${locked.appName} is already in PROD`);
       if (input.to !== undefined && input.to !== next) {
-        throw new AppError('CONFLICT', `Promotion goes DEV → UAT → PROD in order: ${app.appName} is in ${app.environment}, so it can be promoted to ${next} only`, { field: 'to' });
+        throw new AppError('CONFLICT', `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`, { field: 'to' });
       }
-      await tx.query(`UPDATE vendor_apps SET environment = $2 WHERE id = $1`, [app.id, next]);
-      const promoted = { ...app, environment: next };
+      // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
+      const pages = validatePublicPages(locked, input.pages);
+      const problems = [...(uris.ok ? [] : uris.problems), ...(pages.ok ? [] : pages.problems)];
+      if (problems.length || !uris.ok || !pages.ok) throw new RegistrationError(problems);
+      const promoted = { ...locked, ...pages.value, environment: next };
+      await tx.query(`UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`, [
+        promoted.id,
+        next,
+        promoted.logoUrl,
+        promoted.privacyPolicyUrl,
+        promoted.termsOfServiceUrl,
+      ]);
       const clientSecret = newClientSecret();
       const clientId = newClientId(next);
       await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value);

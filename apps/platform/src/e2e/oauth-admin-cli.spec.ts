@@ -33,13 +33,19 @@ describe('admin CLI: apps', () => {
     expect(bad.stderr).toContain('nothing was created');
     expect(bad.stderr).toContain('country: must be a 2-letter ISO 3166-1 country code');
     expect(bad.stderr).toContain('redirectUris[0]: must use https');
+    expect(bad.stderr).toContain('tools/admin/registration.example.json');
+
+    // The shipped template is a complete, valid registration.
+    const template = await cli('apps', 'provision', '--file', join(ROOT, 'tools/admin/registration.example.json'), '--json');
+    expect(template.code).toBe(0);
+    expect(JSON.parse(template.stdout)).toMatchObject({ appName: 'Example Portfolio Tracker', environment: 'DEV' });
 
     const created = await cli('apps', 'provision', '--file', file(registration()), '--approve-scopes', 'read:accounts', '--json');
     expect(created.code).toBe(0);
     const app = JSON.parse(created.stdout);
     expect(app).toMatchObject({ environment: 'DEV', clientId: expect.stringMatching(/^tci_dev_/), clientSecret: expect.stringMatching(/^tcs_/), approvedScopes: ['read:accounts'] });
 
-    const human = await cli('apps', 'promote', '--app', app.appId, '--redirect-uri', 'https://uat.vendor.example/cb');
+    const human = await cli('apps', 'promote', '--app', app.appId, '--redirect-uri', 'https://uat.vendor.example/cb', '--logo-url', 'https://cdn.vendor.example/logo.png');
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/promoted "E2E Portfolio App" .* in UAT[\s\S]*client_secret {2}tcs_/);
     const skipped = await cli('apps', 'promote', '--app', app.clientId, '--to', 'UAT', '--redirect-uri', 'https://vendor.example/prod');

@@ -370,6 +370,17 @@ describe('OAuth rules', () => {
       expect([skip.status, skip.body.code]).toEqual([409, 'CONFLICT']);
       expect(skip.body.detail).toMatch(/DEV → UAT → PROD/);
       expect((await promote({ redirectUris: ['http://vendor.example/uat'] })).body.problems[0].field).toBe('redirectUris[0]');
+      // Outside DEV the consent page's logo, privacy policy and terms must be https.
+      const plain = await provisionApp(p, { logoUrl: 'http://vendor.example/logo.png', termsOfServiceUrl: 'http://vendor.example/terms' });
+      const refused = await admin(p, 'POST', `/apps/${plain.appId}/promote`, { redirectUris: ['https://vendor.example/uat'] });
+      expect(refused.status).toBe(422);
+      expect(refused.body.problems.map((x: { field: string }) => x.field)).toEqual(['logoUrl', 'termsOfServiceUrl']);
+      expect(refused.body.problems[0].message).toMatch(/https URL outside DEV .*--logo-url/);
+      const fixed = await admin(p, 'POST', `/apps/${plain.appId}/promote`, {
+        redirectUris: ['https://vendor.example/uat'],
+        pages: { logoUrl: 'https://vendor.example/logo.png', termsOfServiceUrl: 'https://vendor.example/terms' },
+      });
+      expect(fixed).toMatchObject({ status: 201, body: { environment: 'UAT' } });
       const uat = await promote({ to: 'UAT', redirectUris: ['https://vendor.example/uat'] });
       const prod = await promote({ redirectUris: ['https://vendor.example/prod'] });
       expect([uat.body.environment, prod.body.environment]).toEqual(['UAT', 'PROD']);
