@@ -10,6 +10,12 @@
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--to UAT|PROD] [--json]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
+ *   npm run admin -- accounts open --email a@b.c --type CASH|MARGIN --currency USD [--json]
+ *   npm run admin -- accounts list --email a@b.c [--json]
+ *   npm run admin -- accounts close --account <accountId> [--json]   refused while cash, positions or open orders remain
+ *   npm run admin -- instruments list [--json]
+ *   npm run admin -- instruments add --symbol ACME --name 'Acme Corp' --currency USD --tick 0.01 [--lot 1] --price 50.00 [--json]
+ *   npm run admin -- instruments halt|resume --symbol ACME [--json]
  *   npm run admin -- keys list [--json]                      access-token signing keys
  *   npm run admin -- keys rotate [--json]                    a new key signs; the old one stays published
  *   npm run admin -- keys retire --kid <kid> [--json]        stop publishing an old key
@@ -48,6 +54,14 @@ const USAGE = `usage:
                      [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
+  admin accounts open --email <user e-mail> --type CASH|MARGIN --currency <ISO 4217> [--json]
+  admin accounts list --email <user e-mail> [--json]
+  admin accounts close --account <accountId> [--json]
+  admin instruments list [--json]
+  admin instruments add --symbol <symbol> --name <name> --currency <ISO 4217> --tick <tick size> [--lot <lot size>] --price <price>
+                        [--min-quantity <q>] [--max-quantity <q>] [--json]
+  admin instruments halt --symbol <symbol> [--json]
+  admin instruments resume --symbol <symbol> [--json]
   admin keys list [--json]
   admin keys rotate [--json]
   admin keys retire --kid <kid> [--json]`;
@@ -84,6 +98,15 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       'terms-of-service-url': { type: 'string' },
       to: { type: 'string' },
       env: { type: 'string' },
+      type: { type: 'string' },
+      currency: { type: 'string' },
+      account: { type: 'string' },
+      symbol: { type: 'string' },
+      tick: { type: 'string' },
+      lot: { type: 'string' },
+      price: { type: 'string' },
+      'min-quantity': { type: 'string' },
+      'max-quantity': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -115,8 +138,8 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       },
     };
   }
-  const appCommand = appsCommand(what, values, need);
-  if (appCommand) return { json: !!values.json, cmd: appCommand };
+  const found = appsCommand(what, values, need) ?? backOfficeCommand(what, values, need);
+  if (found) return { json: !!values.json, cmd: found };
   throw new UsageError(what ? `unknown command "${what}"` : 'no command given');
 }
 
@@ -189,6 +212,54 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
       if (typeof kid !== 'string' || !kid) throw new UsageError('missing --kid (see keys list)');
       return { path: `/admin/keys/${encodeURIComponent(kid)}/retire`, body: {}, print: (r) => `retired signing key ${r['kid']}: tokens it signed no longer verify` };
     }
+    default:
+      return undefined;
+  }
+}
+
+/** Accounts and instruments: the back office, answered by the domain services behind the admin API. */
+function backOfficeCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
+  const account = (a: Record<string, any>) => `${a['accountId']}  ${a['number']}  ${String(a['type']).padEnd(6)}  ${a['baseCurrency']}  ${a['status']}`;
+  const instrument = (i: Record<string, any>) =>
+    `${String(i['symbol']).padEnd(8)}  ${i['name']}  ${i['currency']}  tick ${i['tickSize']}  lot ${i['lotSize']}  last ${i['lastPrice']}  ${i['tradable'] ? 'trading' : 'HALTED'}`;
+  const optional = (key: string, flag: string) => (typeof values[flag] === 'string' ? { [key]: values[flag] } : {});
+  switch (what) {
+    case 'accounts open':
+      return {
+        path: '/admin/accounts',
+        body: { email: need('email'), type: need('type'), currency: need('currency') },
+        print: (r) => `opened ${r['type']} account ${r['number']} in ${r['baseCurrency']} for ${r['email']}\n\n  accountId  ${r['accountId']}`,
+      };
+    case 'accounts list':
+      return {
+        method: 'GET',
+        path: `/admin/accounts?email=${encodeURIComponent(need('email'))}`,
+        body: {},
+        print: (r) => (r['accounts'] as Array<Record<string, any>>).map(account).join('\n') || `${r['email']} has no accounts yet (accounts open)`,
+      };
+    case 'accounts close':
+      return { path: `/admin/accounts/${encodeURIComponent(need('account'))}/close`, body: {}, print: (r) => `closed account ${r['number']} (${r['accountId']})` };
+    case 'instruments list':
+      return { method: 'GET', path: '/admin/instruments', body: {}, print: (r) => (r['instruments'] as Array<Record<string, any>>).map(instrument).join('\n') || 'no instruments yet' };
+    case 'instruments add':
+      return {
+        path: '/admin/instruments',
+        body: {
+          symbol: need('symbol'),
+          name: need('name'),
+          currency: need('currency'),
+          tickSize: need('tick'),
+          price: need('price'),
+          ...optional('lotSize', 'lot'),
+          ...optional('minQuantity', 'min-quantity'),
+          ...optional('maxQuantity', 'max-quantity'),
+        },
+        print: (r) => `listed ${r['symbol']} (${r['name']}) at ${r['lastPrice']} ${r['currency']}\n${instrument(r)}`,
+      };
+    case 'instruments halt':
+      return { path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/halt`, body: {}, print: (r) => `${r['symbol']} is halted: new orders are refused and working orders do not fill` };
+    case 'instruments resume':
+      return { path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/resume`, body: {}, print: (r) => `${r['symbol']} is trading again` };
     default:
       return undefined;
   }

@@ -1,8 +1,11 @@
+import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { AccountsService } from './accounts/accounts.service';
+import { mountAccountsBackOffice } from './back-office/back-office.routes';
+import { AccountsBackOffice } from './back-office/back-office.service';
 import { AccountEntity } from './accounts/entities/account.entity';
 import { accountsResolvers } from './accounts/resolvers';
 import type { AccountsConfig } from './config';
@@ -54,6 +57,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
       settlement = new PositionSettlementService(dataSource);
       return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
     },
+    routes: (internal, dataSource) => mountAccountsBackOffice(internal, new AccountsBackOffice(dataSource), new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS)),
   });
   let events: EventLog;
   try {

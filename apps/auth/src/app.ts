@@ -8,6 +8,8 @@ import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import { baseApp, createService, finishService, startPeriodic, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
+import { BackOffice } from './back-office/back-office';
+import { backOfficeRoutes } from './back-office/back-office.routes';
 import { adminAudit } from './admin/audit';
 import { adminRateLimit } from './admin/rate-limit';
 import { clientAddressFromFacade } from './internal/client-address';
@@ -167,12 +169,13 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
   });
   app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
+  const backOffice = new BackOffice(config, config.SERVICE_KEY);
   // The service team's API: its own listener (loopback by default), limited and audited.
   const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
   admin.use(
     adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
     adminAudit(config.AUTH_ADMIN_TOKEN, logger),
-    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer),
+    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
   );
   finishService(app, logger);
   finishService(internal, logger);
@@ -197,6 +200,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       signer.stop();
       await retention.stop();
       await mail.stop();
+      await backOffice.close();
       await dataSource.destroy();
       if (!deps.store) await store.close();
     },

@@ -80,6 +80,10 @@ export const authConfigSchema = z.object({
   MAIL_FROM: z.string().default('Trading API <no-reply@trading-api.example>'),
   /** Development only (no SMTP_URL): a file of the user's own, never a shared temporary folder. */
   MAIL_LOG_FILE: z.string().default(() => join(process.env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'trading-api', 'mail.log')),
+  /** The domains' internal listeners, for the back office in the admin API (accounts open/close, instruments). */
+  ACCOUNTS_INTERNAL_URL: field.url().default('http://localhost:4101'),
+  BANKING_INTERNAL_URL: field.url().default('http://localhost:4102'),
+  OMS_INTERNAL_URL: field.url().default('http://localhost:4103'),
   /** How often the outbox is delivered; 0 turns the dispatcher off (tests deliver by hand). */
   MAIL_POLL_MS: z.coerce.number().int().min(0).default(2000),
 });
@@ -118,6 +122,9 @@ const dashboardSchema = authConfigSchema.pick({
   SMTP_URL: true,
   MAIL_FROM: true,
   MAIL_LOG_FILE: true,
+  ACCOUNTS_INTERNAL_URL: true,
+  BANKING_INTERNAL_URL: true,
+  OMS_INTERNAL_URL: true,
   MAIL_POLL_MS: true,
 });
 export type DashboardSettings = z.output<typeof dashboardSchema>;

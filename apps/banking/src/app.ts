@@ -14,6 +14,7 @@ import { FundingTransactionEntity } from './funding/entities/funding-transaction
 import { FundingService } from './funding/funding.service';
 import { fundingResolvers } from './funding/resolvers';
 import { HoldEntity } from './holds/entities/hold.entity';
+import { mountBankingBackOffice } from './back-office/back-office.routes';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
 import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.entity';
@@ -69,7 +70,11 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX, maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT });
         return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
       },
-      routes: (internal, dataSource) => mountHoldRoutes(internal, new HoldsService(dataSource), new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS), ownership),
+      routes: (internal, dataSource) => {
+        const verifier = new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS);
+        mountHoldRoutes(internal, new HoldsService(dataSource), verifier, ownership);
+        mountBankingBackOffice(internal, dataSource, new BalancesService(dataSource), verifier);
+      },
     });
   } catch (err) {
     if (!deps.ownership) await ownership.close();

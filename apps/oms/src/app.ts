@@ -1,9 +1,11 @@
-import { IDEMPOTENCY_KEY_LIFETIME_HOURS } from '@trading/auth';
+import { IDEMPOTENCY_KEY_LIFETIME_HOURS, InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { startPeriodic } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
+import { mountOmsBackOffice } from './back-office/back-office.routes';
+import { InstrumentsBackOffice } from './back-office/instruments.back-office';
 import type { OmsConfig } from './config';
 import { InstrumentEntity } from './instruments/entities/instrument.entity';
 import { InstrumentsService } from './instruments/instruments.service';
@@ -76,6 +78,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         }, logger);
         return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
       },
+      routes: (internal, dataSource) =>
+        mountOmsBackOffice(internal, dataSource, new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)), new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS)),
     });
   } catch (err) {
     await closeOwned();

@@ -22,6 +22,10 @@ export const INTERNAL_CLAIMS_LIFETIME_SECONDS = 15;
 
 /** No user token carries it: banking's hold API, for the OMS's own identity only. */
 export const INTERNAL_HOLDS_SCOPE = 'internal:holds';
+/** No user token carries it: the back office (auth's admin API acting for the service team) on each domain's internal API. */
+export const INTERNAL_BACK_OFFICE_SCOPE = 'internal:back-office';
+/** The subject of back-office calls: the service team, not a user. */
+export const BACK_OFFICE_SUBJECT = 'back-office';
 
 const USER_SCOPES: readonly string[] = SCOPES;
 
@@ -32,9 +36,9 @@ const USER_SCOPES: readonly string[] = SCOPES;
  */
 export const INTERNAL_TRUST: Record<ServiceName, Partial<Record<ServiceName, readonly string[]>>> = {
   gateway: { 'rest-facade': USER_SCOPES },
-  accounts: { gateway: USER_SCOPES, oms: ['read:accounts'], banking: ['read:accounts'] },
-  banking: { gateway: USER_SCOPES, oms: ['read:banking', INTERNAL_HOLDS_SCOPE] },
-  oms: { gateway: USER_SCOPES },
+  accounts: { gateway: USER_SCOPES, oms: ['read:accounts'], banking: ['read:accounts'], auth: [INTERNAL_BACK_OFFICE_SCOPE] },
+  banking: { gateway: USER_SCOPES, oms: ['read:banking', INTERNAL_HOLDS_SCOPE], auth: [INTERNAL_BACK_OFFICE_SCOPE] },
+  oms: { gateway: USER_SCOPES, auth: [INTERNAL_BACK_OFFICE_SCOPE] },
   auth: { 'rest-facade': ['read:accounts', 'write:accounts'] },
   'rest-facade': {},
 };

@@ -55,6 +55,8 @@ export async function callerOwnsAccount(ctx: SubgraphContext, accountId: string,
   return owned.has(accountId);
 }
 
+export { internalApi, jsonBody } from './internal-api';
+
 export type Resolvers = GraphQLResolverMap<SubgraphContext>;
 
 /** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */

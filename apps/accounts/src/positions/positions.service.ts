@@ -1,7 +1,7 @@
 import { AppError } from '@trading/errors';
 import { parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { MoreThan, type DataSource, type Repository } from 'typeorm';
-import { canonical } from '../decimal';
+import { canonical, formatPrice } from '@trading/money';
 import { PositionEntity, type Position } from './entities/position.entity';
 
 /** Instrument symbols as the OMS lists them: upper case letters, digits and dots (BRK.B). */
@@ -48,5 +48,6 @@ export class PositionsService {
   }
 }
 
-// numeric comes back padded to its scale (10.00000000); keep the canonical decimal.
-const present = (p: Position): Position => ({ ...p, quantity: canonical(p.quantity), averageCost: canonical(p.averageCost), realizedPnl: canonical(p.realizedPnl) });
+// numeric comes back padded to its scale (10.00000000): quantities canonical, the average cost
+// as a price (at least the currency's minor units, every digit kept).
+const present = (p: Position): Position => ({ ...p, quantity: canonical(p.quantity), averageCost: formatPrice(p.averageCost, p.currency), realizedPnl: canonical(p.realizedPnl) });

@@ -105,7 +105,7 @@ describe('positions', () => {
     );
     expect(res.body.data._entities).toEqual([
       // 3 × 0.1 is 0.30 and 3 × 0.3 is 0.90, never 0.30000000000000004.
-      { symbol: 'AAPL', quantity: '3', costBasis: '0.30', marketPrice: '0.3', marketValue: '0.90', unrealizedPnl: '0.60', dayChange: '0.30', realizedPnl: '0.00' },
+      { symbol: 'AAPL', quantity: '3', costBasis: '0.30', marketPrice: '0.30', marketValue: '0.90', unrealizedPnl: '0.60', dayChange: '0.30', realizedPnl: '0.00' },
       { symbol: 'MSFT', quantity: '3', costBasis: '0.30', marketPrice: '0.05', marketValue: '0.15', unrealizedPnl: '-0.15', dayChange: '-0.15', realizedPnl: '0.00' },
     ]);
     const rounding = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '101.3333', previousClose: '101.33325' }] }, { sub: bob });

@@ -3,8 +3,7 @@ import { errors } from '@trading/errors';
 import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import type { Account } from '../accounts/entities/account.entity';
 import type { AccountsService } from '../accounts/accounts.service';
-import { D, canonical, cents, money } from '../decimal';
-
+import { D, formatMoney, formatPrice, roundMoney } from '@trading/money';
 import type { Position } from './entities/position.entity';
 import type { PositionsService } from './positions.service';
 
@@ -18,9 +17,9 @@ const markOf = (p: MarkedPosition, field: 'lastPrice' | 'previousClose'): string
   return value;
 };
 
-const costBasisOf = (p: Position) => cents(new D(p.quantity).times(p.averageCost));
-/** quantity × price in cents: the same rounding as margin and portfolios use. */
-const valueAt = (p: Pick<Position, 'quantity'>, price: string) => cents(new D(p.quantity).times(price));
+const costBasisOf = (p: Position) => roundMoney(new D(p.quantity).times(p.averageCost), p.currency);
+/** quantity × price in the currency's minor units: the same rounding as margin and portfolios use. */
+const valueAt = (p: Pick<Position, 'quantity' | 'currency'>, price: string) => roundMoney(new D(p.quantity).times(price), p.currency);
 
 export function positionsResolvers(positions: PositionsService, accounts: AccountsService): Resolvers {
   return {
@@ -43,13 +42,13 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
       },
       // Each figure is rounded to cents once and the others derive from the rounded ones, so
       // unrealizedPnl = marketValue − costBasis and dayChange = marketValue − value at the previous close, to the cent.
-      costBasis: (p: Position) => money(costBasisOf(p)),
-      realizedPnl: (p: Position) => money(p.realizedPnl),
+      costBasis: (p: Position) => formatMoney(costBasisOf(p), p.currency),
+      realizedPnl: (p: Position) => formatMoney(p.realizedPnl, p.currency),
       updatedAt: (p: Position) => p.updatedAt.toISOString(),
-      marketPrice: (p: MarkedPosition) => canonical(markOf(p, 'lastPrice')),
-      marketValue: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice'))),
-      unrealizedPnl: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice')).minus(costBasisOf(p))),
-      dayChange: (p: MarkedPosition) => money(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose')))),
+      marketPrice: (p: MarkedPosition) => formatPrice(markOf(p, 'lastPrice'), p.currency),
+      marketValue: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')), p.currency),
+      unrealizedPnl: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(costBasisOf(p)), p.currency),
+      dayChange: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose'))), p.currency),
     },
   } as Resolvers;
 }

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveredEvent } from '@trading/events';
-import { canonical, D } from '../decimal';
+import { canonical, D } from '@trading/money';
 
 export interface TradeExecuted {
   trade: { id: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string };

@@ -1,4 +1,4 @@
-import { cents, D, type Dec } from '../decimal';
+import { D, roundMoney, type Dec } from '@trading/money';
 
 /** Cash per currency, as banking reports it (the @requires'd `Account.balances`). */
 export interface CashInput {
@@ -72,12 +72,12 @@ export function booksByCurrency(input: Pick<ValuationInput, 'balances' | 'positi
     if (!mark) throw new Error(`the market has no mark for ${position.symbol}`);
     if (mark.currency !== position.currency) throw new Error(`${position.symbol} is held in ${position.currency} but priced in ${mark.currency}`);
     const quantity = new D(position.quantity);
-    const value = cents(quantity.times(mark.lastPrice));
+    const value = roundMoney(quantity.times(mark.lastPrice), position.currency);
     const b = book(position.currency);
     if (value.isNegative()) b.shortValue = b.shortValue.plus(value);
     else b.longValue = b.longValue.plus(value);
     b.marketValue = b.marketValue.plus(value);
-    b.dayChange = b.dayChange.plus(value.minus(cents(quantity.times(mark.previousClose))));
+    b.dayChange = b.dayChange.plus(value.minus(roundMoney(quantity.times(mark.previousClose), position.currency)));
     b.positionCount += 1;
   }
   return [...books.values()].sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));

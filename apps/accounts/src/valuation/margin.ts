@@ -1,5 +1,5 @@
 import type { AccountType } from '../accounts/entities/account.entity';
-import { cents, D, money, type Dec } from '../decimal';
+import { D, formatMoney, roundMoney, type Dec } from '@trading/money';
 import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } from './books';
 
 /**
@@ -70,7 +70,9 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
   });
 
   const figures = (currency: string, exact: Sums): MarginFigures => {
-    const s: Sums = { cash: cents(exact.cash), availableToTrade: cents(exact.availableToTrade), marketValue: cents(exact.marketValue), initial: cents(exact.initial), maintenance: cents(exact.maintenance) };
+    const rounded = (value: Dec) => roundMoney(value, currency);
+    const money = (value: Dec) => formatMoney(value, currency);
+    const s: Sums = { cash: rounded(exact.cash), availableToTrade: rounded(exact.availableToTrade), marketValue: rounded(exact.marketValue), initial: rounded(exact.initial), maintenance: rounded(exact.maintenance) };
     const equity = s.cash.plus(s.marketValue);
     const buyingPower = input.accountType === 'CASH' ? D.max(0, s.availableToTrade) : D.max(0, equity.minus(s.initial)).div(MARGIN_BUYING_POWER_RATE);
     return {
@@ -91,7 +93,7 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
   const total: Sums = { cash: zero, availableToTrade: zero, marketValue: zero, initial: zero, maintenance: zero };
   for (const b of books) {
     const s = sumsOf(b);
-    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(cents(s[key]), b.currency, input.baseCurrency));
+    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(roundMoney(s[key], b.currency), b.currency, input.baseCurrency));
   }
   return {
     baseCurrency: input.baseCurrency,

@@ -1,4 +1,4 @@
-import { cents, D, money, type Dec } from '../decimal';
+import { D, formatMoney, roundMoney, type Dec } from '@trading/money';
 import { booksByCurrency, FxConverter, type ValuationInput } from './books';
 
 export interface Portfolio {
@@ -37,25 +37,26 @@ export interface PortfolioSummary {
 export function computePortfolios(input: ValuationInput & { asOf: Date }): PortfolioSummary {
   const fx = new FxConverter(input.market.fxRates);
   const rows = booksByCurrency(input).map((b) => {
-    const totalValue = cents(b.cash).plus(b.marketValue);
-    return { book: b, totalValue, inBase: cents(fx.convert(totalValue, b.currency, input.baseCurrency)), dayChangeInBase: cents(fx.convert(b.dayChange, b.currency, input.baseCurrency)) };
+    const totalValue = roundMoney(b.cash, b.currency).plus(b.marketValue);
+    const inBase = (value: Dec) => roundMoney(fx.convert(value, b.currency, input.baseCurrency), input.baseCurrency);
+    return { book: b, totalValue, inBase: inBase(totalValue), dayChangeInBase: inBase(b.dayChange) };
   });
   const total = rows.reduce((sum, r) => sum.plus(r.inBase), new D(0));
   const dayChange = rows.reduce((sum, r) => sum.plus(r.dayChangeInBase), new D(0));
   const allocations = allocate(rows.map((r) => r.inBase), total);
   return {
     baseCurrency: input.baseCurrency,
-    totalValue: money(total),
-    dayChange: money(dayChange),
+    totalValue: formatMoney(total, input.baseCurrency),
+    dayChange: formatMoney(dayChange, input.baseCurrency),
     dayChangePercent: percentChange(dayChange, total),
     portfolios: rows.map((r, i) => ({
       currency: r.book.currency,
-      cash: money(r.book.cash),
-      marketValue: money(r.book.marketValue),
-      totalValue: money(r.totalValue),
-      totalValueInBase: money(r.inBase),
+      cash: formatMoney(r.book.cash, r.book.currency),
+      marketValue: formatMoney(r.book.marketValue, r.book.currency),
+      totalValue: formatMoney(r.totalValue, r.book.currency),
+      totalValueInBase: formatMoney(r.inBase, input.baseCurrency),
       allocationPercent: allocations[i]!,
-      dayChange: money(r.book.dayChange),
+      dayChange: formatMoney(r.book.dayChange, r.book.currency),
       dayChangePercent: percentChange(r.book.dayChange, r.totalValue),
       positionCount: r.book.positionCount,
     })),

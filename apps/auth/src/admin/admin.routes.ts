@@ -11,7 +11,7 @@ import type { RegistryService } from '../registry/registry.service';
 import type { UsersService } from '../users/users.service';
 
 /** The service team's API (used by `npm run admin`), guarded by the admin credential from config. */
-export function adminRoutes(adminToken: string, users: UsersService, pats: PatService, registry: RegistryService, signer: TokenSigner): Router {
+export function adminRoutes(adminToken: string, users: UsersService, pats: PatService, registry: RegistryService, signer: TokenSigner, backOffice: Router): Router {
   const router = Router();
   router.use('/admin', requireAdmin(adminToken), express.json({ limit: '64kb' }));
 
@@ -36,7 +36,7 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
       createdAt: pat.createdAt.toISOString(),
     });
   });
-  router.use(adminAppRoutes(registry), adminKeyRoutes(signer));
+  router.use(adminAppRoutes(registry), adminKeyRoutes(signer), backOffice);
   return router;
 }
 

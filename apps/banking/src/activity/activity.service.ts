@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
-import { formatMoney } from '../ledger/money';
+import { formatMoney } from '@trading/money';
 
 export type CashActivityType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE';
 
@@ -68,8 +68,8 @@ export class ActivityService {
         id: r.id,
         type: r.kind,
         currency: r.currency,
-        amount: formatMoney(r.amount),
-        balanceAfter: formatMoney(r.balance_after),
+        amount: formatMoney(r.amount, r.currency),
+        balanceAfter: formatMoney(r.balance_after, r.currency),
         description: r.description,
         transactionId: r.funding_transaction_id,
         occurredAt: r.created_at.toISOString(),

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource } from 'typeorm';
-import { formatMoney } from '../ledger/money';
+import { formatMoney } from '@trading/money';
 
 export interface CashBalance {
   currency: string;
@@ -41,11 +41,11 @@ export class BalancesService {
 function toBalance(currency: string, cash: Decimal, held: Decimal, unsettled: Decimal): CashBalance {
   return {
     currency,
-    cash: formatMoney(cash.plus(held).plus(unsettled)),
-    settledCash: formatMoney(cash.plus(held)),
-    unsettledCash: formatMoney(unsettled),
-    held: formatMoney(held),
-    availableToTrade: formatMoney(cash.plus(unsettled)),
-    availableToWithdraw: formatMoney(Decimal.max(cash, 0)),
+    cash: formatMoney(cash.plus(held).plus(unsettled), currency),
+    settledCash: formatMoney(cash.plus(held), currency),
+    unsettledCash: formatMoney(unsettled, currency),
+    held: formatMoney(held, currency),
+    availableToTrade: formatMoney(cash.plus(unsettled), currency),
+    availableToWithdraw: formatMoney(Decimal.max(cash, 0), currency),
   };
 }

@@ -1,5 +1,6 @@
 import { callerOwnsAccount, type Resolvers, type SubgraphContext } from '@trading/subgraph';
-import { isUuid, parseCurrency } from '../ledger/money';
+import { parseCurrency } from '@trading/money';
+import { isUuid } from '../ledger/ids';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { BalancesService } from './balances.service';
 

@@ -5,7 +5,8 @@ import { AppError } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { claimIdempotencyKey, parseIdempotencyKey, rememberIdempotentResult, requestHash } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
-import { formatMoney, parseAmount, parseCurrency, parseId } from '../ledger/money';
+import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
+import { parseId } from '../ledger/ids';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './entities/funding-transaction.entity';
 
@@ -189,7 +190,7 @@ export class FundingService {
         await lockAccountCurrency(tx, parsed.accountId, parsed.currency);
         const { cash } = await bookTotals(tx, parsed.accountId, parsed.currency);
         if (cash.lt(parsed.amount)) {
-          throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(cash, 0))} ${parsed.currency} available to withdraw`, { field: 'amount' });
+          throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(cash, 0), parsed.currency)} ${parsed.currency} available to withdraw`, { field: 'amount' });
         }
       }
       const [row]: FundingTransactionRow[] = await tx.query(
@@ -285,7 +286,7 @@ export function toView(row: FundingTransactionRow): FundingTransactionView {
     accountId: row.account_id,
     type: row.type,
     state: row.state,
-    amount: formatMoney(row.amount),
+    amount: formatMoney(row.amount, row.currency),
     currency: row.currency,
     reference: row.reference,
     rejectReason: row.reject_reason,

@@ -1,15 +1,10 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { INTERNAL_CLAIMS_HEADER, INTERNAL_HOLDS_SCOPE, type Claims, type InternalClaimsVerifier } from '@trading/auth';
+import type { Express, Request } from 'express';
+import { INTERNAL_HOLDS_SCOPE, type InternalClaimsVerifier } from '@trading/auth';
 import { AppError } from '@trading/errors';
+import { internalApi, jsonBody as body } from '@trading/subgraph';
 import type { AccountOwnership } from '../ownership/account-ownership';
-import { parseId } from '../ledger/money';
+import { parseId } from '../ledger/ids';
 import type { HoldOwner, HoldsService } from './holds.service';
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    internalClaims?: Claims;
-  }
-}
 
 /**
  * The internal hold API (plain HTTP on banking's internal listener, not in the supergraph):
@@ -23,18 +18,7 @@ declare module 'express-serve-static-core' {
  * id alone moves nothing. Errors are problem+json like every other service error.
  */
 export function mountHoldRoutes(internal: Express, holds: HoldsService, verifier: InternalClaimsVerifier, ownership: AccountOwnership): void {
-  const router = express.Router();
-  router.use(express.json({ limit: '16kb' }));
-  router.use(async (req: Request, _res: Response, next: NextFunction) => {
-    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
-    if (!claims) return next(new AppError('UNAUTHENTICATED', 'Missing or invalid internal claims'));
-    if (claims.caller !== 'oms' || !claims.scope.includes(INTERNAL_HOLDS_SCOPE)) {
-      return next(new AppError('INSUFFICIENT_SCOPE', `This operation needs scope ${INTERNAL_HOLDS_SCOPE}`, { requiredScopes: [INTERNAL_HOLDS_SCOPE] }));
-    }
-    req.internalClaims = claims;
-    next();
-  });
-  const body = (req: Request): Record<string, unknown> => (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {});
+  const router = internalApi(verifier, { caller: 'oms', scope: INTERNAL_HOLDS_SCOPE });
   const owner = (req: Request, accountId: unknown): HoldOwner => ({ userId: req.internalClaims!.sub, accountId: parseId(accountId, 'accountId') });
 
   router.post('/', async (req, res) => {

@@ -2,7 +2,8 @@ import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '@trading/errors';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
-import { formatMoney, parseAmount, parseCurrency, parseId } from '../ledger/money';
+import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
+import { parseId } from '../ledger/ids';
 import type { HoldState } from './entities/hold.entity';
 
 export interface HoldView {
@@ -81,7 +82,7 @@ export class HoldsService {
       const { cash, unsettled } = await bookTotals(tx, accountId, currency);
       const available = cash.plus(unsettled);
       if (available.lt(amount)) {
-        throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(available, 0))} ${currency} available to trade`, { field: 'amount' });
+        throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(available, 0), currency)} ${currency} available to trade`, { field: 'amount' });
       }
       await postEntry(tx, {
         kind: 'HOLD',
@@ -128,7 +129,7 @@ export class HoldsService {
       }
       if (hold.state === 'RELEASED') throw new AppError('CONFLICT', 'The hold was already released', { field: 'orderId' });
       if (new Decimal(amount).gt(hold.amount)) {
-        throw new AppError('UNPROCESSABLE', `amount exceeds the held ${formatMoney(hold.amount)} ${hold.currency}`, { field: 'amount' });
+        throw new AppError('UNPROCESSABLE', `amount exceeds the held ${formatMoney(hold.amount, hold.currency)} ${hold.currency}`, { field: 'amount' });
       }
       await postEntry(tx, {
         kind: 'TRADE',
@@ -170,10 +171,10 @@ function toView(row: HoldRow): HoldView {
     orderId: row.order_id,
     accountId: row.account_id,
     currency: row.currency,
-    amount: formatMoney(amount),
+    amount: formatMoney(amount, row.currency),
     state: row.state,
-    capturedAmount: row.captured_amount === null ? null : formatMoney(row.captured_amount),
-    releasedAmount: released === null ? null : formatMoney(released),
+    capturedAmount: row.captured_amount === null ? null : formatMoney(row.captured_amount, row.currency),
+    releasedAmount: released === null ? null : formatMoney(released, row.currency),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

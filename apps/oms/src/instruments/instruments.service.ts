@@ -1,15 +1,13 @@
-import Decimal from 'decimal.js';
+import { canonical, formatPrice } from '@trading/money';
 import type { DataSource, Repository } from 'typeorm';
 import { InstrumentEntity, type Instrument } from './entities/instrument.entity';
-
-const canonical = (value: string) => new Decimal(value).toString();
 
 const present = (i: Instrument): Instrument => ({
   ...i,
   tickSize: canonical(i.tickSize),
   lotSize: canonical(i.lotSize),
-  lastPrice: canonical(i.lastPrice),
-  previousClose: canonical(i.previousClose),
+  lastPrice: formatPrice(i.lastPrice, i.currency, i.tickSize),
+  previousClose: formatPrice(i.previousClose, i.currency, i.tickSize),
   minQuantity: canonical(i.minQuantity ?? '1'),
   maxQuantity: canonical(i.maxQuantity ?? '100000'),
 });

@@ -43,8 +43,8 @@ describe('oms market: marks and FX rates for account valuation', () => {
     const res = await ask(MARKET, { r: [{ __typename: 'Account', id: account }] });
     const [{ market }] = res.body.data._entities;
     expect(market.prices).toEqual([
-      { symbol: 'AAPL', currency: 'USD', lastPrice: '189.84', previousClose: '187.4' },
-      { symbol: 'SAP', currency: 'EUR', lastPrice: '183.6', previousClose: '182.14' },
+      { symbol: 'AAPL', currency: 'USD', lastPrice: '189.84', previousClose: '187.40' },
+      { symbol: 'SAP', currency: 'EUR', lastPrice: '183.60', previousClose: '182.14' },
     ]);
     expect(market.fxRates).toEqual([
       { currency: 'EUR', usdRate: '1.0823' },
@@ -57,8 +57,8 @@ describe('oms market: marks and FX rates for account valuation', () => {
   it('prices positions by symbol for the accounts subgraph, and refuses a USD rate other than 1', async () => {
     const res = await ask(PRICES, { r: [{ __typename: 'Position', accountId: account, symbol: 'SAP' }, { __typename: 'Position', accountId: account, symbol: 'AAPL' }] });
     expect(res.body.data._entities).toEqual([
-      { accountId: account, symbol: 'SAP', lastPrice: '183.6', previousClose: '182.14' },
-      { accountId: account, symbol: 'AAPL', lastPrice: '189.84', previousClose: '187.4' },
+      { accountId: account, symbol: 'SAP', lastPrice: '183.60', previousClose: '182.14' },
+      { accountId: account, symbol: 'AAPL', lastPrice: '189.84', previousClose: '187.40' },
     ]);
     await expect(service.dataSource.query("UPDATE fx_rates SET usd_rate = 2 WHERE currency = 'USD'")).rejects.toThrow(/check constraint/);
   });

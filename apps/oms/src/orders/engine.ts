@@ -38,12 +38,12 @@ interface Quote {
 /**
  * The working orders that can do something at the current price, best price first, then
  * oldest (price-time priority): marketable ones, stops the price has reached, and IOC/FOK
- * orders (filled or cancelled in their first pass). An order resting away from the market costs
+ * orders (filled or cancelled in their first pass), of instruments not halted. An order resting away from the market costs
  * nothing per pass, so thousands of them cannot starve anyone else's market order.
  */
 const WORTH_A_LOOK = `
   SELECT o.id, o.symbol FROM orders o JOIN instruments i ON i.symbol = o.symbol
-  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND (
+  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND i.tradable AND (
     o.time_in_force IN ('IOC', 'FOK')
     OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL
         AND CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END)

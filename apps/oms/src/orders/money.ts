@@ -1,12 +1,5 @@
 import Decimal from 'decimal.js';
-
-/** Minor units of the currencies instruments trade in (2 unless listed). */
-const MINOR_UNITS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0 };
-export const minorUnits = (currency: string): number => MINOR_UNITS[currency] ?? 2;
-
-export const roundMoney = (value: Decimal.Value, currency: string): Decimal => new Decimal(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
-export const ceilMoney = (value: Decimal.Value, currency: string): Decimal => new Decimal(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_UP);
-export const formatMoney = (value: Decimal.Value, currency: string): string => new Decimal(value).toFixed(minorUnits(currency));
+import { roundMoney } from '@trading/money';
 
 /** What an order pays to trade: `rate` of its traded value, but at least `minimum` once it trades at all. */
 export interface CommissionSchedule {

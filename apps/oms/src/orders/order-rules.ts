@@ -102,7 +102,7 @@ const isMultiple = (value: string, step: string) => new Decimal(value).mod(step)
 /** The instrument's rules: tradable, quantity in lots within the limits, prices on the tick. */
 export function checkInstrumentRules(request: OrderRequest, instrument: Instrument | null): Instrument {
   if (!instrument) throw refused('symbol', `Unknown symbol ${request.symbol}`);
-  if (!instrument.tradable) throw refused('symbol', `${request.symbol} is not tradable`);
+  if (!instrument.tradable) throw refused('symbol', `${request.symbol} is halted: it takes no new orders until trading resumes`);
   const { quantity } = request;
   if (!isMultiple(quantity, instrument.lotSize)) {
     throw refused('quantity', `quantity must be a whole multiple of the lot size ${instrument.lotSize}${new Decimal(instrument.lotSize).isInteger() ? ' (no fractional quantities)' : ''}`);

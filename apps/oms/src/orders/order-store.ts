@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { EntityManager } from 'typeorm';
-import { formatMoney } from './money';
+import { canonical, formatMoney, formatPrice } from '@trading/money';
 import type { OrderSide, OrderType, TimeInForce } from './order-rules';
 
 export type OrderStatus = 'ACCEPTED' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
@@ -57,7 +57,6 @@ export interface TradeRow {
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-const canonical = (v: string | null) => (v === null ? null : new Decimal(v).toString());
 
 /** An order on the wire (GraphQL and REST): decimals as strings, times RFC 3339 UTC. */
 export function presentOrder(o: OrderRow) {
@@ -71,12 +70,12 @@ export function presentOrder(o: OrderRow) {
     side: o.side,
     type: o.type,
     timeInForce: o.time_in_force,
-    quantity: canonical(o.quantity)!,
-    filledQuantity: filled.toString(),
-    remainingQuantity: new Decimal(o.quantity).minus(filled).toString(),
-    limitPrice: canonical(o.limit_price),
-    stopPrice: canonical(o.stop_price),
-    averageFillPrice: filled.isZero() ? null : new Decimal(o.filled_value).div(filled).toDecimalPlaces(8, Decimal.ROUND_HALF_UP).toString(),
+    quantity: canonical(o.quantity),
+    filledQuantity: canonical(filled),
+    remainingQuantity: canonical(new Decimal(o.quantity).minus(filled)),
+    limitPrice: o.limit_price === null ? null : formatPrice(o.limit_price, o.currency),
+    stopPrice: o.stop_price === null ? null : formatPrice(o.stop_price, o.currency),
+    averageFillPrice: filled.isZero() ? null : formatPrice(new Decimal(o.filled_value).div(filled).toDecimalPlaces(8, Decimal.ROUND_HALF_UP), o.currency),
     grossAmount: formatMoney(o.gross_amount, o.currency),
     commission: formatMoney(o.commission, o.currency),
     reservedAmount: o.hold_amount === null ? null : formatMoney(o.hold_amount, o.currency),
@@ -101,8 +100,8 @@ export function presentTrade(t: TradeRow) {
     accountId: t.account_id,
     symbol: t.symbol,
     side: t.side,
-    quantity: new Decimal(t.quantity).toString(),
-    price: new Decimal(t.price).toString(),
+    quantity: canonical(t.quantity),
+    price: formatPrice(t.price, t.currency),
     currency: t.currency,
     grossAmount: formatMoney(t.gross_amount, t.currency),
     commission: formatMoney(t.commission, t.currency),

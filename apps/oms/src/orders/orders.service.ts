@@ -9,7 +9,8 @@ import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
 import type { AccountsClient, BankingClient, OwnedAccount } from './clients';
-import { ceilMoney, commissionOn, formatMoney } from './money';
+import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
+import { commissionOn } from './money';
 import { closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, type OrderStatus, type OrderView, type TradeRow, type TradeView } from './order-store';
 import {
   ceilToTick,
@@ -155,8 +156,8 @@ export class OrdersService {
       timeInForce: request.timeInForce,
       quantity: quantity.toString(),
       currency,
-      lastPrice: r.referencePrice.toString(),
-      estimatedPrice: r.estimatedPrice.toString(),
+      lastPrice: formatPrice(r.referencePrice, currency, instrument.tickSize),
+      estimatedPrice: formatPrice(r.estimatedPrice, currency, instrument.tickSize),
       estimatedGrossAmount: formatMoney(gross, currency),
       estimatedCommission: formatMoney(commission, currency),
       estimatedTotal: formatMoney(cashChange.abs(), currency),

@@ -37,9 +37,9 @@ describe('order lifecycle', () => {
     expect(res.body).toMatchObject({ status: 'NEW', clientOrderId: 'lifecycle-mkt-1', reservedAmount: '1996.00', filledQuantity: '0' });
     const order = await settled(aliceCash, res.body.id, 'FILLED');
     conforms('GET', '/oms/{accountId}/order/{orderId}', 200, order);
-    expect(order).toMatchObject({ filledQuantity: '10', averageFillPrice: '190', grossAmount: '1900.00', commission: '0.95' });
+    expect(order).toMatchObject({ filledQuantity: '10', averageFillPrice: '190.00', grossAmount: '1900.00', commission: '0.95' });
     expect(order.fills).toHaveLength(1);
-    expect(order.fills[0]).toMatchObject({ quantity: '10', price: '190', grossAmount: '1900.00', commission: '0.95', netAmount: '-1900.95' });
+    expect(order.fills[0]).toMatchObject({ quantity: '10', price: '190.00', grossAmount: '1900.00', commission: '0.95', netAmount: '-1900.95' });
     for (const t of ['createdAt', 'submittedAt', 'filledAt']) expect(order[t]).toEqual(expect.any(String));
     const after = await until(() => balance(aliceCash), (b) => b.held === '0.00' && b.cash !== before.cash, 'settlement in banking');
     expect(new Decimal(before.cash).minus(after.cash).toFixed(2)).toBe('1900.95');
@@ -56,11 +56,11 @@ describe('order lifecycle', () => {
   it('a limit buy rests until the price comes down to it, then fills at the market price; the unused hold comes back', async () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
     const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '5', limitPrice: '185.00' });
-    expect(res).toMatchObject({ status: 201, body: { status: 'NEW', limitPrice: '185', reservedAmount: '925.46' } });
+    expect(res).toMatchObject({ status: 201, body: { status: 'NEW', limitPrice: '185.00', reservedAmount: '925.46' } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', fills: [] });
     await p.oms.feed.setPrice('AAPL', '184.50');
-    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '184.5', grossAmount: '922.50', commission: '0.46' });
+    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '184.50', grossAmount: '922.50', commission: '0.46' });
     await noHoldLeft();
     await until(() => position(aliceCash, 'AAPL'), (b) => b.quantity === '15', 'position 15');
   });
@@ -72,7 +72,7 @@ describe('order lifecycle', () => {
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', triggeredAt: null });
     await p.oms.feed.setPrice('AAPL', '179.90');
     const order = await settled(aliceCash, res.body.id, 'FILLED');
-    expect(order).toMatchObject({ averageFillPrice: '179.9', triggeredAt: expect.any(String), grossAmount: '899.50', commission: '0.45' });
+    expect(order).toMatchObject({ averageFillPrice: '179.90', triggeredAt: expect.any(String), grossAmount: '899.50', commission: '0.45' });
     const pos = await until(() => position(aliceCash, 'AAPL'), (b) => b.quantity === '10', 'position 10');
     expect(new Decimal(pos.realizedPnl).lt(0)).toBe(true); // bought ≈ 188, sold 179.90
   });
@@ -84,7 +84,7 @@ describe('order lifecycle', () => {
     const triggered = await until(() => getOrder(aliceCash, res.body.id), (r) => r.body.triggeredAt !== null, 'the stop to trigger');
     expect(triggered.body).toMatchObject({ status: 'NEW', fills: [] }); // 202 is above the 201 limit
     await p.oms.feed.setPrice('AAPL', '200.50');
-    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.5', filledQuantity: '2' });
+    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.50', filledQuantity: '2' });
     await noHoldLeft();
   });
 

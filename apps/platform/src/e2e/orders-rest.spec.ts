@@ -156,7 +156,7 @@ describe('orders REST endpoints', () => {
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body.id).toBe(a.body.id);
     expect(await http('POST', api('/oms/order'), { token: writer, body: order({ limitPrice: '91.00' }), headers: key })).toMatchObject({ status: 422, body: { field: 'idempotencyKey' } });
-    const same = (await http('GET', api(`/oms/${aliceCash}/orders?status=NEW&limit=100`), { token: reader })).body.orders.filter((o: { limitPrice: string }) => o.limitPrice === '90');
+    const same = (await http('GET', api(`/oms/${aliceCash}/orders?status=NEW&limit=100`), { token: reader })).body.orders.filter((o: { limitPrice: string }) => o.limitPrice === '90.00');
     expect(same).toHaveLength(1);
   });
 

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'internal-http', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,84 @@
+import { Pool } from 'undici';
+import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner, type ServiceName } from '@trading/auth';
+import { AppError, isErrorCode, type ErrorCode } from '@trading/errors';
+import { REQUEST_ID_HEADER } from '@trading/logging';
+
+export interface InternalClientOptions {
+  /** Keep-alive connections to the peer (default 16). */
+  connections?: number;
+  /** Headers and body must each arrive within this (default 5 s): a stuck peer never holds a caller for ever. */
+  timeoutMs?: number;
+}
+
+export interface InternalRequest {
+  /** Who the call is for, signed with the caller's own key and addressed to the peer. */
+  claims: Claims;
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  requestId?: string;
+}
+
+/**
+ * A peer service's internal listener, called under this service's own identity. 2xx answers
+ * come back parsed; a problem+json answer becomes the AppError it describes (same code, field
+ * and message); an unreachable or confused peer becomes SERVICE_UNAVAILABLE naming the peer.
+ */
+export class InternalClient {
+  private readonly pool: Pool;
+  private readonly timeoutMs: number;
+
+  constructor(
+    baseUrl: string,
+    private readonly audience: ServiceName,
+    private readonly signer: InternalClaimsSigner,
+    options: InternalClientOptions = {},
+  ) {
+    this.pool = new Pool(new URL(baseUrl).origin, { connections: options.connections ?? 16, keepAliveTimeout: 60_000 });
+    this.timeoutMs = options.timeoutMs ?? 5000;
+  }
+
+  get<T>(path: string, request: InternalRequest): Promise<T> {
+    return this.send<T>('GET', path, request);
+  }
+
+  post<T>(path: string, request: InternalRequest): Promise<T> {
+    return this.send<T>('POST', path, request);
+  }
+
+  private async send<T>(method: 'GET' | 'POST', path: string, request: InternalRequest): Promise<T> {
+    const query = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
+    const target = query.length ? `${path}?${new URLSearchParams(query).toString()}` : path;
+    let status: number;
+    let body: any;
+    try {
+      const res = await this.pool.request({
+        method,
+        path: target,
+        headers: {
+          'content-type': 'application/json',
+          [INTERNAL_CLAIMS_HEADER]: await this.signer.signFor(request.claims, this.audience),
+          ...(request.requestId ? { [REQUEST_ID_HEADER]: request.requestId } : {}),
+        },
+        body: method === 'POST' ? JSON.stringify(request.body ?? {}) : undefined,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      status = res.statusCode;
+      const text = await res.body.text();
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service could not be reached; try again`);
+    }
+    if (status >= 200 && status < 300) return body as T;
+    // The peer's own refusal (bad input, not found, conflict) is the caller's answer too.
+    if (status < 500 && isErrorCode(body?.code)) {
+      const { type: _t, title: _ti, status: _s, detail, code, requestId: _r, field, ...details } = body as Record<string, unknown>;
+      throw new AppError(code as ErrorCode, String(detail ?? 'refused'), { field: typeof field === 'string' ? field : undefined, details: Object.keys(details).length ? details : undefined });
+    }
+    throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service answered ${status}; try again`);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'money', preset: '../../jest.preset.js', rootDir: '.' };
