@@ -96,7 +96,7 @@ app_env() {
     rest-facade)
       ENV+=(REDIS_URL="$REDIS_URL" FACADE_PORT="${PORT[rest-facade]}" FACADE_INTERNAL_PORT="${IPORT[rest-facade]}"
         GATEWAY_URL="$internal:${IPORT[gateway]}/graphql" AUTH_INTERNAL_URL="$internal:${IPORT[auth]}"
-        AUTH_JWKS_URL="$AUTH_URL/.well-known/jwks.json" AUTH_ISSUER="$AUTH_ISSUER") ;;
+        AUTH_JWKS_URL="$AUTH_URL/.well-known/jwks.json" AUTH_ISSUER="$AUTH_ISSUER" EVENTS_STREAM="${PREFIX}oms:events") ;;
   esac
 }
 
@@ -288,6 +288,19 @@ resp="$(curl -s -w '\n%{http_code}' "$FACADE/accounts" -H "authorization: Bearer
 code="$(tail -n1 <<<"$resp")"; body="$(sed '$d' <<<"$resp")"
 if [ "$code" = 200 ] && [ "$(json_get accounts <<<"$body" | head -c 1)" = "[" ]; then pass "GET /v1/accounts 200 $body"
 else fail "GET /v1/accounts -> $code $body"; fi
+
+# The back office: auth's admin API opens the account on accounts' internal listener (auth's own identity).
+resp="$(admin_post /admin/accounts "{\"email\":\"$EMAIL\",\"type\":\"CASH\",\"currency\":\"USD\"}")"
+code="$(tail -n1 <<<"$resp")"; body="$(sed '$d' <<<"$resp")"
+ACCOUNT="$(json_get accountId <<<"$body")"
+[ "$code" = 201 ] && [ -n "$ACCOUNT" ] && pass "POST /admin/accounts 201 (account $(json_get number <<<"$body"), opened through accounts' internal listener)" || fail "POST /admin/accounts -> $code $body"
+
+# Live order events: the facade reads the settlement stream as its own Redis user (read-only there).
+events="$(curl -s -N --max-time 2 -D - -H "authorization: Bearer $JWT" "$FACADE/oms/$ACCOUNT/events" || true)"
+if grep -qi "content-type: text/event-stream" <<<"$events" && grep -q "retry: 3000" <<<"$events"; then pass "GET /v1/oms/{accountId}/events streams (text/event-stream)"
+else fail "GET /v1/oms/{accountId}/events -> $events"; fi
+sleep 1
+grep -q "settlement stream for order events failed" "$LOG_DIR/rest-facade.log" && fail "the facade could not read the settlement stream (see $LOG_DIR/rest-facade.log)" || pass "the facade reads the settlement stream as its ACL user"
 
 code="$(curl -s -o /dev/null -w '%{http_code}' "$FACADE/accounts")"
 [ "$code" = 401 ] && pass "GET /v1/accounts without a token 401" || fail "GET /v1/accounts without token -> $code"

@@ -12,7 +12,7 @@ import { createService, finishService, type ServiceApp } from '@trading/service'
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
-import { closeSubgraphConnections, SubgraphSource } from './subgraph-source';
+import { SubgraphSource, subgraphConnections } from './subgraph-source';
 
 export { loadGatewayConfig, type GatewayConfig } from './config';
 
@@ -21,9 +21,10 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const store = deps.store ?? (await connectStore(config.REDIS_URL));
   const subgraphUrls: Record<string, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
 
+  const connections = subgraphConnections();
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name, url }) => new SubgraphSource(name as ServiceName, subgraphUrls[name] ?? url!),
+    buildService: ({ name, url }) => new SubgraphSource(name as ServiceName, subgraphUrls[name] ?? url!, connections.fetcher),
   });
   // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
   // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
@@ -65,7 +66,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
     internal,
     close: async () => {
       await server.stop();
-      await closeSubgraphConnections();
+      await connections.close();
       if (!deps.store) await store.close();
     },
   };

@@ -76,6 +76,8 @@ export interface CrashableService<A extends BankingApp | AccountsApp> {
 export interface PlatformOverrides {
   /** OMS variables (as the environment spells them) over the launcher's defaults, e.g. a paused price feed in tests. */
   oms?: Record<string, string>;
+  /** The facade's live order events: a short heartbeat in tests of session revocation. */
+  facade?: { ORDER_EVENTS_HEARTBEAT_MS?: number; ORDER_EVENTS_MAX_STREAMS_PER_USER?: number };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
 }
@@ -296,8 +298,11 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
           FACADE_TRUST_PROXY: [],
+          EVENTS_STREAM: eventsStream,
+          ORDER_EVENTS_HEARTBEAT_MS: overrides.facade?.ORDER_EVENTS_HEARTBEAT_MS ?? 15_000,
+          ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,
         },
-        { logger: log('rest-facade'), store },
+        { logger: log('rest-facade'), store, events },
       ),
       at(config.FACADE_PORT, config.FACADE_INTERNAL_PORT),
     );

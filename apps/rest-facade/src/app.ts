@@ -1,4 +1,5 @@
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
+import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
@@ -10,6 +11,8 @@ import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
 import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
+import { LiveOrderFeed } from './order-events/live-feed';
+import { ORDER_EVENTS_PATH, orderEventsRoute } from './order-events/order-events.route';
 import { ROUTES } from './routes';
 
 export { loadFacadeConfig, type FacadeConfig } from './config';
@@ -17,9 +20,18 @@ export { openApiDocument } from './openapi/openapi';
 
 export const BASE_PATH = '/v1';
 
-export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?: Logger; store?: KeyValueStore } = {}): Promise<ServiceApp> {
+export interface FacadeDeps {
+  logger?: Logger;
+  store?: KeyValueStore;
+  /** The settlement stream's log (the all-in-one launcher passes its own). */
+  events?: EventLog;
+}
+
+export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('rest-facade', config.LOG_LEVEL);
   const store = deps.store ?? (await connectStore(config.REDIS_URL));
+  const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
+  const feed = new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger);
   const edge = new EdgeAuthenticator(
     createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
     new SessionStore(store),
@@ -37,7 +49,13 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
   const byAddress = limits.byAddress();
   app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
   app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
-  app.use(BASE_PATH, routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES]), authenticate(edge, limits), routeTableRouter(ROUTES, gateway, signer));
+  app.use(
+    BASE_PATH,
+    routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
+    authenticate(edge, limits),
+    orderEventsRoute(feed, edge, gateway, signer, { heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS, maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER }),
+    routeTableRouter(ROUTES, gateway, signer),
+  );
   finishService(app, logger);
   finishService(internal, logger);
 
@@ -46,6 +64,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: { logger?:
     app,
     internal,
     close: async () => {
+      await feed.close();
+      if (!deps.events) await events.close();
       await gateway.close();
       if (!deps.store) await store.close();
     },

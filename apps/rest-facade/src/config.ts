@@ -15,6 +15,12 @@ export const facadeConfigSchema = z.object({
   AUTH_INTERNAL_URL: field.url().default('http://localhost:8181'),
   AUTH_JWKS_URL: field.url().default('http://localhost:8081/.well-known/jwks.json'),
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
+  /** The OMS's settlement stream: live order events (GET /v1/oms/{accountId}/events) are read from it. */
+  EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  /** An event stream's heartbeat; the caller's session is checked again at each one. */
+  ORDER_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
+  /** Open event streams per user on one facade instance. */
+  ORDER_EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(5),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */
   FACADE_TRUST_PROXY: field.list(),
 });

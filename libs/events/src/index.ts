@@ -38,6 +38,13 @@ export interface EventLog {
   pendingCount(stream: string, group: string): Promise<number>;
   /** Entries of a stream, oldest first (for operators: dead letters). */
   range(stream: string, count: number): Promise<DeliveredEvent[]>;
+  /**
+   * Entries after `afterId` ('0-0': from the start), oldest first, waiting up to `blockMs` when
+   * there are none yet. No consumer group: every reader sees every entry (live feeds to clients).
+   */
+  after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]>;
+  /** The newest entry's id; '0-0' for an empty or missing stream. */
+  lastId(stream: string): Promise<string>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,6 +66,16 @@ function fromFields(entryId: string, fields: string[]): DeliveredEvent {
 }
 
 type RawEntries = Array<[string, string[] | null]>;
+
+/** Orders stream entry ids (`<ms>-<seq>`) as Redis does; negative when `a` comes first. */
+export function compareEntryIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
+
+/** A stream entry id as a client may send it back (Last-Event-ID). */
+export const isEntryId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,15}-\d{1,15}$/.test(value);
 
 /** Real Redis streams. Blocking reads use their own connection, so they never stall other commands. */
 export class RedisEventLog implements EventLog {
@@ -130,6 +147,20 @@ export class RedisEventLog implements EventLog {
   async range(stream: string, count: number): Promise<DeliveredEvent[]> {
     const entries = (await this.client.xrange(stream, '-', '+', 'COUNT', count)) as RawEntries;
     return entries.filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+  }
+
+  async after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]> {
+    const args: Array<string | number> = ['COUNT', options.count];
+    if (options.blockMs > 0) args.push('BLOCK', options.blockMs);
+    args.push('STREAMS', stream, afterId);
+    // Blocking reads of one stream share a connection of their own (one per reader of this log).
+    const res = (await (this.connectionFor(`after:${stream}`) as any).xread(...args)) as Array<[string, RawEntries]> | null;
+    return (res?.[0]?.[1] ?? []).filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+  }
+
+  async lastId(stream: string): Promise<string> {
+    const entries = (await this.client.xrevrange(stream, '+', '-', 'COUNT', 1)) as RawEntries;
+    return entries[0]?.[0] ?? '0-0';
   }
 
   async ping(): Promise<void> {
@@ -232,6 +263,27 @@ export class MemoryEventLog implements EventLog {
 
   async range(stream: string, count: number): Promise<DeliveredEvent[]> {
     return this.stream(stream).entries.slice(0, count);
+  }
+
+  async after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]> {
+    const s = this.stream(stream);
+    const newer = () => s.entries.filter((e) => compareEntryIds(e.entryId, afterId) > 0).slice(0, options.count);
+    if (!newer().length && options.blockMs > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          s.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, options.blockMs);
+        s.waiters.add(wake);
+      });
+    }
+    return newer();
+  }
+
+  async lastId(stream: string): Promise<string> {
+    return this.stream(stream).entries.at(-1)?.entryId ?? '0-0';
   }
 
   async ping(): Promise<void> {

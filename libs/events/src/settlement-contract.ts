@@ -48,6 +48,17 @@ export const SETTLEMENT_EVENTS = {
       settledAmount: amount,
     }),
   }),
+  /** Every state change of an order (for clients' live order events; nothing is booked on it). */
+  'order.updated': z.object({
+    ...envelope,
+    type: z.literal('order.updated'),
+    order: z.looseObject({
+      id: uuid,
+      accountId: uuid,
+      status: z.enum(['NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']),
+      updatedAt: z.string().datetime({ offset: true }),
+    }),
+  }),
 } as const;
 
 /** Null for an event shaped as the contract says; otherwise the first problem, naming the field. */

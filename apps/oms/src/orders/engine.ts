@@ -4,7 +4,7 @@ import type { Logger } from '@trading/logging';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
-import { announceClose, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
+import { announceClose, announceOrder, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
 import { floorToLot } from './order-rules';
 
 export interface EngineOptions {
@@ -170,6 +170,7 @@ export class ExecutionEngine {
         executedAt: new Date(trade.executed_at).toISOString(),
       },
     });
+    await announceOrder(tx, updated);
     if (done) await announceClose(tx, updated);
     else if (order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
     return quantity;

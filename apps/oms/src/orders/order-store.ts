@@ -116,10 +116,17 @@ export type TradeView = ReturnType<typeof presentTrade>;
 /** Event types on the settlement stream. */
 export const TRADE_EXECUTED = 'trade.executed';
 export const ORDER_CLOSED = 'order.closed';
+/** Every state change a client can see (NEW, PARTIALLY_FILLED, and each final state): the live order events. */
+export const ORDER_UPDATED = 'order.updated';
 
 /** Writes an event to the outbox inside the caller's transaction (DESIGN §5: the trade and its event commit together). */
 export async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO outbox (type, payload) VALUES ($1, $2)', [type, JSON.stringify(payload)]);
+}
+
+/** The order as its owner now sees it, announced in the transaction that changed it. */
+export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<void> {
+  await writeEvent(tx, ORDER_UPDATED, { order: presentOrder(row) });
 }
 
 const TIMESTAMP_OF: Partial<Record<OrderStatus, string>> = { FILLED: 'filled_at', CANCELLED: 'cancelled_at', EXPIRED: 'expired_at', REJECTED: 'rejected_at' };
@@ -133,6 +140,7 @@ export async function closeOrder(tx: EntityManager, order: OrderRow, status: 'FI
     `UPDATE orders SET status = $2, ${TIMESTAMP_OF[status]} = now(), status_reason = $3, updated_at = now() WHERE id = $1 RETURNING *`,
     [order.id, status, reason],
   );
+  await announceOrder(tx, row);
   await announceClose(tx, row);
   return row as OrderRow;
 }

@@ -11,7 +11,7 @@ import type { TradingHours } from '../market/trading-hours';
 import type { AccountsClient, BankingClient, OwnedAccount } from './clients';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
-import { closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, type OrderStatus, type OrderView, type TradeRow, type TradeView } from './order-store';
+import { announceOrder, closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, type OrderStatus, type OrderView, type TradeRow, type TradeView } from './order-store';
 import {
   ceilToTick,
   checkInstrumentRules,
@@ -243,6 +243,7 @@ export class OrdersService {
         if (new Decimal(request.quantity).gt(sellable)) {
           return closeOrder(tx, order, 'REJECTED', `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`);
         }
+        await announceOrder(tx, order); // a sell is NEW at once; a buy once banking holds its cash
       }
       return order;
     });
@@ -268,11 +269,15 @@ export class OrdersService {
       if (!refused) throw err; // 503: the client may retry (a new clientOrderId or the same Idempotency-Key answers REJECTED)
       return rejected;
     }
-    const [[row]] = await this.dataSource.query(
-      "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE id = $1 AND status = 'ACCEPTED' RETURNING *",
-      [order.id],
-    );
-    return (row as OrderRow | undefined) ?? (await this.row(order.id))!;
+    const row = await this.dataSource.transaction(async (tx) => {
+      const [[accepted]]: [OrderRow[]] = await tx.query(
+        "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE id = $1 AND status = 'ACCEPTED' RETURNING *",
+        [order.id],
+      );
+      if (accepted) await announceOrder(tx, accepted);
+      return accepted;
+    });
+    return row ?? (await this.row(order.id))!;
   }
 
   /** A rejected order is answered with a 422 naming the quantity; others as they are. */

@@ -212,6 +212,7 @@ describe('orders: settlement survives a crash of banking or accounts while fills
       const applied = new Set((await db.query(name, 'SELECT event_id::text FROM settlement_events')).map((r) => r.event_id as string));
       for (const [entryId] of pendingAtCrash) {
         if (name === 'accounts' && typeOf.get(entryId) !== 'trade.executed') continue; // accounts records fills only
+        if (typeOf.get(entryId) === 'order.updated') continue; // for clients' live events: nobody books it
         expect({ entryId, applied: applied.has(eventIdOf.get(entryId)!) }).toEqual({ entryId, applied: true });
       }
 

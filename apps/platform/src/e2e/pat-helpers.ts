@@ -46,8 +46,11 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       AUTH_JWKS_URL: `${p.urls.login}/.well-known/jwks.json`,
       AUTH_ISSUER: issuer,
       FACADE_TRUST_PROXY: trustProxy,
+      EVENTS_STREAM: p.events.stream,
+      ORDER_EVENTS_HEARTBEAT_MS: 15_000,
+      ORDER_EVENTS_MAX_STREAMS_PER_USER: 5,
     },
-    { logger: createLogger('rest-facade', 'silent') },
+    { logger: createLogger('rest-facade', 'silent'), events: p.events.log },
   );
   const server = await listen(app.app, 0, '127.0.0.1');
   return {

@@ -15,7 +15,8 @@ export type Op = {
   scopes?: string[];
   params?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Record<string, unknown>; description?: string }>;
   body?: string;
-  ok: { status: number; schema: string };
+  /** The success answer: a JSON schema by name, or another media type (e.g. `text/event-stream`) described in words. */
+  ok: { status: number; schema: string; mediaType?: string; description?: string };
   errors?: number[];
   public?: boolean;
 };

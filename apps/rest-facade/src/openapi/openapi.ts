@@ -134,7 +134,7 @@ function operation(op: Op) {
     parameters: op.params ?? [],
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } } : {}),
     responses: {
-      [op.ok.status]: { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.ok.schema}` } } } },
+      [op.ok.status]: { description: op.ok.description ?? 'OK', content: { [op.ok.mediaType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${op.ok.schema}` } } } },
       ...Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])),
     },
   };

@@ -25,6 +25,10 @@ export const orderSchemas = {
     netAmount: { ...decimal, description: 'Signed cash effect: buys −(gross + commission), sells gross − commission' },
     executedAt: timestamp,
   }),
+  OrderEvent: {
+    description: 'The `data` of one event: an Order (without fills) for `event: order`, a Trade for `event: fill`, `{ reason }` for `event: end`.',
+    oneOf: [ref('Trade'), { type: 'object', required: ['id', 'accountId', 'status'], properties: { id: uuid, accountId: uuid, status } }, object({ reason: { type: 'string' } })],
+  },
   Order: object({
     id: uuid,
     accountId: uuid,
@@ -182,6 +186,21 @@ export const orderOperations: Operations = {
       params: [accountId, { name: 'orderId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       ok: { status: 200, schema: 'Order' },
       errors: [400, 404],
+    },
+  },
+  '/oms/{accountId}/events': {
+    get: {
+      summary:
+        'Live order events (Server-Sent Events): every state change of the account\'s orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.',
+      scopes: ['read:orders'],
+      params: [accountId, { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^\\d+-\\d+$' }, description: 'The id of the last event received, to resume after a reconnect' }],
+      ok: {
+        status: 200,
+        schema: 'OrderEvent',
+        mediaType: 'text/event-stream',
+        description: 'A stream of `id: …`, `event: order|fill|end` and `data: <JSON>` blocks; the data of each event is described by OrderEvent',
+      },
+      errors: [400, 404, 429],
     },
   },
   '/oms/{accountId}/trades': {

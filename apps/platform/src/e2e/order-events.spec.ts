@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { http } from '@trading/testing';
+import { admin } from './oauth-helpers';
+import { fund, startOrdersPlatform, until } from './orders-platform';
+import { newUser, sessionToken } from './pat-helpers';
+import { scopedSession } from './sessions';
+import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
+
+interface ServerSentEvent {
+  id?: string;
+  event?: string;
+  data?: any;
+}
+
+/** An open `text/event-stream` response, read event by event (comments and `retry:` skipped). */
+class EventStream {
+  private buffer = '';
+  private readonly events: ServerSentEvent[] = [];
+  private done = false;
+
+  private constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
+    private readonly abort: AbortController,
+  ) {}
+
+  static async open(url: string, token: string, lastEventId?: string): Promise<EventStream> {
+    const abort = new AbortController();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: abort.signal });
+    return new EventStream(res.status, res.headers, res.ok ? res.body!.getReader() : undefined, abort);
+  }
+
+  /** The next event (or null once the server ended the stream), within `ms`. */
+  async next(ms = 10_000): Promise<ServerSentEvent | null> {
+    const deadline = Date.now() + ms;
+    const decoder = new TextDecoder();
+    while (!this.events.length && !this.done) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('no event in time');
+      const chunk = await Promise.race([this.reader!.read(), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), left))]);
+      if (chunk === 'timeout') throw new Error('no event in time');
+      if (chunk.done) this.done = true;
+      else this.buffer += decoder.decode(chunk.value, { stream: true });
+      let end: number;
+      while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+        const block = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        const event: ServerSentEvent = {};
+        for (const line of block.split('\n')) {
+          const [field, ...rest] = line.split(':');
+          const value = rest.join(':').replace(/^ /, '');
+          if (field === 'id') event.id = value;
+          else if (field === 'event') event.event = value;
+          else if (field === 'data') event.data = JSON.parse(value);
+        }
+        if (event.event) this.events.push(event);
+      }
+    }
+    return this.events.shift() ?? null;
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+/** Issue 13 §4: live order events over Server-Sent Events, resumable with Last-Event-ID. */
+describe('GET /v1/oms/{accountId}/events', () => {
+  let p: TestPlatform;
+  const streams: EventStream[] = [];
+  const open = async (accountId: string, token: string, lastEventId?: string) => {
+    const stream = await EventStream.open(`${p.urls.api}/oms/${accountId}/events`, token, lastEventId);
+    streams.push(stream);
+    return stream;
+  };
+  /** A new user with a READ_WRITE PAT session and a funded account of their own. */
+  const trader = async () => {
+    const user = await newUser(p);
+    const pat = await admin(p, 'POST', '/pats', { email: user.email, name: 'events', scope: 'READ_WRITE', expires: inDays(5) });
+    const session = await sessionToken(p.urls.api, pat.body.token);
+    const { body: account } = await admin(p, 'POST', '/accounts', { email: user.email, type: 'CASH', currency: 'USD' });
+    await fund(p, session, account.accountId, '5000.00');
+    return { ...user, session, patId: pat.body.tokenId as string, accountId: account.accountId as string };
+  };
+  const place = (t: { session: string; accountId: string }, body: Record<string, unknown>) =>
+    http('POST', `${p.urls.api}/oms/order`, { token: t.session, body: { accountId: t.accountId, symbol: 'AAPL', side: 'BUY', timeInForce: 'GTC', quantity: '2', ...body } });
+
+  beforeAll(async () => {
+    p = await startOrdersPlatform();
+    await p.oms.feed.setPrice('AAPL', '190.00');
+  }, 60_000);
+  afterEach(() => {
+    for (const s of streams.splice(0)) s.close();
+  });
+  afterAll(() => p?.stop());
+
+  it('streams an order from NEW to FILLED with its fill, each event with an id', async () => {
+    const t = await trader();
+    const stream = await open(t.accountId, t.session);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const order = await place(t, { type: 'MARKET', timeInForce: 'DAY', clientOrderId: 'sse-1' });
+    expect(order.status).toBe(201);
+
+    const placed = await stream.next();
+    expect(placed).toMatchObject({ id: expect.stringMatching(/^\d+-\d+$/), event: 'order', data: { id: order.body.id, accountId: t.accountId, clientOrderId: 'sse-1', status: 'NEW', filledQuantity: '0' } });
+    const fill = await stream.next();
+    expect(fill).toMatchObject({ event: 'fill', data: { orderId: order.body.id, quantity: '2', price: '190.00', grossAmount: '380.00', currency: 'USD' } });
+    const filled = await stream.next();
+    expect(filled).toMatchObject({ event: 'order', data: { id: order.body.id, status: 'FILLED', filledQuantity: '2', averageFillPrice: '190.00' } });
+    expect([placed!.id, fill!.id, filled!.id]).toEqual([...new Set([placed!.id, fill!.id, filled!.id])]);
+  }, 30_000);
+
+  it('resumes after a reconnect with Last-Event-ID: what happened meanwhile, no gap, no repeat', async () => {
+    const t = await trader();
+    const first = await open(t.accountId, t.session);
+    const resting = await place(t, { type: 'LIMIT', limitPrice: '185.00' });
+    const placed = await first.next();
+    expect(placed).toMatchObject({ event: 'order', data: { id: resting.body.id, status: 'NEW' } });
+    first.close();
+
+    // While no stream is open the order fills, and another one is placed and cancelled.
+    await p.oms.feed.setPrice('AAPL', '184.00');
+    await until(() => http('GET', `${p.urls.api}/oms/${t.accountId}/order/${resting.body.id}`, { token: t.session }), (r) => r.body.status === 'FILLED', 'the fill');
+    const other = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    expect((await http('DELETE', `${p.urls.api}/oms/order?orderId=${other.body.id}`, { token: t.session })).status).toBe(200);
+    await p.oms.feed.setPrice('AAPL', '190.00');
+
+    const resumed = await open(t.accountId, t.session, placed!.id);
+    const seen: Array<[string | undefined, string, string | undefined]> = [];
+    for (let i = 0; i < 4; i++) {
+      const e = (await resumed.next())!;
+      seen.push([e.event, e.data.orderId ?? e.data.id, e.data.status]);
+    }
+    expect(seen).toEqual([
+      ['fill', resting.body.id, undefined],
+      ['order', resting.body.id, 'FILLED'],
+      ['order', other.body.id, 'NEW'],
+      ['order', other.body.id, 'CANCELLED'],
+    ]);
+    // …and then live again, on the same stream.
+    const live = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    expect(await resumed.next()).toMatchObject({ event: 'order', data: { id: live.body.id, status: 'NEW' } });
+  }, 30_000);
+
+  it('refuses another user\'s account, a token without read:orders and a made-up Last-Event-ID', async () => {
+    const t = await trader();
+    const stranger = await trader();
+    expect((await open(t.accountId, stranger.session)).status).toBe(404);
+    const noOrders = await scopedSession(p, t.email, ['read:accounts', 'read:banking']);
+    const refused = await open(t.accountId, noOrders);
+    expect(refused.status).toBe(403);
+    expect((await open(t.accountId, t.session, 'not-an-id')).status).toBe(400);
+    expect((await open(randomUUID(), t.session)).status).toBe(404);
+    expect((await http('POST', `${p.urls.api}/oms/${t.accountId}/events`, { token: t.session })).status).toBe(405);
+  }, 30_000);
+
+  it('attack: an event written straight into Redis, unsigned, never reaches a client', async () => {
+    const t = await trader();
+    const stream = await open(t.accountId, t.session);
+    await new Promise((r) => setTimeout(r, 300)); // the stream is being read
+    const forged = { id: randomUUID(), accountId: t.accountId, status: 'FILLED', updatedAt: new Date().toISOString(), symbol: 'AAPL', filledQuantity: '1000' };
+    await p.events.log.append(p.events.stream, { eventId: randomUUID(), type: 'order.updated', payload: { order: forged } });
+    const real = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    expect(await stream.next()).toMatchObject({ event: 'order', data: { id: real.body.id, status: 'NEW' } });
+  }, 30_000);
+});
+
+describe('GET /v1/oms/{accountId}/events and the session', () => {
+  let p: TestPlatform;
+
+  beforeAll(async () => {
+    p = await startTestPlatform({}, { facade: { ORDER_EVENTS_HEARTBEAT_MS: 200, ORDER_EVENTS_MAX_STREAMS_PER_USER: 2 } });
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  it('ends the stream when the session is revoked, and caps open streams per user', async () => {
+    const user = await newUser(p);
+    const pat = await admin(p, 'POST', '/pats', { email: user.email, name: 'events', scope: 'READ_WRITE', expires: inDays(5) });
+    const session = await sessionToken(p.urls.api, pat.body.token);
+    const { body: account } = await admin(p, 'POST', '/accounts', { email: user.email, type: 'CASH', currency: 'USD' });
+    const url = `${p.urls.api}/oms/${account.accountId}/events`;
+    const streams = [await EventStream.open(url, session), await EventStream.open(url, session)];
+    expect(streams.map((s) => s.status)).toEqual([200, 200]);
+    const third = await EventStream.open(url, session);
+    expect(third.status).toBe(429);
+    third.close();
+
+    expect((await http('POST', `${p.urls.api}/pat/revoke`, { token: session, body: { tokenId: pat.body.tokenId } })).status).toBe(200);
+    for (const s of streams) {
+      expect(await s.next(5000)).toMatchObject({ event: 'end', data: { reason: expect.stringContaining('session has ended') } });
+      expect(await s.next(5000)).toBeNull();
+      s.close();
+    }
+  }, 30_000);
+});

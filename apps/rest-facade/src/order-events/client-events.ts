@@ -1,0 +1,46 @@
+import { refuseUnlessFromOms, type DeliveredEvent, type EventSigners } from '@trading/events';
+import { canonical, formatMoney, formatPrice } from '@trading/money';
+
+/** One event as a client receives it: the stream entry's id, `order` or `fill`, and its data. */
+export interface ClientEvent {
+  id: string;
+  accountId: string;
+  event: 'order' | 'fill';
+  data: Record<string, unknown>;
+}
+
+/**
+ * The settlement stream's entries as clients see them: `order.updated` is an `order` event
+ * (the order as GET /oms/{accountId}/order/{orderId} shows it, without fills), `trade.executed`
+ * a `fill` event (the trade as the orders list shows it). Only what the OMS signed and the
+ * contract accepts is shown; everything else (hold accounting, forgeries) is not a client's.
+ */
+export function clientEventOf(entry: DeliveredEvent, signers: EventSigners): ClientEvent | null {
+  if (entry.type !== 'order.updated' && entry.type !== 'trade.executed') return null;
+  if (refuseUnlessFromOms(signers)(entry)) return null;
+  if (entry.type === 'order.updated') {
+    const order = entry.payload['order'] as Record<string, unknown>;
+    return { id: entry.entryId, accountId: String(order['accountId']), event: 'order', data: order };
+  }
+  const t = entry.payload['trade'] as Record<string, string>;
+  const currency = t['currency']!;
+  return {
+    id: entry.entryId,
+    accountId: t['accountId']!,
+    event: 'fill',
+    data: {
+      id: t['id'],
+      orderId: t['orderId'],
+      accountId: t['accountId'],
+      symbol: t['symbol'],
+      side: t['side'],
+      quantity: canonical(t['quantity']!),
+      price: formatPrice(t['price']!, currency),
+      currency,
+      grossAmount: formatMoney(t['grossAmount']!, currency),
+      commission: formatMoney(t['commission']!, currency),
+      netAmount: formatMoney(t['netAmount']!, currency),
+      executedAt: t['executedAt'],
+    },
+  };
+}

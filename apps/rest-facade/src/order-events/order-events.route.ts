@@ -1,0 +1,84 @@
+import { Router, type Request, type Response } from 'express';
+import { missingScopes, type EdgeAuthenticator, type InternalClaimsSigner } from '@trading/auth';
+import { AppError, errors } from '@trading/errors';
+import { compareEntryIds, isEntryId } from '@trading/events';
+import type { GatewayClient } from '../edge/gateway-client';
+import { uuidParam } from '../routes/params';
+import type { ClientEvent } from './client-events';
+import type { LiveOrderFeed } from './live-feed';
+
+export const ORDER_EVENTS_PATH = '/oms/:accountId/events';
+const SCOPES = ['read:orders'] as const;
+
+export interface OrderEventsOptions {
+  /** A comment line this often keeps proxies from closing an idle stream; the session is checked again each time. */
+  heartbeatMs: number;
+  /** Open streams per user on one facade instance. */
+  maxStreamsPerUser: number;
+}
+
+/**
+ * GET /v1/oms/{accountId}/events: Server-Sent Events of the account's orders (`order`: every
+ * state change) and fills (`fill`), each with the settlement stream's entry id. A client that
+ * reconnects with `Last-Event-ID` gets everything after it first, then the live events, with
+ * no gap and no repeat. Heartbeats keep it open; it ends (`event: end`) when the session is
+ * revoked or expires.
+ */
+export function orderEventsRoute(feed: LiveOrderFeed, edge: EdgeAuthenticator, gateway: GatewayClient, signer: InternalClaimsSigner, options: OrderEventsOptions): Router {
+  const perUser = new Map<string, number>();
+  return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
+    const claims = req.claims!;
+    if (missingScopes(claims.scope, [...SCOPES]).length) throw errors.insufficientScope([...SCOPES]);
+    const accountId = uuidParam(req, 'accountId');
+    const resumeFrom = req.get('last-event-id') ?? (typeof req.query['lastEventId'] === 'string' ? req.query['lastEventId'] : undefined);
+    if (resumeFrom !== undefined && !isEntryId(resumeFrom)) throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
+    // The account must be the caller's, as for every other orders endpoint.
+    const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, await signer.signFor(claims, 'gateway'), req.requestId);
+    if (!data['account']) throw errors.notFound('Account', 'accountId');
+    const open = perUser.get(claims.sub) ?? 0;
+    if (open >= options.maxStreamsPerUser) throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
+    perUser.set(claims.sub, open + 1);
+
+    res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    res.write('retry: 3000\n\n');
+
+    let lastSent = resumeFrom ?? '0-0';
+    let ended = false;
+    const send = (event: ClientEvent) => {
+      if (ended || compareEntryIds(event.id, lastSent) <= 0) return; // already sent (replay and live overlap)
+      lastSent = event.id;
+      res.write(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    };
+    // Live events wait while the replay runs, then go out in order after it.
+    let backlog: ClientEvent[] | undefined = [];
+    const unsubscribe = feed.subscribe(accountId, (event) => (backlog ? backlog.push(event) : send(event)));
+    const end = (reason?: string) => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      const left = (perUser.get(claims.sub) ?? 1) - 1;
+      if (left > 0) perUser.set(claims.sub, left);
+      else perUser.delete(claims.sub);
+      if (reason && !res.writableEnded) res.write(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+      res.end();
+    };
+    const heartbeat = setInterval(() => {
+      edge.authenticate(req.get('authorization'), req.ip).then(
+        () => ended || res.write(': heartbeat\n\n'),
+        (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
+      );
+    }, options.heartbeatMs);
+    req.on('close', () => end());
+
+    try {
+      if (resumeFrom) for await (const event of feed.replay(accountId, resumeFrom)) send(event);
+    } catch {
+      return end('The event history could not be read; reconnect with Last-Event-ID');
+    }
+    const waiting = backlog;
+    backlog = undefined;
+    for (const event of waiting) send(event);
+  });
+}
