@@ -3,10 +3,12 @@
  * to be read: PKCE verifier and challenge, redirect to the login page, callback with a state
  * check, code exchange (spec §4.1, JSON), an API call, and a refresh when the access token has
  * expired (the new refresh token replaces the old one). No framework beyond Express, no
- * OAuth library: every step is visible here.
+ * OAuth library: every step is visible here. API calls go through the client generated from
+ * the API's OpenAPI document (@trading/api-client), so they are typed end to end.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
+import { createTradingApiClient } from '@trading/api-client';
 
 export interface SampleVendorConfig {
   clientId: string;
@@ -69,16 +71,14 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
     return created;
   }
 
-  /** Spec §4.1: POST /oauth/token with a JSON body; the secret never leaves this backend. */
-  async function token(body: Record<string, string>): Promise<Tokens> {
-    const res = await fetch(`${config.apiUrl}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ ...body, client_id: config.clientId, client_secret: config.clientSecret }),
-    });
-    const answer = (await res.json()) as Record<string, any>;
-    if (!res.ok) throw new Error(`token endpoint answered ${res.status}: ${answer['error']} (${answer['error_description']})`);
-    return { accessToken: answer['access_token'], refreshToken: answer['refresh_token'], expiresAt: Date.now() + Number(answer['expires_in']) * 1000, scope: answer['scope'] };
+  const client = createTradingApiClient({ baseUrl: config.apiUrl });
+  const bearer = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });
+
+  /** POST /oauth/token with a JSON body; the secret never leaves this backend. */
+  async function token(grant: { grant_type: 'AUTH_CODE'; code: string; redirect_uri: string; code_verifier: string } | { grant_type: 'REFRESH_TOKEN'; refresh_token: string }): Promise<Tokens> {
+    const { data, error, response } = await client.POST('/oauth/token', { body: { ...grant, client_id: config.clientId, client_secret: config.clientSecret } });
+    if (!data) throw new Error(`token endpoint answered ${response.status}: ${error?.error} (${error?.error_description})`);
+    return { accessToken: data.access_token, refreshToken: data.refresh_token, expiresAt: Date.now() + data.expires_in * 1000, scope: data.scope };
   }
 
   /**
@@ -97,17 +97,16 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
   }
 
   /** Step 7, refreshing first when the access token has expired (or is about to), and once more on a 401. */
-  async function api(s: VisitorSession, path: string): Promise<{ status: number; body: any }> {
+  async function api<T extends { response: globalThis.Response }>(s: VisitorSession, request: (accessToken: string) => Promise<T>): Promise<T> {
     if (s.refreshing) await s.refreshing;
     if (s.tokens!.expiresAt - 30_000 <= Date.now()) await refresh(s, s.tokens!);
     const used = s.tokens!;
-    const call = () => fetch(`${config.apiUrl}${path}`, { headers: { authorization: `Bearer ${s.tokens!.accessToken}` } });
-    let res = await call();
-    if (res.status === 401) {
+    let answer = await request(s.tokens!.accessToken);
+    if (answer.response.status === 401) {
       await refresh(s, used);
-      res = await call();
+      answer = await request(s.tokens!.accessToken);
     }
-    return { status: res.status, body: await res.json().catch(() => null) };
+    return answer;
   }
 
   app.get('/logo.svg', (_req, res) => void res.type('image/svg+xml').send(LOGO));
@@ -168,14 +167,17 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
     const s = session(req, res);
     if (!s.tokens) return void res.redirect(303, '/');
     try {
-      const [me, accounts] = await Promise.all([api(s, '/oauth/userinfo'), api(s, '/accounts')]);
-      if (accounts.status !== 200) return void res.status(502).send(page('Error', `<p id="error">GET /accounts answered ${accounts.status}: ${escape(JSON.stringify(accounts.body))}</p>`));
-      const list = (Array.isArray(accounts.body) ? accounts.body : (accounts.body?.accounts ?? [])) as Array<Record<string, unknown>>;
+      const [me, accounts] = await Promise.all([
+        api(s, (accessToken) => client.GET('/oauth/userinfo', bearer(accessToken))),
+        api(s, (accessToken) => client.GET('/accounts', bearer(accessToken))),
+      ]);
+      if (accounts.response.status === 401) throw new Error('The Trading API no longer accepts this connection');
+      if (!accounts.data) return void res.status(502).send(page('Error', `<p id="error">GET /accounts answered ${accounts.response.status}: ${escape(JSON.stringify(accounts.error))}</p>`));
       res.send(
         page(
           'Accounts',
-          `<p id="who">Hello ${escape(String(me.body?.firstName ?? ''))} ${escape(String(me.body?.lastName ?? ''))}</p>` +
-            `<ul id="accounts">${list.map((a) => `<li>${escape(String(a['number'] ?? a['id']))} (${escape(String(a['type'] ?? ''))}, ${escape(String(a['baseCurrency'] ?? ''))})</li>`).join('')}</ul>` +
+          `<p id="who">Hello ${escape(me.data?.firstName ?? '')} ${escape(me.data?.lastName ?? '')}</p>` +
+            `<ul id="accounts">${accounts.data.accounts.map((a) => `<li>${escape(a.number)} (${escape(a.type)}, ${escape(a.baseCurrency)})</li>`).join('')}</ul>` +
             `<p id="refreshes">Token refreshed ${s.refreshes} time(s); access token valid until ${new Date(s.tokens.expiresAt).toISOString()}.</p>` +
             `<form method="post" action="/expire"><button id="expire" type="submit">Pretend the access token expired</button></form>` +
             `<form method="post" action="/disconnect"><button id="disconnect" type="submit">Disconnect</button></form>`,
@@ -198,11 +200,9 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
   app.post('/disconnect', async (req, res) => {
     const s = session(req, res);
     if (s.tokens) {
-      await fetch(`${config.apiUrl}/oauth/revoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token: s.tokens.refreshToken, token_type_hint: 'refresh_token', client_id: config.clientId, client_secret: config.clientSecret }),
-      }).catch(() => undefined);
+      await client
+        .POST('/oauth/revoke', { body: { token: s.tokens.refreshToken, token_type_hint: 'refresh_token', client_id: config.clientId, client_secret: config.clientSecret } })
+        .catch(() => undefined);
       s.tokens = undefined;
     }
     res.redirect(303, '/');

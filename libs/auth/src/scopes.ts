@@ -1,5 +1,15 @@
 /** Spec §2.2. */
 export const SCOPES = ['read:accounts', 'write:accounts', 'read:orders', 'write:orders', 'read:banking', 'write:banking'] as const;
+
+/** What each scope lets an app do, in a line (the OpenAPI document's OAuth flow lists them). */
+export const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
+  'read:accounts': 'See accounts, positions, margin and portfolios',
+  'write:accounts': 'Manage account settings (PAT revocation)',
+  'read:orders': 'See order rules, orders, trades and live order events; preview orders',
+  'write:orders': 'Place and cancel orders',
+  'read:banking': 'See cash balances and activity',
+  'write:banking': 'Deposit, withdraw and cancel transfers',
+};
 export type Scope = (typeof SCOPES)[number];
 
 export const READ_SCOPES: Scope[] = SCOPES.filter((s) => s.startsWith('read:'));

@@ -1,15 +1,4 @@
-/** Building blocks shared by the OpenAPI pieces: JSON Schema 2020-12 fragments and common parameters. */
-export const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', examples: ['1250.00'] } as const;
-export const timestamp = { type: 'string', format: 'date-time', examples: ['2026-11-21T14:03:12.000Z'] } as const;
-export const currency = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217', examples: ['USD'] } as const;
-export const uuid = { type: 'string', format: 'uuid' } as const;
-export const cursor = { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' } as const;
-
-export const object = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', additionalProperties: false, properties, required });
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-export const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
-
-/** One REST operation, turned into OpenAPI by `operation()` in openapi.ts. */
+/** One REST operation, turned into OpenAPI by `operation()` in openapi.ts; its schemas are the contract's (../contract). */
 export type Op = {
   summary: string;
   scopes?: string[];

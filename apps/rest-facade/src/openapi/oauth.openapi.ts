@@ -1,68 +1,11 @@
 /**
  * The OAuth 2.0 endpoints (served by the auth app, reached through the facade). They answer
- * RFC 6749 errors `{ error, error_description }`, not problem+json, so they are written out here
- * rather than through the REST operations' helper.
+ * RFC 6749 errors `{ error, error_description }`, not problem+json, so their operations are
+ * written out here rather than through the REST operations' helper; their bodies are the
+ * contract's (../contract/oauth.ts).
  */
 const json = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
 const oauthError = (description: string) => ({ description, content: json('OAuthError') });
-const clientFields = {
-  client_id: { type: 'string' },
-  client_secret: { type: 'string', description: 'Or HTTP Basic client authentication' },
-};
-
-export const oauthSchemas = {
-  OAuthError: {
-    type: 'object',
-    properties: {
-      error: { enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'access_denied', 'temporarily_unavailable'] },
-      error_description: { type: 'string' },
-    },
-    required: ['error'],
-  },
-  TokenRequest: {
-    description: 'Spec §4.1 JSON (`AUTH_CODE`, `REFRESH_TOKEN`) or the RFC 6749 form (`authorization_code`, `refresh_token`).',
-    oneOf: [
-      {
-        type: 'object',
-        properties: {
-          grant_type: { enum: ['AUTH_CODE', 'authorization_code'] },
-          code: { type: 'string' },
-          redirect_uri: { type: 'string', format: 'uri' },
-          code_verifier: { type: 'string', minLength: 43, maxLength: 128, pattern: '^[A-Za-z0-9._~-]+$' },
-          ...clientFields,
-        },
-        required: ['grant_type', 'code', 'redirect_uri', 'code_verifier'],
-      },
-      {
-        type: 'object',
-        properties: { grant_type: { enum: ['REFRESH_TOKEN', 'refresh_token'] }, refresh_token: { type: 'string' }, scope: { type: 'string', description: 'Narrower scope (never wider)' }, ...clientFields },
-        required: ['grant_type', 'refresh_token'],
-      },
-    ],
-  },
-  TokenResponse: {
-    type: 'object',
-    properties: {
-      access_token: { type: 'string' },
-      refresh_token: { type: 'string', description: 'Single use; replaces the previous one' },
-      expires_in: { type: 'integer', const: 3600 },
-      token_type: { const: 'Bearer' },
-      scope: { type: 'string' },
-    },
-    required: ['access_token', 'refresh_token', 'expires_in', 'token_type', 'scope'],
-  },
-  RevokeRequest: {
-    type: 'object',
-    properties: { token: { type: 'string' }, token_type_hint: { enum: ['access_token', 'refresh_token'] }, ...clientFields },
-    required: ['token'],
-  },
-  UserInfo: {
-    type: 'object',
-    properties: { sub: { type: 'string' }, userId: { type: 'string' }, email: { type: 'string', format: 'email' }, firstName: { type: 'string' }, lastName: { type: 'string' } },
-    required: ['userId', 'email', 'firstName', 'lastName'],
-  },
-};
-
 const authorizeParameters = ['response_type', 'client_id', 'redirect_uri', 'scopes', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
   name,
   in: 'query',
@@ -73,6 +16,8 @@ const authorizeParameters = ['response_type', 'client_id', 'redirect_uri', 'scop
 export const oauthPaths = {
   '/oauth/token': {
     post: {
+      operationId: 'requestToken',
+      tags: ['OAuth'],
       summary: 'Exchange an authorization code (PKCE) or a refresh token for tokens',
       security: [],
       requestBody: { required: true, content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } } },
@@ -88,6 +33,8 @@ export const oauthPaths = {
   },
   '/oauth/revoke': {
     post: {
+      operationId: 'revokeToken',
+      tags: ['OAuth'],
       summary: 'Revoke an access or refresh token (RFC 7009); revoking a refresh token ends the grant',
       security: [],
       requestBody: { required: true, content: { ...json('RevokeRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/RevokeRequest' } } } },
@@ -96,7 +43,9 @@ export const oauthPaths = {
   },
   '/oauth/authorize': {
     get: {
-      summary: 'Authorization endpoint: leads to the login page `{login_url}/<locale>/login` with the same parameters (spec §5.1)',
+      operationId: 'authorize',
+      tags: ['OAuth'],
+      summary: 'Authorization endpoint: leads to the sign-in page `{login_url}/<locale>/login` with the same parameters, where the user signs in and consents',
       security: [],
       parameters: authorizeParameters,
       responses: { 302: { description: 'To the login page' }, 400: { description: 'Error page (unknown client or unregistered redirect URI)' } },
@@ -104,9 +53,11 @@ export const oauthPaths = {
   },
   '/oauth/userinfo': {
     get: {
-      summary: 'The signed-in user (spec §2.4)',
+      operationId: 'getUserInfo',
+      tags: ['OAuth'],
+      summary: 'The signed-in user',
       description: 'Scopes: read:accounts',
-      security: [{ bearer: ['read:accounts'] }],
+      security: [{ oauth2: ['read:accounts'] }, { patSession: [] }],
       responses: { 200: { description: 'The user', content: json('UserInfo') }, 401: { description: 'Invalid token' }, 403: { description: 'Missing read:accounts' } },
     },
   },

@@ -2,7 +2,10 @@ import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
 import { listen } from '@trading/service';
 import { http, openApiResponseValidator, testKeys } from '@trading/testing';
+import { SCOPES } from '@trading/auth';
+import { z } from '@trading/config';
 import { createRestFacadeApp, loadFacadeConfig } from '../app';
+import { orderRequest } from '../contract';
 import { ROUTES } from '../routes';
 import { openApiDocument } from './openapi';
 
@@ -15,7 +18,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents every endpoint of the spec (§4.2)', () => {
+  it('documents every endpoint of the spec, and the live order events', () => {
     const spec = [
       'POST /oauth/token', 'POST /oauth/revoke', 'GET /oauth/authorize', 'GET /oauth/userinfo',
       'GET /accounts', 'GET /accounts/{accountId}/positions', 'GET /accounts/{accountId}/position', 'GET /accounts/{accountId}/margin', 'GET /accounts/{accountId}/portfolios',
@@ -24,6 +27,7 @@ describe('OpenAPI document', () => {
       'GET /oms/{accountId}/order/rules', 'GET /oms/{accountId}/orders', 'GET /oms/{accountId}/order/{orderId}', 'GET /oms/{accountId}/trades',
       'POST /oms/what-if', 'POST /oms/order', 'DELETE /oms/order',
       'POST /pat/login', 'POST /pat/revoke', 'GET /pat/login-activity',
+      'GET /oms/{accountId}/events',
     ];
     const paths = openApiDocument.paths as Record<string, Record<string, unknown>>;
     const missing = spec.filter((e) => {
@@ -31,6 +35,30 @@ describe('OpenAPI document', () => {
       return !paths[path]?.[method.toLowerCase()];
     });
     expect(missing).toEqual([]);
+  });
+
+  it('names and tags every operation, states its security and rate-limit headers, and speaks to vendors', () => {
+    const operations = Object.entries(openApiDocument.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, ...op })));
+    const ids = operations.map((op) => op.operationId);
+    expect(ids.filter((id) => typeof id !== 'string')).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const op of operations) expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders'].includes(op.tags?.[0]) }).toEqual({ at: op.at, tag: true });
+    const placeOrder = (openApiDocument.paths as any)['/oms/order'].post;
+    expect(placeOrder.security).toEqual([{ oauth2: ['write:orders'] }, { patSession: [] }]);
+    expect(placeOrder.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+    expect(Object.keys(placeOrder.responses['201'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']);
+    expect(Object.keys(placeOrder.responses['429'].headers)).toContain('Retry-After');
+    const oauth2 = (openApiDocument.components.securitySchemes as any).oauth2;
+    expect(Object.keys(oauth2.flows.authorizationCode.scopes).sort()).toEqual([...SCOPES].sort());
+    expect(JSON.stringify(openApiDocument)).not.toMatch(/spec §|§\d/);
+  });
+
+  it('is made from the schemas the facade validates requests with', () => {
+    const documented = (openApiDocument.components.schemas as Record<string, unknown>)['OrderRequest'];
+    const { $schema: _s, ...fromValidator } = z.toJSONSchema(orderRequest, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    expect(documented).toEqual(fromValidator);
+    // …and that validator is what answers a bad body: the field the document requires.
+    expect(orderRequest.safeParse({ accountId: 'x' }).success).toBe(false);
   });
 
   it('compiles, and its schemas accept and refuse as they should', () => {

@@ -1,11 +1,15 @@
+import { SCOPE_DESCRIPTIONS } from '@trading/auth';
+import { z } from '@trading/config';
+import { contract } from '../contract';
 import { accountId, idempotency, list, type Op, type Operations } from './kit';
 import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
-import { schemas } from './schemas';
 
 /**
  * The OpenAPI 3.1 description of the REST surface, served at /v1/openapi.json with
- * interactive docs at /docs. Tests validate real responses against it.
+ * interactive docs at /docs, and the source of the generated client (tools/api-client).
+ * Its schemas are made from the zod contract the facade validates with (../contract); tests
+ * validate real responses against it.
  */
 const idempotencyKey = idempotency('A retry with the same key and body returns the first result; the same key with another body is refused (422).');
 
@@ -123,22 +127,73 @@ const operations: Operations = {
   ...orderOperations,
 };
 
-const problemResponse = (status: number) => ({ description: PROBLEM_TEXT[status] ?? 'Error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } });
+/** Every operation's stable name in generated clients. */
+const OPERATION_IDS: Record<string, string> = {
+  'POST /pat/login': 'patLogin',
+  'POST /pat/revoke': 'revokePat',
+  'GET /pat/login-activity': 'listPatLogins',
+  'GET /accounts': 'listAccounts',
+  'GET /accounts/{accountId}/positions': 'listPositions',
+  'GET /accounts/{accountId}/position': 'getPosition',
+  'GET /accounts/{accountId}/margin': 'getMargin',
+  'GET /accounts/{accountId}/portfolios': 'getPortfolios',
+  'GET /banking/{accountId}/balance': 'listBalances',
+  'GET /banking/{accountId}/balance/{ccy}': 'getBalance',
+  'GET /banking/{accountId}/activity': 'listCashActivity',
+  'GET /banking/{accountId}/txn-activity': 'listFundingTransactions',
+  'POST /banking/deposit': 'deposit',
+  'POST /banking/withdraw': 'withdraw',
+  'POST /banking/cancel-txn': 'cancelFundingTransaction',
+  'GET /oms/{accountId}/order/rules': 'getOrderRules',
+  'POST /oms/what-if': 'previewOrder',
+  'POST /oms/order': 'placeOrder',
+  'DELETE /oms/order': 'cancelOrder',
+  'GET /oms/{accountId}/orders': 'listOrders',
+  'GET /oms/{accountId}/order/{orderId}': 'getOrder',
+  'GET /oms/{accountId}/events': 'streamOrderEvents',
+  'GET /oms/{accountId}/trades': 'listTrades',
+};
+const TAGS: Record<string, string> = { pat: 'PATs', accounts: 'Accounts', banking: 'Banking', oms: 'Orders' };
 
-function operation(op: Op) {
-  const statuses = [...new Set([...(op.public ? [] : [401, 403]), ...(op.errors ?? []), 503])].sort();
+const problemResponse = (status: number) => ({
+  description: PROBLEM_TEXT[status] ?? 'Error',
+  ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...RATE_LIMIT_HEADERS } } : {}),
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/** Every authenticated answer carries the tightest budget it used. */
+const RATE_LIMIT_HEADERS = Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+
+function operation(method: string, path: string, op: Op) {
+  const operationId = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+  if (!operationId) throw new Error(`no operationId for ${method.toUpperCase()} ${path}`);
+  const statuses = [...new Set([...(op.public ? [] : [401, 403]), ...(op.errors ?? []), ...(op.public ? [] : [429]), 503])].sort();
   return {
+    operationId,
+    tags: [TAGS[path.split('/')[1]!]!],
     summary: op.summary,
     ...(op.scopes ? { description: `Scopes: ${op.scopes.join(', ')}` } : {}),
-    security: op.public ? [] : [{ bearer: op.scopes ?? [] }],
+    security: op.public ? [] : [{ oauth2: op.scopes ?? [] }, { patSession: [] }],
     parameters: op.params ?? [],
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } } : {}),
     responses: {
-      [op.ok.status]: { description: op.ok.description ?? 'OK', content: { [op.ok.mediaType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${op.ok.schema}` } } } },
+      [op.ok.status]: {
+        description: op.ok.description ?? 'OK',
+        ...(op.public ? {} : { headers: RATE_LIMIT_HEADERS }),
+        content: { [op.ok.mediaType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${op.ok.schema}` } } },
+      },
       ...Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])),
     },
   };
 }
+
+/** The contract's named schemas as OpenAPI components (JSON Schema 2020-12, which OpenAPI 3.1 uses). */
+function componentSchemas(): Record<string, unknown> {
+  const { schemas } = z.toJSONSchema(contract, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Record<string, unknown>> };
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...schema }]) => [name, schema]));
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'integer', minimum: 0 }) => ({ description, schema });
 
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -146,15 +201,36 @@ export const openApiDocument = {
     title: 'Trading API',
     version: '1.0.0',
     description:
-      'Delegated-access trading API. Authenticate with an OAuth 2.0 access token or a PAT session JWT (`POST /pat/login`). Decimals are strings, times RFC 3339 UTC, currencies ISO 4217. Errors are application/problem+json.',
+      'Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users\' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency\'s minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.',
   },
   servers: [{ url: '/v1' }],
+  tags: [
+    { name: 'OAuth', description: 'Tokens for vendor apps' },
+    { name: 'PATs', description: 'Personal access token sessions' },
+    { name: 'Accounts', description: 'Accounts, positions, margin and portfolios' },
+    { name: 'Banking', description: 'Cash balances, activity, deposits and withdrawals' },
+    { name: 'Orders', description: 'Order rules, what-if, orders, trades and live order events' },
+  ],
   components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-    schemas,
+    securitySchemes: {
+      oauth2: {
+        type: 'oauth2',
+        description: 'Vendor apps: authorization code with PKCE (S256 only); access tokens live an hour, refresh tokens rotate on every use.',
+        flows: { authorizationCode: { authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token', refreshUrl: '/v1/oauth/token', scopes: SCOPE_DESCRIPTIONS } },
+      },
+      patSession: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session JWT from `POST /pat/login` (a READ_ONLY token may only read)' },
+    },
+    headers: {
+      'RateLimit-Limit': header('Requests allowed in the window of the tightest budget this request used'),
+      'RateLimit-Remaining': header('Requests left in that window'),
+      'RateLimit-Reset': header('Seconds until that window ends'),
+      'RateLimit-Policy': header('The budget, e.g. `300;w=60`', { type: 'string' }),
+      'Retry-After': header('Seconds to wait before trying again'),
+    },
+    schemas: componentSchemas(),
   },
   paths: {
     ...oauthPaths,
-    ...Object.fromEntries(Object.entries(operations).map(([path, ops]) => [path, Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(op!)]))])),
+    ...Object.fromEntries(Object.entries(operations).map(([path, ops]) => [path, Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(m, path, op!)]))])),
   },
 };

@@ -1,22 +1,11 @@
-import { z } from '@trading/config';
 import { errors } from '@trading/errors';
-import { decimalString, enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, uuidParam } from './params';
+import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, uuidParam } from './params';
+import { cancelFundingRequest, CASH_ACTIVITY_TYPES, FUNDING_STATES, FUNDING_TYPES, fundingRequest } from '../contract';
 import type { RestRoute } from './route';
 
 const BALANCE = 'currency cash settledCash unsettledCash held availableToTrade availableToWithdraw';
 const TRANSACTION = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
-const CASH_ACTIVITY_TYPES = ['DEPOSIT', 'WITHDRAWAL', 'TRADE', 'FEE'] as const;
-const FUNDING_TYPES = ['DEPOSIT', 'WITHDRAWAL'] as const;
-const FUNDING_STATES = ['PENDING', 'COMPLETED', 'CANCELLED', 'REJECTED'] as const;
 
-const fundingBody = z.object({
-  accountId: z.string({ error: 'is required' }).uuid('must be a UUID'),
-  amount: decimalString,
-  currency: z.string({ error: 'is required' }),
-  reference: z.string().max(140, 'must be at most 140 characters').optional(),
-  /** Sandbox only: force the simulated clearing's outcome. */
-  sandboxOutcome: z.enum(['COMPLETED', 'REJECTED']).optional(),
-});
 
 const fundingMutation = (name: 'deposit' | 'withdraw'): RestRoute => ({
   method: 'POST',
@@ -28,7 +17,7 @@ const fundingMutation = (name: 'deposit' | 'withdraw'): RestRoute => ({
       transaction: ${name}(input: $input, idempotencyKey: $idempotencyKey) { ${TRANSACTION} }
     }
   `,
-  variables: (req) => ({ input: jsonBody(req, fundingBody), idempotencyKey: idempotencyKey(req) }),
+  variables: (req) => ({ input: jsonBody(req, fundingRequest), idempotencyKey: idempotencyKey(req) }),
   shape: (data) => data.transaction,
 });
 
@@ -111,7 +100,7 @@ export const bankingRoutes: RestRoute[] = [
       }
     `,
     variables: (req) => ({
-      transactionId: jsonBody(req, z.object({ transactionId: z.string({ error: 'is required' }).uuid('must be a UUID') })).transactionId,
+      transactionId: jsonBody(req, cancelFundingRequest).transactionId,
       idempotencyKey: idempotencyKey(req),
     }),
     shape: (data) => data.transaction,

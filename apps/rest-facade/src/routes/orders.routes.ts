@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { z } from '@trading/config';
 import { errors } from '@trading/errors';
-import { decimalString, enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
+import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
+import { cancelOrderRequest, ORDER_STATUSES, orderRequest } from '../contract';
 import type { RestRoute } from './route';
 
 const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
@@ -14,20 +14,6 @@ const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPr
   position { ${CHANGE} } wouldBeRejected rejectReasons { field message } warnings`;
 const RULES = `accountId orderTypes timesInForce timeInForceByType { type timesInForce } shortSellingAllowed marketOpen tradingHours
   commissionRate minimumCommission priceBand maxOpenOrders marketOrderCollar instruments { symbol name currency tickSize lotSize minQuantity maxQuantity fractional tradable lastPrice }`;
-const ORDER_STATUSES = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
-
-const required = { error: 'is required' };
-const orderBody = z.object({
-  accountId: z.string(required).uuid('must be a UUID'),
-  symbol: z.string(required),
-  side: z.enum(['BUY', 'SELL'], { error: 'must be BUY or SELL' }),
-  type: z.enum(['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'], { error: 'must be MARKET, LIMIT, STOP or STOP_LIMIT' }),
-  timeInForce: z.enum(['DAY', 'GTC', 'IOC', 'FOK'], { error: 'must be DAY, GTC, IOC or FOK' }),
-  quantity: decimalString,
-  limitPrice: decimalString.optional(),
-  stopPrice: decimalString.optional(),
-  clientOrderId: z.string().max(64, 'must be at most 64 characters').optional(),
-});
 
 const symbolParam = (req: Request) => {
   const symbol = queryParam(req, 'symbol');
@@ -38,7 +24,7 @@ const symbolParam = (req: Request) => {
 /** DELETE /oms/order names the order in `?orderId=` or in a JSON body `{ "orderId": … }`. */
 function orderIdToCancel(req: Request): string {
   const fromQuery = queryParam(req, 'orderId');
-  const orderId = fromQuery ?? jsonBody(req, z.object({ orderId: z.string(required) })).orderId;
+  const orderId = fromQuery ?? jsonBody(req, cancelOrderRequest).orderId;
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(orderId)) throw errors.badInput('orderId', 'orderId must be a UUID');
   return orderId;
 }
@@ -61,7 +47,7 @@ export const ordersRoutes: RestRoute[] = [
     document: /* GraphQL */ `
       mutation WhatIf($input: OrderInput!) { whatIf: whatIfOrder(input: $input) { ${WHAT_IF} } }
     `,
-    variables: (req) => ({ input: jsonBody(req, orderBody) }),
+    variables: (req) => ({ input: jsonBody(req, orderRequest) }),
     shape: (data) => data.whatIf,
   },
   {
@@ -72,7 +58,7 @@ export const ordersRoutes: RestRoute[] = [
     document: /* GraphQL */ `
       mutation PlaceOrder($input: OrderInput!, $idempotencyKey: String) { order: placeOrder(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} } }
     `,
-    variables: (req) => ({ input: jsonBody(req, orderBody), idempotencyKey: idempotencyKey(req) }),
+    variables: (req) => ({ input: jsonBody(req, orderRequest), idempotencyKey: idempotencyKey(req) }),
     shape: (data) => data.order,
   },
   {

@@ -65,4 +65,3 @@ export function ownAccount<T>(data: { account?: T | null }): T {
   return data.account;
 }
 
-export const decimalString = z.string({ error: 'must be a decimal string, e.g. "100.00"' });

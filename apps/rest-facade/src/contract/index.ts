@@ -1,0 +1,4 @@
+export * from './kit';
+export * from './requests';
+export * from './resources';
+export * from './oauth';

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'api-client', preset: '../../jest.preset.js', rootDir: '.' };
