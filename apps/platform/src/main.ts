@@ -54,7 +54,9 @@ ${
     : ''
 }
   Admin CLI       npm run admin -- users create --email you@example.com --password '…' --first-name You --last-name Tester
-                  npm run admin -- apps provision --file registration.json   (then apps list, promote, rotate-secret, suspend)
+                  npm run admin -- accounts open --email you@example.com --type CASH --currency USD   (then accounts list, close)
+                  npm run admin -- instruments list                           (then instruments add, halt, resume)
+                  npm run admin -- apps provision --file registration.json   (template: tools/admin/registration.example.json)
                   npm run admin -- keys list                                  (then keys rotate, keys retire --kid …)
                   (admin credential: ${config.AUTH_ADMIN_TOKEN ? 'your AUTH_ADMIN_TOKEN' : `generated for this data directory, in ${config.PLATFORM_DATA_DIR}/admin-token; the CLI finds it`})
 

@@ -17,6 +17,8 @@ import { ROUTES } from './routes';
 
 export { loadFacadeConfig, type FacadeConfig } from './config';
 export { openApiDocument } from './openapi/openapi';
+/** The REST contract's zod schemas (what the document is made from), for tests and tools. */
+export * as restContract from './contract';
 
 export const BASE_PATH = '/v1';
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { restContract } from '@trading/app-rest-facade';
 import { http } from '@trading/testing';
 import { admin } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
@@ -38,7 +39,8 @@ class EventStream {
     while (!this.events.length && !this.done) {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('no event in time');
-      const chunk = await Promise.race([this.reader!.read(), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), left))]);
+      let timer: NodeJS.Timeout | undefined;
+      const chunk = await Promise.race([this.reader!.read(), new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)))]).finally(() => clearTimeout(timer));
       if (chunk === 'timeout') throw new Error('no event in time');
       if (chunk.done) this.done = true;
       else this.buffer += decoder.decode(chunk.value, { stream: true });
@@ -110,6 +112,9 @@ describe('GET /v1/oms/{accountId}/events', () => {
     const filled = await stream.next();
     expect(filled).toMatchObject({ event: 'order', data: { id: order.body.id, status: 'FILLED', filledQuantity: '2', averageFillPrice: '190.00' } });
     expect([placed!.id, fill!.id, filled!.id]).toEqual([...new Set([placed!.id, fill!.id, filled!.id])]);
+    // Each event's data is what the OpenAPI document says (OrderUpdate, Trade), fields in its order.
+    expect(Object.keys(filled!.data)).toEqual(Object.keys(restContract.orderUpdate.shape));
+    expect(restContract.trade.safeParse(fill!.data).success).toBe(true);
   }, 30_000);
 
   it('resumes after a reconnect with Last-Event-ID: what happened meanwhile, no gap, no repeat', async () => {

@@ -197,7 +197,7 @@ const orderFields = {
   expiresAt: timestamp.nullable(),
 };
 export const order = named('Order', o({ ...orderFields, fills: list(trade) }));
-const orderUpdate = named('OrderUpdate', o(orderFields), 'An order as an `event: order` carries it: the order without its fills');
+export const orderUpdate = named('OrderUpdate', o(orderFields), 'An order as an `event: order` carries it: the order without its fills');
 export const orderEvent = named(
   'OrderEvent',
   z.union([orderUpdate, trade, o({ reason: text })]),

@@ -1,5 +1,6 @@
 import { refuseUnlessFromOms, type DeliveredEvent, type EventSigners } from '@trading/events';
 import { canonical, formatMoney, formatPrice } from '@trading/money';
+import { orderUpdate } from '../contract';
 
 /** One event as a client receives it: the stream entry's id, `order` or `fill`, and its data. */
 export interface ClientEvent {
@@ -20,7 +21,9 @@ export function clientEventOf(entry: DeliveredEvent, signers: EventSigners): Cli
   if (refuseUnlessFromOms(signers)(entry)) return null;
   if (entry.type === 'order.updated') {
     const order = entry.payload['order'] as Record<string, unknown>;
-    return { id: entry.entryId, accountId: String(order['accountId']), event: 'order', data: order };
+    // The documented shape, fields in its order (the outbox keeps JSON as jsonb, which reorders keys).
+    const documented = orderUpdate.safeParse(order);
+    return { id: entry.entryId, accountId: String(order['accountId']), event: 'order', data: documented.success ? documented.data : order };
   }
   const t = entry.payload['trade'] as Record<string, string>;
   const currency = t['currency']!;
