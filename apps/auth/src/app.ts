@@ -87,7 +87,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     await dataSource.destroy();
     throw err;
   });
-  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, (err) => logger.error({ err }, 'reloading the signing keys failed; keeping the ones loaded'));
+  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
   const users = new UsersService(dataSource);
   const sessionStore = new SessionStore(store);
   const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
@@ -197,7 +197,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     grants,
     mail,
     close: async () => {
-      signer.stop();
+      await signer.stop();
       await retention.stop();
       await mail.stop();
       await backOffice.close();

@@ -3,6 +3,8 @@ import type { Logger } from '@trading/logging';
 export interface PeriodicTask {
   /** Stops scheduling and waits for a pass under way. */
   stop(): Promise<void>;
+  /** Waits for the pass under way, if any (scheduling goes on). */
+  idle(): Promise<void>;
 }
 
 /**
@@ -29,6 +31,9 @@ export function startPeriodic(name: string, intervalMs: number, task: () => Prom
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
+      await running;
+    },
+    idle: async () => {
       await running;
     },
   };

@@ -3,6 +3,8 @@ import { exportJWK, SignJWT } from 'jose';
 import { IsNull, type DataSource } from 'typeorm';
 import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
+import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 import { KeyEncryption } from './key-encryption';
 import { SigningKeyEntity, type SigningKey } from './signing-key.entity';
 
@@ -26,7 +28,7 @@ export interface SigningKeyView {
 export class TokenSigner {
   private active!: { kid: string; key: KeyObject };
   private published: { keys: Record<string, unknown>[] } = { keys: [] };
-  private timer?: NodeJS.Timeout;
+  private refreshing?: PeriodicTask;
 
   private constructor(
     private readonly dataSource: DataSource,
@@ -58,14 +60,14 @@ export class TokenSigner {
     this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
   }
 
-  /** Reloads every `intervalMs` until `stop`. */
-  startRefreshing(intervalMs: number, onError: (err: unknown) => void): void {
-    this.timer = setInterval(() => void this.reload().catch(onError), intervalMs);
-    this.timer.unref();
+  /** Reloads every `intervalMs` until `stop`; a failed reload keeps the keys loaded. */
+  startRefreshing(intervalMs: number, logger: Logger): void {
+    this.refreshing ??= startPeriodic('reloading the signing keys', intervalMs, () => this.reload(), logger);
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  async stop(): Promise<void> {
+    await this.refreshing?.stop();
+    this.refreshing = undefined;
   }
 
   jwks(): { keys: Record<string, unknown>[] } {

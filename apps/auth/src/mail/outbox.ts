@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 
 /** Where a secret goes in a mail body; substituted only at delivery, and only by SMTP. */
 export const SECRET_PLACEHOLDER = '{{secret}}';
@@ -75,7 +76,7 @@ interface PendingRow {
  * with a growing delay.
  */
 export class MailDispatcher {
-  private timer?: NodeJS.Timeout;
+  private task?: PeriodicTask;
   private running?: Promise<number>;
 
   constructor(
@@ -120,16 +121,13 @@ export class MailDispatcher {
   }
 
   start(intervalMs: number): void {
-    if (intervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      this.runOnce().catch((err: unknown) => this.logger.error({ err }, 'mail dispatcher failed'));
-    }, intervalMs);
-    this.timer.unref();
+    if (intervalMs <= 0) return;
+    this.task ??= startPeriodic('mail dispatcher', intervalMs, () => this.runOnce(), this.logger);
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    await this.task?.stop();
+    this.task = undefined;
     await this.running?.catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { FundingService } from './funding.service';
 
 /**
@@ -7,9 +8,7 @@ import type { FundingService } from './funding.service';
  * claimed with SKIP LOCKED).
  */
 export class ClearingWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private task: PeriodicTask | undefined;
 
   constructor(
     private readonly funding: FundingService,
@@ -19,29 +18,18 @@ export class ClearingWorker {
   ) {}
 
   start(): void {
-    this.schedule();
+    this.task ??= startPeriodic('clearing', this.pollMs, () => this.pass(), this.logger);
   }
 
   /** Stops polling and waits for a pass in progress, so the database can close after it. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task?.stop();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.funding
-        .clearDue()
-        .then(async (n) => {
-          if (n) this.logger.debug({ settled: n }, 'clearing settled funding transactions');
-          const sales = (await this.sales?.settleDue()) ?? 0;
-          if (sales) this.logger.debug({ settled: sales }, 'sale proceeds settled');
-        })
-        .catch((err) => this.logger.error({ err }, 'clearing pass failed'))
-        .finally(() => this.schedule());
-    }, this.pollMs);
-    this.timer.unref();
+  private async pass(): Promise<void> {
+    const n = await this.funding.clearDue();
+    if (n) this.logger.debug({ settled: n }, 'clearing settled funding transactions');
+    const sales = (await this.sales?.settleDue()) ?? 0;
+    if (sales) this.logger.debug({ settled: sales }, 'sale proceeds settled');
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 
 /**
  * The paper market's price feed: a seeded random walk. Step n of an instrument moves its price
@@ -10,8 +11,7 @@ import type { Logger } from '@trading/logging';
  * The step counter lives in the database, so several OMS instances share one clock.
  */
 export class PriceFeed {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private task: PeriodicTask | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -20,20 +20,13 @@ export class PriceFeed {
   ) {}
 
   start(): void {
-    if (this.options.tickMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      this.running = this.step().then(
-        () => undefined,
-        (err) => this.logger.error({ err }, 'price feed step failed'),
-      );
-    }, this.options.tickMs);
-    this.timer.unref();
+    if (this.options.tickMs <= 0) return;
+    this.task ??= startPeriodic('price feed', this.options.tickMs, () => this.step(), this.logger);
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.task?.stop();
+    this.task = undefined;
   }
 
   /** Moves every instrument `steps` steps; returns the new clock. */

@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
@@ -54,8 +55,7 @@ const WORTH_A_LOOK = `
   LIMIT 2000`;
 
 export class ExecutionEngine {
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> = Promise.resolve();
+  private task: PeriodicTask | undefined;
   private paused = false;
 
   constructor(
@@ -67,24 +67,18 @@ export class ExecutionEngine {
   ) {}
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.paused) return;
-      this.pass = this.pass.then(() => this.runOnce()).catch((err) => this.logger.error({ err }, 'execution pass failed'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.task ??= startPeriodic('execution engine', this.options.intervalMs, () => (this.paused ? Promise.resolve() : this.runOnce()), this.logger);
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.pass;
+    await this.task?.stop();
+    this.task = undefined;
   }
 
   /** Stops the timer's passes (tests drive `runOnce` themselves); waits for a pass under way. */
   async pause(): Promise<void> {
     this.paused = true;
-    await this.pass;
+    await this.task?.idle();
   }
 
   resume(): void {

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { signEvent, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
+import { startPeriodic, type PeriodicTask } from '@trading/service';
 
 /**
  * Publishes outbox rows to the settlement stream in outbox order, then marks them published.
@@ -10,8 +11,7 @@ import type { Logger } from '@trading/logging';
  * so several OMS instances can run a relay each.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private turn: Promise<void> = Promise.resolve();
+  private task: PeriodicTask | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -24,20 +24,12 @@ export class OutboxRelay {
   ) {}
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.turn = this.turn.then(() => this.publishPending()).then(
-        () => undefined,
-        (err) => this.logger.error({ err }, 'outbox relay turn failed'),
-      );
-    }, this.intervalMs);
-    this.timer.unref();
+    this.task ??= startPeriodic('outbox relay', this.intervalMs, () => this.publishPending(), this.logger);
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.turn;
+    await this.task?.stop();
+    this.task = undefined;
   }
 
   /** Publishes what is waiting; returns how many rows went out. */
