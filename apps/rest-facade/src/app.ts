@@ -38,8 +38,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
     new SessionStore(store),
   );
-  const gateway = new GatewayClient(config.GATEWAY_URL);
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
+  const gateway = new GatewayClient(config.GATEWAY_URL, signer);
 
   const { app, internal } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
   // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
@@ -55,8 +55,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     BASE_PATH,
     routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
     authenticate(edge, limits),
-    orderEventsRoute(feed, edge, gateway, signer, { heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS, maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER }),
-    routeTableRouter(ROUTES, gateway, signer),
+    orderEventsRoute(feed, edge, gateway, { heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS, maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER }),
+    routeTableRouter(ROUTES, gateway),
   );
   finishService(app, logger);
   finishService(internal, logger);

@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner, type ServiceName } from '@trading/auth';
-import { AppError, isErrorCode, type ErrorCode } from '@trading/errors';
+import { AppError, fromGraphQLError, isErrorCode, type ErrorCode } from '@trading/errors';
 import { REQUEST_ID_HEADER } from '@trading/logging';
 
 export interface InternalClientOptions {
@@ -8,6 +8,13 @@ export interface InternalClientOptions {
   connections?: number;
   /** Headers and body must each arrive within this (default 5 s): a stuck peer never holds a caller for ever. */
   timeoutMs?: number;
+  /** The code an unreachable or failing peer becomes (default SERVICE_UNAVAILABLE; an edge says BAD_GATEWAY). */
+  unavailableCode?: 'SERVICE_UNAVAILABLE' | 'BAD_GATEWAY';
+}
+
+interface GraphQLAnswer<T> {
+  data?: T | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
 }
 
 export interface InternalRequest {
@@ -26,6 +33,7 @@ export interface InternalRequest {
 export class InternalClient {
   private readonly pool: Pool;
   private readonly timeoutMs: number;
+  private readonly unavailableCode: 'SERVICE_UNAVAILABLE' | 'BAD_GATEWAY';
 
   constructor(
     baseUrl: string,
@@ -35,6 +43,18 @@ export class InternalClient {
   ) {
     this.pool = new Pool(new URL(baseUrl).origin, { connections: options.connections ?? 16, keepAliveTimeout: 60_000 });
     this.timeoutMs = options.timeoutMs ?? 5000;
+    this.unavailableCode = options.unavailableCode ?? 'SERVICE_UNAVAILABLE';
+  }
+
+  /**
+   * A GraphQL operation at `path`: its data, or the first GraphQL error as the AppError it
+   * names (an internal error stays masked); no data at all is the peer failing.
+   */
+  async graphql<T>(path: string, document: string, variables: Record<string, unknown>, request: Omit<InternalRequest, 'body' | 'query'>): Promise<T> {
+    const answer = await this.send<GraphQLAnswer<T>>('POST', path, { ...request, body: { query: document, variables } }, true);
+    if (answer?.errors?.length) throw fromGraphQLError(answer.errors[0]!);
+    if (!answer?.data) throw this.unavailable(`The ${this.audience} service answered no data; try again`);
+    return answer.data;
   }
 
   get<T>(path: string, request: InternalRequest): Promise<T> {
@@ -45,7 +65,12 @@ export class InternalClient {
     return this.send<T>('POST', path, request);
   }
 
-  private async send<T>(method: 'GET' | 'POST', path: string, request: InternalRequest): Promise<T> {
+  private unavailable(message: string): AppError {
+    return new AppError(this.unavailableCode, message);
+  }
+
+  /** `graphqlBody`: a GraphQL answer's body is read whatever the status (errors come with 4xx/5xx too). */
+  private async send<T>(method: 'GET' | 'POST', path: string, request: InternalRequest, graphqlBody = false): Promise<T> {
     const query = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
     const target = query.length ? `${path}?${new URLSearchParams(query).toString()}` : path;
     let status: number;
@@ -67,15 +92,15 @@ export class InternalClient {
       const text = await res.body.text();
       body = text ? JSON.parse(text) : undefined;
     } catch {
-      throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service could not be reached; try again`);
+      throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
     }
-    if (status >= 200 && status < 300) return body as T;
+    if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body))) return body as T;
     // The peer's own refusal (bad input, not found, conflict) is the caller's answer too.
     if (status < 500 && isErrorCode(body?.code)) {
       const { type: _t, title: _ti, status: _s, detail, code, requestId: _r, field, ...details } = body as Record<string, unknown>;
       throw new AppError(code as ErrorCode, String(detail ?? 'refused'), { field: typeof field === 'string' ? field : undefined, details: Object.keys(details).length ? details : undefined });
     }
-    throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service answered ${status}; try again`);
+    throw this.unavailable(`The ${this.audience} service answered ${status}; try again`);
   }
 
   close(): Promise<void> {

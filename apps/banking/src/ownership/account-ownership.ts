@@ -1,7 +1,6 @@
-import { Pool } from 'undici';
-import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner } from '@trading/auth';
+import type { Claims, InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
-import { REQUEST_ID_HEADER } from '@trading/logging';
+import { InternalClient } from '@trading/internal-http';
 
 export interface OwnedAccount {
   id: string;
@@ -27,16 +26,12 @@ const ACCOUNT_QUERY = 'query($id: ID!) { account(id: $id) { id baseCurrency stat
  * caller holding only banking scopes must still be able to learn for their own account.
  */
 export class HttpAccountOwnership implements AccountOwnership {
-  private readonly pool: Pool;
+  private readonly client: InternalClient;
   private readonly path: string;
 
-  constructor(
-    accountsUrl: string,
-    private readonly signer: InternalClaimsSigner,
-  ) {
-    const url = new URL(accountsUrl);
-    this.pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 60_000 });
-    this.path = url.pathname;
+  constructor(accountsUrl: string, signer: InternalClaimsSigner) {
+    this.client = new InternalClient(accountsUrl, 'accounts', signer);
+    this.path = new URL(accountsUrl).pathname;
   }
 
   async find(accountId: string, claims: Claims, requestId?: string): Promise<OwnedAccount | null> {
@@ -50,27 +45,14 @@ export class HttpAccountOwnership implements AccountOwnership {
   }
 
   private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {
-    const header = await this.signer.signFor({ ...claims, scope: ['read:accounts'] }, 'accounts');
-    let body: { data?: T | null; errors?: unknown[] };
     try {
-      const res = await this.pool.request({
-        method: 'POST',
-        path: this.path,
-        headers: { 'content-type': 'application/json', [INTERNAL_CLAIMS_HEADER]: header, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) },
-        body: JSON.stringify({ query, variables }),
-        headersTimeout: 5000,
-        bodyTimeout: 5000,
-      });
-      body = (await res.body.json()) as typeof body;
-      if (res.statusCode !== 200 && !body?.data) throw new Error(`accounts answered ${res.statusCode}`);
+      return await this.client.graphql<T>(this.path, query, variables, { claims: { ...claims, scope: ['read:accounts'] }, requestId });
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
     }
-    if (body.errors?.length || !body.data) throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
-    return body.data;
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.client.close();
   }
 }

@@ -1,44 +1,26 @@
-import { Pool } from 'undici';
-import { INTERNAL_CLAIMS_HEADER } from '@trading/auth';
-import { AppError, fromGraphQLError } from '@trading/errors';
-import { REQUEST_ID_HEADER } from '@trading/logging';
+import type { Claims, InternalClaimsSigner } from '@trading/auth';
+import { InternalClient } from '@trading/internal-http';
 
-interface GraphQLResponse {
-  data?: Record<string, unknown> | null;
-  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
-}
-
-/** Sends operations to the gateway over a keep-alive pool; GraphQL errors come back as AppErrors. */
+/**
+ * The gateway as the facade calls it: one GraphQL operation per REST call, under the caller's
+ * claims signed for the gateway, over a keep-alive pool. GraphQL errors come back as the
+ * AppErrors they name (internal ones masked); a gateway that cannot be reached, or answers no
+ * data, is a 502.
+ */
 export class GatewayClient {
-  private readonly pool: Pool;
+  private readonly client: InternalClient;
   private readonly path: string;
 
-  constructor(gatewayUrl: string) {
-    const url = new URL(gatewayUrl);
-    this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 60_000 });
-    this.path = url.pathname;
+  constructor(gatewayUrl: string, signer: InternalClaimsSigner) {
+    this.client = new InternalClient(gatewayUrl, 'gateway', signer, { connections: 64, timeoutMs: 30_000, unavailableCode: 'BAD_GATEWAY' });
+    this.path = new URL(gatewayUrl).pathname;
   }
 
-  async execute(document: string, variables: Record<string, unknown>, internalClaims: string, requestId: string): Promise<Record<string, unknown>> {
-    let body: GraphQLResponse;
-    try {
-      const res = await this.pool.request({
-        method: 'POST',
-        path: this.path,
-        headers: { 'content-type': 'application/json', [INTERNAL_CLAIMS_HEADER]: internalClaims, [REQUEST_ID_HEADER]: requestId },
-        body: JSON.stringify({ query: document, variables }),
-      });
-      body = (await res.body.json()) as GraphQLResponse;
-    } catch {
-      throw new AppError('BAD_GATEWAY', 'The API gateway could not be reached');
-    }
-    // The first error decides the status; partial data is not served over REST.
-    if (body.errors?.length) throw fromGraphQLError(body.errors[0]!);
-    if (!body.data) throw new AppError('BAD_GATEWAY', 'The API gateway returned no data');
-    return body.data;
+  execute(document: string, variables: Record<string, unknown>, claims: Claims, requestId: string): Promise<Record<string, unknown>> {
+    return this.client.graphql(this.path, document, variables, { claims, requestId });
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.client.close();
   }
 }

@@ -1,11 +1,11 @@
 import express, { Router } from 'express';
-import { missingScopes, type InternalClaimsSigner } from '@trading/auth';
+import { missingScopes } from '@trading/auth';
 import { errors } from '@trading/errors';
 import type { RestRoute } from '../routes/route';
 import type { GatewayClient } from './gateway-client';
 
 /** Mounts the route table: scope check, variables, one gateway call, response shaping. */
-export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient, signer: InternalClaimsSigner): Router {
+export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient): Router {
   const router = Router();
   const json = express.json({ limit: '64kb' });
   for (const route of routes) {
@@ -14,7 +14,7 @@ export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient, si
       const claims = req.claims!;
       if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
       const variables = route.variables ? route.variables(req) : {};
-      const data = await gateway.execute(route.document, variables, await signer.signFor(claims, 'gateway'), req.requestId);
+      const data = await gateway.execute(route.document, variables, claims, req.requestId);
       res.status(route.status ?? 200).json(route.shape(data, req));
     });
   }

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { missingScopes, type EdgeAuthenticator, type InternalClaimsSigner } from '@trading/auth';
+import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import { compareEntryIds, isEntryId } from '@trading/events';
 import type { GatewayClient } from '../edge/gateway-client';
@@ -24,7 +24,7 @@ export interface OrderEventsOptions {
  * no gap and no repeat. Heartbeats keep it open; it ends (`event: end`) when the session is
  * revoked or expires.
  */
-export function orderEventsRoute(feed: LiveOrderFeed, edge: EdgeAuthenticator, gateway: GatewayClient, signer: InternalClaimsSigner, options: OrderEventsOptions): Router {
+export function orderEventsRoute(feed: LiveOrderFeed, edge: EdgeAuthenticator, gateway: GatewayClient, options: OrderEventsOptions): Router {
   const perUser = new Map<string, number>();
   return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
@@ -33,7 +33,7 @@ export function orderEventsRoute(feed: LiveOrderFeed, edge: EdgeAuthenticator, g
     const resumeFrom = req.get('last-event-id') ?? (typeof req.query['lastEventId'] === 'string' ? req.query['lastEventId'] : undefined);
     if (resumeFrom !== undefined && !isEntryId(resumeFrom)) throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
     // The account must be the caller's, as for every other orders endpoint.
-    const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, await signer.signFor(claims, 'gateway'), req.requestId);
+    const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, claims, req.requestId);
     if (!data['account']) throw errors.notFound('Account', 'accountId');
     const open = perUser.get(claims.sub) ?? 0;
     if (open >= options.maxStreamsPerUser) throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
