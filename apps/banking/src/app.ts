@@ -18,7 +18,7 @@ import { mountBankingBackOffice } from './back-office/back-office.routes';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
 import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.entity';
-import { purgeExpiredIdempotencyKeys } from './idempotency/idempotency';
+import { fundingIdempotency } from './idempotency/idempotency';
 import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.entity';
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
@@ -82,7 +82,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   }
   const sales = new SaleSettlements(service.dataSource, config.BANKING_SETTLEMENT_DAYS);
   const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger, sales);
-  const retention = startPeriodic('retention', 3_600_000, () => purgeExpiredIdempotencyKeys(service.dataSource), logger);
+  const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
   clearing.start();
   let events: EventLog;
   try {

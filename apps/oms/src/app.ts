@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_KEY_LIFETIME_HOURS, InternalClaimsVerifier } from '@trading/auth';
+import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
@@ -21,7 +21,7 @@ import { OrderManagement1732230000021 } from './migrations/1732230000021-order-m
 import { AccountsClient, BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
 import { OrderEntity } from './orders/entities/order.entity';
-import { OrdersService } from './orders/orders.service';
+import { orderIdempotency, OrdersService } from './orders/orders.service';
 import { OutboxRelay } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
@@ -92,13 +92,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   feed.start();
   engine.start();
   relay.start();
-  // Idempotency keys answer for IDEMPOTENCY_KEY_LIFETIME_HOURS; then they are deleted.
-  const retention = startPeriodic(
-    'retention',
-    3_600_000,
-    () => ds.query('DELETE FROM order_idempotency_keys WHERE created_at < now() - make_interval(hours => $1)', [IDEMPOTENCY_KEY_LIFETIME_HOURS]),
-    logger,
-  );
+  // Idempotency keys answer for a day; then they are deleted.
+  const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
   return {
     ...service,
     feed,

@@ -6,8 +6,6 @@ import type { Claims } from './claims';
  * subgraphs' `idempotencyKey` argument: 1 to 255 visible ASCII characters, no spaces.
  */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-/** A key answers its first request's result for this long; after it, the key is free again. */
-export const IDEMPOTENCY_KEY_LIFETIME_HOURS = 24;
 
 export function parseIdempotencyKey(value: unknown, field = 'idempotencyKey'): string | null {
   if (value === undefined || value === null) return null;

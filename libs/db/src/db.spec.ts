@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { databaseNameOf, dropDatabase, ensureDatabase, openDatabase, withDatabaseName } from './index';
+import { databaseNameOf, dropDatabase, ensureDatabase, IdempotencyKeys, openDatabase, requestHash, withDatabaseName, type DataSource } from './index';
 
 class CreateThings1700000000000 {
   name = 'CreateThings1700000000000';
@@ -35,5 +35,40 @@ describe('database helpers', () => {
     const [{ count }] = await sources[0]!.query('SELECT count(*)::int AS count FROM migrations');
     expect(count).toBe(1);
     for (const s of sources) await s.destroy();
+  });
+});
+
+describe('IdempotencyKeys', () => {
+  const table = `t_${process.pid}_${Date.now().toString(36)}_idempotency_keys`;
+  const keys = new IdempotencyKeys<{ n: number }>(table, 'response');
+  let db: DataSource;
+
+  beforeAll(async () => {
+    db = await openDatabase({ url: TEST_POSTGRES_URL, entities: [], migrations: [] });
+    await db.query(`CREATE TABLE ${table} (user_id text, key text, request_hash text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (user_id, key))`);
+  });
+  afterAll(async () => {
+    await db?.query(`DROP TABLE IF EXISTS ${table}`);
+    await db?.destroy();
+  });
+
+  it('hashes requests canonically, answers a repeat with the first result, refuses another request with the key, and frees it after its lifetime', async () => {
+    expect(requestHash('deposit', { a: 1, b: { c: 2, d: 3 } })).toBe(requestHash('deposit', { b: { d: 3, c: 2 }, a: 1 }));
+    expect(requestHash('deposit', { a: 1 })).not.toBe(requestHash('withdraw', { a: 1 }));
+    const hash = requestHash('op', { amount: '10' });
+    await db.transaction(async (tx) => {
+      expect(await keys.claim(tx, 'alice|pat:1', 'k1', hash)).toEqual({ first: true });
+      await keys.remember(tx, 'alice|pat:1', 'k1', { n: 1 });
+    });
+    expect(await db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', hash))).toEqual({ first: false, result: { n: 1 } });
+    expect(await keys.earlier(db, 'alice|pat:1', 'k1', hash)).toEqual({ n: 1 });
+    // Another owner's key of the same name is theirs alone.
+    expect(await db.transaction((tx) => keys.claim(tx, 'alice|app:x', 'k1', hash))).toEqual({ first: true });
+    await expect(db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).rejects.toMatchObject({ code: 'UNPROCESSABLE', field: 'idempotencyKey' });
+    await db.query(`UPDATE ${table} SET created_at = now() - interval '25 hours' WHERE key = 'k1'`);
+    expect(await keys.earlier(db, 'alice|pat:1', 'k1', hash)).toBeUndefined();
+    expect(await db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).toEqual({ first: true });
+    await keys.purgeExpired(db);
+    expect((await db.query(`SELECT key FROM ${table}`)).length).toBe(1);
   });
 });

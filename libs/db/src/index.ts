@@ -97,3 +97,4 @@ export async function dropDatabase(url: string): Promise<void> {
 export async function pingDatabase(dataSource: DataSource): Promise<void> {
   await dataSource.query('SELECT 1');
 }
+export * from './idempotency';

@@ -3,7 +3,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { idempotencyOwner, type Claims } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
-import { claimIdempotencyKey, parseIdempotencyKey, rememberIdempotentResult, requestHash } from '../idempotency/idempotency';
+import { parseIdempotencyKey } from '@trading/auth';
+import { requestHash } from '@trading/db';
+import { fundingIdempotency } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
 import { parseId } from '../ledger/ids';
@@ -98,8 +100,8 @@ export class FundingService {
     const keyOwner = idempotencyOwner(caller.claims);
     return this.dataSource.transaction(async (tx) => {
       if (key) {
-        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, keyOwner, key, requestHash('cancelFundingTransaction', { transactionId }));
-        if (prior) return prior;
+        const claimed = await fundingIdempotency.claim(tx, keyOwner, key, requestHash('cancelFundingTransaction', { transactionId }));
+        if (!claimed.first) return claimed.result;
       }
       const [row]: FundingTransactionRow[] = await tx.query('SELECT * FROM funding_transactions WHERE id = $1 FOR UPDATE', [transactionId]);
       if (!row || row.user_id !== userId) throw new AppError('NOT_FOUND', 'Funding transaction not found', { field: 'transactionId' });
@@ -112,7 +114,7 @@ export class FundingService {
         if (row.type === 'WITHDRAWAL') await this.releaseWithdrawal(tx, row, 'Withdrawal cancelled');
         result = toView(await finish(tx, row.id, 'CANCELLED'));
       }
-      if (key) await rememberIdempotentResult(tx, keyOwner, key, result);
+      if (key) await fundingIdempotency.remember(tx, keyOwner, key, result);
       return result;
     });
   }
@@ -183,8 +185,8 @@ export class FundingService {
     const keyOwner = idempotencyOwner(caller.claims);
     return this.dataSource.transaction(async (tx) => {
       if (key) {
-        const prior = await claimIdempotencyKey<FundingTransactionView>(tx, keyOwner, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
-        if (prior) return prior;
+        const claimed = await fundingIdempotency.claim(tx, keyOwner, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
+        if (!claimed.first) return claimed.result;
       }
       if (type === 'WITHDRAWAL') {
         await lockAccountCurrency(tx, parsed.accountId, parsed.currency);
@@ -209,7 +211,7 @@ export class FundingService {
         });
       }
       const result = toView(row!);
-      if (key) await rememberIdempotentResult(tx, keyOwner, key, result);
+      if (key) await fundingIdempotency.remember(tx, keyOwner, key, result);
       return result;
     });
   }

@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import { idempotencyOwner, IDEMPOTENCY_KEY_LIFETIME_HOURS, parseIdempotencyKey, type Claims } from '@trading/auth';
+import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/auth';
+import { IdempotencyKeys, requestHash } from '@trading/db';
 import { AppError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
@@ -190,7 +191,7 @@ export class OrdersService {
     checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
-    const hash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+    const hash = requestHash('placeOrder', request);
     if (key) {
       const earlier = await this.replay(keyOwner, key, hash);
       if (earlier) return earlier;
@@ -203,13 +204,7 @@ export class OrdersService {
     const recorded = await this.dataSource.transaction(async (tx): Promise<OrderRow | { replay: string }> => {
       if (key) {
         // The key's row is written first: a concurrent duplicate waits on it, then replays.
-        // A key answers for IDEMPOTENCY_KEY_LIFETIME_HOURS; after that it is free again.
-        await tx.query('DELETE FROM order_idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)', [keyOwner, key, IDEMPOTENCY_KEY_LIFETIME_HOURS]);
-        const claimed = await tx.query(
-          `INSERT INTO order_idempotency_keys (user_id, key, request_hash, order_id) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
-          [keyOwner, key, hash, PLACEHOLDER_ID],
-        );
-        if (!claimed.length) return { replay: key };
+        if (!(await orderIdempotency.claim(tx, keyOwner, key, hash)).first) return { replay: key };
       }
       const inserted: OrderRow[] = await tx.query(
         `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
@@ -237,7 +232,7 @@ export class OrdersService {
       const order = inserted[0];
       if (!order) throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, { field: 'clientOrderId' });
       await this.checkOpenOrderCap(tx, request.accountId);
-      if (key) await tx.query('UPDATE order_idempotency_keys SET order_id = $3 WHERE user_id = $1 AND key = $2', [keyOwner, key, order.id]);
+      if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
       if (!buy) {
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
         if (new Decimal(request.quantity).gt(sellable)) {
@@ -287,10 +282,9 @@ export class OrdersService {
   }
 
   private async replay(userId: string, key: string, hash: string): Promise<OrderView | null> {
-    const [stored] = await this.dataSource.query('SELECT request_hash, order_id FROM order_idempotency_keys WHERE user_id = $1 AND key = $2', [userId, key]);
-    if (!stored) return null;
-    if (stored.request_hash !== hash) throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', { field: 'idempotencyKey' });
-    const order = await this.row(stored.order_id);
+    const orderId = await orderIdempotency.earlier(this.dataSource, userId, key, hash);
+    if (!orderId) return null;
+    const order = await this.row(orderId);
     if (!order) return null;
     return this.answer(order);
   }
@@ -446,6 +440,7 @@ export class OrdersService {
 }
 
 /** Stands in for the order id in an idempotency key's row until the order exists (same transaction). */
-const PLACEHOLDER_ID = '00000000-0000-0000-0000-000000000000';
+/** Orders by Idempotency-Key: the key keeps the order's id (a placeholder until the order row exists). */
+export const orderIdempotency = new IdempotencyKeys<string>('order_idempotency_keys', 'order_id', '00000000-0000-0000-0000-000000000000');
 
 export { OPEN_STATUSES };
