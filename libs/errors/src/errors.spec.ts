@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { AppError, errors, fromGraphQLError, problemFromError, statusForCode, toGraphQLError, wwwAuthenticate } from './index';
+import { AppError, errors, fromGraphQLError, isUuid, parseUuid, problemFromError, statusForCode, toGraphQLError, wwwAuthenticate } from './index';
 
 describe('error model', () => {
   it('maps every code to one HTTP status and unknown codes to 500', () => {
@@ -37,5 +37,13 @@ describe('error model', () => {
     expect(wwwAuthenticate(errors.unauthenticated())).toMatch(/^Bearer .*error="invalid_token"/);
     expect(wwwAuthenticate(new AppError('UNAUTHENTICATED', 'no token', { noCredentials: true }))).toBe('Bearer realm="trading-api"');
     expect(wwwAuthenticate(errors.insufficientScope(['read:orders']))).toContain('scope="read:orders"');
+  });
+});
+
+describe('ids', () => {
+  it('takes any UUID, lower-cased, and refuses anything else naming the field', () => {
+    expect(parseUuid('0B7E9A10-5C3D-4E2F-8A61-2B9D7C4E1A01', 'accountId')).toBe('0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01');
+    expect(isUuid('00000000-0000-0000-0000-000000000000')).toBe(true);
+    for (const bad of ['x', '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a0', 42, null]) expect(() => parseUuid(bad, 'accountId')).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'accountId' }));
   });
 });

@@ -171,3 +171,4 @@ export function fromGraphQLError(e: { message: string; extensions?: Record<strin
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') return new AppError(code, e.message, { field, requiredScopes });
   return new AppError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred');
 }
+export * from './ids';

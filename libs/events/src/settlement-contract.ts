@@ -1,4 +1,5 @@
 import { z } from '@trading/config';
+import { UUID_PATTERN } from '@trading/errors';
 import type { DeliveredEvent } from './index';
 import { eventSignatureProblem, type EventSigners } from './signature';
 
@@ -7,7 +8,7 @@ import { eventSignatureProblem, type EventSigners } from './signature';
  * Checked before anything is booked, so a malformed event can neither stall a consumer nor
  * move money: it is refused with the field at fault.
  */
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID');
 /** numeric(20,8): at most 12 integer digits and 8 decimals, plain notation. */
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,8})?$/, 'must be a non-negative decimal with at most 12 integer digits and 8 decimals');
 const positive = amount.refine((v) => !/^0+(\.0+)?$/.test(v), 'must be greater than zero');

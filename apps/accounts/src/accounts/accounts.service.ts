@@ -1,7 +1,7 @@
 import type { DataSource, Repository } from 'typeorm';
+import { isUuid } from '@trading/errors';
 import { AccountEntity, type Account } from './entities/account.entity';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class AccountsService {
   private readonly accounts: Repository<Account>;
@@ -15,7 +15,7 @@ export class AccountsService {
 
   /** Null unless the account exists and belongs to `userId`: nobody sees another user's account. */
   async findOwned(id: string, userId: string): Promise<Account | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     return this.accounts.findOneBy({ id, userId });
   }
 }

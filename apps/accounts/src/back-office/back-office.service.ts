@@ -1,18 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppError } from '@trading/errors';
+import { AppError, parseUuid } from '@trading/errors';
 import { parseCurrency } from '@trading/money';
 import { AccountEntity, type Account, type AccountStatus, type AccountType } from '../accounts/entities/account.entity';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TYPES: readonly AccountType[] = ['CASH', 'MARGIN'];
 const STATUSES: readonly AccountStatus[] = ['ACTIVE', 'RESTRICTED', 'CLOSED'];
 
 const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', `${field} ${message}`, { field });
-const uuid = (value: unknown, field: string): string => {
-  if (typeof value !== 'string' || !UUID.test(value)) throw bad(field, 'must be a UUID');
-  return value.toLowerCase();
-};
+const uuid = parseUuid;
 
 /** An account as the back office shows it (with its owner). */
 export const presentAccount = (a: Account) => ({

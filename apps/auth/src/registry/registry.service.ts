@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppError, errors } from '@trading/errors';
+import { AppError, errors, isUuid } from '@trading/errors';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
@@ -70,7 +70,6 @@ const newClientId = (env: Environment) => `tci_${env.toLowerCase()}_${randomByte
 const newClientSecret = () => `tcs_${randomBytes(32).toString('base64url')}`;
 /** The secret has 256 bits of entropy, so a fast hash loses nothing (as for PATs). */
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a.app_name, a.description, a.logo_url, a.homepage_url, a.support_email,
   a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
@@ -272,7 +271,7 @@ export class RegistryService {
   }
 
   private async lockApp(tx: EntityManager, ref: string): Promise<VendorApp> {
-    const byId = UUID.test(ref);
+    const byId = isUuid(ref);
     const rows: Array<Record<string, any>> = await tx.query(
       byId
         ? `SELECT ${APP_COLUMNS} FROM vendor_apps a WHERE a.id = $1 FOR UPDATE`

@@ -1,10 +1,10 @@
+import { parseUuid } from '@trading/errors';
 import Decimal from 'decimal.js';
 import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { INTERNAL_BACK_OFFICE_SCOPE, type InternalClaimsVerifier } from '@trading/auth';
 import { internalApi } from '@trading/subgraph';
 import type { BalancesService } from '../balances/balances.service';
-import { parseId } from '../ledger/ids';
 
 /**
  * What banking still holds for an account, in words, for the back office closing it: cash
@@ -27,7 +27,7 @@ export async function closingBlockers(dataSource: DataSource, balances: Balances
 export function mountBankingBackOffice(internal: Express, dataSource: DataSource, balances: BalancesService, verifier: InternalClaimsVerifier): void {
   const router = internalApi(verifier, { caller: 'auth', scope: INTERNAL_BACK_OFFICE_SCOPE });
   router.get('/accounts/:id/closing-blockers', async (req, res) => {
-    res.json({ blockers: await closingBlockers(dataSource, balances, parseId(req.params['id'], 'accountId')) });
+    res.json({ blockers: await closingBlockers(dataSource, balances, parseUuid(req.params['id'], 'accountId')) });
   });
   internal.use('/internal/back-office', router);
 }

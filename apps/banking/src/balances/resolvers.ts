@@ -1,6 +1,6 @@
 import { callerOwnsAccount, type Resolvers, type SubgraphContext } from '@trading/subgraph';
 import { parseCurrency } from '@trading/money';
-import { isUuid } from '../ledger/ids';
+import { isUuid } from '@trading/errors';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { BalancesService } from './balances.service';
 

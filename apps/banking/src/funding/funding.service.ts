@@ -1,14 +1,13 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { idempotencyOwner, type Claims } from '@trading/auth';
-import { AppError } from '@trading/errors';
+import { AppError, parseUuid } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { parseIdempotencyKey } from '@trading/auth';
 import { requestHash } from '@trading/db';
 import { fundingIdempotency } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
-import { parseId } from '../ledger/ids';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './entities/funding-transaction.entity';
 
@@ -94,7 +93,7 @@ export class FundingService {
   }
 
   async cancel(caller: Caller, transactionIdInput: unknown, idempotencyKey: unknown): Promise<FundingTransactionView> {
-    const transactionId = parseId(transactionIdInput, 'transactionId');
+    const transactionId = parseUuid(transactionIdInput, 'transactionId');
     const key = parseIdempotencyKey(idempotencyKey);
     const userId = caller.claims.sub;
     const keyOwner = idempotencyOwner(caller.claims);
@@ -217,7 +216,7 @@ export class FundingService {
   }
 
   private parseInput(input: FundingInput): ParsedInput {
-    const accountId = parseId(input.accountId, 'accountId');
+    const accountId = parseUuid(input.accountId, 'accountId');
     const currency = parseCurrency(input.currency);
     const amount = parseAmount(input.amount, currency);
     if (new Decimal(amount).gt(this.settings.maxTransactionAmount)) {

@@ -1,9 +1,8 @@
 import type { Express, Request } from 'express';
 import { INTERNAL_HOLDS_SCOPE, type InternalClaimsVerifier } from '@trading/auth';
-import { AppError } from '@trading/errors';
+import { AppError, parseUuid } from '@trading/errors';
 import { internalApi, jsonBody as body } from '@trading/subgraph';
 import type { AccountOwnership } from '../ownership/account-ownership';
-import { parseId } from '../ledger/ids';
 import type { HoldOwner, HoldsService } from './holds.service';
 
 /**
@@ -19,7 +18,7 @@ import type { HoldOwner, HoldsService } from './holds.service';
  */
 export function mountHoldRoutes(internal: Express, holds: HoldsService, verifier: InternalClaimsVerifier, ownership: AccountOwnership): void {
   const router = internalApi(verifier, { caller: 'oms', scope: INTERNAL_HOLDS_SCOPE });
-  const owner = (req: Request, accountId: unknown): HoldOwner => ({ userId: req.internalClaims!.sub, accountId: parseId(accountId, 'accountId') });
+  const owner = (req: Request, accountId: unknown): HoldOwner => ({ userId: req.internalClaims!.sub, accountId: parseUuid(accountId, 'accountId') });
 
   router.post('/', async (req, res) => {
     const { accountId } = owner(req, body(req)['accountId']);

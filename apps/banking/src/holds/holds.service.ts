@@ -1,9 +1,8 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AppError } from '@trading/errors';
+import { AppError, parseUuid } from '@trading/errors';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
-import { parseId } from '../ledger/ids';
 import type { HoldState } from './entities/hold.entity';
 
 export interface HoldView {
@@ -61,7 +60,7 @@ export class HoldsService {
   /** The caller has already checked that `userId` owns the account the body names. */
   async place(userId: string, body: Record<string, unknown>): Promise<{ hold: HoldView; created: boolean }> {
     const orderId = parseOrderId(body['orderId']);
-    const accountId = parseId(body['accountId'], 'accountId');
+    const accountId = parseUuid(body['accountId'], 'accountId');
     const currency = parseCurrency(body['currency']);
     const amount = parseAmount(body['amount'], currency);
     return this.dataSource.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { AppError } from '@trading/errors';
+import { AppError, parseUuid } from '@trading/errors';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 
 export const ORDER_SIDES = ['BUY', 'SELL'] as const;
@@ -35,7 +35,6 @@ export interface OrderRequest {
   clientOrderId: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 const DECIMAL = /^\d{1,12}(\.\d{1,8})?$/;
 const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -43,10 +42,7 @@ const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', message, { field });
 const refused = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
 
-export function parseUuid(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw bad(field, `${field} must be a UUID`);
-  return value.toLowerCase();
-}
+export { parseUuid };
 
 function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
   if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw bad(field, `${field} must be one of ${values.join(', ')}`);

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { errors } from '@trading/errors';
+import { errors, isUuid } from '@trading/errors';
 import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
 import { cancelOrderRequest, ORDER_STATUSES, orderRequest } from '../contract';
 import type { RestRoute } from './route';
@@ -25,7 +25,7 @@ const symbolParam = (req: Request) => {
 function orderIdToCancel(req: Request): string {
   const fromQuery = queryParam(req, 'orderId');
   const orderId = fromQuery ?? jsonBody(req, cancelOrderRequest).orderId;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(orderId)) throw errors.badInput('orderId', 'orderId must be a UUID');
+  if (!isUuid(orderId)) throw errors.badInput('orderId', 'orderId must be a UUID');
   return orderId;
 }
 

@@ -1,19 +1,16 @@
 import type { Request } from 'express';
 import { parseIdempotencyKey } from '@trading/auth';
 import { z } from '@trading/config';
-import { AppError, errors } from '@trading/errors';
+import { AppError, errors, parseUuid } from '@trading/errors';
 import { parseLimit } from '@trading/pagination';
 
 /**
  * Shape checks at the edge: types and formats, each failure a 400 naming the field. The rules
  * about values (amount precision, currencies, states) live in the subgraph that owns them.
  */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function uuidParam(req: Request, name: string): string {
-  const value = req.params[name];
-  if (typeof value !== 'string' || !UUID.test(value)) throw errors.badInput(name, `${name} must be a UUID`);
-  return value;
+  return parseUuid(req.params[name], name);
 }
 
 /** An optional single query parameter (repeated parameters are refused). */
