@@ -1,10 +1,9 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
-import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError } from 'graphql';
+import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError, type GraphQLScalarType } from 'graphql';
 import { deriveServiceSecret, ExpiringCache, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
@@ -57,7 +56,16 @@ export async function callerOwnsAccount(ctx: SubgraphContext, accountId: string,
 
 export { internalApi, jsonBody } from './internal-api';
 
-export type Resolvers = GraphQLResolverMap<SubgraphContext>;
+/**
+ * Resolvers by type and field, as `buildSubgraphSchema` takes them (Apollo's GraphQLResolverMap,
+ * written out here: the package exports it only from its dist/ folder).
+ */
+export interface Resolvers {
+  [typeName: string]:
+    | { [fieldName: string]: GraphQLFieldResolver<any, SubgraphContext> | { requires?: string; resolve?: GraphQLFieldResolver<any, SubgraphContext> } }
+    | GraphQLScalarType
+    | { [enumValue: string]: string | number };
+}
 
 /** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */
 export type ScopeRules = Record<string, readonly string[] | AnyOf>;
