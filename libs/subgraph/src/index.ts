@@ -189,7 +189,7 @@ function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, l
 
 /** Every subgraph's SDL starts with this header (Federation 2). */
 export const FEDERATION_HEADER = /* GraphQL */ `
-  extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@inaccessible"])
 `;
 
 /** A service's identity: its own key (to sign calls and derive secrets) and the peers' public keys. */

@@ -1,6 +1,6 @@
 export const settlementTypeDefs = /* GraphQL */ `
   "How much of a holding came from trades applied so far. The OMS checks sells against it: holding − tradedQuantity + its own net traded quantity is the holding including trades not yet applied here."
-  type PositionSettlement {
+  type PositionSettlement @inaccessible {
     symbol: String!
     "0 when the account holds none."
     quantity: String!
@@ -9,6 +9,7 @@ export const settlementTypeDefs = /* GraphQL */ `
   }
 
   extend type Account {
-    positionSettlement(symbol: String!): PositionSettlement!
+    "For the OMS's sell checks only; not in the public API."
+    positionSettlement(symbol: String!): PositionSettlement! @inaccessible
   }
 `;

@@ -27,6 +27,6 @@ export const balancesTypeDefs = /* GraphQL */ `
     Cash per currency for valuing the account (margin, portfolios): what an account-level read
     needs (read:accounts or read:banking), so margin never asks its caller for banking's scope.
     """
-    cashForValuation: [CashBalance!]!
+    cashForValuation: [CashBalance!]! @inaccessible
   }
 `;

@@ -1,6 +1,6 @@
 export const marketTypeDefs = /* GraphQL */ `
   "The paper market's mark for one instrument. Prices are canonical decimal strings."
-  type Mark {
+  type Mark @inaccessible {
     symbol: String!
     "ISO 4217"
     currency: String!
@@ -10,14 +10,14 @@ export const marketTypeDefs = /* GraphQL */ `
   }
 
   "How many US dollars one unit of the currency buys (USD is 1); cross rates go through USD."
-  type FxRate {
+  type FxRate @inaccessible {
     "ISO 4217"
     currency: String!
     usdRate: String!
   }
 
   "The paper market as of one moment: every instrument's mark and every FX rate."
-  type MarketSnapshot {
+  type MarketSnapshot @inaccessible {
     "RFC 3339, UTC"
     asOf: String!
     "Ordered by symbol."
@@ -36,6 +36,6 @@ export const marketTypeDefs = /* GraphQL */ `
 
   extend type Account {
     "The market this account is valued at (for margin and portfolios)."
-    market: MarketSnapshot!
+    market: MarketSnapshot! @inaccessible
   }
 `;

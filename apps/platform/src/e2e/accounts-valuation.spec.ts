@@ -72,6 +72,13 @@ describe('account valuation through the gateway', () => {
     });
   });
 
+  it('keeps the fields subgraphs exchange among themselves out of the public schema (@inaccessible)', async () => {
+    for (const field of ['market { asOf }', 'cashForValuation { cash }', 'positionSettlement(symbol: "AAPL") { quantity }']) {
+      const res = await http('POST', p.urls.gateway, { token, body: { query: `query($id: ID!) { account(id: $id) { ${field} } }`, variables: { id: marginAccount.id } } });
+      expect({ field, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ field, code: 'GRAPHQL_VALIDATION_FAILED' });
+    }
+  });
+
   it("gives nothing of another user's account: null in GraphQL, 404 through REST", async () => {
     const res = await http('POST', p.urls.gateway, { token, body: { query: QUERY, variables: { id: bobAccount.id } } });
     expect(res.body).toEqual({ data: { account: null } });
