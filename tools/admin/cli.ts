@@ -2,8 +2,11 @@
  * The service team's admin CLI. It talks to the auth app's admin API, authenticated by the
  * admin credential, so it works the same against a laptop and a deployment.
  *
- *   npm run admin -- users create --email a@b.c --password '…' --first-name A --last-name B [--json]
+ *   npm run admin -- users create --email a@b.c --first-name A --last-name B [--json]   (password: typed at the prompt, or on standard input)
+ *   npm run admin -- users list [--json]
  *   npm run admin -- pat create --email a@b.c --name ci --scope READ_ONLY --expires 2027-01-31 [--ip 203.0.113.7 --ip 10.0.0.0/8] [--json]
+ *   npm run admin -- pat list --email a@b.c [--json]
+ *   npm run admin -- pat revoke --email a@b.c --token-id tpat_… [--json]
  *   npm run admin -- apps provision --file registration.json [--approve-scopes read:accounts,read:banking] [--json]
  *                    (the form's fields: tools/admin/registration.example.json)
  *   npm run admin -- apps list [--json]
@@ -44,9 +47,14 @@ function adminToken(): string {
   }
 }
 
-const USAGE = `usage:
-  admin users create --email <e-mail> --password <password> --first-name <name> --last-name <name> [--json]
+const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_TOKEN select the deployment)
+  admin users create --email <e-mail> --first-name <name> --last-name <name> [--json]
+                     the password is typed at a prompt (not shown), or read from standard input:
+                     printf '%s' "$PASSWORD" | npm run admin -- users create …
+  admin users list [--json]
   admin pat create --email <user e-mail> --name <label> --scope READ_ONLY|READ_WRITE --expires YYYY-MM-DD [--ip <address or CIDR>]... [--json]
+  admin pat list --email <user e-mail> [--json]
+  admin pat revoke --email <user e-mail> --token-id <tpat_…> [--json]
   admin apps provision --file <registration.json> [--approve-scopes <scope,scope>] [--json]
                        (every field of the form, by its JSON key: tools/admin/registration.example.json)
   admin apps list [--json]
@@ -67,11 +75,49 @@ const USAGE = `usage:
   admin keys retire --kid <kid> [--json]`;
 
 class UsageError extends Error {}
+class HelpRequested extends Error {}
+
+/** The password without echo at a terminal, or all of standard input when piped (one trailing newline dropped). */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = '';
+    for await (const chunk of stdin) text += String(chunk);
+    return text.replace(/\r?\n$/, '');
+  }
+  process.stderr.write('Password (at least 12 characters, not shown): ');
+  return new Promise((resolve) => {
+    let value = '';
+    const finish = () => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const c of chunk) {
+        if (c === '\r' || c === '\n') return finish();
+        if (c === '\u0003') {
+          stdin.setRawMode(false);
+          process.exit(130);
+        }
+        value = c === '\u007f' ? value.slice(0, -1) : value + c;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.setEncoding('utf8');
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}
 
 interface Command {
   method?: 'GET' | 'POST';
   path: string;
   body: Record<string, unknown>;
+  /** Ask for the password (prompt or standard input) and send it as body.password. */
+  password?: boolean;
   print(result: Record<string, unknown>): string;
 }
 
@@ -82,6 +128,8 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
+      'token-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
       name: { type: 'string' },
@@ -116,13 +164,53 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
     return v;
   };
   const what = positionals.join(' ');
+  if (values.help || what === 'help' || !what) throw new HelpRequested();
   if (what === 'users create') {
+    if (values.password !== undefined) {
+      throw new UsageError('--password is not taken: a password in the command line lands in shell history and in ps. Type it at the prompt, or pipe it on standard input');
+    }
     return {
       json: !!values.json,
       cmd: {
         path: '/admin/users',
-        body: { email: need('email'), password: need('password'), firstName: need('first-name'), lastName: need('last-name') },
+        body: { email: need('email'), firstName: need('first-name'), lastName: need('last-name') },
+        password: true,
         print: (r) => `created user ${r['email']} (userId ${r['userId']})`,
+      },
+    };
+  }
+  if (what === 'users list') {
+    return {
+      json: !!values.json,
+      cmd: {
+        method: 'GET',
+        path: '/admin/users?limit=500',
+        body: {},
+        print: (r) => (r['users'] as Array<Record<string, string>>).map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`).join('\n') || 'no users yet',
+      },
+    };
+  }
+  if (what === 'pat list') {
+    return {
+      json: !!values.json,
+      cmd: {
+        method: 'GET',
+        path: `/admin/pats?email=${encodeURIComponent(need('email'))}`,
+        body: {},
+        print: (r) =>
+          (r['tokens'] as Array<Record<string, any>>)
+            .map((t) => `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} until ${t['expiresAt'].slice(0, 10)}  ${t['revokedAt'] ? `revoked ${t['revokedAt'].slice(0, 10)}` : t['lastUsedAt'] ? `last used ${t['lastUsedAt']}` : 'never used'}`)
+            .join('\n') || `${r['email']} has no personal access tokens`,
+      },
+    };
+  }
+  if (what === 'pat revoke') {
+    return {
+      json: !!values.json,
+      cmd: {
+        path: `/admin/pats/${encodeURIComponent(need('token-id'))}/revoke`,
+        body: { email: need('email') },
+        print: (r) => `revoked ${r['tokenId']} ("${r['name']}"): it no longer logs in, and its sessions have ended`,
       },
     };
   }
@@ -270,9 +358,14 @@ async function main(): Promise<number> {
   try {
     parsed = command(process.argv.slice(2));
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (parsed.cmd.password) parsed.cmd.body['password'] = await readPassword();
   let res: Response;
   try {
     const method = parsed.cmd.method ?? 'POST';

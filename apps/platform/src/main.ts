@@ -53,7 +53,7 @@ ${
 `
     : ''
 }
-  Admin CLI       npm run admin -- users create --email you@example.com --password '…' --first-name You --last-name Tester
+  Admin CLI       npm run admin -- users create --email you@example.com --first-name You --last-name Tester   (asks for the password)
                   npm run admin -- accounts open --email you@example.com --type CASH --currency USD   (then accounts list, close)
                   npm run admin -- instruments list                           (then instruments add, halt, resume)
                   npm run admin -- apps provision --file registration.json   (template: tools/admin/registration.example.json)

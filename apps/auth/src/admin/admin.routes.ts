@@ -4,6 +4,7 @@ import { bearerToken } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { z } from '@trading/config';
 import type { TokenSigner } from '../keys/token-signer';
+import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { PatService } from '../pat/pat.service';
 import { adminKeyRoutes } from './keys.routes';
 import { adminAppRoutes } from '../registry/admin-apps.routes';
@@ -19,6 +20,27 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
     const input = parse(newUserSchema, req.body);
     const user = await users.create(input);
     res.status(201).json({ userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, createdAt: user.createdAt.toISOString() });
+  });
+
+  router.get('/admin/users', async (req, res) => {
+    const limit = Math.min(Math.max(Number(req.query['limit'] ?? 100) || 100, 1), 500);
+    const after = typeof req.query['after'] === 'string' ? req.query['after'] : undefined;
+    const page = await users.list({ limit, after });
+    res.json({
+      users: page.map((u) => ({ userId: u.id, email: u.email, firstName: u.firstName, lastName: u.lastName, createdAt: u.createdAt.toISOString() })),
+      next: page.length === limit ? page[page.length - 1]!.email : null,
+    });
+  });
+
+  router.get('/admin/pats', async (req, res) => {
+    const user = await users.requireByEmail(String(parse(z.object({ email: z.string().email('must be an e-mail address') }), req.query).email));
+    res.json({ email: user.email, tokens: (await pats.listForUser(user.id)).map(patSummary) });
+  });
+
+  router.post('/admin/pats/:tokenId/revoke', async (req, res) => {
+    const input = parse(z.object({ email: z.string().email('must be an e-mail address') }), req.body);
+    const user = await users.requireByEmail(input.email);
+    res.json(patSummary(await pats.revoke(user.id, req.params['tokenId'])));
   });
 
   router.post('/admin/pats', async (req, res) => {
@@ -39,6 +61,18 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
   router.use(adminAppRoutes(registry), adminKeyRoutes(signer), backOffice);
   return router;
 }
+
+/** A PAT as the service team sees it: never the secret (only its hash is kept). */
+const patSummary = (pat: PersonalAccessToken) => ({
+  tokenId: pat.id,
+  name: pat.name,
+  scope: pat.access,
+  ips: pat.ipAllowlist,
+  createdAt: pat.createdAt.toISOString(),
+  expiresAt: pat.expiresAt.toISOString(),
+  revokedAt: pat.revokedAt?.toISOString() ?? null,
+  lastUsedAt: pat.lastUsedAt?.toISOString() ?? null,
+});
 
 const newUserSchema = z.object({
   email: z.string().email('must be an e-mail address'),

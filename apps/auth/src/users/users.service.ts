@@ -32,6 +32,13 @@ export class UsersService {
     return /^[0-9a-f-]{36}$/i.test(id) ? this.users.findOneBy({ id }) : Promise.resolve(null);
   }
 
+  /** Users by e-mail, for the service team (a page at a time; `after`: the last e-mail of the previous page). */
+  list(options: { limit: number; after?: string }): Promise<User[]> {
+    const query = this.users.createQueryBuilder('u').orderBy('u.email', 'ASC').limit(options.limit);
+    if (options.after) query.where('u.email > :after', { after: options.after });
+    return query.getMany();
+  }
+
   async requireByEmail(email: string): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw errors.notFound('User', 'email');

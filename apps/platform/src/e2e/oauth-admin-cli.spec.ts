@@ -1,20 +1,32 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { http } from '@trading/testing';
 import { registration } from './oauth-helpers';
-import { startTestPlatform, type TestPlatform } from './test-platform';
+import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const ROOT = join(__dirname, '../../../..');
 
 /** `npm run admin -- apps …` as the service team runs it, against the running platform's admin API. */
-describe('admin CLI: apps', () => {
+describe('admin CLI: apps, users, PATs', () => {
   let p: TestPlatform;
   const cli = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
+    });
+  /** The CLI with `input` on standard input (a pipe, as in `printf … | npm run admin -- …`). */
+  const cliWithInput = (input: string, ...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+      child.stdin.end(input);
     });
   const file = (doc: unknown) => {
     const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
@@ -60,6 +72,33 @@ describe('admin CLI: apps', () => {
     expect(rotated).toMatchObject({ environment: 'UAT', clientSecret: expect.stringMatching(/^tcs_/) });
     const suspended = await cli('apps', 'suspend', '--app', app.clientId);
     expect(suspended.stdout).toContain('suspended "E2E Portfolio App"');
+  }, 60_000);
+
+  it('creates a user with the password on standard input (never in argv), lists users, and lists and revokes their PATs', async () => {
+    const help = await cli('--help');
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('admin pat revoke --email <user e-mail> --token-id <tpat_…>')]);
+    const email = `cli-${Date.now()}@example.com`;
+    const inArgv = await cli('users', 'create', '--email', email, '--password', 'a-long-enough-password', '--first-name', 'Cli', '--last-name', 'User');
+    expect([inArgv.code, inArgv.stderr]).toEqual([2, expect.stringContaining('lands in shell history')]);
+    const created = await cliWithInput('a-long-enough-password\n', 'users', 'create', '--email', email, '--first-name', 'Cli', '--last-name', 'User', '--json');
+    expect(created.code).toBe(0);
+    expect(await p.auth.users.verifyPassword(email, 'a-long-enough-password')).not.toBeNull(); // the newline was not part of it
+    const tooShort = await cliWithInput('short', 'users', 'create', '--email', `x${email}`, '--first-name', 'A', '--last-name', 'B');
+    expect([tooShort.code, tooShort.stderr]).toEqual([1, expect.stringContaining('password must be at least 12 characters')]);
+    expect((await cli('users', 'list')).stdout).toContain(`${email}  Cli User  ${JSON.parse(created.stdout).userId}`);
+
+    const pat = JSON.parse((await cli('pat', 'create', '--email', email, '--name', 'nightly', '--scope', 'READ_ONLY', '--expires', inDays(3), '--json')).stdout);
+    const listed = JSON.parse((await cli('pat', 'list', '--email', email, '--json')).stdout);
+    expect(listed.tokens).toEqual([expect.objectContaining({ tokenId: pat.tokenId, name: 'nightly', scope: 'READ_ONLY', revokedAt: null })]);
+    expect(JSON.stringify(listed)).not.toContain(pat.token.split('.')[1]); // never the secret
+    const session = await http('POST', `${p.urls.api}/pat/login`, { body: { token: pat.token } });
+    expect(session.status).toBe(200);
+    const revoked = await cli('pat', 'revoke', '--email', email, '--token-id', pat.tokenId);
+    expect(revoked.stdout).toContain(`revoked ${pat.tokenId} ("nightly")`);
+    expect((await http('GET', `${p.urls.api}/accounts`, { token: session.body.token })).status).toBe(401);
+    expect((await cli('pat', 'list', '--email', email)).stdout).toMatch(/nightly\s+READ_ONLY\s+until \S+\s+revoked/);
+    const stranger = await cli('pat', 'revoke', '--email', 'nobody@example.com', '--token-id', pat.tokenId);
+    expect([stranger.code, stranger.stderr]).toEqual([1, expect.stringContaining('NOT_FOUND')]);
   }, 60_000);
 
   it('lists, rotates and retires signing keys; finds the credential the platform generated when ADMIN_TOKEN is unset', async () => {
