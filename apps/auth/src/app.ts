@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter, RequestLimiter } from '@trading/rate-limit';
 import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
-import { baseApp, createService, finishService, startPeriodic, type ServiceApp } from '@trading/service';
+import { baseApp, createService, finishService, Lifecycle, startPeriodic, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
 import { BackOffice } from './back-office/back-office';
@@ -76,133 +76,134 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   ];
   if (problems.length) throw new ConfigError('auth', problems);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
-  const dataSource = await openDatabase({
-    url: config.AUTH_DATABASE_URL,
-    entities: [UserEntity, PersonalAccessTokenEntity, SigningKeyEntity, PatLoginAttemptEntity],
-    migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000, GrantConsent1732600000000],
-  });
-  const store = deps.store ?? (await connectStore(config.REDIS_URL));
-  const encryption = new KeyEncryption(config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'));
-  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption).catch(async (err) => {
-    await dataSource.destroy();
-    throw err;
-  });
-  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
-  const users = new UsersService(dataSource);
-  const sessionStore = new SessionStore(store);
-  const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
-  const grants = new GrantService(dataSource, sessionStore);
-  const registry = new RegistryService(dataSource, grants);
-  const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
-  const verifier = new InternalClaimsVerifier('auth', config.SERVICE_TRUSTED_KEYS);
-  // Records that grant something when read back (codes, refresh tokens, consents, browser
-  // sessions) are sealed with a key Redis never sees: one written by anyone else reads as missing.
-  const sealed = new SealedStore(store, deriveServiceSecret(config.SERVICE_KEY, 'redis-records'), (key) =>
-    logger.error({ record: key.split(':')[0] }, 'a record in Redis failed its seal: something other than auth wrote it'),
-  );
-  // Cursors get their own key, derived from the service key for that purpose alone.
-  const activity = new LoginActivityService(dataSource, new CursorCodec(deriveServiceSecret(config.SERVICE_KEY, 'cursors')));
-  // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
-  const namespace = databaseNameOf(config.AUTH_DATABASE_URL);
-  const limiter = (name: string, maxFailures: number) => new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
-  const login = new PatLogin(pats, activity, {
-    perIp: limiter('pat-login:ip', config.PAT_LOGIN_MAX_FAILURES_PER_IP),
-    perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
-  });
+  // Everything opened below is closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle();
+  return life.build(async () => {
+    const dataSource = life.own(
+      'database',
+      await openDatabase({
+        url: config.AUTH_DATABASE_URL,
+        entities: [UserEntity, PersonalAccessTokenEntity, SigningKeyEntity, PatLoginAttemptEntity],
+        migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000, GrantConsent1732600000000],
+      }),
+      (db) => db.destroy(),
+    );
+    const store = deps.store ?? life.own('redis', await connectStore(config.REDIS_URL), (s) => s.close());
+    const encryption = new KeyEncryption(config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'));
+    const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption);
+    signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
+    life.defer('signing-key reload', () => signer.stop());
+    const users = new UsersService(dataSource);
+    const sessionStore = new SessionStore(store);
+    const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
+    const grants = new GrantService(dataSource, sessionStore);
+    const registry = new RegistryService(dataSource, grants);
+    const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
+    const verifier = new InternalClaimsVerifier('auth', config.SERVICE_TRUSTED_KEYS);
+    // Records that grant something when read back (codes, refresh tokens, consents, browser
+    // sessions) are sealed with a key Redis never sees: one written by anyone else reads as missing.
+    const sealed = new SealedStore(store, deriveServiceSecret(config.SERVICE_KEY, 'redis-records'), (key) =>
+      logger.error({ record: key.split(':')[0] }, 'a record in Redis failed its seal: something other than auth wrote it'),
+    );
+    // Cursors get their own key, derived from the service key for that purpose alone.
+    const activity = new LoginActivityService(dataSource, new CursorCodec(deriveServiceSecret(config.SERVICE_KEY, 'cursors')));
+    // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
+    const namespace = databaseNameOf(config.AUTH_DATABASE_URL);
+    const limiter = (name: string, maxFailures: number) => new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
+    const login = new PatLogin(pats, activity, {
+      perIp: limiter('pat-login:ip', config.PAT_LOGIN_MAX_FAILURES_PER_IP),
+      perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
+    });
 
-  const { app, internal } = createService({
-    name: 'auth',
-    logger,
-    trustProxy: config.AUTH_TRUST_PROXY,
-    readiness: { database: () => pingDatabase(dataSource), redis: () => store.ping() },
-  });
-  app.get('/.well-known/jwks.json', (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(signer.jwks());
-  });
-  // The facade reaches auth's API on the internal listener, with the client address it signed.
-  internal.use(clientAddressFromFacade(verifier));
-  const patLogin = patLoginRoutes({ login });
-  app.use(patLogin);
-  internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
+    const { app, internal } = createService({
+      name: 'auth',
+      logger,
+      trustProxy: config.AUTH_TRUST_PROXY,
+      readiness: { database: () => pingDatabase(dataSource), redis: () => store.ping() },
+    });
+    app.get('/.well-known/jwks.json', (_req, res) => {
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.json(signer.jwks());
+    });
+    // The facade reaches auth's API on the internal listener, with the client address it signed.
+    internal.use(clientAddressFromFacade(verifier));
+    const patLogin = patLoginRoutes({ login });
+    app.use(patLogin);
+    internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
 
-  // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
-  const oauth: OAuthContext = {
-    settings: {
-      environment: config.APP_ENV,
-      issuer: config.AUTH_ISSUER,
-      apiUrl: config.AUTH_API_URL.replace(/\/+$/, ''),
-      codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
-      accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
-      refreshReuseGraceSeconds: config.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
-    },
-    registry,
-    grants,
-    sessions: sessionStore,
-    signer,
-    store: sealed,
-    users,
-    retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
-  };
-  const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
-  const tokenLimits: ClientLimits = {
-    perClientAddress: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
-    perAddress: limiter('oauth-token:ip', config.OAUTH_TOKEN_MAX_FAILURES_PER_IP),
-    perClient: new RequestLimiter(store, namespace, { name: 'oauth-token:client', perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT }),
-  };
-  const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
-  app.use(discovery);
-  internal.use(discovery);
-  const oauthApi = Router().use(
-    tokenRoute(oauth, tokenLimits),
-    revokeRoute(oauth, verifyAccessToken, tokenLimits),
-    userinfoRoute(oauth, verifyAccessToken),
-    oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),
-  );
-  app.use(oauthApi);
-  internal.use(oauthApi);
-  const sessions = new BrowserSessions(sealed, config.DASHBOARD_SESSION_TTL_SECONDS);
-  const signIn = signInRoutes({
-    users,
-    sessions,
-    limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
-  });
-  app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
-  const backOffice = new BackOffice(config, config.SERVICE_KEY);
-  // The service team's API: its own listener (loopback by default), limited and audited.
-  const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
-  admin.use(
-    adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
-    adminAudit(config.AUTH_ADMIN_TOKEN, logger),
-    adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
-  );
-  finishService(app, logger);
-  finishService(internal, logger);
-  finishService(admin, logger);
-  mail.start(config.MAIL_POLL_MS);
-  const retention = startPeriodic('retention', config.RETENTION_INTERVAL_MS, () => purgeExpired(dataSource, { loginAttemptDays: config.LOGIN_ACTIVITY_RETENTION_DAYS }), logger);
+    // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
+    const oauth: OAuthContext = {
+      settings: {
+        environment: config.APP_ENV,
+        issuer: config.AUTH_ISSUER,
+        apiUrl: config.AUTH_API_URL.replace(/\/+$/, ''),
+        codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
+        accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+        refreshReuseGraceSeconds: config.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
+      },
+      registry,
+      grants,
+      sessions: sessionStore,
+      signer,
+      store: sealed,
+      users,
+      retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
+    };
+    const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
+    const tokenLimits: ClientLimits = {
+      perClientAddress: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
+      perAddress: limiter('oauth-token:ip', config.OAUTH_TOKEN_MAX_FAILURES_PER_IP),
+      perClient: new RequestLimiter(store, namespace, { name: 'oauth-token:client', perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT }),
+    };
+    const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
+    app.use(discovery);
+    internal.use(discovery);
+    const oauthApi = Router().use(
+      tokenRoute(oauth, tokenLimits),
+      revokeRoute(oauth, verifyAccessToken, tokenLimits),
+      userinfoRoute(oauth, verifyAccessToken),
+      oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),
+    );
+    app.use(oauthApi);
+    internal.use(oauthApi);
+    const sessions = new BrowserSessions(sealed, config.DASHBOARD_SESSION_TTL_SECONDS);
+    const signIn = signInRoutes({
+      users,
+      sessions,
+      limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
+    });
+    app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
+    const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
+    // The service team's API: its own listener (loopback by default), limited and audited.
+    const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
+    admin.use(
+      adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
+      adminAudit(config.AUTH_ADMIN_TOKEN, logger),
+      adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
+    );
+    finishService(app, logger);
+    finishService(internal, logger);
+    finishService(admin, logger);
+    mail.start(config.MAIL_POLL_MS);
+    life.defer('mail dispatcher', () => mail.stop());
+    const retention = startPeriodic('retention', config.RETENTION_INTERVAL_MS, () => purgeExpired(dataSource, { loginAttemptDays: config.LOGIN_ACTIVITY_RETENTION_DAYS }), logger);
+    life.defer('retention', () => retention.stop());
 
-  return {
-    name: 'auth',
-    dataSource,
-    app,
-    internal,
-    admin,
-    users,
-    pats,
-    activity,
-    signer,
-    registry,
-    grants,
-    mail,
-    close: async () => {
-      await signer.stop();
-      await retention.stop();
-      await mail.stop();
-      await backOffice.close();
-      await dataSource.destroy();
-      if (!deps.store) await store.close();
-    },
-  };
+    return {
+      name: 'auth',
+      dataSource,
+      app,
+      internal,
+      admin,
+      users,
+      pats,
+      activity,
+      signer,
+      registry,
+      grants,
+      mail,
+      close: () => life.close(),
+    };
+  });
 }

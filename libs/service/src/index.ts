@@ -276,3 +276,4 @@ export async function runService(name: string, plan: () => ServicePlan): Promise
   }
 }
 export { startPeriodic, type PeriodicTask } from './periodic';
+export { Lifecycle } from './lifecycle';

@@ -72,7 +72,11 @@ describe('access-token signing keys', () => {
     expect((await call('POST', '/admin/keys/no-such-kid/retire')).status).toBe(404);
   });
 
-  it('refuses to start with another encryption key, naming the problem', async () => {
+  it('refuses to start with another encryption key, naming the problem, and leaves no database connection behind', async () => {
+    const connections = async () => Number((await first.service.dataSource.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()'))[0].n);
+    const before = await connections();
     await expect(createAuthApp(config(first.databaseUrl, { AUTH_KEY_ENCRYPTION_KEY: 'x'.repeat(40) }), { logger: createLogger('auth', 'silent'), store })).rejects.toThrow(/cannot be decrypted with AUTH_KEY_ENCRYPTION_KEY/);
+    // The half-built app closed the pool it had opened before the keys failed to load.
+    expect(await connections()).toBeLessThanOrEqual(before);
   });
 });

@@ -1,0 +1,32 @@
+import { Lifecycle } from './lifecycle';
+
+describe('Lifecycle', () => {
+  it('closes in reverse order, once, past a failing step', async () => {
+    const closed: string[] = [];
+    const life = new Lifecycle();
+    life.own('pool', 'p', (v) => closed.push(v));
+    life.defer('worker', () => {
+      closed.push('worker');
+      throw new Error('stuck');
+    });
+    life.own('server', 's', async (v) => {
+      closed.push(v);
+    });
+    await expect(life.close()).rejects.toThrow('closing worker failed: stuck');
+    await expect(life.close()).rejects.toThrow(AggregateError); // the same outcome, nothing closed twice
+    expect(closed).toEqual(['s', 'worker', 'p']);
+  });
+
+  it('closes what was opened when a later opening step fails, and passes that error on', async () => {
+    const closed: string[] = [];
+    const life = new Lifecycle();
+    await expect(
+      life.build(async (l) => {
+        l.own('database', 'db', (v) => closed.push(v));
+        l.own('redis', 'redis', (v) => closed.push(v));
+        throw new Error('the signing keys could not be loaded');
+      }),
+    ).rejects.toThrow('the signing keys could not be loaded');
+    expect(closed).toEqual(['redis', 'db']);
+  });
+});
