@@ -2,6 +2,7 @@ import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
+import { Lifecycle } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { AccountsService } from './accounts/accounts.service';
 import { mountAccountsBackOffice } from './back-office/back-office.routes';
@@ -42,42 +43,41 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
   const logger = deps.logger ?? createLogger('accounts', config.LOG_LEVEL);
   const { cursorKey } = identityTools(config);
   let settlement: PositionSettlementService | undefined;
-  const service = await createSubgraphService({
-    name: 'accounts',
-    logger,
-    databaseUrl: config.ACCOUNTS_DATABASE_URL,
-    identity: config,
-    entities: [AccountEntity, PositionEntity],
-    migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
-    typeDefs: accountsSubgraphSdl,
-    scopes: accountsScopes,
-    resolvers: (dataSource) => {
-      const accounts = new AccountsService(dataSource);
-      const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
-      settlement = new PositionSettlementService(dataSource);
-      return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
-    },
-    routes: (internal, dataSource) => mountAccountsBackOffice(internal, new AccountsBackOffice(dataSource), new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS)),
+  // Closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle();
+  return life.build(async () => {
+    const service = life.own(
+      'subgraph',
+      await createSubgraphService({
+        name: 'accounts',
+        logger,
+        databaseUrl: config.ACCOUNTS_DATABASE_URL,
+        identity: config,
+        entities: [AccountEntity, PositionEntity],
+        migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
+        typeDefs: accountsSubgraphSdl,
+        scopes: accountsScopes,
+        resolvers: (dataSource) => {
+          const accounts = new AccountsService(dataSource);
+          const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
+          settlement = new PositionSettlementService(dataSource);
+          return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
+        },
+        routes: (internal, dataSource) => mountAccountsBackOffice(internal, new AccountsBackOffice(dataSource), new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS)),
+      }),
+      (s) => s.close(),
+    );
+    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
+      ...deps.settlementConsumer,
+      ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
+    });
+    await consumer.start();
+    life.defer('settlement consumer', () => consumer.stop());
+    return {
+      ...service,
+      settlementConsumer: consumer,
+      close: () => life.close(),
+    };
   });
-  let events: EventLog;
-  try {
-    events = deps.events ?? (await connectEventLog(config.REDIS_URL));
-  } catch (err) {
-    await service.close();
-    throw err;
-  }
-  const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
-    ...deps.settlementConsumer,
-    ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
-  });
-  await consumer.start();
-  return {
-    ...service,
-    settlementConsumer: consumer,
-    close: async () => {
-      await consumer.stop();
-      if (!deps.events) await events.close();
-      await service.close();
-    },
-  };
 }

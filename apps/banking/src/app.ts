@@ -2,7 +2,7 @@ import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { startPeriodic } from '@trading/service';
+import { Lifecycle, startPeriodic } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
@@ -53,61 +53,47 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   const logger = deps.logger ?? createLogger('banking', config.LOG_LEVEL);
   const { signer, cursorKey } = identityTools(config);
   const cursors = new CursorCodec(cursorKey);
-  const ownership = deps.ownership ?? new HttpAccountOwnership(config.ACCOUNTS_URL, signer);
-  let funding: FundingService | undefined;
-  let service: SubgraphService;
-  try {
-    service = await createSubgraphService({
-      name: 'banking',
-      logger,
-      databaseUrl: config.BANKING_DATABASE_URL,
-      identity: config,
-      entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
-      migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022, SaleSettlement1732230000024],
-      typeDefs: bankingSubgraphSdl,
-      scopes: bankingScopes,
-      resolvers: (dataSource) => {
-        funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX, maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT });
-        return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
-      },
-      routes: (internal, dataSource) => {
-        const verifier = new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS);
-        mountHoldRoutes(internal, new HoldsService(dataSource), verifier, ownership);
-        mountBankingBackOffice(internal, dataSource, new BalancesService(dataSource), verifier);
-      },
+  // Closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle();
+  return life.build(async () => {
+    const ownership = deps.ownership ?? life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer), (o) => o.close());
+    let funding: FundingService | undefined;
+    const service = life.own(
+      'subgraph',
+      await createSubgraphService({
+        name: 'banking',
+        logger,
+        databaseUrl: config.BANKING_DATABASE_URL,
+        identity: config,
+        entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
+        migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022, SaleSettlement1732230000024],
+        typeDefs: bankingSubgraphSdl,
+        scopes: bankingScopes,
+        resolvers: (dataSource) => {
+          funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX, maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT });
+          return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
+        },
+        routes: (internal, dataSource) => {
+          const verifier = new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS);
+          mountHoldRoutes(internal, new HoldsService(dataSource), verifier, ownership);
+          mountBankingBackOffice(internal, dataSource, new BalancesService(dataSource), verifier);
+        },
+      }),
+      (s) => s.close(),
+    );
+    const sales = new SaleSettlements(service.dataSource, config.BANKING_SETTLEMENT_DAYS);
+    const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger, sales);
+    clearing.start();
+    life.defer('clearing', () => clearing.stop());
+    const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
+    life.defer('retention', () => retention.stop());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
+      ...deps.settlementConsumer,
+      ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
     });
-  } catch (err) {
-    if (!deps.ownership) await ownership.close();
-    throw err;
-  }
-  const sales = new SaleSettlements(service.dataSource, config.BANKING_SETTLEMENT_DAYS);
-  const clearing = new ClearingWorker(funding!, config.BANKING_CLEARING_POLL_MS, logger, sales);
-  const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
-  clearing.start();
-  let events: EventLog;
-  try {
-    events = deps.events ?? (await connectEventLog(config.REDIS_URL));
-  } catch (err) {
-    await clearing.stop();
-    await service.close();
-    if (!deps.ownership) await ownership.close();
-    throw err;
-  }
-  const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
-    ...deps.settlementConsumer,
-    ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
+    await settlement.start();
+    life.defer('settlement consumer', () => settlement.stop());
+    return { ...service, settlementConsumer: settlement, close: () => life.close() };
   });
-  await settlement.start();
-  return {
-    ...service,
-    settlementConsumer: settlement,
-    close: async () => {
-      await settlement.stop();
-      if (!deps.events) await events.close();
-      await clearing.stop();
-      await retention.stop();
-      await service.close();
-      if (!deps.ownership) await ownership.close();
-    },
-  };
 }

@@ -2,7 +2,7 @@ import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { startPeriodic } from '@trading/service';
+import { Lifecycle, startPeriodic } from '@trading/service';
 import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
 import { mountOmsBackOffice } from './back-office/back-office.routes';
 import { InstrumentsBackOffice } from './back-office/instruments.back-office';
@@ -46,66 +46,54 @@ export interface OmsApp extends SubgraphService {
 export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promise<OmsApp> {
   const logger = deps.logger ?? createLogger('oms', config.LOG_LEVEL);
   const { signer, cursorKey } = identityTools(config);
-  const accounts = new AccountsClient(config.ACCOUNTS_URL, signer);
-  const banking = new BankingClient(config.BANKING_URL, signer);
   const hours = new TradingHours(config.OMS_TRADING_HOURS);
-  const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
-  const closeOwned = async () => {
-    await accounts.close();
-    await banking.close();
-    if (!deps.events) await events.close();
-  };
-  let service: SubgraphService;
-  try {
-    service = await createSubgraphService({
-      name: 'oms',
-      logger,
-      databaseUrl: config.OMS_DATABASE_URL,
-      identity: config,
-      entities: [InstrumentEntity, OrderEntity, FxRateEntity],
-      migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
-      typeDefs: omsSubgraphSdl,
-      scopes: omsScopes,
-      resolvers: (dataSource) => {
-        const instruments = new InstrumentsService(dataSource);
-        const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(cursorKey), {
-          collar: config.OMS_MARKET_COLLAR,
-          commissionRate: config.OMS_COMMISSION_RATE,
-          minimumCommission: config.OMS_MIN_COMMISSION,
-          priceBand: config.OMS_PRICE_BAND,
-          maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
-          maxOrderValue: config.OMS_MAX_ORDER_VALUE,
-        }, logger);
-        return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
-      },
-      routes: (internal, dataSource) =>
-        mountOmsBackOffice(internal, dataSource, new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)), new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS)),
-    });
-  } catch (err) {
-    await closeOwned();
-    throw err;
-  }
-  const ds = service.dataSource;
-  const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
-  const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION }, acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS }, logger);
-  const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
-  feed.start();
-  engine.start();
-  relay.start();
-  // Idempotency keys answer for a day; then they are deleted.
-  const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
-  return {
-    ...service,
-    feed,
-    engine,
-    relay,
-    close: async () => {
-      await feed.stop();
-      await engine.stop();
-      await relay.stop();
-      await retention.stop();
-      await service.close();
-      await closeOwned();
-    },
-  };
+  // Closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle();
+  return life.build(async () => {
+    const accounts = life.own('accounts client', new AccountsClient(config.ACCOUNTS_URL, signer), (c) => c.close());
+    const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const service = life.own(
+      'subgraph',
+      await createSubgraphService({
+        name: 'oms',
+        logger,
+        databaseUrl: config.OMS_DATABASE_URL,
+        identity: config,
+        entities: [InstrumentEntity, OrderEntity, FxRateEntity],
+        migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
+        typeDefs: omsSubgraphSdl,
+        scopes: omsScopes,
+        resolvers: (dataSource) => {
+          const instruments = new InstrumentsService(dataSource);
+          const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(cursorKey), {
+            collar: config.OMS_MARKET_COLLAR,
+            commissionRate: config.OMS_COMMISSION_RATE,
+            minimumCommission: config.OMS_MIN_COMMISSION,
+            priceBand: config.OMS_PRICE_BAND,
+            maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
+            maxOrderValue: config.OMS_MAX_ORDER_VALUE,
+          }, logger);
+          return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
+        },
+        routes: (internal, dataSource) =>
+          mountOmsBackOffice(internal, dataSource, new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)), new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS)),
+      }),
+      (s) => s.close(),
+    );
+    const ds = service.dataSource;
+    // Idempotency keys answer for a day; then they are deleted.
+    const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
+    life.defer('retention', () => retention.stop());
+    const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
+    relay.start();
+    life.defer('outbox relay', () => relay.stop());
+    const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION }, acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS }, logger);
+    engine.start();
+    life.defer('execution engine', () => engine.stop());
+    const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
+    feed.start();
+    life.defer('price feed', () => feed.stop());
+    return { ...service, feed, engine, relay, close: () => life.close() };
+  });
 }
