@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { EventLog } from './index';
+import type { EventLog } from './event-log';
 
 /**
  * A settlement consumer group's health on /metrics: how many delivered events it has not

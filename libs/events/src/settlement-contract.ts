@@ -1,6 +1,6 @@
 import { z } from '@trading/config';
 import { UUID_PATTERN } from '@trading/errors';
-import type { DeliveredEvent } from './index';
+import type { DeliveredEvent } from './event-log';
 import { eventSignatureProblem, type EventSigners } from './signature';
 
 /**

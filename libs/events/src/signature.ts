@@ -1,5 +1,5 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import type { DeliveredEvent, DomainEvent } from './index';
+import type { DeliveredEvent, DomainEvent } from './event-log';
 
 /**
  * A producer's signature on an event: ES256 (P-256, raw r‖s) over its id, type and payload

@@ -1,0 +1,76 @@
+/** What travels on a stream, and the slice of Redis streams the services use. */
+
+/** One event as it travels: a stable id (consumers deduplicate on it), a type and a JSON payload. */
+export interface DomainEvent {
+  eventId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  /** The producer's signature over id, type and payload (see signature.ts); consumers check it before anything is applied. */
+  signature?: string;
+}
+
+/** An event as a consumer group delivers it: `entryId` is the stream's own id, what `ack` takes. */
+export interface DeliveredEvent extends DomainEvent {
+  entryId: string;
+  /** The payload exactly as it travelled (what the signature covers), when the log keeps it as text. */
+  payloadJson?: string;
+}
+
+/**
+ * The slice of Redis streams the services use (XADD, XGROUP CREATE, XREADGROUP, XAUTOCLAIM,
+ * XACK). Delivery is at least once: an entry stays pending for its consumer until acked, is
+ * read again by that consumer after a restart, and can be claimed by another consumer of the
+ * group once it has been idle long enough. Consumers make the effect exactly once by
+ * deduplicating on `eventId` in the same transaction as the effect.
+ */
+export interface EventLog {
+  readonly kind: 'redis' | 'memory';
+  append(stream: string, event: DomainEvent): Promise<string>;
+  ensureGroup(stream: string, group: string): Promise<void>;
+  /** `pending`: this consumer's delivered-but-unacked entries; otherwise new entries (waiting up to `blockMs`). */
+  read(stream: string, group: string, consumer: string, options: { count: number; blockMs: number; pending: boolean }): Promise<DeliveredEvent[]>;
+  /** Takes over entries another consumer left unacked for at least `minIdleMs` (it crashed). */
+  claimStale(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<DeliveredEvent[]>;
+  ack(stream: string, group: string, entryIds: string[]): Promise<void>;
+  /** Entries delivered to the group and not yet acked. */
+  pendingCount(stream: string, group: string): Promise<number>;
+  /** Entries of a stream, oldest first (for operators: dead letters). */
+  range(stream: string, count: number): Promise<DeliveredEvent[]>;
+  /**
+   * Entries after `afterId` ('0-0': from the start), oldest first, waiting up to `blockMs` when
+   * there are none yet. No consumer group: every reader sees every entry (live feeds to clients).
+   */
+  after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]>;
+  /** The newest entry's id; '0-0' for an empty or missing stream. */
+  lastId(stream: string): Promise<string>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const toFields = (e: DomainEvent) => ['eventId', e.eventId, 'type', e.type, 'payload', JSON.stringify(e.payload), ...(e.signature ? ['signature', e.signature] : [])];
+
+export function fromFields(entryId: string, fields: string[]): DeliveredEvent {
+  const map: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) map[fields[i]!] = fields[i + 1]!;
+  const payloadJson = map['payload'] ?? '{}';
+  let payload: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(payloadJson);
+    payload = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    payload = {}; // not JSON: the consumer's checks refuse it (its signature cannot match either)
+  }
+  return { entryId, eventId: map['eventId'] ?? '', type: map['type'] ?? '', payload, payloadJson, signature: map['signature'] };
+}
+
+export type RawEntries = Array<[string, string[] | null]>;
+
+/** Orders stream entry ids (`<ms>-<seq>`) as Redis does; negative when `a` comes first. */
+export function compareEntryIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}
+
+/** A stream entry id as a client may send it back (Last-Event-ID). */
+export const isEntryId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,15}-\d{1,15}$/.test(value);

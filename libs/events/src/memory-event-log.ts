@@ -1,0 +1,123 @@
+/** The in-process stand-in for Redis streams. */
+import { compareEntryIds, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
+
+interface MemoryGroup {
+  /** Index of the next entry never delivered to this group. */
+  next: number;
+  pending: Map<string, { consumer: string; deliveredAt: number }>;
+}
+
+/**
+ * In-process stand-in with the same semantics, for the all-in-one mode without Redis: every
+ * app of the process shares one instance. Entries live as long as the process.
+ */
+export class MemoryEventLog implements EventLog {
+  readonly kind = 'memory' as const;
+  private readonly streams = new Map<string, { entries: DeliveredEvent[]; groups: Map<string, MemoryGroup>; waiters: Set<() => void> }>();
+  private seq = 0;
+
+  private stream(name: string) {
+    let s = this.streams.get(name);
+    if (!s) this.streams.set(name, (s = { entries: [], groups: new Map(), waiters: new Set() }));
+    return s;
+  }
+
+  private group(stream: string, group: string): MemoryGroup {
+    const g = this.stream(stream).groups.get(group);
+    if (!g) throw new Error(`NOGROUP ${group} on ${stream}`);
+    return g;
+  }
+
+  async append(stream: string, event: DomainEvent): Promise<string> {
+    const s = this.stream(stream);
+    const entryId = `${Date.now()}-${++this.seq}`;
+    s.entries.push({ ...event, payload: JSON.parse(JSON.stringify(event.payload)) as Record<string, unknown>, entryId });
+    for (const wake of [...s.waiters]) wake();
+    return entryId;
+  }
+
+  async ensureGroup(stream: string, group: string): Promise<void> {
+    const s = this.stream(stream);
+    if (!s.groups.has(group)) s.groups.set(group, { next: 0, pending: new Map() });
+  }
+
+  async read(stream: string, group: string, consumer: string, options: { count: number; blockMs: number; pending: boolean }): Promise<DeliveredEvent[]> {
+    const s = this.stream(stream);
+    const g = this.group(stream, group);
+    if (options.pending) {
+      const mine = s.entries.filter((e) => g.pending.get(e.entryId)?.consumer === consumer).slice(0, options.count);
+      for (const e of mine) g.pending.set(e.entryId, { consumer, deliveredAt: Date.now() });
+      return mine;
+    }
+    if (g.next >= s.entries.length && options.blockMs > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          s.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, options.blockMs);
+        s.waiters.add(wake);
+      });
+    }
+    const batch = s.entries.slice(g.next, g.next + options.count);
+    g.next += batch.length;
+    for (const e of batch) g.pending.set(e.entryId, { consumer, deliveredAt: Date.now() });
+    return batch;
+  }
+
+  async claimStale(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<DeliveredEvent[]> {
+    const s = this.stream(stream);
+    const g = this.group(stream, group);
+    const now = Date.now();
+    const stale = s.entries.filter((e) => {
+      const p = g.pending.get(e.entryId);
+      return p && p.consumer !== consumer && now - p.deliveredAt >= minIdleMs;
+    });
+    const claimed = stale.slice(0, count);
+    for (const e of claimed) g.pending.set(e.entryId, { consumer, deliveredAt: now });
+    return claimed;
+  }
+
+  async ack(stream: string, group: string, entryIds: string[]): Promise<void> {
+    const g = this.group(stream, group);
+    for (const id of entryIds) g.pending.delete(id);
+  }
+
+  async pendingCount(stream: string, group: string): Promise<number> {
+    return this.group(stream, group).pending.size;
+  }
+
+  async range(stream: string, count: number): Promise<DeliveredEvent[]> {
+    return this.stream(stream).entries.slice(0, count);
+  }
+
+  async after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]> {
+    const s = this.stream(stream);
+    const newer = () => s.entries.filter((e) => compareEntryIds(e.entryId, afterId) > 0).slice(0, options.count);
+    if (!newer().length && options.blockMs > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          s.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, options.blockMs);
+        s.waiters.add(wake);
+      });
+    }
+    return newer();
+  }
+
+  async lastId(stream: string): Promise<string> {
+    return this.stream(stream).entries.at(-1)?.entryId ?? '0-0';
+  }
+
+  async ping(): Promise<void> {
+    /* in-process: always reachable */
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.streams.values()) for (const wake of [...s.waiters]) wake();
+  }
+}

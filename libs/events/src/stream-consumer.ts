@@ -1,0 +1,109 @@
+/** A consumer group worker on a stream. */
+import { hostname } from 'node:os';
+import type { Logger } from '@trading/logging';
+import { deadLetterStream } from './dead-letters';
+import type { DeliveredEvent, EventLog } from './event-log';
+
+export interface ConsumerOptions {
+  log: EventLog;
+  stream: string;
+  group: string;
+  /** Defaults to `<group>@<host>:<pid>`, so an in-process restart finds its own pending entries at once. */
+  consumer?: string;
+  logger: Logger;
+  /**
+   * Applies one event. It must be idempotent by `eventId` and commit before resolving: the
+   * entry is acked only afterwards, so a crash in between re-delivers an event the handler then skips.
+   */
+  handle(event: DeliveredEvent): Promise<void>;
+  /**
+   * Checked before `handle`: the reason an event must never be applied (bad signature, not the
+   * contract's shape), or null. A refused event goes to `<stream>:dead-letter` with the reason
+   * and is acked, so it neither blocks the stream nor is ever booked.
+   */
+  refuse?(event: DeliveredEvent): string | null;
+  /** Told of every dead-lettered event (metrics). */
+  onDeadLetter?(reason: string): void;
+  batchSize?: number;
+  blockMs?: number;
+  /** Entries another consumer left unacked this long are taken over (default 30 s). */
+  claimIdleMs?: number;
+}
+
+
+
+/** A consumer-group worker: pending first, then stale entries of dead consumers, then new ones. */
+export class StreamConsumer {
+  private running = false;
+  private aborted = false;
+  private loop: Promise<void> | undefined;
+  readonly consumer: string;
+
+  constructor(private readonly options: ConsumerOptions) {
+    this.consumer = options.consumer ?? `${options.group}@${hostname()}:${process.pid}`;
+  }
+
+  async start(): Promise<void> {
+    await this.options.log.ensureGroup(this.options.stream, this.options.group);
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /**
+   * Stops the way a crash would, for crash tests: returns at once, acks nothing more (the event
+   * being handled stays pending, whether or not its transaction commits) and handles nothing
+   * else it has read. The loop ends by itself within a turn; `stop()` waits for that.
+   */
+  abort(): void {
+    this.aborted = true;
+    this.running = false;
+  }
+
+  /** Keeps a refused event, with why and who refused it, where an operator can look at it. */
+  private async deadLetter(event: DeliveredEvent, reason: string): Promise<void> {
+    const { log, stream, group, logger } = this.options;
+    logger.error({ stream, group, entryId: event.entryId, eventId: event.eventId, type: event.type, reason }, 'settlement event refused; moved to the dead-letter stream');
+    this.options.onDeadLetter?.(reason);
+    await log.append(deadLetterStream(stream), {
+      eventId: event.eventId || `unknown-${event.entryId}`,
+      type: 'dead-letter',
+      payload: { reason, group, entryId: event.entryId, type: event.type, payload: event.payloadJson ?? JSON.stringify(event.payload), signature: event.signature ?? null, at: new Date().toISOString() },
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { log, stream, group, logger } = this.options;
+    const count = this.options.batchSize ?? 50;
+    let lastClaim = 0;
+    while (this.running) {
+      try {
+        let batch = await log.read(stream, group, this.consumer, { count, blockMs: 0, pending: true });
+        if (!batch.length && Date.now() - lastClaim > 1000) {
+          lastClaim = Date.now();
+          batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? 30_000, count);
+        }
+        if (!batch.length) batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
+        for (const event of batch) {
+          if (!this.running) break;
+          const reason = this.options.refuse?.(event) ?? null;
+          if (reason) await this.deadLetter(event, reason);
+          else await this.options.handle(event);
+          if (this.aborted) break;
+          await log.ack(stream, group, [event.entryId]);
+        }
+      } catch (err) {
+        if (this.aborted) break;
+        // The stream or the group was lost (Redis restarted empty, or someone deleted it): make it again.
+        if (/NOGROUP/.test(String((err as Error)?.message))) await log.ensureGroup(stream, group).catch(() => undefined);
+        // Unacked entries stay pending and come back on the next turn.
+        logger.error({ err, stream, group }, 'event consumer turn failed; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/** A service's public and internal listeners: request ids, metrics, access log, health and readiness, internal headers dropped in public. */
+import express, { type Express, type Request } from 'express';
+import { pinoHttp } from 'pino-http';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { httpLogSerializers, REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
+
+export type ReadinessCheck = () => Promise<void>;
+
+export interface ServiceOptions {
+  name: string;
+  logger: Logger;
+  /** Named dependency checks for /readyz (database, redis, …). */
+  readiness?: Record<string, ReadinessCheck>;
+  /** Express `trust proxy`: which peers may set X-Forwarded-For (DESIGN §4). */
+  trustProxy?: string[];
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    requestId: string;
+  }
+}
+
+/**
+ * Headers only services set for each other (the internal claims header and any other
+ * `x-internal-*`): a public listener removes them before any route sees the request.
+ */
+const INTERNAL_HEADER_PREFIX = 'x-internal-';
+
+/** The listeners of one service: what outside callers may reach, and what only the platform's own services may. */
+export interface ServiceListeners {
+  /** Public: only what outside callers need, plus /healthz and a /readyz that names no dependency. */
+  app: Express;
+  /** Internal: internal claims, /metrics, a detailed /readyz, internal APIs. Never exposed outside the platform's network. */
+  internal: Express;
+  metrics: Registry;
+}
+
+/**
+ * Express apps with what every service needs before its own routes: request ids carried in
+ * `x-request-id`, structured request logs, /healthz, /readyz, /metrics (internal only). Add
+ * routes, then call `finishService` on each to install the 404 and problem+json error handlers.
+ */
+export function createService(options: ServiceOptions): ServiceListeners {
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: options.name });
+  collectDefaultMetrics({ register: metrics });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by listener, route and status',
+    labelNames: ['listener', 'method', 'route', 'status'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [metrics],
+  });
+  const readiness = async () => {
+    const checks: Record<string, string> = {};
+    let ready = true;
+    for (const [name, check] of Object.entries(options.readiness ?? {})) {
+      try {
+        await check();
+        checks[name] = 'ok';
+      } catch {
+        checks[name] = 'unavailable';
+        ready = false;
+      }
+    }
+    return { ready, checks };
+  };
+
+  const app = baseApp(options, 'public', duration);
+  app.use((req, _res, next) => {
+    for (const header of Object.keys(req.headers)) if (header.startsWith(INTERNAL_HEADER_PREFIX)) delete req.headers[header];
+    next();
+  });
+  app.get('/readyz', async (_req, res) => {
+    const { ready } = await readiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+
+  // Peers on the internal network are services, not proxies: their X-Forwarded-For means nothing.
+  const internal = baseApp({ ...options, trustProxy: undefined }, 'internal', duration);
+  internal.get('/readyz', async (_req, res) => {
+    const { ready, checks } = await readiness();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', service: options.name, checks });
+  });
+  internal.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', metrics.contentType);
+    res.send(await metrics.metrics());
+  });
+  return { app, internal, metrics };
+}
+
+/** Request ids, duration metrics, the access log and /healthz: the same on every listener. */
+export function baseApp(options: ServiceOptions, listener: string, duration?: Histogram): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy?.length ? options.trustProxy : false);
+  app.use((req, res, next) => {
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    req.requestId = requestId;
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const stop = duration?.startTimer();
+    if (stop) {
+      res.on('finish', () => {
+        // Label by route pattern, not raw path, so ids do not explode the metric's cardinality.
+        const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.baseUrl || 'other');
+        stop({ listener, method: req.method, route, status: String(res.statusCode) });
+      });
+    }
+    runWithRequestId(requestId, next);
+  });
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: (req) => (req as Request).requestId,
+      // Method, path, status and ids only: no cookies, tokens, Set-Cookie or Location (codes) in the access log.
+      serializers: httpLogSerializers,
+      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: options.name });
+  });
+  return app;
+}
+

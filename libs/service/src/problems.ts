@@ -1,0 +1,32 @@
+/** Errors as problem+json, and the 404 and error handler every listener ends with. */
+import { type Express, type NextFunction, type Request, type Response } from 'express';
+import { AppError, PROBLEM_CONTENT_TYPE, problem, problemFromError, wwwAuthenticate } from '@trading/errors';
+import { type Logger } from '@trading/logging';
+
+/** Sends an error as problem+json (with WWW-Authenticate on 401 and scope 403s). */
+export function sendProblem(res: Response, err: unknown, requestId: string | undefined): void {
+  const body = problemFromError(err, requestId);
+  if (err instanceof AppError) {
+    const challenge = wwwAuthenticate(err);
+    if (challenge) res.setHeader('WWW-Authenticate', challenge);
+  }
+  res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+/** 404 for unknown paths and one error handler that never leaks internals. */
+export function finishService(app: Express, logger: Logger): void {
+  app.use((req, res) => {
+    res
+      .status(404)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(problem('NOT_FOUND', `No route for ${req.method} ${req.path}`, { requestId: req.requestId })));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const parseError = err as { type?: string; status?: number };
+    if (parseError?.type === 'entity.parse.failed') return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is not valid JSON', { field: 'body' }), req.requestId);
+    if (parseError?.type === 'entity.too.large') return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is too large', { field: 'body' }), req.requestId);
+    if (!(err instanceof AppError)) logger.error({ err, requestId: req.requestId }, 'unhandled error');
+    sendProblem(res, err, req.requestId);
+  });
+}
+

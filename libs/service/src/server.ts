@@ -1,0 +1,126 @@
+/** Listening, draining and the process's run loop (signals, config errors). */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { ConfigError } from '@trading/config';
+import { createLogger, type Logger } from '@trading/logging';
+import type { LevelWithSilent } from 'pino';
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on `port` (0 = any free port) and returns a closer that drains connections. */
+export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.keepAliveTimeout = 65_000; // longer than typical proxies' idle timeouts
+    server.once('error', reject);
+    server.once('listening', () => {
+      const actual = (server.address() as AddressInfo).port;
+      resolve({
+        server,
+        port: actual,
+        url: `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+            setTimeout(() => server.closeAllConnections(), 2000).unref();
+          }),
+      });
+    });
+  });
+}
+
+/** What every app factory returns: its listeners' apps, ready to listen, and how to release its resources. */
+export interface ServiceApp {
+  name: string;
+  /** Public listener. */
+  app: Express;
+  /** Internal listener (internal claims, metrics, internal APIs). */
+  internal: Express;
+  /** The admin API's own listener, where the service has one (auth). */
+  admin?: Express;
+  close(): Promise<void>;
+}
+
+export interface ListenAddress {
+  port: number;
+  host: string;
+}
+
+export interface ServicePlan {
+  listen: { public: ListenAddress; internal: ListenAddress; admin?: ListenAddress };
+  logLevel: LevelWithSilent;
+  create(logger: Logger): Promise<ServiceApp>;
+}
+
+export interface RunningService {
+  public: RunningServer;
+  internal: RunningServer;
+  admin?: RunningServer;
+  close(): Promise<void>;
+}
+
+/** Listens on every listener a service has; closes what it opened if one fails. */
+export async function listenService(service: ServiceApp, plan: ServicePlan['listen']): Promise<RunningService> {
+  const opened: RunningServer[] = [];
+  const open = async (app: Express, at: ListenAddress) => {
+    const server = await listen(app, at.port, at.host);
+    opened.push(server);
+    return server;
+  };
+  try {
+    const running: RunningService = {
+      public: await open(service.app, plan.public),
+      internal: await open(service.internal, plan.internal),
+      close: async () => {
+        await Promise.all(opened.map((s) => s.close()));
+      },
+    };
+    if (service.admin) {
+      if (!plan.admin) throw new Error(`${service.name} has an admin API but no admin listener was configured`);
+      running.admin = await open(service.admin, plan.admin);
+    }
+    return running;
+  } catch (err) {
+    await Promise.all(opened.map((s) => s.close()));
+    throw err;
+  }
+}
+
+/**
+ * The body of every app's `main.ts`: read config (a bad value stops start-up with a readable
+ * list), build the app, listen, and on SIGINT/SIGTERM stop taking connections, drain, release
+ * resources and exit.
+ */
+export async function runService(name: string, plan: () => ServicePlan): Promise<void> {
+  let logger: Logger | undefined;
+  try {
+    const { listen: addresses, logLevel, create } = plan();
+    logger = createLogger(name, logLevel);
+    const service = await create(logger);
+    const running = await listenService(service, addresses);
+    logger.info({ port: running.public.port, internalPort: running.internal.port, adminPort: running.admin?.port }, `${name} listening`);
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger?.info({ signal }, `${name} shutting down`);
+      await running.close();
+      await service.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop('SIGINT'));
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+  } catch (err) {
+    if (err instanceof ConfigError) console.error(err.message);
+    else if (logger) logger.fatal({ err }, `${name} failed to start`);
+    else console.error(err);
+    process.exit(1);
+  }
+}
