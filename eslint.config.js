@@ -2,7 +2,14 @@ const nx = require('@nx/eslint-plugin');
 
 const libTypes = ['type:util', 'type:data', 'type:feature'];
 // Only the all-in-one launcher (and its end-to-end specs) may import app factories (see README, "Module boundaries").
-const appFactories = ['@trading/app-auth', '@trading/app-gateway', '@trading/app-rest-facade', '@trading/app-accounts', '@trading/app-banking', '@trading/app-oms'];
+const appFactories = [
+  '@trading/app-auth',
+  '@trading/app-gateway',
+  '@trading/app-rest-facade',
+  '@trading/app-accounts',
+  '@trading/app-banking',
+  '@trading/app-oms',
+];
 
 module.exports = [
   ...nx.configs['flat/base'],
@@ -57,6 +64,11 @@ module.exports = [
     // Only the launcher may import another app.
     files: ['apps/**/*.ts'],
     ignores: ['apps/platform/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@trading/app-*', '../../*/src/*'], message: 'apps never import apps; share code through libs/' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@trading/app-*', '../../*/src/*'], message: 'apps never import apps; share code through libs/' }] },
+      ],
+    },
   },
 ];

@@ -42,7 +42,9 @@ function adminToken(): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    console.error(`no admin credential: set ADMIN_TOKEN (a deployment's AUTH_ADMIN_TOKEN), or start the all-in-one platform first (npm start writes ${file})`);
+    console.error(
+      `no admin credential: set ADMIN_TOKEN (a deployment's AUTH_ADMIN_TOKEN), or start the all-in-one platform first (npm start writes ${file})`,
+    );
     process.exit(2);
   }
 }
@@ -167,7 +169,9 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
   if (values.help || what === 'help' || !what) throw new HelpRequested();
   if (what === 'users create') {
     if (values.password !== undefined) {
-      throw new UsageError('--password is not taken: a password in the command line lands in shell history and in ps. Type it at the prompt, or pipe it on standard input');
+      throw new UsageError(
+        '--password is not taken: a password in the command line lands in shell history and in ps. Type it at the prompt, or pipe it on standard input',
+      );
     }
     return {
       json: !!values.json,
@@ -186,7 +190,10 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
         method: 'GET',
         path: '/admin/users?limit=500',
         body: {},
-        print: (r) => (r['users'] as Array<Record<string, string>>).map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`).join('\n') || 'no users yet',
+        print: (r) =>
+          (r['users'] as Array<Record<string, string>>)
+            .map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`)
+            .join('\n') || 'no users yet',
       },
     };
   }
@@ -199,7 +206,10 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
         body: {},
         print: (r) =>
           (r['tokens'] as Array<Record<string, any>>)
-            .map((t) => `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} until ${t['expiresAt'].slice(0, 10)}  ${t['revokedAt'] ? `revoked ${t['revokedAt'].slice(0, 10)}` : t['lastUsedAt'] ? `last used ${t['lastUsedAt']}` : 'never used'}`)
+            .map(
+              (t) =>
+                `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} until ${t['expiresAt'].slice(0, 10)}  ${t['revokedAt'] ? `revoked ${t['revokedAt'].slice(0, 10)}` : t['lastUsedAt'] ? `last used ${t['lastUsedAt']}` : 'never used'}`,
+            )
             .join('\n') || `${r['email']} has no personal access tokens`,
       },
     };
@@ -215,7 +225,10 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
     };
   }
   if (what === 'pat create') {
-    const ips = (values.ip ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const ips = (values.ip ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
     return {
       json: !!values.json,
       cmd: {
@@ -239,7 +252,11 @@ const printCredentials = (r: Record<string, unknown>, what: string) =>
 
 function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   const app = () => encodeURIComponent(need('app'));
-  const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (v: string | undefined) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   switch (what) {
     case 'apps provision': {
       let registration: unknown;
@@ -250,7 +267,11 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
         throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
       }
       const approved = list(values['approve-scopes'] as string | undefined);
-      return { path: '/admin/apps', body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) }, print: (r) => printCredentials(r, 'provisioned') };
+      return {
+        path: '/admin/apps',
+        body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) },
+        print: (r) => printCredentials(r, 'provisioned'),
+      };
     }
     case 'apps list':
       return {
@@ -262,7 +283,9 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
             .map(
               (a) =>
                 `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
-                (a['environments'] as Array<Record<string, any>>).map((e) => `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}`).join('\n'),
+                (a['environments'] as Array<Record<string, any>>)
+                  .map((e) => `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}`)
+                  .join('\n'),
             )
             .join('\n') || 'no apps yet',
       };
@@ -283,22 +306,44 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
       };
     }
     case 'apps rotate-secret':
-      return { path: `/admin/apps/${app()}/rotate-secret`, body: values['env'] ? { environment: values['env'] } : {}, print: (r) => printCredentials(r, 'rotated the secret of') };
+      return {
+        path: `/admin/apps/${app()}/rotate-secret`,
+        body: values['env'] ? { environment: values['env'] } : {},
+        print: (r) => printCredentials(r, 'rotated the secret of'),
+      };
     case 'apps suspend':
-      return { path: `/admin/apps/${app()}/suspend`, body: {}, print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked` };
+      return {
+        path: `/admin/apps/${app()}/suspend`,
+        body: {},
+        print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked`,
+      };
     case 'keys list':
       return {
         method: 'GET',
         path: '/admin/keys',
         body: {},
-        print: (r) => (r['keys'] as Array<Record<string, string | null>>).map((k) => `${k['kid']}  ${k['status']!.padEnd(9)} created ${k['createdAt']}${k['retiredAt'] ? `  retired ${k['retiredAt']}` : ''}`).join('\n'),
+        print: (r) =>
+          (r['keys'] as Array<Record<string, string | null>>)
+            .map(
+              (k) =>
+                `${k['kid']}  ${k['status']!.padEnd(9)} created ${k['createdAt']}${k['retiredAt'] ? `  retired ${k['retiredAt']}` : ''}`,
+            )
+            .join('\n'),
       };
     case 'keys rotate':
-      return { path: '/admin/keys/rotate', body: {}, print: (r) => `new signing key ${r['kid']} is active; the previous one stays published until you retire it` };
+      return {
+        path: '/admin/keys/rotate',
+        body: {},
+        print: (r) => `new signing key ${r['kid']} is active; the previous one stays published until you retire it`,
+      };
     case 'keys retire': {
       const kid = values['kid'];
       if (typeof kid !== 'string' || !kid) throw new UsageError('missing --kid (see keys list)');
-      return { path: `/admin/keys/${encodeURIComponent(kid)}/retire`, body: {}, print: (r) => `retired signing key ${r['kid']}: tokens it signed no longer verify` };
+      return {
+        path: `/admin/keys/${encodeURIComponent(kid)}/retire`,
+        body: {},
+        print: (r) => `retired signing key ${r['kid']}: tokens it signed no longer verify`,
+      };
     }
     default:
       return undefined;
@@ -307,7 +352,8 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
 
 /** Accounts and instruments: the back office, answered by the domain services behind the admin API. */
 function backOfficeCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
-  const account = (a: Record<string, any>) => `${a['accountId']}  ${a['number']}  ${String(a['type']).padEnd(6)}  ${a['baseCurrency']}  ${a['status']}`;
+  const account = (a: Record<string, any>) =>
+    `${a['accountId']}  ${a['number']}  ${String(a['type']).padEnd(6)}  ${a['baseCurrency']}  ${a['status']}`;
   const instrument = (i: Record<string, any>) =>
     `${String(i['symbol']).padEnd(8)}  ${i['name']}  ${i['currency']}  tick ${i['tickSize']}  lot ${i['lotSize']}  last ${i['lastPrice']}  ${i['tradable'] ? 'trading' : 'HALTED'}`;
   const optional = (key: string, flag: string) => (typeof values[flag] === 'string' ? { [key]: values[flag] } : {});
@@ -316,19 +362,30 @@ function backOfficeCommand(what: string, values: Values, need: (key: any) => str
       return {
         path: '/admin/accounts',
         body: { email: need('email'), type: need('type'), currency: need('currency') },
-        print: (r) => `opened ${r['type']} account ${r['number']} in ${r['baseCurrency']} for ${r['email']}\n\n  accountId  ${r['accountId']}`,
+        print: (r) =>
+          `opened ${r['type']} account ${r['number']} in ${r['baseCurrency']} for ${r['email']}\n\n  accountId  ${r['accountId']}`,
       };
     case 'accounts list':
       return {
         method: 'GET',
         path: `/admin/accounts?email=${encodeURIComponent(need('email'))}`,
         body: {},
-        print: (r) => (r['accounts'] as Array<Record<string, any>>).map(account).join('\n') || `${r['email']} has no accounts yet (accounts open)`,
+        print: (r) =>
+          (r['accounts'] as Array<Record<string, any>>).map(account).join('\n') || `${r['email']} has no accounts yet (accounts open)`,
       };
     case 'accounts close':
-      return { path: `/admin/accounts/${encodeURIComponent(need('account'))}/close`, body: {}, print: (r) => `closed account ${r['number']} (${r['accountId']})` };
+      return {
+        path: `/admin/accounts/${encodeURIComponent(need('account'))}/close`,
+        body: {},
+        print: (r) => `closed account ${r['number']} (${r['accountId']})`,
+      };
     case 'instruments list':
-      return { method: 'GET', path: '/admin/instruments', body: {}, print: (r) => (r['instruments'] as Array<Record<string, any>>).map(instrument).join('\n') || 'no instruments yet' };
+      return {
+        method: 'GET',
+        path: '/admin/instruments',
+        body: {},
+        print: (r) => (r['instruments'] as Array<Record<string, any>>).map(instrument).join('\n') || 'no instruments yet',
+      };
     case 'instruments add':
       return {
         path: '/admin/instruments',
@@ -345,9 +402,17 @@ function backOfficeCommand(what: string, values: Values, need: (key: any) => str
         print: (r) => `listed ${r['symbol']} (${r['name']}) at ${r['lastPrice']} ${r['currency']}\n${instrument(r)}`,
       };
     case 'instruments halt':
-      return { path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/halt`, body: {}, print: (r) => `${r['symbol']} is halted: new orders are refused and working orders do not fill` };
+      return {
+        path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/halt`,
+        body: {},
+        print: (r) => `${r['symbol']} is halted: new orders are refused and working orders do not fill`,
+      };
     case 'instruments resume':
-      return { path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/resume`, body: {}, print: (r) => `${r['symbol']} is trading again` };
+      return {
+        path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/resume`,
+        body: {},
+        print: (r) => `${r['symbol']} is trading again`,
+      };
     default:
       return undefined;
   }
@@ -385,7 +450,10 @@ async function main(): Promise<number> {
       console.error(`error ${res.status}: nothing was created; fix every field below and try again`);
       for (const p of body['problems'] as Array<{ field: string; message: string }>) console.error(`  ${p.field}: ${p.message}`);
       console.error('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
-    } else console.error(`error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`);
+    } else
+      console.error(
+        `error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`,
+      );
     return 1;
   }
   console.log(parsed.json ? JSON.stringify(body) : parsed.cmd.print(body));

@@ -32,7 +32,9 @@ async function main(): Promise<void> {
     };
     const stale = [DOCUMENT, TYPES].filter((file, i) => read(file) !== [document, types][i]);
     if (stale.length) {
-      console.error(`${stale.map((f) => f.slice(f.indexOf('libs/'))).join(' and ')} stale: run \`npm run api-client\` and commit the result`);
+      console.error(
+        `${stale.map((f) => f.slice(f.indexOf('libs/'))).join(' and ')} stale: run \`npm run api-client\` and commit the result`,
+      );
       process.exit(1);
     }
     console.log('api-client: the OpenAPI document and the generated client are current');

@@ -87,7 +87,15 @@ async function measure(target: Target): Promise<Measurement> {
   const expectBody = await preflight(target, headers);
   // One worker thread keeps the load generator off the thread all the servers share: on the
   // main thread it took about half of the bare server's throughput.
-  const options = { url: target.url, method: target.method, headers, body: target.body, connections: CONNECTIONS, workers: 1, ...(target.stableBody === false ? {} : { expectBody }) };
+  const options = {
+    url: target.url,
+    method: target.method,
+    headers,
+    body: target.body,
+    connections: CONNECTIONS,
+    workers: 1,
+    ...(target.stableBody === false ? {} : { expectBody }),
+  };
   await autocannon({ ...options, duration: WARMUP_SECONDS });
   const result = await autocannon({ ...options, duration: SECONDS });
   const errors = result.non2xx + result.errors + result.mismatches;
@@ -132,7 +140,11 @@ async function main(): Promise<number> {
     if (!alice) throw new Error('demo user alice@example.com was not seeded');
     const access = 'READ_ONLY' as const;
     const { token: pat } = await platform.auth.pats.create({ userId: alice.id, name: 'bench', access, expires: daysAhead(30) });
-    const login = await fetch(`${urls.api}/pat/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: pat }) });
+    const login = await fetch(`${urls.api}/pat/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: pat }),
+    });
     if (login.status !== 200) throw new Error(`PAT login answered ${login.status}: ${await login.text()}`);
     const { token: jwt } = (await login.json()) as { token: string };
 
@@ -152,14 +164,34 @@ async function main(): Promise<number> {
         // The subgraph only checks the signature, expiry and scopes; any sid will do.
         headers: async () => ({
           ...graphql,
-          'x-internal-claims': await gatewaySigner.sign({ sub: alice.id, sid: 'bench', kind: 'pat', scope: scopesForPatAccess(access), access }, 'accounts'),
+          'x-internal-claims': await gatewaySigner.sign(
+            { sub: alice.id, sid: 'bench', kind: 'pat', scope: scopesForPatAccess(access), access },
+            'accounts',
+          ),
         }),
       },
       // Issue 5 reads: a paginated list, a ledger aggregate, and a federated @requires across all three subgraphs.
       // Positions carry market prices, which the paper market moves every tick.
-      { name: 'REST GET /accounts/{id}/positions', url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/positions`, method: 'GET', headers: async () => bearer, stableBody: false },
-      { name: 'REST GET /banking/{id}/balance', url: `${urls.api}/banking/${MARGIN_ACCOUNT}/balance`, method: 'GET', headers: async () => bearer },
-      { name: 'REST GET /accounts/{id}/margin', url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/margin`, method: 'GET', headers: async () => bearer, stableBody: false },
+      {
+        name: 'REST GET /accounts/{id}/positions',
+        url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/positions`,
+        method: 'GET',
+        headers: async () => bearer,
+        stableBody: false,
+      },
+      {
+        name: 'REST GET /banking/{id}/balance',
+        url: `${urls.api}/banking/${MARGIN_ACCOUNT}/balance`,
+        method: 'GET',
+        headers: async () => bearer,
+      },
+      {
+        name: 'REST GET /accounts/{id}/margin',
+        url: `${urls.api}/accounts/${MARGIN_ACCOUNT}/margin`,
+        method: 'GET',
+        headers: async () => bearer,
+        stableBody: false,
+      },
     ];
 
     const rows: Measurement[] = [];
@@ -168,7 +200,9 @@ async function main(): Promise<number> {
       rows.push(await measure(target));
     }
 
-    console.log(`cores: ${availableParallelism()}  node: ${process.version}  connections: ${CONNECTIONS}  duration: ${SECONDS}s per target`);
+    console.log(
+      `cores: ${availableParallelism()}  node: ${process.version}  connections: ${CONNECTIONS}  duration: ${SECONDS}s per target`,
+    );
     printTable(rows, rows[0]!.rps);
 
     const failing = rows.filter((r) => r.errors > r.total * MAX_ERROR_RATE);
@@ -181,7 +215,8 @@ async function main(): Promise<number> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
     await platform?.close();
-    for (const name of DATABASES) await dropDatabase(withDatabaseName(platform?.databaseServerUrl ?? TEST_POSTGRES_URL, `${prefix}${name}`));
+    for (const name of DATABASES)
+      await dropDatabase(withDatabaseName(platform?.databaseServerUrl ?? TEST_POSTGRES_URL, `${prefix}${name}`));
   }
 }
 

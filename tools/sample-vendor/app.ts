@@ -75,10 +75,21 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
   const bearer = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });
 
   /** POST /oauth/token with a JSON body; the secret never leaves this backend. */
-  async function token(grant: { grant_type: 'AUTH_CODE'; code: string; redirect_uri: string; code_verifier: string } | { grant_type: 'REFRESH_TOKEN'; refresh_token: string }): Promise<Tokens> {
-    const { data, error, response } = await client.POST('/oauth/token', { body: { ...grant, client_id: config.clientId, client_secret: config.clientSecret } });
+  async function token(
+    grant:
+      | { grant_type: 'AUTH_CODE'; code: string; redirect_uri: string; code_verifier: string }
+      | { grant_type: 'REFRESH_TOKEN'; refresh_token: string },
+  ): Promise<Tokens> {
+    const { data, error, response } = await client.POST('/oauth/token', {
+      body: { ...grant, client_id: config.clientId, client_secret: config.clientSecret },
+    });
     if (!data) throw new Error(`token endpoint answered ${response.status}: ${error?.error} (${error?.error_description})`);
-    return { accessToken: data.access_token, refreshToken: data.refresh_token, expiresAt: Date.now() + data.expires_in * 1000, scope: data.scope };
+    return {
+      accessToken: data.access_token,
+      refreshToken: data.refresh_token,
+      expiresAt: Date.now() + data.expires_in * 1000,
+      scope: data.scope,
+    };
   }
 
   /**
@@ -97,7 +108,10 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
   }
 
   /** Step 7, refreshing first when the access token has expired (or is about to), and once more on a 401. */
-  async function api<T extends { response: globalThis.Response }>(s: VisitorSession, request: (accessToken: string) => Promise<T>): Promise<T> {
+  async function api<T extends { response: globalThis.Response }>(
+    s: VisitorSession,
+    request: (accessToken: string) => Promise<T>,
+  ): Promise<T> {
     if (s.refreshing) await s.refreshing;
     if (s.tokens!.expiresAt - 30_000 <= Date.now()) await refresh(s, s.tokens!);
     const used = s.tokens!;
@@ -149,10 +163,20 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
     s.pending = undefined; // one callback per authorization request
     const state = typeof req.query['state'] === 'string' ? req.query['state'] : '';
     const same = pending && state.length === pending.state.length && timingSafeEqual(Buffer.from(state), Buffer.from(pending.state));
-    if (!same) return void res.status(400).send(page('Error', '<p id="error">The state does not match this browser\'s request: refusing the callback.</p>'));
+    if (!same)
+      return void res
+        .status(400)
+        .send(page('Error', '<p id="error">The state does not match this browser\'s request: refusing the callback.</p>'));
     if (typeof req.query['error'] === 'string') {
       const why = typeof req.query['error_description'] === 'string' ? req.query['error_description'] : '';
-      return void res.status(403).send(page('Not connected', `<p id="error">Access was not granted: <code>${escape(req.query['error'])}</code> ${escape(why)}</p><p><a href="/">Back</a></p>`));
+      return void res
+        .status(403)
+        .send(
+          page(
+            'Not connected',
+            `<p id="error">Access was not granted: <code>${escape(req.query['error'])}</code> ${escape(why)}</p><p><a href="/">Back</a></p>`,
+          ),
+        );
     }
     const code = typeof req.query['code'] === 'string' ? req.query['code'] : '';
     try {
@@ -172,7 +196,15 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
         api(s, (accessToken) => client.GET('/accounts', bearer(accessToken))),
       ]);
       if (accounts.response.status === 401) throw new Error('The Trading API no longer accepts this connection');
-      if (!accounts.data) return void res.status(502).send(page('Error', `<p id="error">GET /accounts answered ${accounts.response.status}: ${escape(JSON.stringify(accounts.error))}</p>`));
+      if (!accounts.data)
+        return void res
+          .status(502)
+          .send(
+            page(
+              'Error',
+              `<p id="error">GET /accounts answered ${accounts.response.status}: ${escape(JSON.stringify(accounts.error))}</p>`,
+            ),
+          );
       res.send(
         page(
           'Accounts',
@@ -185,7 +217,9 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
       );
     } catch (err) {
       s.tokens = undefined; // e.g. the user revoked the app: connect again
-      res.status(401).send(page('Disconnected', `<p id="error">${escape((err as Error).message)}</p><p><a href="/connect">Connect again</a></p>`));
+      res
+        .status(401)
+        .send(page('Disconnected', `<p id="error">${escape((err as Error).message)}</p><p><a href="/connect">Connect again</a></p>`));
     }
   });
 
@@ -201,7 +235,14 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
     const s = session(req, res);
     if (s.tokens) {
       await client
-        .POST('/oauth/revoke', { body: { token: s.tokens.refreshToken, token_type_hint: 'refresh_token', client_id: config.clientId, client_secret: config.clientSecret } })
+        .POST('/oauth/revoke', {
+          body: {
+            token: s.tokens.refreshToken,
+            token_type_hint: 'refresh_token',
+            client_id: config.clientId,
+            client_secret: config.clientSecret,
+          },
+        })
         .catch(() => undefined);
       s.tokens = undefined;
     }

@@ -13,10 +13,14 @@ const config = {
   redirectUri: env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`),
   loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
   apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
-  scopes: env('SAMPLE_VENDOR_SCOPES', 'read:accounts').split(/[\s,]+/).filter(Boolean),
+  scopes: env('SAMPLE_VENDOR_SCOPES', 'read:accounts')
+    .split(/[\s,]+/)
+    .filter(Boolean),
   locale: env('SAMPLE_VENDOR_LOCALE', 'en'),
 };
 
 createSampleVendorApp(config).listen(port, () => {
-  console.log(`Sample vendor app on http://localhost:${port} (client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`);
+  console.log(
+    `Sample vendor app on http://localhost:${port} (client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`,
+  );
 });

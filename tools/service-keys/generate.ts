@@ -16,7 +16,13 @@ const trusted = JSON.stringify(TrustedServiceKeys.of(...keys));
 const envName = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_SERVICE_KEY`;
 
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ keys: Object.fromEntries(keys.map((k) => [k.service, JSON.parse(exportServiceKey(k))])), trusted: JSON.parse(trusted) }, null, 2));
+  console.log(
+    JSON.stringify(
+      { keys: Object.fromEntries(keys.map((k) => [k.service, JSON.parse(exportServiceKey(k))])), trusted: JSON.parse(trusted) },
+      null,
+      2,
+    ),
+  );
 } else {
   console.log(`# Service identities made ${new Date().toISOString()} by npm run service-keys. Secret: keep out of version control.`);
   for (const key of keys) console.log(`${envName(key.service)}='${exportServiceKey(key)}'`);

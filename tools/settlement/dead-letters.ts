@@ -14,14 +14,32 @@ import { parseArgs } from 'node:util';
 import { connectEventLog, listDeadLetters, replayDeadLetter } from '@trading/events';
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { entry: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { entry: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
   const stream = process.env['EVENTS_STREAM'] ?? 'trading:oms:events';
   const log = await connectEventLog(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
   try {
     if (positionals[0] === 'list') {
       const dead = await listDeadLetters(log, stream);
-      if (values.json) console.log(JSON.stringify(dead.map((d) => ({ entryId: d.entryId, eventId: d.eventId, ...d.payload })), null, 2));
-      else console.log(dead.map((d) => `${d.entryId}  ${String(d.payload['group']).padEnd(8)} ${String(d.payload['type'])}  ${d.eventId}  ${String(d.payload['reason'])}`).join('\n') || 'no dead letters');
+      if (values.json)
+        console.log(
+          JSON.stringify(
+            dead.map((d) => ({ entryId: d.entryId, eventId: d.eventId, ...d.payload })),
+            null,
+            2,
+          ),
+        );
+      else
+        console.log(
+          dead
+            .map(
+              (d) =>
+                `${d.entryId}  ${String(d.payload['group']).padEnd(8)} ${String(d.payload['type'])}  ${d.eventId}  ${String(d.payload['reason'])}`,
+            )
+            .join('\n') || 'no dead letters',
+        );
       return 0;
     }
     if (positionals[0] === 'replay' && values.entry) {

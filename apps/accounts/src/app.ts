@@ -61,9 +61,19 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
           const accounts = new AccountsService(dataSource);
           const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
           settlement = new PositionSettlementService(dataSource);
-          return [accountsResolvers(accounts), positionsResolvers(positions, accounts), valuationResolvers(positions), settlementResolvers(settlement)];
+          return [
+            accountsResolvers(accounts),
+            positionsResolvers(positions, accounts),
+            valuationResolvers(positions),
+            settlementResolvers(settlement),
+          ];
         },
-        routes: (internal, dataSource) => mountAccountsBackOffice(internal, new AccountsBackOffice(dataSource), new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS)),
+        routes: (internal, dataSource) =>
+          mountAccountsBackOffice(
+            internal,
+            new AccountsBackOffice(dataSource),
+            new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS),
+          ),
       }),
       (s) => s.close(),
     );

@@ -15,4 +15,5 @@ export const accountsConfigSchema = z.object({
 
 export type AccountsConfig = z.output<typeof accountsConfigSchema>;
 
-export const loadAccountsConfig = (env: NodeJS.ProcessEnv = process.env): AccountsConfig => loadConfig('accounts', accountsConfigSchema, env);
+export const loadAccountsConfig = (env: NodeJS.ProcessEnv = process.env): AccountsConfig =>
+  loadConfig('accounts', accountsConfigSchema, env);

@@ -5,6 +5,11 @@ import { loadAccountsConfig } from './config';
 void runService('accounts', () => {
   const config = loadAccountsConfig();
   return {
-    listen: { public: { port: config.ACCOUNTS_PORT, host: config.LISTEN_HOST }, internal: { port: config.ACCOUNTS_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST } },
-    logLevel: config.LOG_LEVEL, create: (logger) => createAccountsApp(config, { logger }) };
+    listen: {
+      public: { port: config.ACCOUNTS_PORT, host: config.LISTEN_HOST },
+      internal: { port: config.ACCOUNTS_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST },
+    },
+    logLevel: config.LOG_LEVEL,
+    create: (logger) => createAccountsApp(config, { logger }),
+  };
 });

@@ -71,8 +71,12 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };
   // Vendors' client secrets must reach them by mail; outside DEV a local file will not do.
   const problems = [
-    ...(config.APP_ENV !== 'DEV' && !config.SMTP_URL ? [`SMTP_URL: is required when APP_ENV is ${config.APP_ENV} (client secrets are delivered by e-mail)`] : []),
-    ...(config.APP_ENV !== 'DEV' && !config.AUTH_KEY_ENCRYPTION_KEY ? [`AUTH_KEY_ENCRYPTION_KEY: is required when APP_ENV is ${config.APP_ENV} (it encrypts the signing keys at rest)`] : []),
+    ...(config.APP_ENV !== 'DEV' && !config.SMTP_URL
+      ? [`SMTP_URL: is required when APP_ENV is ${config.APP_ENV} (client secrets are delivered by e-mail)`]
+      : []),
+    ...(config.APP_ENV !== 'DEV' && !config.AUTH_KEY_ENCRYPTION_KEY
+      ? [`AUTH_KEY_ENCRYPTION_KEY: is required when APP_ENV is ${config.APP_ENV} (it encrypts the signing keys at rest)`]
+      : []),
   ];
   if (problems.length) throw new ConfigError('auth', problems);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
@@ -89,7 +93,9 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       (db) => db.destroy(),
     );
     const store = deps.store ?? life.own('redis', await connectStore(config.REDIS_URL), (s) => s.close());
-    const encryption = new KeyEncryption(config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'));
+    const encryption = new KeyEncryption(
+      config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'),
+    );
     const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption);
     signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
     life.defer('signing-key reload', () => signer.stop());
@@ -98,7 +104,12 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS);
     const grants = new GrantService(dataSource, sessionStore);
     const registry = new RegistryService(dataSource, grants);
-    const mail = new MailDispatcher(dataSource, config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger), config.MAIL_FROM, logger);
+    const mail = new MailDispatcher(
+      dataSource,
+      config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger),
+      config.MAIL_FROM,
+      logger,
+    );
     const verifier = new InternalClaimsVerifier('auth', config.SERVICE_TRUSTED_KEYS);
     // Records that grant something when read back (codes, refresh tokens, consents, browser
     // sessions) are sealed with a key Redis never sees: one written by anyone else reads as missing.
@@ -109,7 +120,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const activity = new LoginActivityService(dataSource, new CursorCodec(deriveServiceSecret(config.SERVICE_KEY, 'cursors')));
     // Counters are per deployment (its database), so deployments sharing one Redis never count each other's failures.
     const namespace = databaseNameOf(config.AUTH_DATABASE_URL);
-    const limiter = (name: string, maxFailures: number) => new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
+    const limiter = (name: string, maxFailures: number) =>
+      new FailureLimiter(store, namespace, { name, maxFailures, windowSeconds: config.LOGIN_FAILURE_WINDOW_SECONDS });
     const login = new PatLogin(pats, activity, {
       perIp: limiter('pat-login:ip', config.PAT_LOGIN_MAX_FAILURES_PER_IP),
       perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
@@ -154,7 +166,10 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const tokenLimits: ClientLimits = {
       perClientAddress: limiter('oauth-client', config.OAUTH_CLIENT_MAX_FAILURES),
       perAddress: limiter('oauth-token:ip', config.OAUTH_TOKEN_MAX_FAILURES_PER_IP),
-      perClient: new RequestLimiter(store, namespace, { name: 'oauth-token:client', perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT }),
+      perClient: new RequestLimiter(store, namespace, {
+        name: 'oauth-token:client',
+        perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT,
+      }),
     };
     const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
     app.use(discovery);
@@ -171,7 +186,10 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const signIn = signInRoutes({
       users,
       sessions,
-      limits: { perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT), perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
+      limits: {
+        perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT),
+        perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP),
+      },
     });
     app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
@@ -187,7 +205,12 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     finishService(admin, logger);
     mail.start(config.MAIL_POLL_MS);
     life.defer('mail dispatcher', () => mail.stop());
-    const retention = startPeriodic('retention', config.RETENTION_INTERVAL_MS, () => purgeExpired(dataSource, { loginAttemptDays: config.LOGIN_ACTIVITY_RETENTION_DAYS }), logger);
+    const retention = startPeriodic(
+      'retention',
+      config.RETENTION_INTERVAL_MS,
+      () => purgeExpired(dataSource, { loginAttemptDays: config.LOGIN_ACTIVITY_RETENTION_DAYS }),
+      logger,
+    );
     life.defer('retention', () => retention.stop());
 
     return {

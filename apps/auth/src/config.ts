@@ -76,10 +76,15 @@ export const authConfigSchema = z.object({
   /** Failed client authentications per (client id, client address) (in LOGIN_FAILURE_WINDOW_SECONDS); never blocks the right secret. */
   OAUTH_CLIENT_MAX_FAILURES: count(20),
   /** SMTP server for outgoing mail (credentials to vendors), e.g. smtp://user:pass@host:587; unset: mail is written to MAIL_LOG_FILE. */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().default('Trading API <no-reply@trading-api.example>'),
   /** Development only (no SMTP_URL): a file of the user's own, never a shared temporary folder. */
-  MAIL_LOG_FILE: z.string().default(() => join(process.env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'trading-api', 'mail.log')),
+  MAIL_LOG_FILE: z
+    .string()
+    .default(() => join(process.env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'trading-api', 'mail.log')),
   /** The domains' internal listeners, for the back office in the admin API (accounts open/close, instruments). */
   ACCOUNTS_INTERNAL_URL: field.url().default('http://localhost:4101'),
   BANKING_INTERNAL_URL: field.url().default('http://localhost:4102'),

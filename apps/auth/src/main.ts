@@ -10,5 +10,7 @@ void runService('auth', () => {
       internal: { port: config.AUTH_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST },
       admin: { port: config.AUTH_ADMIN_PORT, host: config.AUTH_ADMIN_HOST },
     },
-    logLevel: config.LOG_LEVEL, create: (logger) => createAuthApp(config, { logger }) };
+    logLevel: config.LOG_LEVEL,
+    create: (logger) => createAuthApp(config, { logger }),
+  };
 });

@@ -14,8 +14,12 @@ export interface RetentionSettings {
 export async function purgeExpired(dataSource: DataSource, settings: RetentionSettings): Promise<Record<string, number>> {
   const count = (result: unknown) => (Array.isArray(result) ? Number(result[1] ?? 0) : 0);
   return {
-    loginAttempts: count(await dataSource.query('DELETE FROM pat_login_attempts WHERE at < now() - make_interval(days => $1)', [settings.loginAttemptDays])),
+    loginAttempts: count(
+      await dataSource.query('DELETE FROM pat_login_attempts WHERE at < now() - make_interval(days => $1)', [settings.loginAttemptDays]),
+    ),
     sentMail: count(await dataSource.query("DELETE FROM email_outbox WHERE sent_at IS NOT NULL AND sent_at < now() - interval '30 days'")),
-    unredeemedConsents: count(await dataSource.query("DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < now() - interval '1 day'")),
+    unredeemedConsents: count(
+      await dataSource.query("DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < now() - interval '1 day'"),
+    ),
   };
 }

@@ -56,7 +56,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   // Closed in reverse on close(), or at once if a later step fails.
   const life = new Lifecycle();
   return life.build(async () => {
-    const ownership = deps.ownership ?? life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer), (o) => o.close());
+    const ownership =
+      deps.ownership ?? life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer), (o) => o.close());
     let funding: FundingService | undefined;
     const service = life.own(
       'subgraph',
@@ -70,8 +71,16 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,
         resolvers: (dataSource) => {
-          funding = new FundingService(dataSource, ownership, cursors, { clearingDelayMs: config.BANKING_CLEARING_DELAY_MS, sandbox: config.BANKING_SANDBOX, maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT });
-          return [balancesResolvers(new BalancesService(dataSource), ownership), activityResolvers(new ActivityService(dataSource, cursors)), fundingResolvers(funding)];
+          funding = new FundingService(dataSource, ownership, cursors, {
+            clearingDelayMs: config.BANKING_CLEARING_DELAY_MS,
+            sandbox: config.BANKING_SANDBOX,
+            maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT,
+          });
+          return [
+            balancesResolvers(new BalancesService(dataSource), ownership),
+            activityResolvers(new ActivityService(dataSource, cursors)),
+            fundingResolvers(funding),
+          ];
         },
         routes: (internal, dataSource) => {
           const verifier = new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS);
@@ -88,10 +97,17 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
     life.defer('retention', () => retention.stop());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
-    const settlement = settlementConsumer(new SettlementService(service.dataSource, sales), events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
-      ...deps.settlementConsumer,
-      ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
-    });
+    const settlement = settlementConsumer(
+      new SettlementService(service.dataSource, sales),
+      events,
+      config.EVENTS_STREAM,
+      logger,
+      config.SERVICE_TRUSTED_KEYS,
+      {
+        ...deps.settlementConsumer,
+        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
+      },
+    );
     await settlement.start();
     life.defer('settlement consumer', () => settlement.stop());
     return { ...service, settlementConsumer: settlement, close: () => life.close() };

@@ -24,7 +24,10 @@ export const bankingConfigSchema = z.object({
   /** Sale proceeds settle this many business days after the trade (T+1); until then tradable, not withdrawable. 0: at once. */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   /** The most one deposit or withdrawal may move (422 naming amount above it). */
-  BANKING_MAX_TRANSACTION_AMOUNT: z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a decimal such as 10000000').default('10000000'),
+  BANKING_MAX_TRANSACTION_AMOUNT: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a decimal such as 10000000')
+    .default('10000000'),
   /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
 });

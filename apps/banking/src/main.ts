@@ -5,6 +5,11 @@ import { loadBankingConfig } from './config';
 void runService('banking', () => {
   const config = loadBankingConfig();
   return {
-    listen: { public: { port: config.BANKING_PORT, host: config.LISTEN_HOST }, internal: { port: config.BANKING_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST } },
-    logLevel: config.LOG_LEVEL, create: (logger) => createBankingApp(config, { logger }) };
+    listen: {
+      public: { port: config.BANKING_PORT, host: config.LISTEN_HOST },
+      internal: { port: config.BANKING_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST },
+    },
+    logLevel: config.LOG_LEVEL,
+    create: (logger) => createBankingApp(config, { logger }),
+  };
 });

@@ -23,7 +23,12 @@ export interface BankingHarness {
   openAccount(userId: string, status?: string): string;
   gql(query: string, variables: Record<string, unknown>, claims: Partial<Claims> & { sub: string }): Promise<{ status: number; body: any }>;
   /** The hold API as the OMS calls it (acting for `userId`, default "u"), or as another service / with other scopes. */
-  holds(method: string, path: string, body?: unknown, as?: { userId?: string; scope?: string[]; from?: ServiceName }): Promise<{ status: number; body: any }>;
+  holds(
+    method: string,
+    path: string,
+    body?: unknown,
+    as?: { userId?: string; scope?: string[]; from?: ServiceName },
+  ): Promise<{ status: number; body: any }>;
   /** Every entry balances, the whole ledger sums to zero, each account's sub-ledger too. */
   ledgerInvariants(): Promise<{ unbalancedEntries: number; total: string; unbalancedAccounts: number }>;
   close(): Promise<void>;
@@ -40,7 +45,8 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
   standIn.post('/graphql', async (req, res) => {
     const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
     if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
-    if (!claims.scope.includes('read:accounts')) return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
+    if (!claims.scope.includes('read:accounts'))
+      return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
     if (/\baccounts\b/.test(String(req.body?.query))) {
       return void res.json({ data: { accounts: [...accounts].filter(([, a]) => a.userId === claims.sub).map(([id]) => ({ id })) } });
     }
@@ -87,7 +93,11 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
     },
     gql: (query, variables, claims) => askSubgraph(`${url}/graphql`, { keys, subgraph: 'banking' }, query, claims, variables),
     holds: async (method, path, body, as = {}) => {
-      const header = await keys.sign({ sub: as.userId ?? 'u', sid: 'oms', kind: 'pat', scope: as.scope ?? [INTERNAL_HOLDS_SCOPE] }, 'banking', as.from ?? 'oms');
+      const header = await keys.sign(
+        { sub: as.userId ?? 'u', sid: 'oms', kind: 'pat', scope: as.scope ?? [INTERNAL_HOLDS_SCOPE] },
+        'banking',
+        as.from ?? 'oms',
+      );
       return http(method, `${url}/internal/holds${path}`, { body, headers: { [INTERNAL_CLAIMS_HEADER]: header } });
     },
     ledgerInvariants: async () => {
@@ -113,7 +123,8 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
 
 export const ALL_SCOPES = [...SCOPES];
 
-export const FUNDING_FIELDS = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
+export const FUNDING_FIELDS =
+  'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
 export const DEPOSIT = `mutation($input: FundingInput!, $key: String) { deposit(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
 export const WITHDRAW = `mutation($input: FundingInput!, $key: String) { withdraw(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
 export const CANCEL = `mutation($id: ID!, $key: String) { cancelFundingTransaction(transactionId: $id, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;

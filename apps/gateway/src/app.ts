@@ -3,7 +3,15 @@ import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
-import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, InternalClaimsVerifier, SessionStore, type ServiceName } from '@trading/auth';
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  createAccessTokenVerifier,
+  EdgeAuthenticator,
+  InternalClaimsSigner,
+  InternalClaimsVerifier,
+  SessionStore,
+  type ServiceName,
+} from '@trading/auth';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
 import { connectStore, type KeyValueStore } from '@trading/redis';
@@ -50,7 +58,12 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
   const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
 
-  const { app, internal } = createService({ name: 'gateway', logger, trustProxy: config.GATEWAY_TRUST_PROXY, readiness: { redis: () => store.ping() } });
+  const { app, internal } = createService({
+    name: 'gateway',
+    logger,
+    trustProxy: config.GATEWAY_TRUST_PROXY,
+    readiness: { redis: () => store.ping() },
+  });
   // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
   const body = express.json({ limit: '64kb' });
   // The facade's calls arrive on the internal listener, already counted there.

@@ -1,7 +1,14 @@
 import type { Request, Response } from 'express';
 import type { ApiLimits } from '@trading/rate-limit';
 import { GraphQLError } from 'graphql';
-import { INTERNAL_CLAIMS_HEADER, type Claims, type EdgeAuthenticator, type InternalClaimsSigner, type InternalClaimsVerifier, type ServiceName } from '@trading/auth';
+import {
+  INTERNAL_CLAIMS_HEADER,
+  type Claims,
+  type EdgeAuthenticator,
+  type InternalClaimsSigner,
+  type InternalClaimsVerifier,
+  type ServiceName,
+} from '@trading/auth';
 import { AppError, errors, wwwAuthenticate } from '@trading/errors';
 
 export interface GatewayContext {

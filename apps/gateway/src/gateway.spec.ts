@@ -28,7 +28,8 @@ describe('gateway', () => {
     await gateway.close();
   });
 
-  const ask = (url: string, header: string, query = '{ accounts { id } }') => http('POST', `${url}/graphql`, { body: { query }, headers: { 'x-internal-claims': header } });
+  const ask = (url: string, header: string, query = '{ accounts { id } }') =>
+    http('POST', `${url}/graphql`, { body: { query }, headers: { 'x-internal-claims': header } });
 
   it('masks an unreachable subgraph as a plain internal error', async () => {
     const res = await ask(server.internal.url, await keys.sign(claims, 'gateway', 'rest-facade'));
@@ -70,7 +71,10 @@ describe('gateway', () => {
   });
 
   it('answers 503 when it cannot verify tokens, never access', async () => {
-    const res = await http('POST', `${server.public.url}/graphql`, { body: { query: '{ accounts { id } }' }, token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln' });
+    const res = await http('POST', `${server.public.url}/graphql`, {
+      body: { query: '{ accounts { id } }' },
+      token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln',
+    });
     expect(res.status).toBe(503);
     expect(res.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     expect(res.body.data ?? null).toBeNull();

@@ -14,6 +14,7 @@ export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedErr
     if (Array.isArray(ext['requiredScopes'])) kept['requiredScopes'] = ext['requiredScopes'];
     return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: kept };
   }
-  if (code === 'SERVICE_UNAVAILABLE') return { message: 'A service is temporarily unavailable', path: formatted.path, extensions: { code } };
+  if (code === 'SERVICE_UNAVAILABLE')
+    return { message: 'A service is temporarily unavailable', path: formatted.path, extensions: { code } };
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }

@@ -12,7 +12,8 @@ import type { GatewayContext } from './context';
 export function subgraphConnections(): { fetcher: RemoteGraphQLDataSource['fetcher']; close(): Promise<void> } {
   const keepAlive = new Agent({ keepAliveTimeout: 60_000, connections: 64, pipelining: 1 });
   return {
-    fetcher: ((url: string, init: object) => undiciFetch(url, { ...init, dispatcher: keepAlive })) as unknown as RemoteGraphQLDataSource['fetcher'],
+    fetcher: ((url: string, init: object) =>
+      undiciFetch(url, { ...init, dispatcher: keepAlive })) as unknown as RemoteGraphQLDataSource['fetcher'],
     close: () => keepAlive.close(),
   };
 }

@@ -66,18 +66,36 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         scopes: omsScopes,
         resolvers: (dataSource) => {
           const instruments = new InstrumentsService(dataSource);
-          const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, new CursorCodec(cursorKey), {
-            collar: config.OMS_MARKET_COLLAR,
-            commissionRate: config.OMS_COMMISSION_RATE,
-            minimumCommission: config.OMS_MIN_COMMISSION,
-            priceBand: config.OMS_PRICE_BAND,
-            maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
-            maxOrderValue: config.OMS_MAX_ORDER_VALUE,
-          }, logger);
-          return [instrumentsResolvers(instruments), ordersResolvers(orders, accounts), marketResolvers(new MarketService(dataSource, instruments))];
+          const orders = new OrdersService(
+            dataSource,
+            instruments,
+            accounts,
+            banking,
+            hours,
+            new CursorCodec(cursorKey),
+            {
+              collar: config.OMS_MARKET_COLLAR,
+              commissionRate: config.OMS_COMMISSION_RATE,
+              minimumCommission: config.OMS_MIN_COMMISSION,
+              priceBand: config.OMS_PRICE_BAND,
+              maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
+              maxOrderValue: config.OMS_MAX_ORDER_VALUE,
+            },
+            logger,
+          );
+          return [
+            instrumentsResolvers(instruments),
+            ordersResolvers(orders, accounts),
+            marketResolvers(new MarketService(dataSource, instruments)),
+          ];
         },
         routes: (internal, dataSource) =>
-          mountOmsBackOffice(internal, dataSource, new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)), new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS)),
+          mountOmsBackOffice(
+            internal,
+            dataSource,
+            new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)),
+            new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS),
+          ),
       }),
       (s) => s.close(),
     );
@@ -88,10 +106,25 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
     const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
     relay.start();
     life.defer('outbox relay', () => relay.stop());
-    const engine = new ExecutionEngine(ds, banking, hours, { intervalMs: config.OMS_ENGINE_INTERVAL_MS, liquidity: config.OMS_FILL_LIQUIDITY, commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION }, acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS }, logger);
+    const engine = new ExecutionEngine(
+      ds,
+      banking,
+      hours,
+      {
+        intervalMs: config.OMS_ENGINE_INTERVAL_MS,
+        liquidity: config.OMS_FILL_LIQUIDITY,
+        commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION },
+        acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS,
+      },
+      logger,
+    );
     engine.start();
     life.defer('execution engine', () => engine.stop());
-    const feed = new PriceFeed(ds, { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS }, logger);
+    const feed = new PriceFeed(
+      ds,
+      { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS },
+      logger,
+    );
     feed.start();
     life.defer('price feed', () => feed.stop());
     return { ...service, feed, engine, relay, close: () => life.close() };

@@ -2,7 +2,11 @@ import { serviceIdentityFields } from '@trading/auth';
 import { commonSchema, field, loadConfig, z } from '@trading/config';
 
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
-const decimal = (fallback: string) => z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal such as 0.05').default(fallback);
+const decimal = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a decimal such as 0.05')
+    .default(fallback);
 
 export const omsConfigSchema = z.object({
   ...commonSchema,
@@ -41,7 +45,10 @@ export const omsConfigSchema = z.object({
   /** The most one order may be worth, in the instrument's currency (422 naming quantity above it). */
   OMS_MAX_ORDER_VALUE: decimal('10000000'),
   /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
-  OMS_TRADING_HOURS: z.string().regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)').default('always'),
+  OMS_TRADING_HOURS: z
+    .string()
+    .regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)')
+    .default('always'),
   /** A buy still ACCEPTED this long after placement (its hold never confirmed, e.g. banking was down) is rejected and its hold released. */
   OMS_ACCEPT_TIMEOUT_MS: millis(60_000, 1000),
   /** How often the relay publishes outbox rows to the stream. */

@@ -11,7 +11,8 @@ export interface OmsDemoData {
 /** Demo instruments with prices, and FX rates, for the all-in-one mode; existing rows are left as they are. */
 export async function seedOmsDemo(dataSource: DataSource, data: OmsDemoData): Promise<void> {
   await dataSource.transaction(async (tx) => {
-    if (data.instruments.length) await tx.getRepository(InstrumentEntity).createQueryBuilder().insert().values(data.instruments).orIgnore().execute();
+    if (data.instruments.length)
+      await tx.getRepository(InstrumentEntity).createQueryBuilder().insert().values(data.instruments).orIgnore().execute();
     if (data.fxRates?.length) await tx.getRepository(FxRateEntity).createQueryBuilder().insert().values(data.fxRates).orIgnore().execute();
   });
 }

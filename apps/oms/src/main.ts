@@ -5,6 +5,11 @@ import { loadOmsConfig } from './config';
 void runService('oms', () => {
   const config = loadOmsConfig();
   return {
-    listen: { public: { port: config.OMS_PORT, host: config.LISTEN_HOST }, internal: { port: config.OMS_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST } },
-    logLevel: config.LOG_LEVEL, create: (logger) => createOmsApp(config, { logger }) };
+    listen: {
+      public: { port: config.OMS_PORT, host: config.LISTEN_HOST },
+      internal: { port: config.OMS_INTERNAL_PORT, host: config.INTERNAL_LISTEN_HOST },
+    },
+    logLevel: config.LOG_LEVEL,
+    create: (logger) => createOmsApp(config, { logger }),
+  };
 });

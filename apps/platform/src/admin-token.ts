@@ -17,8 +17,10 @@ export function ensureSecretFile(dataDir: string, name: string, prefix: string):
   try {
     const stat = lstatSync(file);
     if (!stat.isFile()) throw new Error(`${file} is not a regular file; remove it`);
-    if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) throw new Error(`${file} belongs to another user; remove it`);
-    if ((stat.mode & 0o077) !== 0) throw new Error(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it or remove it`);
+    if (typeof process.getuid === 'function' && stat.uid !== process.getuid())
+      throw new Error(`${file} belongs to another user; remove it`);
+    if ((stat.mode & 0o077) !== 0)
+      throw new Error(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it or remove it`);
     return readFileSync(file, 'utf8').trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

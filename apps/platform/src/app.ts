@@ -10,7 +10,14 @@ import { MemoryEventLog, RedisEventLog, type ConsumerOptions, type EventLog } fr
 import { createLogger, type Logger } from '@trading/logging';
 import type { DestinationStream } from 'pino';
 import { connectStore, RedisStore, type KeyValueStore } from '@trading/redis';
-import { generateServiceKey, InternalClaimsSigner, SERVICE_NAMES, TrustedServiceKeys, type ServiceKey, type ServiceName } from '@trading/auth';
+import {
+  generateServiceKey,
+  InternalClaimsSigner,
+  SERVICE_NAMES,
+  TrustedServiceKeys,
+  type ServiceKey,
+  type ServiceName,
+} from '@trading/auth';
 import { listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
@@ -25,7 +32,17 @@ export interface Platform {
    * Public: api (facade), login (auth), gateway (bearer tokens). Internal (signed claims only):
    * gatewayInternal, authInternal and the subgraphs' GraphQL. adminApi: the admin listener.
    */
-  urls: { api: string; login: string; gateway: string; gatewayInternal: string; authInternal: string; accounts: string; banking: string; oms: string; adminApi: string };
+  urls: {
+    api: string;
+    login: string;
+    gateway: string;
+    gatewayInternal: string;
+    authInternal: string;
+    accounts: string;
+    banking: string;
+    oms: string;
+    adminApi: string;
+  };
   /** Every service's internal listener (base URL): /metrics, the detailed /readyz. */
   internalUrls: Record<ServiceName, string>;
   /** The admin API's credential (generated per data directory unless AUTH_ADMIN_TOKEN was set). */
@@ -82,7 +99,11 @@ export interface PlatformOverrides {
   logDestination?: DestinationStream;
 }
 
-export async function createPlatform(config: PlatformConfig, logger: Logger = createLogger('platform', config.LOG_LEVEL), overrides: PlatformOverrides = {}): Promise<Platform> {
+export async function createPlatform(
+  config: PlatformConfig,
+  logger: Logger = createLogger('platform', config.LOG_LEVEL),
+  overrides: PlatformOverrides = {},
+): Promise<Platform> {
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const fn of closers.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
@@ -114,7 +135,10 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
     const trusted = TrustedServiceKeys.of(...Object.values(keys));
     const identity = (service: ServiceName) => ({ SERVICE_KEY: keys[service], SERVICE_TRUSTED_KEYS: trusted });
     const host = config.PLATFORM_BIND;
-    const at = (port: number, internalPort: number): ServicePlan['listen'] => ({ public: { port, host }, internal: { port: internalPort, host } });
+    const at = (port: number, internalPort: number): ServicePlan['listen'] => ({
+      public: { port, host },
+      internal: { port: internalPort, host },
+    });
 
     const started = async <A extends ServiceApp>(app: A, addresses: ServicePlan['listen']): Promise<{ app: A; server: RunningService }> => {
       closers.push(() => app.close());
@@ -191,7 +215,14 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
       accountsDb,
       (settlementConsumer) =>
         createAccountsApp(
-          { ...common, ...identity('accounts'), ACCOUNTS_PORT: config.ACCOUNTS_PORT, ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT, ACCOUNTS_DATABASE_URL: accountsDb, EVENTS_STREAM: eventsStream },
+          {
+            ...common,
+            ...identity('accounts'),
+            ACCOUNTS_PORT: config.ACCOUNTS_PORT,
+            ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT,
+            ACCOUNTS_DATABASE_URL: accountsDb,
+            EVENTS_STREAM: eventsStream,
+          },
           { logger: log('accounts'), events, settlementConsumer },
         ),
       at(config.ACCOUNTS_PORT, config.ACCOUNTS_INTERNAL_PORT),
@@ -250,7 +281,8 @@ export async function createPlatform(config: PlatformConfig, logger: Logger = cr
           AUTH_DATABASE_URL: db('auth'),
           AUTH_ISSUER: issuer,
           AUTH_ADMIN_TOKEN: adminToken,
-          AUTH_KEY_ENCRYPTION_KEY: config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
+          AUTH_KEY_ENCRYPTION_KEY:
+            config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
           AUTH_TRUST_PROXY: [],
           ACCOUNTS_INTERNAL_URL: accounts.server.internal.url,
@@ -369,7 +401,9 @@ async function terminateSessions(url: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    await client.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
   } finally {
     await client.end();
   }

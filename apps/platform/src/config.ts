@@ -17,8 +17,14 @@ export const platformConfigSchema = z.object({
   PLATFORM_DATA_DIR: z.string().default(() => defaultPlatformDataDir()),
   EMBEDDED_POSTGRES_PORT: field.port(54329),
   /** Prefix of the per-service database names (`<prefix>auth`, …). */
-  PLATFORM_DB_PREFIX: z.string().regex(/^[a-z_][a-z0-9_]*$|^$/, 'lower-case letters, digits and _ only').default('trading_'),
-  PLATFORM_SEED_DEMO: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PLATFORM_DB_PREFIX: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$|^$/, 'lower-case letters, digits and _ only')
+    .default('trading_'),
+  PLATFORM_SEED_DEMO: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** The address every listener binds: this machine only, unless told otherwise (e.g. 0.0.0.0 in a container). */
   PLATFORM_BIND: field.host('127.0.0.1'),
   FACADE_PORT: field.port(8080),
@@ -41,7 +47,10 @@ export const platformConfigSchema = z.object({
   /** Unset: generated once per data directory (`<PLATFORM_DATA_DIR>/key-encryption-key`, 0600); it encrypts auth's signing keys. */
   AUTH_KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Introspection and schema hints at the gateway: on for local development. */
-  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  GRAPHQL_INTROSPECTION: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
   /** Sale proceeds settle T+n business days (banking). */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
@@ -53,7 +62,9 @@ export type PlatformConfig = z.output<typeof platformConfigSchema>;
 /** The demo platform is for a developer's machine: it refuses to run as a production deployment. */
 export const loadPlatformConfig = (env: NodeJS.ProcessEnv = process.env): PlatformConfig => {
   if (env['NODE_ENV'] === 'production') {
-    throw new ConfigError('platform', ['NODE_ENV: the all-in-one demo platform never runs with NODE_ENV=production; run each service on its own (see README, "Service mode")']);
+    throw new ConfigError('platform', [
+      'NODE_ENV: the all-in-one demo platform never runs with NODE_ENV=production; run each service on its own (see README, "Service mode")',
+    ]);
   }
   return loadConfig('platform', platformConfigSchema, env);
 };

@@ -3,8 +3,20 @@
  * Passwords here are for a local sandbox only.
  */
 export const DEMO_USERS = [
-  { id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a01', email: 'alice@example.com', password: 'alice-demo-password', firstName: 'Alice', lastName: 'Anders' },
-  { id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a02', email: 'bob@example.com', password: 'bob-demo-password', firstName: 'Bob', lastName: 'Brandt' },
+  {
+    id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a01',
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+    firstName: 'Alice',
+    lastName: 'Anders',
+  },
+  {
+    id: '6f1c2a52-0d7e-4c55-9a57-3a1f4d0c0a02',
+    email: 'bob@example.com',
+    password: 'bob-demo-password',
+    firstName: 'Bob',
+    lastName: 'Brandt',
+  },
 ];
 
 const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
@@ -28,12 +40,66 @@ export const DEMO_DEPOSITS = [
 ];
 
 export const DEMO_INSTRUMENTS = [
-  { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', previousClose: '187.44', tradable: true },
-  { symbol: 'MSFT', name: 'Microsoft Corporation', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '415.26', previousClose: '417.02', tradable: true },
-  { symbol: 'TSLA', name: 'Tesla, Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '248.50', previousClose: '244.19', tradable: true },
-  { symbol: 'SPY', name: 'SPDR S&P 500 ETF Trust', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '521.13', previousClose: '519.67', tradable: true },
-  { symbol: 'SAP', name: 'SAP SE', currency: 'EUR', tickSize: '0.02', lotSize: '1', lastPrice: '183.60', previousClose: '182.14', tradable: true },
-  { symbol: 'VOD', name: 'Vodafone Group plc', currency: 'GBP', tickSize: '0.0002', lotSize: '1', lastPrice: '0.7124', previousClose: '0.7138', tradable: true },
+  {
+    symbol: 'AAPL',
+    name: 'Apple Inc.',
+    currency: 'USD',
+    tickSize: '0.01',
+    lotSize: '1',
+    lastPrice: '189.84',
+    previousClose: '187.44',
+    tradable: true,
+  },
+  {
+    symbol: 'MSFT',
+    name: 'Microsoft Corporation',
+    currency: 'USD',
+    tickSize: '0.01',
+    lotSize: '1',
+    lastPrice: '415.26',
+    previousClose: '417.02',
+    tradable: true,
+  },
+  {
+    symbol: 'TSLA',
+    name: 'Tesla, Inc.',
+    currency: 'USD',
+    tickSize: '0.01',
+    lotSize: '1',
+    lastPrice: '248.50',
+    previousClose: '244.19',
+    tradable: true,
+  },
+  {
+    symbol: 'SPY',
+    name: 'SPDR S&P 500 ETF Trust',
+    currency: 'USD',
+    tickSize: '0.01',
+    lotSize: '1',
+    lastPrice: '521.13',
+    previousClose: '519.67',
+    tradable: true,
+  },
+  {
+    symbol: 'SAP',
+    name: 'SAP SE',
+    currency: 'EUR',
+    tickSize: '0.02',
+    lotSize: '1',
+    lastPrice: '183.60',
+    previousClose: '182.14',
+    tradable: true,
+  },
+  {
+    symbol: 'VOD',
+    name: 'Vodafone Group plc',
+    currency: 'GBP',
+    tickSize: '0.0002',
+    lotSize: '1',
+    lastPrice: '0.7124',
+    previousClose: '0.7138',
+    tradable: true,
+  },
 ];
 
 /**

@@ -75,8 +75,13 @@ function clusterDir(dataDir: string): string {
 
 function postgresUser(): { uid: number; gid: number } {
   // os.userInfo only knows the current user; /etc/passwd knows the rest.
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root, the embedded PostgreSQL needs a `postgres` user (or run npm start as a normal user, or set DATABASE_URL)');
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line)
+    throw new Error(
+      'running as root, the embedded PostgreSQL needs a `postgres` user (or run npm start as a normal user, or set DATABASE_URL)',
+    );
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
 }

@@ -7,14 +7,23 @@ import { DEMO_VENDOR_APP } from './demo-data';
 async function main(): Promise<void> {
   const config = loadPlatformConfig();
   const logger = createLogger('platform', config.LOG_LEVEL);
-  console.log(config.DATABASE_URL ? 'Starting every service…' : `Starting every service (embedded PostgreSQL in ${config.PLATFORM_DATA_DIR})…`);
+  console.log(
+    config.DATABASE_URL ? 'Starting every service…' : `Starting every service (embedded PostgreSQL in ${config.PLATFORM_DATA_DIR})…`,
+  );
   const platform = await createPlatform(config, logger);
 
   let demoPat = '';
   if (config.PLATFORM_SEED_DEMO) {
     const alice = (await platform.auth.users.findByEmail(DEMO_USERS[0]!.email))!;
     const expires = new Date(Date.now() + 30 * 86400_000).toISOString().slice(0, 10);
-    demoPat = (await platform.auth.pats.create({ userId: alice.id, name: `all-in-one demo ${new Date().toISOString()}`, access: 'READ_WRITE', expires })).token;
+    demoPat = (
+      await platform.auth.pats.create({
+        userId: alice.id,
+        name: `all-in-one demo ${new Date().toISOString()}`,
+        access: 'READ_WRITE',
+        expires,
+      })
+    ).token;
     await platform.auth.registry.ensureDemoApp(DEMO_VENDOR_APP.registration, DEMO_VENDOR_APP.credentials);
   }
 

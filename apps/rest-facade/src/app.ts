@@ -41,7 +41,12 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
   const gateway = new GatewayClient(config.GATEWAY_URL, signer);
 
-  const { app, internal } = createService({ name: 'rest-facade', logger, trustProxy: config.FACADE_TRUST_PROXY, readiness: { redis: () => store.ping() } });
+  const { app, internal } = createService({
+    name: 'rest-facade',
+    logger,
+    trustProxy: config.FACADE_TRUST_PROXY,
+    readiness: { redis: () => store.ping() },
+  });
   // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
   // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
   // claims), then everything else under /v1 is an authenticated API call from the route table.
@@ -55,7 +60,10 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     BASE_PATH,
     routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
     authenticate(edge, limits),
-    orderEventsRoute(feed, edge, gateway, { heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS, maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER }),
+    orderEventsRoute(feed, edge, gateway, {
+      heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
+      maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,
+    }),
     routeTableRouter(ROUTES, gateway),
   );
   finishService(app, logger);

@@ -15,7 +15,9 @@ describe('createTradingApiClient', () => {
         return void res.end(JSON.stringify({ accounts: [] }));
       }
       res.writeHead(404, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 't', title: 'Not found', status: 404, detail: 'Account not found', code: 'NOT_FOUND', field: 'accountId' }));
+      res.end(
+        JSON.stringify({ type: 't', title: 'Not found', status: 404, detail: 'Account not found', code: 'NOT_FOUND', field: 'accountId' }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
@@ -27,7 +29,9 @@ describe('createTradingApiClient', () => {
     const api = createTradingApiClient({ baseUrl: base, token: () => token });
     expect((await api.GET('/accounts')).data).toEqual({ accounts: [] });
     token = 'rotated';
-    const missing = await api.GET('/accounts/{accountId}/margin', { params: { path: { accountId: '7f1e4c2a-0000-4000-8000-000000000000' } } });
+    const missing = await api.GET('/accounts/{accountId}/margin', {
+      params: { path: { accountId: '7f1e4c2a-0000-4000-8000-000000000000' } },
+    });
     expect([missing.response.status, missing.error?.code, missing.error?.field]).toEqual([404, 'NOT_FOUND', 'accountId']);
     expect(seen.map((s) => [s.url, s.headers.authorization])).toEqual([
       ['/v1/accounts', 'Bearer first'],

@@ -48,15 +48,25 @@ describe('internal claims header', () => {
     expect(await new InternalClaimsVerifier('gateway', trusted).verify('not.a.jwt')).toBeNull();
   });
 
-  it('refuses another audience, an untrusted sender, a key it does not know and scopes beyond the sender\'s ceiling', async () => {
+  it("refuses another audience, an untrusted sender, a key it does not know and scopes beyond the sender's ceiling", async () => {
     const toGateway = await new InternalClaimsSigner(facade).sign(claims, 'gateway');
     expect(await new InternalClaimsVerifier('accounts', trusted).verify(toGateway)).toBeNull();
     // The OMS may not address the gateway at all, and may read accounts only.
-    expect(await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'gateway'))).toBeNull();
-    expect(await new InternalClaimsVerifier('accounts', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'accounts'))).toMatchObject({ caller: 'oms' });
-    expect(await new InternalClaimsVerifier('accounts', trusted).verify(await new InternalClaimsSigner(oms).sign({ ...claims, scope: ['write:accounts'] }, 'accounts'))).toBeNull();
+    expect(
+      await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'gateway')),
+    ).toBeNull();
+    expect(
+      await new InternalClaimsVerifier('accounts', trusted).verify(await new InternalClaimsSigner(oms).sign(claims, 'accounts')),
+    ).toMatchObject({ caller: 'oms' });
+    expect(
+      await new InternalClaimsVerifier('accounts', trusted).verify(
+        await new InternalClaimsSigner(oms).sign({ ...claims, scope: ['write:accounts'] }, 'accounts'),
+      ),
+    ).toBeNull();
     const impostor = generateServiceKey('rest-facade');
-    expect(await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(impostor).sign(claims, 'gateway'))).toBeNull();
+    expect(
+      await new InternalClaimsVerifier('gateway', trusted).verify(await new InternalClaimsSigner(impostor).sign(claims, 'gateway')),
+    ).toBeNull();
   });
 
   it('reuses a signed header for half its life, and remembers a verified one until it expires', async () => {
@@ -98,7 +108,8 @@ describe('EdgeAuthenticator', () => {
 
   beforeAll(async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
-    sign = (claims, exp = '5m') => new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime(exp).sign(privateKey);
+    sign = (claims, exp = '5m') =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).setIssuedAt().setExpirationTime(exp).sign(privateKey);
     auth = new EdgeAuthenticator(async (t) => (await jwtVerify(t, publicKey)).payload, sessions);
   });
 
@@ -109,7 +120,12 @@ describe('EdgeAuthenticator', () => {
 
   it('accepts a live session and reports the claims its token carries', async () => {
     await sessions.create({ ...live, sid: 'sid-ok' });
-    await expect(auth.authenticate(`Bearer ${await patToken('sid-ok')}`, '127.0.0.1')).resolves.toMatchObject({ sub: 'u1', access: 'READ_ONLY', patId: 'p1', scope: ['read:accounts'] });
+    await expect(auth.authenticate(`Bearer ${await patToken('sid-ok')}`, '127.0.0.1')).resolves.toMatchObject({
+      sub: 'u1',
+      access: 'READ_ONLY',
+      patId: 'p1',
+      scope: ['read:accounts'],
+    });
   });
 
   it('refuses missing, malformed, expired and revoked tokens, and tokens missing a claim', async () => {
@@ -131,7 +147,9 @@ describe('EdgeAuthenticator', () => {
     await sessions.create({ ...oauth, sid: 'sid-g1', grantId: 'g1' });
     await sessions.create({ ...oauth, sid: 'sid-g1b', grantId: 'g1' });
     await sessions.create({ ...oauth, sid: 'sid-g2', grantId: 'g2' });
-    const [a, b, c] = await Promise.all(['sid-g1', 'sid-g1b', 'sid-g2'].map((sid) => sign({ sub: 'u1', sid, kind: 'oauth', client_id: 'c1', scope: 'read:accounts' })));
+    const [a, b, c] = await Promise.all(
+      ['sid-g1', 'sid-g1b', 'sid-g2'].map((sid) => sign({ sub: 'u1', sid, kind: 'oauth', client_id: 'c1', scope: 'read:accounts' })),
+    );
     await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).resolves.toMatchObject({ kind: 'oauth', clientId: 'c1' });
     expect(await sessions.revokeGrant('g1')).toBe(3);
     await expect(auth.authenticate(`Bearer ${a}`, '127.0.0.1')).rejects.toThrow('session has ended');
@@ -139,7 +157,7 @@ describe('EdgeAuthenticator', () => {
     await expect(auth.authenticate(`Bearer ${c}`, '127.0.0.1')).resolves.toBeDefined();
   });
 
-  it("enforces the IP list the token carries", async () => {
+  it('enforces the IP list the token carries', async () => {
     await sessions.create({ ...live, patId: 'p2', sid: 'sid-ip' });
     const token = await patToken('sid-ip', { pat_id: 'p2', ip_allow: ['10.1.0.0/16'] });
     await expect(auth.authenticate(`Bearer ${token}`, '10.1.2.3')).resolves.toBeDefined();
@@ -150,7 +168,16 @@ describe('EdgeAuthenticator', () => {
     await sessions.create({ ...live, patId: 'p3', sid: 'sid-narrow' });
     const token = await patToken('sid-narrow', { pat_id: 'p3', ip_allow: ['10.1.0.0/16'] });
     // What an attacker holding Redis would write: the old record shape with everything widened.
-    const widened = { sid: 'sid-narrow', userId: 'u1', kind: 'pat', patId: 'p3', scope: ['read:accounts', 'write:orders'], access: 'READ_WRITE', ipAllowlist: [], expiresAt };
+    const widened = {
+      sid: 'sid-narrow',
+      userId: 'u1',
+      kind: 'pat',
+      patId: 'p3',
+      scope: ['read:accounts', 'write:orders'],
+      access: 'READ_WRITE',
+      ipAllowlist: [],
+      expiresAt,
+    };
     await store.set('session:sid-narrow', JSON.stringify(widened), 300);
     const claims = await auth.authenticate(`Bearer ${token}`, '10.1.2.3');
     expect(claims).toMatchObject({ access: 'READ_ONLY', scope: ['read:accounts'] });
@@ -158,7 +185,17 @@ describe('EdgeAuthenticator', () => {
     // A record for a sid no token names is worthless without auth's signature on a token.
     await store.set('session:made-up', JSON.stringify({ ...widened, sid: 'made-up' }), 300);
     const { privateKey } = await generateKeyPair('ES256');
-    const selfSigned = await new SignJWT({ sub: 'u1', sid: 'made-up', kind: 'pat', pat_id: 'p3', scope: 'write:orders', access: 'READ_WRITE' }).setProtectedHeader({ alg: 'ES256' }).setExpirationTime('5m').sign(privateKey);
+    const selfSigned = await new SignJWT({
+      sub: 'u1',
+      sid: 'made-up',
+      kind: 'pat',
+      pat_id: 'p3',
+      scope: 'write:orders',
+      access: 'READ_WRITE',
+    })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setExpirationTime('5m')
+      .sign(privateKey);
     await expect(auth.authenticate(`Bearer ${selfSigned}`, '10.1.2.3')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 });

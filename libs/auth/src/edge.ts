@@ -21,7 +21,12 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export function createAccessTokenVerifier(settings: AccessTokenSettings): (token: string) => Promise<JWTPayload> {
   const jwks = createRemoteJWKSet(new URL(settings.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 3000 });
   return async (token) => {
-    const { payload } = await jwtVerify(token, jwks, { issuer: settings.issuer, audience: settings.audience, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE });
+    const { payload } = await jwtVerify(token, jwks, {
+      issuer: settings.issuer,
+      audience: settings.audience,
+      algorithms: ['ES256'],
+      typ: ACCESS_TOKEN_TYPE,
+    });
     return payload;
   };
 }
@@ -71,7 +76,8 @@ export class EdgeAuthenticator {
     } catch {
       throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
     }
-    if (!session || session.userId !== claims.sub || session.kind !== claims.kind) throw errors.unauthenticated('The session has ended (revoked or expired)');
+    if (!session || session.userId !== claims.sub || session.kind !== claims.kind)
+      throw errors.unauthenticated('The session has ended (revoked or expired)');
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
@@ -82,7 +88,16 @@ export class EdgeAuthenticator {
 
 /** The caller as the signed token describes it; null when a claim is missing or malformed. */
 function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: string[] }) | null {
-  const { sub, sid, kind, scope, access, client_id: clientId, pat_id: patId, ip_allow: ipAllowlist = [] } = payload as Record<string, unknown>;
+  const {
+    sub,
+    sid,
+    kind,
+    scope,
+    access,
+    client_id: clientId,
+    pat_id: patId,
+    ip_allow: ipAllowlist = [],
+  } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
   if (kind === 'pat' && (typeof patId !== 'string' || (access !== 'READ_ONLY' && access !== 'READ_WRITE'))) return null;
   if (kind === 'oauth' && typeof clientId !== 'string') return null;
@@ -100,5 +115,7 @@ function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: str
 /** The JWKS could not be fetched (as opposed to a bad token): the caller should retry, not re-authenticate. */
 function isNetworkFailure(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN'].includes(String(code)) || /fetch failed/.test(String(message));
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN'].includes(String(code)) || /fetch failed/.test(String(message))
+  );
 }

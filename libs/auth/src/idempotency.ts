@@ -9,7 +9,8 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function parseIdempotencyKey(value: unknown, field = 'idempotencyKey'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) throw new AppError('BAD_USER_INPUT', `${field} must be 1 to 255 visible ASCII characters (no spaces)`, { field });
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value))
+    throw new AppError('BAD_USER_INPUT', `${field} must be 1 to 255 visible ASCII characters (no spaces)`, { field });
   return value;
 }
 

@@ -27,7 +27,11 @@ function parsed<T>(isParsed: (v: unknown) => v is T, parse: (json: string) => T,
  */
 export function serviceIdentityFields(service: ServiceName) {
   return {
-    SERVICE_KEY: parsed(isServiceKey, (json) => parseServiceKey(service, json), `is required: ${service}'s private key (npm run service-keys)`),
+    SERVICE_KEY: parsed(
+      isServiceKey,
+      (json) => parseServiceKey(service, json),
+      `is required: ${service}'s private key (npm run service-keys)`,
+    ),
     SERVICE_TRUSTED_KEYS: parsed(
       (v): v is TrustedServiceKeys => v instanceof TrustedServiceKeys,
       (json) => TrustedServiceKeys.parse(json),

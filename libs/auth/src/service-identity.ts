@@ -62,7 +62,8 @@ export function parseServiceKey(service: ServiceName, json: string): ServiceKey 
   }
   const kid = typeof jwk['kid'] === 'string' ? jwk['kid'] : '';
   if (serviceOfKid(kid) !== service) throw new Error(`its kid must be "${service}.<id>"`);
-  if (jwk['kty'] !== 'EC' || jwk['crv'] !== 'P-256' || typeof jwk['d'] !== 'string') throw new Error('must be a private EC P-256 JWK in JSON');
+  if (jwk['kty'] !== 'EC' || jwk['crv'] !== 'P-256' || typeof jwk['d'] !== 'string')
+    throw new Error('must be a private EC P-256 JWK in JSON');
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey({ key: jwk as never, format: 'jwk' });
@@ -94,7 +95,8 @@ export class TrustedServiceKeys {
     const keys = (parsed as { keys?: unknown })?.keys;
     if (!Array.isArray(keys)) throw new Error('must be a JWKS in JSON ({"keys":[…]})');
     for (const k of keys as Array<Record<string, unknown>>) {
-      if (k?.['kty'] !== 'EC' || k?.['crv'] !== 'P-256' || typeof k?.['kid'] !== 'string') throw new Error('every key must be a public EC P-256 JWK with a kid');
+      if (k?.['kty'] !== 'EC' || k?.['crv'] !== 'P-256' || typeof k?.['kid'] !== 'string')
+        throw new Error('every key must be a public EC P-256 JWK with a kid');
       if ('d' in k) throw new Error(`key "${String(k['kid'])}" is a private key: publish only public keys`);
     }
     return new TrustedServiceKeys(keys as PublicJwk[]);
@@ -110,7 +112,19 @@ export class TrustedServiceKeys {
   }
 
   toJSON(): { keys: PublicJwk[] } {
-    return { keys: [...this.keys.entries()].map(([kid, { key }]) => ({ ...(key.export({ format: 'jwk' }) as { x: string; y: string }), kty: 'EC', crv: 'P-256', kid, alg: 'ES256', use: 'sig' }) as PublicJwk) };
+    return {
+      keys: [...this.keys.entries()].map(
+        ([kid, { key }]) =>
+          ({
+            ...(key.export({ format: 'jwk' }) as { x: string; y: string }),
+            kty: 'EC',
+            crv: 'P-256',
+            kid,
+            alg: 'ES256',
+            use: 'sig',
+          }) as PublicJwk,
+      ),
+    };
   }
 }
 

@@ -25,10 +25,20 @@ describe('loadConfig', () => {
   });
 
   it('never echoes a rejected secret: keys, tokens, passwords, URLs (which carry credentials)', () => {
-    const secrets = z.object({ ADMIN_TOKEN: z.string().min(24), SERVICE_KEY: z.string().min(40), DB_PASSWORD: z.string().min(12), DATABASE_URL: field.postgresUrl() });
+    const secrets = z.object({
+      ADMIN_TOKEN: z.string().min(24),
+      SERVICE_KEY: z.string().min(40),
+      DB_PASSWORD: z.string().min(12),
+      DATABASE_URL: field.postgresUrl(),
+    });
     let message = '';
     try {
-      loadConfig('svc', secrets, { ADMIN_TOKEN: 'tok-hunter2', SERVICE_KEY: 'key-hunter2', DB_PASSWORD: 'pw-hunter2', DATABASE_URL: 'mysql://root:hunter2@db' });
+      loadConfig('svc', secrets, {
+        ADMIN_TOKEN: 'tok-hunter2',
+        SERVICE_KEY: 'key-hunter2',
+        DB_PASSWORD: 'pw-hunter2',
+        DATABASE_URL: 'mysql://root:hunter2@db',
+      });
     } catch (e) {
       message = (e as Error).message;
     }

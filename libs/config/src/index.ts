@@ -36,7 +36,11 @@ export const field = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   url: () => z.string().url({ message: 'must be a URL' }),
   postgresUrl: () => z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-  redisUrl: () => z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').default('redis://127.0.0.1:6379'),
+  redisUrl: () =>
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .default('redis://127.0.0.1:6379'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A shared secret: long enough to resist guessing. */
   secret: () => z.string().min(32, 'must be at least 32 characters'),
@@ -76,5 +80,8 @@ export const apiLimitSchema = {
   /** Requests per minute per client address, authenticated or not (a NAT or CI runner shares one). */
   API_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
   /** Part of every counter's key: deployments sharing one Redis never count each other's requests. */
-  API_RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('api'),
+  API_RATE_LIMIT_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+    .default('api'),
 };

@@ -1,5 +1,14 @@
 import { Client } from 'pg';
-import { databaseNameOf, dropDatabase, ensureDatabase, IdempotencyKeys, openDatabase, requestHash, withDatabaseName, type DataSource } from './index';
+import {
+  databaseNameOf,
+  dropDatabase,
+  ensureDatabase,
+  IdempotencyKeys,
+  openDatabase,
+  requestHash,
+  withDatabaseName,
+  type DataSource,
+} from './index';
 
 class CreateThings1700000000000 {
   name = 'CreateThings1700000000000';
@@ -45,7 +54,9 @@ describe('IdempotencyKeys', () => {
 
   beforeAll(async () => {
     db = await openDatabase({ url: TEST_POSTGRES_URL, entities: [], migrations: [] });
-    await db.query(`CREATE TABLE ${table} (user_id text, key text, request_hash text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (user_id, key))`);
+    await db.query(
+      `CREATE TABLE ${table} (user_id text, key text, request_hash text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (user_id, key))`,
+    );
   });
   afterAll(async () => {
     await db?.query(`DROP TABLE IF EXISTS ${table}`);
@@ -64,7 +75,10 @@ describe('IdempotencyKeys', () => {
     expect(await keys.earlier(db, 'alice|pat:1', 'k1', hash)).toEqual({ n: 1 });
     // Another owner's key of the same name is theirs alone.
     expect(await db.transaction((tx) => keys.claim(tx, 'alice|app:x', 'k1', hash))).toEqual({ first: true });
-    await expect(db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).rejects.toMatchObject({ code: 'UNPROCESSABLE', field: 'idempotencyKey' });
+    await expect(db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).rejects.toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'idempotencyKey',
+    });
     await db.query(`UPDATE ${table} SET created_at = now() - interval '25 hours' WHERE key = 'k1'`);
     expect(await keys.earlier(db, 'alice|pat:1', 'k1', hash)).toBeUndefined();
     expect(await db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).toEqual({ first: true });

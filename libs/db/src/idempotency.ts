@@ -10,7 +10,9 @@ type Queryable = Pick<EntityManager, 'query'>;
 /** The request as canonical JSON (keys sorted, at every depth), hashed: what "the same request" means. */
 export function requestHash(operation: string, request: unknown): string {
   const canonical = JSON.stringify({ operation, request }, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
   return createHash('sha256').update(canonical).digest('hex');
 }
@@ -38,7 +40,11 @@ export class IdempotencyKeys<R> {
    * effect, then `remember` its result in the same transaction); otherwise the earlier result.
    */
   async claim(tx: Queryable, owner: string, key: string, hash: string): Promise<{ first: true } | { first: false; result: R }> {
-    await tx.query(`DELETE FROM ${this.table} WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)`, [owner, key, IDEMPOTENCY_KEY_LIFETIME_HOURS]);
+    await tx.query(`DELETE FROM ${this.table} WHERE user_id = $1 AND key = $2 AND created_at < now() - make_interval(hours => $3)`, [
+      owner,
+      key,
+      IDEMPOTENCY_KEY_LIFETIME_HOURS,
+    ]);
     const inserted: unknown[] = await tx.query(
       `INSERT INTO ${this.table} (user_id, key, request_hash, ${this.resultColumn}) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
       [owner, key, hash, this.pending],
@@ -49,18 +55,22 @@ export class IdempotencyKeys<R> {
 
   /** The earlier result for this key, if any, outside a transaction too (a fast path before the work). */
   async earlier(db: Queryable, owner: string, key: string, hash: string): Promise<R | undefined> {
-    const [stored] = await db.query(`SELECT request_hash, ${this.resultColumn} AS result FROM ${this.table} WHERE user_id = $1 AND key = $2 AND created_at >= now() - make_interval(hours => $3)`, [
-      owner,
-      key,
-      IDEMPOTENCY_KEY_LIFETIME_HOURS,
-    ]);
+    const [stored] = await db.query(
+      `SELECT request_hash, ${this.resultColumn} AS result FROM ${this.table} WHERE user_id = $1 AND key = $2 AND created_at >= now() - make_interval(hours => $3)`,
+      [owner, key, IDEMPOTENCY_KEY_LIFETIME_HOURS],
+    );
     if (!stored) return undefined;
-    if (stored.request_hash !== hash) throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', { field: 'idempotencyKey' });
+    if (stored.request_hash !== hash)
+      throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was already used with a different request', { field: 'idempotencyKey' });
     return stored.result as R;
   }
 
   async remember(tx: Queryable, owner: string, key: string, result: R): Promise<void> {
-    await tx.query(`UPDATE ${this.table} SET ${this.resultColumn} = $3 WHERE user_id = $1 AND key = $2`, [owner, key, typeof result === 'string' ? result : JSON.stringify(result)]);
+    await tx.query(`UPDATE ${this.table} SET ${this.resultColumn} = $3 WHERE user_id = $1 AND key = $2`, [
+      owner,
+      key,
+      typeof result === 'string' ? result : JSON.stringify(result),
+    ]);
   }
 
   /** Keys past their lifetime answer nothing any more: delete them (a retention pass). */

@@ -111,7 +111,11 @@ export interface Problem {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 const PROBLEM_TYPE_BASE = 'https://docs.trading-api.example/problems/';
 
-export function problem(code: ErrorCode | string, detail: string, extra: { requestId?: string; field?: string; status?: number; details?: Record<string, unknown> } = {}): Problem {
+export function problem(
+  code: ErrorCode | string,
+  detail: string,
+  extra: { requestId?: string; field?: string; status?: number; details?: Record<string, unknown> } = {},
+): Problem {
   const known = isErrorCode(code) ? code : 'INTERNAL_SERVER_ERROR';
   const body: Problem = {
     type: PROBLEM_TYPE_BASE + known.toLowerCase().replace(/_/g, '-'),
@@ -159,7 +163,11 @@ export function wwwAuthenticate(err: AppError): string | undefined {
 /** An AppError as a GraphQL error, carrying the code (and field) in `extensions`. */
 export function toGraphQLError(err: AppError): GraphQLError {
   return new GraphQLError(err.message, {
-    extensions: { code: err.code, ...(err.field ? { field: err.field } : {}), ...(err.options.requiredScopes ? { requiredScopes: err.options.requiredScopes } : {}) },
+    extensions: {
+      code: err.code,
+      ...(err.field ? { field: err.field } : {}),
+      ...(err.options.requiredScopes ? { requiredScopes: err.options.requiredScopes } : {}),
+    },
   });
 }
 

@@ -4,7 +4,10 @@ import { MemoryEventLog } from './memory-event-log';
 import { RedisEventLog } from './redis-event-log';
 
 /** Redis at `url`; or, when `fallbackToMemory` and none answers, the in-process stand-in. */
-export async function connectEventLog(url: string, options: { fallbackToMemory?: boolean; onFallback?: (reason: string) => void } = {}): Promise<EventLog> {
+export async function connectEventLog(
+  url: string,
+  options: { fallbackToMemory?: boolean; onFallback?: (reason: string) => void } = {},
+): Promise<EventLog> {
   try {
     return await RedisEventLog.connect(url);
   } catch (err) {

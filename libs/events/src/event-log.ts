@@ -28,7 +28,12 @@ export interface EventLog {
   append(stream: string, event: DomainEvent): Promise<string>;
   ensureGroup(stream: string, group: string): Promise<void>;
   /** `pending`: this consumer's delivered-but-unacked entries; otherwise new entries (waiting up to `blockMs`). */
-  read(stream: string, group: string, consumer: string, options: { count: number; blockMs: number; pending: boolean }): Promise<DeliveredEvent[]>;
+  read(
+    stream: string,
+    group: string,
+    consumer: string,
+    options: { count: number; blockMs: number; pending: boolean },
+  ): Promise<DeliveredEvent[]>;
   /** Takes over entries another consumer left unacked for at least `minIdleMs` (it crashed). */
   claimStale(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<DeliveredEvent[]>;
   ack(stream: string, group: string, entryIds: string[]): Promise<void>;
@@ -47,7 +52,15 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-export const toFields = (e: DomainEvent) => ['eventId', e.eventId, 'type', e.type, 'payload', JSON.stringify(e.payload), ...(e.signature ? ['signature', e.signature] : [])];
+export const toFields = (e: DomainEvent) => [
+  'eventId',
+  e.eventId,
+  'type',
+  e.type,
+  'payload',
+  JSON.stringify(e.payload),
+  ...(e.signature ? ['signature', e.signature] : []),
+];
 
 export function fromFields(entryId: string, fields: string[]): DeliveredEvent {
   const map: Record<string, string> = {};

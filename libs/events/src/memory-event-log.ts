@@ -41,7 +41,12 @@ export class MemoryEventLog implements EventLog {
     if (!s.groups.has(group)) s.groups.set(group, { next: 0, pending: new Map() });
   }
 
-  async read(stream: string, group: string, consumer: string, options: { count: number; blockMs: number; pending: boolean }): Promise<DeliveredEvent[]> {
+  async read(
+    stream: string,
+    group: string,
+    consumer: string,
+    options: { count: number; blockMs: number; pending: boolean },
+  ): Promise<DeliveredEvent[]> {
     const s = this.stream(stream);
     const g = this.group(stream, group);
     if (options.pending) {

@@ -7,7 +7,12 @@ import type { EventLog } from './event-log';
  * stream (any at all deserves a look: forged, or a producer bug).
  */
 export function consumerMetrics(registry: Registry, log: EventLog, stream: string, group: string): { onDeadLetter(reason: string): void } {
-  const deadLetters = new Counter({ name: 'settlement_dead_letters_total', help: 'Settlement events refused to the dead-letter stream', labelNames: ['group'], registers: [registry] });
+  const deadLetters = new Counter({
+    name: 'settlement_dead_letters_total',
+    help: 'Settlement events refused to the dead-letter stream',
+    labelNames: ['group'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'settlement_unapplied_events',
     help: 'Settlement events delivered to the consumer group and not applied yet',

@@ -24,7 +24,12 @@ export class RedisEventLog implements EventLog {
   }
 
   static async connect(url: string): Promise<RedisEventLog> {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) });
+    const client = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      retryStrategy: (n) => Math.min(n * 200, 2000),
+    });
     client.on('error', () => undefined);
     await client.connect();
     return new RedisEventLog(client, true);
@@ -43,7 +48,12 @@ export class RedisEventLog implements EventLog {
     }
   }
 
-  async read(stream: string, group: string, consumer: string, options: { count: number; blockMs: number; pending: boolean }): Promise<DeliveredEvent[]> {
+  async read(
+    stream: string,
+    group: string,
+    consumer: string,
+    options: { count: number; blockMs: number; pending: boolean },
+  ): Promise<DeliveredEvent[]> {
     const args: Array<string | number> = ['GROUP', group, consumer, 'COUNT', options.count];
     if (!options.pending && options.blockMs > 0) args.push('BLOCK', options.blockMs);
     args.push('STREAMS', stream, options.pending ? '0' : '>');

@@ -10,7 +10,10 @@ import type { DeliveredEvent, DomainEvent } from './event-log';
 const signedText = (eventId: string, type: string, payloadJson: string) => `${eventId}\n${type}\n${payloadJson}`;
 
 export function signEvent(event: DomainEvent, key: { kid: string; privateKey: KeyObject }): DomainEvent {
-  const signature = sign('sha256', Buffer.from(signedText(event.eventId, event.type, JSON.stringify(event.payload))), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+  const signature = sign('sha256', Buffer.from(signedText(event.eventId, event.type, JSON.stringify(event.payload))), {
+    key: key.privateKey,
+    dsaEncoding: 'ieee-p1363',
+  });
   return { ...event, signature: `${key.kid}.${signature.toString('base64url')}` };
 }
 
@@ -27,6 +30,11 @@ export function eventSignatureProblem(event: DeliveredEvent, signers: EventSigne
   if (!signer) return 'signed with an unknown key';
   if (signer.service !== producer) return `signed by ${signer.service}, not ${producer}`;
   const text = signedText(event.eventId, event.type, event.payloadJson ?? JSON.stringify(event.payload));
-  const ok = verify('sha256', Buffer.from(text), { key: signer.key, dsaEncoding: 'ieee-p1363' }, Buffer.from(event.signature.slice(dot + 1), 'base64url'));
+  const ok = verify(
+    'sha256',
+    Buffer.from(text),
+    { key: signer.key, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(event.signature.slice(dot + 1), 'base64url'),
+  );
   return ok ? null : 'bad signature';
 }

@@ -30,8 +30,6 @@ export interface ConsumerOptions {
   claimIdleMs?: number;
 }
 
-
-
 /** A consumer-group worker: pending first, then stale entries of dead consumers, then new ones. */
 export class StreamConsumer {
   private running = false;
@@ -67,12 +65,23 @@ export class StreamConsumer {
   /** Keeps a refused event, with why and who refused it, where an operator can look at it. */
   private async deadLetter(event: DeliveredEvent, reason: string): Promise<void> {
     const { log, stream, group, logger } = this.options;
-    logger.error({ stream, group, entryId: event.entryId, eventId: event.eventId, type: event.type, reason }, 'settlement event refused; moved to the dead-letter stream');
+    logger.error(
+      { stream, group, entryId: event.entryId, eventId: event.eventId, type: event.type, reason },
+      'settlement event refused; moved to the dead-letter stream',
+    );
     this.options.onDeadLetter?.(reason);
     await log.append(deadLetterStream(stream), {
       eventId: event.eventId || `unknown-${event.entryId}`,
       type: 'dead-letter',
-      payload: { reason, group, entryId: event.entryId, type: event.type, payload: event.payloadJson ?? JSON.stringify(event.payload), signature: event.signature ?? null, at: new Date().toISOString() },
+      payload: {
+        reason,
+        group,
+        entryId: event.entryId,
+        type: event.type,
+        payload: event.payloadJson ?? JSON.stringify(event.payload),
+        signature: event.signature ?? null,
+        at: new Date().toISOString(),
+      },
     });
   }
 
@@ -87,7 +96,8 @@ export class StreamConsumer {
           lastClaim = Date.now();
           batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? 30_000, count);
         }
-        if (!batch.length) batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
+        if (!batch.length)
+          batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
         for (const event of batch) {
           if (!this.running) break;
           const reason = this.options.refuse?.(event) ?? null;

@@ -26,7 +26,11 @@ describe('GraphQL limits', () => {
   it('refuses too many root fields, also through fragments', () => {
     const fields = Array.from({ length: 11 }, (_, i) => `f${i}: accounts { id }`).join(' ');
     expect(problems(`{ ${fields} }`).join(' ')).toMatch(/root fields limit of 10/);
-    expect(problems(`query { ...F } fragment F on Query { ${Array.from({ length: 11 }, (_, i) => `x${i}: account { id }`).join(' ')} }`).join(' ')).toMatch(/root fields/);
+    expect(
+      problems(`query { ...F } fragment F on Query { ${Array.from({ length: 11 }, (_, i) => `x${i}: account { id }`).join(' ')} }`).join(
+        ' ',
+      ),
+    ).toMatch(/root fields/);
   });
 
   it('refuses deep nesting', () => {

@@ -15,7 +15,14 @@ export interface GraphQLLimits {
 }
 
 /** Generous for every operation the REST facade and the docs' examples send; far below what hurts. */
-export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = { maxAliases: 15, maxRootFields: 10, maxDepth: 12, maxTokens: 2000, maxDirectives: 50, maxCost: 5000 };
+export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
+  maxAliases: 15,
+  maxRootFields: 10,
+  maxDepth: 12,
+  maxTokens: 2000,
+  maxDirectives: 50,
+  maxCost: 5000,
+};
 
 /** The gateway's query plans wrap fields in `_entities { ... on Type }`: subgraphs allow that much more depth. */
 export const SUBGRAPH_GRAPHQL_LIMITS: GraphQLLimits = { ...DEFAULT_GRAPHQL_LIMITS, maxDepth: DEFAULT_GRAPHQL_LIMITS.maxDepth + 2 };
@@ -38,14 +45,19 @@ export function graphqlLimits(
     costLimit: { maxCost: limits.maxCost, ignoreIntrospection: true },
     blockFieldSuggestion: { enabled: !options.suggestions },
   }).protect();
-  return { plugins: armor.plugins, validationRules: [...armor.validationRules, maxRootFieldsRule(limits.maxRootFields)], parseOptions: { maxTokens: limits.maxTokens } };
+  return {
+    plugins: armor.plugins,
+    validationRules: [...armor.validationRules, maxRootFieldsRule(limits.maxRootFields)],
+    parseOptions: { maxTokens: limits.maxTokens },
+  };
 }
 
 /** Refuses an operation with more than `max` top-level fields (aliases and fragments counted as what they expand to). */
 export function maxRootFieldsRule(max: number): ValidationRule {
   return (context) => {
     const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const definition of context.getDocument().definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    for (const definition of context.getDocument().definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
     const count = (set: SelectionSetNode, seen: Set<string>): number =>
       set.selections.reduce((n, selection) => {
         if (selection.kind === Kind.FIELD) return n + (selection.name.value === '__typename' ? 0 : 1);
@@ -59,7 +71,12 @@ export function maxRootFieldsRule(max: number): ValidationRule {
       OperationDefinition(operation) {
         const fields = count(operation.selectionSet, new Set());
         if (fields > max) {
-          context.reportError(new GraphQLError(`Syntax Error: Query root fields limit of ${max} exceeded, found ${fields}.`, { nodes: [operation], extensions: { code: 'BAD_USER_INPUT' } }));
+          context.reportError(
+            new GraphQLError(`Syntax Error: Query root fields limit of ${max} exceeded, found ${fields}.`, {
+              nodes: [operation],
+              extensions: { code: 'BAD_USER_INPUT' },
+            }),
+          );
         }
       },
     };

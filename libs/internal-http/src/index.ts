@@ -50,7 +50,12 @@ export class InternalClient {
    * A GraphQL operation at `path`: its data, or the first GraphQL error as the AppError it
    * names (an internal error stays masked); no data at all is the peer failing.
    */
-  async graphql<T>(path: string, document: string, variables: Record<string, unknown>, request: Omit<InternalRequest, 'body' | 'query'>): Promise<T> {
+  async graphql<T>(
+    path: string,
+    document: string,
+    variables: Record<string, unknown>,
+    request: Omit<InternalRequest, 'body' | 'query'>,
+  ): Promise<T> {
     const answer = await this.send<GraphQLAnswer<T>>('POST', path, { ...request, body: { query: document, variables } }, true);
     if (answer?.errors?.length) throw fromGraphQLError(answer.errors[0]!);
     if (!answer?.data) throw this.unavailable(`The ${this.audience} service answered no data; try again`);
@@ -94,11 +99,15 @@ export class InternalClient {
     } catch {
       throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
     }
-    if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body))) return body as T;
+    if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body)))
+      return body as T;
     // The peer's own refusal (bad input, not found, conflict) is the caller's answer too.
     if (status < 500 && isErrorCode(body?.code)) {
       const { type: _t, title: _ti, status: _s, detail, code, requestId: _r, field, ...details } = body as Record<string, unknown>;
-      throw new AppError(code as ErrorCode, String(detail ?? 'refused'), { field: typeof field === 'string' ? field : undefined, details: Object.keys(details).length ? details : undefined });
+      throw new AppError(code as ErrorCode, String(detail ?? 'refused'), {
+        field: typeof field === 'string' ? field : undefined,
+        details: Object.keys(details).length ? details : undefined,
+      });
     }
     throw this.unavailable(`The ${this.audience} service answered ${status}; try again`);
   }

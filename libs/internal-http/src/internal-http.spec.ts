@@ -15,16 +15,36 @@ function peer(verifier: InternalClaimsVerifier): Promise<{ url: string; server: 
     const url = new URL(req.url!, 'http://peer');
     if (url.pathname === '/ok') {
       const claims = await verifier.verify(req.headers[INTERNAL_CLAIMS_HEADER] as string | undefined);
-      return send(200, { caller: claims?.caller ?? null, sub: claims?.sub ?? null, query: Object.fromEntries(url.searchParams), requestId: req.headers['x-request-id'] ?? null });
+      return send(200, {
+        caller: claims?.caller ?? null,
+        sub: claims?.sub ?? null,
+        query: Object.fromEntries(url.searchParams),
+        requestId: req.headers['x-request-id'] ?? null,
+      });
     }
     if (url.pathname === '/conflict') {
-      return send(409, { type: 't', title: 'Conflict', status: 409, detail: 'Account TA1 cannot be closed', code: 'CONFLICT', field: 'accountId', reasons: ['cash remains'] }, 'application/problem+json');
+      return send(
+        409,
+        {
+          type: 't',
+          title: 'Conflict',
+          status: 409,
+          detail: 'Account TA1 cannot be closed',
+          code: 'CONFLICT',
+          field: 'accountId',
+          reasons: ['cash remains'],
+        },
+        'application/problem+json',
+      );
     }
-    if (url.pathname === '/broken') return send(500, { type: 't', title: 'x', status: 500, detail: 'stack trace here', code: 'INTERNAL_SERVER_ERROR' });
+    if (url.pathname === '/broken')
+      return send(500, { type: 't', title: 'x', status: 500, detail: 'stack trace here', code: 'INTERNAL_SERVER_ERROR' });
     if (url.pathname === '/slow') return void setTimeout(() => send(200, {}), 1500);
     send(404, { code: 'NOT_FOUND', detail: 'No such path' });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })),
+  );
 }
 
 describe('InternalClient', () => {
@@ -43,25 +63,41 @@ describe('InternalClient', () => {
   });
 
   it('signs the call as this service for the peer, with the request id and the query', async () => {
-    const answer = await client.get<Record<string, unknown>>('/ok', { claims, query: { userId: 'u1', skipped: undefined }, requestId: 'req-1' });
+    const answer = await client.get<Record<string, unknown>>('/ok', {
+      claims,
+      query: { userId: 'u1', skipped: undefined },
+      requestId: 'req-1',
+    });
     expect(answer).toEqual({ caller: 'auth', sub: 'back-office', query: { userId: 'u1' }, requestId: 'req-1' });
   });
 
   it("turns the peer's refusal into the same AppError, with its field and details", async () => {
     const err = await client.post('/conflict', { claims, body: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ code: 'CONFLICT', message: 'Account TA1 cannot be closed', field: 'accountId', options: { details: { reasons: ['cash remains'] } } });
+    expect(err).toMatchObject({
+      code: 'CONFLICT',
+      message: 'Account TA1 cannot be closed',
+      field: 'accountId',
+      options: { details: { reasons: ['cash remains'] } },
+    });
     expect(await client.get('/nowhere', { claims }).catch((e: unknown) => e)).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('never passes a peer failure on as it is: 5xx, no answer in time and no peer are SERVICE_UNAVAILABLE naming the peer', async () => {
     for (const path of ['/broken', '/slow']) {
       const err = (await client.get(path, { claims }).catch((e: unknown) => e)) as AppError;
-      expect({ path, code: err.code, message: err.message }).toEqual({ path, code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('accounts') });
+      expect({ path, code: err.code, message: err.message }).toEqual({
+        path,
+        code: 'SERVICE_UNAVAILABLE',
+        message: expect.stringContaining('accounts'),
+      });
       expect(err.message).not.toContain('stack trace');
     }
     const nobody = new InternalClient('http://127.0.0.1:9', 'oms', keys.signer('auth'));
-    expect(await nobody.get('/ok', { claims }).catch((e: unknown) => e)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'The oms service could not be reached; try again' });
+    expect(await nobody.get('/ok', { claims }).catch((e: unknown) => e)).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The oms service could not be reached; try again',
+    });
     await nobody.close();
   });
 });

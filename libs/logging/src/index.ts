@@ -52,7 +52,14 @@ export function createLogger(service: string, level: LevelWithSilent = 'info', d
     serializers: { err: safeErr },
     // Belt and braces for anything logged by hand: the serializers above already drop headers.
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-claims"]', 'req.headers["x-internal-client-address"]', 'res.headers["set-cookie"]', 'res.headers.location'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-internal-claims"]',
+        'req.headers["x-internal-client-address"]',
+        'res.headers["set-cookie"]',
+        'res.headers.location',
+      ],
       censor: '[redacted]',
     },
   };

@@ -42,7 +42,12 @@ describe('what reaches the log', () => {
 
   it('logs requests and responses without cookies, tokens, Set-Cookie, Location, or query strings on auth paths', () => {
     const { logger, text } = capture();
-    const req = httpLogSerializers.req({ id: 'r1', method: 'GET', url: '/oauth/authorize?code_challenge=abc&state=s3cr3t', remoteAddress: '127.0.0.1' });
+    const req = httpLogSerializers.req({
+      id: 'r1',
+      method: 'GET',
+      url: '/oauth/authorize?code_challenge=abc&state=s3cr3t',
+      remoteAddress: '127.0.0.1',
+    });
     const res = httpLogSerializers.res({ statusCode: 303 });
     logger.info({ req, res }, 'request completed');
     expect(text()).toContain('/oauth/authorize');

@@ -12,8 +12,30 @@ type Value = Decimal.Value;
 
 /** ISO 4217 codes this broker books and trades in, with their minor units (JPY and KRW have none). */
 export const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
-  USD: 2, EUR: 2, GBP: 2, CHF: 2, JPY: 0, CAD: 2, AUD: 2, NZD: 2, HKD: 2, SGD: 2, SEK: 2, NOK: 2, DKK: 2,
-  PLN: 2, CZK: 2, HUF: 2, CNY: 2, INR: 2, KRW: 0, MXN: 2, BRL: 2, ZAR: 2, ILS: 2, TRY: 2,
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  CHF: 2,
+  JPY: 0,
+  CAD: 2,
+  AUD: 2,
+  NZD: 2,
+  HKD: 2,
+  SGD: 2,
+  SEK: 2,
+  NOK: 2,
+  DKK: 2,
+  PLN: 2,
+  CZK: 2,
+  HUF: 2,
+  CNY: 2,
+  INR: 2,
+  KRW: 0,
+  MXN: 2,
+  BRL: 2,
+  ZAR: 2,
+  ILS: 2,
+  TRY: 2,
 };
 
 export const isCurrency = (code: unknown): code is string => typeof code === 'string' && code in CURRENCY_MINOR_UNITS;
@@ -51,7 +73,8 @@ export function parseAmount(value: unknown, currency: string, field = 'amount'):
 }
 
 /** Money rounded half-up to the currency's minor unit: what is booked and shown. */
-export const roundMoney = (value: Value, currency: string): Dec => new D(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
+export const roundMoney = (value: Value, currency: string): Dec =>
+  new D(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
 
 /** Money rounded up to the minor unit: what a hold reserves, so it always covers the charge. */
 export const ceilMoney = (value: Value, currency: string): Dec => new D(value).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_UP);

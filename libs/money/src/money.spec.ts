@@ -1,7 +1,7 @@
 import { canonical, ceilMoney, formatMoney, formatPrice, minorUnits, parseAmount, parseCurrency, roundMoney } from './index';
 
 describe('money', () => {
-  it('formats amounts in the currency\'s minor units, half-up', () => {
+  it("formats amounts in the currency's minor units, half-up", () => {
     expect(formatMoney('10.5', 'USD')).toBe('10.50');
     expect(formatMoney('0.005', 'EUR')).toBe('0.01');
     expect(formatMoney('1049.5', 'JPY')).toBe('1050');
@@ -24,7 +24,9 @@ describe('money', () => {
 
   it('parses currencies and amounts, naming the field', () => {
     expect(parseCurrency('usd')).toBe('USD');
-    expect(() => parseCurrency('XYZ', 'body.currency')).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'body.currency' }));
+    expect(() => parseCurrency('XYZ', 'body.currency')).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'body.currency' }),
+    );
     expect(parseAmount('100.50', 'USD')).toBe('100.5');
     expect(() => parseAmount('100.5', 'JPY')).toThrow(/at most 0 decimals in JPY/);
     expect(() => parseAmount('0', 'USD')).toThrow(/greater than zero/);
@@ -33,7 +35,7 @@ describe('money', () => {
     expect(() => parseAmount('1234567890123', 'USD')).toThrow(/12 integer digits/);
   });
 
-  it('knows every booked currency\'s minor units and refuses an unknown one', () => {
+  it("knows every booked currency's minor units and refuses an unknown one", () => {
     expect([minorUnits('USD'), minorUnits('JPY'), minorUnits('KRW')]).toEqual([2, 0, 0]);
     expect(() => minorUnits('XXX')).toThrow('unknown currency XXX');
   });

@@ -64,7 +64,10 @@ export class CursorCodec {
   page<R, N>(rows: R[], limit: number, scope: string, positionOf: (last: R) => Position, present: (row: R) => N): Page<N> {
     const served = rows.slice(0, limit);
     const last = served[served.length - 1];
-    return { nodes: served.map(present), nextCursor: rows.length > limit && last !== undefined ? this.encode(scope, positionOf(last)) : null };
+    return {
+      nodes: served.map(present),
+      nextCursor: rows.length > limit && last !== undefined ? this.encode(scope, positionOf(last)) : null,
+    };
   }
 
   private sign(body: string): string {

@@ -6,7 +6,9 @@ describe('pagination', () => {
   it('round-trips cursors and refuses edited or forged ones with a 400 naming the field', () => {
     const cursor = codec.encode('list:a', { at: '2026-01-01T00:00:00.000Z', id: 42 });
     expect(codec.decode(cursor, 'list:a', ['at', 'id'])).toEqual({ at: '2026-01-01T00:00:00.000Z', id: 42 });
-    expect(() => codec.decode(cursor, 'list:b', ['at', 'id'])).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'cursor' }));
+    expect(() => codec.decode(cursor, 'list:b', ['at', 'id'])).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'cursor' }),
+    );
     const [body, mac] = cursor.split('.');
     const edited = Buffer.from(JSON.stringify({ at: '1999-01-01', id: 1 })).toString('base64url') + '.' + mac;
     for (const bad of [edited, `${body}.x`, 'garbage', 'a.b.c', new CursorCodec('t'.repeat(32)).encode('list:a', { at: 'x', id: 1 }), 7]) {
@@ -18,10 +20,24 @@ describe('pagination', () => {
 
   it('pages rows fetched with one extra, pointing the cursor after the last row served', () => {
     const rows = [{ seq: 3 }, { seq: 2 }, { seq: 1 }];
-    const first = codec.page(rows, 2, 'l', (r) => ({ s: r.seq }), (r) => r.seq);
+    const first = codec.page(
+      rows,
+      2,
+      'l',
+      (r) => ({ s: r.seq }),
+      (r) => r.seq,
+    );
     expect(first.nodes).toEqual([3, 2]);
     expect(codec.decode(first.nextCursor, 'l', ['s'])).toEqual({ s: 2 });
-    expect(codec.page(rows, 3, 'l', (r) => ({ s: r.seq }), (r) => r.seq)).toEqual({ nodes: [3, 2, 1], nextCursor: null });
+    expect(
+      codec.page(
+        rows,
+        3,
+        'l',
+        (r) => ({ s: r.seq }),
+        (r) => r.seq,
+      ),
+    ).toEqual({ nodes: [3, 2, 1], nextCursor: null });
   });
 
   it('bounds limits', () => {

@@ -62,4 +62,3 @@ export class ApiLimits {
     return state.blocked ? rateLimited(state, 'Too many requests; retry after the time in Retry-After') : undefined;
   }
 }
-

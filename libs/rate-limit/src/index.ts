@@ -39,7 +39,8 @@ export class FailureLimiter {
   ) {
     const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.maxFailures, duration: rule.windowSeconds };
     // Real Redis makes the count shared by every instance; the memory store is the all-in-one stand-in.
-    this.limiter = store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+    this.limiter =
+      store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
   }
 
   /** Reads the count without adding to it. */
@@ -98,7 +99,8 @@ export class RequestLimiter {
   ) {
     if (rule.perMinute <= 0) return;
     const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: 60 };
-    this.limiter = store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+    this.limiter =
+      store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
   }
 
   /** Counts one request; undefined when the limit is off. */
@@ -127,7 +129,9 @@ const hashKey = (key: string) => createHash('sha256').update(key).digest('base64
 
 /** The state a caller should be told about: a blocked one first, else the one with least room left. */
 export function tightest(states: LimitState[]): LimitState {
-  return [...states].sort((a, b) => Number(b.blocked) - Number(a.blocked) || a.remaining - b.remaining || b.resetSeconds - a.resetSeconds)[0]!;
+  return [...states].sort(
+    (a, b) => Number(b.blocked) - Number(a.blocked) || a.remaining - b.remaining || b.resetSeconds - a.resetSeconds,
+  )[0]!;
 }
 
 /** `RateLimit-*` (IETF draft, as most API gateways send them) and, when blocked, `Retry-After`. */

@@ -55,7 +55,12 @@ describe('limit answers', () => {
   });
 
   it('carry RateLimit-* headers, Retry-After when blocked, and a 429 problem', () => {
-    expect(rateLimitHeaders(open)).toEqual({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '30', 'RateLimit-Policy': '10;w=60' });
+    expect(rateLimitHeaders(open)).toEqual({
+      'RateLimit-Limit': '10',
+      'RateLimit-Remaining': '7',
+      'RateLimit-Reset': '30',
+      'RateLimit-Policy': '10;w=60',
+    });
     expect(rateLimitHeaders(shut)['Retry-After']).toBe('12');
     const err = rateLimited(shut);
     expect(err).toMatchObject({ code: 'RATE_LIMITED', status: 429 });

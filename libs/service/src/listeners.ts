@@ -125,4 +125,3 @@ export function baseApp(options: ServiceOptions, listener: string, duration?: Hi
   });
   return app;
 }
-

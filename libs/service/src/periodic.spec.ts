@@ -10,13 +10,18 @@ describe('startPeriodic', () => {
     let running = 0;
     let most = 0;
     let finished = 0;
-    const task = startPeriodic('slow', 5, async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await sleep(40);
-      running -= 1;
-      finished += 1;
-    }, logger);
+    const task = startPeriodic(
+      'slow',
+      5,
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(40);
+        running -= 1;
+        finished += 1;
+      },
+      logger,
+    );
     await sleep(120);
     await task.stop();
     const afterStop = finished;
@@ -30,13 +35,18 @@ describe('startPeriodic', () => {
   it('goes on after a failing pass, and idle() waits for the pass under way', async () => {
     let calls = 0;
     let inPass = false;
-    const task = startPeriodic('flaky', 5, async () => {
-      calls += 1;
-      inPass = true;
-      await sleep(20);
-      inPass = false;
-      if (calls === 1) throw new Error('first pass fails');
-    }, logger);
+    const task = startPeriodic(
+      'flaky',
+      5,
+      async () => {
+        calls += 1;
+        inPass = true;
+        await sleep(20);
+        inPass = false;
+        if (calls === 1) throw new Error('first pass fails');
+      },
+      logger,
+    );
     await sleep(15);
     await task.idle();
     expect(inPass).toBe(false);

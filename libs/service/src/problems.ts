@@ -23,10 +23,11 @@ export function finishService(app: Express, logger: Logger): void {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const parseError = err as { type?: string; status?: number };
-    if (parseError?.type === 'entity.parse.failed') return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is not valid JSON', { field: 'body' }), req.requestId);
-    if (parseError?.type === 'entity.too.large') return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is too large', { field: 'body' }), req.requestId);
+    if (parseError?.type === 'entity.parse.failed')
+      return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is not valid JSON', { field: 'body' }), req.requestId);
+    if (parseError?.type === 'entity.too.large')
+      return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is too large', { field: 'body' }), req.requestId);
     if (!(err instanceof AppError)) logger.error({ err, requestId: req.requestId }, 'unhandled error');
     sendProblem(res, err, req.requestId);
   });
 }
-

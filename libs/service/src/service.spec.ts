@@ -22,9 +22,11 @@ describe('createService', () => {
     const { app, internal } = createService({
       name: 'svc',
       logger,
-      readiness: { database: async () => {
-        if (!databaseUp) throw new Error('down');
-      } },
+      readiness: {
+        database: async () => {
+          if (!databaseUp) throw new Error('down');
+        },
+      },
     });
     app.get('/boom', () => {
       throw new Error('secret internals at 10.0.0.1');
@@ -48,7 +50,9 @@ describe('createService', () => {
       expect(await http('GET', `${inside.url}/readyz`)).toMatchObject({ status: 503, body: { checks: { database: 'unavailable' } } });
       expect(await http('GET', `${server.url}/readyz`)).toEqual(expect.objectContaining({ status: 503, body: { status: 'not ready' } }));
       // A caller cannot smuggle internal headers past a public listener.
-      const echoed = await http('GET', `${server.url}/echo-headers`, { headers: { 'x-internal-claims': 'captured', 'x-internal-client-address': 'forged', 'x-other': 'kept' } });
+      const echoed = await http('GET', `${server.url}/echo-headers`, {
+        headers: { 'x-internal-claims': 'captured', 'x-internal-client-address': 'forged', 'x-other': 'kept' },
+      });
       expect(echoed.body).not.toHaveProperty('x-internal-claims');
       expect(echoed.body).not.toHaveProperty('x-internal-client-address');
       expect(echoed.body['x-other']).toBe('kept');

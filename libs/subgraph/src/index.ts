@@ -3,8 +3,27 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
-import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLFormattedError, type GraphQLScalarType } from 'graphql';
-import { deriveServiceSecret, ExpiringCache, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, missingScopes, type Claims, type ServiceKey, type ServiceName, type TrustedServiceKeys } from '@trading/auth';
+import {
+  defaultFieldResolver,
+  GraphQLError,
+  isObjectType,
+  parse,
+  type GraphQLFieldResolver,
+  type GraphQLFormattedError,
+  type GraphQLScalarType,
+} from 'graphql';
+import {
+  deriveServiceSecret,
+  ExpiringCache,
+  INTERNAL_CLAIMS_HEADER,
+  InternalClaimsSigner,
+  InternalClaimsVerifier,
+  missingScopes,
+  type Claims,
+  type ServiceKey,
+  type ServiceName,
+  type TrustedServiceKeys,
+} from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
@@ -40,7 +59,11 @@ const ownedAccounts = new ExpiringCache<Promise<Set<string>>>();
  * costs one call, and a representation of someone else's account resolves to null. A newly
  * opened account is asked about again at once (a miss is never cached as an answer).
  */
-export async function callerOwnsAccount(ctx: SubgraphContext, accountId: string, ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>): Promise<boolean> {
+export async function callerOwnsAccount(
+  ctx: SubgraphContext,
+  accountId: string,
+  ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>,
+): Promise<boolean> {
   const ask = () => {
     const asked = ownedAccountIds(ctx.claims, ctx.requestId).then((ids) => new Set(ids));
     ownedAccounts.set(ctx.claims.sub, asked, Date.now() + OWNED_ACCOUNTS_SECONDS * 1000);
@@ -62,7 +85,11 @@ export { internalApi, jsonBody } from './internal-api';
  */
 export interface Resolvers {
   [typeName: string]:
-    | { [fieldName: string]: GraphQLFieldResolver<any, SubgraphContext> | { requires?: string; resolve?: GraphQLFieldResolver<any, SubgraphContext> } }
+    | {
+        [fieldName: string]:
+          | GraphQLFieldResolver<any, SubgraphContext>
+          | { requires?: string; resolve?: GraphQLFieldResolver<any, SubgraphContext> };
+      }
     | GraphQLScalarType
     | { [enumValue: string]: string | number };
 }
@@ -151,12 +178,18 @@ function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
     const [type, field] = coordinate.split('.') as [string, string];
     const fields = { ...((wrapped[type] as Record<string, unknown>) ?? {}) };
     const original = (fields[field] as GraphQLFieldResolver<unknown, SubgraphContext> | undefined) ?? defaultFieldResolver;
-    fields[field] = (parent: unknown, args: Record<string, unknown>, ctx: SubgraphContext, info: Parameters<GraphQLFieldResolver<unknown, SubgraphContext>>[3]) => {
+    fields[field] = (
+      parent: unknown,
+      args: Record<string, unknown>,
+      ctx: SubgraphContext,
+      info: Parameters<GraphQLFieldResolver<unknown, SubgraphContext>>[3],
+    ) => {
       // The PAT method rule first: for a READ_ONLY token it is the real reason, not its scopes.
       if (type === 'Mutation' && ctx.claims.access === 'READ_ONLY') {
         throw new AppError('READ_ONLY_TOKEN', 'A READ_ONLY token may run queries only');
       }
-      if (!scopeRuleMet(ctx.claims.scope, required)) throw errors.insufficientScope('anyOf' in required ? [...required.anyOf] : [...required]);
+      if (!scopeRuleMet(ctx.claims.scope, required))
+        throw errors.insufficientScope('anyOf' in required ? [...required.anyOf] : [...required]);
       return original(parent, args, ctx, info);
     };
     wrapped[type] = fields as Resolvers[string];
@@ -243,7 +276,11 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       logger: options.logger,
     });
     // The public listener has health and readiness only: GraphQL and internal APIs are for the platform's own services.
-    const { app, internal, metrics } = createService({ name: options.name, logger: options.logger, readiness: { database: () => pingDatabase(dataSource) } });
+    const { app, internal, metrics } = createService({
+      name: options.name,
+      logger: options.logger,
+      readiness: { database: () => pingDatabase(dataSource) },
+    });
     internal.use(subgraph.router);
     options.routes?.(internal, dataSource);
     finishService(app, options.logger);

@@ -25,7 +25,12 @@ const resolvers: Resolvers = {
   },
   Mutation: { change: () => 'changed' },
 } as Resolvers;
-const scopes = { 'Query.secret': ['read:accounts'], 'Query.failing': ['read:accounts'], 'Query.broken': ['read:accounts'], 'Mutation.change': ['write:accounts'] };
+const scopes = {
+  'Query.secret': ['read:accounts'],
+  'Query.failing': ['read:accounts'],
+  'Query.broken': ['read:accounts'],
+  'Mutation.change': ['write:accounts'],
+};
 
 describe('createSubgraph', () => {
   const gatewayKey = generateServiceKey('gateway');
@@ -35,7 +40,14 @@ describe('createSubgraph', () => {
   let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    const subgraph = await createSubgraph({ name: 'test', typeDefs, resolvers: [resolvers], scopes, verifier, logger: createLogger('test', 'silent') });
+    const subgraph = await createSubgraph({
+      name: 'test',
+      typeDefs,
+      resolvers: [resolvers],
+      scopes,
+      verifier,
+      logger: createLogger('test', 'silent'),
+    });
     stop = subgraph.stop;
     const app = express();
     app.use((req, _res, next) => {
@@ -75,7 +87,10 @@ describe('createSubgraph', () => {
 
   it('keeps deliberate errors with their field and masks unexpected ones', async () => {
     const failing = await ask('{ failing }', { scope: ['read:accounts'] });
-    expect(failing.body.errors[0]).toMatchObject({ message: 'amount has too many decimals', extensions: { code: 'UNPROCESSABLE', field: 'amount' } });
+    expect(failing.body.errors[0]).toMatchObject({
+      message: 'amount has too many decimals',
+      extensions: { code: 'UNPROCESSABLE', field: 'amount' },
+    });
     const broken = await ask('{ broken }', { scope: ['read:accounts'] });
     expect(broken.body.errors[0]).toMatchObject({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     expect(JSON.stringify(broken.body)).not.toContain('10.1.2.3');
@@ -83,7 +98,14 @@ describe('createSubgraph', () => {
 
   it('will not start when a root field has no scope rule (deny by default)', async () => {
     await expect(
-      createSubgraph({ name: 't', typeDefs, resolvers: [resolvers], scopes: { 'Query.secret': ['read:accounts'] }, verifier, logger: createLogger('t', 'silent') }),
+      createSubgraph({
+        name: 't',
+        typeDefs,
+        resolvers: [resolvers],
+        scopes: { 'Query.secret': ['read:accounts'] },
+        verifier,
+        logger: createLogger('t', 'silent'),
+      }),
     ).rejects.toThrow(/has no scope rule/);
   });
 });

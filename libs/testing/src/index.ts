@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { exportServiceKey, generateServiceKey, INTERNAL_CLAIMS_HEADER, InternalClaimsSigner, InternalClaimsVerifier, SCOPES, SERVICE_NAMES, TrustedServiceKeys, type Claims, type ServiceKey, type ServiceName } from '@trading/auth';
+import {
+  exportServiceKey,
+  generateServiceKey,
+  INTERNAL_CLAIMS_HEADER,
+  InternalClaimsSigner,
+  InternalClaimsVerifier,
+  SCOPES,
+  SERVICE_NAMES,
+  TrustedServiceKeys,
+  type Claims,
+  type ServiceKey,
+  type ServiceName,
+} from '@trading/auth';
 import express, { type Express } from 'express';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 import { listen, type RunningServer } from '@trading/service';
@@ -75,7 +87,11 @@ export async function http(
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
-  const res = await fetch(url, { method, headers, body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -87,7 +103,13 @@ export async function http(
 }
 
 /** Sends a GraphQL operation straight to a subgraph's internal listener as the gateway would: with claims signed for it. */
-export async function askSubgraph(url: string, to: { keys: TestKeys; subgraph: ServiceName }, query: string, claims: Partial<Claims> & { sub: string }, variables?: Record<string, unknown>) {
+export async function askSubgraph(
+  url: string,
+  to: { keys: TestKeys; subgraph: ServiceName },
+  query: string,
+  claims: Partial<Claims> & { sub: string },
+  variables?: Record<string, unknown>,
+) {
   const header = await to.keys.sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims }, to.subgraph);
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
@@ -143,7 +165,9 @@ export async function startOnTestDatabase<S extends { app: Express; internal: Ex
  * who owns what: it checks the claims header like the real one and answers `accounts { id }`
  * and `account(id)` from `own(...)`.
  */
-export async function startAccountsStandIn(keys: TestKeys): Promise<{ url: string; own(userId: string, accountId: string, status?: string): void; close(): Promise<void> }> {
+export async function startAccountsStandIn(
+  keys: TestKeys,
+): Promise<{ url: string; own(userId: string, accountId: string, status?: string): void; close(): Promise<void> }> {
   const owners = new Map<string, { userId: string; status: string }>();
   const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
   const app = express().post('/graphql', express.json(), async (req, res) => {
@@ -154,8 +178,14 @@ export async function startAccountsStandIn(keys: TestKeys): Promise<{ url: strin
     }
     const id = String(req.body?.variables?.id);
     const owner = owners.get(id);
-    res.json({ data: { account: owner && owner.userId === claims.sub ? { id, baseCurrency: 'USD', status: owner.status, type: 'CASH' } : null } });
+    res.json({
+      data: { account: owner && owner.userId === claims.sub ? { id, baseCurrency: 'USD', status: owner.status, type: 'CASH' } : null },
+    });
   });
   const server = await listen(app, 0, '127.0.0.1');
-  return { url: `${server.url}/graphql`, own: (userId, accountId, status = 'ACTIVE') => void owners.set(accountId, { userId, status }), close: () => server.close() };
+  return {
+    url: `${server.url}/graphql`,
+    own: (userId, accountId, status = 'ACTIVE') => void owners.set(accountId, { userId, status }),
+    close: () => server.close(),
+  };
 }

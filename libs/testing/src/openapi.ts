@@ -11,7 +11,13 @@ export function openApiResponseValidator(document: Record<string, unknown>) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: 'openapi.json' });
-  return (method: string, pathTemplate: string, status: number, body: unknown, contentType = status < 300 ? 'application/json' : 'application/problem+json') => {
+  return (
+    method: string,
+    pathTemplate: string,
+    status: number,
+    body: unknown,
+    contentType = status < 300 ? 'application/json' : 'application/problem+json',
+  ) => {
     const pointer = `openapi.json#/paths/${escape(pathTemplate)}/${method.toLowerCase()}/responses/${status}/content/${escape(contentType)}/schema`;
     let validate;
     try {
@@ -20,7 +26,9 @@ export function openApiResponseValidator(document: Record<string, unknown>) {
       throw new Error(`OpenAPI has no ${status} ${contentType} response for ${method} ${pathTemplate}: ${(err as Error).message}`);
     }
     if (!validate(body)) {
-      throw new Error(`${method} ${pathTemplate} ${status} does not match the OpenAPI document:\n${ajv.errorsText(validate.errors, { separator: '\n' })}\nbody: ${JSON.stringify(body).slice(0, 800)}`);
+      throw new Error(
+        `${method} ${pathTemplate} ${status} does not match the OpenAPI document:\n${ajv.errorsText(validate.errors, { separator: '\n' })}\nbody: ${JSON.stringify(body).slice(0, 800)}`,
+      );
     }
   };
 }

@@ -2,7 +2,6 @@ import type { DataSource, Repository } from 'typeorm';
 import { isUuid } from '@trading/errors';
 import { AccountEntity, type Account } from './entities/account.entity';
 
-
 export class AccountsService {
   private readonly accounts: Repository<Account>;
   constructor(dataSource: DataSource) {

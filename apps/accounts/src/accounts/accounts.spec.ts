@@ -17,7 +17,11 @@ describe('accounts subgraph', () => {
   let url: string;
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    running = await startOnTestDatabase('accounts', (databaseUrl) =>
+      createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), {
+        logger: createLogger('accounts', 'silent'),
+      }),
+    );
     ({ service, internal } = running);
     url = `${internal.url}/graphql`;
     await seedAccountsDemo(service.dataSource, {
@@ -33,21 +37,54 @@ describe('accounts subgraph', () => {
   });
 
   it("lists only the caller's accounts, with exact decimals for positions", async () => {
-    const res = await askSubgraph(url, { keys, subgraph: 'accounts' }, '{ accounts { id type baseCurrency positions { nodes { symbol quantity averageCost currency } } } }', { sub: alice });
-    expect(res.body).toEqual({ data: { accounts: [{ id: aliceAccount, type: 'MARGIN', baseCurrency: 'USD', positions: { nodes: [{ symbol: 'AAPL', quantity: '10.5', averageCost: '100.125', currency: 'USD' }] } }] } });
+    const res = await askSubgraph(
+      url,
+      { keys, subgraph: 'accounts' },
+      '{ accounts { id type baseCurrency positions { nodes { symbol quantity averageCost currency } } } }',
+      { sub: alice },
+    );
+    expect(res.body).toEqual({
+      data: {
+        accounts: [
+          {
+            id: aliceAccount,
+            type: 'MARGIN',
+            baseCurrency: 'USD',
+            positions: { nodes: [{ symbol: 'AAPL', quantity: '10.5', averageCost: '100.125', currency: 'USD' }] },
+          },
+        ],
+      },
+    });
   });
 
   it("never resolves another user's account, by id or by entity reference", async () => {
-    const byId = await askSubgraph(url, { keys, subgraph: 'accounts' }, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: bobAccount });
+    const byId = await askSubgraph(
+      url,
+      { keys, subgraph: 'accounts' },
+      'query($id: ID!) { account(id: $id) { id } }',
+      { sub: alice },
+      { id: bobAccount },
+    );
     expect(byId.body.data.account).toBeNull();
-    const malformed = await askSubgraph(url, { keys, subgraph: 'accounts' }, 'query($id: ID!) { account(id: $id) { id } }', { sub: alice }, { id: 'not-a-uuid' });
+    const malformed = await askSubgraph(
+      url,
+      { keys, subgraph: 'accounts' },
+      'query($id: ID!) { account(id: $id) { id } }',
+      { sub: alice },
+      { id: 'not-a-uuid' },
+    );
     expect(malformed.body.data.account).toBeNull();
     const entities = await askSubgraph(
       url,
       { keys, subgraph: 'accounts' },
       'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { id } } }',
       { sub: alice },
-      { r: [{ __typename: 'Account', id: bobAccount }, { __typename: 'Account', id: aliceAccount }] },
+      {
+        r: [
+          { __typename: 'Account', id: bobAccount },
+          { __typename: 'Account', id: aliceAccount },
+        ],
+      },
     );
     expect(entities.body.data._entities).toEqual([null, { id: aliceAccount }]);
   });
@@ -59,7 +96,11 @@ describe('accounts subgraph', () => {
 
   it('runs its migrations once however many instances start together', async () => {
     const more = await Promise.all(
-      [1, 2].map(() => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: running.databaseUrl }), { logger: createLogger('accounts', 'silent') })),
+      [1, 2].map(() =>
+        createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: running.databaseUrl }), {
+          logger: createLogger('accounts', 'silent'),
+        }),
+      ),
     );
     const [{ count }] = await service.dataSource.query('SELECT count(*)::int AS count FROM migrations');
     expect(count).toBe(service.dataSource.migrations.length);

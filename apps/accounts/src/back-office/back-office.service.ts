@@ -50,7 +50,9 @@ export class AccountsBackOffice {
   }
 
   list(userId: unknown): Promise<Account[]> {
-    return this.dataSource.getRepository(AccountEntity).find({ where: { userId: uuid(userId, 'userId') }, order: { createdAt: 'ASC', number: 'ASC' } });
+    return this.dataSource
+      .getRepository(AccountEntity)
+      .find({ where: { userId: uuid(userId, 'userId') }, order: { createdAt: 'ASC', number: 'ASC' } });
   }
 
   async get(id: unknown): Promise<Account> {
@@ -63,7 +65,8 @@ export class AccountsBackOffice {
   async beginClosing(id: unknown): Promise<{ account: Account; previousStatus: AccountStatus }> {
     return this.dataSource.transaction(async (tx) => {
       const account = await this.lock(tx, id);
-      if (account.status === 'CLOSED') throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+      if (account.status === 'CLOSED')
+        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
       await tx.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [account.id]);
       return { account: { ...account, status: 'RESTRICTED' }, previousStatus: account.status };
     });
@@ -76,27 +79,37 @@ export class AccountsBackOffice {
   async finishClosing(id: unknown, input: Record<string, unknown>): Promise<Account> {
     const blockers = Array.isArray(input['blockers']) ? input['blockers'].filter((b): b is string => typeof b === 'string') : [];
     const restoreTo = input['restoreTo'];
-    if (typeof restoreTo !== 'string' || !STATUSES.includes(restoreTo as AccountStatus) || restoreTo === 'CLOSED') throw bad('restoreTo', 'must be ACTIVE or RESTRICTED');
+    if (typeof restoreTo !== 'string' || !STATUSES.includes(restoreTo as AccountStatus) || restoreTo === 'CLOSED')
+      throw bad('restoreTo', 'must be ACTIVE or RESTRICTED');
     const outcome = await this.dataSource.transaction(async (tx) => {
       const account = await this.lock(tx, id);
-      if (account.status === 'CLOSED') throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+      if (account.status === 'CLOSED')
+        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
       const held: Array<{ symbol: string; quantity: string }> = await tx.query(
         `SELECT symbol, trim_scale(quantity)::text AS quantity FROM positions WHERE account_id = $1 AND quantity <> 0 ORDER BY symbol`,
         [account.id],
       );
-      const reasons = [...blockers, ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : [])];
+      const reasons = [
+        ...blockers,
+        ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : []),
+      ];
       const status = reasons.length ? (restoreTo as AccountStatus) : 'CLOSED';
       await tx.query('UPDATE accounts SET status = $2 WHERE id = $1', [account.id, status]);
       return { account: { ...account, status }, reasons };
     });
     if (outcome.reasons.length) {
-      throw new AppError('CONFLICT', `Account ${outcome.account.number} cannot be closed: ${outcome.reasons.join('; ')}`, { field: 'accountId', details: { reasons: outcome.reasons } });
+      throw new AppError('CONFLICT', `Account ${outcome.account.number} cannot be closed: ${outcome.reasons.join('; ')}`, {
+        field: 'accountId',
+        details: { reasons: outcome.reasons },
+      });
     }
     return outcome.account;
   }
 
   private async lock(tx: EntityManager, id: unknown): Promise<Account> {
-    const account = await tx.getRepository(AccountEntity).findOne({ where: { id: uuid(id, 'accountId') }, lock: { mode: 'pessimistic_write' } });
+    const account = await tx
+      .getRepository(AccountEntity)
+      .findOne({ where: { id: uuid(id, 'accountId') }, lock: { mode: 'pessimistic_write' } });
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     return account;
   }

@@ -9,7 +9,9 @@ export const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 
 export function parseSymbol(value: unknown): string {
   if (typeof value !== 'string' || !SYMBOL.test(value)) {
-    throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+    throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', {
+      field: 'symbol',
+    });
   }
   return value;
 }
@@ -50,4 +52,9 @@ export class PositionsService {
 
 // numeric comes back padded to its scale (10.00000000): quantities canonical, the average cost
 // as a price (at least the currency's minor units, every digit kept).
-const present = (p: Position): Position => ({ ...p, quantity: canonical(p.quantity), averageCost: formatPrice(p.averageCost, p.currency), realizedPnl: canonical(p.realizedPnl) });
+const present = (p: Position): Position => ({
+  ...p,
+  quantity: canonical(p.quantity),
+  averageCost: formatPrice(p.averageCost, p.currency),
+  realizedPnl: canonical(p.realizedPnl),
+});

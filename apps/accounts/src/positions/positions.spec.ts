@@ -15,13 +15,21 @@ describe('positions', () => {
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let internal: RunningServer;
-  const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, query, claims, variables);
-  const PAGE = 'query($id: ID!, $limit: Int, $cursor: String) { account(id: $id) { positions(limit: $limit, cursor: $cursor) { nodes { symbol } nextCursor } } }';
-  const ONE = 'query($id: ID!, $symbol: String!) { account(id: $id) { position(symbol: $symbol) { accountId symbol quantity averageCost costBasis currency realizedPnl updatedAt } } }';
-  const VALUED = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis marketPrice marketValue unrealizedPnl dayChange realizedPnl } } }';
+  const ask = (query: string, variables: Record<string, unknown> = {}, claims: { sub: string; scope?: string[] } = { sub: alice }) =>
+    askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, query, claims, variables);
+  const PAGE =
+    'query($id: ID!, $limit: Int, $cursor: String) { account(id: $id) { positions(limit: $limit, cursor: $cursor) { nodes { symbol } nextCursor } } }';
+  const ONE =
+    'query($id: ID!, $symbol: String!) { account(id: $id) { position(symbol: $symbol) { accountId symbol quantity averageCost costBasis currency realizedPnl updatedAt } } }';
+  const VALUED =
+    'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis marketPrice marketValue unrealizedPnl dayChange realizedPnl } } }';
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    running = await startOnTestDatabase('accounts', (databaseUrl) =>
+      createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), {
+        logger: createLogger('accounts', 'silent'),
+      }),
+    );
     ({ service, internal } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
@@ -89,32 +97,73 @@ describe('positions', () => {
   });
 
   it("gives nothing of another user's account: the account is null, so are its positions", async () => {
-    const res = await ask('query($id: ID!) { account(id: $id) { positions { nodes { symbol } } position(symbol: "SAP") { symbol } } }', { id: bobAccount });
+    const res = await ask('query($id: ID!) { account(id: $id) { positions { nodes { symbol } } position(symbol: "SAP") { symbol } } }', {
+      id: bobAccount,
+    });
     expect(res.body).toEqual({ data: { account: null } });
   });
 
   it('values positions exactly from the marks oms provides (@requires)', async () => {
-    const res = await ask(
-      VALUED,
-      {
-        r: [
-          { __typename: 'Position', accountId: aliceAccount, symbol: 'AAPL', lastPrice: '0.3', previousClose: '0.2' },
-          { __typename: 'Position', accountId: aliceAccount, symbol: 'MSFT', lastPrice: '0.05', previousClose: '0.1' },
-        ],
-      },
-    );
+    const res = await ask(VALUED, {
+      r: [
+        { __typename: 'Position', accountId: aliceAccount, symbol: 'AAPL', lastPrice: '0.3', previousClose: '0.2' },
+        { __typename: 'Position', accountId: aliceAccount, symbol: 'MSFT', lastPrice: '0.05', previousClose: '0.1' },
+      ],
+    });
     expect(res.body.data._entities).toEqual([
       // 3 × 0.1 is 0.30 and 3 × 0.3 is 0.90, never 0.30000000000000004.
-      { symbol: 'AAPL', quantity: '3', costBasis: '0.30', marketPrice: '0.30', marketValue: '0.90', unrealizedPnl: '0.60', dayChange: '0.30', realizedPnl: '0.00' },
-      { symbol: 'MSFT', quantity: '3', costBasis: '0.30', marketPrice: '0.05', marketValue: '0.15', unrealizedPnl: '-0.15', dayChange: '-0.15', realizedPnl: '0.00' },
+      {
+        symbol: 'AAPL',
+        quantity: '3',
+        costBasis: '0.30',
+        marketPrice: '0.30',
+        marketValue: '0.90',
+        unrealizedPnl: '0.60',
+        dayChange: '0.30',
+        realizedPnl: '0.00',
+      },
+      {
+        symbol: 'MSFT',
+        quantity: '3',
+        costBasis: '0.30',
+        marketPrice: '0.05',
+        marketValue: '0.15',
+        unrealizedPnl: '-0.15',
+        dayChange: '-0.15',
+        realizedPnl: '0.00',
+      },
     ]);
-    const rounding = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '101.3333', previousClose: '101.33325' }] }, { sub: bob });
+    const rounding = await ask(
+      VALUED,
+      { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '101.3333', previousClose: '101.33325' }] },
+      { sub: bob },
+    );
     // 10.5 × 101.3333 = 1063.99965; 10.5 × 1.2083 = 12.68715; 10.5 × 0.00005 = 0.000525
-    expect(rounding.body.data._entities).toEqual([{ symbol: 'SAP', quantity: '10.5', costBasis: '1051.31', marketPrice: '101.3333', marketValue: '1064.00', unrealizedPnl: '12.69', dayChange: '0.00', realizedPnl: '12.35' }]);
+    expect(rounding.body.data._entities).toEqual([
+      {
+        symbol: 'SAP',
+        quantity: '10.5',
+        costBasis: '1051.31',
+        marketPrice: '101.3333',
+        marketValue: '1064.00',
+        unrealizedPnl: '12.69',
+        dayChange: '0.00',
+        realizedPnl: '12.35',
+      },
+    ]);
     // Figures add up as shown: 10.5 × 100.1254 = 1051.3167 → 1051.32, cost 1051.3125 → 1051.31, so the
     // unrealised P&L is 0.01 (rounding 10.5 × 0.0004 = 0.0042 on its own would show 0.00).
-    const consistent = await ask(VALUED, { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '100.1254', previousClose: '100.1254' }] }, { sub: bob });
-    expect(consistent.body.data._entities[0]).toMatchObject({ marketValue: '1051.32', costBasis: '1051.31', unrealizedPnl: '0.01', dayChange: '0.00' });
+    const consistent = await ask(
+      VALUED,
+      { r: [{ __typename: 'Position', accountId: bobAccount, symbol: 'SAP', lastPrice: '100.1254', previousClose: '100.1254' }] },
+      { sub: bob },
+    );
+    expect(consistent.body.data._entities[0]).toMatchObject({
+      marketValue: '1051.32',
+      costBasis: '1051.31',
+      unrealizedPnl: '0.01',
+      dayChange: '0.00',
+    });
   });
 
   it("never resolves another user's position, an unheld one or a malformed one through _entities", async () => {
@@ -133,10 +182,18 @@ describe('positions', () => {
     const claims = { sub: alice, scope: ['read:orders', 'read:banking'] };
     // Query.account itself needs read:accounts; ask the entity paths, which the gateway would use.
     for (const field of ['positions { nodes { symbol } }', 'position(symbol: "SAP") { symbol }']) {
-      const res = await ask(`query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { ${field} } } }`, { r: [{ __typename: 'Account', id: aliceAccount }] }, claims);
+      const res = await ask(
+        `query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { ${field} } } }`,
+        { r: [{ __typename: 'Account', id: aliceAccount }] },
+        claims,
+      );
       expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
     }
-    const refs = await ask(VALUED, { r: [{ __typename: 'Position', accountId: aliceAccount, symbol: 'SAP', lastPrice: '1', previousClose: '1' }] }, claims);
+    const refs = await ask(
+      VALUED,
+      { r: [{ __typename: 'Position', accountId: aliceAccount, symbol: 'SAP', lastPrice: '1', previousClose: '1' }] },
+      claims,
+    );
     expect(refs.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
   });
 });

@@ -32,11 +32,18 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
        * The gateway comes back here with the marks to value a position. Resolves only positions
        * of the caller's own accounts, so `_entities` never leaks another user's holding.
        */
-      __resolveReference: async (ref: { accountId: string; symbol: string; lastPrice?: string; previousClose?: string }, ctx: SubgraphContext) => {
+      __resolveReference: async (
+        ref: { accountId: string; symbol: string; lastPrice?: string; previousClose?: string },
+        ctx: SubgraphContext,
+      ) => {
         if (missingScopes(ctx.claims.scope, ['read:accounts']).length) throw errors.insufficientScope(['read:accounts']);
         const account = await perRequest(ctx, `account:${ref.accountId}`, () => accounts.findOwned(ref.accountId, ctx.claims.sub));
         if (!account) return null;
-        const held = await perRequest(ctx, `positions:${account.id}`, async () => new Map((await positions.all(account.id)).map((p) => [p.symbol, p])));
+        const held = await perRequest(
+          ctx,
+          `positions:${account.id}`,
+          async () => new Map((await positions.all(account.id)).map((p) => [p.symbol, p])),
+        );
         const position = held.get(ref.symbol);
         return position ? { ...position, lastPrice: ref.lastPrice, previousClose: ref.previousClose } : null;
       },
@@ -48,7 +55,8 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
       marketPrice: (p: MarkedPosition) => formatPrice(markOf(p, 'lastPrice'), p.currency),
       marketValue: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')), p.currency),
       unrealizedPnl: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(costBasisOf(p)), p.currency),
-      dayChange: (p: MarkedPosition) => formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose'))), p.currency),
+      dayChange: (p: MarkedPosition) =>
+        formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose'))), p.currency),
     },
   } as Resolvers;
 }

@@ -6,7 +6,8 @@ export function settlementResolvers(settlement: PositionSettlementService): Reso
   return {
     Account: {
       // The Account parent is already the caller's own (Query.account / __resolveReference).
-      positionSettlement: (account: { id: string }, args: { symbol: string }) => settlement.settlement(account.id, parseSymbol(args.symbol)),
+      positionSettlement: (account: { id: string }, args: { symbol: string }) =>
+        settlement.settlement(account.id, parseSymbol(args.symbol)),
     },
   } as Resolvers;
 }

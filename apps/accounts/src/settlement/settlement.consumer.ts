@@ -12,5 +12,13 @@ export function settlementConsumer(
   options: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs' | 'onDeadLetter'> = {},
 ): StreamConsumer {
   // Positions move only on what the OMS signed, in the contract's shape; anything else is dead-lettered.
-  return new StreamConsumer({ ...options, log: events, stream, group: 'accounts', logger, refuse: refuseUnlessFromOms(signers), handle: async (event) => void (await settlement.apply(event)) });
+  return new StreamConsumer({
+    ...options,
+    log: events,
+    stream,
+    group: 'accounts',
+    logger,
+    refuse: refuseUnlessFromOms(signers),
+    handle: async (event) => void (await settlement.apply(event)),
+  });
 }

@@ -3,7 +3,17 @@ import type { DeliveredEvent } from '@trading/events';
 import { canonical, D } from '@trading/money';
 
 export interface TradeExecuted {
-  trade: { id: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string };
+  trade: {
+    id: string;
+    accountId: string;
+    symbol: string;
+    side: 'BUY' | 'SELL';
+    quantity: string;
+    price: string;
+    currency: string;
+    grossAmount: string;
+    commission: string;
+  };
 }
 
 /**
@@ -21,7 +31,10 @@ export class PositionSettlementService {
   async apply(event: DeliveredEvent): Promise<boolean> {
     if (event.type !== 'trade.executed') return false;
     return this.dataSource.transaction(async (tx) => {
-      const fresh = await tx.query('INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id', [event.eventId, event.type]);
+      const fresh = await tx.query(
+        'INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
+        [event.eventId, event.type],
+      );
       if (!fresh.length) return false;
       await this.trade(tx, (event.payload as unknown as TradeExecuted).trade);
       return true;
@@ -35,7 +48,10 @@ export class PositionSettlementService {
        ON CONFLICT (account_id, symbol) DO NOTHING`,
       [t.accountId, t.symbol, t.currency],
     );
-    const [p] = await tx.query('SELECT quantity, average_cost, realized_pnl FROM positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE', [t.accountId, t.symbol]);
+    const [p] = await tx.query(
+      'SELECT quantity, average_cost, realized_pnl FROM positions WHERE account_id = $1 AND symbol = $2 FOR UPDATE',
+      [t.accountId, t.symbol],
+    );
     const quantity = new D(p.quantity);
     const average = new D(p.average_cost);
     let newQuantity: InstanceType<typeof D>;
@@ -49,13 +65,10 @@ export class PositionSettlementService {
       newQuantity = quantity.minus(q);
       realized = realized.plus(new D(t.grossAmount).minus(t.commission).minus(q.times(average))).toDecimalPlaces(8);
     }
-    await tx.query('UPDATE positions SET quantity = $3, average_cost = $4, realized_pnl = $5, updated_at = now() WHERE account_id = $1 AND symbol = $2', [
-      t.accountId,
-      t.symbol,
-      newQuantity.toFixed(),
-      newAverage.toFixed(),
-      realized.toFixed(),
-    ]);
+    await tx.query(
+      'UPDATE positions SET quantity = $3, average_cost = $4, realized_pnl = $5, updated_at = now() WHERE account_id = $1 AND symbol = $2',
+      [t.accountId, t.symbol, newQuantity.toFixed(), newAverage.toFixed(), realized.toFixed()],
+    );
     await tx.query(
       `INSERT INTO position_trade_totals (account_id, symbol, traded_quantity, trade_count) VALUES ($1, $2, $3, 1)
        ON CONFLICT (account_id, symbol) DO UPDATE SET traded_quantity = position_trade_totals.traded_quantity + $3, trade_count = position_trade_totals.trade_count + 1`,

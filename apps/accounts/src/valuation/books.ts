@@ -56,7 +56,16 @@ export function booksByCurrency(input: Pick<ValuationInput, 'balances' | 'positi
     let b = books.get(currency);
     if (!b) {
       const zero = new D(0);
-      b = { currency, cash: zero, availableToTrade: zero, longValue: zero, shortValue: zero, marketValue: zero, dayChange: zero, positionCount: 0 };
+      b = {
+        currency,
+        cash: zero,
+        availableToTrade: zero,
+        longValue: zero,
+        shortValue: zero,
+        marketValue: zero,
+        dayChange: zero,
+        positionCount: 0,
+      };
       books.set(currency, b);
     }
     return b;
@@ -70,7 +79,8 @@ export function booksByCurrency(input: Pick<ValuationInput, 'balances' | 'positi
   for (const position of input.positions) {
     const mark = marks.get(position.symbol);
     if (!mark) throw new Error(`the market has no mark for ${position.symbol}`);
-    if (mark.currency !== position.currency) throw new Error(`${position.symbol} is held in ${position.currency} but priced in ${mark.currency}`);
+    if (mark.currency !== position.currency)
+      throw new Error(`${position.symbol} is held in ${position.currency} but priced in ${mark.currency}`);
     const quantity = new D(position.quantity);
     const value = roundMoney(quantity.times(mark.lastPrice), position.currency);
     const b = book(position.currency);

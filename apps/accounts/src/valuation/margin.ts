@@ -72,9 +72,16 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
   const figures = (currency: string, exact: Sums): MarginFigures => {
     const rounded = (value: Dec) => roundMoney(value, currency);
     const money = (value: Dec) => formatMoney(value, currency);
-    const s: Sums = { cash: rounded(exact.cash), availableToTrade: rounded(exact.availableToTrade), marketValue: rounded(exact.marketValue), initial: rounded(exact.initial), maintenance: rounded(exact.maintenance) };
+    const s: Sums = {
+      cash: rounded(exact.cash),
+      availableToTrade: rounded(exact.availableToTrade),
+      marketValue: rounded(exact.marketValue),
+      initial: rounded(exact.initial),
+      maintenance: rounded(exact.maintenance),
+    };
     const equity = s.cash.plus(s.marketValue);
-    const buyingPower = input.accountType === 'CASH' ? D.max(0, s.availableToTrade) : D.max(0, equity.minus(s.initial)).div(MARGIN_BUYING_POWER_RATE);
+    const buyingPower =
+      input.accountType === 'CASH' ? D.max(0, s.availableToTrade) : D.max(0, equity.minus(s.initial)).div(MARGIN_BUYING_POWER_RATE);
     return {
       currency,
       cash: money(s.cash),
@@ -93,7 +100,8 @@ export function computeMargin(input: ValuationInput & { accountType: AccountType
   const total: Sums = { cash: zero, availableToTrade: zero, marketValue: zero, initial: zero, maintenance: zero };
   for (const b of books) {
     const s = sumsOf(b);
-    for (const key of Object.keys(total) as Array<keyof Sums>) total[key] = total[key].plus(fx.convert(roundMoney(s[key], b.currency), b.currency, input.baseCurrency));
+    for (const key of Object.keys(total) as Array<keyof Sums>)
+      total[key] = total[key].plus(fx.convert(roundMoney(s[key], b.currency), b.currency, input.baseCurrency));
   }
   return {
     baseCurrency: input.baseCurrency,

@@ -36,9 +36,29 @@ describe('portfolios', () => {
       dayChange: '2.50',
       dayChangePercent: '1.09',
       portfolios: [
-        { currency: 'EUR', cash: '0.00', marketValue: '200.00', totalValue: '200.00', totalValueInBase: '220.00', allocationPercent: '95.28', dayChange: '2.00', dayChangePercent: '1.01', positionCount: 1 },
+        {
+          currency: 'EUR',
+          cash: '0.00',
+          marketValue: '200.00',
+          totalValue: '200.00',
+          totalValueInBase: '220.00',
+          allocationPercent: '95.28',
+          dayChange: '2.00',
+          dayChangePercent: '1.01',
+          positionCount: 1,
+        },
         // 3 × 0.3 is exactly 0.9; day change 3 × 0.1 = 0.30 against 10.60 → 2.83%.
-        { currency: 'USD', cash: '10.00', marketValue: '0.90', totalValue: '10.90', totalValueInBase: '10.90', allocationPercent: '4.72', dayChange: '0.30', dayChangePercent: '2.83', positionCount: 1 },
+        {
+          currency: 'USD',
+          cash: '10.00',
+          marketValue: '0.90',
+          totalValue: '10.90',
+          totalValueInBase: '10.90',
+          allocationPercent: '4.72',
+          dayChange: '0.30',
+          dayChangePercent: '2.83',
+          positionCount: 1,
+        },
       ],
       asOf: '2026-01-30T15:00:00.000Z',
     });
@@ -47,7 +67,11 @@ describe('portfolios', () => {
   it('allocations add up to exactly 100.00 (largest remainder), even for thirds', () => {
     const summary = computePortfolios({
       baseCurrency: 'USD',
-      balances: ['EUR', 'GBP', 'USD'].map((currency) => ({ currency, cash: currency === 'USD' ? '1.25' : currency === 'GBP' ? '1' : '1.1363636363636363636', availableToTrade: '0' })),
+      balances: ['EUR', 'GBP', 'USD'].map((currency) => ({
+        currency,
+        cash: currency === 'USD' ? '1.25' : currency === 'GBP' ? '1' : '1.1363636363636363636',
+        availableToTrade: '0',
+      })),
       positions: [],
       market,
       asOf,
@@ -60,7 +84,13 @@ describe('portfolios', () => {
   it('shows zero allocation and zero percentages for an empty or non-positive account', () => {
     const empty = computePortfolios({ baseCurrency: 'EUR', balances: [], positions: [], market, asOf });
     expect(empty).toMatchObject({ totalValue: '0.00', dayChange: '0.00', dayChangePercent: '0.00', portfolios: [] });
-    const debit = computePortfolios({ baseCurrency: 'USD', balances: [{ currency: 'USD', cash: '-5', availableToTrade: '0' }], positions: [], market, asOf });
+    const debit = computePortfolios({
+      baseCurrency: 'USD',
+      balances: [{ currency: 'USD', cash: '-5', availableToTrade: '0' }],
+      positions: [],
+      market,
+      asOf,
+    });
     expect(debit.portfolios[0]).toMatchObject({ totalValue: '-5.00', allocationPercent: '0.00', dayChangePercent: '0.00' });
   });
 
@@ -73,7 +103,10 @@ describe('portfolios', () => {
     ];
     for (const parts of cases) {
       const values = parts.map((p) => new Decimal(p));
-      const shares = allocate(values, values.reduce((s, v) => s.plus(v), new Decimal(0)));
+      const shares = allocate(
+        values,
+        values.reduce((s, v) => s.plus(v), new Decimal(0)),
+      );
       expect(shares.reduce((s, x) => s.plus(x), new Decimal(0)).toFixed(2)).toBe('100.00');
     }
     expect(allocate([new Decimal(-20), new Decimal(70), new Decimal(50)], new Decimal(100))).toEqual(['-20.00', '70.00', '50.00']);

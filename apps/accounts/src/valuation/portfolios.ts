@@ -43,7 +43,10 @@ export function computePortfolios(input: ValuationInput & { asOf: Date }): Portf
   });
   const total = rows.reduce((sum, r) => sum.plus(r.inBase), new D(0));
   const dayChange = rows.reduce((sum, r) => sum.plus(r.dayChangeInBase), new D(0));
-  const allocations = allocate(rows.map((r) => r.inBase), total);
+  const allocations = allocate(
+    rows.map((r) => r.inBase),
+    total,
+  );
   return {
     baseCurrency: input.baseCurrency,
     totalValue: formatMoney(total, input.baseCurrency),
@@ -76,7 +79,9 @@ export function allocate(parts: Dec[], total: Dec): string[] {
   const exact = parts.map((p) => p.div(total).times(10000)); // in hundredths of a percent
   const floors = exact.map((e) => e.floor());
   let missing = new D(10000).minus(floors.reduce((s, f) => s.plus(f), new D(0))).toNumber(); // an integer from 0 to parts.length − 1
-  const order = exact.map((e, i) => ({ i, remainder: e.minus(floors[i]!) })).sort((a, b) => b.remainder.comparedTo(a.remainder) || a.i - b.i);
+  const order = exact
+    .map((e, i) => ({ i, remainder: e.minus(floors[i]!) }))
+    .sort((a, b) => b.remainder.comparedTo(a.remainder) || a.i - b.i);
   for (const { i } of order) {
     if (missing <= 0) break;
     floors[i] = floors[i]!.plus(1);

@@ -12,13 +12,21 @@ type ValuedAccount = Account & { cashForValuation?: CashInput[]; market?: Market
 export function valuationResolvers(positions: PositionsService): Resolvers {
   const inputs = async (account: ValuedAccount, ctx: SubgraphContext): Promise<ValuationInput> => {
     // Only missing when someone bypasses the query planner; a bug, not bad input.
-    if (!account.cashForValuation || !account.market) throw new Error('Account.cashForValuation and Account.market are required to value an account');
-    return { baseCurrency: account.baseCurrency, balances: account.cashForValuation, market: account.market, positions: await perRequest(ctx, `holdings:${account.id}`, () => positions.all(account.id)) };
+    if (!account.cashForValuation || !account.market)
+      throw new Error('Account.cashForValuation and Account.market are required to value an account');
+    return {
+      baseCurrency: account.baseCurrency,
+      balances: account.cashForValuation,
+      market: account.market,
+      positions: await perRequest(ctx, `holdings:${account.id}`, () => positions.all(account.id)),
+    };
   };
   return {
     Account: {
-      margin: async (account: ValuedAccount, _: unknown, ctx: SubgraphContext) => computeMargin({ ...(await inputs(account, ctx)), accountType: account.type, asOf: new Date() }),
-      portfolios: async (account: ValuedAccount, _: unknown, ctx: SubgraphContext) => computePortfolios({ ...(await inputs(account, ctx)), asOf: new Date() }),
+      margin: async (account: ValuedAccount, _: unknown, ctx: SubgraphContext) =>
+        computeMargin({ ...(await inputs(account, ctx)), accountType: account.type, asOf: new Date() }),
+      portfolios: async (account: ValuedAccount, _: unknown, ctx: SubgraphContext) =>
+        computePortfolios({ ...(await inputs(account, ctx)), asOf: new Date() }),
     },
   } as Resolvers;
 }

@@ -1,7 +1,8 @@
 // Margin and portfolios are computed here from this subgraph's positions plus banking's cash
 // and oms's marks, which the gateway fetches first (@requires). The types below declare only the
 // fields this subgraph reads; they belong to banking (CashBalance) and oms (the market).
-const VALUATION_INPUTS = 'cashForValuation { currency cash availableToTrade } market { prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } }';
+const VALUATION_INPUTS =
+  'cashForValuation { currency cash availableToTrade } market { prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } }';
 
 export const valuationTypeDefs = /* GraphQL */ `
   type CashBalance {

@@ -26,15 +26,25 @@ describe('margin and portfolios', () => {
       { currency: 'USD', usdRate: '1' },
     ],
   };
-  const representation = (id: string, cashForValuation: Array<{ currency: string; cash: string; availableToTrade: string }>) => ({ __typename: 'Account', id, cashForValuation, market });
+  const representation = (id: string, cashForValuation: Array<{ currency: string; cash: string; availableToTrade: string }>) => ({
+    __typename: 'Account',
+    id,
+    cashForValuation,
+    market,
+  });
   const QUERY = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Account {
     margin { baseCurrency asOf total { currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower }
              byCurrency { currency equity buyingPower } }
     portfolios { baseCurrency totalValue dayChange dayChangePercent asOf portfolios { currency totalValueInBase allocationPercent dayChange positionCount } } } } }`;
-  const ask = (r: unknown[], claims: { sub: string; scope?: string[] } = { sub: alice }) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, QUERY, claims, { r });
+  const ask = (r: unknown[], claims: { sub: string; scope?: string[] } = { sub: alice }) =>
+    askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'accounts' }, QUERY, claims, { r });
 
   beforeAll(async () => {
-    running = await startOnTestDatabase('accounts', (databaseUrl) => createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), { logger: createLogger('accounts', 'silent') }));
+    running = await startOnTestDatabase('accounts', (databaseUrl) =>
+      createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: databaseUrl }), {
+        logger: createLogger('accounts', 'silent'),
+      }),
+    );
     ({ service, internal } = running);
     await seedAccountsDemo(service.dataSource, {
       accounts: [
@@ -59,17 +69,45 @@ describe('margin and portfolios', () => {
     const [{ margin, portfolios }] = res.body.data._entities;
     expect(margin).toMatchObject({
       baseCurrency: 'USD',
-      total: { currency: 'USD', cash: '1000.10', marketValue: '0.30', equity: '1000.40', initialRequirement: '0.30', maintenanceRequirement: '0.30', excessLiquidity: '1000.10', buyingPower: '900.10' },
+      total: {
+        currency: 'USD',
+        cash: '1000.10',
+        marketValue: '0.30',
+        equity: '1000.40',
+        initialRequirement: '0.30',
+        maintenanceRequirement: '0.30',
+        excessLiquidity: '1000.10',
+        buyingPower: '900.10',
+      },
       byCurrency: [{ currency: 'USD', equity: '1000.40', buyingPower: '900.10' }],
     });
     expect(margin.asOf).toMatch(/Z$/);
-    expect(portfolios).toMatchObject({ baseCurrency: 'USD', totalValue: '1000.40', dayChange: '0.03', portfolios: [{ currency: 'USD', totalValueInBase: '1000.40', allocationPercent: '100.00', dayChange: '0.03', positionCount: 1 }] });
+    expect(portfolios).toMatchObject({
+      baseCurrency: 'USD',
+      totalValue: '1000.40',
+      dayChange: '0.03',
+      portfolios: [{ currency: 'USD', totalValueInBase: '1000.40', allocationPercent: '100.00', dayChange: '0.03', positionCount: 1 }],
+    });
   });
 
   it('computes a multi-currency MARGIN account per currency and in the base currency', async () => {
-    const res = await ask([representation(marginAccount, [{ currency: 'EUR', cash: '-500', availableToTrade: '-500' }, { currency: 'USD', cash: '1000', availableToTrade: '1000' }])]);
+    const res = await ask([
+      representation(marginAccount, [
+        { currency: 'EUR', cash: '-500', availableToTrade: '-500' },
+        { currency: 'USD', cash: '1000', availableToTrade: '1000' },
+      ]),
+    ]);
     const [{ margin, portfolios }] = res.body.data._entities;
-    expect(margin.total).toEqual({ currency: 'USD', cash: '450.00', marketValue: '2200.00', equity: '2650.00', initialRequirement: '1100.00', maintenanceRequirement: '550.00', excessLiquidity: '2100.00', buyingPower: '3100.00' });
+    expect(margin.total).toEqual({
+      currency: 'USD',
+      cash: '450.00',
+      marketValue: '2200.00',
+      equity: '2650.00',
+      initialRequirement: '1100.00',
+      maintenanceRequirement: '550.00',
+      excessLiquidity: '2100.00',
+      buyingPower: '3100.00',
+    });
     expect(margin.byCurrency).toEqual([
       { currency: 'EUR', equity: '1500.00', buyingPower: '1000.00' },
       { currency: 'USD', equity: '1000.00', buyingPower: '2000.00' },
@@ -87,7 +125,10 @@ describe('margin and portfolios', () => {
   });
 
   it("never values another user's account, and needs read:accounts", async () => {
-    const res = await ask([representation(bobAccount, [{ currency: 'EUR', cash: '1', availableToTrade: '1' }]), representation(cashAccount, [])]);
+    const res = await ask([
+      representation(bobAccount, [{ currency: 'EUR', cash: '1', availableToTrade: '1' }]),
+      representation(cashAccount, []),
+    ]);
     expect(res.body.data._entities).toEqual([null, expect.objectContaining({ margin: expect.objectContaining({ baseCurrency: 'USD' }) })]);
     const denied = await ask([representation(cashAccount, [])], { sub: alice, scope: ['read:banking', 'read:orders'] });
     expect(denied.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');

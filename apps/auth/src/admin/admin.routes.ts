@@ -12,14 +12,27 @@ import type { RegistryService } from '../registry/registry.service';
 import type { UsersService } from '../users/users.service';
 
 /** The service team's API (used by `npm run admin`), guarded by the admin credential from config. */
-export function adminRoutes(adminToken: string, users: UsersService, pats: PatService, registry: RegistryService, signer: TokenSigner, backOffice: Router): Router {
+export function adminRoutes(
+  adminToken: string,
+  users: UsersService,
+  pats: PatService,
+  registry: RegistryService,
+  signer: TokenSigner,
+  backOffice: Router,
+): Router {
   const router = Router();
   router.use('/admin', requireAdmin(adminToken), express.json({ limit: '64kb' }));
 
   router.post('/admin/users', async (req, res) => {
     const input = parse(newUserSchema, req.body);
     const user = await users.create(input);
-    res.status(201).json({ userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName, createdAt: user.createdAt.toISOString() });
+    res.status(201).json({
+      userId: user.id,
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      createdAt: user.createdAt.toISOString(),
+    });
   });
 
   router.get('/admin/users', async (req, res) => {
@@ -27,13 +40,21 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
     const after = typeof req.query['after'] === 'string' ? req.query['after'] : undefined;
     const page = await users.list({ limit, after });
     res.json({
-      users: page.map((u) => ({ userId: u.id, email: u.email, firstName: u.firstName, lastName: u.lastName, createdAt: u.createdAt.toISOString() })),
+      users: page.map((u) => ({
+        userId: u.id,
+        email: u.email,
+        firstName: u.firstName,
+        lastName: u.lastName,
+        createdAt: u.createdAt.toISOString(),
+      })),
       next: page.length === limit ? page[page.length - 1]!.email : null,
     });
   });
 
   router.get('/admin/pats', async (req, res) => {
-    const user = await users.requireByEmail(String(parse(z.object({ email: z.string().email('must be an e-mail address') }), req.query).email));
+    const user = await users.requireByEmail(
+      String(parse(z.object({ email: z.string().email('must be an e-mail address') }), req.query).email),
+    );
     res.json({ email: user.email, tokens: (await pats.listForUser(user.id)).map(patSummary) });
   });
 
@@ -46,7 +67,13 @@ export function adminRoutes(adminToken: string, users: UsersService, pats: PatSe
   router.post('/admin/pats', async (req, res) => {
     const input = parse(newPatSchema, req.body);
     const user = await users.requireByEmail(input.email);
-    const { token, pat } = await pats.create({ userId: user.id, name: input.name, access: input.scope, expires: input.expires, ipAllowlist: input.ips });
+    const { token, pat } = await pats.create({
+      userId: user.id,
+      name: input.name,
+      access: input.scope,
+      expires: input.expires,
+      ipAllowlist: input.ips,
+    });
     res.status(201).json({
       token,
       tokenId: pat.id,

@@ -15,7 +15,19 @@ export function adminAudit(adminToken: string, logger: Logger): RequestHandler {
     const presented = bearerToken(req.get('authorization'));
     res.on('finish', () => {
       const who = presented === undefined ? 'none' : fingerprint(presented) === expected ? `admin-token:${expected}` : 'invalid-credential';
-      logger.info({ audit: 'admin', who, address: req.ip, method: req.method, path: req.path, status: res.statusCode, at: new Date().toISOString(), requestId: req.requestId }, 'admin API call');
+      logger.info(
+        {
+          audit: 'admin',
+          who,
+          address: req.ip,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          at: new Date().toISOString(),
+          requestId: req.requestId,
+        },
+        'admin API call',
+      );
     });
     next();
   };

@@ -11,14 +11,23 @@ import type { KeyValueStore } from '@trading/redis';
  */
 export function adminRateLimit(store: KeyValueStore, namespace: string, perMinute: number): RequestHandler {
   return async (req, res, next) => {
-    const address = createHash('sha256').update(req.ip ?? 'unknown').digest('base64url').slice(0, 32);
+    const address = createHash('sha256')
+      .update(req.ip ?? 'unknown')
+      .digest('base64url')
+      .slice(0, 32);
     let hit;
     try {
       hit = await store.hit(`ratelimit:${namespace}:admin:${address}`, 60);
     } catch {
       return next(errors.unavailable('Rate limiting is temporarily unavailable; retry shortly'));
     }
-    const state = { limit: perMinute, remaining: Math.max(0, perMinute - hit.count), resetSeconds: hit.resetSeconds, windowSeconds: 60, blocked: hit.count > perMinute };
+    const state = {
+      limit: perMinute,
+      remaining: Math.max(0, perMinute - hit.count),
+      resetSeconds: hit.resetSeconds,
+      windowSeconds: 60,
+      blocked: hit.count > perMinute,
+    };
     res.set(rateLimitHeaders(state));
     next(state.blocked ? rateLimited(state, 'Too many admin API calls; retry after the time in Retry-After') : undefined);
   };

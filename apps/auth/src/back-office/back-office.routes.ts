@@ -13,9 +13,11 @@ interface BackOfficeAccount {
   createdAt: string;
 }
 
-const body = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const body = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const email = (value: unknown): string => {
-  if (typeof value !== 'string' || !value.includes('@')) throw new AppError('BAD_USER_INPUT', 'email must be an e-mail address', { field: 'email' });
+  if (typeof value !== 'string' || !value.includes('@'))
+    throw new AppError('BAD_USER_INPUT', 'email must be an e-mail address', { field: 'email' });
   return value;
 };
 
@@ -35,7 +37,11 @@ export function backOfficeRoutes(users: UsersService, office: BackOffice): Route
   router.post('/admin/accounts', async (req, res) => {
     const input = body(req.body);
     const user = await users.requireByEmail(email(input['email']));
-    const account = await office.post<BackOfficeAccount>('accounts', '/accounts', { userId: user.id, type: input['type'], currency: input['currency'] });
+    const account = await office.post<BackOfficeAccount>('accounts', '/accounts', {
+      userId: user.id,
+      type: input['type'],
+      currency: input['currency'],
+    });
     res.status(201).json({ ...account, email: user.email });
   });
 
@@ -51,7 +57,10 @@ export function backOfficeRoutes(users: UsersService, office: BackOffice): Route
    */
   router.post('/admin/accounts/:id/close', async (req, res) => {
     const id = encodeURIComponent(String(req.params['id']));
-    const { previousStatus } = await office.post<{ account: BackOfficeAccount; previousStatus: string }>('accounts', `/accounts/${id}/closing`);
+    const { previousStatus } = await office.post<{ account: BackOfficeAccount; previousStatus: string }>(
+      'accounts',
+      `/accounts/${id}/closing`,
+    );
     let blockers: string[];
     try {
       const answers = await Promise.all([
@@ -61,7 +70,9 @@ export function backOfficeRoutes(users: UsersService, office: BackOffice): Route
       blockers = answers.flatMap((a) => a.blockers);
     } catch (err) {
       // Someone could not answer: put the account back as it was and say so.
-      await office.post('accounts', `/accounts/${id}/close`, { blockers: ['a service could not confirm what remains'], restoreTo: previousStatus }).catch(() => undefined);
+      await office
+        .post('accounts', `/accounts/${id}/close`, { blockers: ['a service could not confirm what remains'], restoreTo: previousStatus })
+        .catch(() => undefined);
       throw err;
     }
     res.json(await office.post<BackOfficeAccount>('accounts', `/accounts/${id}/close`, { blockers, restoreTo: previousStatus }));

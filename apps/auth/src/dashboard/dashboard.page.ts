@@ -95,10 +95,12 @@ function tokenList(view: DashboardView, now: Date): SafeHtml {
       <td>${t.name}</td><td><code>${t.id}</code></td><td>${t.access}</td><td>${t.ipAllowlist.length ? t.ipAllowlist.join(', ') : 'any'}</td>
       <td>${when(t.createdAt)}</td><td>${when(t.expiresAt)}</td><td>${when(t.lastUsedAt)}</td><td>${t.lastUsedIp ?? '—'}</td>
       <td class="status-${s}">${s}</td>
-      <td>${s === 'ACTIVE'
-        ? html`<form method="post" action="/${view.locale}/developer/tokens/${t.id}/revoke" data-confirm="Revoke &quot;${t.name}&quot;? Scripts using it stop working at once.">
+      <td>${
+        s === 'ACTIVE'
+          ? html`<form method="post" action="/${view.locale}/developer/tokens/${t.id}/revoke" data-confirm="Revoke &quot;${t.name}&quot;? Scripts using it stop working at once.">
           <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">Revoke</button></form>`
-        : ''}</td>
+          : ''
+      }</td>
     </tr>`;
     })}
     </tbody>
@@ -107,7 +109,8 @@ function tokenList(view: DashboardView, now: Date): SafeHtml {
 }
 
 function appList(view: DashboardView): SafeHtml {
-  if (!view.apps.length) return html`<section class="card" id="authorised-apps"><h2>Authorised apps</h2><p>You have not allowed any app to access your account.</p></section>`;
+  if (!view.apps.length)
+    return html`<section class="card" id="authorised-apps"><h2>Authorised apps</h2><p>You have not allowed any app to access your account.</p></section>`;
   return html`<section class="card" id="authorised-apps">
   <h2>Authorised apps</h2>
   <p class="hint">Apps you allowed to act for you. Revoking one ends every token it holds at once.</p>
@@ -131,16 +134,19 @@ function activityList(view: DashboardView): SafeHtml {
   const { logins, nextCursor } = view.activity;
   return html`<section class="card">
   <h2>Login activity</h2>
-  ${logins.length
-    ? html`<table id="activity">
+  ${
+    logins.length
+      ? html`<table id="activity">
     <thead><tr><th>Time</th><th>Token</th><th>IP</th><th>User agent</th><th>Outcome</th></tr></thead>
     <tbody>
     ${logins.map(
-      (l) => html`<tr><td>${when(new Date(l.at))}</td><td>${l.tokenName ?? ''} <code>${l.tokenId ?? ''}</code></td><td>${l.ip ?? ''}</td><td>${l.userAgent ?? ''}</td><td class="outcome-${l.outcome}">${l.outcome}</td></tr>`,
+      (l) =>
+        html`<tr><td>${when(new Date(l.at))}</td><td>${l.tokenName ?? ''} <code>${l.tokenId ?? ''}</code></td><td>${l.ip ?? ''}</td><td>${l.userAgent ?? ''}</td><td class="outcome-${l.outcome}">${l.outcome}</td></tr>`,
     )}
     </tbody>
   </table>
   ${nextCursor ? html`<p><a href="/${view.locale}/developer?activity=${nextCursor}#activity">Older logins</a></p>` : ''}`
-    : html`<p>No logins with your tokens yet.</p>`}
+      : html`<p>No logins with your tokens yet.</p>`
+  }
 </section>`;
 }

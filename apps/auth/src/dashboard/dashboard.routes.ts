@@ -35,7 +35,14 @@ export function dashboardRoutes({ pats, activity, grants }: DashboardDeps): Rout
       if (err instanceof AppError && err.field === 'cursor') return activity.list(session.userId, {});
       throw err;
     });
-    const view: DashboardView = { locale, user: { email: session.email, csrf: session.csrf }, tokens: await pats.listForUser(session.userId), apps: await grants.listForUser(session.userId), activity: logins, ...extra };
+    const view: DashboardView = {
+      locale,
+      user: { email: session.email, csrf: session.csrf },
+      tokens: await pats.listForUser(session.userId),
+      apps: await grants.listForUser(session.userId),
+      activity: logins,
+      ...extra,
+    };
     res.status(status).send(dashboardPage(view));
   }
 

@@ -13,7 +13,12 @@ export type TokenField = (typeof TOKEN_FIELDS)[number];
 
 export function readTokenForm(body: Record<string, unknown>): TokenFormValues {
   const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
-  return { name: text(body['name'], 200), expires: text(body['expires'], 20), scope: text(body['scope'], 20), ips: text(body['ips'], 4000) };
+  return {
+    name: text(body['name'], 200),
+    expires: text(body['expires'], 20),
+    scope: text(body['scope'], 20),
+    ips: text(body['ips'], 4000),
+  };
 }
 
 /** The service validates (and names the field at fault); the form only splits the IP list. */

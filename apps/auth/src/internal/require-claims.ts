@@ -1,5 +1,12 @@
 import type { RequestHandler, Response } from 'express';
-import { INTERNAL_CLAIMS_HEADER, methodAllowedFor, missingScopes, type Claims, type InternalClaimsVerifier, type Scope } from '@trading/auth';
+import {
+  INTERNAL_CLAIMS_HEADER,
+  methodAllowedFor,
+  missingScopes,
+  type Claims,
+  type InternalClaimsVerifier,
+  type Scope,
+} from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 
 /**
@@ -8,7 +15,11 @@ import { AppError, errors } from '@trading/errors';
  * `patSessionOnly`: managing PATs is the user's own business, never a vendor app's, whatever
  * scopes the user granted it.
  */
-export function requireClaims(verifier: InternalClaimsVerifier, scopes: Scope[], options: { patSessionOnly?: boolean } = {}): RequestHandler {
+export function requireClaims(
+  verifier: InternalClaimsVerifier,
+  scopes: Scope[],
+  options: { patSessionOnly?: boolean } = {},
+): RequestHandler {
   return async (req, res, next) => {
     const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
     if (!claims) throw errors.unauthenticated('A bearer access token is required');
@@ -22,4 +33,5 @@ export function requireClaims(verifier: InternalClaimsVerifier, scopes: Scope[],
 
 export const claimsOf = (res: Response): Claims => res.locals['claims'] as Claims;
 
-export const patSessionRequired = () => new AppError('PAT_SESSION_REQUIRED', 'Personal access tokens are managed with a PAT session (POST /pat/login), not with an app\'s token');
+export const patSessionRequired = () =>
+  new AppError('PAT_SESSION_REQUIRED', "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token");

@@ -12,7 +12,15 @@ describe('access-token signing keys', () => {
   const admin = 'adm-' + 'k'.repeat(30);
   const store = new MemoryStore();
   const config = (databaseUrl: string, extra: Record<string, string> = {}) =>
-    loadAuthConfig({ ...keys.env('auth'), AUTH_DATABASE_URL: databaseUrl, AUTH_ADMIN_TOKEN: admin, AUTH_KEY_ENCRYPTION_KEY: 'e'.repeat(40), AUTH_SIGNING_KEY_RELOAD_MS: '200', MAIL_POLL_MS: '0', ...extra });
+    loadAuthConfig({
+      ...keys.env('auth'),
+      AUTH_DATABASE_URL: databaseUrl,
+      AUTH_ADMIN_TOKEN: admin,
+      AUTH_KEY_ENCRYPTION_KEY: 'e'.repeat(40),
+      AUTH_SIGNING_KEY_RELOAD_MS: '200',
+      MAIL_POLL_MS: '0',
+      ...extra,
+    });
   let first: ServiceOnTestDatabase<AuthApp>;
   let second: AuthApp;
   let adminApi: RunningServer;
@@ -50,14 +58,20 @@ describe('access-token signing keys', () => {
   });
 
   it('rotates: the new key signs at once here and within a reload everywhere; the old key’s tokens still verify until it is retired', async () => {
-    const before = await first.service.signer.sign({ sub: 'u', sid: 's', kind: 'pat', patId: 'p', scope: ['read:accounts'], access: 'READ_ONLY' }, 60);
+    const before = await first.service.signer.sign(
+      { sub: 'u', sid: 's', kind: 'pat', patId: 'p', scope: ['read:accounts'], access: 'READ_ONLY' },
+      60,
+    );
     const [oldKid] = kids(first.service);
     const rotated = await call('POST', '/admin/keys/rotate');
     expect(rotated).toMatchObject({ status: 201, body: { status: 'ACTIVE' } });
     const newKid = rotated.body.kid as string;
     expect(kids(first.service)).toEqual(expect.arrayContaining([oldKid, newKid]));
     expect(await eventually(() => kids(second).includes(newKid))).toBe(true);
-    const after = await second.signer.sign({ sub: 'u', sid: 's', kind: 'pat', patId: 'p', scope: ['read:accounts'], access: 'READ_ONLY' }, 60);
+    const after = await second.signer.sign(
+      { sub: 'u', sid: 's', kind: 'pat', patId: 'p', scope: ['read:accounts'], access: 'READ_ONLY' },
+      60,
+    );
     expect(JSON.parse(Buffer.from(after.split('.')[0]!, 'base64url').toString()).kid).toBe(newKid);
     expect(await verifies(before, second)).toBe(true);
 
@@ -73,9 +87,17 @@ describe('access-token signing keys', () => {
   });
 
   it('refuses to start with another encryption key, naming the problem, and leaves no database connection behind', async () => {
-    const connections = async () => Number((await first.service.dataSource.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()'))[0].n);
+    const connections = async () =>
+      Number(
+        (await first.service.dataSource.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()'))[0].n,
+      );
     const before = await connections();
-    await expect(createAuthApp(config(first.databaseUrl, { AUTH_KEY_ENCRYPTION_KEY: 'x'.repeat(40) }), { logger: createLogger('auth', 'silent'), store })).rejects.toThrow(/cannot be decrypted with AUTH_KEY_ENCRYPTION_KEY/);
+    await expect(
+      createAuthApp(config(first.databaseUrl, { AUTH_KEY_ENCRYPTION_KEY: 'x'.repeat(40) }), {
+        logger: createLogger('auth', 'silent'),
+        store,
+      }),
+    ).rejects.toThrow(/cannot be decrypted with AUTH_KEY_ENCRYPTION_KEY/);
     // The half-built app closed the pool it had opened before the keys failed to load.
     expect(await connections()).toBeLessThanOrEqual(before);
   });

@@ -44,7 +44,8 @@ export class TokenSigner {
       if (!(await repo.count({ where: { retiredAt: IsNull() } }))) await repo.save(await newSigningKey(encryption));
       // Rows written before keys were encrypted are encrypted in place.
       for (const row of await repo.find()) {
-        if (!KeyEncryption.isEncrypted(row.privateKeyPem)) await repo.update({ kid: row.kid }, { privateKeyPem: encryption.encrypt(row.kid, row.privateKeyPem) });
+        if (!KeyEncryption.isEncrypted(row.privateKeyPem))
+          await repo.update({ kid: row.kid }, { privateKeyPem: encryption.encrypt(row.kid, row.privateKeyPem) });
       }
     });
     await signer.reload();
@@ -53,10 +54,13 @@ export class TokenSigner {
 
   /** Reads the live keys again: the newest signs, all are published. */
   async reload(): Promise<void> {
-    const live = await this.dataSource.getRepository(SigningKeyEntity).find({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
+    const live = await this.dataSource
+      .getRepository(SigningKeyEntity)
+      .find({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
     const newest = live[0];
     if (!newest) throw new Error('no live signing key');
-    if (this.active?.kid !== newest.kid) this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
+    if (this.active?.kid !== newest.kid)
+      this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
     this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
   }
 
@@ -100,7 +104,8 @@ export class TokenSigner {
       const row = await repo.findOneBy({ kid });
       if (!row) throw errors.notFound('Signing key', 'kid');
       const newest = await repo.findOne({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
-      if (newest?.kid === kid) throw new AppError('CONFLICT', 'This is the active signing key: rotate first, then retire it', { field: 'kid' });
+      if (newest?.kid === kid)
+        throw new AppError('CONFLICT', 'This is the active signing key: rotate first, then retire it', { field: 'kid' });
       if (!row.retiredAt) await repo.update({ kid }, { retiredAt: new Date() });
     });
     await this.reload();

@@ -18,7 +18,14 @@ describe('mail outbox', () => {
   beforeAll(async () => {
     running = await startOnTestDatabase('auth', (databaseUrl) =>
       createAuthApp(
-        loadAuthConfig({ ...keys.env('auth'), AUTH_DATABASE_URL: databaseUrl, AUTH_ADMIN_TOKEN: 'a'.repeat(32), MAIL_LOG_FILE: file, MAIL_POLL_MS: '0', LOG_LEVEL: 'silent' }),
+        loadAuthConfig({
+          ...keys.env('auth'),
+          AUTH_DATABASE_URL: databaseUrl,
+          AUTH_ADMIN_TOKEN: 'a'.repeat(32),
+          MAIL_LOG_FILE: file,
+          MAIL_POLL_MS: '0',
+          LOG_LEVEL: 'silent',
+        }),
         { logger: createLogger('auth', 'silent'), store: new MemoryStore() },
       ),
     );
@@ -31,7 +38,12 @@ describe('mail outbox', () => {
   it('writes the mail to a file only its owner can read, with the secret withheld, and erases the secret from the outbox', async () => {
     const secret = 'tcs_THIS-IS-THE-CLIENT-SECRET-0123456789';
     const ds = running.service.dataSource;
-    await enqueueMail(ds.manager, { to: 'vendor@example.com', subject: 'Your credentials', body: `client_secret: ${SECRET_PLACEHOLDER}`, secret });
+    await enqueueMail(ds.manager, {
+      to: 'vendor@example.com',
+      subject: 'Your credentials',
+      body: `client_secret: ${SECRET_PLACEHOLDER}`,
+      secret,
+    });
     expect(await running.service.mail.runOnce()).toBe(1);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('Your credentials');
@@ -46,20 +58,27 @@ describe('mail outbox', () => {
 
   it('refuses to start outside DEV without SMTP_URL, naming it', async () => {
     await expect(
-      createAuthApp(loadAuthConfig({ ...keys.env('auth'), AUTH_DATABASE_URL: running.databaseUrl, AUTH_ADMIN_TOKEN: 'a'.repeat(32), APP_ENV: 'PROD' }), {
-        logger: createLogger('auth', 'silent'),
-        store: new MemoryStore(),
-      }),
+      createAuthApp(
+        loadAuthConfig({ ...keys.env('auth'), AUTH_DATABASE_URL: running.databaseUrl, AUTH_ADMIN_TOKEN: 'a'.repeat(32), APP_ENV: 'PROD' }),
+        {
+          logger: createLogger('auth', 'silent'),
+          store: new MemoryStore(),
+        },
+      ),
     ).rejects.toThrow(/SMTP_URL: is required when APP_ENV is PROD/);
   });
 
   it('purges what has outlived its use: old login attempts, delivered mail, consents never redeemed', async () => {
     const ds = running.service.dataSource;
-    await ds.query("INSERT INTO pat_login_attempts (at, token_id, outcome, reason) VALUES (now() - interval '100 days', 'tpat_old', 'FAILURE', 'UNKNOWN_TOKEN'), (now(), 'tpat_new', 'FAILURE', 'UNKNOWN_TOKEN')");
+    await ds.query(
+      "INSERT INTO pat_login_attempts (at, token_id, outcome, reason) VALUES (now() - interval '100 days', 'tpat_old', 'FAILURE', 'UNKNOWN_TOKEN'), (now(), 'tpat_new', 'FAILURE', 'UNKNOWN_TOKEN')",
+    );
     await ds.query("UPDATE email_outbox SET sent_at = now() - interval '31 days' WHERE to_address = 'vendor@example.com'");
     const purged = await purgeExpired(ds, { loginAttemptDays: 90 });
     expect(purged).toMatchObject({ loginAttempts: 1, sentMail: 1 });
-    const left: Array<{ token_id: string }> = await ds.query("SELECT token_id FROM pat_login_attempts WHERE token_id IN ('tpat_old', 'tpat_new')");
+    const left: Array<{ token_id: string }> = await ds.query(
+      "SELECT token_id FROM pat_login_attempts WHERE token_id IN ('tpat_old', 'tpat_new')",
+    );
     expect(left.map((r) => r.token_id)).toEqual(['tpat_new']);
   });
 });

@@ -9,7 +9,8 @@ import { startPeriodic, type PeriodicTask } from '@trading/service';
 export const SECRET_PLACEHOLDER = '{{secret}}';
 
 /** What the local mail log shows instead of a secret: a file on disk is no place for one. */
-export const SECRET_WITHHELD = '[withheld: secrets travel only by SMTP. It was shown once to whoever provisioned or rotated it; rotate it again to get a new one]';
+export const SECRET_WITHHELD =
+  '[withheld: secrets travel only by SMTP. It was shown once to whoever provisioned or rotated it; rotate it again to get a new one]';
 
 export interface Mail {
   to: string;
@@ -31,7 +32,12 @@ export interface MailTransport {
  * credentials exist if and only if their mail is queued.
  */
 export async function enqueueMail(manager: EntityManager, mail: Mail): Promise<void> {
-  await manager.query('INSERT INTO email_outbox (to_address, subject, body, secret) VALUES ($1, $2, $3, $4)', [mail.to, mail.subject, mail.body, mail.secret ?? null]);
+  await manager.query('INSERT INTO email_outbox (to_address, subject, body, secret) VALUES ($1, $2, $3, $4)', [
+    mail.to,
+    mail.subject,
+    mail.body,
+    mail.secret ?? null,
+  ]);
 }
 
 /** SMTP through nodemailer, e.g. `smtp://user:pass@smtp.example.com:587` or `smtps://…:465`. */
@@ -104,16 +110,18 @@ export class MailDispatcher {
           const secret = this.transport.kind === 'smtp' ? row.secret : SECRET_WITHHELD;
           const text = row.secret === null ? row.body : row.body.replace(SECRET_PLACEHOLDER, secret ?? SECRET_WITHHELD);
           await this.transport.send({ from: this.from, to: row.to_address, subject: row.subject, text });
-          await tx.query('UPDATE email_outbox SET sent_at = now(), secret = NULL, attempts = attempts + 1, last_error = NULL WHERE id = $1', [row.id]);
+          await tx.query(
+            'UPDATE email_outbox SET sent_at = now(), secret = NULL, attempts = attempts + 1, last_error = NULL WHERE id = $1',
+            [row.id],
+          );
           delivered++;
         } catch (err) {
           const delaySeconds = Math.min(3600, 30 * 2 ** Math.min(row.attempts, 7));
           this.logger.warn({ err, mailId: row.id }, 'e-mail delivery failed; will retry');
-          await tx.query(`UPDATE email_outbox SET attempts = attempts + 1, last_error = $2, next_attempt_at = now() + make_interval(secs => $3) WHERE id = $1`, [
-            row.id,
-            String((err as Error).message ?? err).slice(0, 500),
-            delaySeconds,
-          ]);
+          await tx.query(
+            `UPDATE email_outbox SET attempts = attempts + 1, last_error = $2, next_attempt_at = now() + make_interval(secs => $3) WHERE id = $1`,
+            [row.id, String((err as Error).message ?? err).slice(0, 500), delaySeconds],
+          );
         }
       }
     });

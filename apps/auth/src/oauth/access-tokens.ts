@@ -15,7 +15,8 @@ export function localAccessTokenVerifier(signer: TokenSigner, issuer: string): (
       published = signer.jwks();
       keys = createLocalJWKSet(published as unknown as Parameters<typeof createLocalJWKSet>[0]);
     }
-    return (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE })).payload;
+    return (await jwtVerify(token, keys, { issuer, audience: ACCESS_TOKEN_AUDIENCE, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYPE }))
+      .payload;
   };
 }
 

@@ -43,7 +43,11 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
   const client = await ctx.registry.findClient(clientId, ctx.settings.environment, { includeSuspended: true });
   if (!client) return { ok: false, page: `The app "${clientId.slice(0, 100)}" is not registered in ${ctx.settings.environment}.` };
   if (typeof redirectUri !== 'string' || !redirectUri) return { ok: false, page: 'redirect_uri is missing (or repeated).' };
-  if (!client.redirectUris.includes(redirectUri)) return { ok: false, page: `redirect_uri is not one of the redirect URIs registered for ${client.app.appName} in ${ctx.settings.environment}.` };
+  if (!client.redirectUris.includes(redirectUri))
+    return {
+      ok: false,
+      page: `redirect_uri is not one of the redirect URIs registered for ${client.app.appName} in ${ctx.settings.environment}.`,
+    };
 
   const rawState = query['state'];
   const state = typeof rawState === 'string' && rawState.length <= MAX_STATE ? rawState : undefined;
@@ -51,9 +55,11 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
     ok: false,
     redirect: responseUrl(redirectUri, { error, error_description: description, state }, ctx.settings.issuer),
   });
-  if (rawState !== undefined && state === undefined) return fail('invalid_request', `state must be given once, at most ${MAX_STATE} characters`);
+  if (rawState !== undefined && state === undefined)
+    return fail('invalid_request', `state must be given once, at most ${MAX_STATE} characters`);
   if (client.app.status !== 'ACTIVE') return fail('unauthorized_client', 'This app is suspended');
-  for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) return fail('invalid_request', `${name} must not be repeated`);
+  for (const [name, value] of Object.entries(query))
+    if (Array.isArray(value)) return fail('invalid_request', `${name} must not be repeated`);
 
   if (query['response_type'] !== 'code') return fail('unsupported_response_type', 'response_type must be code');
   const method = query['code_challenge_method'];
@@ -61,12 +67,14 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
   if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
   const challenge = query['code_challenge'];
   if (challenge === undefined || challenge === '') return fail('invalid_request', 'code_challenge is required (PKCE, S256)');
-  if (!isS256Challenge(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+  if (!isS256Challenge(challenge))
+    return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
 
   // Spec §5.1 `scopes` (comma-separated) or RFC 6749 `scope` (space-separated).
   const scopes = query['scopes'];
   const scope = query['scope'];
-  if (scopes !== undefined && scope !== undefined && scopes !== scope) return fail('invalid_request', 'Send either scopes or scope, not both');
+  if (scopes !== undefined && scope !== undefined && scopes !== scope)
+    return fail('invalid_request', 'Send either scopes or scope, not both');
   const raw = scopes ?? scope;
   if (typeof raw !== 'string' || !raw.trim()) return fail('invalid_scope', 'scopes is required (comma-separated scope values)');
   const parsed = parseScopes(raw);

@@ -15,7 +15,8 @@ export function requestParams(req: Request): Params {
     throw oauthErrors.invalidRequest('Content-Type must be application/x-www-form-urlencoded or application/json');
   }
   const body = req.body as unknown;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw oauthErrors.invalidRequest('The request body must be an object of parameters');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw oauthErrors.invalidRequest('The request body must be an object of parameters');
   const out: Params = {};
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
     if (Array.isArray(value)) throw oauthErrors.invalidRequest(`${key} must not be repeated`);
@@ -49,20 +50,31 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
  * only). Failures count per (client, address) and per address; once over the limit, a wrong
  * secret gets 429 (uncounted), the right one still goes through. Then the client's budget.
  */
-export async function authenticateClient(ctx: OAuthContext, req: Request, res: Response, params: Params, limits: ClientLimits): Promise<Client> {
+export async function authenticateClient(
+  ctx: OAuthContext,
+  req: Request,
+  res: Response,
+  params: Params,
+  limits: ClientLimits,
+): Promise<Client> {
   const basic = basicCredentials(req.get('authorization'));
-  if (basic && params['client_secret'] !== undefined) throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
-  if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id) throw oauthErrors.invalidRequest('client_id does not match the HTTP Basic credentials');
+  if (basic && params['client_secret'] !== undefined)
+    throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+  if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id)
+    throw oauthErrors.invalidRequest('client_id does not match the HTTP Basic credentials');
   const id = basic?.id ?? params['client_id'];
   const secret = basic?.secret ?? params['client_secret'];
-  if (!id || !secret) throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
+  if (!id || !secret)
+    throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
 
   const blocked = await failuresBlocked(limits, id, req);
   const client = await ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true });
   if (!client) {
     if (blocked) throw throttled('Too many failed client authentications from this address', blocked.resetSeconds);
     await countFailure(limits, id, req);
-    throw oauthErrors.invalidClient(`Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`);
+    throw oauthErrors.invalidClient(
+      `Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`,
+    );
   }
   if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
   await spendClientBudget(limits, client.clientId, res);

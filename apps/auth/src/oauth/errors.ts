@@ -31,7 +31,8 @@ export class OAuthError extends Error {
 export const oauthErrors = {
   invalidRequest: (d: string) => new OAuthError('invalid_request', d),
   /** 401 with a challenge for the scheme the client tried (RFC 6749 §5.2). */
-  invalidClient: (d = 'Client authentication failed') => new OAuthError('invalid_client', d, 401, { 'WWW-Authenticate': 'Basic realm="trading-api", charset="UTF-8"' }),
+  invalidClient: (d = 'Client authentication failed') =>
+    new OAuthError('invalid_client', d, 401, { 'WWW-Authenticate': 'Basic realm="trading-api", charset="UTF-8"' }),
   invalidGrant: (d: string) => new OAuthError('invalid_grant', d),
   unauthorizedClient: (d: string) => new OAuthError('unauthorized_client', d),
   unsupportedGrantType: (d: string) => new OAuthError('unsupported_grant_type', d),
@@ -57,7 +58,8 @@ export function oauthErrorHandler(onUnexpected: (err: unknown) => void): ErrorRe
     if (err instanceof OAuthError) e = err;
     else if (parse?.type === 'entity.parse.failed') e = oauthErrors.invalidRequest('The request body is not valid JSON');
     else if (parse?.type === 'entity.too.large') e = oauthErrors.invalidRequest('The request body is too large');
-    else if ((err as { status?: number })?.status === 503) e = new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; retry shortly', 503);
+    else if ((err as { status?: number })?.status === 503)
+      e = new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; retry shortly', 503);
     else {
       onUnexpected(err);
       e = new OAuthError('server_error', 'An unexpected error occurred', 500);

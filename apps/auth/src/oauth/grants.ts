@@ -29,7 +29,13 @@ export interface StoredGrant extends GrantRecord {
  */
 export function sameGrant(stored: StoredGrant, claimed: GrantRecord, clientId: string): boolean {
   const sameScope = claimed.scope.length === stored.scope.length && claimed.scope.every((s) => stored.scope.includes(s));
-  return stored.userId === claimed.userId && stored.appId === claimed.appId && stored.clientId === claimed.clientId && stored.clientId === clientId && sameScope;
+  return (
+    stored.userId === claimed.userId &&
+    stored.appId === claimed.appId &&
+    stored.clientId === claimed.clientId &&
+    stored.clientId === clientId &&
+    sameScope
+  );
 }
 
 export interface AuthorisedApp {
@@ -66,16 +72,39 @@ export class GrantService {
   /** The grant as PostgreSQL knows it: what a code or refresh token claims is checked against this. */
   async find(grantId: string): Promise<StoredGrant | null> {
     if (!/^[0-9a-f-]{36}$/i.test(grantId)) return null;
-    const [row]: Array<{ id: string; user_id: string; app_id: string; client_id: string; scope: string[]; created_at: Date; activated_at: Date | null; revoked_at: Date | null }> =
-      await this.dataSource.query('SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1', [grantId]);
+    const [row]: Array<{
+      id: string;
+      user_id: string;
+      app_id: string;
+      client_id: string;
+      scope: string[];
+      created_at: Date;
+      activated_at: Date | null;
+      revoked_at: Date | null;
+    }> = await this.dataSource.query(
+      'SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1',
+      [grantId],
+    );
     if (!row) return null;
-    return { id: row.id, userId: row.user_id, appId: row.app_id, clientId: row.client_id, scope: row.scope, createdAt: row.created_at, activatedAt: row.activated_at, revokedAt: row.revoked_at };
+    return {
+      id: row.id,
+      userId: row.user_id,
+      appId: row.app_id,
+      clientId: row.client_id,
+      scope: row.scope,
+      createdAt: row.created_at,
+      activatedAt: row.activated_at,
+      revokedAt: row.revoked_at,
+    };
   }
 
   /** The code's one redemption: true for the first, false when the grant was activated or revoked already. */
   async activate(grantId: string): Promise<boolean> {
     const rows = returnedRows(
-      await this.dataSource.query(`UPDATE oauth_grants SET activated_at = now() WHERE id = $1 AND activated_at IS NULL AND revoked_at IS NULL RETURNING id`, [grantId]),
+      await this.dataSource.query(
+        `UPDATE oauth_grants SET activated_at = now() WHERE id = $1 AND activated_at IS NULL AND revoked_at IS NULL RETURNING id`,
+        [grantId],
+      ),
     );
     return rows.length > 0;
   }
@@ -86,7 +115,11 @@ export class GrantService {
    * and ended it, so no session outlives a revocation.
    */
   async touchIfActive(grantId: string): Promise<boolean> {
-    const rows = returnedRows(await this.dataSource.query(`UPDATE oauth_grants SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [grantId]));
+    const rows = returnedRows(
+      await this.dataSource.query(`UPDATE oauth_grants SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [
+        grantId,
+      ]),
+    );
     return rows.length > 0;
   }
 
@@ -102,7 +135,10 @@ export class GrantService {
         [record.id, record.userId, record.appId, record.clientId, record.scope, reason],
       );
     } else {
-      await this.dataSource.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [grantId, reason]);
+      await this.dataSource.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [
+        grantId,
+        reason,
+      ]);
     }
     await this.sessions.revokeGrant(grantId);
   }
@@ -118,7 +154,10 @@ export class GrantService {
   /** Suspending an app ends every grant it holds. */
   async revokeForApp(appId: string): Promise<number> {
     const rows = returnedRows<{ id: string }>(
-      await this.dataSource.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'APP_SUSPENDED' WHERE app_id = $1 AND revoked_at IS NULL RETURNING id`, [appId]),
+      await this.dataSource.query(
+        `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'APP_SUSPENDED' WHERE app_id = $1 AND revoked_at IS NULL RETURNING id`,
+        [appId],
+      ),
     );
     for (const row of rows) await this.sessions.revokeGrant(row.id);
     return rows.length;
@@ -130,13 +169,28 @@ export class GrantService {
   }
 
   async listForUser(userId: string): Promise<AuthorisedApp[]> {
-    const rows: Array<{ id: string; app_name: string; logo_url: string; homepage_url: string; scope: string[]; created_at: Date; last_used_at: Date | null }> =
-      await this.dataSource.query(
-        `SELECT g.id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
+    const rows: Array<{
+      id: string;
+      app_name: string;
+      logo_url: string;
+      homepage_url: string;
+      scope: string[];
+      created_at: Date;
+      last_used_at: Date | null;
+    }> = await this.dataSource.query(
+      `SELECT g.id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN vendor_apps a ON a.id = g.app_id
           WHERE g.user_id = $1 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL ORDER BY g.created_at DESC`,
-        [userId],
-      );
-    return rows.map((r) => ({ grantId: r.id, appName: r.app_name, logoUrl: r.logo_url, homepageUrl: r.homepage_url, scope: r.scope, grantedAt: r.created_at, lastUsedAt: r.last_used_at }));
+      [userId],
+    );
+    return rows.map((r) => ({
+      grantId: r.id,
+      appName: r.app_name,
+      logoUrl: r.logo_url,
+      homepageUrl: r.homepage_url,
+      scope: r.scope,
+      grantedAt: r.created_at,
+      lastUsedAt: r.last_used_at,
+    }));
   }
 }

@@ -57,7 +57,15 @@ export function loginRoutes(ctx: OAuthContext): Router {
     };
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
     widenPolicy(res, { img: [origin(request.client.app.logoUrl)], formAction: [origin(request.redirectUri)] });
-    res.send(consentPage({ locale, app: request.client.app, scope: request.scope, requestId, user: { email: browser.session.email, csrf: browser.session.csrf } }));
+    res.send(
+      consentPage({
+        locale,
+        app: request.client.app,
+        scope: request.scope,
+        requestId,
+        user: { email: browser.session.email, csrf: browser.session.csrf },
+      }),
+    );
   });
 
   router.post('/:locale/login/consent', knownLocale, form, async (req: Request, res: Response, next) => {
@@ -77,15 +85,34 @@ export function loginRoutes(ctx: OAuthContext): Router {
       if (pending.userId !== browser.session.userId) return void expired();
       // The app may have been suspended, or a redirect URI removed, while the page was open.
       const client = await ctx.registry.findClient(pending.clientId, ctx.settings.environment);
-      if (!client || !client.redirectUris.includes(pending.redirectUri)) return void res.status(400).send(badRequestPage(locale, 'This app can no longer be authorised.'));
+      if (!client || !client.redirectUris.includes(pending.redirectUri))
+        return void res.status(400).send(badRequestPage(locale, 'This app can no longer be authorised.'));
 
       if (body['decision'] !== 'approve') {
-        return void res.redirect(303, responseUrl(pending.redirectUri, { error: 'access_denied', error_description: 'The user denied access', state: pending.state }, ctx.settings.issuer));
+        return void res.redirect(
+          303,
+          responseUrl(
+            pending.redirectUri,
+            { error: 'access_denied', error_description: 'The user denied access', state: pending.state },
+            ctx.settings.issuer,
+          ),
+        );
       }
-      const grant: GrantRecord = { id: randomUUID(), userId: pending.userId, appId: client.app.id, clientId: client.clientId, scope: pending.scope };
+      const grant: GrantRecord = {
+        id: randomUUID(),
+        userId: pending.userId,
+        appId: client.app.id,
+        clientId: client.clientId,
+        scope: pending.scope,
+      };
       await ctx.grants.recordConsent(grant);
       const code = newCode();
-      const record: CodeRecord = { grant, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge, expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000 };
+      const record: CodeRecord = {
+        grant,
+        redirectUri: pending.redirectUri,
+        codeChallenge: pending.codeChallenge,
+        expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
+      };
       await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);
       res.redirect(303, responseUrl(pending.redirectUri, { code, state: pending.state }, ctx.settings.issuer));
     }

@@ -35,7 +35,8 @@ export function revokeRoute(ctx: OAuthContext, verify: (token: string) => Promis
         }
       }
       const claims = token.length < 4096 ? await ourTokenClaims(verify, token) : null;
-      if (claims && claims['kind'] === 'oauth' && claims['client_id'] === client.clientId && typeof claims['sid'] === 'string') await ctx.sessions.revoke(claims['sid']);
+      if (claims && claims['kind'] === 'oauth' && claims['client_id'] === client.clientId && typeof claims['sid'] === 'string')
+        await ctx.sessions.revoke(claims['sid']);
       res.status(200).json({});
     },
   );

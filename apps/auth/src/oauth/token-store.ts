@@ -31,4 +31,5 @@ export interface RefreshRecord {
 }
 
 /** Tokens that are not well-formed strings are never looked up. */
-export const plausibleToken = (value: unknown): value is string => typeof value === 'string' && value.length >= 20 && value.length <= 200 && /^[A-Za-z0-9._~-]+$/.test(value);
+export const plausibleToken = (value: unknown): value is string =>
+  typeof value === 'string' && value.length >= 20 && value.length <= 200 && /^[A-Za-z0-9._~-]+$/.test(value);

@@ -27,7 +27,8 @@ export function tokenRoute(ctx: OAuthContext, limits: ClientLimits): Router {
       if (!grantType) throw oauthErrors.invalidRequest('grant_type is required');
       const grant = Object.hasOwn(GRANT_TYPES, grantType) ? GRANT_TYPES[grantType] : undefined;
       const client = await authenticateClient(ctx, req, res, params, limits);
-      if (!grant) throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
+      if (!grant)
+        throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
       res.json(await grant(ctx, client, params));
     },
   );

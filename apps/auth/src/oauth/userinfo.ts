@@ -23,7 +23,9 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);
       // An address refusal stays one (403, its own description), not a scope problem.
-      throw new OAuthError('invalid_token', err.message, err.status, { 'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"' });
+      throw new OAuthError('invalid_token', err.message, err.status, {
+        'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"',
+      });
     }
     if (missingScopes(claims.scope, REQUIRED).length) {
       throw new OAuthError('insufficient_scope', 'userinfo needs scope read:accounts', 403, {
@@ -31,7 +33,10 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
       });
     }
     const user = await ctx.users.findById(claims.sub);
-    if (!user) throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, { 'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"' });
+    if (!user)
+      throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, {
+        'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
+      });
     res.json({ sub: user.id, userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
   });
 }

@@ -66,9 +66,16 @@ export class LoginActivityService {
       // Only reachable with a cursor we signed ourselves, but never let it become a 500.
       throw errors.badInput('cursor', 'cursor is not a cursor this list returned');
     }
-    const rows: Array<{ id: string; at: Date; token_id: string | null; token_name: string | null; ip: string | null; user_agent: string | null; outcome: LoginOutcome }> =
-      await this.dataSource.query(
-        `SELECT a.id, a.at, a.token_id, t.name AS token_name, a.ip, a.user_agent, a.outcome
+    const rows: Array<{
+      id: string;
+      at: Date;
+      token_id: string | null;
+      token_name: string | null;
+      ip: string | null;
+      user_agent: string | null;
+      outcome: LoginOutcome;
+    }> = await this.dataSource.query(
+      `SELECT a.id, a.at, a.token_id, t.name AS token_name, a.ip, a.user_agent, a.outcome
            FROM pat_login_attempts a
            LEFT JOIN personal_access_tokens t ON t.id = a.token_id
           WHERE a.user_id = $1
@@ -77,12 +84,19 @@ export class LoginActivityService {
             AND ($4::timestamptz IS NULL OR (a.at, a.id) < ($4, $5::bigint))
           ORDER BY a.at DESC, a.id DESC
           LIMIT $6`,
-        [userId, from, to, afterAt, after?.id ?? null, limit + 1],
-      );
+      [userId, from, to, afterAt, after?.id ?? null, limit + 1],
+    );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      logins: page.map((r) => ({ at: r.at.toISOString(), tokenId: r.token_id, tokenName: r.token_name, ip: r.ip, userAgent: r.user_agent, outcome: r.outcome })),
+      logins: page.map((r) => ({
+        at: r.at.toISOString(),
+        tokenId: r.token_id,
+        tokenName: r.token_name,
+        ip: r.ip,
+        userAgent: r.user_agent,
+        outcome: r.outcome,
+      })),
       nextCursor: rows.length > limit && last ? this.cursors.encode(scope, { at: last.at.toISOString(), id: String(last.id) }) : null,
     };
   }

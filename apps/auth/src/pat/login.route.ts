@@ -11,7 +11,11 @@ export function loginRoute(login: PatLogin): Router {
     if (!req.is('application/json') || typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
       throw errors.badInput('body', 'The body must be a JSON object: { "token": "tpat_…" }');
     }
-    const answer = await login.attempt({ token: (req.body as { token?: unknown } | undefined)?.token, ip: req.ip, userAgent: req.get('user-agent') });
+    const answer = await login.attempt({
+      token: (req.body as { token?: unknown } | undefined)?.token,
+      ip: req.ip,
+      userAgent: req.get('user-agent'),
+    });
     res.set(rateLimitHeaders(answer.limit));
     if (answer.outcome === 'throttled') throw rateLimited(answer.limit, 'Too many failed logins; retry after the time in Retry-After');
     // One uniform answer for every refusal, so a caller learns nothing about why.

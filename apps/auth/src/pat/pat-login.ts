@@ -49,7 +49,11 @@ export class PatLogin {
     return { outcome: 'refused', limit: tightest(after) };
   }
 
-  private states(ipKey: string, tokenId: string | undefined, op: (limiter: FailureLimiter, key: string) => Promise<LimitState>): Promise<LimitState[]> {
+  private states(
+    ipKey: string,
+    tokenId: string | undefined,
+    op: (limiter: FailureLimiter, key: string) => Promise<LimitState>,
+  ): Promise<LimitState[]> {
     return Promise.all([op(this.limits.perIp, ipKey), ...(tokenId ? [op(this.limits.perToken, tokenId)] : [])]);
   }
 }

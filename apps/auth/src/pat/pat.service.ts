@@ -39,7 +39,15 @@ export class PatService {
 
     const minted = mintPat();
     const pat = await this.pats.save(
-      this.pats.create({ id: minted.tokenId, userId: input.userId, name, secretHash: hashSecret(minted.secret), access: input.access as PatAccess, ipAllowlist, expiresAt }),
+      this.pats.create({
+        id: minted.tokenId,
+        userId: input.userId,
+        name,
+        secretHash: hashSecret(minted.secret),
+        access: input.access as PatAccess,
+        ipAllowlist,
+        expiresAt,
+      }),
     );
     return { token: minted.token, pat };
   }
@@ -79,7 +87,10 @@ export class PatService {
       await this.sessions.revoke(sid);
       return { ok: false, reason: 'REVOKED', pat };
     }
-    const jwt = await this.signer.sign({ sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist }, lifetime);
+    const jwt = await this.signer.sign(
+      { sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist },
+      lifetime,
+    );
     return { ok: true, pat, session: { userId: pat.userId, token: jwt } };
   }
 
@@ -98,7 +109,8 @@ export class PatService {
    * is "not found", so ids cannot be probed.
    */
   async revoke(userId: string, tokenId: unknown, now = new Date()): Promise<PersonalAccessToken> {
-    if (typeof tokenId !== 'string' || !TOKEN_ID_PATTERN.test(tokenId)) throw errors.badInput('tokenId', 'tokenId must be a token id like tpat_0123456789abcdef');
+    if (typeof tokenId !== 'string' || !TOKEN_ID_PATTERN.test(tokenId))
+      throw errors.badInput('tokenId', 'tokenId must be a token id like tpat_0123456789abcdef');
     const pat = await this.pats.findOneBy({ id: tokenId, userId });
     if (!pat) throw errors.notFound('Personal access token', 'tokenId');
     if (!pat.revokedAt) {
@@ -116,12 +128,17 @@ export type PatLoginResult =
 
 /** Spec §2.5: the expiry must lie between now and one year from the creation day. */
 export function expiryFromDate(value: string, now: Date): Date {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw errors.badInput('expires', 'expires must be a date, YYYY-MM-DD');
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw errors.badInput('expires', 'expires must be a date, YYYY-MM-DD');
   const day = new Date(`${value}T00:00:00.000Z`);
-  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) throw errors.badInput('expires', `expires must be a calendar date (${value} is not one)`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value)
+    throw errors.badInput('expires', `expires must be a calendar date (${value} is not one)`);
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const oneYear = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate()));
   if (day < today) throw new AppError('UNPROCESSABLE', 'expires must not be in the past', { field: 'expires' });
-  if (day > oneYear) throw new AppError('UNPROCESSABLE', `expires must be at most one year from today (${oneYear.toISOString().slice(0, 10)})`, { field: 'expires' });
+  if (day > oneYear)
+    throw new AppError('UNPROCESSABLE', `expires must be at most one year from today (${oneYear.toISOString().slice(0, 10)})`, {
+      field: 'expires',
+    });
   return new Date(day.getTime() + 24 * 3600 * 1000); // valid through the end of that UTC day
 }

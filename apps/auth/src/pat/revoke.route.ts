@@ -9,9 +9,14 @@ import type { PatService } from './pat.service';
  * are already refused by the method rule. Answers 200 every time, also when already revoked.
  */
 export function revokeRoute(pats: PatService, verifier: InternalClaimsVerifier): Router {
-  return Router().post('/pat/revoke', requireClaims(verifier, ['write:accounts'], { patSessionOnly: true }), express.json({ limit: '4kb' }), async (req, res) => {
-    const pat = await pats.revoke(claimsOf(res).sub, (req.body as { tokenId?: unknown } | undefined)?.tokenId);
-    res.setHeader('Cache-Control', 'no-store');
-    res.json({ tokenId: pat.id, revokedAt: pat.revokedAt!.toISOString() });
-  });
+  return Router().post(
+    '/pat/revoke',
+    requireClaims(verifier, ['write:accounts'], { patSessionOnly: true }),
+    express.json({ limit: '4kb' }),
+    async (req, res) => {
+      const pat = await pats.revoke(claimsOf(res).sub, (req.body as { tokenId?: unknown } | undefined)?.tokenId);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ tokenId: pat.id, revokedAt: pat.revokedAt!.toISOString() });
+    },
+  );
 }

@@ -14,7 +14,13 @@ const appSummary = (app: VendorApp) => ({
 });
 
 /** The secret appears in this answer and in the mail to the business e-mail, nowhere else. */
-const issued = (c: IssuedCredentials) => ({ ...appSummary(c.app), environment: c.environment, clientId: c.clientId, clientSecret: c.clientSecret, redirectUris: c.redirectUris });
+const issued = (c: IssuedCredentials) => ({
+  ...appSummary(c.app),
+  environment: c.environment,
+  clientId: c.clientId,
+  clientSecret: c.clientSecret,
+  redirectUris: c.redirectUris,
+});
 
 /**
  * The registry's admin API (behind the admin credential, used by `npm run admin -- apps …`).
@@ -31,16 +37,28 @@ export function adminAppRoutes(registry: RegistryService): Router {
     res.json({
       apps: apps.map((a) => ({
         ...appSummary(a),
-        environments: a.credentials.map((c) => ({ environment: c.environment, clientId: c.clientId, redirectUris: c.redirectUris, createdAt: c.createdAt.toISOString(), secretRotatedAt: c.secretRotatedAt.toISOString() })),
+        environments: a.credentials.map((c) => ({
+          environment: c.environment,
+          clientId: c.clientId,
+          redirectUris: c.redirectUris,
+          createdAt: c.createdAt.toISOString(),
+          secretRotatedAt: c.secretRotatedAt.toISOString(),
+        })),
       })),
     });
   });
   router.post('/admin/apps/:app/promote', async (req, res) => {
     const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; pages?: unknown };
-    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris, pages: body.pages })));
+    res
+      .status(201)
+      .json(
+        issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris, pages: body.pages })),
+      );
   });
   router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
-    res.json(issued(await registry.rotateSecret(req.params['app'] as string, (req.body as { environment?: unknown } | undefined)?.environment)));
+    res.json(
+      issued(await registry.rotateSecret(req.params['app'] as string, (req.body as { environment?: unknown } | undefined)?.environment)),
+    );
   });
   router.post('/admin/apps/:app/suspend', async (req, res) => {
     const { app, grantsRevoked } = await registry.suspend(req.params['app'] as string);

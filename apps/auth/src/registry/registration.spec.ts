@@ -73,10 +73,25 @@ describe('registration documents (spec §2.1)', () => {
   it('check every redirect URI and scope, naming the item', () => {
     const problems = problemsOf({
       ...valid,
-      redirectUris: ['https://ok.example/cb', 'http://evil.example/cb', 'https://ok.example/cb#x', 'https://*.example/cb', 'https://ok.example/cb', 'nope'],
+      redirectUris: [
+        'https://ok.example/cb',
+        'http://evil.example/cb',
+        'https://ok.example/cb#x',
+        'https://*.example/cb',
+        'https://ok.example/cb',
+        'nope',
+      ],
       scopes: ['read:accounts', 'read:everything', 'read:accounts'],
     });
-    expect(problems.map((p) => p.field)).toEqual(['redirectUris[1]', 'redirectUris[2]', 'redirectUris[3]', 'redirectUris[4]', 'redirectUris[5]', 'scopes[1]', 'scopes[2]']);
+    expect(problems.map((p) => p.field)).toEqual([
+      'redirectUris[1]',
+      'redirectUris[2]',
+      'redirectUris[3]',
+      'redirectUris[4]',
+      'redirectUris[5]',
+      'scopes[1]',
+      'scopes[2]',
+    ]);
     expect(problemsOf({ ...valid, redirectUris: [] })[0]).toMatchObject({ field: 'redirectUris' });
     expect(problemsOf({ ...valid, scopes: [] })[0]).toMatchObject({ field: 'scopes' });
   });
@@ -87,6 +102,9 @@ describe('registration documents (spec §2.1)', () => {
     expect(redirectUriProblem('http://[::1]:8080/cb')).toBeNull();
     expect(redirectUriProblem('http://localhost.evil.example/cb')).toMatch(/https/);
     expect(redirectUriProblem('https://app.example/cb?tenant=1')).toBeNull();
-    expect(validateRedirectUris(['https://a.example/cb', 'https://a.example/cb'])).toEqual({ ok: false, problems: [{ field: 'redirectUris[1]', message: 'is listed twice' }] });
+    expect(validateRedirectUris(['https://a.example/cb', 'https://a.example/cb'])).toEqual({
+      ok: false,
+      problems: [{ field: 'redirectUris[1]', message: 'is listed twice' }],
+    });
   });
 });

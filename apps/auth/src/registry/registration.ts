@@ -89,7 +89,8 @@ export function redirectUriProblem(value: unknown): string | null {
  * `redirectUris[1]` for list items), so the service team can send the vendor one complete list.
  */
 export function validateRegistration(input: unknown): Validated<Registration> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, problems: [{ field: '(document)', message: 'must be a JSON object' }] };
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { ok: false, problems: [{ field: '(document)', message: 'must be a JSON object' }] };
   const doc = input as Record<string, unknown>;
   const problems: Problem[] = [];
   const out: Record<string, unknown> = {};
@@ -142,7 +143,8 @@ export function validateRegistration(input: unknown): Validated<Registration> {
   if (!Array.isArray(scopes) || !scopes.length) problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);
   else {
     scopes.forEach((scope, i) => {
-      if (typeof scope !== 'string' || !(SCOPES as readonly string[]).includes(scope)) problem(`scopes[${i}]`, `must be one of ${SCOPES.join(', ')}`);
+      if (typeof scope !== 'string' || !(SCOPES as readonly string[]).includes(scope))
+        problem(`scopes[${i}]`, `must be one of ${SCOPES.join(', ')}`);
       else if (scopes.indexOf(scope) !== i) problem(`scopes[${i}]`, 'is listed twice');
     });
     out['scopes'] = scopes;
@@ -159,15 +161,26 @@ export type PublicPageField = (typeof PUBLIC_PAGE_FIELDS)[number];
  * The public pages an app leaving DEV will show: the registered ones, replaced by any given
  * with the promotion; each must be an https URL.
  */
-export function validatePublicPages(registered: Record<PublicPageField, string>, replacements: unknown): Validated<Record<PublicPageField, string>> {
-  const given = replacements && typeof replacements === 'object' && !Array.isArray(replacements) ? (replacements as Record<string, unknown>) : {};
+export function validatePublicPages(
+  registered: Record<PublicPageField, string>,
+  replacements: unknown,
+): Validated<Record<PublicPageField, string>> {
+  const given =
+    replacements && typeof replacements === 'object' && !Array.isArray(replacements) ? (replacements as Record<string, unknown>) : {};
   const problems: Problem[] = [];
   const out = { ...registered };
-  for (const key of Object.keys(given)) if (!(PUBLIC_PAGE_FIELDS as readonly string[]).includes(key)) problems.push({ field: key, message: `is not one of ${PUBLIC_PAGE_FIELDS.join(', ')}` });
+  for (const key of Object.keys(given))
+    if (!(PUBLIC_PAGE_FIELDS as readonly string[]).includes(key))
+      problems.push({ field: key, message: `is not one of ${PUBLIC_PAGE_FIELDS.join(', ')}` });
   for (const field of PUBLIC_PAGE_FIELDS) {
     const value = given[field] ?? registered[field];
-    if (typeof value !== 'string' || !isWebUrl(value.trim()) || value.length > 2000) problems.push({ field, message: 'must be an http(s) URL' });
-    else if (new URL(value.trim()).protocol !== 'https:') problems.push({ field, message: `must be an https URL outside DEV (give one with the promotion: --${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})` });
+    if (typeof value !== 'string' || !isWebUrl(value.trim()) || value.length > 2000)
+      problems.push({ field, message: 'must be an http(s) URL' });
+    else if (new URL(value.trim()).protocol !== 'https:')
+      problems.push({
+        field,
+        message: `must be an https URL outside DEV (give one with the promotion: --${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})`,
+      });
     else out[field] = value.trim();
   }
   return problems.length ? { ok: false, problems } : { ok: true, value: out };
@@ -176,7 +189,8 @@ export function validatePublicPages(registered: Record<PublicPageField, string>,
 /** Redirect URIs for a promotion (each environment has its own): the same rules, field `redirectUris`. */
 export function validateRedirectUris(uris: unknown): Validated<string[]> {
   const problems: Problem[] = [];
-  if (!Array.isArray(uris) || !uris.length) return { ok: false, problems: [{ field: 'redirectUris', message: 'must be a list of one or more callback URLs' }] };
+  if (!Array.isArray(uris) || !uris.length)
+    return { ok: false, problems: [{ field: 'redirectUris', message: 'must be a list of one or more callback URLs' }] };
   uris.forEach((uri, i) => {
     const bad = redirectUriProblem(uri);
     if (bad) problems.push({ field: `redirectUris[${i}]`, message: bad });

@@ -58,10 +58,14 @@ export interface IssuedCredentials {
 /** A registration or promotion that cannot be accepted: every problem, by field. */
 export class RegistrationError extends AppError {
   constructor(readonly problems: Problem[]) {
-    super('UNPROCESSABLE', `The registration has ${problems.length} problem(s): ${problems.map((p) => `${p.field} ${p.message}`).join('; ')} (every field, by its JSON key: tools/admin/registration.example.json)`, {
-      field: problems[0]?.field,
-      details: { problems },
-    });
+    super(
+      'UNPROCESSABLE',
+      `The registration has ${problems.length} problem(s): ${problems.map((p) => `${p.field} ${p.message}`).join('; ')} (every field, by its JSON key: tools/admin/registration.example.json)`,
+      {
+        field: problems[0]?.field,
+        details: { problems },
+      },
+    );
   }
 }
 
@@ -112,17 +116,22 @@ export class RegistryService {
    * the app in DEV. `approvedScopes` defaults to the requested ones and may only narrow them.
    * `credentials` exists for the all-in-one demo seed only.
    */
-  async provision(document: unknown, options: { approvedScopes?: unknown; credentials?: { clientId: string; clientSecret: string } } = {}): Promise<IssuedCredentials> {
+  async provision(
+    document: unknown,
+    options: { approvedScopes?: unknown; credentials?: { clientId: string; clientSecret: string } } = {},
+  ): Promise<IssuedCredentials> {
     const checked = validateRegistration(document);
     const problems = checked.ok ? [] : [...checked.problems];
     let approved: string[] | undefined;
     if (options.approvedScopes !== undefined) {
       const requested = checked.ok ? checked.value.scopes : [];
-      if (!Array.isArray(options.approvedScopes) || !options.approvedScopes.length) problems.push({ field: 'approvedScopes', message: 'must be a list of one or more scopes' });
+      if (!Array.isArray(options.approvedScopes) || !options.approvedScopes.length)
+        problems.push({ field: 'approvedScopes', message: 'must be a list of one or more scopes' });
       else {
         approved = options.approvedScopes as string[];
         approved.forEach((s, i) => {
-          if (checked.ok && !(requested as string[]).includes(s)) problems.push({ field: `approvedScopes[${i}]`, message: `must be one of the requested scopes (${requested.join(', ')})` });
+          if (checked.ok && !(requested as string[]).includes(s))
+            problems.push({ field: `approvedScopes[${i}]`, message: `must be one of the requested scopes (${requested.join(', ')})` });
         });
       }
     }
@@ -176,20 +185,21 @@ export class RegistryService {
       const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(locked.environment) + 1];
       if (!next) throw new AppError('CONFLICT', `${locked.appName} is already in PROD`);
       if (input.to !== undefined && input.to !== next) {
-        throw new AppError('CONFLICT', `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`, { field: 'to' });
+        throw new AppError(
+          'CONFLICT',
+          `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`,
+          { field: 'to' },
+        );
       }
       // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
       const pages = validatePublicPages(locked, input.pages);
       const problems = [...(uris.ok ? [] : uris.problems), ...(pages.ok ? [] : pages.problems)];
       if (problems.length || !uris.ok || !pages.ok) throw new RegistrationError(problems);
       const promoted = { ...locked, ...pages.value, environment: next };
-      await tx.query(`UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`, [
-        promoted.id,
-        next,
-        promoted.logoUrl,
-        promoted.privacyPolicyUrl,
-        promoted.termsOfServiceUrl,
-      ]);
+      await tx.query(
+        `UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`,
+        [promoted.id, next, promoted.logoUrl, promoted.privacyPolicyUrl, promoted.termsOfServiceUrl],
+      );
       const clientSecret = newClientSecret();
       const clientId = newClientId(next);
       await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value);
@@ -205,15 +215,24 @@ export class RegistryService {
       if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
       const clientSecret = newClientSecret();
       const rows = returnedRows<{ client_id: string; redirect_uris: string[] }>(
-        await tx.query(`UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2 RETURNING client_id, redirect_uris`, [
-          app.id,
-          env,
-          hashSecret(clientSecret),
-        ]),
+        await tx.query(
+          `UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2 RETURNING client_id, redirect_uris`,
+          [app.id, env, hashSecret(clientSecret)],
+        ),
       );
       const creds = rows[0];
-      if (!creds) throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, { field: 'environment' });
-      await enqueueMail(tx, { ...credentialsMail(app, env, creds.client_id, creds.redirect_uris, 'Your client secret was rotated; the previous one no longer works.'), secret: clientSecret });
+      if (!creds)
+        throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, { field: 'environment' });
+      await enqueueMail(tx, {
+        ...credentialsMail(
+          app,
+          env,
+          creds.client_id,
+          creds.redirect_uris,
+          'Your client secret was rotated; the previous one no longer works.',
+        ),
+        secret: clientSecret,
+      });
       return { app, environment: env, clientId: creds.client_id, clientSecret, redirectUris: creds.redirect_uris };
     });
   }
@@ -223,14 +242,20 @@ export class RegistryService {
     const app = await this.dataSource.transaction(async (tx) => {
       const found = await this.lockApp(tx, ref);
       if (found.status === 'SUSPENDED') return found;
-      const [row] = returnedRows<Record<string, any>>(await tx.query(`UPDATE vendor_apps a SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1 RETURNING ${APP_COLUMNS}`, [found.id]));
+      const [row] = returnedRows<Record<string, any>>(
+        await tx.query(`UPDATE vendor_apps a SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1 RETURNING ${APP_COLUMNS}`, [
+          found.id,
+        ]),
+      );
       return toApp(row!);
     });
     return { app, grantsRevoked: await this.grants.revokeForApp(app.id) };
   }
 
   async list(): Promise<Array<VendorApp & { credentials: Credentials[] }>> {
-    const apps: Array<Record<string, any>> = await this.dataSource.query(`SELECT ${APP_COLUMNS} FROM vendor_apps a ORDER BY a.created_at, a.id`);
+    const apps: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT ${APP_COLUMNS} FROM vendor_apps a ORDER BY a.created_at, a.id`,
+    );
     const creds: Array<Record<string, any>> = await this.dataSource.query(
       `SELECT app_id, client_id, environment, redirect_uris, created_at, secret_rotated_at FROM vendor_app_credentials
         ORDER BY array_position(ARRAY['DEV','UAT','PROD'], environment)`,
@@ -239,7 +264,13 @@ export class RegistryService {
       ...toApp(a),
       credentials: creds
         .filter((c) => c['app_id'] === a['id'])
-        .map((c) => ({ clientId: c['client_id'], environment: c['environment'], redirectUris: c['redirect_uris'], createdAt: c['created_at'], secretRotatedAt: c['secret_rotated_at'] })),
+        .map((c) => ({
+          clientId: c['client_id'],
+          environment: c['environment'],
+          redirectUris: c['redirect_uris'],
+          createdAt: c['created_at'],
+          secretRotatedAt: c['secret_rotated_at'],
+        })),
     }));
   }
 
@@ -261,10 +292,17 @@ export class RegistryService {
    * compared in constant time. A suspended app authenticates (so it can be told it is not
    * authorised) only when `includeSuspended` is set.
    */
-  async authenticate(clientId: unknown, clientSecret: unknown, environment: Environment, options: { includeSuspended?: boolean } = {}): Promise<Client | null> {
+  async authenticate(
+    clientId: unknown,
+    clientSecret: unknown,
+    environment: Environment,
+    options: { includeSuspended?: boolean } = {},
+  ): Promise<Client | null> {
     if (typeof clientSecret !== 'string' || clientSecret.length > 200) return null;
     const client = await this.findClient(clientId, environment, options);
-    const rows: Array<{ secret_hash: string }> = client ? await this.dataSource.query(`SELECT secret_hash FROM vendor_app_credentials WHERE client_id = $1`, [client.clientId]) : [];
+    const rows: Array<{ secret_hash: string }> = client
+      ? await this.dataSource.query(`SELECT secret_hash FROM vendor_app_credentials WHERE client_id = $1`, [client.clientId])
+      : [];
     const stored = Buffer.from(rows[0]?.secret_hash ?? '0'.repeat(64), 'hex');
     const ok = timingSafeEqual(Buffer.from(hashSecret(clientSecret), 'hex'), stored);
     return client && ok ? client : null;
@@ -282,15 +320,22 @@ export class RegistryService {
     return toApp(rows[0]);
   }
 
-  private async insertCredentials(tx: EntityManager, app: VendorApp, env: Environment, clientId: string, clientSecret: string, redirectUris: string[]): Promise<void> {
-    await tx.query(`INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris) VALUES ($1, $2, $3, $4, $5)`, [
-      clientId,
-      app.id,
-      env,
-      hashSecret(clientSecret),
-      redirectUris,
-    ]);
-    const note = env === 'DEV' ? 'Your app is provisioned in DEV.' : `Your app is promoted to ${env}. These credentials work only in ${env}; the earlier ones keep working in their own environments.`;
+  private async insertCredentials(
+    tx: EntityManager,
+    app: VendorApp,
+    env: Environment,
+    clientId: string,
+    clientSecret: string,
+    redirectUris: string[],
+  ): Promise<void> {
+    await tx.query(
+      `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris) VALUES ($1, $2, $3, $4, $5)`,
+      [clientId, app.id, env, hashSecret(clientSecret), redirectUris],
+    );
+    const note =
+      env === 'DEV'
+        ? 'Your app is provisioned in DEV.'
+        : `Your app is promoted to ${env}. These credentials work only in ${env}; the earlier ones keep working in their own environments.`;
     await enqueueMail(tx, { ...credentialsMail(app, env, clientId, redirectUris, note), secret: clientSecret });
   }
 }

@@ -19,7 +19,8 @@ export class UsersService {
 
   async create(input: NewUser): Promise<User> {
     const email = normaliseEmail(input.email);
-    if (await this.users.existsBy({ email })) throw new AppError('CONFLICT', `A user with e-mail ${email} already exists`, { field: 'email' });
+    if (await this.users.existsBy({ email }))
+      throw new AppError('CONFLICT', `A user with e-mail ${email} already exists`, { field: 'email' });
     const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
     return this.users.save(this.users.create({ id: input.id, email, passwordHash, firstName: input.firstName, lastName: input.lastName }));
   }

@@ -14,7 +14,11 @@ export function pageErrors(logger: Logger) {
     const message = known ? err.message : `Something went wrong. Quote ${req.requestId} when contacting support.`;
     const locale = typeof req.params?.['locale'] === 'string' ? req.params['locale'] : DEFAULT_LOCALE;
     res.status(status).send(
-      layout({ title: 'Error', locale, body: html`<section class="card narrow"><h1>${problemFromError(err).title}</h1><p class="alert" role="alert">${message}</p><p><a href="/${locale}/developer">Back to the dashboard</a></p></section>` }),
+      layout({
+        title: 'Error',
+        locale,
+        body: html`<section class="card narrow"><h1>${problemFromError(err).title}</h1><p class="alert" role="alert">${message}</p><p><a href="/${locale}/developer">Back to the dashboard</a></p></section>`,
+      }),
     );
   };
 }

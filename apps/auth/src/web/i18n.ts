@@ -51,7 +51,8 @@ const MESSAGES = {
     allow: 'Erlauben',
     deny: 'Ablehnen',
     badLinkTitle: 'Dieser Anmeldelink funktioniert nicht',
-    badLinkHint: 'Es wurde nichts mit der App geteilt. Kehren Sie zur App zurück und versuchen Sie es erneut, oder wenden Sie sich an deren Support.',
+    badLinkHint:
+      'Es wurde nichts mit der App geteilt. Kehren Sie zur App zurück und versuchen Sie es erneut, oder wenden Sie sich an deren Support.',
     consentExpired: 'Diese Anfrage ist abgelaufen oder wurde bereits beantwortet. Kehren Sie zur App zurück und beginnen Sie erneut.',
     scopes: {
       'read:accounts': 'Ihre Konten, Positionen, Margin und Ihr Profil (Name und E-Mail) einsehen',

@@ -22,12 +22,14 @@ export function layout({ title, locale, body, user }: PageOptions): string {
 <body>
 <header class="top">
   <span class="brand">Trading API · Developer</span>
-  ${user
-    ? html`<form method="post" action="/${locale}/signout" class="signout">
+  ${
+    user
+      ? html`<form method="post" action="/${locale}/signout" class="signout">
         <input type="hidden" name="_csrf" value="${user.csrf}">
         <span class="who">${user.email}</span> <button type="submit" class="link">Sign out</button>
       </form>`
-    : ''}
+      : ''
+  }
 </header>
 <main>
 ${body}

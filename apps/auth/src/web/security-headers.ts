@@ -27,7 +27,11 @@ export const CONTENT_SECURITY_POLICY = render(POLICY);
  * its form's answer is a redirect to the app: browsers apply form-action to that redirect too.
  */
 export function widenPolicy(res: Response, extra: { img?: string[]; formAction?: string[] }): void {
-  const policy = { ...POLICY, 'img-src': [...POLICY['img-src']!, ...(extra.img ?? [])], 'form-action': [...POLICY['form-action']!, ...(extra.formAction ?? [])] };
+  const policy = {
+    ...POLICY,
+    'img-src': [...POLICY['img-src']!, ...(extra.img ?? [])],
+    'form-action': [...POLICY['form-action']!, ...(extra.formAction ?? [])],
+  };
   res.setHeader('Content-Security-Policy', render(policy));
 }
 

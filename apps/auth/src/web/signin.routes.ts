@@ -35,7 +35,8 @@ export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
     const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
     const next = safeNext(body['next']);
     const t = messages(locale);
-    const again = (status: number, error: string) => res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
+    const again = (status: number, error: string) =>
+      res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
     if (!email.trim() || !password) return again(400, t.enterBoth);
 
     // Failures count per (account, address) — whether the account exists or not, so this tells

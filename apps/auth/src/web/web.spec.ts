@@ -15,7 +15,8 @@ describe('pages', () => {
   it('follow `next` only to a path on this site', () => {
     expect(safeNext('/en/developer')).toBe('/en/developer');
     expect(safeNext('/oauth/authorize?client_id=a&state=b')).toBe('/oauth/authorize?client_id=a&state=b');
-    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/a b', '', 42, undefined]) expect(safeNext(bad)).toBeUndefined();
+    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'javascript:alert(1)', '/a b', '', 42, undefined])
+      expect(safeNext(bad)).toBeUndefined();
   });
 
   it('bound the expiry date from today to one year from today (UTC)', () => {

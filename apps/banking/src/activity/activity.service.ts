@@ -40,9 +40,18 @@ export class ActivityService {
     const range = parseDateRange(filter.from, filter.to);
     const scope = `activity:${accountId}`;
     const after = this.cursors.decode<{ s: string; c: string }>(filter.cursor, scope, ['s', 'c']);
-    const rows: Array<{ id: string; seq: string; kind: CashActivityType; description: string; funding_transaction_id: string | null; created_at: Date; currency: string; amount: string; balance_after: string }> =
-      await this.dataSource.query(
-        `WITH moves AS (
+    const rows: Array<{
+      id: string;
+      seq: string;
+      kind: CashActivityType;
+      description: string;
+      funding_transaction_id: string | null;
+      created_at: Date;
+      currency: string;
+      amount: string;
+      balance_after: string;
+    }> = await this.dataSource.query(
+      `WITH moves AS (
            SELECT e.id, e.seq, e.kind, e.description, e.funding_transaction_id, e.created_at, p.currency, sum(p.amount) AS amount
              FROM postings p JOIN journal_entries e ON e.id = p.entry_id
             WHERE p.account_id = $1 AND p.book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD', 'CUSTOMER_UNSETTLED')
@@ -59,8 +68,8 @@ export class ActivityService {
             AND ($5::bigint IS NULL OR (seq, currency) < ($5::bigint, $6::text))
           ORDER BY seq DESC, currency DESC
           LIMIT $7`,
-        [accountId, filter.type ?? null, range.from, range.to, after?.s ?? null, after?.c ?? '', limit + 1],
-      );
+      [accountId, filter.type ?? null, range.from, range.to, after?.s ?? null, after?.c ?? '', limit + 1],
+    );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -8,17 +8,26 @@ describe('cash activity', () => {
   beforeAll(async () => {
     h = await startBankingHarness({ BANKING_CLEARING_DELAY_MS: '0', BANKING_CLEARING_POLL_MS: '20' });
     account = h.openAccount('u');
-    for (const [ccy, amount] of [['USD', '100'], ['EUR', '50'], ['USD', '20.5']] as const) await bookCompletedDeposit(h.service.dataSource, account, ccy, amount, `deposit ${ccy} ${amount}`);
+    for (const [ccy, amount] of [
+      ['USD', '100'],
+      ['EUR', '50'],
+      ['USD', '20.5'],
+    ] as const)
+      await bookCompletedDeposit(h.service.dataSource, account, ccy, amount, `deposit ${ccy} ${amount}`);
     const w = await h.gql(WITHDRAW, { input: { accountId: account, amount: '30', currency: 'USD', reference: 'rent' } }, { sub: 'u' });
     expect(w.body.data.withdraw.state).toBe('PENDING');
-    await eventually(() => list(''), (r) => r.body.data?._entities[0].cashActivity.nodes.length === 4);
+    await eventually(
+      () => list(''),
+      (r) => r.body.data?._entities[0].cashActivity.nodes.length === 4,
+    );
   });
   afterAll(async () => {
     await h?.close();
   });
 
   const FIELDS = 'nodes { id type currency amount balanceAfter description transactionId occurredAt } nextCursor';
-  const list = (args: string, id = account) => h.gql(ENTITY(`cashActivity${args} { ${FIELDS} }`), { r: [{ __typename: 'Account', id }] }, { sub: 'u' });
+  const list = (args: string, id = account) =>
+    h.gql(ENTITY(`cashActivity${args} { ${FIELDS} }`), { r: [{ __typename: 'Account', id }] }, { sub: 'u' });
   const page = async (args: string) => (await list(args)).body.data._entities[0].cashActivity;
 
   it('lists every cash movement newest first with a running balance per currency', async () => {
@@ -46,12 +55,17 @@ describe('cash activity', () => {
     expect((await page(`(from: "${today}", to: "${today}")`)).nodes).toHaveLength(4);
 
     const [body, mac] = first.nextCursor.split('.');
-    const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), s: '999999' })).toString('base64url');
+    const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), s: '999999' })).toString(
+      'base64url',
+    );
     for (const cursor of [`${tampered}.${mac}`, 'garbage']) {
       expect((await list(`(cursor: "${cursor}")`)).body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'cursor' });
     }
     // A genuine cursor from another account's list is refused too.
     const other = h.openAccount('u');
-    expect((await list(`(cursor: "${first.nextCursor}")`, other)).body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'cursor' });
+    expect((await list(`(cursor: "${first.nextCursor}")`, other)).body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'cursor',
+    });
   });
 });

@@ -14,7 +14,8 @@ describe('banking ledger and balances', () => {
     await h?.close();
   });
 
-  const entity = (fields: string, claims: { sub: string; scope?: string[] } = { sub: 'u' }) => h.gql(ENTITY(fields), { r: [{ __typename: 'Account', id: account }] }, claims);
+  const entity = (fields: string, claims: { sub: string; scope?: string[] } = { sub: 'u' }) =>
+    h.gql(ENTITY(fields), { r: [{ __typename: 'Account', id: account }] }, claims);
 
   it('derives balances from balanced journal entries, exactly', async () => {
     await bookCompletedDeposit(h.service.dataSource, account, 'USD', '0.10', 'one');
@@ -22,15 +23,36 @@ describe('banking ledger and balances', () => {
     await bookCompletedDeposit(h.service.dataSource, account, 'EUR', '5', 'three');
     const res = await entity('balances { currency cash settledCash unsettledCash held availableToTrade availableToWithdraw }');
     expect(res.body.data._entities[0].balances).toEqual([
-      { currency: 'EUR', cash: '5.00', settledCash: '5.00', unsettledCash: '0.00', held: '0.00', availableToTrade: '5.00', availableToWithdraw: '5.00' },
-      { currency: 'USD', cash: '0.30', settledCash: '0.30', unsettledCash: '0.00', held: '0.00', availableToTrade: '0.30', availableToWithdraw: '0.30' },
+      {
+        currency: 'EUR',
+        cash: '5.00',
+        settledCash: '5.00',
+        unsettledCash: '0.00',
+        held: '0.00',
+        availableToTrade: '5.00',
+        availableToWithdraw: '5.00',
+      },
+      {
+        currency: 'USD',
+        cash: '0.30',
+        settledCash: '0.30',
+        unsettledCash: '0.00',
+        held: '0.00',
+        availableToTrade: '0.30',
+        availableToWithdraw: '0.30',
+      },
     ]);
     expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
   });
 
   it('answers one currency, zeros for one never used, and refuses a code that is not ISO 4217', async () => {
-    const res = await entity('usd: balance(currency: "USD") { currency cash } chf: balance(currency: "CHF") { currency cash availableToWithdraw }');
-    expect(res.body.data._entities[0]).toEqual({ usd: { currency: 'USD', cash: '0.30' }, chf: { currency: 'CHF', cash: '0.00', availableToWithdraw: '0.00' } });
+    const res = await entity(
+      'usd: balance(currency: "USD") { currency cash } chf: balance(currency: "CHF") { currency cash availableToWithdraw }',
+    );
+    expect(res.body.data._entities[0]).toEqual({
+      usd: { currency: 'USD', cash: '0.30' },
+      chf: { currency: 'CHF', cash: '0.00', availableToWithdraw: '0.00' },
+    });
     const bad = await entity('balance(currency: "XYZ") { cash }');
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'currency' });
   });
@@ -39,7 +61,10 @@ describe('banking ledger and balances', () => {
     await expect(
       h.service.dataSource.transaction(async (tx) => {
         const [entry] = await tx.query(`INSERT INTO journal_entries (kind) VALUES ('BROKEN') RETURNING id`);
-        await tx.query(`INSERT INTO postings (entry_id, account_id, book, currency, amount) VALUES ($1, $2, 'CUSTOMER_CASH', 'USD', 100), ($1, $2, 'BANK_CLEARING', 'USD', -99)`, [entry.id, account]);
+        await tx.query(
+          `INSERT INTO postings (entry_id, account_id, book, currency, amount) VALUES ($1, $2, 'CUSTOMER_CASH', 'USD', 100), ($1, $2, 'BANK_CLEARING', 'USD', -99)`,
+          [entry.id, account],
+        );
       }),
     ).rejects.toThrow(/does not balance/);
     const [{ count }] = await h.service.dataSource.query(`SELECT count(*)::int AS count FROM journal_entries WHERE kind = 'BROKEN'`);
@@ -47,19 +72,39 @@ describe('banking ledger and balances', () => {
   });
 
   it("attack: another user's representation of the account resolves to null through _entities, whatever is asked", async () => {
-    for (const fields of ['balances { cash }', 'balance(currency: "USD") { cash }', 'cashActivity { nodes { id amount } }', 'fundingTransactions { nodes { id } }']) {
+    for (const fields of [
+      'balances { cash }',
+      'balance(currency: "USD") { cash }',
+      'cashActivity { nodes { id amount } }',
+      'fundingTransactions { nodes { id } }',
+    ]) {
       const res = await entity(fields, { sub: 'mallory' });
       expect(res.body.data._entities).toEqual([null]);
       expect(JSON.stringify(res.body)).not.toContain('0.30');
     }
     // A batch mixing the caller's own account and someone else's: only the caller's resolves.
     const own = h.openAccount('mallory');
-    const mixed = await h.gql(ENTITY('balances { cash }'), { r: [{ __typename: 'Account', id: account }, { __typename: 'Account', id: own }, { __typename: 'Account', id: randomUUID() }] }, { sub: 'mallory' });
+    const mixed = await h.gql(
+      ENTITY('balances { cash }'),
+      {
+        r: [
+          { __typename: 'Account', id: account },
+          { __typename: 'Account', id: own },
+          { __typename: 'Account', id: randomUUID() },
+        ],
+      },
+      { sub: 'mallory' },
+    );
     expect(mixed.body.data._entities).toEqual([null, { balances: [] }, null]);
   });
 
   it('needs read:banking for every Account field', async () => {
-    for (const fields of ['balances { cash }', 'balance(currency: "USD") { cash }', 'cashActivity { nodes { id } }', 'fundingTransactions { nodes { id } }']) {
+    for (const fields of [
+      'balances { cash }',
+      'balance(currency: "USD") { cash }',
+      'cashActivity { nodes { id } }',
+      'fundingTransactions { nodes { id } }',
+    ]) {
       const res = await entity(fields, { sub: 'u', scope: ['read:accounts'] });
       expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
     }

@@ -9,7 +9,9 @@ export function balancesResolvers(balances: BalancesService, ownership: AccountO
     Account: {
       // Anyone on the internal network can send a representation: only the caller's own accounts resolve.
       __resolveReference: async (ref: { id: string }, ctx: SubgraphContext) =>
-        isUuid(ref.id) && (await callerOwnsAccount(ctx, ref.id.toLowerCase(), (claims, requestId) => ownership.ownedIds(claims, requestId))) ? { id: ref.id } : null,
+        isUuid(ref.id) && (await callerOwnsAccount(ctx, ref.id.toLowerCase(), (claims, requestId) => ownership.ownedIds(claims, requestId)))
+          ? { id: ref.id }
+          : null,
       balances: (account: { id: string }) => balances.forAccount(account.id),
       cashForValuation: (account: { id: string }) => balances.forAccount(account.id),
       balance: (account: { id: string }, args: { currency: string }) => balances.forCurrency(account.id, parseCurrency(args.currency)),

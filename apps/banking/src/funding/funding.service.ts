@@ -161,8 +161,14 @@ export class FundingService {
             currency: row.currency,
             fundingTransactionId: row.id,
             legs: withdrawal
-              ? [{ book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'BANK_CLEARING', amount: row.amount }]
-              : [{ book: 'CUSTOMER_CASH', amount: row.amount }, { book: 'BANK_CLEARING', amount: new Decimal(row.amount).neg() }],
+              ? [
+                  { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() },
+                  { book: 'BANK_CLEARING', amount: row.amount },
+                ]
+              : [
+                  { book: 'CUSTOMER_CASH', amount: row.amount },
+                  { book: 'BANK_CLEARING', amount: new Decimal(row.amount).neg() },
+                ],
           });
           await finish(tx, row.id, 'COMPLETED');
         }
@@ -179,25 +185,46 @@ export class FundingService {
     const key = parseIdempotencyKey(idempotencyKey);
     const account = await this.ownership.find(parsed.accountId, caller.claims, caller.requestId);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
-    if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}; only an ACTIVE account can move money`, { field: 'accountId' });
+    if (account.status !== 'ACTIVE')
+      throw new AppError('UNPROCESSABLE', `The account is ${account.status}; only an ACTIVE account can move money`, {
+        field: 'accountId',
+      });
     const userId = caller.claims.sub;
     const keyOwner = idempotencyOwner(caller.claims);
     return this.dataSource.transaction(async (tx) => {
       if (key) {
-        const claimed = await fundingIdempotency.claim(tx, keyOwner, key, requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }));
+        const claimed = await fundingIdempotency.claim(
+          tx,
+          keyOwner,
+          key,
+          requestHash(type === 'DEPOSIT' ? 'deposit' : 'withdraw', { ...parsed }),
+        );
         if (!claimed.first) return claimed.result;
       }
       if (type === 'WITHDRAWAL') {
         await lockAccountCurrency(tx, parsed.accountId, parsed.currency);
         const { cash } = await bookTotals(tx, parsed.accountId, parsed.currency);
         if (cash.lt(parsed.amount)) {
-          throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(cash, 0), parsed.currency)} ${parsed.currency} available to withdraw`, { field: 'amount' });
+          throw new AppError(
+            'UNPROCESSABLE',
+            `Insufficient funds: ${formatMoney(Decimal.max(cash, 0), parsed.currency)} ${parsed.currency} available to withdraw`,
+            { field: 'amount' },
+          );
         }
       }
       const [row]: FundingTransactionRow[] = await tx.query(
         `INSERT INTO funding_transactions (account_id, user_id, type, state, amount, currency, reference, sandbox_outcome, clear_after)
          VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, now() + make_interval(secs => $8::double precision / 1000)) RETURNING *, seq::text`,
-        [parsed.accountId, userId, type, parsed.amount, parsed.currency, parsed.reference, parsed.sandboxOutcome, this.settings.clearingDelayMs],
+        [
+          parsed.accountId,
+          userId,
+          type,
+          parsed.amount,
+          parsed.currency,
+          parsed.reference,
+          parsed.sandboxOutcome,
+          this.settings.clearingDelayMs,
+        ],
       );
       if (type === 'WITHDRAWAL') {
         await postEntry(tx, {
@@ -206,7 +233,10 @@ export class FundingService {
           accountId: parsed.accountId,
           currency: parsed.currency,
           fundingTransactionId: row!.id,
-          legs: [{ book: 'CUSTOMER_CASH', amount: new Decimal(parsed.amount).neg() }, { book: 'CUSTOMER_HELD', amount: parsed.amount }],
+          legs: [
+            { book: 'CUSTOMER_CASH', amount: new Decimal(parsed.amount).neg() },
+            { book: 'CUSTOMER_HELD', amount: parsed.amount },
+          ],
         });
       }
       const result = toView(row!);
@@ -220,7 +250,9 @@ export class FundingService {
     const currency = parseCurrency(input.currency);
     const amount = parseAmount(input.amount, currency);
     if (new Decimal(amount).gt(this.settings.maxTransactionAmount)) {
-      throw new AppError('UNPROCESSABLE', `amount may be at most ${this.settings.maxTransactionAmount} ${currency} per transaction`, { field: 'amount' });
+      throw new AppError('UNPROCESSABLE', `amount may be at most ${this.settings.maxTransactionAmount} ${currency} per transaction`, {
+        field: 'amount',
+      });
     }
     let reference: string | null = null;
     if (input.reference !== undefined && input.reference !== null) {
@@ -243,13 +275,22 @@ export class FundingService {
       accountId: row.account_id,
       currency: row.currency,
       fundingTransactionId: row.id,
-      legs: [{ book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() }, { book: 'CUSTOMER_CASH', amount: row.amount }],
+      legs: [
+        { book: 'CUSTOMER_HELD', amount: new Decimal(row.amount).neg() },
+        { book: 'CUSTOMER_CASH', amount: row.amount },
+      ],
     });
   }
 }
 
 /** A deposit that arrives already cleared (the demo seed's opening cash). */
-export async function bookCompletedDeposit(dataSource: DataSource, accountId: string, currency: string, amount: string, description: string): Promise<string> {
+export async function bookCompletedDeposit(
+  dataSource: DataSource,
+  accountId: string,
+  currency: string,
+  amount: string,
+  description: string,
+): Promise<string> {
   return dataSource.transaction(async (tx) => {
     const [row]: FundingTransactionRow[] = await tx.query(
       `INSERT INTO funding_transactions (account_id, type, state, amount, currency, reference, clear_after, completed_at)
@@ -262,13 +303,21 @@ export async function bookCompletedDeposit(dataSource: DataSource, accountId: st
       accountId,
       currency,
       fundingTransactionId: row!.id,
-      legs: [{ book: 'CUSTOMER_CASH', amount }, { book: 'BANK_CLEARING', amount: new Decimal(amount).neg() }],
+      legs: [
+        { book: 'CUSTOMER_CASH', amount },
+        { book: 'BANK_CLEARING', amount: new Decimal(amount).neg() },
+      ],
     });
     return row!.id;
   });
 }
 
-async function finish(tx: EntityManager, id: string, state: Exclude<FundingState, 'PENDING'>, rejectReason?: string): Promise<FundingTransactionRow> {
+async function finish(
+  tx: EntityManager,
+  id: string,
+  state: Exclude<FundingState, 'PENDING'>,
+  rejectReason?: string,
+): Promise<FundingTransactionRow> {
   const stamp = { COMPLETED: 'completed_at', CANCELLED: 'cancelled_at', REJECTED: 'rejected_at' }[state];
   const [rows] = await tx.query(
     `UPDATE funding_transactions SET state = $2, ${stamp} = now(), updated_at = now(), reject_reason = $3 WHERE id = $1 AND state = 'PENDING' RETURNING *, seq::text`,

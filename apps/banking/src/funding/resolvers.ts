@@ -8,8 +8,10 @@ export function fundingResolvers(funding: FundingService): Resolvers {
       fundingTransactions: (account: { id: string }, args: FundingFilter) => funding.list(account.id, args),
     },
     Mutation: {
-      deposit: (_: unknown, args: { input: FundingInput; idempotencyKey?: string | null }, ctx: SubgraphContext) => funding.deposit(caller(ctx), args.input, args.idempotencyKey),
-      withdraw: (_: unknown, args: { input: FundingInput; idempotencyKey?: string | null }, ctx: SubgraphContext) => funding.withdraw(caller(ctx), args.input, args.idempotencyKey),
+      deposit: (_: unknown, args: { input: FundingInput; idempotencyKey?: string | null }, ctx: SubgraphContext) =>
+        funding.deposit(caller(ctx), args.input, args.idempotencyKey),
+      withdraw: (_: unknown, args: { input: FundingInput; idempotencyKey?: string | null }, ctx: SubgraphContext) =>
+        funding.withdraw(caller(ctx), args.input, args.idempotencyKey),
       cancelFundingTransaction: (_: unknown, args: { transactionId: string; idempotencyKey?: string | null }, ctx: SubgraphContext) =>
         funding.cancel(caller(ctx), args.transactionId, args.idempotencyKey),
     },

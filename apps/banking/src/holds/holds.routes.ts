@@ -16,14 +16,23 @@ import type { HoldOwner, HoldsService } from './holds.service';
  * user owns the account; every later call must name the hold's user and account, so an order
  * id alone moves nothing. Errors are problem+json like every other service error.
  */
-export function mountHoldRoutes(internal: Express, holds: HoldsService, verifier: InternalClaimsVerifier, ownership: AccountOwnership): void {
+export function mountHoldRoutes(
+  internal: Express,
+  holds: HoldsService,
+  verifier: InternalClaimsVerifier,
+  ownership: AccountOwnership,
+): void {
   const router = internalApi(verifier, { caller: 'oms', scope: INTERNAL_HOLDS_SCOPE });
-  const owner = (req: Request, accountId: unknown): HoldOwner => ({ userId: req.internalClaims!.sub, accountId: parseUuid(accountId, 'accountId') });
+  const owner = (req: Request, accountId: unknown): HoldOwner => ({
+    userId: req.internalClaims!.sub,
+    accountId: parseUuid(accountId, 'accountId'),
+  });
 
   router.post('/', async (req, res) => {
     const { accountId } = owner(req, body(req)['accountId']);
     // The OMS says whose order this is; accounts says whether that user owns the account.
-    if (!(await ownership.find(accountId, req.internalClaims!, req.requestId))) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
+    if (!(await ownership.find(accountId, req.internalClaims!, req.requestId)))
+      throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     const { hold, created } = await holds.place(req.internalClaims!.sub, body(req));
     res.status(created ? 201 : 200).json(hold);
   });

@@ -72,7 +72,13 @@ export class HoldsService {
       );
       if (!row) {
         const [existing]: HoldRow[] = await tx.query('SELECT * FROM holds WHERE order_id = $1', [orderId]);
-        if (!existing || existing.user_id !== userId || existing.account_id !== accountId || existing.currency !== currency || !new Decimal(existing.amount).eq(amount)) {
+        if (
+          !existing ||
+          existing.user_id !== userId ||
+          existing.account_id !== accountId ||
+          existing.currency !== currency ||
+          !new Decimal(existing.amount).eq(amount)
+        ) {
           throw new AppError('UNPROCESSABLE', 'This orderId already has a hold with other terms', { field: 'orderId' });
         }
         return { hold: toView(existing), created: false };
@@ -81,7 +87,11 @@ export class HoldsService {
       const { cash, unsettled } = await bookTotals(tx, accountId, currency);
       const available = cash.plus(unsettled);
       if (available.lt(amount)) {
-        throw new AppError('UNPROCESSABLE', `Insufficient funds: ${formatMoney(Decimal.max(available, 0), currency)} ${currency} available to trade`, { field: 'amount' });
+        throw new AppError(
+          'UNPROCESSABLE',
+          `Insufficient funds: ${formatMoney(Decimal.max(available, 0), currency)} ${currency} available to trade`,
+          { field: 'amount' },
+        );
       }
       await postEntry(tx, {
         kind: 'HOLD',
@@ -89,7 +99,10 @@ export class HoldsService {
         accountId,
         currency,
         holdOrderId: orderId,
-        legs: [{ book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() }, { book: 'CUSTOMER_HELD', amount }],
+        legs: [
+          { book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() },
+          { book: 'CUSTOMER_HELD', amount },
+        ],
       });
       return { hold: toView(row), created: true };
     });
@@ -107,7 +120,10 @@ export class HoldsService {
         accountId: hold.account_id,
         currency: hold.currency,
         holdOrderId: orderId,
-        legs: [{ book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() }, { book: 'CUSTOMER_CASH', amount: hold.amount }],
+        legs: [
+          { book: 'CUSTOMER_HELD', amount: new Decimal(hold.amount).neg() },
+          { book: 'CUSTOMER_CASH', amount: hold.amount },
+        ],
       });
       return toView(await this.update(tx, orderId, 'RELEASED', null));
     });
@@ -128,7 +144,9 @@ export class HoldsService {
       }
       if (hold.state === 'RELEASED') throw new AppError('CONFLICT', 'The hold was already released', { field: 'orderId' });
       if (new Decimal(amount).gt(hold.amount)) {
-        throw new AppError('UNPROCESSABLE', `amount exceeds the held ${formatMoney(hold.amount, hold.currency)} ${hold.currency}`, { field: 'amount' });
+        throw new AppError('UNPROCESSABLE', `amount exceeds the held ${formatMoney(hold.amount, hold.currency)} ${hold.currency}`, {
+          field: 'amount',
+        });
       }
       await postEntry(tx, {
         kind: 'TRADE',
@@ -153,12 +171,17 @@ export class HoldsService {
   /** A hold of another user or account is answered as not found: an order id alone moves nothing. */
   private async find(tx: EntityManager, orderId: string, forUpdate: boolean, owner: HoldOwner): Promise<HoldRow> {
     const [hold]: HoldRow[] = await tx.query(`SELECT * FROM holds WHERE order_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [orderId]);
-    if (!hold || hold.user_id !== owner.userId || hold.account_id !== owner.accountId) throw new AppError('NOT_FOUND', 'Hold not found', { field: 'orderId' });
+    if (!hold || hold.user_id !== owner.userId || hold.account_id !== owner.accountId)
+      throw new AppError('NOT_FOUND', 'Hold not found', { field: 'orderId' });
     return hold;
   }
 
   private async update(tx: EntityManager, orderId: string, state: HoldState, capturedAmount: string | null): Promise<HoldRow> {
-    const [rows] = await tx.query(`UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1 RETURNING *`, [orderId, state, capturedAmount]);
+    const [rows] = await tx.query(`UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1 RETURNING *`, [
+      orderId,
+      state,
+      capturedAmount,
+    ]);
     return rows[0];
   }
 }

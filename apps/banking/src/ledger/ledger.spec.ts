@@ -15,14 +15,19 @@ describe('ledger under concurrent spends', () => {
   it('never overdraws: 30 withdrawals and 30 holds race for cash that covers 20 of them', async () => {
     const account = h.openAccount('u');
     await bookCompletedDeposit(h.service.dataSource, account, 'USD', '1000', 'opening');
-    const withdrawals = Array.from({ length: 30 }, (_, i) => h.gql(WITHDRAW, { input: { accountId: account, amount: '50', currency: 'USD', reference: `w${i}` } }, { sub: 'u' }));
-    const holds = Array.from({ length: 30 }, (_, i) => h.holds('POST', '', { orderId: `race-${i}`, accountId: account, currency: 'USD', amount: '50' }));
+    const withdrawals = Array.from({ length: 30 }, (_, i) =>
+      h.gql(WITHDRAW, { input: { accountId: account, amount: '50', currency: 'USD', reference: `w${i}` } }, { sub: 'u' }),
+    );
+    const holds = Array.from({ length: 30 }, (_, i) =>
+      h.holds('POST', '', { orderId: `race-${i}`, accountId: account, currency: 'USD', amount: '50' }),
+    );
     const [w, o] = await Promise.all([Promise.all(withdrawals), Promise.all(holds)]);
 
     const okWithdrawals = w.filter((r) => r.body.data?.withdraw);
     const okHolds = o.filter((r) => r.status === 201);
     expect(okWithdrawals.length + okHolds.length).toBe(20);
-    for (const r of w.filter((r) => !r.body.data?.withdraw)) expect(r.body.errors[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', field: 'amount' });
+    for (const r of w.filter((r) => !r.body.data?.withdraw))
+      expect(r.body.errors[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', field: 'amount' });
     for (const r of o.filter((r) => r.status !== 201)) expect(r.body).toMatchObject({ status: 422, field: 'amount' });
 
     // Unwind a mix: cancel some withdrawals, release and capture some holds, let clearing pay the rest.
@@ -43,25 +48,39 @@ describe('ledger under concurrent spends', () => {
     const captured = Math.min(2, Math.max(0, okHolds.length - 2));
     const stillHeld = Math.max(0, okHolds.length - 4);
     const expectedCash = new Decimal(1000).minus(50 * settledWithdrawals).minus(new Decimal('49.99').times(captured));
-    const res = await h.gql(ENTITY('balances { currency cash held availableToWithdraw }'), { r: [{ __typename: 'Account', id: account }] }, { sub: 'u' });
+    const res = await h.gql(
+      ENTITY('balances { currency cash held availableToWithdraw }'),
+      { r: [{ __typename: 'Account', id: account }] },
+      { sub: 'u' },
+    );
     expect(res.body.data._entities[0].balances).toEqual([
-      { currency: 'USD', cash: expectedCash.toFixed(2), held: (50 * stillHeld).toFixed(2), availableToWithdraw: expectedCash.minus(50 * stillHeld).toFixed(2) },
+      {
+        currency: 'USD',
+        cash: expectedCash.toFixed(2),
+        held: (50 * stillHeld).toFixed(2),
+        availableToWithdraw: expectedCash.minus(50 * stillHeld).toFixed(2),
+      },
     ]);
   });
 
   it('afterwards every entry balances, everything sums to zero, and every balance is the sum of its postings', async () => {
     expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
-    const books: Array<{ account_id: string; currency: string; cash: string; held: string; unsettled: string }> = await h.service.dataSource.query(
-      `SELECT account_id, currency,
+    const books: Array<{ account_id: string; currency: string; cash: string; held: string; unsettled: string }> =
+      await h.service.dataSource.query(
+        `SELECT account_id, currency,
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
          FROM postings GROUP BY account_id, currency`,
-    );
+      );
     for (const b of books) {
       expect(new Decimal(b.cash).gte(0)).toBe(true); // free cash never went below zero
       expect(new Decimal(b.held).gte(0)).toBe(true);
-      const res = await h.gql(ENTITY(`balance(currency: "${b.currency}") { cash held availableToWithdraw }`), { r: [{ __typename: 'Account', id: b.account_id }] }, { sub: 'u' });
+      const res = await h.gql(
+        ENTITY(`balance(currency: "${b.currency}") { cash held availableToWithdraw }`),
+        { r: [{ __typename: 'Account', id: b.account_id }] },
+        { sub: 'u' },
+      );
       expect(res.body.data._entities[0].balance).toEqual({
         cash: new Decimal(b.cash).plus(b.held).plus(b.unsettled).toFixed(2),
         held: new Decimal(b.held).toFixed(2),

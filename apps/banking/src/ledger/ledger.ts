@@ -26,7 +26,16 @@ export const CUSTOMER_BOOKS: readonly LedgerBook[] = ['CUSTOMER_CASH', 'CUSTOMER
  * What caused an entry. DEPOSIT, WITHDRAWAL, TRADE and FEE move the customer's cash and show
  * in the cash activity; the others only move money between the customer's own books.
  */
-export type EntryKind = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE' | 'WITHDRAWAL_HOLD' | 'WITHDRAWAL_RELEASE' | 'HOLD' | 'HOLD_RELEASE' | 'SETTLEMENT';
+export type EntryKind =
+  | 'DEPOSIT'
+  | 'WITHDRAWAL'
+  | 'TRADE'
+  | 'FEE'
+  | 'WITHDRAWAL_HOLD'
+  | 'WITHDRAWAL_RELEASE'
+  | 'HOLD'
+  | 'HOLD_RELEASE'
+  | 'SETTLEMENT';
 
 export interface Leg {
   book: LedgerBook;

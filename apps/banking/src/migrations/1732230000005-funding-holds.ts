@@ -58,7 +58,9 @@ export class FundingHolds1732230000005 implements MigrationInterface {
     await q.query('ALTER TABLE journal_entries ADD COLUMN seq bigserial UNIQUE');
     await q.query('ALTER TABLE journal_entries ADD COLUMN funding_transaction_id uuid REFERENCES funding_transactions(id)');
     await q.query('ALTER TABLE journal_entries ADD COLUMN hold_order_id text REFERENCES holds(order_id)');
-    await q.query('CREATE INDEX journal_entries_funding_idx ON journal_entries (funding_transaction_id) WHERE funding_transaction_id IS NOT NULL');
+    await q.query(
+      'CREATE INDEX journal_entries_funding_idx ON journal_entries (funding_transaction_id) WHERE funding_transaction_id IS NOT NULL',
+    );
 
     await q.query(`
       CREATE TABLE idempotency_keys (

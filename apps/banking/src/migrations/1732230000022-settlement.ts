@@ -15,7 +15,9 @@ export class Settlement1732230000022 implements MigrationInterface {
         type text NOT NULL,
         processed_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query('ALTER TABLE holds ADD COLUMN settled_amount numeric(20, 8) NOT NULL DEFAULT 0 CHECK (settled_amount >= 0 AND settled_amount <= amount)');
+    await q.query(
+      'ALTER TABLE holds ADD COLUMN settled_amount numeric(20, 8) NOT NULL DEFAULT 0 CHECK (settled_amount >= 0 AND settled_amount <= amount)',
+    );
     await q.query('ALTER TABLE journal_entries ADD COLUMN trade_id uuid');
     await q.query('CREATE INDEX journal_entries_trade_idx ON journal_entries (trade_id) WHERE trade_id IS NOT NULL');
   }

@@ -24,14 +24,14 @@ export class SaleSettlements {
   ) {}
 
   /** Inside the fill's transaction: what will move, and when. */
-  async schedule(tx: EntityManager, sale: { tradeId: string; accountId: string; currency: string; net: Decimal; executedAt: Date }): Promise<void> {
-    await tx.query('INSERT INTO sale_settlements (trade_id, account_id, currency, amount, settle_on) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (trade_id) DO NOTHING', [
-      sale.tradeId,
-      sale.accountId,
-      sale.currency,
-      sale.net.toFixed(),
-      settlementDate(sale.executedAt, this.days),
-    ]);
+  async schedule(
+    tx: EntityManager,
+    sale: { tradeId: string; accountId: string; currency: string; net: Decimal; executedAt: Date },
+  ): Promise<void> {
+    await tx.query(
+      'INSERT INTO sale_settlements (trade_id, account_id, currency, amount, settle_on) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (trade_id) DO NOTHING',
+      [sale.tradeId, sale.accountId, sale.currency, sale.net.toFixed(), settlementDate(sale.executedAt, this.days)],
+    );
   }
 
   /** Settles every sale due today or earlier, each in its own transaction; safe with several instances (SKIP LOCKED). */

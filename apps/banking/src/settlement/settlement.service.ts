@@ -6,10 +6,30 @@ import type { SaleSettlements } from './sale-settlement';
 
 /** The OMS's settlement events banking applies (the payloads the OMS outbox writes). */
 export interface TradeExecuted {
-  trade: { id: string; orderId: string; accountId: string; symbol: string; side: 'BUY' | 'SELL'; quantity: string; price: string; currency: string; grossAmount: string; commission: string; executedAt: string };
+  trade: {
+    id: string;
+    orderId: string;
+    accountId: string;
+    symbol: string;
+    side: 'BUY' | 'SELL';
+    quantity: string;
+    price: string;
+    currency: string;
+    grossAmount: string;
+    commission: string;
+    executedAt: string;
+  };
 }
 export interface OrderClosed {
-  order: { id: string; accountId: string; side: 'BUY' | 'SELL'; status: string; currency: string; holdAmount: string; settledAmount: string };
+  order: {
+    id: string;
+    accountId: string;
+    side: 'BUY' | 'SELL';
+    status: string;
+    currency: string;
+    holdAmount: string;
+    settledAmount: string;
+  };
 }
 
 interface HoldRow {
@@ -41,7 +61,10 @@ export class SettlementService {
   /** Applies one event in one transaction; false when it had been applied before. */
   async apply(event: DeliveredEvent): Promise<boolean> {
     return this.dataSource.transaction(async (tx) => {
-      const fresh = await tx.query('INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id', [event.eventId, event.type]);
+      const fresh = await tx.query(
+        'INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
+        [event.eventId, event.type],
+      );
       if (!fresh.length) return false;
       if (event.type === 'trade.executed') await this.trade(tx, event.payload as unknown as TradeExecuted);
       else if (event.type === 'order.closed') await this.close(tx, event.payload as unknown as OrderClosed);
@@ -59,17 +82,68 @@ export class SettlementService {
       const hold = await this.lockHold(tx, trade.orderId);
       // A buy fill without its hold would be a bug between the services: fail loudly, keep the event pending.
       if (!hold) throw new Error(`buy fill ${trade.id} has no hold for order ${trade.orderId}`);
-      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, holdOrderId: trade.orderId, legs: [{ book: 'CUSTOMER_HELD', amount: gross.neg() }, { book: 'BANK_CLEARING', amount: gross }] }));
+      entries.push(
+        await postEntry(tx, {
+          ...base,
+          kind: 'TRADE',
+          description: what,
+          holdOrderId: trade.orderId,
+          legs: [
+            { book: 'CUSTOMER_HELD', amount: gross.neg() },
+            { book: 'BANK_CLEARING', amount: gross },
+          ],
+        }),
+      );
       if (!commission.isZero()) {
-        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, holdOrderId: trade.orderId, legs: [{ book: 'CUSTOMER_HELD', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
+        entries.push(
+          await postEntry(tx, {
+            ...base,
+            kind: 'FEE',
+            description: `Commission: ${what}`,
+            holdOrderId: trade.orderId,
+            legs: [
+              { book: 'CUSTOMER_HELD', amount: commission.neg() },
+              { book: 'FEES', amount: commission },
+            ],
+          }),
+        );
       }
-      await tx.query('UPDATE holds SET settled_amount = settled_amount + $2, updated_at = now() WHERE order_id = $1', [trade.orderId, gross.plus(commission).toFixed()]);
+      await tx.query('UPDATE holds SET settled_amount = settled_amount + $2, updated_at = now() WHERE order_id = $1', [
+        trade.orderId,
+        gross.plus(commission).toFixed(),
+      ]);
     } else {
-      entries.push(await postEntry(tx, { ...base, kind: 'TRADE', description: what, legs: [{ book: 'CUSTOMER_UNSETTLED', amount: gross }, { book: 'BANK_CLEARING', amount: gross.neg() }] }));
+      entries.push(
+        await postEntry(tx, {
+          ...base,
+          kind: 'TRADE',
+          description: what,
+          legs: [
+            { book: 'CUSTOMER_UNSETTLED', amount: gross },
+            { book: 'BANK_CLEARING', amount: gross.neg() },
+          ],
+        }),
+      );
       if (!commission.isZero()) {
-        entries.push(await postEntry(tx, { ...base, kind: 'FEE', description: `Commission: ${what}`, legs: [{ book: 'CUSTOMER_UNSETTLED', amount: commission.neg() }, { book: 'FEES', amount: commission }] }));
+        entries.push(
+          await postEntry(tx, {
+            ...base,
+            kind: 'FEE',
+            description: `Commission: ${what}`,
+            legs: [
+              { book: 'CUSTOMER_UNSETTLED', amount: commission.neg() },
+              { book: 'FEES', amount: commission },
+            ],
+          }),
+        );
       }
-      await this.sales.schedule(tx, { tradeId: trade.id, accountId: trade.accountId, currency: trade.currency, net: gross.minus(commission), executedAt: new Date(trade.executedAt) });
+      await this.sales.schedule(tx, {
+        tradeId: trade.id,
+        accountId: trade.accountId,
+        currency: trade.currency,
+        net: gross.minus(commission),
+        executedAt: new Date(trade.executedAt),
+      });
     }
     await tx.query('UPDATE journal_entries SET trade_id = $2 WHERE id = ANY($1::uuid[])', [entries, trade.id]);
   }
@@ -86,7 +160,10 @@ export class SettlementService {
         accountId: hold.account_id,
         currency: hold.currency,
         holdOrderId: order.id,
-        legs: [{ book: 'CUSTOMER_HELD', amount: rest.neg() }, { book: 'CUSTOMER_CASH', amount: rest }],
+        legs: [
+          { book: 'CUSTOMER_HELD', amount: rest.neg() },
+          { book: 'CUSTOMER_CASH', amount: rest },
+        ],
       });
     }
     await tx.query('UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1', [
@@ -97,7 +174,10 @@ export class SettlementService {
   }
 
   private async lockHold(tx: EntityManager, orderId: string): Promise<HoldRow | undefined> {
-    const [hold] = await tx.query('SELECT order_id, account_id, currency, amount, state, settled_amount FROM holds WHERE order_id = $1 FOR UPDATE', [orderId]);
+    const [hold] = await tx.query(
+      'SELECT order_id, account_id, currency, amount, state, settled_amount FROM holds WHERE order_id = $1 FOR UPDATE',
+      [orderId],
+    );
     return hold as HoldRow | undefined;
   }
 }

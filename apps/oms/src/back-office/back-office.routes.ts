@@ -7,7 +7,10 @@ import type { InstrumentsBackOffice } from './instruments.back-office';
 
 /** What the OMS still has working for an account, in words, for the back office closing it. */
 async function closingBlockers(dataSource: DataSource, accountId: string): Promise<string[]> {
-  const [{ open }] = await dataSource.query(`SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')`, [accountId]);
+  const [{ open }] = await dataSource.query(
+    `SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')`,
+    [accountId],
+  );
   return open ? [`${open} open order(s): cancel them first`] : [];
 }
 
@@ -18,7 +21,12 @@ async function closingBlockers(dataSource: DataSource, accountId: string): Promi
  *   POST /internal/back-office/instruments                   {symbol, name, currency, tickSize, lotSize?, price, …} → 201
  *   POST /internal/back-office/instruments/:symbol/halt | resume → instrument
  */
-export function mountOmsBackOffice(internal: Express, dataSource: DataSource, instruments: InstrumentsBackOffice, verifier: InternalClaimsVerifier): void {
+export function mountOmsBackOffice(
+  internal: Express,
+  dataSource: DataSource,
+  instruments: InstrumentsBackOffice,
+  verifier: InternalClaimsVerifier,
+): void {
   const router = internalApi(verifier, { caller: 'auth', scope: INTERNAL_BACK_OFFICE_SCOPE });
   router.get('/accounts/:id/closing-blockers', async (req, res) => {
     res.json({ blockers: await closingBlockers(dataSource, parseUuid(req.params['id'], 'accountId')) });

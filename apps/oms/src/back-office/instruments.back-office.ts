@@ -11,7 +11,8 @@ const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', `
 
 function positive(input: Record<string, unknown>, field: string, fallback?: string): Decimal {
   const value = input[field] ?? fallback;
-  if (typeof value !== 'string' || !DECIMAL.test(value) || new Decimal(value).lte(0)) throw bad(field, 'must be a decimal string greater than zero, such as "0.01" (at most 8 decimals)');
+  if (typeof value !== 'string' || !DECIMAL.test(value) || new Decimal(value).lte(0))
+    throw bad(field, 'must be a decimal string greater than zero, such as "0.01" (at most 8 decimals)');
   return new Decimal(value);
 }
 
@@ -29,7 +30,8 @@ export class InstrumentsBackOffice {
   /** A new tradable instrument at `price` (also its previous close). Every field is checked; the price must sit on the tick. */
   async add(input: Record<string, unknown>): Promise<Instrument> {
     const symbol = input['symbol'];
-    if (typeof symbol !== 'string' || !SYMBOL.test(symbol)) throw bad('symbol', 'must be 1 to 12 upper-case letters, digits or dots, e.g. NVDA or BRK.B');
+    if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
+      throw bad('symbol', 'must be 1 to 12 upper-case letters, digits or dots, e.g. NVDA or BRK.B');
     const name = typeof input['name'] === 'string' ? input['name'].trim() : '';
     if (!name || name.length > 200) throw bad('name', 'is required (at most 200 characters)');
     const currency = parseCurrency(input['currency']);
@@ -57,7 +59,10 @@ export class InstrumentsBackOffice {
   async setTradable(symbol: unknown, tradable: boolean): Promise<Instrument> {
     if (typeof symbol !== 'string' || !SYMBOL.test(symbol)) throw bad('symbol', 'must be an instrument symbol');
     // TypeORM answers an UPDATE … RETURNING with [rows, count].
-    const [updated]: [unknown[], number] = await this.dataSource.query('UPDATE instruments SET tradable = $2 WHERE symbol = $1 RETURNING symbol', [symbol, tradable]);
+    const [updated]: [unknown[], number] = await this.dataSource.query(
+      'UPDATE instruments SET tradable = $2 WHERE symbol = $1 RETURNING symbol',
+      [symbol, tradable],
+    );
     if (!updated.length) throw new AppError('NOT_FOUND', `Unknown symbol ${symbol}`, { field: 'symbol' });
     return (await this.instruments.find(symbol))!;
   }

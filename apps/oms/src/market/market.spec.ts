@@ -10,8 +10,10 @@ describe('oms market: marks and FX rates for account valuation', () => {
   let running: ServiceOnTestDatabase<SubgraphService>;
   let service: SubgraphService;
   let internal: RunningServer;
-  const ask = (query: string, variables: Record<string, unknown>, scope?: string[]) => askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'oms' }, query, { sub: 'u', ...(scope ? { scope } : {}) }, variables);
-  const MARKET = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { market { asOf prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } } } } }';
+  const ask = (query: string, variables: Record<string, unknown>, scope?: string[]) =>
+    askSubgraph(`${internal.url}/graphql`, { keys, subgraph: 'oms' }, query, { sub: 'u', ...(scope ? { scope } : {}) }, variables);
+  const MARKET =
+    'query($r: [_Any!]!) { _entities(representations: $r) { ... on Account { market { asOf prices { symbol currency lastPrice previousClose } fxRates { currency usdRate } } } } }';
   const PRICES = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { accountId symbol lastPrice previousClose } } }';
 
   let accounts: Awaited<ReturnType<typeof startAccountsStandIn>>;
@@ -20,13 +22,34 @@ describe('oms market: marks and FX rates for account valuation', () => {
     accounts = await startAccountsStandIn(keys);
     accounts.own('u', account);
     running = await startOnTestDatabase('oms', (databaseUrl) =>
-      createOmsApp(loadOmsConfig({ ...keys.env('oms'), OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0', ACCOUNTS_URL: accounts.url }), { logger: createLogger('oms', 'silent') }),
+      createOmsApp(
+        loadOmsConfig({ ...keys.env('oms'), OMS_DATABASE_URL: databaseUrl, OMS_PRICE_TICK_MS: '0', ACCOUNTS_URL: accounts.url }),
+        { logger: createLogger('oms', 'silent') },
+      ),
     );
     ({ service, internal } = running);
     await seedOmsDemo(service.dataSource, {
       instruments: [
-        { symbol: 'AAPL', name: 'Apple Inc.', currency: 'USD', tickSize: '0.01', lotSize: '1', lastPrice: '189.84', previousClose: '187.40', tradable: true },
-        { symbol: 'SAP', name: 'SAP SE', currency: 'EUR', tickSize: '0.02', lotSize: '1', lastPrice: '183.60', previousClose: '182.14', tradable: true },
+        {
+          symbol: 'AAPL',
+          name: 'Apple Inc.',
+          currency: 'USD',
+          tickSize: '0.01',
+          lotSize: '1',
+          lastPrice: '189.84',
+          previousClose: '187.40',
+          tradable: true,
+        },
+        {
+          symbol: 'SAP',
+          name: 'SAP SE',
+          currency: 'EUR',
+          tickSize: '0.02',
+          lotSize: '1',
+          lastPrice: '183.60',
+          previousClose: '182.14',
+          tradable: true,
+        },
       ],
       fxRates: [
         { currency: 'GBP', usdRate: '1.2671' },
@@ -55,7 +78,12 @@ describe('oms market: marks and FX rates for account valuation', () => {
   });
 
   it('prices positions by symbol for the accounts subgraph, and refuses a USD rate other than 1', async () => {
-    const res = await ask(PRICES, { r: [{ __typename: 'Position', accountId: account, symbol: 'SAP' }, { __typename: 'Position', accountId: account, symbol: 'AAPL' }] });
+    const res = await ask(PRICES, {
+      r: [
+        { __typename: 'Position', accountId: account, symbol: 'SAP' },
+        { __typename: 'Position', accountId: account, symbol: 'AAPL' },
+      ],
+    });
     expect(res.body.data._entities).toEqual([
       { accountId: account, symbol: 'SAP', lastPrice: '183.60', previousClose: '182.14' },
       { accountId: account, symbol: 'AAPL', lastPrice: '189.84', previousClose: '187.40' },

@@ -34,8 +34,12 @@ export class PriceFeed {
     let clock = 0;
     for (let i = 0; i < steps; i++) {
       clock = await this.dataSource.transaction(async (tx) => {
-        const [[{ step }]] = await tx.query('UPDATE market_clock SET step = step + 1, updated_at = now() WHERE id = 1 RETURNING step::int AS step');
-        const rows: Array<{ symbol: string; last_price: string; tick_size: string }> = await tx.query('SELECT symbol, last_price, tick_size FROM instruments WHERE tradable ORDER BY symbol FOR UPDATE');
+        const [[{ step }]] = await tx.query(
+          'UPDATE market_clock SET step = step + 1, updated_at = now() WHERE id = 1 RETURNING step::int AS step',
+        );
+        const rows: Array<{ symbol: string; last_price: string; tick_size: string }> = await tx.query(
+          'SELECT symbol, last_price, tick_size FROM instruments WHERE tradable ORDER BY symbol FOR UPDATE',
+        );
         for (const row of rows) {
           const next = nextPrice(row.last_price, row.tick_size, draw(this.options.seed, row.symbol, step), this.options.volatility);
           await tx.query('UPDATE instruments SET last_price = $2 WHERE symbol = $1', [row.symbol, next]);
@@ -48,7 +52,10 @@ export class PriceFeed {
 
   /** Sets one price (on the tick); for tests and operators. */
   async setPrice(symbol: string, price: string): Promise<void> {
-    const res = await this.dataSource.query('UPDATE instruments SET last_price = $2 WHERE symbol = $1 RETURNING symbol', [symbol, new Decimal(price).toFixed()]);
+    const res = await this.dataSource.query('UPDATE instruments SET last_price = $2 WHERE symbol = $1 RETURNING symbol', [
+      symbol,
+      new Decimal(price).toFixed(),
+    ]);
     if (!res[0]?.length) throw new Error(`no instrument ${symbol}`);
   }
 }

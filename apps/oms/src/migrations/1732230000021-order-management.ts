@@ -9,7 +9,9 @@ export class OrderManagement1732230000021 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE instruments ADD COLUMN min_quantity numeric(20, 8) NOT NULL DEFAULT 1 CHECK (min_quantity > 0)');
-    await q.query('ALTER TABLE instruments ADD COLUMN max_quantity numeric(20, 8) NOT NULL DEFAULT 100000 CHECK (max_quantity >= min_quantity)');
+    await q.query(
+      'ALTER TABLE instruments ADD COLUMN max_quantity numeric(20, 8) NOT NULL DEFAULT 100000 CHECK (max_quantity >= min_quantity)',
+    );
     await q.query(`
       CREATE TABLE market_clock (
         id int PRIMARY KEY CHECK (id = 1),

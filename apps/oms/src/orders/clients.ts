@@ -28,7 +28,12 @@ export class AccountsClient {
     const query = `query($id: ID!, $symbol: String!, $withPosition: Boolean!) {
       account(id: $id) { id type status baseCurrency positionSettlement(symbol: $symbol) @include(if: $withPosition) { quantity tradedQuantity } }
     }`;
-    const data = await this.ask<{ account?: OwnedAccount | null }>(query, { id: accountId, symbol: options.symbol ?? 'X', withPosition: !!options.symbol }, claims, options.requestId);
+    const data = await this.ask<{ account?: OwnedAccount | null }>(
+      query,
+      { id: accountId, symbol: options.symbol ?? 'X', withPosition: !!options.symbol },
+      claims,
+      options.requestId,
+    );
     return data.account ?? null;
   }
 
@@ -78,7 +83,8 @@ export class BankingClient {
     try {
       await this.holdsCall('/internal/holds', userId, hold);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'UNPROCESSABLE') throw new AppError('UNPROCESSABLE', `Insufficient buying power: ${err.message}`, { field: 'quantity' });
+      if (err instanceof AppError && err.code === 'UNPROCESSABLE')
+        throw new AppError('UNPROCESSABLE', `Insufficient buying power: ${err.message}`, { field: 'quantity' });
       throw new AppError('SERVICE_UNAVAILABLE', 'Banking could not reserve the cash for this order; try again');
     }
   }
@@ -95,11 +101,17 @@ export class BankingClient {
 
   /** The caller's balance in one currency, from banking's part of the Account entity. */
   async balance(accountId: string, currency: string, claims: Claims): Promise<CashBalance> {
-    const query = 'query($r: [_Any!]!, $c: String!) { _entities(representations: $r) { ... on Account { balance(currency: $c) { currency cash held availableToTrade } } } }';
+    const query =
+      'query($r: [_Any!]!, $c: String!) { _entities(representations: $r) { ... on Account { balance(currency: $c) { currency cash held availableToTrade } } } }';
     try {
-      const data = await this.client.graphql<{ _entities: Array<{ balance?: CashBalance } | null> }>('/graphql', query, { r: [{ __typename: 'Account', id: accountId }], c: currency }, {
-        claims: { ...claims, scope: ['read:banking'] },
-      });
+      const data = await this.client.graphql<{ _entities: Array<{ balance?: CashBalance } | null> }>(
+        '/graphql',
+        query,
+        { r: [{ __typename: 'Account', id: accountId }], c: currency },
+        {
+          claims: { ...claims, scope: ['read:banking'] },
+        },
+      );
       const balance = data._entities[0]?.balance;
       if (balance) return balance;
     } catch {

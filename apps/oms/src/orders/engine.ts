@@ -67,7 +67,12 @@ export class ExecutionEngine {
   ) {}
 
   start(): void {
-    this.task ??= startPeriodic('execution engine', this.options.intervalMs, () => (this.paused ? Promise.resolve() : this.runOnce()), this.logger);
+    this.task ??= startPeriodic(
+      'execution engine',
+      this.options.intervalMs,
+      () => (this.paused ? Promise.resolve() : this.runOnce()),
+      this.logger,
+    );
   }
 
   async stop(): Promise<void> {
@@ -90,7 +95,8 @@ export class ExecutionEngine {
     await this.sweepUnconfirmed();
     if (!this.hours.isOpen()) return;
     const quotes = new Map<string, Quote>();
-    for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments')) quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
+    for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments'))
+      quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
     const liquidity = new Map<string, Decimal>();
     const working: Array<{ id: string; symbol: string }> = await this.dataSource.query(WORTH_A_LOOK);
     for (const { id, symbol } of working) {
@@ -104,7 +110,10 @@ export class ExecutionEngine {
 
   /** One order against one quote; returns the quantity filled. */
   private async work(tx: EntityManager, id: string, quote: Quote, available: Decimal): Promise<Decimal> {
-    const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED", [id]);
+    const [order]: OrderRow[] = await tx.query(
+      "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED",
+      [id],
+    );
     if (!order) return new Decimal(0);
     const price = quote.price;
     const buy = order.side === 'BUY';
@@ -139,7 +148,18 @@ export class ExecutionEngine {
     const [trade] = await tx.query(
       `INSERT INTO trades (order_id, account_id, symbol, side, quantity, price, currency, gross_amount, commission, net_amount)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, executed_at`,
-      [id, order.account_id, order.symbol, order.side, quantity.toFixed(), price.toFixed(), order.currency, gross.toFixed(), commission.toFixed(), net.toFixed()],
+      [
+        id,
+        order.account_id,
+        order.symbol,
+        order.side,
+        quantity.toFixed(),
+        price.toFixed(),
+        order.currency,
+        gross.toFixed(),
+        commission.toFixed(),
+        net.toFixed(),
+      ],
     );
     const filled = new Decimal(order.filled_quantity).plus(quantity);
     const done = filled.eq(order.quantity);
@@ -176,7 +196,10 @@ export class ExecutionEngine {
     );
     for (const { id } of due) {
       await this.dataSource.transaction(async (tx) => {
-        const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED", [id]);
+        const [order]: OrderRow[] = await tx.query(
+          "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED",
+          [id],
+        );
         if (order) await closeOrder(tx, order, 'EXPIRED', `${order.time_in_force} order expired at the end of the session`);
       });
     }
@@ -191,7 +214,9 @@ export class ExecutionEngine {
     for (const { id, user_id, account_id } of stale) {
       if (!(await this.banking.releaseHold(id, { userId: user_id ?? 'unknown', accountId: account_id }))) continue; // banking down: next pass
       await this.dataSource.transaction(async (tx) => {
-        const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE SKIP LOCKED", [id]);
+        const [order]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE SKIP LOCKED", [
+          id,
+        ]);
         if (order) await closeOrder(tx, order, 'REJECTED', 'The order could not be confirmed in time');
       });
     }

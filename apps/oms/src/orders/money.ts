@@ -21,7 +21,12 @@ export function commissionOn(value: Decimal.Value, schedule: CommissionSchedule,
 }
 
 /** What one fill adds to an order whose cumulative traded value goes from `before` to `after`. */
-export function fillAmounts(before: Decimal.Value, after: Decimal.Value, schedule: CommissionSchedule, currency: string): { gross: Decimal; commission: Decimal } {
+export function fillAmounts(
+  before: Decimal.Value,
+  after: Decimal.Value,
+  schedule: CommissionSchedule,
+  currency: string,
+): { gross: Decimal; commission: Decimal } {
   return {
     gross: roundMoney(after, currency).minus(roundMoney(before, currency)),
     commission: commissionOn(after, schedule, currency).minus(commissionOn(before, schedule, currency)),

@@ -45,12 +45,14 @@ const refused = (field: string, message: string) => new AppError('UNPROCESSABLE'
 export { parseUuid };
 
 function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
-  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw bad(field, `${field} must be one of ${values.join(', ')}`);
+  if (typeof value !== 'string' || !(values as readonly string[]).includes(value))
+    throw bad(field, `${field} must be one of ${values.join(', ')}`);
   return value as T;
 }
 
 function positiveDecimal(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !DECIMAL.test(value)) throw bad(field, `${field} must be a decimal string such as "10" or "189.25" (at most 8 decimals)`);
+  if (typeof value !== 'string' || !DECIMAL.test(value))
+    throw bad(field, `${field} must be a decimal string such as "10" or "189.25" (at most 8 decimals)`);
   const d = new Decimal(value);
   if (d.lte(0)) throw bad(field, `${field} must be greater than zero`);
   return d.toFixed();
@@ -71,9 +73,14 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
     return positiveDecimal(v, name);
   };
   const symbol = input['symbol'];
-  if (typeof symbol !== 'string' || !SYMBOL.test(symbol)) throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
+  if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
+    throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
   const clientOrderId = input['clientOrderId'];
-  if (clientOrderId !== undefined && clientOrderId !== null && (typeof clientOrderId !== 'string' || !CLIENT_ORDER_ID.test(clientOrderId))) {
+  if (
+    clientOrderId !== undefined &&
+    clientOrderId !== null &&
+    (typeof clientOrderId !== 'string' || !CLIENT_ORDER_ID.test(clientOrderId))
+  ) {
     throw bad('clientOrderId', 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -');
   }
   const request: OrderRequest = {
@@ -88,7 +95,10 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
     clientOrderId: (clientOrderId as string | undefined) ?? null,
   };
   if (!TIME_IN_FORCE_BY_TYPE[type].includes(request.timeInForce)) {
-    throw refused('timeInForce', `timeInForce ${request.timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`);
+    throw refused(
+      'timeInForce',
+      `timeInForce ${request.timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`,
+    );
   }
   return request;
 }
@@ -101,13 +111,17 @@ export function checkInstrumentRules(request: OrderRequest, instrument: Instrume
   if (!instrument.tradable) throw refused('symbol', `${request.symbol} is halted: it takes no new orders until trading resumes`);
   const { quantity } = request;
   if (!isMultiple(quantity, instrument.lotSize)) {
-    throw refused('quantity', `quantity must be a whole multiple of the lot size ${instrument.lotSize}${new Decimal(instrument.lotSize).isInteger() ? ' (no fractional quantities)' : ''}`);
+    throw refused(
+      'quantity',
+      `quantity must be a whole multiple of the lot size ${instrument.lotSize}${new Decimal(instrument.lotSize).isInteger() ? ' (no fractional quantities)' : ''}`,
+    );
   }
   if (new Decimal(quantity).lt(instrument.minQuantity!)) throw refused('quantity', `quantity must be at least ${instrument.minQuantity}`);
   if (new Decimal(quantity).gt(instrument.maxQuantity!)) throw refused('quantity', `quantity must be at most ${instrument.maxQuantity}`);
   for (const name of ['limitPrice', 'stopPrice'] as const) {
     const price = request[name];
-    if (price !== null && !isMultiple(price, instrument.tickSize)) throw refused(name, `${name} must be a multiple of the tick size ${instrument.tickSize}`);
+    if (price !== null && !isMultiple(price, instrument.tickSize))
+      throw refused(name, `${name} must be a multiple of the tick size ${instrument.tickSize}`);
   }
   return instrument;
 }
@@ -123,11 +137,16 @@ export function checkPriceBand(request: OrderRequest, instrument: Instrument, ba
   for (const name of ['limitPrice', 'stopPrice'] as const) {
     const price = request[name];
     if (price !== null && (new Decimal(price).lt(low) || new Decimal(price).gt(high))) {
-      throw refused(name, `${name} must be within ${new Decimal(band).times(100).toString()}% of the last price ${last.toString()} (${low.toDecimalPlaces(4).toString()} to ${high.toDecimalPlaces(4).toString()})`);
+      throw refused(
+        name,
+        `${name} must be within ${new Decimal(band).times(100).toString()}% of the last price ${last.toString()} (${low.toDecimalPlaces(4).toString()} to ${high.toDecimalPlaces(4).toString()})`,
+      );
     }
   }
 }
 
 /** Rounds a price up to the instrument's tick. */
-export const ceilToTick = (price: Decimal.Value, tick: string): Decimal => new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_UP).times(tick);
-export const floorToLot = (quantity: Decimal.Value, lot: string): Decimal => new Decimal(quantity).div(lot).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(lot);
+export const ceilToTick = (price: Decimal.Value, tick: string): Decimal =>
+  new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_UP).times(tick);
+export const floorToLot = (quantity: Decimal.Value, lot: string): Decimal =>
+  new Decimal(quantity).div(lot).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(lot);

@@ -75,7 +75,9 @@ export function presentOrder(o: OrderRow) {
     remainingQuantity: canonical(new Decimal(o.quantity).minus(filled)),
     limitPrice: o.limit_price === null ? null : formatPrice(o.limit_price, o.currency),
     stopPrice: o.stop_price === null ? null : formatPrice(o.stop_price, o.currency),
-    averageFillPrice: filled.isZero() ? null : formatPrice(new Decimal(o.filled_value).div(filled).toDecimalPlaces(8, Decimal.ROUND_HALF_UP), o.currency),
+    averageFillPrice: filled.isZero()
+      ? null
+      : formatPrice(new Decimal(o.filled_value).div(filled).toDecimalPlaces(8, Decimal.ROUND_HALF_UP), o.currency),
     grossAmount: formatMoney(o.gross_amount, o.currency),
     commission: formatMoney(o.commission, o.currency),
     reservedAmount: o.hold_amount === null ? null : formatMoney(o.hold_amount, o.currency),
@@ -129,13 +131,23 @@ export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<v
   await writeEvent(tx, ORDER_UPDATED, { order: presentOrder(row) });
 }
 
-const TIMESTAMP_OF: Partial<Record<OrderStatus, string>> = { FILLED: 'filled_at', CANCELLED: 'cancelled_at', EXPIRED: 'expired_at', REJECTED: 'rejected_at' };
+const TIMESTAMP_OF: Partial<Record<OrderStatus, string>> = {
+  FILLED: 'filled_at',
+  CANCELLED: 'cancelled_at',
+  EXPIRED: 'expired_at',
+  REJECTED: 'rejected_at',
+};
 
 /**
  * Moves a locked order to a final state and, for a buy with a hold, announces the close so
  * banking gives back what the fills did not use (hold − gross − commission of every fill).
  */
-export async function closeOrder(tx: EntityManager, order: OrderRow, status: 'FILLED' | 'CANCELLED' | 'EXPIRED' | 'REJECTED', reason: string | null): Promise<OrderRow> {
+export async function closeOrder(
+  tx: EntityManager,
+  order: OrderRow,
+  status: 'FILLED' | 'CANCELLED' | 'EXPIRED' | 'REJECTED',
+  reason: string | null,
+): Promise<OrderRow> {
   const [[row]] = await tx.query(
     `UPDATE orders SET status = $2, ${TIMESTAMP_OF[status]} = now(), status_reason = $3, updated_at = now() WHERE id = $1 RETURNING *`,
     [order.id, status, reason],

@@ -12,7 +12,18 @@ import type { TradingHours } from '../market/trading-hours';
 import type { AccountsClient, BankingClient, OwnedAccount } from './clients';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
-import { announceOrder, closeOrder, OPEN_STATUSES, presentOrder, presentTrade, type OrderRow, type OrderStatus, type OrderView, type TradeRow, type TradeView } from './order-store';
+import {
+  announceOrder,
+  closeOrder,
+  OPEN_STATUSES,
+  presentOrder,
+  presentTrade,
+  type OrderRow,
+  type OrderStatus,
+  type OrderView,
+  type TradeRow,
+  type TradeView,
+} from './order-store';
 import {
   ceilToTick,
   checkInstrumentRules,
@@ -69,7 +80,9 @@ export class OrdersService {
 
   async rules(accountId: string, symbol: unknown) {
     if (symbol !== undefined && symbol !== null && (typeof symbol !== 'string' || !SYMBOL.test(symbol))) {
-      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', {
+        field: 'symbol',
+      });
     }
     let instruments = await this.instruments.list();
     if (symbol) {
@@ -134,18 +147,33 @@ export class OrdersService {
     const available = new Decimal(balance.availableToTrade);
     const reserve = buy ? r.holdAmount : new Decimal(0);
     if (buy && reserve.gt(available)) {
-      rejectReasons.push({ field: 'quantity', message: `Insufficient buying power: the order reserves ${formatMoney(reserve, currency)} ${currency}, ${formatMoney(available, currency)} available to trade` });
+      rejectReasons.push({
+        field: 'quantity',
+        message: `Insufficient buying power: the order reserves ${formatMoney(reserve, currency)} ${currency}, ${formatMoney(available, currency)} available to trade`,
+      });
     }
     let position = null;
     if (!buy) {
       const held = await this.sellable(this.dataSource.manager, account, request.symbol);
       position = { before: held.toString(), change: quantity.neg().toString(), after: held.minus(quantity).toString() };
-      if (quantity.gt(held)) rejectReasons.push({ field: 'quantity', message: `Insufficient position: ${held.toString()} ${request.symbol} available to sell (short selling is not allowed)` });
+      if (quantity.gt(held))
+        rejectReasons.push({
+          field: 'quantity',
+          message: `Insufficient position: ${held.toString()} ${request.symbol} available to sell (short selling is not allowed)`,
+        });
     }
     if (!this.hours.isOpen()) warnings.push('The market is closed: the order would wait for the next session');
-    if (request.type === 'MARKET' && buy) warnings.push(`A market buy reserves ${this.options.collar} above the last price and never pays more than ${r.collarPrice!.toString()}`);
-    if (request.limitPrice && new Decimal(request.limitPrice).minus(r.referencePrice).abs().gt(r.referencePrice.times('0.1'))) warnings.push('The limit price is more than 10% away from the last price');
-    const change = (before: Decimal, delta: Decimal) => ({ before: formatMoney(before, currency), change: formatMoney(delta, currency), after: formatMoney(before.plus(delta), currency) });
+    if (request.type === 'MARKET' && buy)
+      warnings.push(
+        `A market buy reserves ${this.options.collar} above the last price and never pays more than ${r.collarPrice!.toString()}`,
+      );
+    if (request.limitPrice && new Decimal(request.limitPrice).minus(r.referencePrice).abs().gt(r.referencePrice.times('0.1')))
+      warnings.push('The limit price is more than 10% away from the last price');
+    const change = (before: Decimal, delta: Decimal) => ({
+      before: formatMoney(before, currency),
+      change: formatMoney(delta, currency),
+      after: formatMoney(before.plus(delta), currency),
+    });
     const initialRate = account.type === 'MARGIN' ? '0.5' : '1';
     const maintenanceRate = account.type === 'MARGIN' ? '0.25' : '1';
     const sign = buy ? 1 : -1;
@@ -190,7 +218,8 @@ export class OrdersService {
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
     checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
-    if (account.status !== 'ACTIVE') throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
+    if (account.status !== 'ACTIVE')
+      throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
     const hash = requestHash('placeOrder', request);
     if (key) {
       const earlier = await this.replay(keyOwner, key, hash);
@@ -230,13 +259,21 @@ export class OrdersService {
         ],
       );
       const order = inserted[0];
-      if (!order) throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, { field: 'clientOrderId' });
+      if (!order)
+        throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, {
+          field: 'clientOrderId',
+        });
       await this.checkOpenOrderCap(tx, request.accountId);
       if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
       if (!buy) {
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
         if (new Decimal(request.quantity).gt(sellable)) {
-          return closeOrder(tx, order, 'REJECTED', `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`);
+          return closeOrder(
+            tx,
+            order,
+            'REJECTED',
+            `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`,
+          );
         }
         await announceOrder(tx, order); // a sell is NEW at once; a buy once banking holds its cash
       }
@@ -251,7 +288,15 @@ export class OrdersService {
   /** A buy's hold in banking, then NEW; a refusal rejects the order. */
   private async confirmHold(order: OrderRow, userId: string): Promise<OrderRow> {
     try {
-      await this.banking.placeHold({ orderId: order.id, accountId: order.account_id, currency: order.currency, amount: formatMoney(order.hold_amount!, order.currency) }, userId);
+      await this.banking.placeHold(
+        {
+          orderId: order.id,
+          accountId: order.account_id,
+          currency: order.currency,
+          amount: formatMoney(order.hold_amount!, order.currency),
+        },
+        userId,
+      );
     } catch (err) {
       const refused = err instanceof AppError && err.code === 'UNPROCESSABLE';
       // Banking may or may not have made the hold before failing: give it back either way (idempotent).
@@ -277,7 +322,8 @@ export class OrdersService {
 
   /** A rejected order is answered with a 422 naming the quantity; others as they are. */
   private answer(order: OrderRow): OrderView {
-    if (order.status === 'REJECTED') throw new AppError('UNPROCESSABLE', `Order ${order.id} rejected: ${order.status_reason ?? 'refused'}`, { field: 'quantity' });
+    if (order.status === 'REJECTED')
+      throw new AppError('UNPROCESSABLE', `Order ${order.id} rejected: ${order.status_reason ?? 'refused'}`, { field: 'quantity' });
     return presentOrder(order);
   }
 
@@ -295,15 +341,24 @@ export class OrdersService {
     const limit = request.limitPrice ? new Decimal(request.limitPrice) : null;
     const stop = request.stopPrice ? new Decimal(request.stopPrice) : null;
     const buy = request.side === 'BUY';
-    const collarPrice = buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
+    const collarPrice =
+      buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
     const maxValue = quantity.times(limit ?? collarPrice ?? last);
     // What is stored (numeric(20, 8)) and what one order may be worth: refused before anything is written.
     if (maxValue.gt(this.options.maxOrderValue)) {
-      throw new AppError('UNPROCESSABLE', `The order is worth up to ${maxValue.toDecimalPlaces(2).toString()} ${instrument.currency}; one order may be worth at most ${this.options.maxOrderValue}`, { field: 'quantity' });
+      throw new AppError(
+        'UNPROCESSABLE',
+        `The order is worth up to ${maxValue.toDecimalPlaces(2).toString()} ${instrument.currency}; one order may be worth at most ${this.options.maxOrderValue}`,
+        { field: 'quantity' },
+      );
     }
     const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.schedule, instrument.currency));
     // A marketable limit fills at the market; a resting one at its limit; a stop at about its stop.
-    const estimatedPrice = limit ? (buy ? Decimal.min(limit, stop ? limit : last) : Decimal.max(limit, stop ? limit : last)) : (stop ?? last);
+    const estimatedPrice = limit
+      ? buy
+        ? Decimal.min(limit, stop ? limit : last)
+        : Decimal.max(limit, stop ? limit : last)
+      : (stop ?? last);
     return { referencePrice: last, collarPrice, maxValue, holdAmount, estimatedPrice };
   }
 
@@ -341,7 +396,8 @@ export class OrdersService {
   async cancel(claims: Claims, orderIdInput: unknown, requestId?: string): Promise<OrderView> {
     const orderId = parseUuid(orderIdInput, 'orderId');
     const existing = await this.row(orderId);
-    if (!existing || !(await this.accounts.find(existing.account_id, claims, { requestId }))) throw new AppError('NOT_FOUND', 'Order not found', { field: 'orderId' });
+    if (!existing || !(await this.accounts.find(existing.account_id, claims, { requestId })))
+      throw new AppError('NOT_FOUND', 'Order not found', { field: 'orderId' });
     const order = await this.dataSource.transaction(async (tx) => {
       const [locked]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [orderId]);
       switch (locked!.status) {
@@ -360,7 +416,11 @@ export class OrdersService {
     });
     // Nothing filled: give the whole hold back now rather than when banking reads the event
     // (both are idempotent; whichever comes second finds the hold released).
-    if (order.side === 'BUY' && new Decimal(order.filled_quantity).isZero() && !(await this.banking.releaseHold(order.id, { userId: claims.sub, accountId: order.account_id }))) {
+    if (
+      order.side === 'BUY' &&
+      new Decimal(order.filled_quantity).isZero() &&
+      !(await this.banking.releaseHold(order.id, { userId: claims.sub, accountId: order.account_id }))
+    ) {
       this.logger.warn({ orderId }, 'hold release after cancel failed; the order.closed event will release it');
     }
     return presentOrder(order);
@@ -398,14 +458,24 @@ export class OrdersService {
    */
   private async checkOpenOrderCap(tx: EntityManager, accountId: string): Promise<void> {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('open-orders:' || $1))", [accountId]);
-    const [{ open }] = await tx.query("SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')", [accountId]);
+    const [{ open }] = await tx.query(
+      "SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')",
+      [accountId],
+    );
     if (open > this.options.maxOpenOrdersPerAccount) {
-      throw new AppError('UNPROCESSABLE', `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`, { field: 'accountId' });
+      throw new AppError(
+        'UNPROCESSABLE',
+        `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`,
+        { field: 'accountId' },
+      );
     }
   }
 
   /** The account's orders, newest first; filter by status and creation time. */
-  async list(accountId: string, args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown }): Promise<Page<OrderView>> {
+  async list(
+    accountId: string,
+    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown },
+  ): Promise<Page<OrderView>> {
     const limit = parseLimit(args.limit);
     const range = parseDateRange(args.from, args.to);
     if (args.status !== undefined && args.status !== null && !ORDER_STATUSES.includes(args.status as OrderStatus)) {
@@ -422,11 +492,16 @@ export class OrdersService {
   }
 
   /** The account's executions, newest first; filter by execution time and symbol. */
-  async trades(accountId: string, args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; symbol?: unknown }): Promise<Page<TradeView>> {
+  async trades(
+    accountId: string,
+    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; symbol?: unknown },
+  ): Promise<Page<TradeView>> {
     const limit = parseLimit(args.limit);
     const range = parseDateRange(args.from, args.to);
     if (args.symbol !== undefined && args.symbol !== null && (typeof args.symbol !== 'string' || !SYMBOL.test(args.symbol))) {
-      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', { field: 'symbol' });
+      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', {
+        field: 'symbol',
+      });
     }
     const scope = `trades:${accountId}`;
     const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);

@@ -37,12 +37,17 @@ export class OutboxRelay {
     let total = 0;
     for (;;) {
       const n = await this.dataSource.transaction(async (tx) => {
-        const rows: Array<{ seq: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }> = await tx.query(
-          'SELECT seq, event_id, type, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
-          [batch],
-        );
+        const rows: Array<{ seq: string; event_id: string; type: string; payload: Record<string, unknown>; created_at: Date }> =
+          await tx.query(
+            'SELECT seq, event_id, type, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+            [batch],
+          );
         for (const row of rows) {
-          const event = { eventId: row.event_id, type: row.type, payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() } };
+          const event = {
+            eventId: row.event_id,
+            type: row.type,
+            payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() },
+          };
           await this.events.append(this.stream, signEvent(event, this.signingKey));
         }
         if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);

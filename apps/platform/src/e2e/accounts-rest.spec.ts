@@ -53,12 +53,21 @@ describe('accounts REST endpoints', () => {
     const first = await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?limit=1`, { token: reader });
     expect(first.body.positions).toHaveLength(1);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`, { token: reader });
+    const second = await http(
+      'GET',
+      `${p.urls.api}/accounts/${aliceMargin}/positions?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      { token: reader },
+    );
     expect(second.body.positions[0].symbol > first.body.positions[0].symbol).toBe(true);
     const tampered = first.body.nextCursor.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A'));
-    expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?cursor=${encodeURIComponent(tampered)}`, { token: reader })).toMatchObject({ status: 400, body: { field: 'cursor' } });
+    expect(
+      await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?cursor=${encodeURIComponent(tampered)}`, { token: reader }),
+    ).toMatchObject({ status: 400, body: { field: 'cursor' } });
     for (const limit of ['0', '101', 'abc']) {
-      expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?limit=${limit}`, { token: reader })).toMatchObject({ status: 400, body: { field: 'limit' } });
+      expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/positions?limit=${limit}`, { token: reader })).toMatchObject({
+        status: 400,
+        body: { field: 'limit' },
+      });
     }
   });
 
@@ -67,8 +76,14 @@ describe('accounts REST endpoints', () => {
     expect(aapl.body).toMatchObject({ symbol: 'AAPL', quantity: '10' });
     expect(new Decimal(aapl.body.marketValue).equals(new Decimal(aapl.body.quantity).times(aapl.body.marketPrice))).toBe(true);
     expect(new Decimal(aapl.body.unrealizedPnl).equals(new Decimal(aapl.body.marketValue).minus(aapl.body.costBasis))).toBe(true);
-    expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/position?symbol=TSLA`, { token: reader })).toMatchObject({ status: 404, body: { field: 'symbol' } });
-    expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/position`, { token: reader })).toMatchObject({ status: 400, body: { field: 'symbol' } });
+    expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/position?symbol=TSLA`, { token: reader })).toMatchObject({
+      status: 404,
+      body: { field: 'symbol' },
+    });
+    expect(await http('GET', `${p.urls.api}/accounts/${aliceMargin}/position`, { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'symbol' },
+    });
   });
 
   it('computes margin from positions and banking cash consistently', async () => {
@@ -90,7 +105,9 @@ describe('accounts REST endpoints', () => {
   it('answers one GraphQL query spanning accounts, banking and oms', async () => {
     const res = await http('POST', p.urls.gateway, {
       token: reader,
-      body: { query: `{ account(id: "${aliceMargin}") { number positions { nodes { symbol marketValue } } balances { currency cash availableToWithdraw } margin { total { buyingPower } } orders { nodes { id } } } }` },
+      body: {
+        query: `{ account(id: "${aliceMargin}") { number positions { nodes { symbol marketValue } } balances { currency cash availableToWithdraw } margin { total { buyingPower } } orders { nodes { id } } } }`,
+      },
     });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.account).toMatchObject({ number: 'DU1000002', orders: { nodes: [] } });

@@ -31,15 +31,35 @@ describe('the generated TypeScript client against the running API', () => {
     held.session = login.data!.token;
 
     const accounts = await api.GET('/accounts');
-    expect(accounts.data!.accounts).toEqual([expect.objectContaining({ id: accountId, type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' })]);
+    expect(accounts.data!.accounts).toEqual([
+      expect.objectContaining({ id: accountId, type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' }),
+    ]);
 
-    const deposit = await api.POST('/banking/deposit', { params: { header: { 'Idempotency-Key': 'first-deposit' } }, body: { accountId, amount: '2500.00', currency: 'USD', sandboxOutcome: 'COMPLETED' } });
+    const deposit = await api.POST('/banking/deposit', {
+      params: { header: { 'Idempotency-Key': 'first-deposit' } },
+      body: { accountId, amount: '2500.00', currency: 'USD', sandboxOutcome: 'COMPLETED' },
+    });
     expect(deposit.data).toMatchObject({ type: 'DEPOSIT', state: 'PENDING', amount: '2500.00' });
-    const again = await api.POST('/banking/deposit', { params: { header: { 'Idempotency-Key': 'first-deposit' } }, body: { accountId, amount: '2500.00', currency: 'USD', sandboxOutcome: 'COMPLETED' } });
+    const again = await api.POST('/banking/deposit', {
+      params: { header: { 'Idempotency-Key': 'first-deposit' } },
+      body: { accountId, amount: '2500.00', currency: 'USD', sandboxOutcome: 'COMPLETED' },
+    });
     expect(again.data!.id).toBe(deposit.data!.id);
-    await until(() => api.GET('/banking/{accountId}/balance/{ccy}', { params: { path: { accountId, ccy: 'USD' } } }), (r) => r.data?.availableToTrade === '2500.00', 'the deposit to clear');
+    await until(
+      () => api.GET('/banking/{accountId}/balance/{ccy}', { params: { path: { accountId, ccy: 'USD' } } }),
+      (r) => r.data?.availableToTrade === '2500.00',
+      'the deposit to clear',
+    );
 
-    const order = { accountId, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '3', limitPrice: '190.00' } as const;
+    const order = {
+      accountId,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '3',
+      limitPrice: '190.00',
+    } as const;
     const preview = await api.POST('/oms/what-if', { body: order });
     expect(preview.data).toMatchObject({ wouldBeRejected: false, estimatedGrossAmount: '570.00', cash: { before: '2500.00' } });
     const placed = await api.POST('/oms/order', { body: { ...order, clientOrderId: 'script-1' } });
@@ -55,13 +75,19 @@ describe('the generated TypeScript client against the running API', () => {
       (r) => r.data?.positions.length === 1,
       'the position',
     );
-    expect(positions.data!.positions[0]).toMatchObject({ symbol: 'AAPL', quantity: '3', averageCost: expect.stringMatching(/^190\.\d{2,}$/) });
+    expect(positions.data!.positions[0]).toMatchObject({
+      symbol: 'AAPL',
+      quantity: '3',
+      averageCost: expect.stringMatching(/^190\.\d{2,}$/),
+    });
 
     // Refusals come back as typed problems naming the field.
     const refused = await api.POST('/oms/order', { body: { ...order, quantity: '100000' } });
     expect(refused.response.status).toBe(422);
     expect(refused.error).toMatchObject({ code: 'UNPROCESSABLE', field: 'quantity' });
-    const unknown = await api.GET('/accounts/{accountId}/margin', { params: { path: { accountId: '7f1e4c2a-0000-4000-8000-000000000000' } } });
+    const unknown = await api.GET('/accounts/{accountId}/margin', {
+      params: { path: { accountId: '7f1e4c2a-0000-4000-8000-000000000000' } },
+    });
     expect([unknown.response.status, unknown.error?.code]).toEqual([404, 'NOT_FOUND']);
   }, 60_000);
 });

@@ -12,7 +12,11 @@ describe('API request limits at the edges', () => {
   let behindProxy: Awaited<ReturnType<typeof extraFacade>>;
 
   beforeAll(async () => {
-    p = await startTestPlatform({ API_RATE_LIMIT_PER_MINUTE: '6', API_ORDER_RATE_LIMIT_PER_MINUTE: '2', API_ADDRESS_RATE_LIMIT_PER_MINUTE: '40' });
+    p = await startTestPlatform({
+      API_RATE_LIMIT_PER_MINUTE: '6',
+      API_ORDER_RATE_LIMIT_PER_MINUTE: '2',
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: '40',
+    });
     // A facade behind a trusted load balancer, so tests can speak from several client addresses.
     behindProxy = await extraFacade(p, ['loopback']);
   });
@@ -27,7 +31,8 @@ describe('API request limits at the edges', () => {
     const flooder = await patSession(p, alice.email, 'READ_ONLY');
     const other = await patSession(p, bob.email, 'READ_ONLY');
     const answers = [];
-    for (let i = 0; i < 7; i++) answers.push(await http('GET', `${behindProxy.api}/accounts`, { token: flooder, headers: from('198.51.100.10') }));
+    for (let i = 0; i < 7; i++)
+      answers.push(await http('GET', `${behindProxy.api}/accounts`, { token: flooder, headers: from('198.51.100.10') }));
     expect(answers.slice(0, 6).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(answers[0]!.headers.get('ratelimit-limit')).toBeTruthy();
     const refused = answers[6]!;
@@ -44,7 +49,8 @@ describe('API request limits at the edges', () => {
 
   it('abuse: order placement has its own tighter budget within the token', async () => {
     const trader = await patSession(p, bob.email, 'READ_WRITE');
-    const place = () => http('POST', `${behindProxy.api}/oms/order`, { token: trader, headers: from('198.51.100.20'), body: { symbol: 'AAPL' } });
+    const place = () =>
+      http('POST', `${behindProxy.api}/oms/order`, { token: trader, headers: from('198.51.100.20'), body: { symbol: 'AAPL' } });
     const statuses = [(await place()).status, (await place()).status, (await place()).status];
     expect(statuses.slice(0, 2).every((s) => s !== 429)).toBe(true); // refused for their bad body, but counted
     expect(statuses[2]).toBe(429);
@@ -53,7 +59,8 @@ describe('API request limits at the edges', () => {
 
   it('abuse: one address flooding without a token is refused; another address is not', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 41; i++) statuses.push((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.66') })).status);
+    for (let i = 0; i < 41; i++)
+      statuses.push((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.66') })).status);
     expect(statuses.slice(0, 40).every((s) => s === 401)).toBe(true);
     expect(statuses[40]).toBe(429);
     expect((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.67') })).status).toBe(401);

@@ -27,7 +27,8 @@ describe('banking REST endpoints', () => {
   afterAll(() => p?.stop());
 
   const api = (path: string) => p.urls.api + path;
-  const deposit = (body: Record<string, unknown>, headers: Record<string, string> = {}, token = writer) => http('POST', api('/banking/deposit'), { token, body, headers });
+  const deposit = (body: Record<string, unknown>, headers: Record<string, string> = {}, token = writer) =>
+    http('POST', api('/banking/deposit'), { token, body, headers });
   const balanceOf = async (ccy = 'USD') => (await http('GET', api(`/banking/${aliceCash}/balance/${ccy}`), { token: reader })).body;
 
   async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, what: string): Promise<T> {
@@ -52,7 +53,10 @@ describe('banking REST endpoints', () => {
       expect(ok.status).toBe(200);
       conforms('GET', template, 200, ok.body);
       expect((await http('GET', api(path(aliceCash)))).status).toBe(401);
-      expect(await http('GET', api(path(aliceCash)), { token: accountsOnly })).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+      expect(await http('GET', api(path(aliceCash)), { token: accountsOnly })).toMatchObject({
+        status: 403,
+        body: { code: 'INSUFFICIENT_SCOPE' },
+      });
       expect(await http('GET', api(path(bobCash)), { token: reader })).toMatchObject({ status: 404, body: { field: 'accountId' } });
       expect(await http('GET', api(path('123')), { token: reader })).toMatchObject({ status: 400, body: { field: 'accountId' } });
     });
@@ -79,12 +83,30 @@ describe('banking REST endpoints', () => {
   });
 
   it('validates currencies, dates, types, states and cursors naming the field', async () => {
-    expect(await http('GET', api(`/banking/${aliceCash}/balance/US1`), { token: reader })).toMatchObject({ status: 400, body: { field: 'ccy' } });
-    expect(await http('GET', api(`/banking/${aliceCash}/balance/XYZ`), { token: reader })).toMatchObject({ status: 400, body: { field: 'currency' } });
-    expect(await http('GET', api(`/banking/${aliceCash}/activity?from=2026-13-01`), { token: reader })).toMatchObject({ status: 400, body: { field: 'from' } });
-    expect(await http('GET', api(`/banking/${aliceCash}/activity?type=GIFT`), { token: reader })).toMatchObject({ status: 400, body: { field: 'type' } });
-    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?state=DONE`), { token: reader })).toMatchObject({ status: 400, body: { field: 'state' } });
-    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?cursor=abc.def`), { token: reader })).toMatchObject({ status: 400, body: { field: 'cursor' } });
+    expect(await http('GET', api(`/banking/${aliceCash}/balance/US1`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'ccy' },
+    });
+    expect(await http('GET', api(`/banking/${aliceCash}/balance/XYZ`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'currency' },
+    });
+    expect(await http('GET', api(`/banking/${aliceCash}/activity?from=2026-13-01`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'from' },
+    });
+    expect(await http('GET', api(`/banking/${aliceCash}/activity?type=GIFT`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'type' },
+    });
+    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?state=DONE`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'state' },
+    });
+    expect(await http('GET', api(`/banking/${aliceCash}/txn-activity?cursor=abc.def`), { token: reader })).toMatchObject({
+      status: 400,
+      body: { field: 'cursor' },
+    });
   });
 
   it('refuses bad funding input with 400/422 naming the field, and never a 500', async () => {
@@ -102,17 +124,29 @@ describe('banking REST endpoints', () => {
       const res = await deposit(body);
       expect({ body, status: [400, 422].includes(res.status), field: res.body.field }).toEqual({ body, status: true, field });
     }
-    expect(await deposit({ accountId: bobCash, amount: '10', currency: 'EUR' })).toMatchObject({ status: 404, body: { field: 'accountId' } });
-    const notJson = await http('POST', api('/banking/deposit'), { token: writer, body: 'amount=1', headers: { 'content-type': 'text/plain' } });
+    expect(await deposit({ accountId: bobCash, amount: '10', currency: 'EUR' })).toMatchObject({
+      status: 404,
+      body: { field: 'accountId' },
+    });
+    const notJson = await http('POST', api('/banking/deposit'), {
+      token: writer,
+      body: 'amount=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(notJson.status).toBe(415);
   });
 
   it('needs write:banking and a READ_WRITE session to move money', async () => {
     const readOnly = await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, reader);
     expect(readOnly).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });
-    expect(readOnly.headers.get('www-authenticate')).toBe('Bearer realm="trading-api", error="insufficient_scope", error_description="A READ_ONLY token may not use POST"');
+    expect(readOnly.headers.get('www-authenticate')).toBe(
+      'Bearer realm="trading-api", error="insufficient_scope", error_description="A READ_ONLY token may not use POST"',
+    );
     const narrow = await scopedSession(p, alice.email, ['read:banking']);
-    expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, narrow)).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+    expect(await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, narrow)).toMatchObject({
+      status: 403,
+      body: { code: 'INSUFFICIENT_SCOPE' },
+    });
     const gql = await http('POST', p.urls.gateway, {
       token: reader,
       body: { query: `mutation { deposit(input: { accountId: "${aliceCash}", amount: "1", currency: "USD" }) { id } }` },
@@ -126,7 +160,10 @@ describe('banking REST endpoints', () => {
     expect(res).toMatchObject({ status: 201, body: { type: 'DEPOSIT', state: 'PENDING', amount: '125.50', currency: 'USD' } });
     conforms('POST', '/banking/deposit', 201, res.body);
     const txn = await until(
-      async () => (await http('GET', api(`/banking/${aliceCash}/txn-activity?type=DEPOSIT`), { token: reader })).body.transactions.find((t: { id: string }) => t.id === res.body.id),
+      async () =>
+        (await http('GET', api(`/banking/${aliceCash}/txn-activity?type=DEPOSIT`), { token: reader })).body.transactions.find(
+          (t: { id: string }) => t.id === res.body.id,
+        ),
       (t) => t?.state === 'COMPLETED',
       'the deposit to clear',
     );
@@ -140,10 +177,16 @@ describe('banking REST endpoints', () => {
 
   it('withdrawals hold cash while pending, can be cancelled once, and never overdraw', async () => {
     const before = await balanceOf();
-    const tooMuch = await http('POST', api('/banking/withdraw'), { token: writer, body: { accountId: aliceCash, amount: new Decimal(before.availableToWithdraw).plus(1).toFixed(2), currency: 'USD' } });
+    const tooMuch = await http('POST', api('/banking/withdraw'), {
+      token: writer,
+      body: { accountId: aliceCash, amount: new Decimal(before.availableToWithdraw).plus(1).toFixed(2), currency: 'USD' },
+    });
     expect(tooMuch).toMatchObject({ status: 422, body: { field: 'amount' } });
 
-    const w = await http('POST', api('/banking/withdraw'), { token: writer, body: { accountId: aliceCash, amount: '40.00', currency: 'USD' } });
+    const w = await http('POST', api('/banking/withdraw'), {
+      token: writer,
+      body: { accountId: aliceCash, amount: '40.00', currency: 'USD' },
+    });
     expect(w).toMatchObject({ status: 201, body: { state: 'PENDING', type: 'WITHDRAWAL' } });
     const held = await balanceOf();
     expect(new Decimal(held.held).minus(before.held).equals(40)).toBe(true);
@@ -153,8 +196,13 @@ describe('banking REST endpoints', () => {
     expect(cancel).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
     conforms('POST', '/banking/cancel-txn', 200, cancel.body);
     expect(new Decimal((await balanceOf()).availableToWithdraw).equals(before.availableToWithdraw)).toBe(true);
-    expect((await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: w.body.id } })).status).toBeLessThan(500);
-    expect(await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: randomUUID() } })).toMatchObject({ status: 404, body: { field: 'transactionId' } });
+    expect((await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: w.body.id } })).status).toBeLessThan(
+      500,
+    );
+    expect(await http('POST', api('/banking/cancel-txn'), { token: writer, body: { transactionId: randomUUID() } })).toMatchObject({
+      status: 404,
+      body: { field: 'transactionId' },
+    });
   });
 
   it('honours Idempotency-Key: same body → first result, other body → 422, concurrent duplicates → one effect', async () => {
@@ -172,7 +220,10 @@ describe('banking REST endpoints', () => {
   it('lets the sandbox force a REJECTED outcome', async () => {
     const res = await deposit({ accountId: aliceCash, amount: '3.00', currency: 'USD', sandboxOutcome: 'REJECTED' });
     const txn = await until(
-      async () => (await http('GET', api(`/banking/${aliceCash}/txn-activity?state=REJECTED`), { token: reader })).body.transactions.find((t: { id: string }) => t.id === res.body.id),
+      async () =>
+        (await http('GET', api(`/banking/${aliceCash}/txn-activity?state=REJECTED`), { token: reader })).body.transactions.find(
+          (t: { id: string }) => t.id === res.body.id,
+        ),
       (t) => !!t,
       'the sandbox rejection',
     );

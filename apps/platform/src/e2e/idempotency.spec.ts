@@ -21,7 +21,11 @@ describe('idempotency keys', () => {
   afterAll(() => p?.stop());
 
   const deposit = (token: string, key: string, amount: string) =>
-    http('POST', `${p.urls.api}/banking/deposit`, { token, body: { accountId: aliceCash, amount, currency: 'USD' }, headers: { 'Idempotency-Key': key } });
+    http('POST', `${p.urls.api}/banking/deposit`, {
+      token,
+      body: { accountId: aliceCash, amount, currency: 'USD' },
+      headers: { 'Idempotency-Key': key },
+    });
 
   it("abuse: a vendor app pre-claiming a key cannot block, or answer for, the user's own script using it", async () => {
     const key = `nightly-${randomUUID()}`;
@@ -41,7 +45,9 @@ describe('idempotency keys', () => {
     const first = await deposit(script, key, '3.00');
     expect(first.status).toBe(201);
     expect((await deposit(script, key, '4.00')).status).toBe(422);
-    await p.services.banking.app!.dataSource.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1", [key]);
+    await p.services.banking.app!.dataSource.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1", [
+      key,
+    ]);
     const later = await deposit(script, key, '4.00');
     expect(later.status).toBe(201);
     expect(later.body.id).not.toBe(first.body.id);
@@ -51,7 +57,10 @@ describe('idempotency keys', () => {
     expect((await deposit(script, 'has space', '1.00')).body).toMatchObject({ status: 400, field: 'Idempotency-Key' });
     const gql = await http('POST', p.urls.gateway, {
       token: script,
-      body: { query: 'mutation($i: FundingInput!, $k: String) { deposit(input: $i, idempotencyKey: $k) { id } }', variables: { i: { accountId: aliceCash, amount: '1.00', currency: 'USD' }, k: 'has space' } },
+      body: {
+        query: 'mutation($i: FundingInput!, $k: String) { deposit(input: $i, idempotencyKey: $k) { id } }',
+        variables: { i: { accountId: aliceCash, amount: '1.00', currency: 'USD' }, k: 'has space' },
+      },
     });
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'idempotencyKey' });
   });

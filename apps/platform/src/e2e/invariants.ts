@@ -67,7 +67,11 @@ export async function settlementProgress(db: ServiceDatabases): Promise<Settleme
 
 /** Waits until the relay has published everything and both consumer groups have applied it. */
 export function settled(db: ServiceDatabases): Promise<SettlementProgress> {
-  return until(() => settlementProgress(db), (s) => s.unpublished === 0 && s.applied, 'settlement to catch up');
+  return until(
+    () => settlementProgress(db),
+    (s) => s.unpublished === 0 && s.applied,
+    'settlement to catch up',
+  );
 }
 
 /** Customer cash books (free and held) below zero, per account and currency: none, at any moment. */
@@ -113,45 +117,89 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
   const ids = (rows: Array<{ event_id: string }>) => rows.map((r) => r.event_id).sort();
   const written = ids(await db.query('oms', `SELECT event_id::text FROM outbox WHERE ${BOOKED}`));
   expect(ids(await db.query('banking', 'SELECT event_id::text FROM settlement_events'))).toEqual(written);
-  expect(ids(await db.query('accounts', 'SELECT event_id::text FROM settlement_events'))).toEqual(ids(await db.query('oms', "SELECT event_id::text FROM outbox WHERE type = 'trade.executed'")));
+  expect(ids(await db.query('accounts', 'SELECT event_id::text FROM settlement_events'))).toEqual(
+    ids(await db.query('oms', "SELECT event_id::text FROM outbox WHERE type = 'trade.executed'")),
+  );
 
   // The ledger balances: each entry, each account's sub-ledger, the whole.
   expect(await db.query('banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0')).toEqual([]);
   // Each trade booked once in banking (a TRADE entry per trade).
-  const [{ n: tradeEntries }] = await db.query('banking', "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL");
+  const [{ n: tradeEntries }] = await db.query(
+    'banking',
+    "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL",
+  );
   expect(tradeEntries).toBe(progress.trades);
-  expect(await db.query('banking', "SELECT trade_id FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL GROUP BY trade_id HAVING count(*) > 1")).toEqual([]);
+  expect(
+    await db.query(
+      'banking',
+      "SELECT trade_id FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL GROUP BY trade_id HAVING count(*) > 1",
+    ),
+  ).toEqual([]);
   // No cash book below zero.
   expect(await negativeCash(db)).toEqual([]);
 
   // No hold left on a closed order, and a captured hold took exactly what the order's fills cost.
-  const orders = await db.query('oms', 'SELECT id, status, (gross_amount + commission)::text AS cost, filled_quantity::text AS filled FROM orders');
+  const orders = await db.query(
+    'oms',
+    'SELECT id, status, (gross_amount + commission)::text AS cost, filled_quantity::text AS filled FROM orders',
+  );
   const holds = new Map(
-    (await db.query('banking', 'SELECT order_id, state, amount::text, settled_amount::text AS settled, coalesce(captured_amount, 0)::text AS captured FROM holds')).map((h) => [h.order_id, h]),
+    (
+      await db.query(
+        'banking',
+        'SELECT order_id, state, amount::text, settled_amount::text AS settled, coalesce(captured_amount, 0)::text AS captured FROM holds',
+      )
+    ).map((h) => [h.order_id, h]),
   );
   let stillHeld = new Decimal(0);
   for (const o of orders) {
     const hold = holds.get(o.id);
     if (o.status === 'ACCEPTED' && unconfirmed.has(o.id)) {
-      expect({ order: o.id, filled: new Decimal(o.filled).toString(), cost: new Decimal(o.cost).toString() }).toEqual({ order: o.id, filled: '0', cost: '0' });
-      if (hold) expect({ order: o.id, state: hold.state, settled: new Decimal(hold.settled).toString() }).toEqual({ order: o.id, state: 'HELD', settled: '0' });
+      expect({ order: o.id, filled: new Decimal(o.filled).toString(), cost: new Decimal(o.cost).toString() }).toEqual({
+        order: o.id,
+        filled: '0',
+        cost: '0',
+      });
+      if (hold)
+        expect({ order: o.id, state: hold.state, settled: new Decimal(hold.settled).toString() }).toEqual({
+          order: o.id,
+          state: 'HELD',
+          settled: '0',
+        });
       if (hold) stillHeld = stillHeld.plus(hold.amount);
       continue;
     }
     expect({ order: o.id, open: ['NEW', 'PARTIALLY_FILLED', 'ACCEPTED'].includes(o.status) }).toEqual({ order: o.id, open: false });
-    if (hold) expect({ order: o.id, state: hold.state, captured: new Decimal(hold.captured).toFixed(2) }).toEqual({ order: o.id, state: new Decimal(o.cost).isZero() ? 'RELEASED' : 'CAPTURED', captured: new Decimal(o.cost).toFixed(2) });
+    if (hold)
+      expect({ order: o.id, state: hold.state, captured: new Decimal(hold.captured).toFixed(2) }).toEqual({
+        order: o.id,
+        state: new Decimal(o.cost).isZero() ? 'RELEASED' : 'CAPTURED',
+        captured: new Decimal(o.cost).toFixed(2),
+      });
   }
-  const [{ held }] = await db.query('banking', "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)");
+  const [{ held }] = await db.query(
+    'banking',
+    "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)",
+  );
   expect(new Decimal(held).toFixed()).toBe(stillHeld.toFixed());
 
   // Every holding is its seed plus its fills.
-  const fills = await db.query('oms', "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2");
+  const fills = await db.query(
+    'oms',
+    "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2",
+  );
   for (const f of fills) {
     const seed = seedPositions.find((s) => s.accountId === f.account_id && s.symbol === f.symbol)?.quantity ?? '0';
-    const [pos] = await db.query('accounts', 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2', [f.account_id, f.symbol]);
-    expect({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(pos.quantity).toString() }).toEqual({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(seed).plus(f.net).toString() });
+    const [pos] = await db.query('accounts', 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2', [
+      f.account_id,
+      f.symbol,
+    ]);
+    expect({ holding: `${f.account_id}/${f.symbol}`, quantity: new Decimal(pos.quantity).toString() }).toEqual({
+      holding: `${f.account_id}/${f.symbol}`,
+      quantity: new Decimal(seed).plus(f.net).toString(),
+    });
     expect(new Decimal(pos.quantity).gte(0)).toBe(true); // no shorts
   }
 }

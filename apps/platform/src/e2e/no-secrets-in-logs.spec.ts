@@ -25,7 +25,12 @@ describe('logs hold no secret', () => {
     const dashboard = new DashboardClient(p.urls.login);
     const signIn = await dashboard.signIn(user.email, user.password);
     for (const cookie of signIn.setCookies) secrets.push(cookie.split(';')[0]!.split('=')[1]!);
-    const { token: pat } = await p.auth.pats.create({ userId: user.id, name: 'log check', access: 'READ_ONLY', expires: new Date(Date.now() + 86400_000).toISOString().slice(0, 10) });
+    const { token: pat } = await p.auth.pats.create({
+      userId: user.id,
+      name: 'log check',
+      access: 'READ_ONLY',
+      expires: new Date(Date.now() + 86400_000).toISOString().slice(0, 10),
+    });
     secrets.push(pat, pat.split('.')[1]!);
     const session = await patLogin(p.urls.api, pat);
     expect(session.status).toBe(200);

@@ -13,14 +13,20 @@ describe('admin CLI: apps, users, PATs', () => {
   let p: TestPlatform;
   const cli = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        join(ROOT, 'node_modules/.bin/tsx'),
+        ['tools/admin/cli.ts', ...args],
+        { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
   /** The CLI with `input` on standard input (a pipe, as in `printf … | npm run admin -- …`). */
   const cliWithInput = (input: string, ...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } });
+      const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken },
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -40,7 +46,12 @@ describe('admin CLI: apps, users, PATs', () => {
   afterAll(() => p?.stop());
 
   it('provisions from a registration file, lists, promotes, rotates and suspends', async () => {
-    const bad = await cli('apps', 'provision', '--file', file(registration({ country: 'Germany', redirectUris: ['http://vendor.example/cb'] })));
+    const bad = await cli(
+      'apps',
+      'provision',
+      '--file',
+      file(registration({ country: 'Germany', redirectUris: ['http://vendor.example/cb'] })),
+    );
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('nothing was created');
     expect(bad.stderr).toContain('country: must be a 2-letter ISO 3166-1 country code');
@@ -55,9 +66,23 @@ describe('admin CLI: apps, users, PATs', () => {
     const created = await cli('apps', 'provision', '--file', file(registration()), '--approve-scopes', 'read:accounts', '--json');
     expect(created.code).toBe(0);
     const app = JSON.parse(created.stdout);
-    expect(app).toMatchObject({ environment: 'DEV', clientId: expect.stringMatching(/^tci_dev_/), clientSecret: expect.stringMatching(/^tcs_/), approvedScopes: ['read:accounts'] });
+    expect(app).toMatchObject({
+      environment: 'DEV',
+      clientId: expect.stringMatching(/^tci_dev_/),
+      clientSecret: expect.stringMatching(/^tcs_/),
+      approvedScopes: ['read:accounts'],
+    });
 
-    const human = await cli('apps', 'promote', '--app', app.appId, '--redirect-uri', 'https://uat.vendor.example/cb', '--logo-url', 'https://cdn.vendor.example/logo.png');
+    const human = await cli(
+      'apps',
+      'promote',
+      '--app',
+      app.appId,
+      '--redirect-uri',
+      'https://uat.vendor.example/cb',
+      '--logo-url',
+      'https://cdn.vendor.example/logo.png',
+    );
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/promoted "E2E Portfolio App" .* in UAT[\s\S]*client_secret {2}tcs_/);
     const skipped = await cli('apps', 'promote', '--app', app.clientId, '--to', 'UAT', '--redirect-uri', 'https://vendor.example/prod');
@@ -78,18 +103,44 @@ describe('admin CLI: apps, users, PATs', () => {
     const help = await cli('--help');
     expect([help.code, help.stdout]).toEqual([0, expect.stringContaining('admin pat revoke --email <user e-mail> --token-id <tpat_…>')]);
     const email = `cli-${Date.now()}@example.com`;
-    const inArgv = await cli('users', 'create', '--email', email, '--password', 'a-long-enough-password', '--first-name', 'Cli', '--last-name', 'User');
+    const inArgv = await cli(
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'a-long-enough-password',
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'User',
+    );
     expect([inArgv.code, inArgv.stderr]).toEqual([2, expect.stringContaining('lands in shell history')]);
-    const created = await cliWithInput('a-long-enough-password\n', 'users', 'create', '--email', email, '--first-name', 'Cli', '--last-name', 'User', '--json');
+    const created = await cliWithInput(
+      'a-long-enough-password\n',
+      'users',
+      'create',
+      '--email',
+      email,
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'User',
+      '--json',
+    );
     expect(created.code).toBe(0);
     expect(await p.auth.users.verifyPassword(email, 'a-long-enough-password')).not.toBeNull(); // the newline was not part of it
     const tooShort = await cliWithInput('short', 'users', 'create', '--email', `x${email}`, '--first-name', 'A', '--last-name', 'B');
     expect([tooShort.code, tooShort.stderr]).toEqual([1, expect.stringContaining('password must be at least 12 characters')]);
     expect((await cli('users', 'list')).stdout).toContain(`${email}  Cli User  ${JSON.parse(created.stdout).userId}`);
 
-    const pat = JSON.parse((await cli('pat', 'create', '--email', email, '--name', 'nightly', '--scope', 'READ_ONLY', '--expires', inDays(3), '--json')).stdout);
+    const pat = JSON.parse(
+      (await cli('pat', 'create', '--email', email, '--name', 'nightly', '--scope', 'READ_ONLY', '--expires', inDays(3), '--json')).stdout,
+    );
     const listed = JSON.parse((await cli('pat', 'list', '--email', email, '--json')).stdout);
-    expect(listed.tokens).toEqual([expect.objectContaining({ tokenId: pat.tokenId, name: 'nightly', scope: 'READ_ONLY', revokedAt: null })]);
+    expect(listed.tokens).toEqual([
+      expect.objectContaining({ tokenId: pat.tokenId, name: 'nightly', scope: 'READ_ONLY', revokedAt: null }),
+    ]);
     expect(JSON.stringify(listed)).not.toContain(pat.token.split('.')[1]); // never the secret
     const session = await http('POST', `${p.urls.api}/pat/login`, { body: { token: pat.token } });
     expect(session.status).toBe(200);
@@ -118,7 +169,9 @@ describe('admin CLI: apps, users, PATs', () => {
     const found = await new Promise<{ code: number; stdout: string }>((resolve) => {
       const env: NodeJS.ProcessEnv = { ...process.env, ADMIN_URL: p.urls.adminApi, PLATFORM_DATA_DIR: dir };
       delete env['ADMIN_TOKEN'];
-      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', 'keys', 'list'], { cwd: ROOT, env }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout }));
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', 'keys', 'list'], { cwd: ROOT, env }, (err, stdout) =>
+        resolve({ code: err ? 1 : 0, stdout }),
+      );
     });
     expect(found.code).toBe(0);
     expect(found.stdout).toContain('ACTIVE');

@@ -2,7 +2,19 @@ import { AuthorizationCode } from 'simple-oauth2';
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '../app';
 import { newUser } from './pat-helpers';
-import { admin, authorizationCode, exchange, loginPath, pkce, provisionApp, refresh, tokenRequest, tokensFor, UserAgent, type ProvisionedApp } from './oauth-helpers';
+import {
+  admin,
+  authorizationCode,
+  exchange,
+  loginPath,
+  pkce,
+  provisionApp,
+  refresh,
+  tokenRequest,
+  tokensFor,
+  UserAgent,
+  type ProvisionedApp,
+} from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
@@ -27,10 +39,21 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     const res = await exchange(p, app, c);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toEqual({ access_token: expect.any(String), refresh_token: expect.stringMatching(/^trt_/), expires_in: 3600, token_type: 'Bearer', scope: 'read:accounts' });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      refresh_token: expect.stringMatching(/^trt_/),
+      expires_in: 3600,
+      token_type: 'Bearer',
+      scope: 'read:accounts',
+    });
     const [, payload] = (res.body.access_token as string).split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-    expect(claims).toMatchObject({ kind: 'oauth', client_id: app.clientId, scope: 'read:accounts', sub: (await p.auth.users.findByEmail(alice.email))!.id });
+    expect(claims).toMatchObject({
+      kind: 'oauth',
+      client_id: app.clientId,
+      scope: 'read:accounts',
+      sub: (await p.auth.users.findByEmail(alice.email))!.id,
+    });
     expect(claims.exp - claims.iat).toBe(3600);
 
     const accounts = await http('GET', `${p.urls.api}/accounts`, { token: res.body.access_token });
@@ -47,7 +70,13 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     expect(tokens.scope).toBe('read:accounts read:banking');
     const me = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: tokens.access_token });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ sub: me.body.userId, userId: expect.any(String), email: alice.email, firstName: 'Alice', lastName: 'Anders' });
+    expect(me.body).toEqual({
+      sub: me.body.userId,
+      userId: expect.any(String),
+      email: alice.email,
+      firstName: 'Alice',
+      lastName: 'Anders',
+    });
 
     const bankingOnly = await tokensFor(p, app, alice, 'read:banking');
     const refused = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: bankingOnly.access_token });
@@ -125,18 +154,38 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     expect((await stranger.request('POST', `/en/developer/apps/${grantId}/revoke`, { _csrf: aliceCsrf })).status).toBe(404);
   });
 
-  it('leads from GET {base_url}/oauth/authorize to the login page with the same parameters, in the user\'s language', async () => {
+  it("leads from GET {base_url}/oauth/authorize to the login page with the same parameters, in the user's language", async () => {
     const { challenge } = pkce();
-    const path = loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes: 'read:accounts', state: 's1', challenge, method: 'S256' });
+    const path = loginPath({
+      clientId: app.clientId,
+      redirectUri: app.redirectUri,
+      scopes: 'read:accounts',
+      state: 's1',
+      challenge,
+      method: 'S256',
+    });
     const query = path.slice(path.indexOf('?'));
-    const res = await fetch(`${p.urls.api}/oauth/authorize${query}`, { redirect: 'manual', headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+    const res = await fetch(`${p.urls.api}/oauth/authorize${query}`, {
+      redirect: 'manual',
+      headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`http://localhost:${p.config.AUTH_PORT}/de/login${query}`);
     const page = await new UserAgent(p.urls.login).open(`/de/login${query}`, alice);
     expect(page.body).toContain('möchte auf Ihr Trading-API-Konto zugreifen');
     expect(page.body).toContain('Ihre Konten, Positionen, Margin und Ihr Profil');
     // Standard space-separated `scope` works too.
-    const std = await new UserAgent(p.urls.login).open(loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, state: 's', challenge, method: 'S256', extra: { scope: 'read:accounts read:banking' } }), alice);
+    const std = await new UserAgent(p.urls.login).open(
+      loginPath({
+        clientId: app.clientId,
+        redirectUri: app.redirectUri,
+        state: 's',
+        challenge,
+        method: 'S256',
+        extra: { scope: 'read:accounts read:banking' },
+      }),
+      alice,
+    );
     expect(std.body).toContain('data-scope="read:banking"');
   });
 
@@ -159,17 +208,35 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     for (const authorizationMethod of ['header', 'body'] as const) {
       const client = new AuthorizationCode({
         client: { id: app.clientId, secret: app.clientSecret },
-        auth: { tokenHost: p.urls.api.replace(/\/v1$/, ''), tokenPath: '/v1/oauth/token', revokePath: '/v1/oauth/revoke', authorizeHost: p.urls.login, authorizePath: '/en/login' },
+        auth: {
+          tokenHost: p.urls.api.replace(/\/v1$/, ''),
+          tokenPath: '/v1/oauth/token',
+          revokePath: '/v1/oauth/revoke',
+          authorizeHost: p.urls.login,
+          authorizePath: '/en/login',
+        },
         options: { authorizationMethod, bodyFormat: 'form' },
       });
       const { verifier, challenge } = pkce();
-      const url = new URL(client.authorizeURL({ redirect_uri: app.redirectUri, scope: ['read:accounts', 'read:banking'], state: 'lib-state', code_challenge: challenge, code_challenge_method: 'S256' } as never));
+      const url = new URL(
+        client.authorizeURL({
+          redirect_uri: app.redirectUri,
+          scope: ['read:accounts', 'read:banking'],
+          state: 'lib-state',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        } as never),
+      );
       const ua = new UserAgent(p.urls.login);
       const page = await ua.open(url.pathname + url.search, alice);
       const back = new URL((await ua.answer(page, 'approve')).location!);
       expect(back.searchParams.get('state')).toBe('lib-state');
 
-      const token = await client.getToken({ code: back.searchParams.get('code')!, redirect_uri: app.redirectUri, code_verifier: verifier } as never);
+      const token = await client.getToken({
+        code: back.searchParams.get('code')!,
+        redirect_uri: app.redirectUri,
+        code_verifier: verifier,
+      } as never);
       expect(token.token).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read:accounts read:banking' });
       expect((await http('GET', `${p.urls.api}/accounts`, { token: token.token['access_token'] as string })).status).toBe(200);
       const refreshed = await token.refresh();
@@ -183,12 +250,44 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
   it('answers RFC 6749 §5.2 errors as { error, error_description }', async () => {
     const url = `${p.urls.api}/oauth/token`;
     const cases: Array<[Record<string, string>, { form?: boolean; basic?: [string, string] }, number, string]> = [
-      [{ grant_type: 'AUTH_CODE', code: 'x'.repeat(43), redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: 'wrong', code_verifier: 'v'.repeat(43) }, {}, 401, 'invalid_client'],
-      [{ grant_type: 'AUTH_CODE', code: 'x'.repeat(43), redirect_uri: app.redirectUri, code_verifier: 'v'.repeat(43) }, {}, 401, 'invalid_client'],
-      [{ grant_type: 'password', username: 'a', password: 'b' }, { form: true, basic: [app.clientId, app.clientSecret] }, 400, 'unsupported_grant_type'],
+      [
+        {
+          grant_type: 'AUTH_CODE',
+          code: 'x'.repeat(43),
+          redirect_uri: app.redirectUri,
+          client_id: app.clientId,
+          client_secret: 'wrong',
+          code_verifier: 'v'.repeat(43),
+        },
+        {},
+        401,
+        'invalid_client',
+      ],
+      [
+        { grant_type: 'AUTH_CODE', code: 'x'.repeat(43), redirect_uri: app.redirectUri, code_verifier: 'v'.repeat(43) },
+        {},
+        401,
+        'invalid_client',
+      ],
+      [
+        { grant_type: 'password', username: 'a', password: 'b' },
+        { form: true, basic: [app.clientId, app.clientSecret] },
+        400,
+        'unsupported_grant_type',
+      ],
       [{ code: 'x' }, { form: true, basic: [app.clientId, app.clientSecret] }, 400, 'invalid_request'],
-      [{ grant_type: 'authorization_code', code: 'x'.repeat(43), redirect_uri: app.redirectUri, code_verifier: 'v'.repeat(43) }, { form: true, basic: [app.clientId, app.clientSecret] }, 400, 'invalid_grant'],
-      [{ grant_type: 'refresh_token', refresh_token: 'trt_' + 'x'.repeat(43), client_secret: app.clientSecret }, { form: true, basic: [app.clientId, app.clientSecret] }, 400, 'invalid_request'],
+      [
+        { grant_type: 'authorization_code', code: 'x'.repeat(43), redirect_uri: app.redirectUri, code_verifier: 'v'.repeat(43) },
+        { form: true, basic: [app.clientId, app.clientSecret] },
+        400,
+        'invalid_grant',
+      ],
+      [
+        { grant_type: 'refresh_token', refresh_token: 'trt_' + 'x'.repeat(43), client_secret: app.clientSecret },
+        { form: true, basic: [app.clientId, app.clientSecret] },
+        400,
+        'invalid_request',
+      ],
     ];
     for (const [params, options, status, error] of cases) {
       const res = await tokenRequest(url, params, options);
@@ -196,13 +295,20 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
       expect(typeof res.body.error_description).toBe('string');
       if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     }
-    const repeated = await http('POST', url, { body: `grant_type=refresh_token&grant_type=authorization_code`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const repeated = await http('POST', url, {
+      body: `grant_type=refresh_token&grant_type=authorization_code`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect([repeated.status, repeated.body.error]).toEqual([400, 'invalid_request']);
     const notJson = await http('POST', url, { body: '{"grant_type":', headers: { 'content-type': 'application/json' } });
     expect([notJson.status, notJson.body.error]).toEqual([400, 'invalid_request']);
     const suspended = await provisionApp(p);
     expect((await admin(p, 'POST', `/apps/${suspended.appId}/suspend`)).status).toBe(200);
-    const refusedClient = await tokenRequest(url, { grant_type: 'refresh_token', refresh_token: 'trt_' + 'x'.repeat(43) }, { form: true, basic: [suspended.clientId, suspended.clientSecret] });
+    const refusedClient = await tokenRequest(
+      url,
+      { grant_type: 'refresh_token', refresh_token: 'trt_' + 'x'.repeat(43) },
+      { form: true, basic: [suspended.clientId, suspended.clientSecret] },
+    );
     expect([refusedClient.status, refusedClient.body.error]).toEqual([400, 'unauthorized_client']);
   });
 });

@@ -38,11 +38,20 @@ export function admin(p: TestPlatform, method: 'GET' | 'POST', path: string, bod
   return http(method, `${p.urls.adminApi}/admin${path}`, { body, token: p.adminToken });
 }
 
-export async function provisionApp(p: TestPlatform, overrides: Record<string, unknown> = {}, approvedScopes?: string[]): Promise<ProvisionedApp> {
+export async function provisionApp(
+  p: TestPlatform,
+  overrides: Record<string, unknown> = {},
+  approvedScopes?: string[],
+): Promise<ProvisionedApp> {
   const doc = registration(overrides);
   const res = await admin(p, 'POST', '/apps', { registration: doc, ...(approvedScopes ? { approvedScopes } : {}) });
   if (res.status !== 201) throw new Error(`provisioning answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return { appId: res.body.appId, clientId: res.body.clientId, clientSecret: res.body.clientSecret, redirectUri: (doc['redirectUris'] as string[])[0]! };
+  return {
+    appId: res.body.appId,
+    clientId: res.body.clientId,
+    clientSecret: res.body.clientSecret,
+    redirectUri: (doc['redirectUris'] as string[])[0]!,
+  };
 }
 
 /** RFC 7636: a verifier and its S256 challenge. */
@@ -60,7 +69,10 @@ export class UserAgent {
     const res = await fetch(url.startsWith('/') ? this.loginUrl + url : url, {
       method,
       redirect: 'manual',
-      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body: form ? new URLSearchParams(form) : undefined,
     });
     for (const line of res.headers.getSetCookie()) {
@@ -79,7 +91,12 @@ export class UserAgent {
       const signin = await this.request('GET', res.location);
       const csrf = /name="_csrf" value="([^"]+)"/.exec(signin.body)![1]!;
       const next = /name="next" value="([^"]+)"/.exec(signin.body)![1]!.replace(/&amp;/g, '&');
-      const posted = await this.request('POST', new URL(res.location, this.loginUrl).pathname, { _csrf: csrf, email: user.email, password: user.password, next });
+      const posted = await this.request('POST', new URL(res.location, this.loginUrl).pathname, {
+        _csrf: csrf,
+        email: user.email,
+        password: user.password,
+        next,
+      });
       if (posted.status !== 303) throw new Error(`sign-in answered ${posted.status}`);
       res = await this.request('GET', posted.location!);
     }
@@ -116,10 +133,19 @@ export const loginPath = (a: AuthorizeParams, locale = 'en') => {
 };
 
 /** Signs in, consents, and returns the code with what it is bound to. */
-export async function authorizationCode(p: TestPlatform, app: ProvisionedApp, user: { email: string; password: string }, scopes = 'read:accounts', ua = new UserAgent(p.urls.login)) {
+export async function authorizationCode(
+  p: TestPlatform,
+  app: ProvisionedApp,
+  user: { email: string; password: string },
+  scopes = 'read:accounts',
+  ua = new UserAgent(p.urls.login),
+) {
   const { verifier, challenge } = pkce();
   const state = randomBytes(12).toString('base64url');
-  const page = await ua.open(loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes, state, challenge, method: 'S256' }), user);
+  const page = await ua.open(
+    loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes, state, challenge, method: 'S256' }),
+    user,
+  );
   const answer = await ua.answer(page, 'approve');
   const back = new URL(answer.location!);
   if (back.searchParams.get('state') !== state) throw new Error(`state came back as ${back.searchParams.get('state')}`);
@@ -131,7 +157,9 @@ export async function authorizationCode(p: TestPlatform, app: ProvisionedApp, us
 /** POST {base_url}/oauth/token as spec §4.1 (JSON) or RFC 6749 (form, optionally HTTP Basic). */
 export function tokenRequest(url: string, params: Record<string, string>, options: { form?: boolean; basic?: [string, string] } = {}) {
   const headers: Record<string, string> = {};
-  if (options.basic) headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(options.basic[0])}:${encodeURIComponent(options.basic[1])}`).toString('base64')}`;
+  if (options.basic)
+    headers['authorization'] =
+      `Basic ${Buffer.from(`${encodeURIComponent(options.basic[0])}:${encodeURIComponent(options.basic[1])}`).toString('base64')}`;
   if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
   return http('POST', url, { body: options.form ? new URLSearchParams(params).toString() : params, headers });
 }
@@ -148,7 +176,13 @@ export async function exchange(p: TestPlatform, app: ProvisionedApp, c: { code: 
 }
 
 export const refresh = (api: string, app: ProvisionedApp, refreshToken: string, extra: Record<string, string> = {}) =>
-  tokenRequest(`${api}/oauth/token`, { grant_type: 'REFRESH_TOKEN', refresh_token: refreshToken, client_id: app.clientId, client_secret: app.clientSecret, ...extra });
+  tokenRequest(`${api}/oauth/token`, {
+    grant_type: 'REFRESH_TOKEN',
+    refresh_token: refreshToken,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    ...extra,
+  });
 
 /** Tokens for `user` and `app`, the whole way. */
 export async function tokensFor(p: TestPlatform, app: ProvisionedApp, user: { email: string; password: string }, scopes = 'read:accounts') {

@@ -3,7 +3,21 @@ import { withDatabaseName } from '@trading/db';
 import { connectStore } from '@trading/redis';
 import { http, TEST_POSTGRES_URL, TEST_REDIS_URL, testKeyPrefix } from '@trading/testing';
 import { DEMO_USERS } from '../app';
-import { admin, authorizationCode, exchange, extraAuth, loginPath, pkce, provisionApp, refresh, registration, tokenRequest, tokensFor, UserAgent, type ProvisionedApp } from './oauth-helpers';
+import {
+  admin,
+  authorizationCode,
+  exchange,
+  extraAuth,
+  loginPath,
+  pkce,
+  provisionApp,
+  refresh,
+  registration,
+  tokenRequest,
+  tokensFor,
+  UserAgent,
+  type ProvisionedApp,
+} from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
@@ -19,7 +33,10 @@ describe('OAuth rules', () => {
 
   beforeAll(async () => {
     p = await startTestPlatform();
-    app = await provisionApp(p, { redirectUris: ['https://vendor.example/callback', 'http://127.0.0.1:9999/cb'], scopes: ['read:accounts', 'read:banking'] });
+    app = await provisionApp(p, {
+      redirectUris: ['https://vendor.example/callback', 'http://127.0.0.1:9999/cb'],
+      scopes: ['read:accounts', 'read:banking'],
+    });
     db = new Client({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`) });
     await db.connect();
   }, 60_000);
@@ -30,7 +47,14 @@ describe('OAuth rules', () => {
 
   describe('the authorization request', () => {
     const { challenge } = pkce();
-    const valid = () => ({ clientId: app.clientId, redirectUri: app.redirectUri, scopes: 'read:accounts', state: 'st-1', challenge, method: 'S256' });
+    const valid = () => ({
+      clientId: app.clientId,
+      redirectUri: app.redirectUri,
+      scopes: 'read:accounts',
+      state: 'st-1',
+      challenge,
+      method: 'S256',
+    });
 
     it('shows an error page, never a redirect, for an unknown client or an unregistered redirect URI (exact match)', async () => {
       const ua = new UserAgent(p.urls.login);
@@ -97,7 +121,11 @@ describe('OAuth rules', () => {
       expect((await ua.request('POST', '/en/login/consent', { _csrf: 'forged', request, decision: 'approve' })).status).toBe(403);
       const denied = await ua.answer(page, 'deny');
       const back = new URL(denied.location!);
-      expect([back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('code')]).toEqual(['access_denied', 'st-1', null]);
+      expect([back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('code')]).toEqual([
+        'access_denied',
+        'st-1',
+        null,
+      ]);
       // The consent request is answered once only.
       expect((await ua.answer(page, 'approve')).status).toBe(400);
     });
@@ -106,7 +134,13 @@ describe('OAuth rules', () => {
   describe('codes', () => {
     it('refuse a wrong, short, malformed or missing verifier without being spent', async () => {
       const c = await authorizationCode(p, app, alice);
-      const base = { grant_type: 'AUTH_CODE', code: c.code, redirect_uri: c.redirectUri, client_id: app.clientId, client_secret: app.clientSecret };
+      const base = {
+        grant_type: 'AUTH_CODE',
+        code: c.code,
+        redirect_uri: c.redirectUri,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      };
       for (const [verifier, status, error] of [
         [pkce().verifier, 400, 'invalid_grant'],
         [c.verifier.slice(0, 42), 400, 'invalid_grant'],
@@ -157,7 +191,17 @@ describe('OAuth rules', () => {
       try {
         const ua = new UserAgent(short.url);
         const { verifier, challenge } = pkce();
-        const page = await ua.open(loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes: 'read:accounts', state: 's', challenge, method: 'S256' }), alice);
+        const page = await ua.open(
+          loginPath({
+            clientId: app.clientId,
+            redirectUri: app.redirectUri,
+            scopes: 'read:accounts',
+            state: 's',
+            challenge,
+            method: 'S256',
+          }),
+          alice,
+        );
         const code = new URL((await ua.answer(page, 'approve')).location!).searchParams.get('code')!;
         await sleep(1200);
         const res = await exchange(p, app, { code, verifier, redirectUri: app.redirectUri });
@@ -208,9 +252,26 @@ describe('OAuth rules', () => {
       try {
         const ua = new UserAgent(short.url);
         const { verifier, challenge } = pkce();
-        const page = await ua.open(loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes: 'read:accounts', state: 's', challenge, method: 'S256' }), alice);
+        const page = await ua.open(
+          loginPath({
+            clientId: app.clientId,
+            redirectUri: app.redirectUri,
+            scopes: 'read:accounts',
+            state: 's',
+            challenge,
+            method: 'S256',
+          }),
+          alice,
+        );
         const code = new URL((await ua.answer(page, 'approve')).location!).searchParams.get('code')!;
-        const issued = await tokenRequest(`${short.url}/oauth/token`, { grant_type: 'AUTH_CODE', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret, code_verifier: verifier });
+        const issued = await tokenRequest(`${short.url}/oauth/token`, {
+          grant_type: 'AUTH_CODE',
+          code,
+          redirect_uri: app.redirectUri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+          code_verifier: verifier,
+        });
         expect(issued.status).toBe(200);
         await sleep(1200);
         expect((await refresh(short.url, app, issued.body.refresh_token)).body.error).toBe('invalid_grant');
@@ -224,7 +285,12 @@ describe('OAuth rules', () => {
     // Behind a trusted proxy, so the spec can speak from several client addresses.
     const tokenCall = (url: string, client: { clientId: string; clientSecret: string }, from: string) =>
       http('POST', `${url}/oauth/token`, {
-        body: { grant_type: 'REFRESH_TOKEN', refresh_token: 'trt_' + 'x'.repeat(43), client_id: client.clientId, client_secret: client.clientSecret },
+        body: {
+          grant_type: 'REFRESH_TOKEN',
+          refresh_token: 'trt_' + 'x'.repeat(43),
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        },
         headers: { 'x-forwarded-for': from },
       });
 
@@ -270,13 +336,21 @@ describe('OAuth rules', () => {
       const uat = await admin(p, 'POST', `/apps/${promoted.appId}/promote`, { redirectUris: ['https://uat.vendor.example/callback'] });
       expect(uat.status).toBe(201);
       expect(uat.body.clientId).toMatch(/^tci_uat_/);
-      const uatApp: ProvisionedApp = { appId: promoted.appId, clientId: uat.body.clientId, clientSecret: uat.body.clientSecret, redirectUri: 'https://uat.vendor.example/callback' };
+      const uatApp: ProvisionedApp = {
+        appId: promoted.appId,
+        clientId: uat.body.clientId,
+        clientSecret: uat.body.clientSecret,
+        redirectUri: 'https://uat.vendor.example/callback',
+      };
       const { challenge } = pkce();
       const ua = new UserAgent(p.urls.login);
 
       // The DEV deployment (the platform) knows nothing of UAT credentials.
       expect((await refresh(api(), uatApp, 'trt_' + 'x'.repeat(43))).status).toBe(401);
-      const devPage = await ua.request('GET', loginPath({ clientId: uatApp.clientId, redirectUri: uatApp.redirectUri, scopes: 'read:accounts', challenge, method: 'S256' }));
+      const devPage = await ua.request(
+        'GET',
+        loginPath({ clientId: uatApp.clientId, redirectUri: uatApp.redirectUri, scopes: 'read:accounts', challenge, method: 'S256' }),
+      );
       expect([devPage.status, devPage.location]).toEqual([400, undefined]);
 
       // Outside DEV, secrets go only by SMTP: no SMTP_URL, no start.
@@ -286,13 +360,56 @@ describe('OAuth rules', () => {
         // …and the UAT deployment refuses DEV's client, secret and redirect URI.
         expect((await refresh(uatAuth.url, promoted, 'trt_' + 'x'.repeat(43))).status).toBe(401);
         const uatUa = new UserAgent(uatAuth.url);
-        expect((await uatUa.request('GET', loginPath({ clientId: promoted.clientId, redirectUri: promoted.redirectUri, scopes: 'read:accounts', challenge, method: 'S256' }))).status).toBe(400);
-        expect((await uatUa.request('GET', loginPath({ clientId: uatApp.clientId, redirectUri: promoted.redirectUri, scopes: 'read:accounts', challenge, method: 'S256' }))).status).toBe(400);
+        expect(
+          (
+            await uatUa.request(
+              'GET',
+              loginPath({
+                clientId: promoted.clientId,
+                redirectUri: promoted.redirectUri,
+                scopes: 'read:accounts',
+                challenge,
+                method: 'S256',
+              }),
+            )
+          ).status,
+        ).toBe(400);
+        expect(
+          (
+            await uatUa.request(
+              'GET',
+              loginPath({
+                clientId: uatApp.clientId,
+                redirectUri: promoted.redirectUri,
+                scopes: 'read:accounts',
+                challenge,
+                method: 'S256',
+              }),
+            )
+          ).status,
+        ).toBe(400);
         // Its own credentials work end to end.
         const { verifier, challenge: c2 } = pkce();
-        const page = await uatUa.open(loginPath({ clientId: uatApp.clientId, redirectUri: uatApp.redirectUri, scopes: 'read:accounts', state: 'u', challenge: c2, method: 'S256' }), alice);
+        const page = await uatUa.open(
+          loginPath({
+            clientId: uatApp.clientId,
+            redirectUri: uatApp.redirectUri,
+            scopes: 'read:accounts',
+            state: 'u',
+            challenge: c2,
+            method: 'S256',
+          }),
+          alice,
+        );
         const code = new URL((await uatUa.answer(page, 'approve')).location!).searchParams.get('code')!;
-        const tokens = await tokenRequest(`${uatAuth.url}/oauth/token`, { grant_type: 'AUTH_CODE', code, redirect_uri: uatApp.redirectUri, client_id: uatApp.clientId, client_secret: uatApp.clientSecret, code_verifier: verifier });
+        const tokens = await tokenRequest(`${uatAuth.url}/oauth/token`, {
+          grant_type: 'AUTH_CODE',
+          code,
+          redirect_uri: uatApp.redirectUri,
+          client_id: uatApp.clientId,
+          client_secret: uatApp.clientSecret,
+          code_verifier: verifier,
+        });
         expect(tokens.status).toBe(200);
       } finally {
         await uatAuth.close();
@@ -308,13 +425,24 @@ describe('OAuth rules', () => {
       expect(await accountsWith(tokens.access_token)).toBe(401);
       expect((await refresh(api(), vendor, tokens.refresh_token)).body.error).toBe('unauthorized_client');
       const { challenge } = pkce();
-      const page = await new UserAgent(p.urls.login).request('GET', loginPath({ clientId: vendor.clientId, redirectUri: vendor.redirectUri, scopes: 'read:accounts', state: 'z', challenge, method: 'S256' }));
+      const page = await new UserAgent(p.urls.login).request(
+        'GET',
+        loginPath({
+          clientId: vendor.clientId,
+          redirectUri: vendor.redirectUri,
+          scopes: 'read:accounts',
+          state: 'z',
+          challenge,
+          method: 'S256',
+        }),
+      );
       expect(new URL(page.location!).searchParams.get('error')).toBe('unauthorized_client');
     });
   });
 
   describe('the registry', () => {
-    const outboxFor = (email: string) => db.query(`SELECT subject, body, secret, sent_at FROM email_outbox WHERE to_address = $1 ORDER BY id`, [email]).then((r) => r.rows);
+    const outboxFor = (email: string) =>
+      db.query(`SELECT subject, body, secret, sent_at FROM email_outbox WHERE to_address = $1 ORDER BY id`, [email]).then((r) => r.rows);
 
     it('validates every field of a registration, reports each by name, and creates nothing when any is wrong', async () => {
       const before = (await admin(p, 'GET', '/apps')).body.apps.length;
@@ -335,10 +463,29 @@ describe('OAuth rules', () => {
       expect(res.status).toBe(422);
       const fields = (res.body.problems as Array<{ field: string }>).map((x) => x.field).sort();
       expect(fields).toEqual(
-        ['businessEmail', 'companyName', 'companyWebsite', 'country', 'homepageUrl', 'logoUrl', 'phone', 'redirectUris[0]', 'redirectUris[1]', 'redirectUris[2]', 'scopes[1]', 'supportUrl', 'website'].sort(),
+        [
+          'businessEmail',
+          'companyName',
+          'companyWebsite',
+          'country',
+          'homepageUrl',
+          'logoUrl',
+          'phone',
+          'redirectUris[0]',
+          'redirectUris[1]',
+          'redirectUris[2]',
+          'scopes[1]',
+          'supportUrl',
+          'website',
+        ].sort(),
       );
-      expect((await admin(p, 'POST', '/apps', { registration: registration({ redirectUris: [] }) })).body.problems).toEqual([{ field: 'redirectUris', message: expect.stringContaining('one or more') }]);
-      expect((await admin(p, 'POST', '/apps', { registration: registration({ scopes: ['read:accounts'] }), approvedScopes: ['read:banking'] })).status).toBe(422);
+      expect((await admin(p, 'POST', '/apps', { registration: registration({ redirectUris: [] }) })).body.problems).toEqual([
+        { field: 'redirectUris', message: expect.stringContaining('one or more') },
+      ]);
+      expect(
+        (await admin(p, 'POST', '/apps', { registration: registration({ scopes: ['read:accounts'] }), approvedScopes: ['read:banking'] }))
+          .status,
+      ).toBe(422);
       expect((await admin(p, 'GET', '/apps')).body.apps.length).toBe(before);
       expect(await outboxFor((bad['businessEmail'] as string).toLowerCase())).toEqual([]);
     });
@@ -347,7 +494,12 @@ describe('OAuth rules', () => {
       const doc = registration();
       const res = await admin(p, 'POST', '/apps', { registration: doc, approvedScopes: ['read:accounts'] });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ environment: 'DEV', clientId: expect.stringMatching(/^tci_dev_/), clientSecret: expect.stringMatching(/^tcs_/), approvedScopes: ['read:accounts'] });
+      expect(res.body).toMatchObject({
+        environment: 'DEV',
+        clientId: expect.stringMatching(/^tci_dev_/),
+        clientSecret: expect.stringMatching(/^tcs_/),
+        approvedScopes: ['read:accounts'],
+      });
       const stored = await db.query(`SELECT secret_hash FROM vendor_app_credentials WHERE client_id = $1`, [res.body.clientId]);
       expect(stored.rows[0].secret_hash).not.toContain(res.body.clientSecret);
       const listed = JSON.stringify((await admin(p, 'GET', '/apps')).body);
@@ -409,7 +561,10 @@ async function fetchSetCookies(loginUrl: string, user: { email: string; password
   const ua = new UserAgent(loginUrl);
   const page = await ua.request('GET', '/en/signin');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  const cookie = page.headers.getSetCookie().map((l) => l.split(';')[0]).join('; ');
+  const cookie = page.headers
+    .getSetCookie()
+    .map((l) => l.split(';')[0])
+    .join('; ');
   const res = await fetch(`${loginUrl}/en/signin`, {
     method: 'POST',
     redirect: 'manual',

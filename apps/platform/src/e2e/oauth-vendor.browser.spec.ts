@@ -8,7 +8,16 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /** Debian's chromium (see .ci/run ensure_chromium); never a downloaded browser build. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const alice = DEMO_USERS[0]!;
 
 const ROOT = join(__dirname, '../../../..');
@@ -24,7 +33,11 @@ const freePort = () =>
 
 /** `npm run sample-vendor` as a vendor would run it: its own process, configured by environment variables. */
 async function startSampleVendor(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/sample-vendor/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/sample-vendor/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sample vendor did not start: ${output}`)), 30_000);
@@ -78,7 +91,12 @@ describe('a vendor app in the browser', () => {
     // The vendor's address is part of its registration (redirect URI, logo): choose it first.
     const port = await freePort();
     vendorUrl = `http://127.0.0.1:${port}`;
-    app = await provisionApp(p, { appName: 'Browser Vendor', redirectUris: [`${vendorUrl}/callback`], logoUrl: `${vendorUrl}/logo.svg`, scopes: ['read:accounts', 'read:banking'] });
+    app = await provisionApp(p, {
+      appName: 'Browser Vendor',
+      redirectUris: [`${vendorUrl}/callback`],
+      logoUrl: `${vendorUrl}/logo.svg`,
+      scopes: ['read:accounts', 'read:banking'],
+    });
     vendor = await startSampleVendor({
       SAMPLE_VENDOR_PORT: String(port),
       SAMPLE_VENDOR_CLIENT_ID: app.clientId,
@@ -101,7 +119,9 @@ describe('a vendor app in the browser', () => {
     await connectAndSignIn(page);
 
     await expect(page.textContent('#consent-heading')).resolves.toBe('Browser Vendor wants to access your Trading API account');
-    await expect(page.locator('#scopes li').allTextContents()).resolves.toEqual([expect.stringContaining('See your accounts, positions, margin and profile')]);
+    await expect(page.locator('#scopes li').allTextContents()).resolves.toEqual([
+      expect.stringContaining('See your accounts, positions, margin and profile'),
+    ]);
     // The logo (on the vendor's origin) is allowed by the page's policy and shows.
     await page.waitForFunction('document.getElementById("app-logo").complete');
     expect(await page.evaluate('document.getElementById("app-logo").naturalWidth')).toBe(64);
@@ -143,12 +163,22 @@ describe('a vendor app in the browser', () => {
   it('shows an error page and never redirects for a redirect URI that is not registered', async () => {
     const { context, page } = await newPage();
     const { challenge } = pkce();
-    const q = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: 'https://evil.example/callback', scopes: 'read:accounts', state: 'x', code_challenge: challenge, code_challenge_method: 'S256' });
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: 'https://evil.example/callback',
+      scopes: 'read:accounts',
+      state: 'x',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const response = await page.goto(`${p.urls.login}/en/login?${q}`);
     expect(response?.status()).toBe(400);
     expect(new URL(page.url()).origin).toBe(p.urls.login);
     await expect(page.textContent('#oauth-error h1')).resolves.toBe('This sign-in link does not work');
-    await expect(page.textContent('#oauth-error-detail')).resolves.toContain('redirect_uri is not one of the redirect URIs registered for Browser Vendor');
+    await expect(page.textContent('#oauth-error-detail')).resolves.toContain(
+      'redirect_uri is not one of the redirect URIs registered for Browser Vendor',
+    );
     await context.close();
   });
 });

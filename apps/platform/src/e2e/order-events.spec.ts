@@ -28,7 +28,10 @@ class EventStream {
 
   static async open(url: string, token: string, lastEventId?: string): Promise<EventStream> {
     const abort = new AbortController();
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: abort.signal });
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      signal: abort.signal,
+    });
     return new EventStream(res.status, res.headers, res.ok ? res.body!.getReader() : undefined, abort);
   }
 
@@ -40,7 +43,10 @@ class EventStream {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error('no event in time');
       let timer: NodeJS.Timeout | undefined;
-      const chunk = await Promise.race([this.reader!.read(), new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left)))]).finally(() => clearTimeout(timer));
+      const chunk = await Promise.race([
+        this.reader!.read(),
+        new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left))),
+      ]).finally(() => clearTimeout(timer));
       if (chunk === 'timeout') throw new Error('no event in time');
       if (chunk.done) this.done = true;
       else this.buffer += decoder.decode(chunk.value, { stream: true });
@@ -86,7 +92,10 @@ describe('GET /v1/oms/{accountId}/events', () => {
     return { ...user, session, patId: pat.body.tokenId as string, accountId: account.accountId as string };
   };
   const place = (t: { session: string; accountId: string }, body: Record<string, unknown>) =>
-    http('POST', `${p.urls.api}/oms/order`, { token: t.session, body: { accountId: t.accountId, symbol: 'AAPL', side: 'BUY', timeInForce: 'GTC', quantity: '2', ...body } });
+    http('POST', `${p.urls.api}/oms/order`, {
+      token: t.session,
+      body: { accountId: t.accountId, symbol: 'AAPL', side: 'BUY', timeInForce: 'GTC', quantity: '2', ...body },
+    });
 
   beforeAll(async () => {
     p = await startOrdersPlatform();
@@ -106,11 +115,21 @@ describe('GET /v1/oms/{accountId}/events', () => {
     expect(order.status).toBe(201);
 
     const placed = await stream.next();
-    expect(placed).toMatchObject({ id: expect.stringMatching(/^\d+-\d+$/), event: 'order', data: { id: order.body.id, accountId: t.accountId, clientOrderId: 'sse-1', status: 'NEW', filledQuantity: '0' } });
+    expect(placed).toMatchObject({
+      id: expect.stringMatching(/^\d+-\d+$/),
+      event: 'order',
+      data: { id: order.body.id, accountId: t.accountId, clientOrderId: 'sse-1', status: 'NEW', filledQuantity: '0' },
+    });
     const fill = await stream.next();
-    expect(fill).toMatchObject({ event: 'fill', data: { orderId: order.body.id, quantity: '2', price: '190.00', grossAmount: '380.00', currency: 'USD' } });
+    expect(fill).toMatchObject({
+      event: 'fill',
+      data: { orderId: order.body.id, quantity: '2', price: '190.00', grossAmount: '380.00', currency: 'USD' },
+    });
     const filled = await stream.next();
-    expect(filled).toMatchObject({ event: 'order', data: { id: order.body.id, status: 'FILLED', filledQuantity: '2', averageFillPrice: '190.00' } });
+    expect(filled).toMatchObject({
+      event: 'order',
+      data: { id: order.body.id, status: 'FILLED', filledQuantity: '2', averageFillPrice: '190.00' },
+    });
     expect([placed!.id, fill!.id, filled!.id]).toEqual([...new Set([placed!.id, fill!.id, filled!.id])]);
     // Each event's data is what the OpenAPI document says (OrderUpdate, Trade), fields in its order.
     expect(Object.keys(filled!.data)).toEqual(Object.keys(restContract.orderUpdate.shape));
@@ -127,7 +146,11 @@ describe('GET /v1/oms/{accountId}/events', () => {
 
     // While no stream is open the order fills, and another one is placed and cancelled.
     await p.oms.feed.setPrice('AAPL', '184.00');
-    await until(() => http('GET', `${p.urls.api}/oms/${t.accountId}/order/${resting.body.id}`, { token: t.session }), (r) => r.body.status === 'FILLED', 'the fill');
+    await until(
+      () => http('GET', `${p.urls.api}/oms/${t.accountId}/order/${resting.body.id}`, { token: t.session }),
+      (r) => r.body.status === 'FILLED',
+      'the fill',
+    );
     const other = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
     expect((await http('DELETE', `${p.urls.api}/oms/order?orderId=${other.body.id}`, { token: t.session })).status).toBe(200);
     await p.oms.feed.setPrice('AAPL', '190.00');
@@ -149,7 +172,7 @@ describe('GET /v1/oms/{accountId}/events', () => {
     expect(await resumed.next()).toMatchObject({ event: 'order', data: { id: live.body.id, status: 'NEW' } });
   }, 30_000);
 
-  it('refuses another user\'s account, a token without read:orders and a made-up Last-Event-ID', async () => {
+  it("refuses another user's account, a token without read:orders and a made-up Last-Event-ID", async () => {
     const t = await trader();
     const stranger = await trader();
     expect((await open(t.accountId, stranger.session)).status).toBe(404);
@@ -165,7 +188,14 @@ describe('GET /v1/oms/{accountId}/events', () => {
     const t = await trader();
     const stream = await open(t.accountId, t.session);
     await new Promise((r) => setTimeout(r, 300)); // the stream is being read
-    const forged = { id: randomUUID(), accountId: t.accountId, status: 'FILLED', updatedAt: new Date().toISOString(), symbol: 'AAPL', filledQuantity: '1000' };
+    const forged = {
+      id: randomUUID(),
+      accountId: t.accountId,
+      status: 'FILLED',
+      updatedAt: new Date().toISOString(),
+      symbol: 'AAPL',
+      filledQuantity: '1000',
+    };
     await p.events.log.append(p.events.stream, { eventId: randomUUID(), type: 'order.updated', payload: { order: forged } });
     const real = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
     expect(await stream.next()).toMatchObject({ event: 'order', data: { id: real.body.id, status: 'NEW' } });

@@ -21,11 +21,19 @@ describe('order list fields are batched', () => {
     await p.oms.feed.setPrice('MSFT', '100.00');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await http('POST', `${p.urls.api}/oms/order`, { token: writer, body: { accountId: aliceCash, symbol: 'MSFT', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' } });
+      const res = await http('POST', `${p.urls.api}/oms/order`, {
+        token: writer,
+        body: { accountId: aliceCash, symbol: 'MSFT', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' },
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }
-    for (const id of ids) await until(() => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${id}`, { token: writer }), (r) => r.body.status === 'FILLED', `order ${id} filled`);
+    for (const id of ids)
+      await until(
+        () => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${id}`, { token: writer }),
+        (r) => r.body.status === 'FILLED',
+        `order ${id} filled`,
+      );
 
     // Count the statements the OMS sends while answering (the real DataSource, only observed).
     const ds = p.oms.dataSource;
@@ -38,7 +46,10 @@ describe('order list fields are batched', () => {
     try {
       const res = await http('POST', p.urls.gateway, {
         token: writer,
-        body: { query: 'query($id: ID!) { account(id: $id) { orders(limit: 20) { nodes { id fills { quantity price } } } } }', variables: { id: aliceCash } },
+        body: {
+          query: 'query($id: ID!) { account(id: $id) { orders(limit: 20) { nodes { id fills { quantity price } } } } }',
+          variables: { id: aliceCash },
+        },
       });
       expect(res.body.errors).toBeUndefined();
       const nodes = res.body.data.account.orders.nodes as Array<{ id: string; fills: unknown[] }>;

@@ -34,8 +34,22 @@ describe('orders: settlement survives a crash of banking or accounts while fills
   let redis: Redis;
   const tokens: Record<string, string> = {};
   const accounts = [
-    { id: DEMO_ACCOUNTS[0]!.id, user: DEMO_USERS[0]!.email, currency: 'USD', funding: '200000.00', symbols: ['AAPL', 'MSFT'], ballast: 'MSFT' },
-    { id: DEMO_ACCOUNTS[1]!.id, user: DEMO_USERS[0]!.email, currency: 'USD', funding: '200000.00', symbols: ['AAPL', 'MSFT', 'TSLA'], ballast: 'TSLA' },
+    {
+      id: DEMO_ACCOUNTS[0]!.id,
+      user: DEMO_USERS[0]!.email,
+      currency: 'USD',
+      funding: '200000.00',
+      symbols: ['AAPL', 'MSFT'],
+      ballast: 'MSFT',
+    },
+    {
+      id: DEMO_ACCOUNTS[1]!.id,
+      user: DEMO_USERS[0]!.email,
+      currency: 'USD',
+      funding: '200000.00',
+      symbols: ['AAPL', 'MSFT', 'TSLA'],
+      ballast: 'TSLA',
+    },
     { id: DEMO_ACCOUNTS[2]!.id, user: DEMO_USERS[1]!.email, currency: 'EUR', funding: '100000.00', symbols: ['SAP'], ballast: 'SAP' },
   ];
   const ticks: Record<string, string> = { AAPL: '0.01', MSFT: '0.01', TSLA: '0.01', SAP: '0.02' };
@@ -66,7 +80,12 @@ describe('orders: settlement survives a crash of banking or accounts while fills
   const trades = () => count('oms', 'SELECT count(*)::int AS n FROM trades');
   const price = async (symbol: string, move: number) => {
     const [{ last_price }] = await db.query('oms', 'SELECT last_price FROM instruments WHERE symbol = $1', [symbol]);
-    return new Decimal(last_price).times(1 + move).div(ticks[symbol]!).floor().times(ticks[symbol]!).toFixed();
+    return new Decimal(last_price)
+      .times(1 + move)
+      .div(ticks[symbol]!)
+      .floor()
+      .times(ticks[symbol]!)
+      .toFixed();
   };
 
   /**
@@ -88,7 +107,10 @@ describe('orders: settlement survives a crash of banking or accounts while fills
         const symbol = a.symbols[Math.floor(random() * a.symbols.length)]!;
         let res;
         if (r < 0.12 && mine.length) {
-          res = await http('DELETE', api('/oms/order'), { token: tokens[a.user]!, body: { orderId: mine.splice(Math.floor(random() * mine.length), 1)[0] } });
+          res = await http('DELETE', api('/oms/order'), {
+            token: tokens[a.user]!,
+            body: { orderId: mine.splice(Math.floor(random() * mine.length), 1)[0] },
+          });
         } else {
           const side = r < 0.72 ? 'BUY' : 'SELL';
           const quantity = side === 'BUY' ? 2 + Math.floor(random() * 9) : 1 + Math.floor(random() * 4);
@@ -96,7 +118,16 @@ describe('orders: settlement survives a crash of banking or accounts while fills
           const clientOrderId = `crash-${seed}-${++n}`;
           res = await http('POST', api('/oms/order'), {
             token: tokens[a.user]!,
-            body: { accountId: a.id, clientOrderId, symbol, side, type: 'LIMIT', timeInForce: 'GTC', quantity: String(quantity), limitPrice },
+            body: {
+              accountId: a.id,
+              clientOrderId,
+              symbol,
+              side,
+              type: 'LIMIT',
+              timeInForce: 'GTC',
+              quantity: String(quantity),
+              limitPrice,
+            },
           });
           if (res.status === 201) mine.push(res.body.id);
           if (res.status === 503) unanswered.push(clientOrderId);
@@ -124,7 +155,15 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     for (const a of accounts) {
       const res = await http('POST', api('/oms/order'), {
         token: tokens[a.user]!,
-        body: { accountId: a.id, symbol: a.ballast, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '90', limitPrice: await price(a.ballast, 0.02) },
+        body: {
+          accountId: a.id,
+          symbol: a.ballast,
+          side: 'BUY',
+          type: 'LIMIT',
+          timeInForce: 'GTC',
+          quantity: '90',
+          limitPrice: await price(a.ballast, 0.02),
+        },
       });
       expect(res.status).toBe(201);
     }
@@ -132,7 +171,10 @@ describe('orders: settlement survives a crash of banking or accounts while fills
 
   /** Cancels what is still working and waits for the relay and both consumer groups to catch up. */
   async function closeAllAndSettle() {
-    for (const { id, account_id } of await db.query('oms', "SELECT id, account_id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED')")) {
+    for (const { id, account_id } of await db.query(
+      'oms',
+      "SELECT id, account_id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED')",
+    )) {
       const a = accounts.find((x) => x.id === account_id)!;
       const res = await http('DELETE', api(`/oms/order?orderId=${id}`), { token: tokens[a.user]! });
       expect([200, 409]).toContain(res.status);
@@ -141,7 +183,8 @@ describe('orders: settlement survives a crash of banking or accounts while fills
   }
 
   /** Entries of `group` delivered and not acked: [entry id, consumer, ms idle, deliveries]. */
-  const pendingEntries = async (group: string) => (await redis.xpending(p.events.stream, group, '-', '+', 1000)) as Array<[string, string, number, number]>;
+  const pendingEntries = async (group: string) =>
+    (await redis.xpending(p.events.stream, group, '-', '+', 1000)) as Array<[string, string, number, number]>;
 
   async function crashWhileFilling(name: 'banking' | 'accounts', seed: number, restart: { consumer?: string; claimIdleMs?: number }) {
     const service = p.services[name];
@@ -180,10 +223,20 @@ describe('orders: settlement survives a crash of banking or accounts while fills
       const publishedAtCrash = await published();
 
       // Down: the OMS keeps filling and publishing; nothing is applied.
-      await until(published, (n) => n >= publishedAtCrash + 15 && Date.now() - crashedAt >= 1000, `events to be published while ${name} is down`);
+      await until(
+        published,
+        (n) => n >= publishedAtCrash + 15 && Date.now() - crashedAt >= 1000,
+        `events to be published while ${name} is down`,
+      );
       const publishedWhileDown = (await published()) - publishedAtCrash;
       expect(await count(name, 'SELECT count(*)::int AS n FROM settlement_events')).toBe(appliedAtCrash);
-      expect((await http('POST', `${name === 'banking' ? p.urls.banking : p.urls.accounts}`, { body: { query: '{ __typename }' } }).catch(() => ({ status: 0 }))).status).toBe(0);
+      expect(
+        (
+          await http('POST', `${name === 'banking' ? p.urls.banking : p.urls.accounts}`, { body: { query: '{ __typename }' } }).catch(
+            () => ({ status: 0 }),
+          )
+        ).status,
+      ).toBe(0);
 
       await service.restart(restart);
       flow.phase = 'restarted';
@@ -203,7 +256,11 @@ describe('orders: settlement survives a crash of banking or accounts while fills
 
       // It really crashed mid-stream: events were in flight when it died, more were published
       // while it was down, and the new instance took over what the dead one left unacked.
-      expect({ name, pendingAtCrash: pendingAtCrash.length > 0, publishedWhileDown: publishedWhileDown >= 15 }).toEqual({ name, pendingAtCrash: true, publishedWhileDown: true });
+      expect({ name, pendingAtCrash: pendingAtCrash.length > 0, publishedWhileDown: publishedWhileDown >= 15 }).toEqual({
+        name,
+        pendingAtCrash: true,
+        publishedWhileDown: true,
+      });
       expect(new Set(pendingAtCrash.map(([, consumer]) => consumer))).toEqual(new Set([deadConsumer]));
       expect(await p.events.log.pendingCount(p.events.stream, group)).toBe(0);
       const redelivered = await redis.xrange(p.events.stream, '-', '+');
@@ -221,7 +278,10 @@ describe('orders: settlement survives a crash of banking or accounts while fills
       expect(failures.filter((s) => s.phase !== 'down')).toEqual([]);
       expect(failures.every((s) => s.status === 503)).toBe(true);
       expect(progress.trades - tradesBefore).toBeGreaterThan(60);
-      const [{ n: partial }] = await db.query('oms', 'SELECT count(*)::int AS n FROM orders WHERE id IN (SELECT order_id FROM trades GROUP BY 1 HAVING count(*) > 1)');
+      const [{ n: partial }] = await db.query(
+        'oms',
+        'SELECT count(*)::int AS n FROM orders WHERE id IN (SELECT order_id FROM trades GROUP BY 1 HAVING count(*) > 1)',
+      );
       expect(partial).toBeGreaterThan(3);
       expect(cashViolations).toEqual([]);
 

@@ -51,7 +51,8 @@ describe('orders: invariants after a randomised concurrent run', () => {
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
     const placed: Array<{ id: string; user: string }> = [];
     const statuses: number[] = [];
-    const lastPrice = async (symbol: string) => new Decimal((await q('oms', 'SELECT last_price FROM instruments WHERE symbol = $1', [symbol]))[0].last_price);
+    const lastPrice = async (symbol: string) =>
+      new Decimal((await q('oms', 'SELECT last_price FROM instruments WHERE symbol = $1', [symbol]))[0].last_price);
 
     for (let round = 0; round < 12; round++) {
       const ops = Array.from({ length: 6 }, async () => {
@@ -64,10 +65,17 @@ describe('orders: invariants after a randomised concurrent run', () => {
           const type = pick(['MARKET', 'LIMIT', 'LIMIT', 'STOP', 'STOP_LIMIT']);
           const last = await lastPrice(symbol);
           const tick = symbol === 'SAP' ? '0.02' : '0.01';
-          const near = (f: number) => last.times(1 + f).div(tick).floor().times(tick).toFixed();
+          const near = (f: number) =>
+            last
+              .times(1 + f)
+              .div(tick)
+              .floor()
+              .times(tick)
+              .toFixed();
           const away = side === 'BUY' ? 0.004 : -0.004;
           const body: Record<string, unknown> = { accountId: a.id, symbol, side, type, quantity: String(1 + Math.floor(random() * 12)) };
-          body['timeInForce'] = type === 'MARKET' ? pick(['DAY', 'IOC', 'FOK']) : type === 'LIMIT' ? pick(['DAY', 'GTC', 'IOC', 'FOK']) : pick(['DAY', 'GTC']);
+          body['timeInForce'] =
+            type === 'MARKET' ? pick(['DAY', 'IOC', 'FOK']) : type === 'LIMIT' ? pick(['DAY', 'GTC', 'IOC', 'FOK']) : pick(['DAY', 'GTC']);
           if (type === 'LIMIT' || type === 'STOP_LIMIT') body['limitPrice'] = near(random() < 0.5 ? away : -away);
           if (type === 'STOP' || type === 'STOP_LIMIT') body['stopPrice'] = near(away / 2);
           if (type === 'STOP_LIMIT') body['limitPrice'] = near(away);
@@ -80,7 +88,14 @@ describe('orders: invariants after a randomised concurrent run', () => {
         } else {
           const kind = random() < 0.6 ? 'deposit' : 'withdraw';
           const amount = kind === 'deposit' ? '500.00' : '300.00';
-          statuses.push((await http('POST', api(`/banking/${kind}`), { token, body: { accountId: a.id, amount, currency: a.currency, sandboxOutcome: 'COMPLETED' } })).status);
+          statuses.push(
+            (
+              await http('POST', api(`/banking/${kind}`), {
+                token,
+                body: { accountId: a.id, amount, currency: a.currency, sandboxOutcome: 'COMPLETED' },
+              })
+            ).status,
+          );
         }
       });
       await Promise.all(ops);
@@ -102,10 +117,15 @@ describe('orders: invariants after a randomised concurrent run', () => {
 
     // A relay that crashed after publishing publishes everything again: nothing is applied twice.
     for (const row of await q('oms', 'SELECT event_id, type, payload, created_at FROM outbox ORDER BY seq')) {
-      await p.events.log.append(p.events.stream, { eventId: row.event_id, type: row.type, payload: { ...row.payload, eventId: row.event_id, type: row.type } });
+      await p.events.log.append(p.events.stream, {
+        eventId: row.event_id,
+        type: row.type,
+        payload: { ...row.payload, eventId: row.event_id, type: row.type },
+      });
     }
     await until(
-      async () => (await p.events.log.pendingCount(p.events.stream, 'banking')) + (await p.events.log.pendingCount(p.events.stream, 'accounts')),
+      async () =>
+        (await p.events.log.pendingCount(p.events.stream, 'banking')) + (await p.events.log.pendingCount(p.events.stream, 'accounts')),
       (n) => n === 0,
       'the duplicates to be consumed',
     );

@@ -21,17 +21,31 @@ describe('order lifecycle', () => {
   afterAll(() => p?.stop());
 
   const api = (path: string) => p.urls.api + path;
-  const place = (body: Record<string, unknown>, headers: Record<string, string> = {}) => http('POST', api('/oms/order'), { token: writer, body, headers });
+  const place = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    http('POST', api('/oms/order'), { token: writer, body, headers });
   const getOrder = (accountId: string, id: string) => http('GET', api(`/oms/${accountId}/order/${id}`), { token: writer });
   const settled = (accountId: string, id: string, status: string) =>
-    until(() => getOrder(accountId, id), (r) => r.body.status === status, `order ${id} ${status}`).then((r) => r.body);
+    until(
+      () => getOrder(accountId, id),
+      (r) => r.body.status === status,
+      `order ${id} ${status}`,
+    ).then((r) => r.body);
   const balance = async (accountId: string) => (await http('GET', api(`/banking/${accountId}/balance/USD`), { token: writer })).body;
-  const position = async (accountId: string, symbol: string) => (await http('GET', api(`/accounts/${accountId}/position?symbol=${symbol}`), { token: writer })).body;
+  const position = async (accountId: string, symbol: string) =>
+    (await http('GET', api(`/accounts/${accountId}/position?symbol=${symbol}`), { token: writer })).body;
 
   it('a market buy fills at once; banking takes gross + commission out of the hold, accounts books the position', async () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
     const before = await balance(aliceCash);
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '10', clientOrderId: 'lifecycle-mkt-1' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'MARKET',
+      timeInForce: 'DAY',
+      quantity: '10',
+      clientOrderId: 'lifecycle-mkt-1',
+    });
     expect(res.status).toBe(201);
     conforms('POST', '/oms/order', 201, res.body);
     expect(res.body).toMatchObject({ status: 'NEW', clientOrderId: 'lifecycle-mkt-1', reservedAmount: '1996.00', filledQuantity: '0' });
@@ -39,49 +53,111 @@ describe('order lifecycle', () => {
     conforms('GET', '/oms/{accountId}/order/{orderId}', 200, order);
     expect(order).toMatchObject({ filledQuantity: '10', averageFillPrice: '190.00', grossAmount: '1900.00', commission: '0.95' });
     expect(order.fills).toHaveLength(1);
-    expect(order.fills[0]).toMatchObject({ quantity: '10', price: '190.00', grossAmount: '1900.00', commission: '0.95', netAmount: '-1900.95' });
+    expect(order.fills[0]).toMatchObject({
+      quantity: '10',
+      price: '190.00',
+      grossAmount: '1900.00',
+      commission: '0.95',
+      netAmount: '-1900.95',
+    });
     for (const t of ['createdAt', 'submittedAt', 'filledAt']) expect(order[t]).toEqual(expect.any(String));
-    const after = await until(() => balance(aliceCash), (b) => b.held === '0.00' && b.cash !== before.cash, 'settlement in banking');
+    const after = await until(
+      () => balance(aliceCash),
+      (b) => b.held === '0.00' && b.cash !== before.cash,
+      'settlement in banking',
+    );
     expect(new Decimal(before.cash).minus(after.cash).toFixed(2)).toBe('1900.95');
-    const pos = await until(() => position(aliceCash, 'AAPL'), (b) => b.quantity === '10', 'settlement in accounts');
+    const pos = await until(
+      () => position(aliceCash, 'AAPL'),
+      (b) => b.quantity === '10',
+      'settlement in accounts',
+    );
     expect(pos).toMatchObject({ quantity: '10', averageCost: '190.095' });
   });
 
   const cancel = (orderId: string, how: 'body' | 'query' = 'body') =>
-    how === 'body' ? http('DELETE', api('/oms/order'), { token: writer, body: { orderId } }) : http('DELETE', api(`/oms/order?orderId=${orderId}`), { token: writer });
-  const noHoldLeft = () => until(() => balance(aliceCash), (b) => b.held === '0.00', 'every hold given back');
+    how === 'body'
+      ? http('DELETE', api('/oms/order'), { token: writer, body: { orderId } })
+      : http('DELETE', api(`/oms/order?orderId=${orderId}`), { token: writer });
+  const noHoldLeft = () =>
+    until(
+      () => balance(aliceCash),
+      (b) => b.held === '0.00',
+      'every hold given back',
+    );
   const pause = () => p.oms.engine.pause();
   afterEach(() => p.oms.engine.resume());
 
   it('a limit buy rests until the price comes down to it, then fills at the market price; the unused hold comes back', async () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '5', limitPrice: '185.00' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '5',
+      limitPrice: '185.00',
+    });
     expect(res).toMatchObject({ status: 201, body: { status: 'NEW', limitPrice: '185.00', reservedAmount: '925.46' } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', fills: [] });
     await p.oms.feed.setPrice('AAPL', '184.50');
-    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '184.50', grossAmount: '922.50', commission: '0.46' });
+    expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({
+      averageFillPrice: '184.50',
+      grossAmount: '922.50',
+      commission: '0.46',
+    });
     await noHoldLeft();
-    await until(() => position(aliceCash, 'AAPL'), (b) => b.quantity === '15', 'position 15');
+    await until(
+      () => position(aliceCash, 'AAPL'),
+      (b) => b.quantity === '15',
+      'position 15',
+    );
   });
 
   it('a stop sell triggers when the price falls to the stop, fills at the market and books realised P&L', async () => {
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'SELL', type: 'STOP', timeInForce: 'DAY', quantity: '5', stopPrice: '180.00' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'STOP',
+      timeInForce: 'DAY',
+      quantity: '5',
+      stopPrice: '180.00',
+    });
     expect(res).toMatchObject({ status: 201, body: { status: 'NEW', reservedAmount: null, expiresAt: expect.any(String) } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', triggeredAt: null });
     await p.oms.feed.setPrice('AAPL', '179.90');
     const order = await settled(aliceCash, res.body.id, 'FILLED');
     expect(order).toMatchObject({ averageFillPrice: '179.90', triggeredAt: expect.any(String), grossAmount: '899.50', commission: '0.45' });
-    const pos = await until(() => position(aliceCash, 'AAPL'), (b) => b.quantity === '10', 'position 10');
+    const pos = await until(
+      () => position(aliceCash, 'AAPL'),
+      (b) => b.quantity === '10',
+      'position 10',
+    );
     expect(new Decimal(pos.realizedPnl).lt(0)).toBe(true); // bought ≈ 188, sold 179.90
   });
 
   it('a stop-limit buy triggers at the stop and then waits for its limit', async () => {
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'STOP_LIMIT', timeInForce: 'GTC', quantity: '2', stopPrice: '200.00', limitPrice: '201.00' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'STOP_LIMIT',
+      timeInForce: 'GTC',
+      quantity: '2',
+      stopPrice: '200.00',
+      limitPrice: '201.00',
+    });
     expect(res.status).toBe(201);
     await p.oms.feed.setPrice('AAPL', '202.00');
-    const triggered = await until(() => getOrder(aliceCash, res.body.id), (r) => r.body.triggeredAt !== null, 'the stop to trigger');
+    const triggered = await until(
+      () => getOrder(aliceCash, res.body.id),
+      (r) => r.body.triggeredAt !== null,
+      'the stop to trigger',
+    );
     expect(triggered.body).toMatchObject({ status: 'NEW', fills: [] }); // 202 is above the 201 limit
     await p.oms.feed.setPrice('AAPL', '200.50');
     expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.50', filledQuantity: '2' });
@@ -92,14 +168,34 @@ describe('order lifecycle', () => {
     await pause();
     await p.oms.feed.setPrice('AAPL', '10.00');
     const before = await balance(aliceCash);
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'DAY', quantity: '250', limitPrice: '10.00' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'DAY',
+      quantity: '250',
+      limitPrice: '10.00',
+    });
     await p.oms.engine.runOnce(); // 100 per pass
     const partial = (await getOrder(aliceCash, res.body.id)).body;
-    expect(partial).toMatchObject({ status: 'PARTIALLY_FILLED', filledQuantity: '100', remainingQuantity: '150', grossAmount: '1000.00', commission: '0.50' });
+    expect(partial).toMatchObject({
+      status: 'PARTIALLY_FILLED',
+      filledQuantity: '100',
+      remainingQuantity: '150',
+      grossAmount: '1000.00',
+      commission: '0.50',
+    });
     const first = await cancel(res.body.id, 'body');
-    expect(first).toMatchObject({ status: 200, body: { status: 'CANCELLED', filledQuantity: '100', cancelledAt: expect.any(String), statusReason: 'Cancelled by the client' } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { status: 'CANCELLED', filledQuantity: '100', cancelledAt: expect.any(String), statusReason: 'Cancelled by the client' },
+    });
     conforms('DELETE', '/oms/order', 200, first.body);
-    expect(await cancel(res.body.id, 'query')).toMatchObject({ status: 200, body: { status: 'CANCELLED', cancelledAt: first.body.cancelledAt } });
+    expect(await cancel(res.body.id, 'query')).toMatchObject({
+      status: 200,
+      body: { status: 'CANCELLED', cancelledAt: first.body.cancelledAt },
+    });
     await p.oms.engine.runOnce();
     expect((await getOrder(aliceCash, res.body.id)).body.fills).toHaveLength(1);
     const after = await noHoldLeft();
@@ -108,16 +204,41 @@ describe('order lifecycle', () => {
 
   it('IOC fills what it can in its first pass and cancels the rest; FOK fills entirely or not at all', async () => {
     await pause();
-    const ioc = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'IOC', quantity: '150', limitPrice: '10.00' });
+    const ioc = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'IOC',
+      quantity: '150',
+      limitPrice: '10.00',
+    });
     const fok = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'FOK', quantity: '150' });
     await p.oms.engine.runOnce();
-    expect((await getOrder(aliceCash, ioc.body.id)).body).toMatchObject({ status: 'CANCELLED', filledQuantity: '100', statusReason: 'IOC: unfilled remainder cancelled' });
-    expect((await getOrder(aliceCash, fok.body.id)).body).toMatchObject({ status: 'CANCELLED', filledQuantity: '0', fills: [], statusReason: expect.stringContaining('FOK') });
+    expect((await getOrder(aliceCash, ioc.body.id)).body).toMatchObject({
+      status: 'CANCELLED',
+      filledQuantity: '100',
+      statusReason: 'IOC: unfilled remainder cancelled',
+    });
+    expect((await getOrder(aliceCash, fok.body.id)).body).toMatchObject({
+      status: 'CANCELLED',
+      filledQuantity: '0',
+      fills: [],
+      statusReason: expect.stringContaining('FOK'),
+    });
     await noHoldLeft();
   });
 
   it('a DAY order expires at the end of its session and gives its hold back', async () => {
-    const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'DAY', quantity: '1', limitPrice: '5.00' });
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'DAY',
+      quantity: '1',
+      limitPrice: '5.00',
+    });
     expect(new Date(res.body.expiresAt).getTime()).toBeGreaterThan(Date.now());
     await p.oms.dataSource.query('UPDATE orders SET expires_at = now() WHERE id = $1', [res.body.id]); // the session ends
     expect(await settled(aliceCash, res.body.id, 'EXPIRED')).toMatchObject({ expiredAt: expect.any(String), fills: [] });
@@ -130,8 +251,20 @@ describe('order lifecycle', () => {
     await settled(aliceCash, filled.body.id, 'FILLED');
     expect(await cancel(filled.body.id)).toMatchObject({ status: 409, body: { code: 'CONFLICT', field: 'orderId' } });
 
-    const tooBig = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'DAY', quantity: '90000', limitPrice: '10.00', clientOrderId: 'too-big' });
-    expect(tooBig).toMatchObject({ status: 422, body: { code: 'UNPROCESSABLE', field: 'quantity', detail: expect.stringMatching(/Insufficient buying power/) } });
+    const tooBig = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'DAY',
+      quantity: '90000',
+      limitPrice: '10.00',
+      clientOrderId: 'too-big',
+    });
+    expect(tooBig).toMatchObject({
+      status: 422,
+      body: { code: 'UNPROCESSABLE', field: 'quantity', detail: expect.stringMatching(/Insufficient buying power/) },
+    });
     const rejected = (await http('GET', api(`/oms/${aliceCash}/orders?status=REJECTED`), { token: writer })).body.orders;
     expect(rejected).toEqual([expect.objectContaining({ clientOrderId: 'too-big', status: 'REJECTED', rejectedAt: expect.any(String) })]);
 
@@ -141,8 +274,23 @@ describe('order lifecycle', () => {
 
   it('two sells racing for the whole holding: exactly one is accepted', async () => {
     await pause();
-    const held = (await until(() => position(aliceCash, 'AAPL'), (b) => new Decimal(b.quantity ?? 0).gt(0), 'a holding')).quantity as string;
-    const sell = () => place({ accountId: aliceCash, symbol: 'AAPL', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: held, limitPrice: '999.00' });
+    const held = (
+      await until(
+        () => position(aliceCash, 'AAPL'),
+        (b) => new Decimal(b.quantity ?? 0).gt(0),
+        'a holding',
+      )
+    ).quantity as string;
+    const sell = () =>
+      place({
+        accountId: aliceCash,
+        symbol: 'AAPL',
+        side: 'SELL',
+        type: 'LIMIT',
+        timeInForce: 'GTC',
+        quantity: held,
+        limitPrice: '999.00',
+      });
     const results = await Promise.all([sell(), sell(), sell()]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422]);
     for (const r of results.filter((x) => x.status === 201)) expect((await cancel(r.body.id)).status).toBe(200);
@@ -152,7 +300,15 @@ describe('order lifecycle', () => {
     await pause();
     await p.oms.feed.setPrice('AAPL', '10.00');
     for (let i = 0; i < 6; i++) {
-      const res = await place({ accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '5', limitPrice: '10.00' });
+      const res = await place({
+        accountId: aliceCash,
+        symbol: 'AAPL',
+        side: 'BUY',
+        type: 'LIMIT',
+        timeInForce: 'GTC',
+        quantity: '5',
+        limitPrice: '10.00',
+      });
       const [, cancelled] = await Promise.all([p.oms.engine.runOnce(), cancel(res.body.id)]);
       const order = (await getOrder(aliceCash, res.body.id)).body;
       if (cancelled.status === 200) expect(order).toMatchObject({ status: 'CANCELLED', filledQuantity: '0', fills: [] });

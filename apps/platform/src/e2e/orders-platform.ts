@@ -10,7 +10,9 @@ export function startOrdersPlatform(oms: Record<string, string> = {}, env: Recor
   // The lifecycle specs' arithmetic is the rate alone and their resting orders sit far from the
   // market: no minimum commission, no price band here (orders-rules.spec.ts covers both).
   const rules = { OMS_MIN_COMMISSION: '0', OMS_PRICE_BAND: '100' };
-  return startTestPlatform(env, { oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...rules, ...oms } });
+  return startTestPlatform(env, {
+    oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...rules, ...oms },
+  });
 }
 
 /** Polls `read` until `done` holds (about 20 s at most). */
@@ -26,7 +28,14 @@ export async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, 
 
 /** Deposits and waits for the simulated clearing to complete it (sandbox outcome COMPLETED). */
 export async function fund(p: TestPlatform, token: string, accountId: string, amount: string, currency = 'USD'): Promise<void> {
-  const res = await http('POST', `${p.urls.api}/banking/deposit`, { token, body: { accountId, amount, currency, sandboxOutcome: 'COMPLETED' } });
+  const res = await http('POST', `${p.urls.api}/banking/deposit`, {
+    token,
+    body: { accountId, amount, currency, sandboxOutcome: 'COMPLETED' },
+  });
   if (res.status !== 201) throw new Error(`deposit failed: ${res.status} ${JSON.stringify(res.body)}`);
-  await until(() => http('GET', `${p.urls.api}/banking/${accountId}/txn-activity?limit=1`, { token }), (r) => r.body.transactions?.[0]?.state === 'COMPLETED', 'the deposit to clear');
+  await until(
+    () => http('GET', `${p.urls.api}/banking/${accountId}/txn-activity?limit=1`, { token }),
+    (r) => r.body.transactions?.[0]?.state === 'COMPLETED',
+    'the deposit to clear',
+  );
 }

@@ -26,13 +26,24 @@ describe('order rules and a fair engine', () => {
   afterAll(() => p?.stop());
 
   const place = (token: string, body: Record<string, unknown>) => http('POST', `${p.urls.api}/oms/order`, { token, body });
-  const buy = (accountId: string, extra: Record<string, unknown>) => ({ accountId, symbol: 'AAPL', side: 'BUY', timeInForce: 'GTC', quantity: '1', ...extra });
+  const buy = (accountId: string, extra: Record<string, unknown>) => ({
+    accountId,
+    symbol: 'AAPL',
+    side: 'BUY',
+    timeInForce: 'GTC',
+    quantity: '1',
+    ...extra,
+  });
 
   it('charges at least the minimum commission per order, and reserves it', async () => {
     const res = await place(alices, buy(aliceCash, { type: 'MARKET', timeInForce: 'DAY', quantity: '1' }));
     expect(res.status).toBe(201);
     expect(res.body.reservedAmount).toBe('106.00'); // 1 × 100 × (1 + 5 % collar) + the 1.00 minimum
-    const filled = await until(() => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${res.body.id}`, { token: alices }), (r) => r.body.status === 'FILLED', 'the buy to fill');
+    const filled = await until(
+      () => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${res.body.id}`, { token: alices }),
+      (r) => r.body.status === 'FILLED',
+      'the buy to fill',
+    );
     expect(filled.body).toMatchObject({ grossAmount: '100.00', commission: '1.00' }); // 0.05 by the rate alone
     const rules = await http('GET', `${p.urls.api}/oms/${aliceCash}/order/rules`, { token: alices });
     expect(rules.body).toMatchObject({ minimumCommission: '1.00', priceBand: '0.5', maxOpenOrders: 30 });
@@ -41,13 +52,22 @@ describe('order rules and a fair engine', () => {
   it('refuses an order worth more than one order may be (which would also overflow what is stored), naming quantity; never a 500', async () => {
     const huge = await place(alices, buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }));
     expect(huge.body).toMatchObject({ status: 422, code: 'UNPROCESSABLE', field: 'quantity' });
-    const whatIf = await http('POST', `${p.urls.api}/oms/what-if`, { token: alices, body: buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }) });
+    const whatIf = await http('POST', `${p.urls.api}/oms/what-if`, {
+      token: alices,
+      body: buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }),
+    });
     expect(whatIf.status).not.toBe(500);
   });
 
   it('refuses limit and stop prices outside the band around the last price, naming the field', async () => {
-    expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '0.01' }))).body).toMatchObject({ status: 422, field: 'limitPrice' });
-    expect((await place(alices, buy(aliceCash, { type: 'STOP', timeInForce: 'DAY', stopPrice: '151.00' }))).body).toMatchObject({ status: 422, field: 'stopPrice' });
+    expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '0.01' }))).body).toMatchObject({
+      status: 422,
+      field: 'limitPrice',
+    });
+    expect((await place(alices, buy(aliceCash, { type: 'STOP', timeInForce: 'DAY', stopPrice: '151.00' }))).body).toMatchObject({
+      status: 422,
+      field: 'stopPrice',
+    });
     expect((await place(alices, buy(aliceCash, { type: 'LIMIT', limitPrice: '50.00' }))).status).toBe(201);
   });
 
@@ -76,7 +96,9 @@ describe('order rules and a fair engine', () => {
         ds.query = original;
       }
       expect((await http('GET', `${p.urls.api}/oms/${bobAccount}/order/${market.body.id}`, { token: bobs })).body.status).toBe('FILLED');
-      expect(statements.filter((s) => /FOR UPDATE SKIP LOCKED/.test(s) && /status IN \('NEW', 'PARTIALLY_FILLED'\)/.test(s)).length).toBe(1);
+      expect(statements.filter((s) => /FOR UPDATE SKIP LOCKED/.test(s) && /status IN \('NEW', 'PARTIALLY_FILLED'\)/.test(s)).length).toBe(
+        1,
+      );
     } finally {
       p.oms.engine.resume();
     }
@@ -85,19 +107,34 @@ describe('order rules and a fair engine', () => {
   it('books sale proceeds as unsettled until T+1: usable for buying at once, withdrawable only once settled', async () => {
     const balance = async () => (await http('GET', `${p.urls.api}/banking/${aliceMargin}/balance/USD`, { token: alices })).body;
     const before = await balance();
-    const sell = await place(alices, { accountId: aliceMargin, symbol: 'AAPL', side: 'SELL', type: 'MARKET', timeInForce: 'DAY', quantity: '2' });
+    const sell = await place(alices, {
+      accountId: aliceMargin,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'MARKET',
+      timeInForce: 'DAY',
+      quantity: '2',
+    });
     expect(sell.status).toBe(201);
     const sold = await until(balance, (b) => b.unsettledCash !== '0.00', 'the sale to reach banking');
     const net = Number(sold.unsettledCash);
     expect(net).toBeGreaterThan(100); // 2 × ~100 less commission
     expect(sold.availableToWithdraw).toBe(before.availableToWithdraw);
     expect(Number(sold.availableToTrade)).toBeCloseTo(Number(before.availableToTrade) + net, 2);
-    const tooMuch = await http('POST', `${p.urls.api}/banking/withdraw`, { token: alices, body: { accountId: aliceMargin, amount: (Number(before.availableToWithdraw) + 1).toFixed(2), currency: 'USD' } });
+    const tooMuch = await http('POST', `${p.urls.api}/banking/withdraw`, {
+      token: alices,
+      body: { accountId: aliceMargin, amount: (Number(before.availableToWithdraw) + 1).toFixed(2), currency: 'USD' },
+    });
     expect(tooMuch.status).toBe(422);
     // The settlement date comes (the clock is moved by moving the date).
-    const [row] = await p.services.banking.app!.dataSource.query("SELECT settle_on::text FROM sale_settlements WHERE account_id = $1 AND settled_at IS NULL", [aliceMargin]);
+    const [row] = await p.services.banking.app!.dataSource.query(
+      'SELECT settle_on::text FROM sale_settlements WHERE account_id = $1 AND settled_at IS NULL',
+      [aliceMargin],
+    );
     expect(new Date(row.settle_on).getTime()).toBeGreaterThan(Date.now() - 86400_000); // T+1 business day, not today
-    await p.services.banking.app!.dataSource.query('UPDATE sale_settlements SET settle_on = current_date WHERE account_id = $1', [aliceMargin]);
+    await p.services.banking.app!.dataSource.query('UPDATE sale_settlements SET settle_on = current_date WHERE account_id = $1', [
+      aliceMargin,
+    ]);
     const settled = await until(balance, (b) => b.unsettledCash === '0.00', 'the sale to settle');
     expect(Number(settled.availableToWithdraw)).toBeCloseTo(Number(before.availableToWithdraw) + net, 2);
   });

@@ -5,7 +5,16 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /** Debian's chromium (see .ci/run ensure_chromium); never a downloaded browser build. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * The developer dashboard in a real headless Chromium, end to end: sign in, create a token,
@@ -81,7 +90,9 @@ describe('PAT dashboard in a browser', () => {
     // The list shows it, used, from where; revoke it there.
     await page.goto(`${p.urls.login}/en/developer`);
     const row = page.locator(`tr[data-token-id="${tokenId}"]`);
-    await expect(row.textContent()).resolves.toMatch(/browser script[\s\S]*READ_ONLY[\s\S]*127\.0\.0\.1, ::1, 2001:db8::\/32[\s\S]*127\.0\.0\.1[\s\S]*ACTIVE/);
+    await expect(row.textContent()).resolves.toMatch(
+      /browser script[\s\S]*READ_ONLY[\s\S]*127\.0\.0\.1, ::1, 2001:db8::\/32[\s\S]*127\.0\.0\.1[\s\S]*ACTIVE/,
+    );
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForURL(/revoked=/), row.locator('button', { hasText: 'Revoke' }).click()]);
     await expect(page.textContent('#notice')).resolves.toContain(`Token ${tokenId} is revoked`);

@@ -107,7 +107,14 @@ export class DashboardClient {
 
   /** Submits the create-token form; `token` is set when the page shows a new token. */
   async createToken(fields: { name?: string; expires?: string; scope?: string; ips?: string }) {
-    const res = await this.request('POST', '/en/developer/tokens', { _csrf: this.csrf, name: 'token', scope: 'READ_ONLY', ips: '', expires: utcDate(30), ...fields });
+    const res = await this.request('POST', '/en/developer/tokens', {
+      _csrf: this.csrf,
+      name: 'token',
+      scope: 'READ_ONLY',
+      ips: '',
+      expires: utcDate(30),
+      ...fields,
+    });
     const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(res.body)?.[1];
     const errors = Object.fromEntries([...res.body.matchAll(/id="error-(\w+)">([^<]+)</g)].map((m) => [m[1], m[2]]));
     return { ...res, token, errors };
@@ -119,7 +126,8 @@ export class DashboardClient {
 }
 
 /** POST /pat/login; returns the whole answer. */
-export const patLogin = (api: string, token: string, headers: Record<string, string> = {}) => http('POST', `${api}/pat/login`, { body: { token }, headers });
+export const patLogin = (api: string, token: string, headers: Record<string, string> = {}) =>
+  http('POST', `${api}/pat/login`, { body: { token }, headers });
 
 export async function sessionToken(api: string, token: string, headers: Record<string, string> = {}): Promise<string> {
   const res = await patLogin(api, token, headers);

@@ -54,7 +54,10 @@ describe('PAT lifecycle', () => {
 
       for (const expires of [utcDate(1, 1), utcDate(-1), '2026-02-30', 'soon']) {
         const refused = await dashboard.createToken({ name: 'too far', expires });
-        expect({ expires, status: refused.status }).toEqual({ expires, status: /^\d{4}/.test(expires) && expires !== '2026-02-30' ? 422 : 400 });
+        expect({ expires, status: refused.status }).toEqual({
+          expires,
+          status: /^\d{4}/.test(expires) && expires !== '2026-02-30' ? 422 : 400,
+        });
         expect(refused.token).toBeUndefined();
         expect(refused.errors['expires']).toMatch(/expires/);
         // What was typed comes back, so the user only fixes the field at fault.
@@ -91,7 +94,12 @@ describe('PAT lifecycle', () => {
       const other = await signedIn();
       const missing = await dashboard.request('POST', '/en/developer/tokens', { name: 'x', expires: utcDate(1), scope: 'READ_ONLY' });
       expect(missing.status).toBe(403);
-      const foreign = await dashboard.request('POST', '/en/developer/tokens', { _csrf: other.dashboard.csrf, name: 'x', expires: utcDate(1), scope: 'READ_ONLY' });
+      const foreign = await dashboard.request('POST', '/en/developer/tokens', {
+        _csrf: other.dashboard.csrf,
+        name: 'x',
+        expires: utcDate(1),
+        scope: 'READ_ONLY',
+      });
       expect(foreign.status).toBe(403);
       expect(foreign.body).toContain('did not come from this site');
       // Signing in needs the token too (login CSRF).
@@ -114,11 +122,17 @@ describe('PAT lifecycle', () => {
 
       const user = await newUser(p);
       // A forwarded host counts only from a load balancer auth was told to trust.
-      const untrusted = await new DashboardClient(p.urls.login, { 'x-forwarded-host': 'developer.broker.example' }).signIn(user.email, user.password);
+      const untrusted = await new DashboardClient(p.urls.login, { 'x-forwarded-host': 'developer.broker.example' }).signIn(
+        user.email,
+        user.password,
+      );
       expect(untrusted.setCookies.find((c) => c.startsWith('tapi_session='))).not.toMatch(/Secure/);
       const behindProxy = await extraAuth(p, { AUTH_TRUST_PROXY: ['loopback'] });
       try {
-        const signIn = await new DashboardClient(behindProxy.url, { 'x-forwarded-host': 'developer.broker.example' }).signIn(user.email, user.password);
+        const signIn = await new DashboardClient(behindProxy.url, { 'x-forwarded-host': 'developer.broker.example' }).signIn(
+          user.email,
+          user.password,
+        );
         expect(signIn.setCookies.find((c) => c.startsWith('tapi_session='))).toMatch(/HttpOnly; SameSite=Lax; Max-Age=\d+; Secure/);
       } finally {
         await behindProxy.close();
@@ -141,7 +155,12 @@ describe('PAT lifecycle', () => {
       expect(unknown.body).toContain('The e-mail or password is wrong.');
       // `next` may only be a path on this site.
       await dashboard.request('GET', '/en/signin');
-      const offsite = await dashboard.request('POST', '/en/signin', { _csrf: dashboard.csrf, email: user.email, password: user.password, next: '//evil.example/x' });
+      const offsite = await dashboard.request('POST', '/en/signin', {
+        _csrf: dashboard.csrf,
+        email: user.email,
+        password: user.password,
+        next: '//evil.example/x',
+      });
       expect(offsite.headers.get('location')).toBe('/en/developer');
     });
 
@@ -163,13 +182,16 @@ describe('PAT lifecycle', () => {
       const behindProxy = await extraAuth(p, { AUTH_TRUST_PROXY: ['loopback'] });
       try {
         const guesser = new DashboardClient(behindProxy.url, { 'x-forwarded-for': '198.51.100.77' });
-        for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++) expect((await guesser.signIn(user.email, `wrong-${i}`)).status).toBe(401);
+        for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++)
+          expect((await guesser.signIn(user.email, `wrong-${i}`)).status).toBe(401);
         const blocked = await guesser.signIn(user.email, user.password);
         expect(blocked.status).toBe(429);
         expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
         expect(blocked.body).toContain('Too many failed sign-ins');
         // abuse: the owner, from their own address, signs in as usual.
-        expect((await new DashboardClient(behindProxy.url, { 'x-forwarded-for': '203.0.113.5' }).signIn(user.email, user.password)).status).toBe(303);
+        expect(
+          (await new DashboardClient(behindProxy.url, { 'x-forwarded-for': '203.0.113.5' }).signIn(user.email, user.password)).status,
+        ).toBe(303);
       } finally {
         await behindProxy.close();
       }
@@ -208,7 +230,9 @@ describe('PAT lifecycle', () => {
       expect(schema.body.data.__schema).toBeDefined();
       type Field = { name: string; args: Array<{ name: string; type: { kind: string; ofType: { kind: string; name: string } | null } }> };
       const fields: Field[] = schema.body?.data?.__schema?.mutationType?.fields ?? [];
-      const callable = fields.find((f) => f.args.every((a) => a.type.kind !== 'NON_NULL' || ['ID', 'String'].includes(a.type.ofType?.name ?? '')));
+      const callable = fields.find((f) =>
+        f.args.every((a) => a.type.kind !== 'NON_NULL' || ['ID', 'String'].includes(a.type.ofType?.name ?? '')),
+      );
       if (!callable) {
         // No mutation in the supergraph yet: the rule is covered by libs/subgraph's own test.
         console.warn('no callable GraphQL mutation in the supergraph; READ_ONLY mutation refusal not exercised end to end');
@@ -240,10 +264,15 @@ describe('PAT lifecycle', () => {
       // Every call is checked, not just the login.
       const elsewhere = await http('GET', `${trusting.api}/accounts`, { token: session, headers: from('198.51.100.9') });
       expect(elsewhere).toMatchObject({ status: 403, body: { code: 'IP_NOT_ALLOWED' } });
-      expect(elsewhere.headers.get('www-authenticate')).toMatch(/^Bearer realm="trading-api", error="invalid_token", error_description="This token may not be used from this address"/);
+      expect(elsewhere.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="trading-api", error="invalid_token", error_description="This token may not be used from this address"/,
+      );
       // userinfo names the address refusal as such, not as a missing scope.
       const userinfo = await http('GET', `${trusting.api}/oauth/userinfo`, { token: session, headers: from('198.51.100.9') });
-      expect(userinfo).toMatchObject({ status: 403, body: { error: 'invalid_token', error_description: 'This token may not be used from this address' } });
+      expect(userinfo).toMatchObject({
+        status: 403,
+        body: { error: 'invalid_token', error_description: 'This token may not be used from this address' },
+      });
       expect(userinfo.headers.get('www-authenticate')).toContain('error_description="This token may not be used from this address"');
       expect((await http('GET', `${p.urls.api}/accounts`, { token: session, headers: from(allowed) })).status).toBe(403);
 
@@ -257,7 +286,8 @@ describe('PAT lifecycle', () => {
       const token = await tokenFor(dashboard, { scope: 'READ_WRITE' });
       const tokenId = token.split('.')[0]!;
       const sessions = [await sessionToken(p.urls.api, token), await sessionToken(trusting.api, token)];
-      for (const api of [p.urls.api, trusting.api]) for (const s of sessions) expect((await http('GET', `${api}/accounts`, { token: s })).status).toBe(200);
+      for (const api of [p.urls.api, trusting.api])
+        for (const s of sessions) expect((await http('GET', `${api}/accounts`, { token: s })).status).toBe(200);
 
       const first = await http('POST', `${trusting.api}/pat/revoke`, { token: sessions[0], body: { tokenId } });
       expect(first).toMatchObject({ status: 200, body: { tokenId, revokedAt: expect.stringMatching(/Z$/) } });
@@ -285,14 +315,31 @@ describe('PAT lifecycle', () => {
       expect(foreign).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', field: 'tokenId' } });
       expect((await patLogin(p.urls.api, bobsToken)).status).toBe(200);
       for (const body of [{}, { tokenId: 42 }, { tokenId: bobsToken }, { token: 'tpat_x' }]) {
-        expect(await http('POST', `${p.urls.api}/pat/revoke`, { token: session, body })).toMatchObject({ status: 400, body: { code: 'BAD_USER_INPUT', field: 'tokenId' } });
+        expect(await http('POST', `${p.urls.api}/pat/revoke`, { token: session, body })).toMatchObject({
+          status: 400,
+          body: { code: 'BAD_USER_INPUT', field: 'tokenId' },
+        });
       }
       expect((await http('POST', `${p.urls.api}/pat/revoke`, { body: { tokenId: bobsToken.split('.')[0] } })).status).toBe(401);
       // The dashboard's revoke is no way around it either.
       expect((await alice.dashboard.revoke(bobsToken.split('.')[0]!)).status).toBe(404);
       // Nor is a forged claims header sent straight to auth: the public listener has no such route, the internal one refuses it.
-      expect((await http('POST', `${p.urls.login}/pat/revoke`, { body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' }, headers: { 'x-internal-claims': 'forged' } })).status).toBe(404);
-      expect((await http('POST', `${p.urls.authInternal}/pat/revoke`, { body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' }, headers: { 'x-internal-claims': 'forged' } })).status).toBe(401);
+      expect(
+        (
+          await http('POST', `${p.urls.login}/pat/revoke`, {
+            body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' },
+            headers: { 'x-internal-claims': 'forged' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await http('POST', `${p.urls.authInternal}/pat/revoke`, {
+            body: { tokenId: 'tpat_AAAAAAAAAAAAAAAA' },
+            headers: { 'x-internal-claims': 'forged' },
+          })
+        ).status,
+      ).toBe(401);
     });
 
     it('ends sessions when the token expires, with no job running', async () => {
@@ -314,7 +361,8 @@ describe('PAT lifecycle', () => {
   describe('guessing', () => {
     it('throttles failed logins per client IP with 429, Retry-After and RateLimit-* headers', async () => {
       const ip = someIp();
-      const guess = () => patLogin(trusting.api, `tpat_${randomUUID().replace(/-/g, '').slice(0, 16)}.${'A'.repeat(38)}`, { 'x-forwarded-for': ip });
+      const guess = () =>
+        patLogin(trusting.api, `tpat_${randomUUID().replace(/-/g, '').slice(0, 16)}.${'A'.repeat(38)}`, { 'x-forwarded-for': ip });
       for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP; i++) expect((await guess()).status).toBe(401);
       const throttled = await guess();
       expect(throttled.status).toBe(429);
@@ -333,21 +381,36 @@ describe('PAT lifecycle', () => {
 
     it('answers a body that is not JSON with 400 naming the body, and does not count it as a failed login', async () => {
       const ip = someIp();
-      const first = await http('POST', `${trusting.api}/pat/login`, { body: 'token=tpat_x', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip } });
+      const first = await http('POST', `${trusting.api}/pat/login`, {
+        body: 'token=tpat_x',
+        headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip },
+      });
       expect(first).toMatchObject({ status: 400, body: { code: 'BAD_USER_INPUT', field: 'body' } });
       for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP + 2; i++) {
-        expect((await http('POST', `${trusting.api}/pat/login`, { body: 'not json', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip } })).status).toBe(400);
+        expect(
+          (
+            await http('POST', `${trusting.api}/pat/login`, {
+              body: 'not json',
+              headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip },
+            })
+          ).status,
+        ).toBe(400);
       }
       // Still a full budget of real attempts from that address.
-      expect((await patLogin(trusting.api, 'tpat_AAAAAAAAAAAAAAAA.garbage', { 'x-forwarded-for': ip })).headers.get('ratelimit-remaining')).toBe(String(AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP - 1));
+      expect(
+        (await patLogin(trusting.api, 'tpat_AAAAAAAAAAAAAAAA.garbage', { 'x-forwarded-for': ip })).headers.get('ratelimit-remaining'),
+      ).toBe(String(AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP - 1));
     });
 
     it("throttles a token id's own failures from any address, never its right secret; throttled attempts write nothing", async () => {
       const { dashboard } = await signedIn();
       const token = await tokenFor(dashboard);
       const typo = token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a');
-      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_TOKEN; i++) expect((await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() })).status).toBe(401);
-      const countAttempts = async () => (await p.auth.dataSource.query('SELECT count(*)::int AS n FROM pat_login_attempts WHERE token_id = $1', [token.split('.')[0]]))[0].n as number;
+      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_TOKEN; i++)
+        expect((await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() })).status).toBe(401);
+      const countAttempts = async () =>
+        (await p.auth.dataSource.query('SELECT count(*)::int AS n FROM pat_login_attempts WHERE token_id = $1', [token.split('.')[0]]))[0]
+          .n as number;
       const recorded = await countAttempts();
       const blocked = await patLogin(trusting.api, typo, { 'x-forwarded-for': someIp() });
       expect(blocked.status).toBe(429);
@@ -373,9 +436,22 @@ describe('PAT lifecycle', () => {
 
       const all = await list();
       expect(all.status).toBe(200);
-      expect(all.body.logins.map((l: { userAgent: string }) => l.userAgent)).toEqual(['script/5', 'script/4', 'script/3', 'script/2', 'script/1']);
+      expect(all.body.logins.map((l: { userAgent: string }) => l.userAgent)).toEqual([
+        'script/5',
+        'script/4',
+        'script/3',
+        'script/2',
+        'script/1',
+      ]);
       expect(all.body.logins.map((l: { outcome: string }) => l.outcome)).toEqual(['SUCCESS', 'FAILURE', 'SUCCESS', 'FAILURE', 'SUCCESS']);
-      expect(all.body.logins[1]).toEqual({ at: expect.stringMatching(/Z$/), tokenId, tokenName: 'activity', ip: '127.0.0.1', userAgent: 'script/4', outcome: 'FAILURE' });
+      expect(all.body.logins[1]).toEqual({
+        at: expect.stringMatching(/Z$/),
+        tokenId,
+        tokenName: 'activity',
+        ip: '127.0.0.1',
+        userAgent: 'script/4',
+        outcome: 'FAILURE',
+      });
       expect(all.body.nextCursor).toBeNull();
 
       const seen: string[] = [];
@@ -428,7 +504,12 @@ describe('PAT lifecycle', () => {
       ];
       for (const [query, field] of cases) {
         const res = await list(query);
-        expect({ query, status: res.status, code: res.body.code, field: res.body.field }).toEqual({ query, status: 400, code: 'BAD_USER_INPUT', field });
+        expect({ query, status: res.status, code: res.body.code, field: res.body.field }).toEqual({
+          query,
+          status: 400,
+          code: 'BAD_USER_INPUT',
+          field,
+        });
         expect(res.headers.get('content-type')).toContain('application/problem+json');
       }
       expect((await list('?limit=100')).status).toBe(200);

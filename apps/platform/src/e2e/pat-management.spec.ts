@@ -31,7 +31,9 @@ describe('PAT management is the user’s own', () => {
 
   it('attack: claims of an OAuth session reaching auth directly (past the facade) are refused there too', async () => {
     const user = (await p.auth.users.findByEmail(alice.email))!;
-    const claims = await p.signerFor('rest-facade').sign({ sub: user.id, sid: 's', kind: 'oauth', clientId: 'vendor', scope: ['read:accounts', 'write:accounts'] }, 'auth');
+    const claims = await p
+      .signerFor('rest-facade')
+      .sign({ sub: user.id, sid: 's', kind: 'oauth', clientId: 'vendor', scope: ['read:accounts', 'write:accounts'] }, 'auth');
     const res = await http('GET', `${p.urls.authInternal}/pat/login-activity`, { headers: { 'x-internal-claims': claims } });
     expect(res).toMatchObject({ status: 403, body: { code: 'PAT_SESSION_REQUIRED' } });
   });

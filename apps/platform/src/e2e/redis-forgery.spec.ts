@@ -47,7 +47,11 @@ describe('records forged in Redis', () => {
     const grant = await grantOf(genuine);
     for (const changed of [{ userId: bobId }, { scope: ['read:accounts', 'write:banking'] }, { id: randomUUID() }]) {
       const forged = `trt_${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
-      await withSealKey.set(`oauth-refresh:${digest(forged)}`, JSON.stringify({ grant: { ...grant, ...changed }, expiresAt: Date.now() + 60_000 }), 60);
+      await withSealKey.set(
+        `oauth-refresh:${digest(forged)}`,
+        JSON.stringify({ grant: { ...grant, ...changed }, expiresAt: Date.now() + 60_000 }),
+        60,
+      );
       const res = await refresh(p.urls.api, app, forged);
       expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     }
@@ -64,9 +68,21 @@ describe('records forged in Redis', () => {
     const redirectUri = app.redirectUri;
     for (const store of [p.store, withSealKey]) {
       const code = randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, '');
-      const record = { grant: { id: randomUUID(), userId: bobId, appId: app.appId, clientId: app.clientId, scope: ['read:banking'] }, redirectUri, codeChallenge: challenge, expiresAt: Date.now() + 60_000 };
+      const record = {
+        grant: { id: randomUUID(), userId: bobId, appId: app.appId, clientId: app.clientId, scope: ['read:banking'] },
+        redirectUri,
+        codeChallenge: challenge,
+        expiresAt: Date.now() + 60_000,
+      };
       await store.set(`oauth-code:${digest(code)}`, JSON.stringify(record), 60);
-      const res = await tokenRequest(`${p.urls.api}/oauth/token`, { grant_type: 'AUTH_CODE', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: app.clientId, client_secret: app.clientSecret });
+      const res = await tokenRequest(`${p.urls.api}/oauth/token`, {
+        grant_type: 'AUTH_CODE',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      });
       expect(res).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     }
   });

@@ -16,6 +16,12 @@ export async function patSession(p: TestPlatform, email: string, access: 'READ_O
 export async function scopedSession(p: TestPlatform, email: string, scope: string[]): Promise<string> {
   const user = (await p.auth.users.findByEmail(email))!;
   const sid = randomUUID();
-  await new SessionStore(p.store).create({ sid, userId: user.id, kind: 'oauth', clientId: 'e2e-vendor', expiresAt: Math.floor(Date.now() / 1000) + 600 });
+  await new SessionStore(p.store).create({
+    sid,
+    userId: user.id,
+    kind: 'oauth',
+    clientId: 'e2e-vendor',
+    expiresAt: Math.floor(Date.now() / 1000) + 600,
+  });
   return p.auth.signer.sign({ sub: user.id, sid, kind: 'oauth', clientId: 'e2e-vendor', scope }, 600);
 }

@@ -57,12 +57,23 @@ describe('forged settlement events', () => {
   it('attack: unsigned, signed by another service, a genuine signature on another payload, or an off-contract payload: nothing is booked, each is dead-lettered with its reason, and settlement goes on', async () => {
     // A genuine, OMS-signed event to steal a signature from.
     await p.oms.feed.setPrice('AAPL', '100.00');
-    const buy = await http('POST', `${p.urls.api}/oms/order`, { token: writer, body: { accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' } });
+    const buy = await http('POST', `${p.urls.api}/oms/order`, {
+      token: writer,
+      body: { accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' },
+    });
     expect(buy.status).toBe(201);
-    await until(() => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${buy.body.id}`, { token: writer }), (r) => r.body.status === 'FILLED', 'the buy to fill');
-    const genuine = (await until(() => read(p.events.stream, `spy-${randomUUID()}`), (events) => events.some((e) => e.type === 'trade.executed'), 'the fill on the stream')).find(
-      (e) => e.type === 'trade.executed',
-    )!;
+    await until(
+      () => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${buy.body.id}`, { token: writer }),
+      (r) => r.body.status === 'FILLED',
+      'the buy to fill',
+    );
+    const genuine = (
+      await until(
+        () => read(p.events.stream, `spy-${randomUUID()}`),
+        (events) => events.some((e) => e.type === 'trade.executed'),
+        'the fill on the stream',
+      )
+    ).find((e) => e.type === 'trade.executed')!;
     await until(position, (pos) => pos.quantity === '1', 'the position to settle');
     const cashBefore = (await until(balance, (b) => b.held === '0.00', 'the hold to settle')).cash;
 
@@ -72,21 +83,39 @@ describe('forged settlement events', () => {
     const byBanking = signEvent(forgedSell(), bankingKey);
     const stolen = { ...forgedSell(), signature: genuine.signature };
     const offContract = signEvent(forgedSell({ grossAmount: '1e9' }), omsKey); // signed with the OMS's key, still refused
-    const tamperedCopy = { eventId: genuine.eventId, type: genuine.type, payload: { ...genuine.payload, trade: { ...(genuine.payload['trade'] as object), side: 'SELL', grossAmount: '1000000.00' } }, signature: genuine.signature };
+    const tamperedCopy = {
+      eventId: genuine.eventId,
+      type: genuine.type,
+      payload: { ...genuine.payload, trade: { ...(genuine.payload['trade'] as object), side: 'SELL', grossAmount: '1000000.00' } },
+      signature: genuine.signature,
+    };
     for (const event of [unsigned, byBanking, stolen, offContract, tamperedCopy]) await p.events.log.append(p.events.stream, event);
 
     // A legitimate order after them still settles: the consumers were not stalled.
-    const next = await http('POST', `${p.urls.api}/oms/order`, { token: writer, body: { accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' } });
+    const next = await http('POST', `${p.urls.api}/oms/order`, {
+      token: writer,
+      body: { accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: '1' },
+    });
     expect(next.status).toBe(201);
     await until(position, (pos) => pos.quantity === '2', 'the next fill to settle in accounts');
     const after = await until(balance, (b) => b.held === '0.00', 'the next hold to settle in banking');
     expect(Number(after.cash)).toBeLessThan(Number(cashBefore)); // it paid for the second share; the forged million never arrived
     expect(Number(after.availableToWithdraw)).toBeLessThan(Number(cashBefore));
 
-    const dead = await until(() => read(deadLetterStream(p.events.stream), `dlq-${randomUUID()}`), (events) => events.length >= 10, 'both consumers to dead-letter all five');
+    const dead = await until(
+      () => read(deadLetterStream(p.events.stream), `dlq-${randomUUID()}`),
+      (events) => events.length >= 10,
+      'both consumers to dead-letter all five',
+    );
     const reasons = (group: string) => dead.filter((d) => d.payload['group'] === group).map((d) => String(d.payload['reason']));
     for (const group of ['banking', 'accounts']) {
-      expect(reasons(group)).toEqual(['unsigned', 'signed by banking, not oms', 'bad signature', 'trade.grossAmount must be a non-negative decimal with at most 12 integer digits and 8 decimals', 'bad signature']);
+      expect(reasons(group)).toEqual([
+        'unsigned',
+        'signed by banking, not oms',
+        'bad signature',
+        'trade.grossAmount must be a non-negative decimal with at most 12 integer digits and 8 decimals',
+        'bad signature',
+      ]);
     }
   });
 
@@ -98,7 +127,11 @@ describe('forged settlement events', () => {
     expect(dead.length).toBe(10);
     const cashBefore = (await balance()).cash;
     await replayDeadLetter(p.events.log, p.events.stream, dead[0]!.entryId); // the unsigned sell
-    await until(() => listDeadLetters(p.events.log, p.events.stream), (d) => d.length >= 12, 'the replayed forgery to be refused again by both groups');
+    await until(
+      () => listDeadLetters(p.events.log, p.events.stream),
+      (d) => d.length >= 12,
+      'the replayed forgery to be refused again by both groups',
+    );
     expect((await balance()).cash).toBe(cashBefore);
     await expect(replayDeadLetter(p.events.log, p.events.stream, '0-1')).rejects.toThrow(/no dead letter/);
   });

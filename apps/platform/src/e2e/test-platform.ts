@@ -48,7 +48,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, overri
     config,
     stop: async () => {
       await platform.close();
-      for (const service of ['auth', 'accounts', 'banking', 'oms']) await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+      for (const service of ['auth', 'accounts', 'banking', 'oms'])
+        await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
     },
   };
 }

@@ -28,7 +28,11 @@ describe('trust boundaries of the running platform', () => {
   it('attack: the admin credential mints nothing on any public listener; the admin API answers only on its own loopback listener', async () => {
     const user = await newUser(p);
     const body = { email: user.email, name: 'stolen', scope: 'READ_WRITE', expires: inDays(5) };
-    for (const url of [`${p.urls.login}/admin/pats`, `${p.urls.api}/admin/pats`, `${p.urls.gateway.replace(/\/graphql$/, '')}/admin/pats`]) {
+    for (const url of [
+      `${p.urls.login}/admin/pats`,
+      `${p.urls.api}/admin/pats`,
+      `${p.urls.gateway.replace(/\/graphql$/, '')}/admin/pats`,
+    ]) {
       const res = await http('POST', url, { token: p.adminToken, body });
       expect([401, 404]).toContain(res.status);
       expect(res.body?.token).toBeUndefined();
@@ -42,7 +46,9 @@ describe('trust boundaries of the running platform', () => {
       .flat()
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
     if (!external) return; // a machine with loopback only has no other address to attack from
-    const ports = [p.urls.api, p.urls.login, p.urls.gateway, p.urls.adminApi, ...Object.values(p.internalUrls)].map((u) => Number(new URL(u).port));
+    const ports = [p.urls.api, p.urls.login, p.urls.gateway, p.urls.adminApi, ...Object.values(p.internalUrls)].map((u) =>
+      Number(new URL(u).port),
+    );
     for (const port of ports) {
       const outcome = await new Promise<string>((resolve) => {
         const socket = connect({ host: external, port, timeout: 2000 }, () => {
@@ -61,7 +67,13 @@ describe('trust boundaries of the running platform', () => {
 
   it("attack: a local process cannot borrow a PAT's allowed address with X-Forwarded-For, nor with a client address it signed itself", async () => {
     const user = await newUser(p);
-    const { token } = await p.auth.pats.create({ userId: user.id, name: 'office only', access: 'READ_ONLY', expires: inDays(5), ipAllowlist: ['203.0.113.7'] });
+    const { token } = await p.auth.pats.create({
+      userId: user.id,
+      name: 'office only',
+      access: 'READ_ONLY',
+      expires: inDays(5),
+      ipAllowlist: ['203.0.113.7'],
+    });
     const forwarded = { 'x-forwarded-for': '203.0.113.7' };
     expect((await patLogin(p.urls.login, token, forwarded)).status).toBe(401);
     expect((await patLogin(p.urls.authInternal, token, forwarded)).status).toBe(401);
@@ -81,14 +93,28 @@ describe('trust boundaries of the running platform', () => {
         done();
       },
     });
-    const { app: auth, close } = await extraAuth(p, { AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`, AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3 }, p.store, pino({ level: 'info' }, sink));
+    const { app: auth, close } = await extraAuth(
+      p,
+      { AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`, AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3 },
+      p.store,
+      pino({ level: 'info' }, sink),
+    );
     const admin = await listen(auth.admin!, 0, '127.0.0.1');
     try {
       const res = await http('POST', `${admin.url}/admin/users`, { token: 'a-wrong-admin-credential-0000', body: {} });
       expect(res.status).toBe(401);
       await new Promise((r) => setTimeout(r, 50));
       const audit = lines.map((l) => JSON.parse(l)).filter((l) => l.audit === 'admin');
-      expect(audit).toEqual([expect.objectContaining({ who: 'invalid-credential', method: 'POST', path: '/admin/users', status: 401, address: '127.0.0.1', at: expect.stringMatching(/Z$/) })]);
+      expect(audit).toEqual([
+        expect.objectContaining({
+          who: 'invalid-credential',
+          method: 'POST',
+          path: '/admin/users',
+          status: 401,
+          address: '127.0.0.1',
+          at: expect.stringMatching(/Z$/),
+        }),
+      ]);
       expect(JSON.stringify(audit)).not.toContain('a-wrong-admin-credential-0000');
       // Every call from this address counts, refused ones too: spend what is left, then the next is refused.
       const first = await http('GET', `${admin.url}/admin/apps`, { token: 'x'.repeat(30) });
@@ -137,4 +163,3 @@ describe('the all-in-one launcher', () => {
     }
   });
 });
-

@@ -13,12 +13,21 @@ export const named = <S extends z.ZodType>(id: string, schema: S, description?: 
   return schema;
 };
 
-export const decimal = z.string().regex(/^-?\d+(\.\d+)?$/).meta({ examples: ['1250.00'] });
-export const money = decimal.meta({ description: "An amount in the currency's minor units (2 decimals for USD, none for JPY)", examples: ['1250.00'] });
+export const decimal = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .meta({ examples: ['1250.00'] });
+export const money = decimal.meta({
+  description: "An amount in the currency's minor units (2 decimals for USD, none for JPY)",
+  examples: ['1250.00'],
+});
 export const price = decimal.meta({ description: "At least the instrument's tick precision, never rounded", examples: ['189.84'] });
 export const quantity = decimal.meta({ description: 'A plain decimal', examples: ['10'] });
 export const timestamp = z.iso.datetime().meta({ examples: ['2026-11-21T14:03:12.000Z'] });
-export const currency = z.string().regex(/^[A-Z]{3}$/).meta({ description: 'ISO 4217', examples: ['USD'] });
+export const currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .meta({ description: 'ISO 4217', examples: ['USD'] });
 export const id = z.guid();
 export const cursor = z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' });
 export const text = z.string();

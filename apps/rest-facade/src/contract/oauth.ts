@@ -36,7 +36,11 @@ export const tokenRequest = named(
       grant_type: z.enum(['AUTH_CODE', 'authorization_code']),
       code: text,
       redirect_uri: z.url(),
-      code_verifier: z.string().min(43).max(128).regex(/^[A-Za-z0-9._~-]+$/),
+      code_verifier: z
+        .string()
+        .min(43)
+        .max(128)
+        .regex(/^[A-Za-z0-9._~-]+$/),
       ...client,
     }),
     z.object({
@@ -60,6 +64,12 @@ export const tokenResponse = named(
   }),
 );
 
-export const revokeRequest = named('RevokeRequest', z.object({ token: text, token_type_hint: z.enum(['access_token', 'refresh_token']).optional(), ...client }));
+export const revokeRequest = named(
+  'RevokeRequest',
+  z.object({ token: text, token_type_hint: z.enum(['access_token', 'refresh_token']).optional(), ...client }),
+);
 
-export const userInfo = named('UserInfo', z.object({ sub: text.optional(), userId: text, email: z.email(), firstName: text, lastName: text }));
+export const userInfo = named(
+  'UserInfo',
+  z.object({ sub: text.optional(), userId: text, email: z.email(), firstName: text, lastName: text }),
+);

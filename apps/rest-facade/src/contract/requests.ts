@@ -10,10 +10,16 @@ export const fundingRequest = named(
   'FundingRequest',
   z.object({
     accountId: uuid,
-    amount: decimalString.meta({ description: "Positive, with at most the currency's minor units (2 for USD, 0 for JPY)", examples: ['100.00'] }),
+    amount: decimalString.meta({
+      description: "Positive, with at most the currency's minor units (2 for USD, 0 for JPY)",
+      examples: ['100.00'],
+    }),
     currency: z.string(required).meta({ description: 'ISO 4217', examples: ['USD'] }),
     reference: z.string().max(140, 'must be at most 140 characters').optional(),
-    sandboxOutcome: z.enum(['COMPLETED', 'REJECTED']).optional().meta({ description: 'Sandbox only: force the simulated clearing outcome' }),
+    sandboxOutcome: z
+      .enum(['COMPLETED', 'REJECTED'])
+      .optional()
+      .meta({ description: 'Sandbox only: force the simulated clearing outcome' }),
   }),
 );
 
@@ -26,16 +32,33 @@ export const orderRequest = named(
     symbol: z.string(required).meta({ examples: ['AAPL'] }),
     side: z.enum(ORDER_SIDES, { error: 'must be BUY or SELL' }),
     type: z.enum(ORDER_TYPES, { error: 'must be MARKET, LIMIT, STOP or STOP_LIMIT' }),
-    timeInForce: z.enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' }).meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.' }),
+    timeInForce: z
+      .enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' })
+      .meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.' }),
     quantity: decimalString.meta({ description: 'A multiple of the lot size, within the instrument limits', examples: ['10'] }),
     limitPrice: decimalString.optional().meta({ description: 'LIMIT and STOP_LIMIT only; on the tick' }),
     stopPrice: decimalString.optional().meta({ description: 'STOP and STOP_LIMIT only; on the tick' }),
-    clientOrderId: z.string().max(64, 'must be at most 64 characters').optional().meta({ description: 'Unique per account; generated when absent' }),
+    clientOrderId: z
+      .string()
+      .max(64, 'must be at most 64 characters')
+      .optional()
+      .meta({ description: 'Unique per account; generated when absent' }),
   }),
 );
 
 export const cancelOrderRequest = named('CancelOrderRequest', z.object({ orderId: z.string(required) }));
 
 /** Proxied to auth, which checks them; documented here. */
-export const patLoginRequest = named('PatLoginRequest', z.object({ token: z.string().meta({ description: 'The full PAT, `<tokenId>.<secret>`' }) }));
-export const patRevokeRequest = named('PatRevokeRequest', z.object({ tokenId: z.string().regex(/^tpat_[0-9A-Za-z]{16}$/).meta({ examples: ['tpat_0123456789abcdef'] }) }));
+export const patLoginRequest = named(
+  'PatLoginRequest',
+  z.object({ token: z.string().meta({ description: 'The full PAT, `<tokenId>.<secret>`' }) }),
+);
+export const patRevokeRequest = named(
+  'PatRevokeRequest',
+  z.object({
+    tokenId: z
+      .string()
+      .regex(/^tpat_[0-9A-Za-z]{16}$/)
+      .meta({ examples: ['tpat_0123456789abcdef'] }),
+  }),
+);

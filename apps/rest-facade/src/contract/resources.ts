@@ -42,14 +42,28 @@ export const patLoginResponse = named('PatLoginResponse', o({ userId: text, toke
 export const patRevokeResponse = named('PatRevokeResponse', o({ tokenId: text, revokedAt: timestamp }));
 const patLogin = named(
   'PatLogin',
-  o({ at: timestamp, tokenId: text.nullable(), tokenName: text.nullable(), ip: text.nullable(), userAgent: text.nullable(), outcome: z.enum(['SUCCESS', 'FAILURE']) }),
+  o({
+    at: timestamp,
+    tokenId: text.nullable(),
+    tokenName: text.nullable(),
+    ip: text.nullable(),
+    userAgent: text.nullable(),
+    outcome: z.enum(['SUCCESS', 'FAILURE']),
+  }),
 );
 export const patLoginActivityPage = named('PatLoginActivityPage', o({ logins: list(patLogin), nextCursor: cursor }));
 
 // Accounts
 const account = named(
   'Account',
-  o({ id, number: text, type: z.enum(['CASH', 'MARGIN']), status: z.enum(['ACTIVE', 'RESTRICTED', 'CLOSED']), baseCurrency: currency, createdAt: timestamp }),
+  o({
+    id,
+    number: text,
+    type: z.enum(['CASH', 'MARGIN']),
+    status: z.enum(['ACTIVE', 'RESTRICTED', 'CLOSED']),
+    baseCurrency: currency,
+    createdAt: timestamp,
+  }),
 );
 export const accountList = named('AccountList', o({ accounts: list(account) }));
 const positionFields = {
@@ -70,11 +84,27 @@ const positionItem = named('PositionItem', o(positionFields));
 export const positionPage = named('PositionPage', o({ accountId: id, positions: list(positionItem), nextCursor: cursor }));
 const marginFigures = named(
   'MarginFigures',
-  o({ currency, cash: money, marketValue: money, equity: money, initialRequirement: money, maintenanceRequirement: money, excessLiquidity: money, buyingPower: money }),
+  o({
+    currency,
+    cash: money,
+    marketValue: money,
+    equity: money,
+    initialRequirement: money,
+    maintenanceRequirement: money,
+    excessLiquidity: money,
+    buyingPower: money,
+  }),
 );
 export const margin = named(
   'Margin',
-  o({ accountId: id, accountType: z.enum(['CASH', 'MARGIN']), baseCurrency: currency, asOf: timestamp, total: marginFigures, byCurrency: list(marginFigures) }),
+  o({
+    accountId: id,
+    accountType: z.enum(['CASH', 'MARGIN']),
+    baseCurrency: currency,
+    asOf: timestamp,
+    total: marginFigures,
+    byCurrency: list(marginFigures),
+  }),
 );
 const portfolio = named(
   'Portfolio',
@@ -92,7 +122,15 @@ const portfolio = named(
 );
 export const portfolioSummary = named(
   'PortfolioSummary',
-  o({ accountId: id, baseCurrency: currency, totalValue: money, dayChange: money, dayChangePercent: decimal, asOf: timestamp, portfolios: list(portfolio) }),
+  o({
+    accountId: id,
+    baseCurrency: currency,
+    totalValue: money,
+    dayChange: money,
+    dayChangePercent: decimal,
+    asOf: timestamp,
+    portfolios: list(portfolio),
+  }),
 );
 
 // Banking
@@ -140,15 +178,18 @@ export const fundingTransaction = named(
     rejectedAt: timestamp.nullable(),
   }),
 );
-export const fundingTransactionPage = named('FundingTransactionPage', o({ accountId: id, transactions: list(fundingTransaction), nextCursor: cursor }));
+export const fundingTransactionPage = named(
+  'FundingTransactionPage',
+  o({ accountId: id, transactions: list(fundingTransaction), nextCursor: cursor }),
+);
 
 // Orders
 const side = z.enum(ORDER_SIDES);
 const orderType = z.enum(ORDER_TYPES);
 const timeInForce = z.enum(TIMES_IN_FORCE).meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.' });
-const orderStatus = z
-  .enum(ORDER_STATUSES)
-  .meta({ description: 'ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED' });
+const orderStatus = z.enum(ORDER_STATUSES).meta({
+  description: 'ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED',
+});
 export const trade = named(
   'Trade',
   o({
@@ -225,7 +266,9 @@ export const whatIfResult = named(
     cash: change.meta({ description: 'Cash in the instrument currency' }),
     buyingPower: change.meta({ description: 'Available to trade in the instrument currency' }),
     margin: o({ initialRequirementChange: money, maintenanceRequirementChange: money }),
-    position: o({ before: quantity, change: quantity, after: quantity }).nullable().meta({ description: 'Sells: quantity available to sell' }),
+    position: o({ before: quantity, change: quantity, after: quantity })
+      .nullable()
+      .meta({ description: 'Sells: quantity available to sell' }),
     wouldBeRejected: z.boolean(),
     rejectReasons: list(o({ field: text, message: text })),
     warnings: list(text),
@@ -245,9 +288,22 @@ export const orderRules = named(
     minimumCommission: money.meta({ description: "The least an order that trades pays in commission, in the instrument's currency" }),
     priceBand: decimal.meta({ description: 'Limit and stop prices must lie within this fraction of the last price' }),
     maxOpenOrders: z.int().meta({ description: 'Working orders one account may have at once' }),
-    marketOrderCollar: decimal.meta({ description: 'Market and stop buys reserve and never pay more than the reference price × (1 + collar)' }),
+    marketOrderCollar: decimal.meta({
+      description: 'Market and stop buys reserve and never pay more than the reference price × (1 + collar)',
+    }),
     instruments: list(
-      o({ symbol: text, name: text, currency, tickSize: decimal, lotSize: decimal, minQuantity: quantity, maxQuantity: quantity, fractional: z.boolean(), tradable: z.boolean(), lastPrice: price }),
+      o({
+        symbol: text,
+        name: text,
+        currency,
+        tickSize: decimal,
+        lotSize: decimal,
+        minQuantity: quantity,
+        maxQuantity: quantity,
+        fractional: z.boolean(),
+        tradable: z.boolean(),
+        lastPrice: price,
+      }),
     ),
   }),
 );

@@ -34,7 +34,13 @@ describe('REST facade', () => {
     });
     upstream = await listen(stand, 0, '127.0.0.1');
     facade = await createRestFacadeApp(
-      loadFacadeConfig({ ...serviceKeys.env('rest-facade'), GATEWAY_URL: `${upstream.url}/graphql`, AUTH_INTERNAL_URL: upstream.url, AUTH_JWKS_URL: `${upstream.url}/jwks`, AUTH_ISSUER: 'http://issuer' }),
+      loadFacadeConfig({
+        ...serviceKeys.env('rest-facade'),
+        GATEWAY_URL: `${upstream.url}/graphql`,
+        AUTH_INTERNAL_URL: upstream.url,
+        AUTH_JWKS_URL: `${upstream.url}/jwks`,
+        AUTH_ISSUER: 'http://issuer',
+      }),
       { logger: createLogger('rest-facade', 'silent'), store },
     );
     server = await listen(facade.app, 0, '127.0.0.1');
@@ -61,7 +67,11 @@ describe('REST facade', () => {
     nextAnswer = { body: { data: { accounts: [{ id: 'a1' }] } } };
     const res = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
     expect(res).toMatchObject({ status: 200, body: { accounts: [{ id: 'a1' }] } });
-    expect(await new InternalClaimsVerifier('gateway', serviceKeys.trusted).verify(seenClaims)).toMatchObject({ sub: 'u1', scope: ['read:accounts'], access: 'READ_ONLY' });
+    expect(await new InternalClaimsVerifier('gateway', serviceKeys.trusted).verify(seenClaims)).toMatchObject({
+      sub: 'u1',
+      scope: ['read:accounts'],
+      access: 'READ_ONLY',
+    });
   });
 
   it.each([
@@ -79,7 +89,9 @@ describe('REST facade', () => {
   });
 
   it('masks internal errors and reports an unreachable gateway as 502', async () => {
-    nextAnswer = { body: { errors: [{ message: 'connect ECONNREFUSED http://accounts:4001', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+    nextAnswer = {
+      body: { errors: [{ message: 'connect ECONNREFUSED http://accounts:4001', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] },
+    };
     const masked = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
     expect(masked.status).toBe(500);
     expect(JSON.stringify(masked.body)).not.toContain('4001');

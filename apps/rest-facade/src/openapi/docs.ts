@@ -13,7 +13,9 @@ export function docsRouter(basePath: string): Router {
     res.type('html').send(DOCS_PAGE);
   });
   router.get('/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send(`window.ui = SwaggerUIBundle({ url: '${basePath}/openapi.json', dom_id: '#docs', deepLinking: true });`);
+    res
+      .type('application/javascript')
+      .send(`window.ui = SwaggerUIBundle({ url: '${basePath}/openapi.json', dom_id: '#docs', deepLinking: true });`);
   });
   router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1d' }));
   return router;

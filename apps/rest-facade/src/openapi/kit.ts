@@ -2,7 +2,13 @@
 export type Op = {
   summary: string;
   scopes?: string[];
-  params?: Array<{ name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema: Record<string, unknown>; description?: string }>;
+  params?: Array<{
+    name: string;
+    in: 'path' | 'query' | 'header';
+    required?: boolean;
+    schema: Record<string, unknown>;
+    description?: string;
+  }>;
   body?: string;
   /** The success answer: a JSON schema by name, or another media type (e.g. `text/event-stream`) described in words. */
   ok: { status: number; schema: string; mediaType?: string; description?: string };
@@ -18,4 +24,9 @@ export const list = [
   { name: 'from', in: 'query' as const, schema: { type: 'string' }, description: 'Date (YYYY-MM-DD) or RFC 3339 time, inclusive' },
   { name: 'to', in: 'query' as const, schema: { type: 'string' }, description: 'Date (inclusive, whole day) or RFC 3339 time (exclusive)' },
 ];
-export const idempotency = (description: string) => ({ name: 'Idempotency-Key', in: 'header' as const, schema: { type: 'string', maxLength: 255 }, description });
+export const idempotency = (description: string) => ({
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  schema: { type: 'string', maxLength: 255 },
+  description,
+});

@@ -6,7 +6,15 @@
  */
 const json = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
 const oauthError = (description: string) => ({ description, content: json('OAuthError') });
-const authorizeParameters = ['response_type', 'client_id', 'redirect_uri', 'scopes', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
+const authorizeParameters = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scopes',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+].map((name) => ({
   name,
   in: 'query',
   required: name !== 'scopes',
@@ -20,7 +28,13 @@ export const oauthPaths = {
       tags: ['OAuth'],
       summary: 'Exchange an authorization code (PKCE) or a refresh token for tokens',
       security: [],
-      requestBody: { required: true, content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } } },
+      requestBody: {
+        required: true,
+        content: {
+          ...json('TokenRequest'),
+          'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } },
+        },
+      },
       responses: {
         200: { description: 'Tokens', content: json('TokenResponse') },
         400: oauthError('invalid_request, invalid_grant, unsupported_grant_type, invalid_scope'),
@@ -37,7 +51,13 @@ export const oauthPaths = {
       tags: ['OAuth'],
       summary: 'Revoke an access or refresh token (RFC 7009); revoking a refresh token ends the grant',
       security: [],
-      requestBody: { required: true, content: { ...json('RevokeRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/RevokeRequest' } } } },
+      requestBody: {
+        required: true,
+        content: {
+          ...json('RevokeRequest'),
+          'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/RevokeRequest' } },
+        },
+      },
       responses: { 200: { description: 'Revoked (also for unknown tokens)' }, 401: oauthError('invalid_client') },
     },
   },
@@ -45,10 +65,14 @@ export const oauthPaths = {
     get: {
       operationId: 'authorize',
       tags: ['OAuth'],
-      summary: 'Authorization endpoint: leads to the sign-in page `{login_url}/<locale>/login` with the same parameters, where the user signs in and consents',
+      summary:
+        'Authorization endpoint: leads to the sign-in page `{login_url}/<locale>/login` with the same parameters, where the user signs in and consents',
       security: [],
       parameters: authorizeParameters,
-      responses: { 302: { description: 'To the login page' }, 400: { description: 'Error page (unknown client or unregistered redirect URI)' } },
+      responses: {
+        302: { description: 'To the login page' },
+        400: { description: 'Error page (unknown client or unregistered redirect URI)' },
+      },
     },
   },
   '/oauth/userinfo': {
@@ -58,7 +82,11 @@ export const oauthPaths = {
       summary: 'The signed-in user',
       description: 'Scopes: read:accounts',
       security: [{ oauth2: ['read:accounts'] }, { patSession: [] }],
-      responses: { 200: { description: 'The user', content: json('UserInfo') }, 401: { description: 'Invalid token' }, 403: { description: 'Missing read:accounts' } },
+      responses: {
+        200: { description: 'The user', content: json('UserInfo') },
+        401: { description: 'Invalid token' },
+        403: { description: 'Missing read:accounts' },
+      },
     },
   },
 };

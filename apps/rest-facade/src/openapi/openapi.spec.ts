@@ -14,19 +14,41 @@ describe('OpenAPI document', () => {
     const paths = openApiDocument.paths as Record<string, Record<string, unknown>>;
     for (const route of ROUTES) {
       const template = route.path.replace(/:(\w+)/g, '{$1}');
-      expect({ route: `${route.method} ${template}`, documented: !!paths[template]?.[route.method.toLowerCase()] }).toEqual({ route: `${route.method} ${template}`, documented: true });
+      expect({ route: `${route.method} ${template}`, documented: !!paths[template]?.[route.method.toLowerCase()] }).toEqual({
+        route: `${route.method} ${template}`,
+        documented: true,
+      });
     }
   });
 
   it('documents every endpoint of the spec, and the live order events', () => {
     const spec = [
-      'POST /oauth/token', 'POST /oauth/revoke', 'GET /oauth/authorize', 'GET /oauth/userinfo',
-      'GET /accounts', 'GET /accounts/{accountId}/positions', 'GET /accounts/{accountId}/position', 'GET /accounts/{accountId}/margin', 'GET /accounts/{accountId}/portfolios',
-      'GET /banking/{accountId}/balance', 'GET /banking/{accountId}/balance/{ccy}', 'GET /banking/{accountId}/activity', 'GET /banking/{accountId}/txn-activity',
-      'POST /banking/deposit', 'POST /banking/withdraw', 'POST /banking/cancel-txn',
-      'GET /oms/{accountId}/order/rules', 'GET /oms/{accountId}/orders', 'GET /oms/{accountId}/order/{orderId}', 'GET /oms/{accountId}/trades',
-      'POST /oms/what-if', 'POST /oms/order', 'DELETE /oms/order',
-      'POST /pat/login', 'POST /pat/revoke', 'GET /pat/login-activity',
+      'POST /oauth/token',
+      'POST /oauth/revoke',
+      'GET /oauth/authorize',
+      'GET /oauth/userinfo',
+      'GET /accounts',
+      'GET /accounts/{accountId}/positions',
+      'GET /accounts/{accountId}/position',
+      'GET /accounts/{accountId}/margin',
+      'GET /accounts/{accountId}/portfolios',
+      'GET /banking/{accountId}/balance',
+      'GET /banking/{accountId}/balance/{ccy}',
+      'GET /banking/{accountId}/activity',
+      'GET /banking/{accountId}/txn-activity',
+      'POST /banking/deposit',
+      'POST /banking/withdraw',
+      'POST /banking/cancel-txn',
+      'GET /oms/{accountId}/order/rules',
+      'GET /oms/{accountId}/orders',
+      'GET /oms/{accountId}/order/{orderId}',
+      'GET /oms/{accountId}/trades',
+      'POST /oms/what-if',
+      'POST /oms/order',
+      'DELETE /oms/order',
+      'POST /pat/login',
+      'POST /pat/revoke',
+      'GET /pat/login-activity',
       'GET /oms/{accountId}/events',
     ];
     const paths = openApiDocument.paths as Record<string, Record<string, unknown>>;
@@ -38,15 +60,26 @@ describe('OpenAPI document', () => {
   });
 
   it('names and tags every operation, states its security and rate-limit headers, and speaks to vendors', () => {
-    const operations = Object.entries(openApiDocument.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, ...op })));
+    const operations = Object.entries(openApiDocument.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, ...op })),
+    );
     const ids = operations.map((op) => op.operationId);
     expect(ids.filter((id) => typeof id !== 'string')).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const op of operations) expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders'].includes(op.tags?.[0]) }).toEqual({ at: op.at, tag: true });
+    for (const op of operations)
+      expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders'].includes(op.tags?.[0]) }).toEqual({
+        at: op.at,
+        tag: true,
+      });
     const placeOrder = (openApiDocument.paths as any)['/oms/order'].post;
     expect(placeOrder.security).toEqual([{ oauth2: ['write:orders'] }, { patSession: [] }]);
     expect(placeOrder.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
-    expect(Object.keys(placeOrder.responses['201'].headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']);
+    expect(Object.keys(placeOrder.responses['201'].headers)).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'RateLimit-Policy',
+    ]);
     expect(Object.keys(placeOrder.responses['429'].headers)).toContain('Retry-After');
     const oauth2 = (openApiDocument.components.securitySchemes as any).oauth2;
     expect(Object.keys(oauth2.flows.authorizationCode.scopes).sort()).toEqual([...SCOPES].sort());
@@ -63,13 +96,31 @@ describe('OpenAPI document', () => {
 
   it('compiles, and its schemas accept and refuse as they should', () => {
     const check = openApiResponseValidator(openApiDocument);
-    expect(() => check('GET', '/accounts', 200, { accounts: [{ id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01', number: 'DU1', type: 'CASH', status: 'ACTIVE', baseCurrency: 'USD', createdAt: '2026-11-21T10:00:00.000Z' }] })).not.toThrow();
+    expect(() =>
+      check('GET', '/accounts', 200, {
+        accounts: [
+          {
+            id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01',
+            number: 'DU1',
+            type: 'CASH',
+            status: 'ACTIVE',
+            baseCurrency: 'USD',
+            createdAt: '2026-11-21T10:00:00.000Z',
+          },
+        ],
+      }),
+    ).not.toThrow();
     expect(() => check('GET', '/accounts', 200, { accounts: [{ id: 'x' }] })).toThrow(/does not match/);
-    expect(() => check('GET', '/accounts', 401, { type: 't', title: 't', status: 401, detail: 'd', code: 'UNAUTHENTICATED' })).not.toThrow();
+    expect(() =>
+      check('GET', '/accounts', 401, { type: 't', title: 't', status: 401, detail: 'd', code: 'UNAUTHENTICATED' }),
+    ).not.toThrow();
   });
 
   it('is served with interactive docs, without a token', async () => {
-    const facade = await createRestFacadeApp(loadFacadeConfig(testKeys().env('rest-facade')), { logger: createLogger('f', 'silent'), store: new MemoryStore() });
+    const facade = await createRestFacadeApp(loadFacadeConfig(testKeys().env('rest-facade')), {
+      logger: createLogger('f', 'silent'),
+      store: new MemoryStore(),
+    });
     const server = await listen(facade.app, 0, '127.0.0.1');
     try {
       const doc = await http('GET', `${server.url}/v1/openapi.json`);

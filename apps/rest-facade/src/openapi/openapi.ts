@@ -11,7 +11,9 @@ import { orderOperations } from './orders.openapi';
  * Its schemas are made from the zod contract the facade validates with (../contract); tests
  * validate real responses against it.
  */
-const idempotencyKey = idempotency('A retry with the same key and body returns the first result; the same key with another body is refused (422).');
+const idempotencyKey = idempotency(
+  'A retry with the same key and body returns the first result; the same key with another body is refused (422).',
+);
 
 const PROBLEM_TEXT: Record<number, string> = {
   400: 'Bad input (the `field` says which)',
@@ -27,11 +29,18 @@ const PROBLEM_TEXT: Record<number, string> = {
 
 const operations: Operations = {
   '/pat/login': {
-    post: { summary: 'Exchange a personal access token for a short-lived session JWT', public: true, body: 'PatLoginRequest', ok: { status: 200, schema: 'PatLoginResponse' }, errors: [400, 401, 429] },
+    post: {
+      summary: 'Exchange a personal access token for a short-lived session JWT',
+      public: true,
+      body: 'PatLoginRequest',
+      ok: { status: 200, schema: 'PatLoginResponse' },
+      errors: [400, 401, 429],
+    },
   },
   '/pat/revoke': {
     post: {
-      summary: "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless). A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
+      summary:
+        "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless). A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
       scopes: ['write:accounts'],
       body: 'PatRevokeRequest',
       ok: { status: 200, schema: 'PatRevokeResponse' },
@@ -40,7 +49,8 @@ const operations: Operations = {
   },
   '/pat/login-activity': {
     get: {
-      summary: "The caller's PAT logins, newest first, failures included. A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
+      summary:
+        "The caller's PAT logins, newest first, failures included. A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
       scopes: ['read:accounts'],
       params: list,
       ok: { status: 200, schema: 'PatLoginActivityPage' },
@@ -49,7 +59,13 @@ const operations: Operations = {
   },
   '/accounts': { get: { summary: "The caller's accounts", scopes: ['read:accounts'], ok: { status: 200, schema: 'AccountList' } } },
   '/accounts/{accountId}/positions': {
-    get: { summary: 'Every holding, by symbol', scopes: ['read:accounts'], params: [accountId, ...list.slice(0, 2)], ok: { status: 200, schema: 'PositionPage' }, errors: [400, 404] },
+    get: {
+      summary: 'Every holding, by symbol',
+      scopes: ['read:accounts'],
+      params: [accountId, ...list.slice(0, 2)],
+      ok: { status: 200, schema: 'PositionPage' },
+      errors: [400, 404],
+    },
   },
   '/accounts/{accountId}/position': {
     get: {
@@ -61,13 +77,31 @@ const operations: Operations = {
     },
   },
   '/accounts/{accountId}/margin': {
-    get: { summary: 'Equity, requirements, excess liquidity and buying power', scopes: ['read:accounts'], params: [accountId], ok: { status: 200, schema: 'Margin' }, errors: [400, 404] },
+    get: {
+      summary: 'Equity, requirements, excess liquidity and buying power',
+      scopes: ['read:accounts'],
+      params: [accountId],
+      ok: { status: 200, schema: 'Margin' },
+      errors: [400, 404],
+    },
   },
   '/accounts/{accountId}/portfolios': {
-    get: { summary: 'Holdings summarised per currency, with allocation and day change', scopes: ['read:accounts'], params: [accountId], ok: { status: 200, schema: 'PortfolioSummary' }, errors: [400, 404] },
+    get: {
+      summary: 'Holdings summarised per currency, with allocation and day change',
+      scopes: ['read:accounts'],
+      params: [accountId],
+      ok: { status: 200, schema: 'PortfolioSummary' },
+      errors: [400, 404],
+    },
   },
   '/banking/{accountId}/balance': {
-    get: { summary: 'Cash balances in every currency', scopes: ['read:banking'], params: [accountId], ok: { status: 200, schema: 'BalanceList' }, errors: [400, 404] },
+    get: {
+      summary: 'Cash balances in every currency',
+      scopes: ['read:banking'],
+      params: [accountId],
+      ok: { status: 200, schema: 'BalanceList' },
+      errors: [400, 404],
+    },
   },
   '/banking/{accountId}/balance/{ccy}': {
     get: {
@@ -102,7 +136,14 @@ const operations: Operations = {
     },
   },
   '/banking/deposit': {
-    post: { summary: 'Deposit cash (PENDING until cleared)', scopes: ['write:banking'], params: [idempotencyKey], body: 'FundingRequest', ok: { status: 201, schema: 'FundingTransaction' }, errors: [400, 404, 415, 422] },
+    post: {
+      summary: 'Deposit cash (PENDING until cleared)',
+      scopes: ['write:banking'],
+      params: [idempotencyKey],
+      body: 'FundingRequest',
+      ok: { status: 201, schema: 'FundingTransaction' },
+      errors: [400, 404, 415, 422],
+    },
   },
   '/banking/withdraw': {
     post: {
@@ -162,7 +203,9 @@ const problemResponse = (status: number) => ({
 });
 
 /** Every authenticated answer carries the tightest budget it used. */
-const RATE_LIMIT_HEADERS = Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
+);
 
 function operation(method: string, path: string, op: Op) {
   const operationId = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
@@ -175,7 +218,9 @@ function operation(method: string, path: string, op: Op) {
     ...(op.scopes ? { description: `Scopes: ${op.scopes.join(', ')}` } : {}),
     security: op.public ? [] : [{ oauth2: op.scopes ?? [] }, { patSession: [] }],
     parameters: op.params ?? [],
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } } : {}),
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } }
+      : {}),
     responses: {
       [op.ok.status]: {
         description: op.ok.description ?? 'OK',
@@ -189,7 +234,9 @@ function operation(method: string, path: string, op: Op) {
 
 /** The contract's named schemas as OpenAPI components (JSON Schema 2020-12, which OpenAPI 3.1 uses). */
 function componentSchemas(): Record<string, unknown> {
-  const { schemas } = z.toJSONSchema(contract, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Record<string, unknown>> };
+  const { schemas } = z.toJSONSchema(contract, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
+    schemas: Record<string, Record<string, unknown>>;
+  };
   return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...schema }]) => [name, schema]));
 }
 
@@ -201,7 +248,7 @@ export const openApiDocument = {
     title: 'Trading API',
     version: '1.0.0',
     description:
-      'Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users\' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency\'s minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.',
+      "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.",
   },
   servers: [{ url: '/v1' }],
   tags: [
@@ -215,10 +262,23 @@ export const openApiDocument = {
     securitySchemes: {
       oauth2: {
         type: 'oauth2',
-        description: 'Vendor apps: authorization code with PKCE (S256 only); access tokens live an hour, refresh tokens rotate on every use.',
-        flows: { authorizationCode: { authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token', refreshUrl: '/v1/oauth/token', scopes: SCOPE_DESCRIPTIONS } },
+        description:
+          'Vendor apps: authorization code with PKCE (S256 only); access tokens live an hour, refresh tokens rotate on every use.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/v1/oauth/authorize',
+            tokenUrl: '/v1/oauth/token',
+            refreshUrl: '/v1/oauth/token',
+            scopes: SCOPE_DESCRIPTIONS,
+          },
+        },
       },
-      patSession: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A session JWT from `POST /pat/login` (a READ_ONLY token may only read)' },
+      patSession: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A session JWT from `POST /pat/login` (a READ_ONLY token may only read)',
+      },
     },
     headers: {
       'RateLimit-Limit': header('Requests allowed in the window of the tightest budget this request used'),
@@ -231,6 +291,11 @@ export const openApiDocument = {
   },
   paths: {
     ...oauthPaths,
-    ...Object.fromEntries(Object.entries(operations).map(([path, ops]) => [path, Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(m, path, op!)]))])),
+    ...Object.fromEntries(
+      Object.entries(operations).map(([path, ops]) => [
+        path,
+        Object.fromEntries(Object.entries(ops).map(([m, op]) => [m, operation(m, path, op!)])),
+      ]),
+    ),
   },
 };

@@ -4,22 +4,30 @@ import { accountId, idempotency, list, type Operations } from './kit';
 
 const status = { enum: ORDER_STATUSES, description: 'ACCEPTED → NEW → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED' };
 
-const symbol = (description: string) => ({ name: 'symbol', in: 'query' as const, schema: { type: 'string', pattern: '^[A-Z0-9.]{1,12}$' }, description });
-const idempotencyKey = idempotency('A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).');
+const symbol = (description: string) => ({
+  name: 'symbol',
+  in: 'query' as const,
+  schema: { type: 'string', pattern: '^[A-Z0-9.]{1,12}$' },
+  description,
+});
+const idempotencyKey = idempotency(
+  'A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).',
+);
 
 export const orderOperations: Operations = {
   '/oms/{accountId}/order/rules': {
     get: {
       summary: 'What this account may send: order types, times in force, tick and lot rules, limits, short selling',
       scopes: ['read:orders'],
-      params: [accountId, symbol('Only this instrument\'s rules (404 naming `symbol` when unknown)')],
+      params: [accountId, symbol("Only this instrument's rules (404 naming `symbol` when unknown)")],
       ok: { status: 200, schema: 'OrderRules' },
       errors: [400, 404],
     },
   },
   '/oms/what-if': {
     post: {
-      summary: 'Preview an order: estimated price, commission, total, and the change to cash, buying power and margin; changes nothing (read:orders, but a POST: READ_ONLY tokens are refused)',
+      summary:
+        'Preview an order: estimated price, commission, total, and the change to cash, buying power and margin; changes nothing (read:orders, but a POST: READ_ONLY tokens are refused)',
       scopes: ['read:orders'],
       body: 'OrderRequest',
       ok: { status: 200, schema: 'WhatIfResult' },
@@ -28,7 +36,8 @@ export const orderOperations: Operations = {
   },
   '/oms/order': {
     post: {
-      summary: 'Place an order: validated against the rules, buying power held in banking (buys) or the position checked (sells); a refusal is a 422 naming the field (the order is kept as REJECTED)',
+      summary:
+        'Place an order: validated against the rules, buying power held in banking (buys) or the position checked (sells); a refusal is a 422 naming the field (the order is kept as REJECTED)',
       scopes: ['write:orders'],
       params: [idempotencyKey],
       body: 'OrderRequest',
@@ -36,16 +45,24 @@ export const orderOperations: Operations = {
       errors: [400, 404, 409, 415, 422],
     },
     delete: {
-      summary: 'Cancel a working order (NEW or PARTIALLY_FILLED) and release its hold. The order id goes in `?orderId=` or in the body `{ "orderId": … }`. Cancelling a cancelled order answers it again; a filled, expired or rejected one is a 409.',
+      summary:
+        'Cancel a working order (NEW or PARTIALLY_FILLED) and release its hold. The order id goes in `?orderId=` or in the body `{ "orderId": … }`. Cancelling a cancelled order answers it again; a filled, expired or rejected one is a 409.',
       scopes: ['write:orders'],
-      params: [{ name: 'orderId', in: 'query', schema: { type: 'string', format: 'uuid' }, description: 'The order to cancel (or send it in the body)' }],
+      params: [
+        {
+          name: 'orderId',
+          in: 'query',
+          schema: { type: 'string', format: 'uuid' },
+          description: 'The order to cancel (or send it in the body)',
+        },
+      ],
       ok: { status: 200, schema: 'Order' },
       errors: [400, 404, 409, 415],
     },
   },
   '/oms/{accountId}/orders': {
     get: {
-      summary: 'The account\'s orders with their fills, newest first; from/to filter the creation time',
+      summary: "The account's orders with their fills, newest first; from/to filter the creation time",
       scopes: ['read:orders'],
       params: [accountId, ...list, { name: 'status', in: 'query', schema: status }],
       ok: { status: 200, schema: 'OrderPage' },
@@ -64,14 +81,23 @@ export const orderOperations: Operations = {
   '/oms/{accountId}/events': {
     get: {
       summary:
-        'Live order events (Server-Sent Events): every state change of the account\'s orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.',
+        "Live order events (Server-Sent Events): every state change of the account's orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.",
       scopes: ['read:orders'],
-      params: [accountId, { name: 'Last-Event-ID', in: 'header', schema: { type: 'string', pattern: '^\\d+-\\d+$' }, description: 'The id of the last event received, to resume after a reconnect' }],
+      params: [
+        accountId,
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          schema: { type: 'string', pattern: '^\\d+-\\d+$' },
+          description: 'The id of the last event received, to resume after a reconnect',
+        },
+      ],
       ok: {
         status: 200,
         schema: 'OrderEvent',
         mediaType: 'text/event-stream',
-        description: 'A stream of `id: …`, `event: order|fill|end` and `data: <JSON>` blocks; the data of each event is described by OrderEvent',
+        description:
+          'A stream of `id: …`, `event: order|fill|end` and `data: <JSON>` blocks; the data of each event is described by OrderEvent',
       },
       errors: [400, 404, 429],
     },

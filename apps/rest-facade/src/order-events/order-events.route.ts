@@ -24,22 +24,34 @@ export interface OrderEventsOptions {
  * no gap and no repeat. Heartbeats keep it open; it ends (`event: end`) when the session is
  * revoked or expires.
  */
-export function orderEventsRoute(feed: LiveOrderFeed, edge: EdgeAuthenticator, gateway: GatewayClient, options: OrderEventsOptions): Router {
+export function orderEventsRoute(
+  feed: LiveOrderFeed,
+  edge: EdgeAuthenticator,
+  gateway: GatewayClient,
+  options: OrderEventsOptions,
+): Router {
   const perUser = new Map<string, number>();
   return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
     if (missingScopes(claims.scope, [...SCOPES]).length) throw errors.insufficientScope([...SCOPES]);
     const accountId = uuidParam(req, 'accountId');
     const resumeFrom = req.get('last-event-id') ?? (typeof req.query['lastEventId'] === 'string' ? req.query['lastEventId'] : undefined);
-    if (resumeFrom !== undefined && !isEntryId(resumeFrom)) throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
+    if (resumeFrom !== undefined && !isEntryId(resumeFrom))
+      throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
     // The account must be the caller's, as for every other orders endpoint.
     const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, claims, req.requestId);
     if (!data['account']) throw errors.notFound('Account', 'accountId');
     const open = perUser.get(claims.sub) ?? 0;
-    if (open >= options.maxStreamsPerUser) throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
+    if (open >= options.maxStreamsPerUser)
+      throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
     perUser.set(claims.sub, open + 1);
 
-    res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     res.flushHeaders();
     res.write('retry: 3000\n\n');
 

@@ -1,7 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, INTERNAL_TRUST, missingScopes, type EdgeAuthenticator, type InternalClaimsSigner, type Scope } from '@trading/auth';
+import {
+  CLIENT_ADDRESS_HEADER,
+  INTERNAL_CLAIMS_HEADER,
+  INTERNAL_TRUST,
+  missingScopes,
+  type EdgeAuthenticator,
+  type InternalClaimsSigner,
+  type Scope,
+} from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { ApiLimits } from '@trading/rate-limit';
 import { authenticate } from '../edge/authenticate';
@@ -72,7 +80,11 @@ export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator
       authenticate(edge, limits),
       async (req, _res, next) => {
         const claims = req.claims!;
-        if (claims.kind !== 'pat') throw new AppError('PAT_SESSION_REQUIRED', "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token");
+        if (claims.kind !== 'pat')
+          throw new AppError(
+            'PAT_SESSION_REQUIRED',
+            "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token",
+          );
         if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
         // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
         const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };

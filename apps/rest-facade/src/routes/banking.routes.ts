@@ -6,7 +6,6 @@ import type { RestRoute } from './route';
 const BALANCE = 'currency cash settledCash unsettledCash held availableToTrade availableToWithdraw';
 const TRANSACTION = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
 
-
 const fundingMutation = (name: 'deposit' | 'withdraw'): RestRoute => ({
   method: 'POST',
   path: `/banking/${name}`,
@@ -60,7 +59,11 @@ export const bankingRoutes: RestRoute[] = [
         }
       }
     `,
-    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), ...listParams(req), type: enumQueryParam(req, 'type', CASH_ACTIVITY_TYPES) }),
+    variables: (req) => ({
+      accountId: uuidParam(req, 'accountId'),
+      ...listParams(req),
+      type: enumQueryParam(req, 'type', CASH_ACTIVITY_TYPES),
+    }),
     shape: (data, req) => {
       const { cashActivity } = ownAccount<{ cashActivity: { nodes: unknown[]; nextCursor: string | null } }>(data);
       return { accountId: req.params['accountId'], activity: cashActivity.nodes, nextCursor: cashActivity.nextCursor };

@@ -17,7 +17,8 @@ const RULES = `accountId orderTypes timesInForce timeInForceByType { type timesI
 
 const symbolParam = (req: Request) => {
   const symbol = queryParam(req, 'symbol');
-  if (symbol !== undefined && !/^[A-Z0-9.]{1,12}$/.test(symbol)) throw errors.badInput('symbol', 'symbol must be an instrument symbol, e.g. AAPL');
+  if (symbol !== undefined && !/^[A-Z0-9.]{1,12}$/.test(symbol))
+    throw errors.badInput('symbol', 'symbol must be an instrument symbol, e.g. AAPL');
   return symbol;
 };
 
@@ -80,7 +81,11 @@ export const ordersRoutes: RestRoute[] = [
         account(id: $accountId) { orders(limit: $limit, cursor: $cursor, from: $from, to: $to, status: $status) { nodes { ${ORDER} } nextCursor } }
       }
     `,
-    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), ...listParams(req), status: enumQueryParam(req, 'status', ORDER_STATUSES) }),
+    variables: (req) => ({
+      accountId: uuidParam(req, 'accountId'),
+      ...listParams(req),
+      status: enumQueryParam(req, 'status', ORDER_STATUSES),
+    }),
     shape: (data, req) => {
       const { orders } = ownAccount<{ orders: { nodes: unknown[]; nextCursor: string | null } }>(data);
       return { accountId: req.params['accountId'], orders: orders.nodes, nextCursor: orders.nextCursor };

@@ -36,7 +36,12 @@ export function enumQueryParam<T extends string>(req: Request, name: string, val
 
 /** `limit`, `cursor`, `from`, `to` of every list endpoint. */
 export function listParams(req: Request): { limit: number; cursor?: string; from?: string; to?: string } {
-  return { limit: parseLimit(queryParam(req, 'limit')), cursor: queryParam(req, 'cursor'), from: queryParam(req, 'from'), to: queryParam(req, 'to') };
+  return {
+    limit: parseLimit(queryParam(req, 'limit')),
+    cursor: queryParam(req, 'cursor'),
+    from: queryParam(req, 'from'),
+    to: queryParam(req, 'to'),
+  };
 }
 
 /** The JSON body against a zod schema; the first problem becomes a 400 naming the field. */
@@ -61,4 +66,3 @@ export function ownAccount<T>(data: { account?: T | null }): T {
   if (!data.account) throw errors.notFound('Account', 'accountId');
   return data.account;
 }
-

@@ -28,9 +28,11 @@ export async function authCodeGrant(ctx: OAuthContext, client: Client, params: R
   // Checks that leave the code unspent: a wrong client or guess cannot burn a user's code.
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The authorization code was issued to another client');
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  if (record.redirectUri !== redirectUri) throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
+  if (record.redirectUri !== redirectUri)
+    throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
   if (!isVerifier(verifier)) throw oauthErrors.invalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
-  if (!verifierMatches(verifier, record.codeChallenge)) throw oauthErrors.invalidGrant('code_verifier does not match the code_challenge (S256)');
+  if (!verifierMatches(verifier, record.codeChallenge))
+    throw oauthErrors.invalidGrant('code_verifier does not match the code_challenge (S256)');
   // The consent as PostgreSQL recorded it, not as Redis tells it: same user, app, client and scope, fresh, never redeemed.
   const stored = await ctx.grants.find(record.grant.id);
   const fresh = stored && Date.now() - stored.createdAt.getTime() <= (ctx.settings.codeTtlSeconds + 5) * 1000;

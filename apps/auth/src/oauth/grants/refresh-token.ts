@@ -16,7 +16,11 @@ import { issueTokens, type TokenResponse } from './issue';
  * either side exposes the other); any later reuse revokes the whole grant (RFC 9700 §4.14.2).
  * The client is checked before any of that. `scope` may narrow the new access token, never widen it.
  */
-export async function refreshTokenGrant(ctx: OAuthContext, client: Client, params: Record<string, string | undefined>): Promise<TokenResponse> {
+export async function refreshTokenGrant(
+  ctx: OAuthContext,
+  client: Client,
+  params: Record<string, string | undefined>,
+): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw oauthErrors.invalidRequest('refresh_token is required');
   if (!plausibleToken(token)) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
@@ -31,7 +35,8 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
 
   // The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live.
   const stored = await ctx.grants.find(record.grant.id);
-  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !stored.activatedAt) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !stored.activatedAt)
+    throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   if (stored.revokedAt) throw oauthErrors.invalidGrant('The grant has been revoked');
 
   let scope = stored.scope;
@@ -52,7 +57,8 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
   const answer = await issueTokens(ctx, stored, scope, next);
   const grace = ctx.settings.refreshReuseGraceSeconds;
-  if (grace > 0) await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
+  if (grace > 0)
+    await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
   return answer;
 }
 
