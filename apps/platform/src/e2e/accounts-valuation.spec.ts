@@ -17,7 +17,8 @@ describe('account valuation through the gateway', () => {
   let token: string;
 
   beforeAll(async () => {
-    p = await startTestPlatform();
+    // The seed's marks, held still: the expected figures are computed from them.
+    p = await startTestPlatform({}, { oms: { OMS_PRICE_TICK_MS: '0' } });
     const pat = await http('POST', `${p.urls.adminApi}/admin/pats`, {
       token: p.adminToken,
       body: { email: alice.email, name: 'valuation e2e', scope: 'READ_ONLY', expires: inDays(5) },
@@ -74,7 +75,10 @@ describe('account valuation through the gateway', () => {
 
   it('keeps the fields subgraphs exchange among themselves out of the public schema (@inaccessible)', async () => {
     for (const field of ['market { asOf }', 'cashForValuation { cash }', 'positionSettlement(symbol: "AAPL") { quantity }']) {
-      const res = await http('POST', p.urls.gateway, { token, body: { query: `query($id: ID!) { account(id: $id) { ${field} } }`, variables: { id: marginAccount.id } } });
+      const res = await http('POST', p.urls.gateway, {
+        token,
+        body: { query: `query($id: ID!) { account(id: $id) { ${field} } }`, variables: { id: marginAccount.id } },
+      });
       expect({ field, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ field, code: 'GRAPHQL_VALIDATION_FAILED' });
     }
   });
@@ -91,10 +95,16 @@ describe('account valuation through the gateway', () => {
   it('serves margin and portfolios to a token with exactly their documented scope (read:accounts), and nothing of banking beyond them', async () => {
     const accountsOnly = await scopedSession(p, alice.email, ['read:accounts']);
     for (const path of ['margin', 'portfolios', 'positions']) {
-      expect([path, (await http('GET', `${p.urls.api}/accounts/${marginAccount.id}/${path}`, { token: accountsOnly })).status]).toEqual([path, 200]);
+      expect([path, (await http('GET', `${p.urls.api}/accounts/${marginAccount.id}/${path}`, { token: accountsOnly })).status]).toEqual([
+        path,
+        200,
+      ]);
     }
     expect((await http('GET', `${p.urls.api}/banking/${marginAccount.id}/balance`, { token: accountsOnly })).status).toBe(403);
-    const direct = await http('POST', p.urls.gateway, { token: accountsOnly, body: { query: 'query($id: ID!) { account(id: $id) { balances { cash } } }', variables: { id: marginAccount.id } } });
+    const direct = await http('POST', p.urls.gateway, {
+      token: accountsOnly,
+      body: { query: 'query($id: ID!) { account(id: $id) { balances { cash } } }', variables: { id: marginAccount.id } },
+    });
     expect(direct.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
     // Each read endpoint with exactly the one scope it documents.
     const bankingOnly = await scopedSession(p, alice.email, ['read:banking']);

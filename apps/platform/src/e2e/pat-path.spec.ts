@@ -27,12 +27,18 @@ describe('PAT path through every layer', () => {
   }, 60_000);
   afterAll(() => p?.stop());
 
-  /** The admin CLI, run as a user would run it, against this platform's admin API. */
+  /** The admin CLI, run as a user would run it, against this platform's admin API (`stdin`: what is piped in, e.g. a password). */
   async function adminCli(...args: string[]) {
+    return adminCliWithInput('', ...args);
+  }
+
+  async function adminCliWithInput(stdin: string, ...args: string[]) {
     try {
-      const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'tools/admin/cli.ts'), ...args, '--json'], {
+      const running = run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'tools/admin/cli.ts'), ...args, '--json'], {
         env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken },
       });
+      running.child.stdin?.end(stdin);
+      const { stdout } = await running;
       return { code: 0, body: JSON.parse(stdout) };
     } catch (err) {
       const e = err as { code: number; stdout: string };
@@ -41,7 +47,19 @@ describe('PAT path through every layer', () => {
   }
 
   async function patFor(email: string, scope: 'READ_ONLY' | 'READ_WRITE', extra: string[] = []) {
-    const created = await adminCli('pat', 'create', '--email', email, '--name', `e2e ${scope}`, '--scope', scope, '--expires', inDays(30), ...extra);
+    const created = await adminCli(
+      'pat',
+      'create',
+      '--email',
+      email,
+      '--name',
+      `e2e ${scope}`,
+      '--scope',
+      scope,
+      '--expires',
+      inDays(30),
+      ...extra,
+    );
     expect(created.code).toBe(0);
     return created.body.token as string;
   }
@@ -54,9 +72,32 @@ describe('PAT path through every layer', () => {
 
   it('creates a user and a PAT with the admin CLI, printing the token once', async () => {
     const email = `cli-${randomUUID()}@example.com`;
-    const user = await adminCli('users', 'create', '--email', email, '--password', 'a-long-enough-password', '--first-name', 'Cli', '--last-name', 'User');
+    const user = await adminCliWithInput(
+      'a-long-enough-password',
+      'users',
+      'create',
+      '--email',
+      email,
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'User',
+    );
     expect(user).toMatchObject({ code: 0, body: { email } });
-    const pat = await adminCli('pat', 'create', '--email', email, '--name', 'script', '--scope', 'READ_ONLY', '--expires', inDays(10), '--ip', '203.0.113.0/24');
+    const pat = await adminCli(
+      'pat',
+      'create',
+      '--email',
+      email,
+      '--name',
+      'script',
+      '--scope',
+      'READ_ONLY',
+      '--expires',
+      inDays(10),
+      '--ip',
+      '203.0.113.0/24',
+    );
     expect(pat.code).toBe(0);
     expect(pat.body.token).toMatch(/^tpat_[0-9A-Za-z]{16}\.[0-9A-Za-z]{38}$/);
     expect(pat.body).toMatchObject({ scope: 'READ_ONLY', ips: ['203.0.113.0/24'], userId: user.body.userId });
@@ -67,11 +108,35 @@ describe('PAT path through every layer', () => {
     expect(noAuth.status).toBe(401);
     const wrong = await http('POST', `${p.urls.adminApi}/admin/pats`, { token: 'not-the-admin-token-at-all', body: {} });
     expect(wrong.status).toBe(401);
-    const tooLate = await adminCli('pat', 'create', '--email', alice.email, '--name', 'x', '--scope', 'READ_ONLY', '--expires', inDays(400));
+    const tooLate = await adminCli(
+      'pat',
+      'create',
+      '--email',
+      alice.email,
+      '--name',
+      'x',
+      '--scope',
+      'READ_ONLY',
+      '--expires',
+      inDays(400),
+    );
     expect(tooLate).toMatchObject({ code: 1, body: { status: 422, field: 'expires' } });
     const badScope = await adminCli('pat', 'create', '--email', alice.email, '--name', 'x', '--scope', 'ADMIN', '--expires', inDays(1));
     expect(badScope).toMatchObject({ code: 1, body: { status: 400, field: 'scope' } });
-    const badIp = await adminCli('pat', 'create', '--email', alice.email, '--name', 'x', '--scope', 'READ_ONLY', '--expires', inDays(1), '--ip', 'example.com');
+    const badIp = await adminCli(
+      'pat',
+      'create',
+      '--email',
+      alice.email,
+      '--name',
+      'x',
+      '--scope',
+      'READ_ONLY',
+      '--expires',
+      inDays(1),
+      '--ip',
+      'example.com',
+    );
     expect(badIp).toMatchObject({ code: 1, body: { status: 400, field: 'ips' } });
   });
 
@@ -81,8 +146,17 @@ describe('PAT path through every layer', () => {
     const res = await http('GET', `${p.urls.api}/accounts`, { token: session.token });
     expect(res.status).toBe(200);
     const ids = (res.body.accounts as Array<{ id: string }>).map((a) => a.id).sort();
-    expect(ids).toEqual(DEMO_ACCOUNTS.filter((a) => a.userId === alice.id).map((a) => a.id).sort());
-    expect(res.body.accounts[0]).toMatchObject({ number: expect.any(String), type: expect.stringMatching(/^(CASH|MARGIN)$/), status: 'ACTIVE', baseCurrency: 'USD' });
+    expect(ids).toEqual(
+      DEMO_ACCOUNTS.filter((a) => a.userId === alice.id)
+        .map((a) => a.id)
+        .sort(),
+    );
+    expect(res.body.accounts[0]).toMatchObject({
+      number: expect.any(String),
+      type: expect.stringMatching(/^(CASH|MARGIN)$/),
+      status: 'ACTIVE',
+      baseCurrency: 'USD',
+    });
     expect(res.body.accounts[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
 
     const bobSession = await sessionFor(await patFor(bob.email, 'READ_ONLY'));
@@ -150,7 +224,13 @@ describe('PAT path through every layer', () => {
 
   it('enforces scopes at the facade (403 insufficient_scope) and in the subgraphs', async () => {
     const sid = randomUUID();
-    await new SessionStore(p.store).create({ sid, userId: aliceId, kind: 'oauth', clientId: 'test-app', expiresAt: Math.floor(Date.now() / 1000) + 300 });
+    await new SessionStore(p.store).create({
+      sid,
+      userId: aliceId,
+      kind: 'oauth',
+      clientId: 'test-app',
+      expiresAt: Math.floor(Date.now() / 1000) + 300,
+    });
     const token = await p.auth.signer.sign({ sub: aliceId, sid, kind: 'oauth', clientId: 'test-app', scope: ['read:orders'] }, 300);
     const rest = await http('GET', `${p.urls.api}/accounts`, { token });
     expect(rest.status).toBe(403);
@@ -165,7 +245,10 @@ describe('PAT path through every layer', () => {
     const session = await sessionFor(await patFor(alice.email, 'READ_ONLY'));
     const res = await http('POST', p.urls.gateway, {
       token: session.token,
-      body: { query: '{ accounts { number positions { nodes { symbol quantity averageCost } } balances { currency cash } orders { nodes { id } } } }' },
+      body: {
+        query:
+          '{ accounts { number positions { nodes { symbol quantity averageCost } } balances { currency cash } orders { nodes { id } } } }',
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
