@@ -24,9 +24,10 @@ module.exports = [
           enforceBuildableLibDependency: false,
           allow: appFactories,
           depConstraints: [
-            // Apps depend on libs only; the launcher may also start apps.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: [...libTypes, 'type:testing'] },
-            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes, 'type:testing'] },
+            // Apps depend on libs only; the launcher may also start apps. Production code never
+            // imports the test helpers (specs, testing/ and e2e/ folders may: see below).
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: libTypes },
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes] },
             // Libs form layers: util ← data ← feature; test helpers sit on top.
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: libTypes },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:data'] },
@@ -47,8 +48,8 @@ module.exports = [
     },
   },
   {
-    // Specs may use the test helpers wherever they live.
-    files: ['**/*.spec.ts'],
+    // Specs, and the helpers they share (a testing/ or e2e/ folder), may use the test helpers wherever they live.
+    files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
@@ -61,8 +62,8 @@ module.exports = [
     },
   },
   {
-    // Only the launcher may import another app.
-    files: ['apps/**/*.ts'],
+    // Only the launcher may import another app; no library ever does.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['apps/platform/**'],
     rules: {
       'no-restricted-imports': [

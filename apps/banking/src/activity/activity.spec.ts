@@ -1,5 +1,5 @@
 import { bookCompletedDeposit } from '../funding/funding.service';
-import { ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../test-harness';
+import { ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('cash activity', () => {
   let h: BankingHarness;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bookCompletedDeposit } from '../funding/funding.service';
-import { ENTITY, startBankingHarness, type BankingHarness } from '../test-harness';
+import { ENTITY, startBankingHarness, type BankingHarness } from '../testing/banking-harness';
 
 describe('banking ledger and balances', () => {
   let account: string;

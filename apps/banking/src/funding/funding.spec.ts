@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CursorCodec } from '@trading/pagination';
 import { bookCompletedDeposit, FundingService, SANDBOX_REJECT_REASON } from './funding.service';
-import { CANCEL, DEPOSIT, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../test-harness';
+import { CANCEL, DEPOSIT, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('funding transactions', () => {
   let h: BankingHarness;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { http } from '@trading/testing';
 import { bookCompletedDeposit } from '../funding/funding.service';
-import { ENTITY, startBankingHarness, type BankingHarness } from '../test-harness';
+import { ENTITY, startBankingHarness, type BankingHarness } from '../testing/banking-harness';
 
 describe('internal hold API', () => {
   let h: BankingHarness;

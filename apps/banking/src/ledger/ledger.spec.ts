@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { bookCompletedDeposit } from '../funding/funding.service';
-import { CANCEL, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../test-harness';
+import { CANCEL, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('ledger under concurrent spends', () => {
   let h: BankingHarness;

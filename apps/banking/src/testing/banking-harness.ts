@@ -5,8 +5,8 @@ import { createLogger } from '@trading/logging';
 import { listen, type RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
 import { askSubgraph, createTestDatabases, http, testKeys, type TestDatabases, type TestKeys } from '@trading/testing';
-import { createBankingApp } from './app';
-import { loadBankingConfig } from './config';
+import { createBankingApp } from '../app';
+import { loadBankingConfig } from '../config';
 
 /** Test-only: a banking app on a throwaway database, beside a stand-in accounts subgraph. */
 export interface BankingHarness {
