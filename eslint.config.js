@@ -1,15 +1,6 @@
 const nx = require('@nx/eslint-plugin');
 
 const libTypes = ['type:util', 'type:data', 'type:feature'];
-// Only the all-in-one launcher (and its end-to-end specs) may import app factories (see README, "Module boundaries").
-const appFactories = [
-  '@trading/app-auth',
-  '@trading/app-gateway',
-  '@trading/app-rest-facade',
-  '@trading/app-accounts',
-  '@trading/app-banking',
-  '@trading/app-oms',
-];
 
 module.exports = [
   ...nx.configs['flat/base'],
@@ -22,7 +13,6 @@ module.exports = [
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: appFactories,
           depConstraints: [
             // Apps depend on libs only; the launcher may also start apps. Production code never
             // imports the test helpers (specs, testing/ and e2e/ folders may: see below).
@@ -55,20 +45,24 @@ module.exports = [
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: appFactories,
           depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
         },
       ],
     },
   },
   {
-    // Only the launcher may import another app; no library ever does.
-    files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['apps/platform/**'],
+    // A service's code is composed by its own app and the launcher; no library imports one, and
+    // nothing reaches into another project's folder by a relative path.
+    files: ['libs/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@trading/app-*', '../../*/src/*'], message: 'apps never import apps; share code through libs/' }] },
+        {
+          patterns: [
+            { group: ['@trading/*-service'], message: 'a library never imports a service: apps compose them' },
+            { group: ['../../*/src/*', '../../../apps/*'], message: 'import a project by its @trading/ name, not by a path into it' },
+          ],
+        },
       ],
     },
   },

@@ -1,6 +1,6 @@
 /**
  * Composes the supergraph from the subgraphs' SDL files (no introspection of running servers)
- * and writes apps/gateway/src/supergraph.graphql, which the gateway loads.
+ * and writes libs/gateway-service/src/supergraph.graphql, which the gateway loads.
  *   npm run supergraph          write it
  *   npm run supergraph:check    fail when composition fails or the committed file is stale
  */
@@ -10,7 +10,7 @@ import { composeServices } from '@apollo/composition';
 import { parse } from 'graphql';
 import { SUBGRAPHS } from './subgraphs';
 
-const OUTPUT = join(__dirname, '../../apps/gateway/src/supergraph.graphql');
+const OUTPUT = join(__dirname, '../../libs/gateway-service/src/supergraph.graphql');
 
 export function composeSupergraph(): string {
   const result = composeServices(SUBGRAPHS.map((s) => ({ name: s.name, url: s.url, typeDefs: parse(s.sdl.join('\n')) })));
@@ -37,7 +37,7 @@ function main(): void {
       /* missing counts as stale */
     }
     if (committed !== sdl) {
-      console.error('apps/gateway/src/supergraph.graphql is stale: run `npm run supergraph` and commit the result');
+      console.error('libs/gateway-service/src/supergraph.graphql is stale: run `npm run supergraph` and commit the result');
       process.exit(1);
     }
     console.log('supergraph: composes, and the committed file is current');

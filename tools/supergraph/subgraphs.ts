@@ -1,6 +1,6 @@
-import { accountsSubgraphSdl } from '../../apps/accounts/src/schema';
-import { bankingSubgraphSdl } from '../../apps/banking/src/schema';
-import { omsSubgraphSdl } from '../../apps/oms/src/schema';
+import { accountsSubgraphSdl } from '../../libs/accounts-service/src/schema';
+import { bankingSubgraphSdl } from '../../libs/banking-service/src/schema';
+import { omsSubgraphSdl } from '../../libs/oms-service/src/schema';
 
 /**
  * The subgraphs of the supergraph, with their default URLs. The gateway replaces these URLs

@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createAccountsApp } from './app';
-import { loadAccountsConfig } from './config';
+import { createAccountsApp } from '@trading/accounts-service';
+import { loadAccountsConfig } from '@trading/accounts-service';
 
 void runService('accounts', () => {
   const config = loadAccountsConfig();

@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createAuthApp } from './app';
-import { loadAuthConfig } from './config';
+import { createAuthApp } from '@trading/auth-service';
+import { loadAuthConfig } from '@trading/auth-service';
 
 void runService('auth', () => {
   const config = loadAuthConfig();

@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createBankingApp } from './app';
-import { loadBankingConfig } from './config';
+import { createBankingApp } from '@trading/banking-service';
+import { loadBankingConfig } from '@trading/banking-service';
 
 void runService('banking', () => {
   const config = loadBankingConfig();

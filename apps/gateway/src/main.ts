@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createGatewayApp } from './app';
-import { loadGatewayConfig } from './config';
+import { createGatewayApp } from '@trading/gateway-service';
+import { loadGatewayConfig } from '@trading/gateway-service';
 
 void runService('gateway', () => {
   const config = loadGatewayConfig();

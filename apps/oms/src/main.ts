@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createOmsApp } from './app';
-import { loadOmsConfig } from './config';
+import { createOmsApp } from '@trading/oms-service';
+import { loadOmsConfig } from '@trading/oms-service';
 
 void runService('oms', () => {
   const config = loadOmsConfig();

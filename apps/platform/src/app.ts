@@ -1,10 +1,10 @@
 import { Client } from 'pg';
-import { createAccountsApp, seedAccountsDemo, type AccountsApp } from '@trading/app-accounts';
-import { createAuthApp, type AuthApp } from '@trading/app-auth';
-import { createBankingApp, seedBankingDemo, type BankingApp } from '@trading/app-banking';
-import { createGatewayApp } from '@trading/app-gateway';
-import { createOmsApp, loadOmsConfig, seedOmsDemo, type OmsApp } from '@trading/app-oms';
-import { createRestFacadeApp } from '@trading/app-rest-facade';
+import { createAccountsApp, seedAccountsDemo, type AccountsApp } from '@trading/accounts-service';
+import { createAuthApp, type AuthApp } from '@trading/auth-service';
+import { createBankingApp, seedBankingDemo, type BankingApp } from '@trading/banking-service';
+import { createGatewayApp } from '@trading/gateway-service';
+import { createOmsApp, loadOmsConfig, seedOmsDemo, type OmsApp } from '@trading/oms-service';
+import { createRestFacadeApp } from '@trading/rest-facade-service';
 import { ensureDatabase, withDatabaseName } from '@trading/db';
 import { MemoryEventLog, RedisEventLog, type ConsumerOptions, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';

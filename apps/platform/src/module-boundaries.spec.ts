@@ -40,14 +40,21 @@ describe('lint rules', () => {
     expect(problems('apps/banking/src/testing/fixture.ts', code)).toEqual([]);
   }, 60_000);
 
-  it('refuses an app or a library importing an app', () => {
-    const code = "import { createOmsApp } from '@trading/app-oms';\n\nexport const start = createOmsApp;\n";
-    expect(problems('apps/banking/src/fixture.ts', code)).toContainEqual(
-      expect.stringMatching(/^no-restricted-imports: .*apps never import apps/),
+  it("refuses an app using another domain's service, and any library using a service", () => {
+    const code = "import { createOmsApp } from '@trading/oms-service';\n\nexport const start = createOmsApp;\n";
+    expect(problems('apps/banking/src/fixture.ts', code)).toEqual([
+      expect.stringMatching(
+        /^@nx\/enforce-module-boundaries: A project tagged with "scope:banking" can only depend on libs tagged with "scope:banking", "scope:shared"$/,
+      ),
+    ]);
+    expect(problems('libs/banking-service/src/fixture.ts', code)).toContainEqual(
+      expect.stringMatching(/^no-restricted-imports: .*a library never imports a service/),
     );
     expect(problems('libs/money/src/fixture.ts', code)).toContainEqual(
-      expect.stringMatching(/^no-restricted-imports: .*apps never import apps/),
+      expect.stringMatching(/^no-restricted-imports: .*a library never imports a service/),
     );
+    // Its own app composes it.
+    expect(problems('apps/oms/src/fixture.ts', code)).toEqual([]);
   }, 60_000);
 
   it('refuses a lower layer depending on a higher one (a util lib on a feature lib)', () => {

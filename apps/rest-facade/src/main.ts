@@ -1,6 +1,6 @@
 import { runService } from '@trading/service';
-import { createRestFacadeApp } from './app';
-import { loadFacadeConfig } from './config';
+import { createRestFacadeApp } from '@trading/rest-facade-service';
+import { loadFacadeConfig } from '@trading/rest-facade-service';
 
 void runService('rest-facade', () => {
   const config = loadFacadeConfig();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { openApiDocument } from '@trading/app-rest-facade';
+import { openApiDocument } from '@trading/rest-facade-service';
 import { http, openApiResponseValidator } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { patSession, scopedSession } from './sessions';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createAuthApp, type AuthApp } from '@trading/app-auth';
+import { createAuthApp, type AuthApp } from '@trading/auth-service';
 import { withDatabaseName } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { restContract } from '@trading/app-rest-facade';
+import { restContract } from '@trading/rest-facade-service';
 import { http } from '@trading/testing';
 import { admin } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { openApiDocument } from '@trading/app-rest-facade';
+import { openApiDocument } from '@trading/rest-facade-service';
 import { http, openApiResponseValidator } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { startOrdersPlatform, until } from './orders-platform';

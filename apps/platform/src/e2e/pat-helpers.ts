@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { dashboardConfigDefaults } from '@trading/app-auth';
-import { createRestFacadeApp } from '@trading/app-rest-facade';
+import { dashboardConfigDefaults } from '@trading/auth-service';
+import { createRestFacadeApp } from '@trading/rest-facade-service';
 import { createLogger } from '@trading/logging';
 import { listen } from '@trading/service';
 import { http } from '@trading/testing';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { generateKeyPair, SignJWT } from 'jose';
 import { SessionStore } from '@trading/auth';
-import { openApiDocument } from '@trading/app-rest-facade';
+import { openApiDocument } from '@trading/rest-facade-service';
 import { http, openApiResponseValidator, testKeys } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';

@@ -1,1 +1,0 @@
-module.exports = { displayName: 'accounts', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,1 +1,0 @@
-module.exports = { displayName: 'auth', preset: '../../jest.preset.js', rootDir: '.' };

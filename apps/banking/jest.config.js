@@ -1,1 +1,0 @@
-module.exports = { displayName: 'banking', preset: '../../jest.preset.js', rootDir: '.' };

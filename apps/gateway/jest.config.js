@@ -1,1 +1,0 @@
-module.exports = { displayName: 'gateway', preset: '../../jest.preset.js', rootDir: '.' };

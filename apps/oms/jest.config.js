@@ -1,1 +1,0 @@
-module.exports = { displayName: 'oms', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,1 +1,0 @@
-module.exports = { displayName: 'rest-facade', preset: '../../jest.preset.js', rootDir: '.' };

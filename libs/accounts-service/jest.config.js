@@ -1,0 +1,1 @@
+module.exports = { displayName: 'accounts-service', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'auth-service', preset: '../../jest.preset.js', rootDir: '.' };

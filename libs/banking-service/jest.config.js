@@ -1,0 +1,1 @@
+module.exports = { displayName: 'banking-service', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'gateway-service', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'oms-service', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'rest-facade-service', preset: '../../jest.preset.js', rootDir: '.' };
