@@ -10,16 +10,12 @@ import { BalancesService } from './balances/balances.service';
 import { balancesResolvers } from './balances/resolvers';
 import type { BankingConfig } from './config';
 import { ClearingWorker } from './funding/clearing';
-import { FundingTransactionEntity } from './funding/entities/funding-transaction.entity';
 import { FundingService } from './funding/funding.service';
 import { fundingResolvers } from './funding/resolvers';
-import { HoldEntity } from './holds/entities/hold.entity';
 import { mountBankingBackOffice } from './back-office/back-office.routes';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
-import { IdempotencyKeyEntity } from './idempotency/entities/idempotency-key.entity';
 import { fundingIdempotency } from './idempotency/idempotency';
-import { JournalEntryEntity, PostingEntity } from './ledger/entities/journal.entity';
 import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
 import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
@@ -66,7 +62,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         logger,
         databaseUrl: config.BANKING_DATABASE_URL,
         identity: config,
-        entities: [JournalEntryEntity, PostingEntity, FundingTransactionEntity, HoldEntity, IdempotencyKeyEntity],
+        // Every banking table is read and written with SQL (the ledger's postings, holds, funding, idempotency keys).
+        entities: [],
         migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022, SaleSettlement1732230000024],
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,

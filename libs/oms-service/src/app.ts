@@ -20,7 +20,6 @@ import { Market1732230000013 } from './migrations/1732230000013-market';
 import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
 import { AccountsClient, BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
-import { OrderEntity } from './orders/entities/order.entity';
 import { orderIdempotency, OrdersService } from './orders/orders.service';
 import { OutboxRelay } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
@@ -60,7 +59,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         logger,
         databaseUrl: config.OMS_DATABASE_URL,
         identity: config,
-        entities: [InstrumentEntity, OrderEntity, FxRateEntity],
+        // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
+        entities: [InstrumentEntity, FxRateEntity],
         migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,

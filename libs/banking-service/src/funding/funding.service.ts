@@ -9,7 +9,7 @@ import { fundingIdempotency } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
 import type { AccountOwnership } from '../ownership/account-ownership';
-import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './entities/funding-transaction.entity';
+import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './funding-transaction';
 
 /** A funding transaction as the API shows it. */
 export interface FundingTransactionView {

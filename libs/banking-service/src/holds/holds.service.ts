@@ -3,7 +3,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, parseUuid } from '@trading/errors';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
-import type { HoldState } from './entities/hold.entity';
+
+/** A hold's life: HELD, then RELEASED in full or CAPTURED (the rest released). */
+export type HoldState = 'HELD' | 'RELEASED' | 'CAPTURED';
 
 export interface HoldView {
   orderId: string;
