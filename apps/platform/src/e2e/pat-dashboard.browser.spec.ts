@@ -113,6 +113,24 @@ describe('PAT dashboard in a browser', () => {
     expect(cspViolations).toEqual([]);
   });
 
+  it('speaks the page language and fits a phone: each token is a card of labelled lines, nothing scrolls sideways', async () => {
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 375, height: 740 });
+    await phone.goto(`${p.urls.login}/de/developer`);
+    await expect(phone.textContent('h1')).resolves.toBe('Persönliche Zugriffstoken');
+    await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('REVOKED');
+    const fits = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(fits).toBe(true);
+    const label = await phone.evaluate(() => getComputedStyle(document.querySelector('#tokens td[data-label]')!, '::before').content);
+    expect(label).toBe('"Name"');
+    await phone.goto(`${p.urls.login}/fr/developer`);
+    await expect(phone.textContent('h1')).resolves.toBe("Jetons d'accès personnels");
+    // A wide screen keeps the table, with its header row.
+    await phone.setViewportSize({ width: 1280, height: 800 });
+    await expect(phone.isVisible('#tokens thead th')).resolves.toBe(true);
+    await phone.close();
+  });
+
   it('cannot be framed by another site', async () => {
     const framing = await context.newPage();
     // The control: a response without the page headers (/healthz) does load in a frame.

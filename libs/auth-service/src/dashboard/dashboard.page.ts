@@ -2,6 +2,7 @@ import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
 import { html, type SafeHtml } from '../web/html';
+import { messages, type Messages } from '../web/i18n';
 import { layout } from '../web/layout';
 import { expiryBounds, type TokenField, type TokenFormValues } from './token-form';
 
@@ -26,79 +27,87 @@ const status = (t: PersonalAccessToken, now: Date) => (t.revokedAt ? 'REVOKED' :
 
 export function dashboardPage(view: DashboardView): string {
   const now = view.now ?? new Date();
+  const t = messages(view.locale).dashboard;
   return layout({
-    title: 'Personal access tokens',
+    title: t.title,
     locale: view.locale,
     user: view.user,
     body: html`
 ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
-${view.created ? createdPanel(view.created) : ''}
-${createForm(view, now)}
-${tokenList(view, now)}
-${appList(view)}
-${activityList(view)}`,
+${view.created ? createdPanel(view.created, t) : ''}
+${createForm(view, now, t)}
+${tokenList(view, now, t)}
+${appList(view, t)}
+${activityList(view, t)}`,
   });
 }
 
-function createdPanel(created: { token: string; name: string }): SafeHtml {
+type Texts = Messages['dashboard'];
+
+function createdPanel(created: { token: string; name: string }, t: Texts): SafeHtml {
   return html`<section class="card token-once" id="new-token-panel">
-  <h2>Token "${created.name}" created</h2>
-  <p><strong>Copy it now: it is shown only this once.</strong> Only a hash is kept, so nobody can show it to you again. Treat it like a password.</p>
-  <label for="new-token">Your personal access token</label>
+  <h2>${t.created(created.name)}</h2>
+  <p><strong>${t.copyNow}</strong> ${t.onlyHash}</p>
+  <label for="new-token">${t.yourToken}</label>
   <input id="new-token" type="text" readonly value="${created.token}" spellcheck="false">
-  <button type="button" data-copy="new-token" id="copy-token">Copy</button>
+  <button type="button" data-copy="new-token" id="copy-token">${t.copy}</button>
 </section>`;
 }
 
-function createForm(view: DashboardView, now: Date): SafeHtml {
+function createForm(view: DashboardView, now: Date, t: Texts): SafeHtml {
   const { min, max } = expiryBounds(now);
   const f = view.form ?? { name: '', expires: '', scope: 'READ_ONLY', ips: '' };
   const e = view.errors ?? {};
   const error = (field: TokenField) => html`<p class="error" data-error-for="${field}" id="error-${field}">${e[field] ?? ''}</p>`;
   return html`<section class="card">
-  <h1>Personal access tokens</h1>
-  <p class="hint">For your own scripts: exchange the token at <code>POST /v1/pat/login</code> for a short-lived session token.</p>
+  <h1>${t.title}</h1>
+  <p class="hint">${t.intro[0]} <code>POST /v1/pat/login</code> ${t.intro[1]}</p>
   ${e.form ? html`<p class="alert" role="alert">${e.form}</p>` : ''}
   <form method="post" action="/${view.locale}/developer/tokens" data-validate novalidate id="create-token">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">
-    <label for="name">Name</label>
-    <input id="name" name="name" type="text" required maxlength="100" value="${f.name}" placeholder="e.g. nightly report">
+    <label for="name">${t.name}</label>
+    <input id="name" name="name" type="text" required maxlength="100" value="${f.name}" placeholder="${t.namePlaceholder}">
     ${error('name')}
-    <label for="expires">Expiration date (UTC, from ${min} to ${max})</label>
+    <label for="expires">${t.expires(min, max)}</label>
     <input id="expires" name="expires" type="date" required min="${min}" max="${max}" value="${f.expires}">
     ${error('expires')}
     <fieldset>
-      <legend>Access scope</legend>
-      <input type="radio" id="scope-ro" name="scope" value="READ_ONLY" ${f.scope === 'READ_ONLY' ? 'checked' : ''}><label for="scope-ro">Read only (GET)</label>
-      <input type="radio" id="scope-rw" name="scope" value="READ_WRITE" ${f.scope === 'READ_WRITE' ? 'checked' : ''}><label for="scope-rw">Read and write</label>
+      <legend>${t.scope}</legend>
+      <input type="radio" id="scope-ro" name="scope" value="READ_ONLY" ${f.scope === 'READ_ONLY' ? 'checked' : ''}><label for="scope-ro">${t.readOnly}</label>
+      <input type="radio" id="scope-rw" name="scope" value="READ_WRITE" ${f.scope === 'READ_WRITE' ? 'checked' : ''}><label for="scope-rw">${t.readWrite}</label>
     </fieldset>
     ${error('scope')}
-    <label for="ips">Allowed IP addresses (optional)</label>
+    <label for="ips">${t.ips}</label>
     <textarea id="ips" name="ips" rows="2" placeholder="203.0.113.7, 2001:db8::/32">${f.ips}</textarea>
-    <p class="hint">IPv4 or IPv6 addresses or CIDR ranges, separated by commas or new lines. Empty: any address.</p>
+    <p class="hint">${t.ipsHint}</p>
     ${error('ips')}
-    <button type="submit">Create token</button>
+    <button type="submit">${t.create}</button>
   </form>
 </section>`;
 }
 
-function tokenList(view: DashboardView, now: Date): SafeHtml {
-  if (!view.tokens.length) return html`<section class="card"><h2>Your tokens</h2><p>No tokens yet.</p></section>`;
+/** A table that is a table on a wide screen and a stack of labelled cards on a phone (each cell carries its column's name). */
+const head = (labels: string[]) => html`<thead><tr>${labels.map((l) => html`<th>${l}</th>`)}</tr></thead>`;
+
+function tokenList(view: DashboardView, now: Date, t: Texts): SafeHtml {
+  if (!view.tokens.length) return html`<section class="card"><h2>${t.yourTokens}</h2><p>${t.noTokens}</p></section>`;
   return html`<section class="card">
-  <h2>Your tokens</h2>
-  <table id="tokens">
-    <thead><tr><th>Name</th><th>Token id</th><th>Scope</th><th>IPs</th><th>Created</th><th>Expires</th><th>Last used</th><th>Last IP</th><th>Status</th><th></th></tr></thead>
+  <h2>${t.yourTokens}</h2>
+  <table id="tokens" class="stack">
+    ${head([t.name, t.tokenId, t.scope, t.ipsColumn, t.createdAt, t.expiresAt, t.lastUsed, t.lastIp, t.status, ''])}
     <tbody>
-    ${view.tokens.map((t) => {
-      const s = status(t, now);
-      return html`<tr data-token-id="${t.id}">
-      <td>${t.name}</td><td><code>${t.id}</code></td><td>${t.access}</td><td>${t.ipAllowlist.length ? t.ipAllowlist.join(', ') : 'any'}</td>
-      <td>${when(t.createdAt)}</td><td>${when(t.expiresAt)}</td><td>${when(t.lastUsedAt)}</td><td>${t.lastUsedIp ?? '—'}</td>
-      <td class="status-${s}">${s}</td>
+    ${view.tokens.map((token) => {
+      const s = status(token, now);
+      return html`<tr data-token-id="${token.id}">
+      <td data-label="${t.name}">${token.name}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}">${token.access}</td>
+      <td data-label="${t.ipsColumn}">${token.ipAllowlist.length ? token.ipAllowlist.join(', ') : t.any}</td>
+      <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${t.expiresAt}">${when(token.expiresAt)}</td>
+      <td data-label="${t.lastUsed}">${when(token.lastUsedAt)}</td><td data-label="${t.lastIp}">${token.lastUsedIp ?? '—'}</td>
+      <td data-label="${t.status}" class="status-${s}">${s}</td>
       <td>${
         s === 'ACTIVE'
-          ? html`<form method="post" action="/${view.locale}/developer/tokens/${t.id}/revoke" data-confirm="Revoke &quot;${t.name}&quot;? Scripts using it stop working at once.">
-          <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">Revoke</button></form>`
+          ? html`<form method="post" action="/${view.locale}/developer/tokens/${token.id}/revoke" data-confirm="${t.confirmRevokeToken(token.name)}">
+          <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">${t.revoke}</button></form>`
           : ''
       }</td>
     </tr>`;
@@ -108,21 +117,20 @@ function tokenList(view: DashboardView, now: Date): SafeHtml {
 </section>`;
 }
 
-function appList(view: DashboardView): SafeHtml {
-  if (!view.apps.length)
-    return html`<section class="card" id="authorised-apps"><h2>Authorised apps</h2><p>You have not allowed any app to access your account.</p></section>`;
+function appList(view: DashboardView, t: Texts): SafeHtml {
+  if (!view.apps.length) return html`<section class="card" id="authorised-apps"><h2>${t.apps}</h2><p>${t.noApps}</p></section>`;
   return html`<section class="card" id="authorised-apps">
-  <h2>Authorised apps</h2>
-  <p class="hint">Apps you allowed to act for you. Revoking one ends every token it holds at once.</p>
-  <table id="apps">
-    <thead><tr><th>App</th><th>Access</th><th>Allowed</th><th>Last used</th><th></th></tr></thead>
+  <h2>${t.apps}</h2>
+  <p class="hint">${t.appsHint}</p>
+  <table id="apps" class="stack">
+    ${head([t.app, t.access, t.allowed, t.lastUsed, ''])}
     <tbody>
     ${view.apps.map(
       (a) => html`<tr data-grant-id="${a.grantId}">
-      <td><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${a.appName}</a></td><td><code>${a.scope.join(' ')}</code></td>
-      <td>${when(a.grantedAt)}</td><td>${when(a.lastUsedAt)}</td>
-      <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="Revoke access for &quot;${a.appName}&quot;? It stops working at once.">
-        <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">Revoke</button></form></td>
+      <td data-label="${t.app}"><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${a.appName}</a></td><td data-label="${t.access}"><code>${a.scope.join(' ')}</code></td>
+      <td data-label="${t.allowed}">${when(a.grantedAt)}</td><td data-label="${t.lastUsed}">${when(a.lastUsedAt)}</td>
+      <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="${t.confirmRevokeApp(a.appName)}">
+        <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">${t.revoke}</button></form></td>
     </tr>`,
     )}
     </tbody>
@@ -130,23 +138,23 @@ function appList(view: DashboardView): SafeHtml {
 </section>`;
 }
 
-function activityList(view: DashboardView): SafeHtml {
+function activityList(view: DashboardView, t: Texts): SafeHtml {
   const { logins, nextCursor } = view.activity;
   return html`<section class="card">
-  <h2>Login activity</h2>
+  <h2>${t.activity}</h2>
   ${
     logins.length
-      ? html`<table id="activity">
-    <thead><tr><th>Time</th><th>Token</th><th>IP</th><th>User agent</th><th>Outcome</th></tr></thead>
+      ? html`<table id="activity" class="stack">
+    ${head([t.time, t.token, t.ip, t.userAgent, t.outcome])}
     <tbody>
     ${logins.map(
       (l) =>
-        html`<tr><td>${when(new Date(l.at))}</td><td>${l.tokenName ?? ''} <code>${l.tokenId ?? ''}</code></td><td>${l.ip ?? ''}</td><td>${l.userAgent ?? ''}</td><td class="outcome-${l.outcome}">${l.outcome}</td></tr>`,
+        html`<tr><td data-label="${t.time}">${when(new Date(l.at))}</td><td data-label="${t.token}">${l.tokenName ?? ''} <code>${l.tokenId ?? ''}</code></td><td data-label="${t.ip}">${l.ip ?? ''}</td><td data-label="${t.userAgent}">${l.userAgent ?? ''}</td><td data-label="${t.outcome}" class="outcome-${l.outcome}">${l.outcome}</td></tr>`,
     )}
     </tbody>
   </table>
-  ${nextCursor ? html`<p><a href="/${view.locale}/developer?activity=${nextCursor}#activity">Older logins</a></p>` : ''}`
-      : html`<p>No logins with your tokens yet.</p>`
+  ${nextCursor ? html`<p><a href="/${view.locale}/developer?activity=${nextCursor}#activity">${t.older}</a></p>` : ''}`
+      : html`<p>${t.noLogins}</p>`
   }
 </section>`;
 }

@@ -107,6 +107,19 @@ table { width: 100%; border-collapse: collapse; font-size: .92rem; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
 code { font-family: ui-monospace, monospace; }
 .status-ACTIVE { color: #1a7f37; } .status-REVOKED, .status-EXPIRED, .outcome-FAILURE { color: #b42318; } .outcome-SUCCESS { color: #1a7f37; }
+code, td { overflow-wrap: anywhere; }
+/* On a phone each table row becomes a card of labelled lines: no sideways scrolling. */
+@media (max-width: 760px) {
+  main { margin: 1rem auto; padding: 0 .5rem; }
+  .card { padding: 1rem; }
+  .top { padding: .6rem .75rem; flex-wrap: wrap; gap: .25rem; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; box-sizing: border-box; }
+  table.stack tr { border: 1px solid #e3e6ea; border-radius: 6px; margin-bottom: .75rem; padding: .25rem .6rem; }
+  table.stack td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .3rem 0; text-align: right; }
+  table.stack td[data-label]::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; }
+  table.stack td:empty { display: none; }
+}
 `;
 
 export function assetRoutes(): Router {
