@@ -309,7 +309,9 @@ export async function createPlatform(
           OMS_URL: `${oms.server.internal.url}/graphql`,
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
-          SUPERGRAPH_PATH: require.resolve('./supergraph.graphql', { paths: [__dirname, `${__dirname}/../../../libs/gateway-service/src`] }), // bundle: copied next to main.js; source: the gateway's
+          SUPERGRAPH_PATH: require.resolve('./supergraph.graphql', {
+            paths: [__dirname, `${__dirname}/../../../libs/gateway-service/src`],
+          }), // bundle: copied next to main.js; source: the gateway's
           GATEWAY_TRUST_PROXY: [],
           GRAPHQL_INTROSPECTION: config.GRAPHQL_INTROSPECTION,
         },
