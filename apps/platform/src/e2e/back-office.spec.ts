@@ -1,26 +1,15 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { BACK_OFFICE_SUBJECT, INTERNAL_BACK_OFFICE_SCOPE, INTERNAL_CLAIMS_HEADER } from '@trading/auth';
 import { http } from '@trading/testing';
 import { admin } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { newUser, sessionToken } from './pat-helpers';
+import { adminCli } from './admin-cli';
 import { inDays, type TestPlatform } from './test-platform';
-
-const ROOT = join(__dirname, '../../../..');
 
 /** Issue 13 §1: the service team opens and closes accounts and runs instruments, through the admin API and CLI. */
 describe('back office: accounts and instruments', () => {
   let p: TestPlatform;
-  const cli = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        join(ROOT, 'node_modules/.bin/tsx'),
-        ['tools/admin/cli.ts', ...args],
-        { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (...args: string[]) => adminCli(p, args);
   const api = (path: string) => p.urls.api + path;
   /** A new user with a READ_WRITE PAT session, as `users create` + `pat create` + POST /pat/login make it. */
   const customer = async () => {

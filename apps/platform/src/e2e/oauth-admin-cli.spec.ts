@@ -1,9 +1,10 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http } from '@trading/testing';
 import { registration } from './oauth-helpers';
+import { adminCli } from './admin-cli';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const ROOT = join(__dirname, '../../../..');
@@ -11,29 +12,9 @@ const ROOT = join(__dirname, '../../../..');
 /** `npm run admin -- apps …` as the service team runs it, against the running platform's admin API. */
 describe('admin CLI: apps, users, PATs', () => {
   let p: TestPlatform;
-  const cli = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        join(ROOT, 'node_modules/.bin/tsx'),
-        ['tools/admin/cli.ts', ...args],
-        { cwd: ROOT, env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken } },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (...args: string[]) => adminCli(p, args);
   /** The CLI with `input` on standard input (a pipe, as in `printf … | npm run admin -- …`). */
-  const cliWithInput = (input: string, ...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], {
-        cwd: ROOT,
-        env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-      child.stdin.end(input);
-    });
+  const cliWithInput = (input: string, ...args: string[]) => adminCli(p, args, input);
   const file = (doc: unknown) => {
     const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(path, JSON.stringify(doc));

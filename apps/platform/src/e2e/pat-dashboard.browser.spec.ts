@@ -119,9 +119,9 @@ describe('PAT dashboard in a browser', () => {
     await phone.goto(`${p.urls.login}/de/developer`);
     await expect(phone.textContent('h1')).resolves.toBe('Persönliche Zugriffstoken');
     await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('REVOKED');
-    const fits = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    const fits = await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
     expect(fits).toBe(true);
-    const label = await phone.evaluate(() => getComputedStyle(document.querySelector('#tokens td[data-label]')!, '::before').content);
+    const label = await phone.evaluate("getComputedStyle(document.querySelector('#tokens td[data-label]'), '::before').content");
     expect(label).toBe('"Name"');
     await phone.goto(`${p.urls.login}/fr/developer`);
     await expect(phone.textContent('h1')).resolves.toBe("Jetons d'accès personnels");
