@@ -83,7 +83,8 @@ export class InternalClaimsSigner {
       .setAudience(audience)
       .setJti(randomUUID())
       .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + this.lifetimeSeconds)
+      // Rounded up: a header lives at least its lifetime (rounding down could leave it a millisecond).
+      .setExpirationTime(Math.ceil(Date.now() / 1000) + this.lifetimeSeconds)
       .sign(this.key.privateKey);
   }
 }
