@@ -77,15 +77,17 @@ export class InternalClaimsSigner {
 
   sign(claims: Claims, audience: ServiceName): Promise<string> {
     const { caller: _caller, ...rest } = claims;
-    return new SignJWT({ ...rest })
-      .setProtectedHeader({ alg: 'ES256', kid: this.key.kid, typ: TYPE })
-      .setIssuer(this.key.service)
-      .setAudience(audience)
-      .setJti(randomUUID())
-      .setIssuedAt()
-      // Rounded up: a header lives at least its lifetime (rounding down could leave it a millisecond).
-      .setExpirationTime(Math.ceil(Date.now() / 1000) + this.lifetimeSeconds)
-      .sign(this.key.privateKey);
+    return (
+      new SignJWT({ ...rest })
+        .setProtectedHeader({ alg: 'ES256', kid: this.key.kid, typ: TYPE })
+        .setIssuer(this.key.service)
+        .setAudience(audience)
+        .setJti(randomUUID())
+        .setIssuedAt()
+        // Rounded up: a header lives at least its lifetime (rounding down could leave it a millisecond).
+        .setExpirationTime(Math.ceil(Date.now() / 1000) + this.lifetimeSeconds)
+        .sign(this.key.privateKey)
+    );
   }
 }
 
