@@ -22,6 +22,10 @@ describe('IP restrictions', () => {
     expect(isIpOrCidr('10.0.0.0/33')).toBe(false);
     expect(isIpOrCidr('example.com')).toBe(false);
     expect(isIpOrCidr('::1/128')).toBe(true);
+    expect(isIpOrCidr('2001:db8::ffff:203.0.113.7')).toBe(true);
+    // Refused in both places the rule runs (the server and the dashboard's bundled script).
+    for (const bad of ['10.0.0.01', '256.1.1.1', 'fe80::1%eth0', '2001:db8::/129', '1.2.3.4/8/8', '::1/x', ''])
+      expect({ bad, ok: isIpOrCidr(bad) }).toEqual({ bad, ok: false });
   });
 });
 

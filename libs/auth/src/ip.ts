@@ -6,16 +6,7 @@ export function normaliseIp(ip: string): string {
   return mapped ? mapped[1]! : ip;
 }
 
-/** An IPv4/IPv6 address or CIDR range, as accepted in a PAT's IP list. */
-export function isIpOrCidr(entry: string): boolean {
-  const [addr, bits, ...rest] = entry.split('/');
-  if (rest.length || !addr) return false;
-  const family = isIP(addr);
-  if (!family) return false;
-  if (bits === undefined) return true;
-  if (!/^\d{1,3}$/.test(bits)) return false;
-  return Number(bits) <= (family === 4 ? 32 : 128);
-}
+export { isIpOrCidr } from './ip-syntax';
 
 /** True when the list is empty (no restriction) or `ip` matches an entry. */
 export function ipAllowed(ip: string | undefined, allowlist: readonly string[]): boolean {

@@ -1,81 +1,12 @@
 import { Router } from 'express';
+import { WEB_SCRIPT } from './web-script.generated';
 
 /**
  * The pages' only script and stylesheet, served as files so the CSP needs no 'unsafe-inline'.
- * They live in TypeScript strings so every bundle (auth alone, or the all-in-one platform)
- * carries them without copying assets.
+ * Both live in TypeScript modules so every bundle (auth alone, or the all-in-one platform)
+ * carries them without copying assets: the script is bundled from ./browser/dashboard.ts
+ * (npm run web-assets), the stylesheet is below.
  */
-const SCRIPT = String.raw`'use strict';
-(function () {
-  // Copy buttons: data-copy="<id of the element holding the text>".
-  document.querySelectorAll('[data-copy]').forEach(function (button) {
-    button.addEventListener('click', function () {
-      var source = document.getElementById(button.getAttribute('data-copy'));
-      var text = source.value !== undefined ? source.value : source.textContent;
-      var done = function () { button.textContent = 'Copied'; button.setAttribute('data-copied', 'true'); };
-      if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(text).then(done, function () { fallback(source); done(); });
-      } else { fallback(source); done(); }
-    });
-  });
-  function fallback(source) { source.focus(); source.select(); document.execCommand('copy'); }
-
-  // Confirmation before destructive forms: data-confirm="question".
-  document.querySelectorAll('form[data-confirm]').forEach(function (form) {
-    form.addEventListener('submit', function (event) {
-      if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
-    });
-  });
-
-  // Validation in the page, the same rules the server applies again, each message naming its field.
-  function isIpv4(a) { return /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(a); }
-  function isIpv6(a) {
-    if (!/^[0-9A-Fa-f:.]+$/.test(a) || a.indexOf(':') < 0) return false;
-    try { new URL('http://[' + a + ']/'); return true; } catch (e) { return false; }
-  }
-  function isIpOrCidr(entry) {
-    var parts = entry.split('/');
-    if (parts.length > 2) return false;
-    var v4 = isIpv4(parts[0]), v6 = !v4 && isIpv6(parts[0]);
-    if (!v4 && !v6) return false;
-    if (parts.length === 1) return true;
-    return /^\d{1,3}$/.test(parts[1]) && Number(parts[1]) <= (v4 ? 32 : 128);
-  }
-  var rules = {
-    name: function (v) { v = v.trim(); return !v ? 'name is required' : v.length > 100 ? 'name must be at most 100 characters' : ''; },
-    expires: function (v, input) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return 'expires must be a date';
-      if (input.min && v < input.min) return 'expires must not be in the past';
-      if (input.max && v > input.max) return 'expires must be at most one year from today (' + input.max + ')';
-      return '';
-    },
-    scope: function (v) { return v === 'READ_ONLY' || v === 'READ_WRITE' ? '' : 'scope must be READ_ONLY or READ_WRITE'; },
-    ips: function (v) {
-      var bad = v.split(/[\s,]+/).filter(Boolean).filter(function (e) { return !isIpOrCidr(e); })[0];
-      return bad ? 'ips: "' + bad + '" is not an IPv4/IPv6 address or CIDR range' : '';
-    },
-    email: function (v) { return /^[^\s@]+@[^\s@]+$/.test(v.trim()) ? '' : 'email must be an e-mail address'; },
-    password: function (v) { return v ? '' : 'password is required'; }
-  };
-  document.querySelectorAll('form[data-validate]').forEach(function (form) {
-    form.addEventListener('submit', function (event) {
-      var firstBad = null;
-      Object.keys(rules).forEach(function (name) {
-        var field = form.elements[name];
-        if (!field) return;
-        var input = field.length && !field.tagName ? field[0] : field;
-        var value = field.value !== undefined ? field.value : '';
-        var message = rules[name](value, input);
-        var slot = form.querySelector('[data-error-for="' + name + '"]');
-        if (slot) slot.textContent = message;
-        if (input.setAttribute) input.setAttribute('aria-invalid', message ? 'true' : 'false');
-        if (message && !firstBad) firstBad = input;
-      });
-      if (firstBad) { event.preventDefault(); if (firstBad.focus) firstBad.focus(); }
-    });
-  });
-})();
-`;
 
 const STYLES = `
 :root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f5f6f8; }
@@ -130,7 +61,7 @@ export function assetRoutes(): Router {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.send(body);
   };
-  router.get('/assets/web.js', serve('text/javascript', SCRIPT));
+  router.get('/assets/web.js', serve('text/javascript', WEB_SCRIPT));
   router.get('/assets/web.css', serve('text/css', STYLES));
   return router;
 }
