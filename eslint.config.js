@@ -18,6 +18,8 @@ module.exports = [
             // imports the test helpers (specs, testing/ and e2e/ folders may: see below).
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: libTypes },
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes] },
+            // Tools (CLIs, generators) use libraries, never an app: what they share with one lives in a lib.
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: libTypes },
             // Libs form layers: util ← data ← feature; test helpers sit on top.
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: libTypes },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:data'] },

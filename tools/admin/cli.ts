@@ -29,8 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ADMIN_TOKEN_FILE } from '../../apps/platform/src/admin-token';
-import { defaultPlatformDataDir } from '../../apps/platform/src/config';
+import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
 

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { openApiDocument } from '../../libs/rest-facade-service/src/openapi/openapi';
+import { openApiDocument } from '@trading/rest-facade-service';
 
 const ROOT = join(__dirname, '../../libs/api-client');
 const DOCUMENT = join(ROOT, 'openapi.json');

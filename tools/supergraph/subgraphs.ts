@@ -1,6 +1,6 @@
-import { accountsSubgraphSdl } from '../../libs/accounts-service/src/schema';
-import { bankingSubgraphSdl } from '../../libs/banking-service/src/schema';
-import { omsSubgraphSdl } from '../../libs/oms-service/src/schema';
+import { accountsSubgraphSdl } from '@trading/accounts-service';
+import { bankingSubgraphSdl } from '@trading/banking-service';
+import { omsSubgraphSdl } from '@trading/oms-service';
 
 /**
  * The subgraphs of the supergraph, with their default URLs. The gateway replaces these URLs

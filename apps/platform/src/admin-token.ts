@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const ADMIN_TOKEN_FILE = 'admin-token';
+import { ADMIN_TOKEN_FILE } from '@trading/config';
+
+export { ADMIN_TOKEN_FILE };
 export const KEY_ENCRYPTION_KEY_FILE = 'key-encryption-key';
 
 /**

@@ -1,11 +1,6 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { apiLimitSchema, ConfigError, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, ConfigError, defaultPlatformDataDir, field, loadConfig, z } from '@trading/config';
 
-/** Where the all-in-one mode keeps its data (embedded PostgreSQL, the generated admin credential): one folder per user. */
-export function defaultPlatformDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env['XDG_DATA_HOME'] || join(homedir(), '.local', 'share'), 'trading-api-platform');
-}
+export { defaultPlatformDataDir };
 
 /** All-in-one mode: embedded defaults, so `npm start` needs nothing set. */
 export const platformConfigSchema = z.object({

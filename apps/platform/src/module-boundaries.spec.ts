@@ -62,6 +62,17 @@ describe('lint rules', () => {
     expect(problems('libs/money/src/fixture.ts', code)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*type:util/)]);
   }, 60_000);
 
+  it('refuses a tool reaching into another project by path', () => {
+    const code = "import { defaultPlatformDataDir } from '../../apps/platform/src/config';\n\nexport const dir = defaultPlatformDataDir;\n";
+    expect(problems('tools/admin/fixture.ts', code)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*relative/i)]);
+    expect(
+      problems(
+        'tools/admin/fixture.ts',
+        "import { defaultPlatformDataDir } from '@trading/config';\n\nexport const dir = defaultPlatformDataDir;\n",
+      ),
+    ).toEqual([]);
+  }, 60_000);
+
   it('refuses unformatted code', () => {
     expect(formatted('export const x = {a:1}\n')).toBe(false);
     expect(formatted('export const x = { a: 1 };\n')).toBe(true);

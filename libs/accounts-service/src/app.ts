@@ -26,6 +26,9 @@ import { valuationResolvers } from './valuation/resolvers';
 export { loadAccountsConfig, type AccountsConfig } from './config';
 export { seedAccountsDemo, type AccountsDemoData } from './demo-seed';
 
+/** This subgraph's SDL, for the supergraph tool. */
+export { accountsSubgraphSdl } from './schema';
+
 export interface AccountsDeps {
   logger?: Logger;
   /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */

@@ -30,6 +30,9 @@ import { SettlementService } from './settlement/settlement.service';
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
 
+/** This subgraph's SDL, for the supergraph tool. */
+export { bankingSubgraphSdl } from './schema';
+
 export interface BankingDeps {
   logger?: Logger;
   /** Who owns an account; by default the accounts subgraph at ACCOUNTS_URL. */

@@ -85,3 +85,4 @@ export const apiLimitSchema = {
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
     .default('api'),
 };
+export * from './platform-data';

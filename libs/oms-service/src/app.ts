@@ -29,6 +29,9 @@ import { omsScopes } from './scopes';
 export { loadOmsConfig, omsConfigSchema, type OmsConfig } from './config';
 export { seedOmsDemo, type OmsDemoData } from './demo-seed';
 
+/** This subgraph's SDL, for the supergraph tool. */
+export { omsSubgraphSdl } from './schema';
+
 export interface OmsDeps {
   logger?: Logger;
   /** The settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */

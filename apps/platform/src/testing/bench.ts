@@ -13,8 +13,8 @@ import autocannon from 'autocannon';
 import { scopesForPatAccess } from '@trading/auth';
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL, uniqueId } from '@trading/testing';
-import { createPlatform, DEMO_ACCOUNTS, type Platform } from '../../apps/platform/src/app';
-import { inProcessPlatformConfig } from '../../apps/platform/src/e2e/test-platform';
+import { createPlatform, DEMO_ACCOUNTS, type Platform } from '../app';
+import { inProcessPlatformConfig } from '../e2e/test-platform';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 1;
