@@ -3,7 +3,7 @@ import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, 
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle } from '@trading/service';
-import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { AccountsService } from './accounts/accounts.service';
 import { mountAccountsBackOffice } from './back-office/back-office.routes';
 import { AccountsBackOffice } from './back-office/back-office.service';
@@ -65,6 +65,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
           const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
           settlement = new PositionSettlementService(dataSource);
           return [
+            scalarResolvers,
             accountsResolvers(accounts),
             positionsResolvers(positions, accounts),
             valuationResolvers(positions),

@@ -3,7 +3,7 @@ import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, 
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle, startPeriodic } from '@trading/service';
-import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
 import { BalancesService } from './balances/balances.service';
@@ -77,6 +77,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
             maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT,
           });
           return [
+            scalarResolvers,
             balancesResolvers(new BalancesService(dataSource), ownership),
             activityResolvers(new ActivityService(dataSource, cursors)),
             fundingResolvers(funding),

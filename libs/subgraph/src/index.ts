@@ -25,7 +25,7 @@ import {
   type TrustedServiceKeys,
 } from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
-import { openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
+import { databasePoolMetrics, openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import type { Registry } from 'prom-client';
@@ -46,6 +46,11 @@ export interface SubgraphContext {
 export function perRequest<T>(ctx: SubgraphContext, name: string, make: () => T): T {
   if (!ctx.memo.has(name)) ctx.memo.set(name, make());
   return ctx.memo.get(name) as T;
+}
+
+/** An Account as a subgraph that extends it (banking, oms) sees it: only its key, the accounts subgraph owns the rest. */
+export interface AccountReference {
+  id: string;
 }
 
 /** Each user's accounts as the accounts subgraph last said, for a few seconds (accounts never change owner). */
@@ -78,12 +83,17 @@ export async function callerOwnsAccount(
 }
 
 export { internalApi, jsonBody } from './internal-api';
+export { DateTimeScalar, DecimalScalar, SCALARS_SDL, scalarResolvers } from './scalars';
 
 /**
- * Resolvers by type and field, as `buildSubgraphSchema` takes them (Apollo's GraphQLResolverMap,
- * written out here: the package exports it only from its dist/ folder).
+ * A subgraph's resolvers by type and field. Each subgraph types its own with the `Resolvers`
+ * generated from its SDL (`npm run graphql-types`), so a resolver the SDL does not declare is a
+ * type error there; here they are only merged and handed to Apollo.
  */
-export interface Resolvers {
+export type ResolverMap = { readonly [typeName: string]: object | undefined };
+
+/** What `buildSubgraphSchema` takes (Apollo's GraphQLResolverMap, written out here: the package exports it only from its dist/ folder). */
+interface GraphQLResolverMap {
   [typeName: string]:
     | {
         [fieldName: string]:
@@ -112,7 +122,7 @@ export interface SubgraphOptions {
   name: string;
   /** SDL documents: the subgraph's federation header plus one per feature. */
   typeDefs: string[];
-  resolvers: Resolvers[];
+  resolvers: readonly ResolverMap[];
   scopes: ScopeRules;
   verifier: InternalClaimsVerifier;
   logger: Logger;
@@ -161,19 +171,19 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
   return { router, stop: () => server.stop() };
 }
 
-function mergeResolvers(list: Resolvers[]): Resolvers {
-  const merged: Resolvers = {};
+function mergeResolvers(list: readonly ResolverMap[]): GraphQLResolverMap {
+  const merged: GraphQLResolverMap = {};
   for (const resolvers of list) {
     for (const [type, fields] of Object.entries(resolvers)) {
-      merged[type] = { ...(merged[type] as object), ...(fields as object) } as Resolvers[string];
+      merged[type] = { ...(merged[type] as object), ...(fields as object) } as GraphQLResolverMap[string];
     }
   }
   return merged;
 }
 
 /** Wraps each field named in the rules so it checks the caller's scopes before resolving. */
-function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
-  const wrapped: Resolvers = { ...resolvers };
+function enforceScopes(resolvers: GraphQLResolverMap, rules: ScopeRules): GraphQLResolverMap {
+  const wrapped: GraphQLResolverMap = { ...resolvers };
   for (const [coordinate, required] of Object.entries(rules)) {
     const [type, field] = coordinate.split('.') as [string, string];
     const fields = { ...((wrapped[type] as Record<string, unknown>) ?? {}) };
@@ -192,7 +202,7 @@ function enforceScopes(resolvers: Resolvers, rules: ScopeRules): Resolvers {
         throw errors.insufficientScope('anyOf' in required ? [...required.anyOf] : [...required]);
       return original(parent, args, ctx, info);
     };
-    wrapped[type] = fields as Resolvers[string];
+    wrapped[type] = fields as GraphQLResolverMap[string];
   }
   return wrapped;
 }
@@ -241,7 +251,7 @@ export interface SubgraphServiceOptions {
   typeDefs: string[];
   scopes: ScopeRules;
   /** Builds the resolvers once the database is open. */
-  resolvers(dataSource: DataSource): Resolvers[];
+  resolvers(dataSource: DataSource): readonly ResolverMap[];
   /** Optional plain HTTP routes beside `/graphql` on the internal listener (mounted before the 404 and error handlers). */
   routes?(internal: Express, dataSource: DataSource): void;
 }
@@ -281,6 +291,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       logger: options.logger,
       readiness: { database: () => pingDatabase(dataSource) },
     });
+    databasePoolMetrics(metrics, dataSource);
     internal.use(subgraph.router);
     options.routes?.(internal, dataSource);
     finishService(app, options.logger);

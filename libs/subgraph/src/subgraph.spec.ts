@@ -4,7 +4,7 @@ import { AppError } from '@trading/errors';
 import { createLogger } from '@trading/logging';
 import { listen, type RunningServer } from '@trading/service';
 import { http } from '@trading/testing';
-import { createSubgraph, FEDERATION_HEADER, type Resolvers } from './index';
+import { createSubgraph, FEDERATION_HEADER, type ResolverMap } from './index';
 
 const typeDefs = [
   FEDERATION_HEADER,
@@ -13,7 +13,7 @@ const typeDefs = [
     type Mutation { change: String! }
   `,
 ];
-const resolvers: Resolvers = {
+const resolvers: ResolverMap = {
   Query: {
     secret: () => 'ok',
     failing: () => {
@@ -24,7 +24,7 @@ const resolvers: Resolvers = {
     },
   },
   Mutation: { change: () => 'changed' },
-} as Resolvers;
+};
 const scopes = {
   'Query.secret': ['read:accounts'],
   'Query.failing': ['read:accounts'],

@@ -1,6 +1,6 @@
-import type { Resolvers } from '@trading/subgraph';
 import type { AccountsService } from './accounts.service';
 import type { Account } from './entities/account.entity';
+import type { Resolvers } from '../resolvers-types.generated';
 
 export function accountsResolvers(accounts: AccountsService): Resolvers {
   return {
@@ -18,5 +18,5 @@ export function accountsResolvers(accounts: AccountsService): Resolvers {
       },
       createdAt: (account: Account) => account.createdAt.toISOString(),
     },
-  } as Resolvers;
+  };
 }

@@ -4,32 +4,37 @@ export const positionsTypeDefs = /* GraphQL */ `
   position's currency. lastPrice and previousClose are the paper market's marks (oms).
   """
   type Position @key(fields: "accountId symbol") {
+    "The account holding it."
     accountId: ID!
+    "The instrument (e.g. AAPL, BRK.B)."
     symbol: String!
     "Negative for a short holding."
-    quantity: String!
-    averageCost: String!
+    quantity: Decimal!
+    "Average price paid per unit, never rounded."
+    averageCost: Decimal!
     "quantity × averageCost"
-    costBasis: String!
+    costBasis: Decimal!
     "ISO 4217"
     currency: String!
     "P&L booked by closing fills."
-    realizedPnl: String!
+    realizedPnl: Decimal!
     "RFC 3339, UTC"
-    updatedAt: String!
-    lastPrice: String! @external
-    previousClose: String! @external
+    updatedAt: DateTime!
+    lastPrice: Decimal! @external
+    previousClose: Decimal! @external
     "The last price of the paper market."
-    marketPrice: String! @requires(fields: "lastPrice")
+    marketPrice: Decimal! @requires(fields: "lastPrice")
     "quantity × marketPrice"
-    marketValue: String! @requires(fields: "lastPrice")
+    marketValue: Decimal! @requires(fields: "lastPrice")
     "quantity × (marketPrice − averageCost)"
-    unrealizedPnl: String! @requires(fields: "lastPrice")
+    unrealizedPnl: Decimal! @requires(fields: "lastPrice")
     "quantity × (marketPrice − previousClose)"
-    dayChange: String! @requires(fields: "lastPrice previousClose")
+    dayChange: Decimal! @requires(fields: "lastPrice previousClose")
   }
 
+  "One page of holdings."
   type PositionConnection {
+    "The holdings on this page."
     nodes: [Position!]!
     "Null on the last page."
     nextCursor: String
@@ -37,8 +42,8 @@ export const positionsTypeDefs = /* GraphQL */ `
 
   extend type Account {
     "The account's holdings, ordered by symbol. limit: 1..100, default 20."
-    positions(limit: Int, cursor: String): PositionConnection!
+    positions("Page size: 1..100, default 20." limit: Int, "The previous page's nextCursor; omit for the first page." cursor: String): PositionConnection!
     "The holding in one instrument (symbol such as AAPL or BRK.B); null when the account holds none."
-    position(symbol: String!): Position
+    position("The instrument, e.g. AAPL." symbol: String!): Position
   }
 `;

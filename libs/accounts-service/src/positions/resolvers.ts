@@ -1,11 +1,11 @@
 import { missingScopes } from '@trading/auth';
 import { errors } from '@trading/errors';
-import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
-import type { Account } from '../accounts/entities/account.entity';
+import { perRequest, type SubgraphContext } from '@trading/subgraph';
 import type { AccountsService } from '../accounts/accounts.service';
 import { D, formatMoney, formatPrice, roundMoney } from '@trading/money';
 import type { Position } from './entities/position.entity';
 import type { PositionsService } from './positions.service';
+import type { Resolvers } from '../resolvers-types.generated';
 
 /** A position with the marks the gateway fetched from oms for the @requires fields. */
 type MarkedPosition = Position & { lastPrice?: string; previousClose?: string };
@@ -24,8 +24,8 @@ const valueAt = (p: Pick<Position, 'quantity' | 'currency'>, price: string) => r
 export function positionsResolvers(positions: PositionsService, accounts: AccountsService): Resolvers {
   return {
     Account: {
-      positions: (account: Account, args: { limit?: number; cursor?: string }) => positions.page(account.id, args),
-      position: (account: Account, { symbol }: { symbol: string }) => positions.find(account.id, symbol),
+      positions: (account, args) => positions.page(account.id, args),
+      position: (account, { symbol }) => positions.find(account.id, symbol),
     },
     Position: {
       /**
@@ -58,5 +58,5 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
       dayChange: (p: MarkedPosition) =>
         formatMoney(valueAt(p, markOf(p, 'lastPrice')).minus(valueAt(p, markOf(p, 'previousClose'))), p.currency),
     },
-  } as Resolvers;
+  };
 }

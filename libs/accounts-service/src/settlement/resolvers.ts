@@ -1,6 +1,6 @@
-import type { Resolvers } from '@trading/subgraph';
 import { parseSymbol } from '../positions/positions.service';
 import type { PositionSettlementService } from './settlement.service';
+import type { Resolvers } from '../resolvers-types.generated';
 
 export function settlementResolvers(settlement: PositionSettlementService): Resolvers {
   return {
@@ -9,5 +9,5 @@ export function settlementResolvers(settlement: PositionSettlementService): Reso
       positionSettlement: (account: { id: string }, args: { symbol: string }) =>
         settlement.settlement(account.id, parseSymbol(args.symbol)),
     },
-  } as Resolvers;
+  };
 }

@@ -3,9 +3,9 @@ export const settlementTypeDefs = /* GraphQL */ `
   type PositionSettlement @inaccessible {
     symbol: String!
     "0 when the account holds none."
-    quantity: String!
+    quantity: Decimal!
     "Net quantity the applied trades added (buys minus sells)."
-    tradedQuantity: String!
+    tradedQuantity: Decimal!
   }
 
   extend type Account {

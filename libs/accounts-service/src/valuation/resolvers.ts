@@ -1,10 +1,11 @@
-import { perRequest, type Resolvers, type SubgraphContext } from '@trading/subgraph';
+import { perRequest, type SubgraphContext } from '@trading/subgraph';
 import type { Account } from '../accounts/entities/account.entity';
 import type { PositionsService } from '../positions/positions.service';
 
 import type { CashInput, MarketInput, ValuationInput } from './books';
 import { computeMargin } from './margin';
 import { computePortfolios } from './portfolios';
+import type { Resolvers } from '../resolvers-types.generated';
 
 /** An account with the fields the gateway fetched from banking and oms for @requires. */
 type ValuedAccount = Account & { cashForValuation?: CashInput[]; market?: MarketInput };
@@ -28,5 +29,5 @@ export function valuationResolvers(positions: PositionsService): Resolvers {
       portfolios: async (account: ValuedAccount, _: unknown, ctx: SubgraphContext) =>
         computePortfolios({ ...(await inputs(account, ctx)), asOf: new Date() }),
     },
-  } as Resolvers;
+  };
 }

@@ -7,8 +7,8 @@ const VALUATION_INPUTS =
 export const valuationTypeDefs = /* GraphQL */ `
   type CashBalance {
     currency: String! @external
-    cash: String! @external
-    availableToTrade: String! @external
+    cash: Decimal! @external
+    availableToTrade: Decimal! @external
   }
 
   type MarketSnapshot {
@@ -19,30 +19,33 @@ export const valuationTypeDefs = /* GraphQL */ `
   type Mark {
     symbol: String! @external
     currency: String! @external
-    lastPrice: String! @external
-    previousClose: String! @external
+    lastPrice: Decimal! @external
+    previousClose: Decimal! @external
   }
 
   type FxRate {
     currency: String! @external
-    usdRate: String! @external
+    usdRate: Decimal! @external
   }
 
   "Margin figures in one currency. Money with two decimals."
   type MarginFigures {
     "ISO 4217"
     currency: String!
-    cash: String!
+    "Cash, settled and unsettled."
+    cash: Decimal!
     "Σ quantity × last price; shorts count negative."
-    marketValue: String!
+    marketValue: Decimal!
     "cash + marketValue"
-    equity: String!
-    initialRequirement: String!
-    maintenanceRequirement: String!
+    equity: Decimal!
+    "Equity needed to open the holdings (the rates: see Margin)."
+    initialRequirement: Decimal!
+    "Equity needed to keep the holdings (see Margin)."
+    maintenanceRequirement: Decimal!
     "equity − maintenanceRequirement"
-    excessLiquidity: String!
+    excessLiquidity: Decimal!
     "CASH: cash available to trade. MARGIN: max(0, equity − initialRequirement) / 0.5."
-    buyingPower: String!
+    buyingPower: Decimal!
   }
 
   """
@@ -57,45 +60,53 @@ export const valuationTypeDefs = /* GraphQL */ `
     "One entry per currency with cash or holdings, ordered by currency."
     byCurrency: [MarginFigures!]!
     "RFC 3339, UTC"
-    asOf: String!
+    asOf: DateTime!
   }
 
   "The cash and holdings in one currency."
   type Portfolio {
     "ISO 4217"
     currency: String!
-    cash: String!
-    marketValue: String!
+    "Cash in this currency."
+    cash: Decimal!
+    "Σ quantity × last price of the holdings in this currency."
+    marketValue: Decimal!
     "cash + marketValue"
-    totalValue: String!
-    totalValueInBase: String!
+    totalValue: Decimal!
+    "totalValue converted to the account's base currency."
+    totalValueInBase: Decimal!
     "Share of the account's total value; the portfolios' shares add up to 100.00."
-    allocationPercent: String!
+    allocationPercent: Decimal!
     "Σ quantity × (last price − previous close)"
-    dayChange: String!
+    dayChange: Decimal!
     "dayChange against the value at the previous close, in percent."
-    dayChangePercent: String!
+    dayChangePercent: Decimal!
+    "Holdings in this currency."
     positionCount: Int!
   }
 
+  "An account's holdings and cash per currency, with totals in its base currency."
   type PortfolioSummary {
     "ISO 4217"
     baseCurrency: String!
     "In the base currency."
-    totalValue: String!
+    totalValue: Decimal!
     "In the base currency."
-    dayChange: String!
-    dayChangePercent: String!
+    dayChange: Decimal!
+    "dayChange against the value at the previous close, in percent."
+    dayChangePercent: Decimal!
     "One per currency, ordered by currency."
     portfolios: [Portfolio!]!
     "RFC 3339, UTC"
-    asOf: String!
+    asOf: DateTime!
   }
 
   extend type Account {
     cashForValuation: [CashBalance!]! @external
     market: MarketSnapshot! @external
+    "The account's margin: requirements, excess liquidity and buying power."
     margin: Margin! @requires(fields: "${VALUATION_INPUTS}")
+    "The account's holdings and cash per currency, with totals."
     portfolios: PortfolioSummary! @requires(fields: "${VALUATION_INPUTS}")
   }
 `;

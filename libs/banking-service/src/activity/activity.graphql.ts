@@ -1,8 +1,13 @@
 export const activityTypeDefs = /* GraphQL */ `
+  "What moved the cash."
   enum CashActivityType {
+    "Money in from the bank."
     DEPOSIT
+    "Money out to the bank."
     WITHDRAWAL
+    "A trade's cash effect."
     TRADE
+    "A fee charged by the broker."
     FEE
   }
 
@@ -10,27 +15,38 @@ export const activityTypeDefs = /* GraphQL */ `
   type CashActivity {
     "The journal entry that moved the cash."
     id: ID!
+    "What moved the cash."
     type: CashActivityType!
     "ISO 4217"
     currency: String!
     "Signed: positive in, negative out."
-    amount: String!
+    amount: Decimal!
     "The account's cash in this currency after this movement."
-    balanceAfter: String!
+    balanceAfter: Decimal!
+    "A human-readable line for statements."
     description: String!
     "The funding transaction behind a deposit or withdrawal."
     transactionId: ID
     "RFC 3339, UTC"
-    occurredAt: String!
+    occurredAt: DateTime!
   }
 
+  "One page of cash movements."
   type CashActivityConnection {
+    "The movements on this page."
     nodes: [CashActivity!]!
+    "Null on the last page."
     nextCursor: String
   }
 
   extend type Account {
     "Every cash movement, newest first, with the running balance per currency."
-    cashActivity(limit: Int, cursor: String, from: String, to: String, type: CashActivityType): CashActivityConnection!
+    cashActivity(
+      "Page size: 1..100, default 20." limit: Int
+      "The previous page's nextCursor; omit for the first page." cursor: String
+      "From: a date (the whole day included) or an RFC 3339 time." from: String
+      "Up to: a date (the whole day included) or an RFC 3339 time." to: String
+      "Only movements of this type." type: CashActivityType
+    ): CashActivityConnection!
   }
 `;

@@ -4,25 +4,26 @@ export const balancesTypeDefs = /* GraphQL */ `
     "ISO 4217"
     currency: String!
     "Everything the account holds in this currency: settledCash + unsettledCash."
-    cash: String!
+    cash: Decimal!
     "Cash that has settled (free or held)."
-    settledCash: String!
+    settledCash: Decimal!
     "Trade proceeds not yet settled."
-    unsettledCash: String!
+    unsettledCash: Decimal!
     "Reserved for open orders and pending withdrawals."
-    held: String!
+    held: Decimal!
     "What new orders may spend: free settled cash plus unsettled proceeds."
-    availableToTrade: String!
+    availableToTrade: Decimal!
     "What a withdrawal may take: free settled cash."
-    availableToWithdraw: String!
+    availableToWithdraw: Decimal!
   }
 
   type Account @key(fields: "id") {
+    "The account id (UUID)."
     id: ID!
     "Every currency with any activity, ordered by currency."
     balances: [CashBalance!]!
     "One currency (ISO 4217); zeros for a currency never used."
-    balance(currency: String!): CashBalance!
+    balance("ISO 4217, e.g. USD." currency: String!): CashBalance!
     """
     Cash per currency for valuing the account (margin, portfolios): what an account-level read
     needs (read:accounts or read:banking), so margin never asks its caller for banking's scope.

@@ -1,8 +1,9 @@
-import { callerOwnsAccount, type Resolvers, type SubgraphContext } from '@trading/subgraph';
+import { callerOwnsAccount, type SubgraphContext } from '@trading/subgraph';
 import { parseCurrency } from '@trading/money';
 import { isUuid } from '@trading/errors';
 import type { AccountOwnership } from '../ownership/account-ownership';
 import type { BalancesService } from './balances.service';
+import type { Resolvers } from '../resolvers-types.generated';
 
 export function balancesResolvers(balances: BalancesService, ownership: AccountOwnership): Resolvers {
   return {
@@ -16,5 +17,5 @@ export function balancesResolvers(balances: BalancesService, ownership: AccountO
       cashForValuation: (account: { id: string }) => balances.forAccount(account.id),
       balance: (account: { id: string }, args: { currency: string }) => balances.forCurrency(account.id, parseCurrency(args.currency)),
     },
-  } as Resolvers;
+  };
 }

@@ -1,5 +1,6 @@
-import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import type { SubgraphContext } from '@trading/subgraph';
 import type { FundingFilter, FundingInput, FundingService } from './funding.service';
+import type { Resolvers } from '../resolvers-types.generated';
 
 export function fundingResolvers(funding: FundingService): Resolvers {
   const caller = (ctx: SubgraphContext) => ({ claims: ctx.claims, requestId: ctx.requestId });
@@ -15,5 +16,5 @@ export function fundingResolvers(funding: FundingService): Resolvers {
       cancelFundingTransaction: (_: unknown, args: { transactionId: string; idempotencyKey?: string | null }, ctx: SubgraphContext) =>
         funding.cancel(caller(ctx), args.transactionId, args.idempotencyKey),
     },
-  } as Resolvers;
+  };
 }

@@ -1,23 +1,30 @@
 export const instrumentsTypeDefs = /* GraphQL */ `
   "A tradable instrument of the paper market. Decimals are strings."
   type Instrument {
+    "The ticker (e.g. AAPL, BRK.B)."
     symbol: String!
+    "Its name."
     name: String!
     "ISO 4217"
     currency: String!
-    tickSize: String!
-    lotSize: String!
-    lastPrice: String!
+    "Prices are multiples of it."
+    tickSize: Decimal!
+    "Quantities are multiples of it."
+    lotSize: Decimal!
+    "The paper market's last price."
+    lastPrice: Decimal!
     "The previous session's closing price."
-    previousClose: String!
+    previousClose: Decimal!
+    "Whether orders are accepted."
     tradable: Boolean!
     "Smallest quantity one order may have."
-    minQuantity: String!
+    minQuantity: Decimal!
     "Largest quantity one order may have."
-    maxQuantity: String!
+    maxQuantity: Decimal!
   }
 
   type Query {
+    "Every instrument of the paper market, ordered by symbol."
     instruments: [Instrument!]!
   }
 `;

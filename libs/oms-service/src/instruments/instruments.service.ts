@@ -2,7 +2,8 @@ import { canonical, formatPrice } from '@trading/money';
 import type { DataSource, Repository } from 'typeorm';
 import { InstrumentEntity, type Instrument } from './entities/instrument.entity';
 
-const present = (i: Instrument): Instrument => ({
+/** As listed: the quantity limits' defaults filled in. */
+const present = (i: Instrument): Required<Instrument> => ({
   ...i,
   tickSize: canonical(i.tickSize),
   lotSize: canonical(i.lotSize),
@@ -18,12 +19,12 @@ export class InstrumentsService {
     this.instruments = dataSource.getRepository(InstrumentEntity);
   }
 
-  async list(): Promise<Instrument[]> {
+  async list(): Promise<Required<Instrument>[]> {
     const rows = await this.instruments.find({ order: { symbol: 'ASC' } });
     return rows.map(present);
   }
 
-  async find(symbol: string): Promise<Instrument | null> {
+  async find(symbol: string): Promise<Required<Instrument> | null> {
     const row = await this.instruments.findOneBy({ symbol });
     return row && present(row);
   }

@@ -4,22 +4,22 @@ export const marketTypeDefs = /* GraphQL */ `
     symbol: String!
     "ISO 4217"
     currency: String!
-    lastPrice: String!
+    lastPrice: Decimal!
     "The previous session's closing price."
-    previousClose: String!
+    previousClose: Decimal!
   }
 
   "How many US dollars one unit of the currency buys (USD is 1); cross rates go through USD."
   type FxRate @inaccessible {
     "ISO 4217"
     currency: String!
-    usdRate: String!
+    usdRate: Decimal!
   }
 
   "The paper market as of one moment: every instrument's mark and every FX rate."
   type MarketSnapshot @inaccessible {
     "RFC 3339, UTC"
-    asOf: String!
+    asOf: DateTime!
     "Ordered by symbol."
     prices: [Mark!]!
     "Ordered by currency."
@@ -28,10 +28,14 @@ export const marketTypeDefs = /* GraphQL */ `
 
   "The market's prices for a holding; the accounts subgraph owns the holding itself."
   type Position @key(fields: "accountId symbol") {
+    "The account holding it."
     accountId: ID!
+    "The instrument (e.g. AAPL, BRK.B)."
     symbol: String!
-    lastPrice: String!
-    previousClose: String!
+    "The paper market's last price (from oms)."
+    lastPrice: Decimal!
+    "The previous session's closing price (from oms)."
+    previousClose: Decimal!
   }
 
   extend type Account {

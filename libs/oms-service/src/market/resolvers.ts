@@ -1,5 +1,6 @@
-import type { Resolvers, SubgraphContext } from '@trading/subgraph';
+import type { SubgraphContext } from '@trading/subgraph';
 import type { MarketService, MarketSnapshot } from './market.service';
+import type { Resolvers } from '../resolvers-types.generated';
 
 export function marketResolvers(market: MarketService): Resolvers {
   // One snapshot per GraphQL request: a page of positions is priced with one query, and every
@@ -24,5 +25,5 @@ export function marketResolvers(market: MarketService): Resolvers {
         return { accountId: ref.accountId, symbol: ref.symbol, lastPrice: mark.lastPrice, previousClose: mark.previousClose };
       },
     },
-  } as Resolvers;
+  };
 }

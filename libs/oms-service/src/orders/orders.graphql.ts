@@ -1,16 +1,25 @@
 export const ordersTypeDefs = /* GraphQL */ `
+  "Buy or sell."
   enum OrderSide {
+    "Buy."
     BUY
+    "Sell (only what the account holds: see OrderRules.shortSellingAllowed)."
     SELL
   }
 
+  "How the order is priced."
   enum OrderType {
+    "At the market price, within the market order collar."
     MARKET
+    "At limitPrice or better."
     LIMIT
+    "A market order once the stop price is reached."
     STOP
+    "A limit order once the stop price is reached."
     STOP_LIMIT
   }
 
+  "How long an order works."
   enum TimeInForce {
     "Until the end of the trading session it was placed in (then EXPIRED)."
     DAY
@@ -24,203 +33,313 @@ export const ordersTypeDefs = /* GraphQL */ `
 
   "ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED."
   enum OrderStatus {
+    "Recorded, reserving buying power; not yet working."
     ACCEPTED
+    "Working, nothing filled yet."
     NEW
+    "Working, partly filled."
     PARTIALLY_FILLED
+    "Completely filled."
     FILLED
+    "Cancelled by the owner (or the rest of an IOC/FOK order)."
     CANCELLED
+    "Refused: see statusReason."
     REJECTED
+    "A DAY order the session ended."
     EXPIRED
   }
 
   "An order. Decimals are strings (money with the currency's decimals); times RFC 3339 UTC, one per transition."
   type Order {
+    "The order id (UUID)."
     id: ID!
+    "The account it trades for."
     accountId: ID!
     "Unique per account; generated when the client gives none."
     clientOrderId: String!
+    "The instrument."
     symbol: String!
     "ISO 4217: the instrument's currency."
     currency: String!
+    "Buy or sell."
     side: OrderSide!
+    "How it is priced."
     type: OrderType!
+    "How long it works."
     timeInForce: TimeInForce!
-    quantity: String!
-    filledQuantity: String!
-    remainingQuantity: String!
-    limitPrice: String
-    stopPrice: String
-    averageFillPrice: String
+    "Ordered quantity."
+    quantity: Decimal!
+    "Quantity filled so far."
+    filledQuantity: Decimal!
+    "quantity − filledQuantity while working; 0 once done."
+    remainingQuantity: Decimal!
+    "LIMIT and STOP_LIMIT orders."
+    limitPrice: Decimal
+    "STOP and STOP_LIMIT orders."
+    stopPrice: Decimal
+    "Quantity-weighted price of the fills; null before the first."
+    averageFillPrice: Decimal
     "Sum of the fills' gross amounts."
-    grossAmount: String!
+    grossAmount: Decimal!
     "Sum of the fills' commissions."
-    commission: String!
+    commission: Decimal!
     "Cash reserved in banking for a buy (null for sells)."
-    reservedAmount: String
+    reservedAmount: Decimal
+    "Where it is in its life."
     status: OrderStatus!
     "Why the order is REJECTED, CANCELLED or EXPIRED."
     statusReason: String
-    createdAt: String!
-    updatedAt: String!
+    "When it was placed."
+    createdAt: DateTime!
+    "When it last changed."
+    updatedAt: DateTime!
     "When it started working (NEW)."
-    submittedAt: String
+    submittedAt: DateTime
     "When a stop order's stop price was reached."
-    triggeredAt: String
-    filledAt: String
-    cancelledAt: String
-    expiredAt: String
-    rejectedAt: String
+    triggeredAt: DateTime
+    "When it was completely filled."
+    filledAt: DateTime
+    "When it was cancelled."
+    cancelledAt: DateTime
+    "When it expired."
+    expiredAt: DateTime
+    "When it was rejected."
+    rejectedAt: DateTime
     "When a DAY order expires."
-    expiresAt: String
+    expiresAt: DateTime
     "The order's executions, oldest first."
     fills: [Trade!]!
   }
 
   "One execution (fill). netAmount is the signed cash effect: negative for buys (gross + commission), positive for sells (gross − commission)."
   type Trade {
+    "The execution id (UUID)."
     id: ID!
+    "The order it fills."
     orderId: ID!
+    "The account it trades for."
     accountId: ID!
+    "The instrument."
     symbol: String!
+    "Buy or sell."
     side: OrderSide!
-    quantity: String!
-    price: String!
+    "Quantity executed."
+    quantity: Decimal!
+    "Execution price."
+    price: Decimal!
+    "ISO 4217: the instrument's currency."
     currency: String!
-    grossAmount: String!
-    commission: String!
-    netAmount: String!
-    executedAt: String!
+    "quantity × price."
+    grossAmount: Decimal!
+    "Commission charged for this fill."
+    commission: Decimal!
+    "Signed cash effect (see the type)."
+    netAmount: Decimal!
+    "When it executed."
+    executedAt: DateTime!
   }
 
+  "One page of orders."
   type OrderConnection {
+    "The orders on this page."
     nodes: [Order!]!
+    "Null on the last page."
     nextCursor: String
   }
 
+  "One page of executions."
   type TradeConnection {
+    "The executions on this page."
     nodes: [Trade!]!
+    "Null on the last page."
     nextCursor: String
   }
 
+  "The times in force one order type accepts."
   type TimeInForceRule {
+    "The order type."
     type: OrderType!
+    "What it accepts."
     timesInForce: [TimeInForce!]!
   }
 
   "Per-instrument trading rules."
   type InstrumentRule {
+    "The instrument."
     symbol: String!
+    "Its name."
     name: String!
+    "ISO 4217"
     currency: String!
     "Prices must be multiples of it."
-    tickSize: String!
+    tickSize: Decimal!
     "Quantities must be multiples of it."
-    lotSize: String!
-    minQuantity: String!
-    maxQuantity: String!
+    lotSize: Decimal!
+    "Smallest quantity one order may have."
+    minQuantity: Decimal!
+    "Largest quantity one order may have."
+    maxQuantity: Decimal!
     "Whether quantities below one unit are possible."
     fractional: Boolean!
+    "Whether orders are accepted."
     tradable: Boolean!
-    lastPrice: String!
+    "The paper market's last price."
+    lastPrice: Decimal!
   }
 
   "What this account may send."
   type OrderRules {
+    "The account the rules are for."
     accountId: ID!
+    "Order types it may send."
     orderTypes: [OrderType!]!
+    "Times in force it may use."
     timesInForce: [TimeInForce!]!
     "Which times in force each order type accepts."
     timeInForceByType: [TimeInForceRule!]!
+    "Whether it may sell what it does not hold (never yet, in this paper market)."
     shortSellingAllowed: Boolean!
+    "Whether the market is open now."
     marketOpen: Boolean!
     "'always open' or 'HH:MM-HH:MM UTC'."
     tradingHours: String!
     "Commission as a fraction of the traded value."
-    commissionRate: String!
+    commissionRate: Decimal!
     "The least an order that trades pays in commission, in the instrument's currency."
-    minimumCommission: String!
+    minimumCommission: Decimal!
     "Limit and stop prices must lie within this fraction of the last price."
-    priceBand: String!
+    priceBand: Decimal!
     "Working orders one account may have at once."
     maxOpenOrders: Int!
     "Market and stop buys reserve (and never pay more than) the reference price × (1 + collar)."
-    marketOrderCollar: String!
+    marketOrderCollar: Decimal!
+    "The instruments, or the one asked for."
     instruments: [InstrumentRule!]!
   }
 
+  "A figure before and after the order."
   type Change {
-    before: String!
-    change: String!
-    after: String!
+    "Now."
+    before: Decimal!
+    "after − before."
+    change: Decimal!
+    "Once the order fills at the estimate."
+    after: Decimal!
   }
 
+  "How the order changes the margin requirements, in the instrument's currency."
   type MarginImpact {
-    initialRequirementChange: String!
-    maintenanceRequirementChange: String!
+    "Change of the initial requirement."
+    initialRequirementChange: Decimal!
+    "Change of the maintenance requirement."
+    maintenanceRequirementChange: Decimal!
   }
 
+  "Why the order would be refused."
   type WhatIfRejectReason {
+    "The input field at fault."
     field: String!
+    "What is wrong, for a person."
     message: String!
   }
 
   "What an order would do if placed now; nothing is changed. Money in the instrument's currency."
   type WhatIfResult {
+    "The account."
     accountId: ID!
+    "The instrument."
     symbol: String!
+    "Buy or sell."
     side: OrderSide!
+    "How it would be priced."
     type: OrderType!
+    "How long it would work."
     timeInForce: TimeInForce!
-    quantity: String!
+    "The quantity."
+    quantity: Decimal!
+    "ISO 4217: the instrument's currency."
     currency: String!
-    lastPrice: String!
-    estimatedPrice: String!
-    estimatedGrossAmount: String!
-    estimatedCommission: String!
+    "The paper market's last price."
+    lastPrice: Decimal!
+    "The price it would likely fill at."
+    estimatedPrice: Decimal!
+    "quantity × estimatedPrice."
+    estimatedGrossAmount: Decimal!
+    "The commission it would pay."
+    estimatedCommission: Decimal!
     "Gross plus commission for a buy, gross minus commission for a sell."
-    estimatedTotal: String!
+    estimatedTotal: Decimal!
     "What placing it would hold in banking (buys)."
-    reservedAmount: String!
+    reservedAmount: Decimal!
     "Cash (settled + unsettled, including held) once it fills at the estimate."
     cash: Change!
     "Available to trade, after the order's reservation."
     buyingPower: Change!
+    "Change of the margin requirements."
     margin: MarginImpact!
     "Sells: the quantity available to sell."
     position: Change
+    "Whether placing it now would be refused."
     wouldBeRejected: Boolean!
+    "Why it would be refused (empty when not)."
     rejectReasons: [WhatIfRejectReason!]!
+    "Things worth knowing that do not refuse it."
     warnings: [String!]!
   }
 
+  "An order to place or preview. Decimals are strings; side, type and timeInForce take the enum names (checked with the field named in the error)."
   input OrderInput {
+    "One of the caller's accounts."
     accountId: ID!
+    "The instrument (e.g. AAPL)."
     symbol: String!
+    "BUY or SELL."
     side: String!
+    "MARKET, LIMIT, STOP or STOP_LIMIT."
     type: String!
+    "DAY, GTC, IOC or FOK (what the type accepts)."
     timeInForce: String!
+    "A decimal string: a multiple of the lot size, within the instrument limits."
     quantity: String!
+    "LIMIT and STOP_LIMIT: a decimal string on the tick."
     limitPrice: String
+    "STOP and STOP_LIMIT: a decimal string on the tick."
     stopPrice: String
+    "Unique per account (at most 64 characters); generated when absent."
     clientOrderId: String
   }
 
   type Account @key(fields: "id") {
+    "The account id (UUID)."
     id: ID!
     "The account's orders, newest first; from/to filter the creation time."
-    orders(limit: Int, cursor: String, from: String, to: String, status: OrderStatus): OrderConnection!
+    orders(
+      "Page size: 1..100, default 20." limit: Int
+      "The previous page's nextCursor; omit for the first page." cursor: String
+      "From: a date (the whole day included) or an RFC 3339 time." from: String
+      "Up to: a date (the whole day included) or an RFC 3339 time." to: String
+      "Only orders in this status." status: OrderStatus
+    ): OrderConnection!
     "One order of this account (null for another account's order)."
-    order(id: ID!): Order
+    order("The order id." id: ID!): Order
     "Executions, newest first."
-    trades(limit: Int, cursor: String, from: String, to: String, symbol: String): TradeConnection!
-    orderRules(symbol: String): OrderRules!
+    trades(
+      "Page size: 1..100, default 20." limit: Int
+      "The previous page's nextCursor; omit for the first page." cursor: String
+      "From: a date (the whole day included) or an RFC 3339 time." from: String
+      "Up to: a date (the whole day included) or an RFC 3339 time." to: String
+      "Only executions in this instrument." symbol: String
+    ): TradeConnection!
+    "What this account may send: order types, times in force, limits and the instruments' rules."
+    orderRules("Only this instrument's rules (all when omitted)." symbol: String): OrderRules!
   }
 
   type Mutation {
     "A preview: estimated price, costs and the change to cash and buying power; changes nothing (needs read:orders)."
-    whatIfOrder(input: OrderInput!): WhatIfResult!
-    placeOrder(input: OrderInput!, idempotencyKey: String): Order!
+    whatIfOrder("The order to preview." input: OrderInput!): WhatIfResult!
+    "Places an order; it reserves buying power at once and starts working when the market is open."
+    placeOrder("The order." input: OrderInput!, "An Idempotency-Key: the same key and input answer the first result; another input with it is refused." idempotencyKey: String): Order!
     "Cancels a working order and releases its hold; cancelling a cancelled order answers it again."
-    cancelOrder(orderId: ID!): Order!
+    cancelOrder("The order to cancel." orderId: ID!): Order!
   }
 `;
