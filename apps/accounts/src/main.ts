@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createAccountsApp } from '@trading/accounts-service';
 import { loadAccountsConfig } from '@trading/accounts-service';

@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createAuthApp } from '@trading/auth-service';
 import { loadAuthConfig } from '@trading/auth-service';

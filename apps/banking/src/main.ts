@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createBankingApp } from '@trading/banking-service';
 import { loadBankingConfig } from '@trading/banking-service';

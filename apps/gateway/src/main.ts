@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createGatewayApp } from '@trading/gateway-service';
 import { loadGatewayConfig } from '@trading/gateway-service';

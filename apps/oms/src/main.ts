@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createOmsApp } from '@trading/oms-service';
 import { loadOmsConfig } from '@trading/oms-service';

@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@trading/service';
 import { createRestFacadeApp } from '@trading/rest-facade-service';
 import { loadFacadeConfig } from '@trading/rest-facade-service';

@@ -1,6 +1,6 @@
 import { deriveServiceSecret, InternalClaimsVerifier, SessionStore } from '@trading/auth';
 import { ConfigError } from '@trading/config';
-import { databaseNameOf, openDatabase, pingDatabase, type DataSource } from '@trading/db';
+import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter, RequestLimiter } from '@trading/rate-limit';
@@ -127,12 +127,13 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       perToken: limiter('pat-login:token', config.PAT_LOGIN_MAX_FAILURES_PER_TOKEN),
     });
 
-    const { app, internal } = createService({
+    const { app, internal, metrics } = createService({
       name: 'auth',
       logger,
       trustProxy: config.AUTH_TRUST_PROXY,
       readiness: { database: () => pingDatabase(dataSource), redis: () => store.ping() },
     });
+    databasePoolMetrics(metrics, dataSource);
     app.get('/.well-known/jwks.json', (_req, res) => {
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.json(signer.jwks());

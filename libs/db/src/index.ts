@@ -98,3 +98,4 @@ export async function pingDatabase(dataSource: DataSource): Promise<void> {
   await dataSource.query('SELECT 1');
 }
 export * from './idempotency';
+export { databasePoolMetrics } from './pool-metrics';

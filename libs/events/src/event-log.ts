@@ -7,6 +7,8 @@ export interface DomainEvent {
   payload: Record<string, unknown>;
   /** The producer's signature over id, type and payload (see signature.ts); consumers check it before anything is applied. */
   signature?: string;
+  /** W3C trace context of the change that produced it (not signed: it routes a trace, it books nothing). */
+  traceparent?: string;
 }
 
 /** An event as a consumer group delivers it: `entryId` is the stream's own id, what `ack` takes. */
@@ -39,6 +41,8 @@ export interface EventLog {
   ack(stream: string, group: string, entryIds: string[]): Promise<void>;
   /** Entries delivered to the group and not yet acked. */
   pendingCount(stream: string, group: string): Promise<number>;
+  /** Entries on the stream not yet delivered to the group (null when the server cannot tell). */
+  groupLag(stream: string, group: string): Promise<number | null>;
   /** Entries of a stream, oldest first (for operators: dead letters). */
   range(stream: string, count: number): Promise<DeliveredEvent[]>;
   /**
@@ -60,6 +64,7 @@ export const toFields = (e: DomainEvent) => [
   'payload',
   JSON.stringify(e.payload),
   ...(e.signature ? ['signature', e.signature] : []),
+  ...(e.traceparent ? ['traceparent', e.traceparent] : []),
 ];
 
 export function fromFields(entryId: string, fields: string[]): DeliveredEvent {
@@ -73,7 +78,15 @@ export function fromFields(entryId: string, fields: string[]): DeliveredEvent {
   } catch {
     payload = {}; // not JSON: the consumer's checks refuse it (its signature cannot match either)
   }
-  return { entryId, eventId: map['eventId'] ?? '', type: map['type'] ?? '', payload, payloadJson, signature: map['signature'] };
+  return {
+    entryId,
+    eventId: map['eventId'] ?? '',
+    type: map['type'] ?? '',
+    payload,
+    payloadJson,
+    signature: map['signature'],
+    ...(map['traceparent'] ? { traceparent: map['traceparent'] } : {}),
+  };
 }
 
 export type RawEntries = Array<[string, string[] | null]>;

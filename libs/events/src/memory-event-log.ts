@@ -93,6 +93,10 @@ export class MemoryEventLog implements EventLog {
     return this.group(stream, group).pending.size;
   }
 
+  async groupLag(stream: string, group: string): Promise<number | null> {
+    return this.stream(stream).entries.length - this.group(stream, group).next;
+  }
+
   async range(stream: string, count: number): Promise<DeliveredEvent[]> {
     return this.stream(stream).entries.slice(0, count);
   }

@@ -2,8 +2,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EventLog } from './event-log';
 
 /**
- * A settlement consumer group's health on /metrics: how many delivered events it has not
- * applied yet (a stuck consumer shows here first), and how many it refused to the dead-letter
+ * A settlement consumer group's health on /metrics: how many events wait on the stream for it
+ * (lag: the group falls behind), how many delivered events it has not applied yet (a stuck
+ * consumer shows here first), and how many it refused to the dead-letter
  * stream (any at all deserves a look: forged, or a producer bug).
  */
 export function consumerMetrics(registry: Registry, log: EventLog, stream: string, group: string): { onDeadLetter(reason: string): void } {
@@ -20,6 +21,15 @@ export function consumerMetrics(registry: Registry, log: EventLog, stream: strin
     registers: [registry],
     async collect() {
       this.set({ group }, await log.pendingCount(stream, group).catch(() => -1));
+    },
+  });
+  new Gauge({
+    name: 'settlement_consumer_lag',
+    help: 'Settlement events on the stream not yet delivered to the consumer group',
+    labelNames: ['group'],
+    registers: [registry],
+    async collect() {
+      this.set({ group }, (await log.groupLag(stream, group).catch(() => null)) ?? -1);
     },
   });
   deadLetters.inc({ group }, 0);

@@ -79,6 +79,17 @@ export class RedisEventLog implements EventLog {
     return Number(res?.[0] ?? 0);
   }
 
+  async groupLag(stream: string, group: string): Promise<number | null> {
+    // XINFO GROUPS answers one flat [field, value, …] list per group; `lag` is Redis 7's.
+    const groups = (await this.client.xinfo('GROUPS', stream)) as unknown[][];
+    for (const fields of groups) {
+      const info = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
+      if (info.get('name') === group) return info.get('lag') == null ? null : Number(info.get('lag'));
+    }
+    return null;
+  }
+
   async range(stream: string, count: number): Promise<DeliveredEvent[]> {
     const entries = (await this.client.xrange(stream, '-', '+', 'COUNT', count)) as RawEntries;
     return entries.filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));

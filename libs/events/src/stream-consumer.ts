@@ -1,6 +1,7 @@
 /** A consumer group worker on a stream. */
 import { hostname } from 'node:os';
 import type { Logger } from '@trading/logging';
+import { inSpan } from '@trading/tracing';
 import { deadLetterStream } from './dead-letters';
 import type { DeliveredEvent, EventLog } from './event-log';
 
@@ -100,9 +101,20 @@ export class StreamConsumer {
           batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
         for (const event of batch) {
           if (!this.running) break;
-          const reason = this.options.refuse?.(event) ?? null;
-          if (reason) await this.deadLetter(event, reason);
-          else await this.options.handle(event);
+          // Applying an event continues the trace of the change that produced it (a fill's trace reaches banking and accounts).
+          await inSpan(
+            `${group} apply ${event.type}`,
+            {
+              traceparent: event.traceparent,
+              kind: 'consumer',
+              attributes: { 'messaging.destination.name': stream, 'event.id': event.eventId },
+            },
+            async () => {
+              const reason = this.options.refuse?.(event) ?? null;
+              if (reason) await this.deadLetter(event, reason);
+              else await this.options.handle(event);
+            },
+          );
           if (this.aborted) break;
           await log.ack(stream, group, [event.entryId]);
         }

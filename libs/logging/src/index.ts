@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
 export type { Logger };
@@ -45,9 +46,13 @@ export function createLogger(service: string, level: LevelWithSilent = 'info', d
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Every line written while a request is in flight carries its id, without threading it by hand.
+    // With tracing on, it carries the trace too, so a log line leads to its trace and back.
     mixin: () => {
       const ctx = requestContext.getStore();
-      return ctx ? { requestId: ctx.requestId } : {};
+      const ids = ctx ? { requestId: ctx.requestId } : {};
+      const span = trace.getActiveSpan()?.spanContext();
+      // Only a sampled trace is one that can be looked up.
+      return span && span.traceFlags & 1 ? { ...ids, traceId: span.traceId, spanId: span.spanId } : ids;
     },
     serializers: { err: safeErr },
     // Belt and braces for anything logged by hand: the serializers above already drop headers.

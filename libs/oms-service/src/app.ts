@@ -3,7 +3,7 @@ import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle, startPeriodic } from '@trading/service';
-import { createSubgraphService, identityTools, type SubgraphService } from '@trading/subgraph';
+import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { mountOmsBackOffice } from './back-office/back-office.routes';
 import { InstrumentsBackOffice } from './back-office/instruments.back-office';
 import type { OmsConfig } from './config';
@@ -18,10 +18,11 @@ import { TradingHours } from './market/trading-hours';
 import { Oms1732230000003 } from './migrations/1732230000003-oms';
 import { Market1732230000013 } from './migrations/1732230000013-market';
 import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
+import { TraceContext1732230000031 } from './migrations/1732230000031-trace-context';
 import { AccountsClient, BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
 import { orderIdempotency, OrdersService } from './orders/orders.service';
-import { OutboxRelay } from './orders/outbox-relay';
+import { OutboxRelay, outboxMetrics } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
 import { omsScopes } from './scopes';
@@ -64,7 +65,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         identity: config,
         // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
         entities: [InstrumentEntity, FxRateEntity],
-        migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021],
+        migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021, TraceContext1732230000031],
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,
         resolvers: (dataSource) => {
@@ -87,6 +88,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
             logger,
           );
           return [
+            scalarResolvers,
             instrumentsResolvers(instruments),
             ordersResolvers(orders, accounts),
             marketResolvers(new MarketService(dataSource, instruments)),
@@ -108,6 +110,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
     life.defer('retention', () => retention.stop());
     const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
     relay.start();
+    outboxMetrics(service.metrics, ds);
     life.defer('outbox relay', () => relay.stop());
     const engine = new ExecutionEngine(
       ds,

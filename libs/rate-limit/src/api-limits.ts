@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
 import type { KeyValueStore } from '@trading/redis';
+import { Counter, type Registry } from 'prom-client';
 
 export interface ApiLimitSettings {
   API_RATE_LIMIT_PER_MINUTE: number;
@@ -28,8 +29,18 @@ export class ApiLimits {
   private readonly perAddress: RequestLimiter;
   private readonly perToken: RequestLimiter;
   private readonly orders: RequestLimiter;
+  private readonly refusals: Counter<'limit'> | undefined;
 
-  constructor(store: KeyValueStore, settings: ApiLimitSettings) {
+  /** `metrics`: where refusals are counted (`rate_limit_refusals_total` by budget), when given. */
+  constructor(store: KeyValueStore, settings: ApiLimitSettings, metrics?: Registry) {
+    this.refusals = metrics
+      ? new Counter({
+          name: 'rate_limit_refusals_total',
+          help: 'Requests refused with 429 by budget',
+          labelNames: ['limit'],
+          registers: [metrics],
+        })
+      : undefined;
     const namespace = settings.API_RATE_LIMIT_NAMESPACE;
     this.perAddress = new RequestLimiter(store, namespace, { name: 'address', perMinute: settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE });
     this.perToken = new RequestLimiter(store, namespace, { name: 'token', perMinute: settings.API_RATE_LIMIT_PER_MINUTE });
@@ -39,7 +50,7 @@ export class ApiLimits {
   /** Express middleware: the per-address budget, for every request (tokens or not). */
   byAddress(): RequestHandler {
     return async (req, res, next) => {
-      next(this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')]));
+      next(this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')], ['address']));
     };
   }
 
@@ -48,11 +59,14 @@ export class ApiLimits {
     const key = tokenKey(caller);
     const states = [await this.perToken.take(key)];
     if (placesOrder) states.push(await this.orders.take(key));
-    const refusal = this.decide(res, states);
+    const refusal = this.decide(res, states, placesOrder ? ['token', 'orders'] : ['token']);
     if (refusal) throw refusal;
   }
 
-  private decide(res: Response, states: Array<LimitState | undefined>) {
+  /** `names[i]` is the budget `states[i]` was taken from (the label of a refusal). */
+  private decide(res: Response, states: Array<LimitState | undefined>, names: string[]) {
+    const spent = states.findIndex((s) => s?.blocked);
+    if (spent >= 0) this.refusals?.inc({ limit: names[spent] });
     const used = states.filter((s): s is LimitState => !!s);
     if (!used.length) return undefined;
     const current = res.locals['rateLimit'] as LimitState | undefined;

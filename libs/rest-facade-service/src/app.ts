@@ -41,7 +41,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
   const gateway = new GatewayClient(config.GATEWAY_URL, signer);
 
-  const { app, internal } = createService({
+  const { app, internal, metrics } = createService({
     name: 'rest-facade',
     logger,
     trustProxy: config.FACADE_TRUST_PROXY,
@@ -51,7 +51,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
   // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
   // claims), then everything else under /v1 is an authenticated API call from the route table.
   app.use(docsRouter(BASE_PATH));
-  const limits = new ApiLimits(store, config);
+  const limits = new ApiLimits(store, config, metrics);
   // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
   const byAddress = limits.byAddress();
   app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));

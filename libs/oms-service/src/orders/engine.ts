@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Logger } from '@trading/logging';
+import { inSpan } from '@trading/tracing';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
@@ -115,6 +116,14 @@ export class ExecutionEngine {
       [id],
     );
     if (!order) return new Decimal(0);
+    // The fill continues the trace of the request that placed the order.
+    return inSpan('oms fill', { traceparent: order.trace_context, attributes: { 'order.id': id, 'order.symbol': order.symbol } }, () =>
+      this.fill(tx, order, quote, available),
+    );
+  }
+
+  private async fill(tx: EntityManager, order: OrderRow, quote: Quote, available: Decimal): Promise<Decimal> {
+    const id = order.id;
     const price = quote.price;
     const buy = order.side === 'BUY';
     const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';

@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@trading/tracing';
 import Decimal from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import { canonical, formatMoney, formatPrice } from '@trading/money';
@@ -13,6 +14,8 @@ export interface OrderRow {
   account_id: string;
   user_id: string | null;
   client_order_id: string;
+  /** The placing request's trace (`traceparent`), when tracing is on. */
+  trace_context: string | null;
   symbol: string;
   currency: string;
   side: OrderSide;
@@ -123,7 +126,11 @@ export const ORDER_UPDATED = 'order.updated';
 
 /** Writes an event to the outbox inside the caller's transaction (DESIGN §5: the trade and its event commit together). */
 export async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
-  await tx.query('INSERT INTO outbox (type, payload) VALUES ($1, $2)', [type, JSON.stringify(payload)]);
+  await tx.query('INSERT INTO outbox (type, payload, trace_context) VALUES ($1, $2, $3)', [
+    type,
+    JSON.stringify(payload),
+    currentTraceparent() ?? null,
+  ]);
 }
 
 /** The order as its owner now sees it, announced in the transaction that changed it. */

@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@trading/tracing';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -237,8 +238,8 @@ export class OrdersService {
       }
       const inserted: OrderRow[] = await tx.query(
         `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
-                             collar_price, hold_amount, status, submitted_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15)
+                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16)
          ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
         [
           request.accountId,
@@ -256,6 +257,7 @@ export class OrdersService {
           buy ? r.holdAmount.toFixed() : null,
           buy ? 'ACCEPTED' : 'NEW',
           expiresAt,
+          currentTraceparent() ?? null,
         ],
       );
       const order = inserted[0];

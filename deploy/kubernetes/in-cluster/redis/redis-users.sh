@@ -1,0 +1,29 @@
+#!/bin/sh
+# Starts redis-server with one ACL user per service (and the default user off), so a service
+# reaches only the keys its job needs: a leaked banking password cannot read sessions, and the
+# edges can read session state but not write it (the facade reads the settlement stream for
+# clients' live order events, and cannot write it). The one place these rules are written:
+# docker-compose.yml runs this script in the redis container, the service-mode smoke test runs
+# it on this machine.
+#
+#   REDIS_AUTH_PASSWORD=… REDIS_FACADE_PASSWORD=… REDIS_GATEWAY_PASSWORD=… REDIS_ACCOUNTS_PASSWORD=… \
+#   REDIS_BANKING_PASSWORD=… REDIS_OMS_PASSWORD=… EVENTS_STREAM=trading:oms:events \
+#     sh tools/service-mode/redis-users.sh [redis-server options…]
+#
+# Every user may run the ordinary data commands but nothing @dangerous (FLUSHALL, KEYS, CONFIG,
+# DEBUG, …); INFO stays allowed because the client's ready check sends it.
+set -eu
+: "${REDIS_AUTH_PASSWORD:?}" "${REDIS_FACADE_PASSWORD:?}" "${REDIS_GATEWAY_PASSWORD:?}"
+: "${REDIS_ACCOUNTS_PASSWORD:?}" "${REDIS_BANKING_PASSWORD:?}" "${REDIS_OMS_PASSWORD:?}"
+STREAM="${EVENTS_STREAM:-trading:oms:events}"
+COMMANDS="+@all -@dangerous +info"
+
+# shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
+exec redis-server "$@" \
+  --user default off \
+  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' $COMMANDS \
+  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' "%R~$STREAM" $COMMANDS \
+  --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' $COMMANDS \
+  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "%W~$STREAM" $COMMANDS \
+  --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
+  --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS

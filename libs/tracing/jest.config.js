@@ -1,0 +1,1 @@
+module.exports = { displayName: 'tracing', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,34 @@
+/**
+ * npm run deploy:check — renders every Kubernetes overlay and validates it offline (schemas,
+ * references, the platform's rules), and checks docker-compose.yml scales and the Grafana
+ * dashboard reads only served metrics. Exits 1 on any problem. Part of npm test.
+ */
+import { composeProblems } from './compose-rules';
+import { dashboardProblems } from './dashboard-rules';
+import { checkOverlay, copyProblems, overlayNames } from './overlays';
+
+function main(): void {
+  let failed = false;
+  const section = (title: string, problems: string[], ok: string) => {
+    if (problems.length) {
+      failed = true;
+      console.error(`${title}: ${problems.length} problem(s)\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    } else {
+      console.log(`${title}: ${ok}`);
+    }
+  };
+  for (const name of overlayNames()) {
+    try {
+      const { objects, problems } = checkOverlay(name);
+      section(`overlay ${name}`, problems, `${objects.length} objects, valid`);
+    } catch (err) {
+      section(`overlay ${name}`, [(err as Error).message], '');
+    }
+  }
+  section('copies of tools/service-mode', copyProblems(), 'identical');
+  section('docker-compose.yml', composeProblems(), 'scales (no fixed names, addresses or host ports on scaled services)');
+  section('deploy/grafana/trading-platform.json', dashboardProblems(), 'every query reads served metrics');
+  process.exit(failed ? 1 : 0);
+}
+
+main();

@@ -1,0 +1,79 @@
+/**
+ * What makes docker-compose.yml scale (`docker compose up --scale accounts=2 --scale gateway=2`):
+ * no container has a fixed name or address, services find each other by name (the compose DNS
+ * answers with every replica), a scaled service publishes no single fixed host port (the second
+ * replica could not bind it), trusted proxies are networks, and Redis demands a user and password.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+export const COMPOSE_FILE = join(__dirname, '../../docker-compose.yml');
+
+/**
+ * Scaled by design: the gateway and the subgraphs. The facade and auth are published at the one
+ * host address the issuer and {base_url} name (8080, 8081); more of them go behind a load
+ * balancer, as in Kubernetes.
+ */
+export const SCALED_SERVICES = ['gateway', 'accounts', 'banking', 'oms'];
+
+type Service = {
+  container_name?: string;
+  ports?: Array<string | { published?: string | number; target: number; host_ip?: string }>;
+  networks?: Record<string, { ipv4_address?: string; ipv6_address?: string } | null> | string[];
+  links?: string[];
+  network_mode?: string;
+  environment?: Record<string, string> | string[];
+  command?: string[] | string;
+};
+
+/** A value as compose would see it with no variables set: `${X:-default}` → default, `${X:?msg}` / `${X}` → a placeholder. */
+const withDefaults = (value: string) => value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1').replace(/\$\{[A-Z0-9_]+(:?\?[^}]*)?\}/g, 'VALUE');
+
+export function composeProblems(text = readFileSync(COMPOSE_FILE, 'utf8')): string[] {
+  const doc = parse(text, { merge: true }) as { services: Record<string, Service> };
+  const problems: string[] = [];
+  const names = Object.keys(doc.services);
+  for (const [name, s] of Object.entries(doc.services)) {
+    const at = `services.${name}`;
+    if (s.container_name) problems.push(`${at}: container_name fixes the container's name, so it cannot scale`);
+    if (s.links) problems.push(`${at}: links pin one container; services find each other by name`);
+    if (s.network_mode === 'host') problems.push(`${at}: network_mode host shares the host's ports, so it cannot scale`);
+    for (const [net, opts] of Object.entries(Array.isArray(s.networks) ? {} : (s.networks ?? {}))) {
+      if (opts?.ipv4_address || opts?.ipv6_address) problems.push(`${at}: a fixed address on network ${net}`);
+    }
+    if (SCALED_SERVICES.includes(name)) {
+      for (const port of s.ports ?? []) {
+        const published = typeof port === 'string' ? withDefaults(port).split(':').slice(0, -1).pop() : port.published?.toString();
+        if (published && !/^\d+-\d+$/.test(published))
+          problems.push(
+            `${at}: publishes the fixed host port ${published}; a second replica could not bind it (publish a range, or nothing)`,
+          );
+      }
+    }
+    const env = Array.isArray(s.environment)
+      ? Object.fromEntries(s.environment.map((e) => [e.split('=')[0], e.split('=').slice(1).join('=')]))
+      : (s.environment ?? {});
+    for (const [key, raw] of Object.entries(env)) {
+      const value = withDefaults(String(raw));
+      if (key.endsWith('_TRUST_PROXY') && value) {
+        for (const item of value.split(',').map((v) => v.trim())) {
+          if (!/\/\d+$/.test(item) && item !== 'loopback' && item !== 'uniquelocal' && item !== 'linklocal') {
+            problems.push(`${at}: ${key} names ${item}; trust a network (CIDR), never one container's address`);
+          }
+        }
+      }
+      for (const url of value.match(/\b(?:https?|redis|rediss|postgres|postgresql):\/\/[^\s"']+/g) ?? []) {
+        const host = new URL(url).hostname;
+        if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) problems.push(`${at}: ${key} reaches ${host} by address; use the service's name`);
+        else if (host !== 'localhost' && !names.includes(host)) problems.push(`${at}: ${key} names ${host}, which is no service here`);
+        if (/^rediss?:/.test(url) && !/^rediss?:\/\/[^:@/]+:[^@/]+@/.test(url))
+          problems.push(`${at}: ${key} reaches Redis without a user and password`);
+      }
+    }
+  }
+  const redis = doc.services['redis'];
+  if (!redis || !JSON.stringify(redis.command ?? '').includes('redis-users.sh'))
+    problems.push('services.redis: must start with the ACL users of tools/service-mode/redis-users.sh (default user off)');
+  return problems;
+}

@@ -1,0 +1,88 @@
+/**
+ * The Grafana dashboard (deploy/grafana/trading-platform.json) may only query metrics the
+ * services serve: a renamed metric would otherwise leave a panel silently empty.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const DASHBOARD_FILE = join(__dirname, '../../deploy/grafana/trading-platform.json');
+
+/** What the internal listeners' /metrics serve (every series also carries `service`). Histograms add _bucket, _sum, _count. */
+export const SERVED_METRICS = {
+  histograms: ['http_request_duration_seconds', 'graphql_operation_duration_seconds'],
+  others: [
+    'db_pool_connections',
+    'oms_outbox_backlog',
+    'settlement_consumer_lag',
+    'settlement_unapplied_events',
+    'settlement_dead_letters_total',
+    'rate_limit_refusals_total',
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+  ],
+};
+
+const KNOWN = new Set([
+  ...SERVED_METRICS.others,
+  ...SERVED_METRICS.histograms.flatMap((h) => ['_bucket', '_sum', '_count'].map((s) => h + s)),
+]);
+
+/** PromQL's own words: functions, aggregations and keywords, never metric names. */
+const PROMQL_WORDS = new Set(
+  (
+    'sum min max avg count stddev stdvar topk bottomk quantile count_values group by without on ignoring group_left group_right bool and or unless offset ' +
+    'rate irate increase delta idelta deriv histogram_quantile label_values label_replace label_join abs ceil floor round clamp clamp_min clamp_max ' +
+    'absent absent_over_time changes resets time timestamp vector scalar sort sort_desc sum_over_time avg_over_time max_over_time min_over_time ' +
+    'count_over_time last_over_time quantile_over_time predict_linear exp ln log2 log10 sqrt inf nan'
+  ).split(' '),
+);
+
+/** The metric names an expression reads. */
+export function metricsIn(expr: string): string[] {
+  const bare = expr
+    .replace(/\blabel_values\(\s*([^,)]+)(?:,[^)]*)?\)/g, '$1') // a variable's query: the label is no metric
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""') // label values, regexes
+    .replace(/\{[^}]*\}/g, '') // label matchers
+    .replace(/\[[^\]]*\]/g, '') // ranges ($__rate_interval)
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '') // label lists
+    .replace(/\$\w+/g, '');
+  const words = bare.match(/[A-Za-z_:][A-Za-z0-9_:]*/g) ?? [];
+  return [...new Set(words.filter((w) => !PROMQL_WORDS.has(w) && !/^\d/.test(w)))].filter((w) => !/^(e|E)$/.test(w));
+}
+
+/** Every query of the dashboard (panel targets, nested rows, template variables) with where it sits. */
+export function dashboardQueries(dashboard: unknown): Array<{ where: string; expr: string }> {
+  const out: Array<{ where: string; expr: string }> = [];
+  const d = dashboard as { panels?: any[]; templating?: { list?: any[] } };
+  const visit = (panels: any[] = []) => {
+    for (const p of panels) {
+      for (const t of p.targets ?? []) if (typeof t.expr === 'string') out.push({ where: `panel "${p.title}"`, expr: t.expr });
+      visit(p.panels);
+    }
+  };
+  visit(d.panels);
+  for (const v of d.templating?.list ?? []) {
+    const q = typeof v.query === 'string' ? v.query : v.query?.query;
+    if (v.type === 'query' && typeof q === 'string') out.push({ where: `variable $${v.name}`, expr: q });
+  }
+  return out;
+}
+
+export function dashboardProblems(text = readFileSync(DASHBOARD_FILE, 'utf8')): string[] {
+  let dashboard: unknown;
+  try {
+    dashboard = JSON.parse(text);
+  } catch (err) {
+    return [`deploy/grafana/trading-platform.json: not JSON (${(err as Error).message})`];
+  }
+  const queries = dashboardQueries(dashboard);
+  if (!queries.length) return ['deploy/grafana/trading-platform.json: no queries'];
+  const problems: string[] = [];
+  for (const { where, expr } of queries) {
+    const metrics = metricsIn(expr);
+    if (!metrics.length) problems.push(`${where}: reads no metric (${expr})`);
+    for (const m of metrics) if (!KNOWN.has(m)) problems.push(`${where}: ${m} is not a metric the services serve`);
+  }
+  return problems;
+}

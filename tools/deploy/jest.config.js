@@ -1,0 +1,1 @@
+module.exports = { displayName: 'tool-deploy', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,208 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configMapHash, containers, overlayDir, renderKustomization, type K8sObject } from './kustomize';
+import type { JsonObject } from './strategic-merge';
+import { externalSecrets, validateObjects } from './validate';
+
+/** A fresh copy of the production overlay's objects, to break one thing at a time. */
+const production = () => renderKustomization(overlayDir('production'));
+const find = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+const problemsOf = (objects: K8sObject[]) => validateObjects(objects, externalSecrets('production'));
+const spec = (o: K8sObject) => o['spec'] as JsonObject;
+
+describe('the validator bites', () => {
+  it('accepts the production overlay as it is', () => {
+    expect(problemsOf(production())).toEqual([]);
+  });
+
+  it('refuses a wrong type and an unknown field (the schema)', () => {
+    const objects = production();
+    spec(find(objects, 'Deployment', 'oms'))['replicas'] = 'two';
+    expect(problemsOf(objects)).toContain('Deployment/oms: /spec/replicas: must be integer');
+
+    const again = production();
+    containers(find(again, 'Deployment', 'oms'))[0]['imagePullPolicyy'] = 'Always';
+    expect(problemsOf(again)).toContain('Deployment/oms: /spec/template/spec/containers/0/imagePullPolicyy: unknown field');
+  });
+
+  it('refuses a kind it has no schema for', () => {
+    const objects = [...production(), { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } } as K8sObject];
+    expect(problemsOf(objects)).toEqual([expect.stringMatching(/^Widget\/w: no schema known/)]);
+  });
+
+  it('refuses a Service that selects no pod', () => {
+    const objects = production();
+    spec(find(objects, 'Service', 'banking'))['selector'] = { 'app.kubernetes.io/name': 'bank' };
+    expect(problemsOf(objects)).toContain('Service/banking: its selector matches no pod');
+  });
+
+  it('refuses a Service port, a probe or a NetworkPolicy port that no container declares', () => {
+    const objects = production();
+    ((spec(find(objects, 'Service', 'oms'))['ports'] as JsonObject[])[0] as JsonObject)['targetPort'] = 'internall';
+    containers(find(objects, 'Deployment', 'gateway'))[0]['readinessProbe'] = { httpGet: { path: '/readyz', port: 4199 } };
+    ((spec(find(objects, 'NetworkPolicy', 'accounts-ingress'))['ingress'] as JsonObject[])[0]['ports'] as JsonObject[])[0]['port'] = 4111;
+    const problems = problemsOf(objects);
+    expect(problems).toContain('Service/oms: port internal targets internall, which Deployment/oms does not declare');
+    expect(problems).toContain(
+      'Deployment/gateway: container gateway readinessProbe names port 4199, which the container does not declare',
+    );
+    expect(problems).toContain('NetworkPolicy/accounts-ingress: ingress port 4111 is not a port of Deployment/accounts');
+  });
+
+  it('refuses a secretKeyRef or configMapKeyRef to nothing', () => {
+    const objects = production();
+    const env = containers(find(objects, 'Deployment', 'banking'))[0]['env'] as JsonObject[];
+    env.push({ name: 'X', valueFrom: { secretKeyRef: { name: 'nobody', key: 'X' } } });
+    env.push({ name: 'Y', valueFrom: { secretKeyRef: { name: 'banking-secrets', key: 'NOT_DOCUMENTED' } } });
+    env.push({ name: 'Z', valueFrom: { configMapKeyRef: { name: 'platform-settings', key: 'Z' } } });
+    const problems = problemsOf(objects);
+    expect(problems).toContain(
+      'Deployment/banking: container banking env X: Secret nobody is neither rendered nor in deploy/kubernetes/external-secrets.yaml for this overlay',
+    );
+    expect(problems).toContain(
+      'Deployment/banking: container banking env Y: Secret banking-secrets (external) has no documented key NOT_DOCUMENTED',
+    );
+    expect(problems).toContain('Deployment/banking: container banking env Z: ConfigMap platform-settings is not rendered');
+  });
+
+  it('refuses a committed Secret value, and a documented Secret nothing uses', () => {
+    const objects = [
+      ...production(),
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'oops', namespace: 'trading' }, stringData: { PASSWORD: 'x' } } as K8sObject,
+    ];
+    const problems = validateObjects(objects, [...externalSecrets('production'), { name: 'stale', keys: ['K'], overlays: ['production'] }]);
+    expect(problems).toContain('Secret/oops: holds values: Secrets are created out of band, never committed');
+    expect(problems).toContain('external Secret stale is documented for this overlay but nothing references it');
+  });
+
+  it('refuses selectors that match nothing: NetworkPolicy, PodDisruptionBudget, HPA target, Ingress backend', () => {
+    const objects = production();
+    spec(find(objects, 'NetworkPolicy', 'oms-ingress'))['podSelector'] = { matchLabels: { 'app.kubernetes.io/name': 'omz' } };
+    spec(find(objects, 'PodDisruptionBudget', 'auth'))['selector'] = { matchLabels: { 'app.kubernetes.io/name': 'outh' } };
+    spec(find(objects, 'HorizontalPodAutoscaler', 'gateway'))['scaleTargetRef'] = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'gw' };
+    const rule = (spec(find(objects, 'Ingress', 'public'))['rules'] as JsonObject[])[0];
+    (((rule['http'] as JsonObject)['paths'] as JsonObject[])[0]['backend'] as JsonObject)['service'] = {
+      name: 'rest-facade',
+      port: { name: 'internal' },
+    };
+    const problems = problemsOf(objects);
+    expect(problems).toContain('NetworkPolicy/oms-ingress: its podSelector matches no pod');
+    expect(problems).toContain('PodDisruptionBudget/auth: its selector matches no pod');
+    expect(problems).toContain('Deployment/auth: no PodDisruptionBudget selects its pods');
+    expect(problems).toContain('HorizontalPodAutoscaler/gateway: scaleTargetRef Deployment/gw: no such object');
+    expect(problems).toContain('Ingress/public: backend rest-facade port internal: the Service has no such port');
+  });
+
+  it('refuses a workload without the drain, non-root or read-only root, and replicas under an autoscaler', () => {
+    const objects = production();
+    const d = find(objects, 'Deployment', 'accounts');
+    const [c] = containers(d);
+    delete c['lifecycle'];
+    (c['securityContext'] as JsonObject)['readOnlyRootFilesystem'] = false;
+    spec(d)['replicas'] = 3;
+    const problems = problemsOf(objects);
+    expect(problems).toContain(
+      'Deployment/accounts: container accounts: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close',
+    );
+    expect(problems).toContain('Deployment/accounts: container accounts: readOnlyRootFilesystem is not set');
+    expect(problems).toContain(
+      'HorizontalPodAutoscaler/accounts: Deployment/accounts sets spec.replicas, which every kubectl apply would reset under the autoscaler',
+    );
+  });
+});
+
+describe('the Kustomize subset renderer', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    mkdirSync(join(dir, 'base'));
+    mkdirSync(join(dir, 'overlay'));
+    writeFileSync(
+      join(dir, 'base/app.yaml'),
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: app }
+spec:
+  selector: { matchLabels: { app: a } }
+  template:
+    metadata: { labels: { app: a } }
+    spec:
+      containers:
+        - name: app
+          image: registry.example/app:1
+          env: [{ name: A, value: "1" }, { name: B, valueFrom: { configMapKeyRef: { name: settings, key: B } } }]
+        - { name: sidecar, image: busybox }
+`,
+    );
+    writeFileSync(
+      join(dir, 'base/kustomization.yaml'),
+      'resources: [app.yaml]\nconfigMapGenerator: [{ name: settings, literals: [B=base, C=base] }]\n',
+    );
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const overlay = (kustomization: string, files: Record<string, string> = {}) => {
+    writeFileSync(join(dir, 'overlay/kustomization.yaml'), kustomization);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'overlay', name), text);
+    return renderKustomization(join(dir, 'overlay'));
+  };
+
+  it('merges patches by kind and name, containers and env by name; sets namespace, labels, images, replicas; merges and hashes generated ConfigMaps', () => {
+    const objects = overlay(
+      `namespace: ns
+resources: [../base]
+labels: [{ pairs: { team: t }, includeTemplates: true }]
+images: [{ name: registry.example/app, newTag: "2" }]
+replicas: [{ name: app, count: 3 }]
+configMapGenerator: [{ name: settings, behavior: merge, literals: [C=overlay] }]
+patches: [{ path: patch.yaml }]
+`,
+      {
+        'patch.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: app }\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          env: [{ name: A, value: "2" }, { name: D, value: "4" }]\n',
+      },
+    );
+    const cm = objects.find((o) => o.kind === 'ConfigMap')!;
+    const d = objects.find((o) => o.kind === 'Deployment')!;
+    const [app, sidecar] = containers(d);
+    expect(cm['data']).toEqual({ B: 'base', C: 'overlay' });
+    expect(cm.metadata.name).toBe(`settings-${configMapHash('settings', { B: 'base', C: 'overlay' })}`);
+    expect(app['env']).toEqual([
+      { name: 'A', value: '2' },
+      { name: 'B', valueFrom: { configMapKeyRef: { name: cm.metadata.name, key: 'B' } } },
+      { name: 'D', value: '4' },
+    ]);
+    expect(app['image']).toBe('registry.example/app:2');
+    expect(sidecar['image']).toBe('busybox');
+    expect(d.metadata).toMatchObject({ namespace: 'ns', labels: { team: 't' } });
+    expect(spec(d)['replicas']).toBe(3);
+    expect(((spec(d)['template'] as JsonObject)['metadata'] as JsonObject)['labels']).toEqual({ app: 'a', team: 't' });
+    expect(spec(d)['selector']).toEqual({ matchLabels: { app: 'a' } });
+  });
+
+  it("names generated ConfigMaps as kubectl kustomize does (the Kubernetes documentation's examples)", () => {
+    // kubernetes.io/docs/tasks/manage-kubernetes-objects/kustomization: a file application.properties
+    // holding "FOO=Bar\n", and the literal FOO=Bar.
+    expect(configMapHash('example-configmap-1', { 'application.properties': 'FOO=Bar\n' })).toBe('8mbdf7882g');
+    expect(configMapHash('example-configmap-2', { FOO: 'Bar' })).toBe('g2hdhfc6tk');
+  });
+
+  it('refuses what is outside the subset, and patches or files it cannot place', () => {
+    expect(() => overlay('resources: [../base]\ncommonLabels: { a: b }\n')).toThrow(
+      /"commonLabels" is outside the Kustomize subset.*selectors/,
+    );
+    expect(() => overlay('resources: [../base]\nsecretGenerator: [{ name: s, literals: [A=b] }]\n')).toThrow(
+      /no secret value belongs in this repository/,
+    );
+    expect(() =>
+      overlay('resources: [../base]\npatches: [{ path: p.yaml }]\n', {
+        'p.yaml': 'apiVersion: v1\nkind: Service\nmetadata: { name: app }\n',
+      }),
+    ).toThrow(/patch for Service\/app: no such object/);
+    expect(() => overlay('resources: [../base]\nconfigMapGenerator: [{ name: x, files: [../base/app.yaml] }]\n')).toThrow(
+      /outside the kustomization's folder/,
+    );
+    expect(() => overlay('resources: [../base, ../base/app.yaml]\n')).toThrow(/Deployment\/app is included twice/);
+  });
+});

@@ -1,0 +1,305 @@
+/**
+ * Validates a rendered overlay: every object against the Kubernetes schema (schemas.ts), then what
+ * a schema cannot see — references between objects, which the API server accepts dangling and
+ * which then fail at run time (a Service that selects no pod, a probe on a port that does not
+ * exist, an env var from a Secret nobody creates) — and the platform's own rules for its
+ * workloads (probes, drain, non-root, read-only root, a budget for disruptions, deny by default).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { containers, DEPLOY_ROOT, describe, podSpec, podTemplate, type K8sObject } from './kustomize';
+import { schemaProblems } from './schemas';
+import type { JsonObject } from './strategic-merge';
+
+/** A Secret created out of band: its name and keys (deploy/kubernetes/external-secrets.yaml). */
+export interface ExternalSecret {
+  name: string;
+  keys: string[];
+  overlays: string[];
+}
+
+export function externalSecrets(overlay?: string): ExternalSecret[] {
+  const doc = parse(readFileSync(join(DEPLOY_ROOT, 'kubernetes/external-secrets.yaml'), 'utf8')) as { secrets: ExternalSecret[] };
+  return doc.secrets.filter((s) => !overlay || s.overlays.includes(overlay));
+}
+
+interface Pod {
+  owner: K8sObject;
+  namespace: string;
+  labels: Record<string, string>;
+  /** containerPort numbers and names. */
+  ports: Array<{ name?: string; containerPort: number }>;
+}
+
+type Selector = { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+
+export function matches(selector: Selector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const okLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const okExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    if (operator === 'In') return key in labels && values.includes(labels[key]);
+    if (operator === 'NotIn') return !(key in labels) || !values.includes(labels[key]);
+    if (operator === 'Exists') return key in labels;
+    if (operator === 'DoesNotExist') return !(key in labels);
+    return false;
+  });
+  return okLabels && okExpressions;
+}
+
+const WORKLOADS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet'];
+
+/** Every problem of the rendered `objects`, each prefixed with the object it is in; none when the overlay is sound. */
+export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[]): string[] {
+  const problems: string[] = [];
+  const report = (o: K8sObject, msg: string) => problems.push(`${describe(o)}: ${msg}`);
+
+  for (const o of objects) for (const p of schemaProblems(o)) report(o, p);
+  if (problems.length) return problems; // references are only worth following in well-formed objects
+
+  const ns = (o: K8sObject) => o.metadata.namespace ?? '';
+  const find = (kind: string, name: string, namespace: string) =>
+    objects.find((o) => o.kind === kind && o.metadata.name === name && ns(o) === namespace);
+  const pods: Pod[] = objects
+    .filter((o) => WORKLOADS.includes(o.kind))
+    .map((o) => ({
+      owner: o,
+      namespace: ns(o),
+      labels: ((podTemplate(o)?.['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {},
+      ports: containers(o).flatMap((c) => (c['ports'] as Pod['ports']) ?? []),
+    }));
+  const podsOf = (selector: Selector | undefined, namespace: string) =>
+    pods.filter((p) => p.namespace === namespace && matches(selector, p.labels));
+  const hasPort = (p: Pod, port: unknown) => p.ports.some((x) => (typeof port === 'number' ? x.containerPort === port : x.name === port));
+
+  const secretHas = (name: string, key: string | undefined, namespace: string): string | undefined => {
+    const rendered = find('Secret', name, namespace);
+    if (rendered) {
+      const keys = Object.keys({ ...(rendered['data'] as object), ...(rendered['stringData'] as object) });
+      return key === undefined || keys.includes(key) ? undefined : `Secret ${name} has no key ${key}`;
+    }
+    const external = secrets.find((s) => s.name === name);
+    if (!external) return `Secret ${name} is neither rendered nor in deploy/kubernetes/external-secrets.yaml for this overlay`;
+    return key === undefined || external.keys.includes(key) ? undefined : `Secret ${name} (external) has no documented key ${key}`;
+  };
+  const configMapHas = (name: string, key: string | undefined, namespace: string): string | undefined => {
+    const cm = find('ConfigMap', name, namespace);
+    if (!cm) return `ConfigMap ${name} is not rendered`;
+    return key === undefined || key in ((cm['data'] as object) ?? {}) ? undefined : `ConfigMap ${name} has no key ${key}`;
+  };
+  const referencedSecrets = new Set<string>();
+
+  for (const o of objects) {
+    const namespace = ns(o);
+    const spec = (o['spec'] ?? {}) as JsonObject;
+
+    if (o.kind === 'Secret' && (o['data'] || o['stringData'])) report(o, 'holds values: Secrets are created out of band, never committed');
+
+    if (WORKLOADS.includes(o.kind)) {
+      const pod = podSpec(o)!;
+      const labels = ((podTemplate(o)!['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {};
+      if (o.kind !== 'Job' && !matches(spec['selector'] as Selector, labels))
+        report(o, "its selector does not match its own pod template's labels");
+      const account = pod['serviceAccountName'] as string | undefined;
+      if (account && !find('ServiceAccount', account, namespace)) report(o, `serviceAccountName ${account}: no such ServiceAccount`);
+      for (const c of containers(o)) {
+        const where = `container ${String(c['name'])}`;
+        const ports = (c['ports'] as Pod['ports']) ?? [];
+        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+          const handler = c[probe] as JsonObject | undefined;
+          const port = ((handler?.['httpGet'] ?? handler?.['tcpSocket']) as JsonObject | undefined)?.['port'];
+          if (port !== undefined && !ports.some((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port))) {
+            report(o, `${where} ${probe} names port ${String(port)}, which the container does not declare`);
+          }
+        }
+        for (const e of (c['env'] as JsonObject[]) ?? []) {
+          const from = e['valueFrom'] as JsonObject | undefined;
+          const sk = from?.['secretKeyRef'] as JsonObject | undefined;
+          const ck = from?.['configMapKeyRef'] as JsonObject | undefined;
+          if (sk) referencedSecrets.add(String(sk['name']));
+          const wrong = sk
+            ? secretHas(String(sk['name']), String(sk['key']), namespace)
+            : ck
+              ? configMapHas(String(ck['name']), String(ck['key']), namespace)
+              : undefined;
+          if (wrong) report(o, `${where} env ${String(e['name'])}: ${wrong}`);
+        }
+        for (const e of (c['envFrom'] as JsonObject[]) ?? []) {
+          const s = e['secretRef'] as JsonObject | undefined;
+          const m = e['configMapRef'] as JsonObject | undefined;
+          if (s) referencedSecrets.add(String(s['name']));
+          const wrong = s
+            ? secretHas(String(s['name']), undefined, namespace)
+            : m
+              ? configMapHas(String(m['name']), undefined, namespace)
+              : undefined;
+          if (wrong) report(o, `${where} envFrom: ${wrong}`);
+        }
+        const volumes = ((pod['volumes'] as JsonObject[]) ?? []).map((v) => v['name']);
+        const claims = ((spec['volumeClaimTemplates'] as JsonObject[]) ?? []).map((v) => (v['metadata'] as JsonObject)?.['name']);
+        for (const m of (c['volumeMounts'] as JsonObject[]) ?? []) {
+          if (!volumes.includes(m['name']) && !claims.includes(m['name']))
+            report(o, `${where} mounts ${String(m['name'])}, which is no volume of the pod`);
+        }
+      }
+      for (const v of (pod['volumes'] as JsonObject[]) ?? []) {
+        const cm = v['configMap'] as JsonObject | undefined;
+        const s = v['secret'] as JsonObject | undefined;
+        if (s) referencedSecrets.add(String(s['secretName']));
+        const wrong = cm
+          ? configMapHas(String(cm['name']), undefined, namespace)
+          : s
+            ? secretHas(String(s['secretName']), undefined, namespace)
+            : undefined;
+        if (wrong) report(o, `volume ${String(v['name'])}: ${wrong}`);
+      }
+      for (const t of (pod['topologySpreadConstraints'] as JsonObject[]) ?? []) {
+        if (!matches(t['labelSelector'] as Selector, labels))
+          report(o, `topology spread on ${String(t['topologyKey'])} selects other pods than its own`);
+      }
+      problems.push(...workloadRules(o, objects).map((p) => `${describe(o)}: ${p}`));
+    }
+
+    if (o.kind === 'Service') {
+      const selector = spec['selector'] as Record<string, string> | undefined;
+      const selected = selector && Object.keys(selector).length ? podsOf({ matchLabels: selector }, namespace) : [];
+      if (!selected.length) report(o, 'its selector matches no pod');
+      for (const port of (spec['ports'] as JsonObject[]) ?? []) {
+        const target = port['targetPort'] ?? port['port'];
+        for (const p of selected)
+          if (!hasPort(p, target))
+            report(
+              o,
+              `port ${String(port['name'] ?? port['port'])} targets ${String(target)}, which ${describe(p.owner)} does not declare`,
+            );
+      }
+    }
+
+    if (o.kind === 'PodDisruptionBudget' && !podsOf(spec['selector'] as Selector, namespace).length)
+      report(o, 'its selector matches no pod');
+
+    if (o.kind === 'HorizontalPodAutoscaler') {
+      const ref = spec['scaleTargetRef'] as JsonObject;
+      const target = find(String(ref['kind']), String(ref['name']), namespace);
+      if (!target) report(o, `scaleTargetRef ${String(ref['kind'])}/${String(ref['name'])}: no such object`);
+      else if ((target['spec'] as JsonObject)['replicas'] !== undefined)
+        report(o, `${describe(target)} sets spec.replicas, which every kubectl apply would reset under the autoscaler`);
+    }
+
+    if (o.kind === 'NetworkPolicy') {
+      const selector = spec['podSelector'] as Selector;
+      const own =
+        Object.keys(selector.matchLabels ?? {}).length || selector.matchExpressions?.length
+          ? podsOf(selector, namespace)
+          : pods.filter((p) => p.namespace === namespace);
+      if (!own.length) report(o, 'its podSelector matches no pod');
+      for (const [direction, peersKey] of [
+        ['ingress', 'from'],
+        ['egress', 'to'],
+      ] as const) {
+        for (const rule of (spec[direction] as JsonObject[]) ?? []) {
+          const peers = ((rule[peersKey] as JsonObject[]) ?? []).filter((peer) => peer['podSelector'] && !peer['namespaceSelector']);
+          for (const peer of peers)
+            if (!podsOf(peer['podSelector'] as Selector, namespace).length)
+              report(o, `${direction} peer ${JSON.stringify(peer['podSelector'])} matches no pod`);
+          // The port must be open on the pods that receive: the policy's own pods (ingress) or the peers (egress).
+          const receivers = direction === 'ingress' ? own : peers.flatMap((peer) => podsOf(peer['podSelector'] as Selector, namespace));
+          for (const port of (rule['ports'] as JsonObject[]) ?? []) {
+            for (const p of receivers)
+              if (!hasPort(p, port['port'])) report(o, `${direction} port ${String(port['port'])} is not a port of ${describe(p.owner)}`);
+          }
+        }
+      }
+    }
+
+    if (o.kind === 'Ingress') {
+      for (const t of (spec['tls'] as JsonObject[]) ?? []) {
+        referencedSecrets.add(String(t['secretName']));
+        const wrong = secretHas(String(t['secretName']), undefined, namespace);
+        if (wrong) report(o, `tls: ${wrong}`);
+      }
+      for (const rule of (spec['rules'] as JsonObject[]) ?? []) {
+        for (const path of ((rule['http'] as JsonObject)?.['paths'] as JsonObject[]) ?? []) {
+          const backend = (path['backend'] as JsonObject)['service'] as JsonObject;
+          const svc = find('Service', String(backend['name']), namespace);
+          const port = backend['port'] as JsonObject;
+          if (!svc) report(o, `backend Service ${String(backend['name'])}: no such Service`);
+          else if (
+            !((svc['spec'] as JsonObject)['ports'] as JsonObject[]).some((p) =>
+              port['name'] ? p['name'] === port['name'] : p['port'] === port['number'],
+            )
+          ) {
+            report(o, `backend ${String(backend['name'])} port ${String(port['name'] ?? port['number'])}: the Service has no such port`);
+          }
+        }
+      }
+    }
+  }
+
+  for (const s of secrets)
+    if (!referencedSecrets.has(s.name)) problems.push(`external Secret ${s.name} is documented for this overlay but nothing references it`);
+
+  const namespaces = new Set(pods.map((p) => p.namespace));
+  for (const n of namespaces) {
+    const denyAll = objects.some((o) => {
+      const spec = o['spec'] as JsonObject;
+      const types = (spec?.['policyTypes'] as string[]) ?? [];
+      return (
+        o.kind === 'NetworkPolicy' &&
+        ns(o) === n &&
+        !Object.keys((spec['podSelector'] as object) ?? {}).length &&
+        types.includes('Ingress') &&
+        types.includes('Egress') &&
+        !spec['ingress'] &&
+        !spec['egress']
+      );
+    });
+    if (!denyAll) problems.push(`namespace ${n || '(none)'}: no default-deny NetworkPolicy (ingress and egress)`);
+  }
+  return problems;
+}
+
+/** The platform's rules for a workload: what a cluster would accept but we do not ship. */
+function workloadRules(o: K8sObject, objects: K8sObject[]): string[] {
+  const problems: string[] = [];
+  const pod = podSpec(o)!;
+  const podSecurity = (pod['securityContext'] ?? {}) as JsonObject;
+  if (pod['automountServiceAccountToken'] !== false)
+    problems.push('automountServiceAccountToken must be false (no app calls the Kubernetes API)');
+  for (const c of containers(o)) {
+    const where = `container ${String(c['name'])}`;
+    const sc = (c['securityContext'] ?? {}) as JsonObject;
+    if ((sc['runAsNonRoot'] ?? podSecurity['runAsNonRoot']) !== true) problems.push(`${where}: runAsNonRoot is not set`);
+    if (sc['readOnlyRootFilesystem'] !== true) problems.push(`${where}: readOnlyRootFilesystem is not set`);
+    if (sc['allowPrivilegeEscalation'] !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
+    const resources = (c['resources'] ?? {}) as JsonObject;
+    if (!(resources['requests'] as JsonObject)?.['cpu'] || !(resources['requests'] as JsonObject)?.['memory'])
+      problems.push(`${where}: no CPU and memory requests`);
+    if (!(resources['limits'] as JsonObject)?.['memory']) problems.push(`${where}: no memory limit`);
+    if (!c['livenessProbe'] || !c['readinessProbe']) problems.push(`${where}: needs a liveness and a readiness probe`);
+    if (o.kind === 'Deployment') {
+      const sleep = Number(
+        ((((c['lifecycle'] as JsonObject)?.['preStop'] as JsonObject)?.['exec'] as JsonObject)?.['command'] as string[])?.[1],
+      );
+      const grace = Number(pod['terminationGracePeriodSeconds'] ?? 30);
+      // The app drains for up to 2 s after SIGTERM (libs/service server.ts), then closes its pools and workers.
+      if (!(sleep > 0))
+        problems.push(`${where}: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close`);
+      else if (grace < sleep + 2 + 10)
+        problems.push(
+          `${where}: terminationGracePeriodSeconds ${grace} leaves less than 10 s to close after the preStop sleep (${sleep} s) and the 2 s drain`,
+        );
+    }
+  }
+  if (o.kind === 'Deployment') {
+    const labels = ((podTemplate(o)!['metadata'] as JsonObject)['labels'] as Record<string, string>) ?? {};
+    const budget = objects.some(
+      (b) =>
+        b.kind === 'PodDisruptionBudget' &&
+        b.metadata.namespace === o.metadata.namespace &&
+        matches((b['spec'] as JsonObject)['selector'] as Selector, labels),
+    );
+    if (!budget) problems.push('no PodDisruptionBudget selects its pods');
+  }
+  return problems;
+}

@@ -1,0 +1,120 @@
+/**
+ * HAProxy (Debian's package) in front of each pair of instances: a frontend per app and
+ * listener, round robin, each server health-checked on its internal /readyz. Its admin socket
+ * tells which servers it sees up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { exited, waitFor } from './processes';
+import { APPS, type AppName, type Instance, type Services } from './services';
+
+export const backendName = (app: AppName, listener: 'public' | 'internal') => `${app.replace('-', '_')}_${listener}`;
+
+/** Health checks every 500 ms; 2 failures take a server out, 2 successes bring it back. */
+export const CHECK_INTER_MS = 500;
+export const CHECK_FALL = 2;
+
+export function haproxyConfig(services: Services, socket: string): string {
+  const lines = [
+    'global',
+    `  stats socket ${socket} mode 600 level admin`,
+    '  maxconn 4096',
+    '',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  timeout queue 10s',
+    // Longer than undici's 4 s idle keep-alive: the client closes an idle connection first, never mid-request.
+    '  timeout http-keep-alive 30s',
+    // A request that cannot reach a server (connection refused or reset before an answer) goes to the other one.
+    '  retries 3',
+    '  option redispatch 1',
+    '  retry-on conn-failure empty-response response-timeout',
+    `  default-server inter ${CHECK_INTER_MS} fall ${CHECK_FALL} rise 2`,
+    '',
+  ];
+  for (const app of APPS) {
+    for (const listener of ['public', 'internal'] as const) {
+      const name = backendName(app, listener);
+      const port = listener === 'public' ? services.ports.lbPublic(app) : services.ports.lbInternal(app);
+      lines.push(`frontend ${name}`, `  bind 127.0.0.1:${port}`, `  default_backend ${name}`, '');
+      lines.push(
+        `backend ${name}`,
+        '  balance roundrobin',
+        '  option httpchk GET /readyz',
+        '  http-check expect status 200',
+        // Only a request that is safe to send twice is retried after it may have reached a server.
+        '  http-request disable-l7-retry unless METH_GET || METH_HEAD',
+      );
+      if (app === 'rest-facade' && listener === 'public') lines.push('  option forwardfor');
+      for (const x of services.of(app)) {
+        const p = listener === 'public' ? services.ports.public(app, x.index) : services.ports.internal(app, x.index);
+        lines.push(`  server ${x.name} 127.0.0.1:${p} check port ${services.ports.internal(app, x.index)}`);
+      }
+      lines.push('');
+    }
+  }
+  return lines.join('\n');
+}
+
+export class HaProxy {
+  private child: ChildProcess | undefined;
+  readonly socket: string;
+
+  constructor(
+    private readonly dir: string,
+    private readonly services: Services,
+  ) {
+    this.socket = join(dir, 'haproxy.sock');
+  }
+
+  async start(): Promise<void> {
+    const config = join(this.dir, 'haproxy.cfg');
+    writeFileSync(config, haproxyConfig(this.services, this.socket));
+    const log = openSync(join(this.dir, 'haproxy.log'), 'a');
+    this.child = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', log, log] });
+    await waitFor('HAProxy admin socket', 10_000, async () => {
+      if (this.child?.exitCode !== null) throw new Error(`haproxy exited (see ${join(this.dir, 'haproxy.log')})`);
+      return (await this.command('show info')).includes('Name: HAProxy');
+    });
+  }
+
+  /** One admin-socket command, its whole answer. */
+  command(cmd: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(this.socket);
+      let out = '';
+      socket.on('connect', () => socket.end(`${cmd}\n`));
+      socket.on('data', (d) => (out += String(d)));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+    });
+  }
+
+  /** Server status as HAProxy sees it, per backend/server: UP, DOWN, MAINT, "UP 1/2", … */
+  async statuses(): Promise<Map<string, string>> {
+    const csv = await this.command('show stat');
+    const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
+    const cols = header!.split(',');
+    const [px, sv, st] = ['pxname', 'svname', 'status'].map((c) => cols.indexOf(c));
+    return new Map(rows.map((r) => r.split(',')).map((r) => [`${r[px!]}/${r[sv!]}`, r[st!]!]));
+  }
+
+  /** Waits until both of the instance's servers (public and internal backends) are UP. */
+  async waitUp(x: Instance, timeoutMs = 20_000): Promise<void> {
+    await waitFor(`HAProxy to see ${x.name} up`, timeoutMs, async () => {
+      const s = await this.statuses();
+      return (['public', 'internal'] as const).every((l) => s.get(`${backendName(x.app, l)}/${x.name}`) === 'UP');
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    this.child.kill('SIGTERM');
+    if ((await exited(this.child, 5000)) === undefined) this.child.kill('SIGKILL');
+  }
+}

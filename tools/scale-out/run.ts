@@ -1,0 +1,296 @@
+/**
+ * Several instances of every service behave as one (issue 12 §3), shown on this machine: two
+ * processes of each app behind HAProxy, against one private PostgreSQL and one private Redis
+ * (this run crashes both; nobody else uses them). Checks, in order:
+ *   1. all twelve processes started at the same moment on empty databases migrate once;
+ *   2. a PAT session revoked through one facade instance is refused at once by the other; a
+ *      refresh token rotated through one auth instance cannot be reused through the other;
+ *   3. two banking and two accounts consumers share the settlement stream: a burst of fills is
+ *      applied exactly once (the money and position invariants);
+ *   4. a rolling restart of every instance under steady load loses no request (0 failures, 0 5xx);
+ *   5. after Redis is killed and restarted and PostgreSQL crashed and restarted under load, every
+ *      process is ready again, then exits within its grace period on SIGTERM.
+ * Prints a table and `scale-out: ok`, or the failures (exit status 1).
+ *
+ * Settings: SCALE_OUT_PORT_BASE (21000: below the ephemeral range), SCALE_OUT_KEEP_LOGS=1.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createUser, fund, grantTokens, http, listInstrument, provisionApp, type Urls } from '@trading/testing';
+import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
+import { backendName, HaProxy } from './haproxy';
+import { steadyLoad, type LoadResult } from './load';
+import { PrivatePostgres } from './postgres';
+import { portFree, sleep, waitFor } from './processes';
+import { PrivateRedis } from './redis';
+import { APPS, DATABASES, dbName, INSTANCES, Ports, Services, type Instance } from './services';
+
+const ROOT = resolve(__dirname, '../..');
+/** What the apps drain within on SIGTERM (libs/service: listeners close, then 2 s for open connections), with room to spare. */
+const GRACE_MS = 20_000;
+
+interface Row {
+  phase: string;
+  instances: number;
+  sent: number | string;
+  failures: number | string;
+  fiveXx: number | string;
+  p99: string;
+}
+
+const problems: string[] = [];
+const rows: Row[] = [];
+const check = (ok: boolean, what: string) => {
+  console.log(`  ${ok ? 'ok  ' : 'FAIL'}  ${what}`);
+  if (!ok) problems.push(what);
+};
+const step = (what: string) => console.log(`\n== ${what}`);
+
+async function main(): Promise<void> {
+  const ports = new Ports(Number(process.env['SCALE_OUT_PORT_BASE'] ?? 21000));
+  const busy = [];
+  for (const port of ports.all()) if (!(await portFree(port))) busy.push(port);
+  if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (set SCALE_OUT_PORT_BASE)`);
+
+  step('build the bundles');
+  const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
+    cwd: ROOT,
+    env: { ...process.env, NX_DAEMON: 'false' },
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`nx build failed:\n${(build.stdout + build.stderr).slice(-2000)}`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'scale-out-'));
+  chmodSync(dir, 0o711); // as root, PostgreSQL runs as the postgres user and must reach its own directory (not list the logs)
+  const pg = new PrivatePostgres(dir, ports.postgres());
+  const redis = new PrivateRedis(ROOT, dir, ports.redis(), 'scale:oms:events');
+  const services = new Services(ROOT, dir, ports, pg, redis);
+  const haproxy = new HaProxy(dir, services);
+  let db: Databases | undefined;
+  try {
+    step('a private PostgreSQL and Redis (ACL users)');
+    pg.init();
+    pg.start();
+    for (const name of DATABASES) pg.createDatabase(dbName(name));
+    await redis.start();
+    db = new Databases(pg);
+
+    step(`${APPS.length} apps × ${INSTANCES} instances, all started at once on empty databases`);
+    const startedAt = Date.now();
+    for (const x of services.instances) services.start(x);
+    await Promise.all(services.instances.map((x) => services.waitReady(x, 120_000)));
+    console.log(`  all ${services.instances.length} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    const migrations = await migratedOnce(db);
+    check(
+      !migrations.problems.length,
+      `each migration applied once (${JSON.stringify(migrations.counts)}) ${migrations.problems.join('; ')}`,
+    );
+
+    step('HAProxy in front of each pair (round robin, health-checked on /readyz)');
+    await haproxy.start();
+    for (const x of services.instances) await haproxy.waitUp(x);
+    check(true, 'every instance UP in every backend');
+
+    const urls: Urls = { api: `${services.lb('rest-facade')}/v1`, login: services.lb('auth'), admin: `http://127.0.0.1:${ports.admin(0)}` };
+    const user = await createUser(urls, services.adminToken, 'scale');
+    const symbol = await listInstrument(urls, services.adminToken, '100.00');
+    await fund(urls, user, '1000000');
+
+    step('revocation and rotation reach every instance');
+    await revocationAcrossFacades(services, urls);
+    await rotationAcrossAuth(services, urls);
+
+    step('two banking and two accounts consumers share the settlement stream');
+    await fillsAppliedOnce(db, urls, user.session, user.accounts, symbol);
+
+    step('rolling restart of every instance under steady load');
+    const load = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts', `/v1/banking/${user.accounts[0]}/balance/USD`], 30);
+    await sleep(2000);
+    const exits: number[] = [];
+    for (const app of APPS)
+      for (const x of services.of(app)) {
+        exits.push(await restartOne(services, haproxy, x));
+        await sleep(500);
+      }
+    await sleep(2000);
+    const during = await load.stop();
+    rows.push(row('rolling restart', services.instances.length, during));
+    check(
+      during.failures === 0 && during.fiveXx === 0,
+      `no request lost: ${during.sent} sent, ${during.failures} failed (codes ${JSON.stringify(during.codes)})`,
+    );
+    check(
+      exits.every((ms) => ms < GRACE_MS),
+      `each instance drained and exited in ${Math.max(...exits)} ms at most`,
+    );
+    await waitFor('settlement to catch up', 60_000, async () => settledNow(await progress(db!)));
+    const afterRestart = await invariantProblems(db);
+    check(!afterRestart.length, `money invariants after the restart ${afterRestart.join('; ')}`);
+
+    step('Redis killed and restarted, PostgreSQL crashed and restarted, under load');
+    const stormy = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts'], 20);
+    await sleep(2000);
+    await redis.kill();
+    await sleep(2000);
+    await redis.start();
+    await sleep(2000);
+    pg.crash();
+    await sleep(2000);
+    pg.start();
+    await Promise.all(services.instances.map((x) => services.waitReady(x, 90_000)));
+    const storm = await stormy.stop();
+    rows.push(row('dependencies failing', services.instances.length, storm));
+    check(
+      services.instances.every((x) => services.running(x) && x.crashes === 0),
+      'every instance survived and is ready again',
+    );
+
+    step('SIGTERM to every process at once');
+    const stopped = await Promise.all(services.instances.map(async (x) => ({ x, ...(await services.terminate(x, GRACE_MS)) })));
+    for (const { x, code, ms } of stopped) check(code === 0, `${x.name} exited ${code ?? 'NOT within the grace period'} in ${ms} ms`);
+    rows.push({
+      phase: 'SIGTERM after the failures',
+      instances: stopped.length,
+      sent: '-',
+      failures: stopped.filter((s) => s.code !== 0).length,
+      fiveXx: '-',
+      p99: `${Math.max(...stopped.map((s) => s.ms))} ms to exit`,
+    });
+  } finally {
+    await db?.end().catch(() => undefined);
+    await haproxy.stop();
+    await services.killAll();
+    await redis.stop();
+    pg.stop();
+    printTable();
+    if (problems.length || process.env['SCALE_OUT_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const row = (phase: string, instances: number, r: LoadResult): Row => ({
+  phase,
+  instances,
+  sent: r.sent,
+  failures: r.failures,
+  fiveXx: r.fiveXx,
+  p99: `${r.p99} ms`,
+});
+
+/** A PAT session made through facade 1 and revoked through facade 1 is refused by facade 2 on the very next request. */
+async function revocationAcrossFacades(services: Services, urls: Urls): Promise<void> {
+  const [one, two] = services.of('rest-facade') as [Instance, Instance];
+  const user = await createUser(urls, services.adminToken, 'revoke');
+  const pat = await http('POST', `${urls.admin}/admin/pats`, {
+    token: services.adminToken,
+    body: {
+      email: user.email,
+      name: 'scale-out',
+      scope: 'READ_WRITE',
+      expires: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+    },
+  });
+  const login = await http('POST', `${one.publicUrl}/v1/pat/login`, { body: { token: pat.body.token } });
+  const session = login.body.token as string;
+  const before = await http('GET', `${two.publicUrl}/v1/accounts`, { token: session });
+  const revoked = await http('POST', `${one.publicUrl}/v1/pat/revoke`, {
+    token: session,
+    body: { tokenId: String(pat.body.token).split('.')[0] },
+  });
+  const after = await http('GET', `${two.publicUrl}/v1/accounts`, { token: session });
+  check(
+    before.status === 200 && revoked.status === 200 && after.status === 401,
+    `PAT revoked through ${one.name} (${revoked.status}) is refused at once by ${two.name} (${before.status} before, ${after.status} after)`,
+  );
+}
+
+/** A refresh token rotated at auth 1 is refused at auth 2 (after the retry grace), and that reuse ends the grant everywhere. */
+async function rotationAcrossAuth(services: Services, urls: Urls): Promise<void> {
+  const [one, two] = services.of('auth') as [Instance, Instance];
+  const app = await provisionApp(urls, services.adminToken);
+  const user = await createUser(urls, services.adminToken, 'rotate');
+  const first = await grantTokens(urls, app, user);
+  const refresh = (at: Instance, token: string) =>
+    http('POST', `${at.publicUrl}/oauth/token`, {
+      body: { grant_type: 'refresh_token', refresh_token: token, client_id: app.clientId, client_secret: app.clientSecret },
+    });
+  const rotated = await refresh(one, first.refresh_token);
+  await sleep(2500); // past the retry grace (OAUTH_REFRESH_REUSE_GRACE_SECONDS, 2 s): now a reuse is theft
+  const reused = await refresh(two, first.refresh_token);
+  const successor = await refresh(one, rotated.body.refresh_token);
+  check(
+    rotated.status === 200 && reused.status === 400 && reused.body.error === 'invalid_grant' && successor.status === 400,
+    `refresh token rotated at ${one.name} (${rotated.status}) is refused at ${two.name} (${reused.status} ${reused.body.error}), and the grant is over (${successor.status})`,
+  );
+}
+
+/** A burst of market orders from two accounts: every fill applied once by banking and once by accounts. */
+async function fillsAppliedOnce(db: Databases, urls: Urls, session: string, accounts: string[], symbol: string): Promise<void> {
+  const orders = 40;
+  const placed = await Promise.all(
+    Array.from({ length: orders }, (_, i) =>
+      http('POST', `${urls.api}/oms/order`, {
+        token: session,
+        headers: { 'idempotency-key': `scale-out-${i}` },
+        body: {
+          accountId: accounts[i % accounts.length],
+          symbol,
+          side: 'BUY',
+          type: 'MARKET',
+          timeInForce: 'DAY',
+          quantity: '1',
+          clientOrderId: `scale-out-${i}`,
+        },
+      }),
+    ),
+  );
+  const accepted = placed.filter((r) => r.status === 201).length;
+  check(accepted === orders, `${accepted} of ${orders} market orders accepted (${[...new Set(placed.map((r) => r.status))].join(', ')})`);
+  await waitFor('every fill applied by banking and accounts', 60_000, async () => settledNow(await progress(db)));
+  const p = await progress(db);
+  const found = await invariantProblems(db);
+  check(
+    !found.length && p.trades >= accepted,
+    `${p.trades} fills, ${p.events} events: each applied exactly once, ledger and positions hold ${found.join('; ')}`,
+  );
+}
+
+/** One instance out of rotation, SIGTERM, drained, started again, back in rotation; the ms it took to exit. */
+async function restartOne(services: Services, haproxy: HaProxy, x: Instance): Promise<number> {
+  const servers = (['public', 'internal'] as const).map((l) => `${backendName(x.app, l)}/${x.name}`);
+  // What an orchestrator does first: no new requests to it (in-flight ones finish).
+  for (const s of servers) await haproxy.command(`set server ${s} state drain`);
+  await sleep(300);
+  const { code, ms } = await services.terminate(x, GRACE_MS);
+  if (code !== 0) problems.push(`${x.name} exited ${code ?? 'not at all'} on SIGTERM`);
+  services.start(x);
+  await services.waitReady(x, 60_000);
+  for (const s of servers) await haproxy.command(`set server ${s} state ready`);
+  await haproxy.waitUp(x);
+  console.log(`  ${x.name}: exited in ${ms} ms, back in rotation`);
+  return ms;
+}
+
+function printTable(): void {
+  if (!rows.length) return;
+  const header = ['phase', 'instances', 'requests sent', 'failures', '5xx', 'p99'];
+  const cells = rows.map((r) => [r.phase, String(r.instances), String(r.sent), String(r.failures), String(r.fiveXx), r.p99]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const c of cells) console.log(line(c));
+}
+
+main().then(
+  () => {
+    console.log(problems.length ? `\nscale-out: ${problems.length} check(s) failed` : '\nscale-out: ok');
+    process.exit(problems.length ? 1 : 0);
+  },
+  (err) => {
+    console.error(err);
+    console.log('\nscale-out: failed');
+    process.exit(1);
+  },
+);
