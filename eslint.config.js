@@ -20,6 +20,8 @@ module.exports = [
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes] },
             // Tools (CLIs, generators) use libraries, never an app: what they share with one lives in a lib.
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: libTypes },
+            // Test tools drive a running platform from outside (the benchmark, the scale-out proof): they may use the test helpers too.
+            { sourceTag: 'type:test-tool', onlyDependOnLibsWithTags: [...libTypes, 'type:testing'] },
             // Libs form layers: util ← data ← feature; test helpers sit on top.
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: libTypes },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:data'] },

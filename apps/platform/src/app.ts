@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { createAccountsApp, seedAccountsDemo, type AccountsApp } from '@trading/accounts-service';
 import { createAuthApp, type AuthApp } from '@trading/auth-service';
 import { createBankingApp, seedBankingDemo, type BankingApp } from '@trading/banking-service';
@@ -60,31 +59,49 @@ export interface Platform {
   /** Where the databases live (embedded or the given server). */
   databaseServerUrl: string;
   embedded: boolean;
-  /** The two settlement consumers' apps, which crash tests kill and start again. */
-  services: { banking: CrashableService<BankingApp>; accounts: CrashableService<AccountsApp> };
+  /** The two settlement consumers' services (how they were started: see `PlatformOverrides.startSettlementService`). */
+  services: { banking: SettlementService<BankingApp>; accounts: SettlementService<AccountsApp> };
   close(): Promise<void>;
 }
 
-/**
- * A service of the platform that can be killed and started again in process, for crash tests:
- * a new instance gets the same configuration (database, settlement stream and consumer group)
- * and listens on the same port, so the apps that call it need no change.
- */
-export interface CrashableService<A extends BankingApp | AccountsApp> {
-  /** The instance running now (a new one after `restart`); undefined between `crash` and `restart`. */
-  readonly app: A | undefined;
+/** One of the two services that consume the settlement stream (accounts, banking), as the launcher describes it. */
+export interface SettlementServiceSpec<A extends BankingApp | AccountsApp> {
   /** Its consumer group on the settlement stream. */
-  readonly group: string;
-  /**
-   * Kills the running instance as abruptly as can be done in process: its port stops answering
-   * (open connections cut), its settlement consumer stops at once and acks nothing more, and
-   * every other session on its database is terminated, so a transaction in flight rolls back
-   * and the event it was applying stays pending. Then what is left of it is released.
-   */
-  crash(): Promise<void>;
-  /** Starts a new instance; by default under the dead one's consumer name, so it reads its pending entries first. */
-  restart(consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>): Promise<void>;
+  group: 'accounts' | 'banking';
+  databaseUrl: string;
+  listen: ServicePlan['listen'];
+  /** Makes a new instance; `consumer` names its settlement consumer (default: one per host and pid). */
+  create(consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>): Promise<A>;
 }
+
+/** A settlement service once started: the instance running now and its listeners. */
+export interface SettlementService<A extends BankingApp | AccountsApp> {
+  readonly app: A | undefined;
+  readonly server: RunningService;
+  close(): Promise<void>;
+}
+
+/** How the launcher starts accounts and banking: by default once; crash tests start them so they can be killed and started again. */
+export type StartSettlementService = <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => Promise<SettlementService<A>>;
+
+/** Creates the instance and listens: what `npm start` does. */
+export const startOnce: StartSettlementService = async (spec) => {
+  const app = await spec.create();
+  try {
+    const server = await listenService(app, spec.listen);
+    return {
+      app,
+      server,
+      close: async () => {
+        await server.close();
+        await app.close();
+      },
+    };
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+};
 
 /**
  * Every app in one process, each on its own port, wired to one another: the all-in-one mode
@@ -97,6 +114,10 @@ export interface PlatformOverrides {
   facade?: { ORDER_EVENTS_HEARTBEAT_MS?: number; ORDER_EVENTS_MAX_STREAMS_PER_USER?: number };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
+  /** How accounts and banking are started (default `startOnce`). */
+  startSettlementService?: StartSettlementService;
+  /** The services' identities; default: fresh ones. Several processes of one platform (npm start on every core) share one set. */
+  serviceKeys?: Record<ServiceName, ServiceKey>;
 }
 
 export async function createPlatform(
@@ -131,7 +152,9 @@ export async function createPlatform(
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
 
     // One process, so fresh service keys per start are enough: each service gets its own, and all trust each other's public keys.
-    const keys = Object.fromEntries(SERVICE_NAMES.map((s) => [s, generateServiceKey(s)])) as Record<ServiceName, ServiceKey>;
+    const keys =
+      overrides.serviceKeys ??
+      (Object.fromEntries(SERVICE_NAMES.map((s) => [s, generateServiceKey(s)])) as Record<ServiceName, ServiceKey>);
     const trusted = TrustedServiceKeys.of(...Object.values(keys));
     const identity = (service: ServiceName) => ({ SERVICE_KEY: keys[service], SERVICE_TRUSTED_KEYS: trusted });
     const host = config.PLATFORM_BIND;
@@ -155,65 +178,17 @@ export async function createPlatform(
     };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL, overrides.logDestination);
 
-    // Accounts and banking can be killed and started again (crash tests): the closer stops whichever instance runs.
-    const crashable = async <A extends BankingApp | AccountsApp>(
-      group: string,
-      databaseUrl: string,
-      create: (consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>) => Promise<A>,
-      addresses: ServicePlan['listen'],
-    ): Promise<{ server: RunningService; service: CrashableService<A> }> => {
-      let current: { app: A; server: RunningService } | undefined;
-      closers.push(async () => {
-        const running = current;
-        current = undefined;
-        if (running) {
-          await running.server.close();
-          await running.app.close();
-        }
-      });
-      const start = async (where: ServicePlan['listen'], consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>, again = false) => {
-        const app = await create(consumer);
-        try {
-          current = { app, server: again ? await listenAgain(app, where) : await listenService(app, where) };
-        } catch (err) {
-          await app.close();
-          throw err;
-        }
-        return current.server;
-      };
-      const server = await start(addresses);
-      const service: CrashableService<A> = {
-        get app() {
-          return current?.app;
-        },
-        group,
-        crash: async () => {
-          const dead = current;
-          if (!dead) throw new Error(`${group} is not running`);
-          current = undefined;
-          const servers = [dead.server.public.server, dead.server.internal.server];
-          const closed = Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))));
-          for (const s of servers) s.closeAllConnections();
-          dead.app.settlementConsumer.abort();
-          try {
-            await terminateSessions(databaseUrl);
-          } finally {
-            await dead.app.close().catch((err) => logger.debug({ err }, `${group}: releasing the crashed instance`));
-            await closed;
-          }
-        },
-        restart: async (consumer) => {
-          if (current) throw new Error(`${group} is running`);
-          await start(at(server.public.port, server.internal.port), consumer, true);
-        },
-      };
-      return { server, service };
+    const startSettlementService = async <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => {
+      const service = await (overrides.startSettlementService ?? startOnce)(spec);
+      closers.push(() => service.close());
+      return service;
     };
     const accountsDb = db('accounts');
-    const accounts = await crashable(
-      'accounts',
-      accountsDb,
-      (settlementConsumer) =>
+    const accounts = await startSettlementService({
+      group: 'accounts',
+      databaseUrl: accountsDb,
+      listen: at(config.ACCOUNTS_PORT, config.ACCOUNTS_INTERNAL_PORT),
+      create: (settlementConsumer) =>
         createAccountsApp(
           {
             ...common,
@@ -225,14 +200,14 @@ export async function createPlatform(
           },
           { logger: log('accounts'), events, settlementConsumer },
         ),
-      at(config.ACCOUNTS_PORT, config.ACCOUNTS_INTERNAL_PORT),
-    );
+    });
     const accountsGraphql = `${accounts.server.internal.url}/graphql`;
     const bankingDb = db('banking');
-    const banking = await crashable(
-      'banking',
-      bankingDb,
-      (settlementConsumer) =>
+    const banking = await startSettlementService({
+      group: 'banking',
+      databaseUrl: bankingDb,
+      listen: at(config.BANKING_PORT, config.BANKING_INTERNAL_PORT),
+      create: (settlementConsumer) =>
         createBankingApp(
           {
             ...common,
@@ -250,8 +225,7 @@ export async function createPlatform(
           },
           { logger: log('banking'), events, settlementConsumer },
         ),
-      at(config.BANKING_PORT, config.BANKING_INTERNAL_PORT),
-    );
+    });
     const omsConfig = loadOmsConfig({
       LOG_LEVEL: config.LOG_LEVEL,
       REDIS_URL: config.REDIS_URL,
@@ -343,8 +317,8 @@ export async function createPlatform(
 
     if (config.PLATFORM_SEED_DEMO) {
       for (const user of DEMO_USERS) if (!(await auth.app.users.findByEmail(user.email))) await auth.app.users.create(user);
-      await seedAccountsDemo(accounts.service.app!.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
-      await seedBankingDemo(banking.service.app!.dataSource, { deposits: DEMO_DEPOSITS });
+      await seedAccountsDemo(accounts.app!.dataSource, { accounts: DEMO_ACCOUNTS, positions: DEMO_POSITIONS });
+      await seedBankingDemo(banking.app!.dataSource, { deposits: DEMO_DEPOSITS });
       await seedOmsDemo(oms.app.dataSource, { instruments: DEMO_INSTRUMENTS, fxRates: DEMO_FX_RATES });
     }
 
@@ -377,36 +351,11 @@ export async function createPlatform(
       events: { log: events, stream: eventsStream },
       databaseServerUrl: serverUrl,
       embedded: !!pg,
-      services: { banking: banking.service, accounts: accounts.service },
+      services: { banking, accounts },
       close,
     };
   } catch (err) {
     await close();
     throw err;
-  }
-}
-
-/** Listens again on the ports a crashed instance gave up, which may take a moment to be free. */
-async function listenAgain(service: ServiceApp, addresses: ServicePlan['listen']): Promise<RunningService> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await listenService(service, addresses);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
-/** Cuts every session on the database at `url` but this one (what a killed process leaves PostgreSQL to do). */
-async function terminateSessions(url: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-  } finally {
-    await client.end();
   }
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { apiLimitSchema, ConfigError, defaultPlatformDataDir, field, loadConfig, z } from '@trading/config';
 
 export { defaultPlatformDataDir };
@@ -20,6 +21,17 @@ export const platformConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * Processes that each run every app, sharing the ports (Node's cluster): one per core by
+   * default, so `npm start` shows the product's real speed. 1 = everything in this process
+   * (also what happens without Redis: the in-process stand-in cannot be shared).
+   */
+  PLATFORM_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => Math.min(availableParallelism(), 8)),
   /** The address every listener binds: this machine only, unless told otherwise (e.g. 0.0.0.0 in a container). */
   PLATFORM_BIND: field.host('127.0.0.1'),
   FACADE_PORT: field.port(8080),

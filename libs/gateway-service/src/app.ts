@@ -20,6 +20,7 @@ import { createService, finishService, type ServiceApp } from '@trading/service'
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
+import { operationMetrics } from './operation-metrics';
 import { SubgraphSource, subgraphConnections } from './subgraph-source';
 
 export { loadGatewayConfig, type GatewayConfig } from './config';
@@ -37,9 +38,15 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
   // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
   const operationLimits = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: config.GRAPHQL_INTROSPECTION });
+  const { app, internal, metrics } = createService({
+    name: 'gateway',
+    logger,
+    trustProxy: config.GATEWAY_TRUST_PROXY,
+    readiness: { redis: () => store.ping() },
+  });
   const server = new ApolloServer<GatewayContext>({
     gateway,
-    plugins: operationLimits.plugins,
+    plugins: [...operationLimits.plugins, operationMetrics(metrics)],
     validationRules: operationLimits.validationRules,
     parseOptions: operationLimits.parseOptions,
     formatError: maskError,
@@ -58,16 +65,10 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
   const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
 
-  const { app, internal } = createService({
-    name: 'gateway',
-    logger,
-    trustProxy: config.GATEWAY_TRUST_PROXY,
-    readiness: { redis: () => store.ping() },
-  });
   // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
   const body = express.json({ limit: '64kb' });
   // The facade's calls arrive on the internal listener, already counted there.
-  const limits = new ApiLimits(store, config);
+  const limits = new ApiLimits(store, config, metrics);
   app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
   internal.use('/graphql', body, expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
   finishService(app, logger);

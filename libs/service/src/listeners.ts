@@ -1,8 +1,8 @@
 /** A service's public and internal listeners: request ids, metrics, access log, health and readiness, internal headers dropped in public. */
-import express, { type Express, type Request } from 'express';
-import { pinoHttp } from 'pino-http';
+import express, { type Express } from 'express';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { httpLogSerializers, REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
+import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
+import { accessLog } from './access-log';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -110,16 +110,7 @@ export function baseApp(options: ServiceOptions, listener: string, duration?: Hi
     }
     runWithRequestId(requestId, next);
   });
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (req) => (req as Request).requestId,
-      // Method, path, status and ids only: no cookies, tokens, Set-Cookie or Location (codes) in the access log.
-      serializers: httpLogSerializers,
-      autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    }),
-  );
+  app.use(accessLog(options.logger, listener === 'internal' ? 'internal' : 'public'));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: options.name });
   });

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { ConfigError } from '@trading/config';
 import { createLogger, type Logger } from '@trading/logging';
+import { shutdownTracing } from '@trading/tracing';
 import type { LevelWithSilent } from 'pino';
 
 export interface RunningServer {
@@ -113,6 +114,7 @@ export async function runService(name: string, plan: () => ServicePlan): Promise
       logger?.info({ signal }, `${name} shutting down`);
       await running.close();
       await service.close();
+      await shutdownTracing().catch((err) => logger?.warn({ err }, 'flushing traces failed'));
       process.exit(0);
     };
     process.on('SIGINT', () => void stop('SIGINT'));

@@ -114,6 +114,8 @@ export async function askSubgraph(
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
 export * from './openapi';
+export * from './ports';
+export * from './world';
 
 /** An app on its own throwaway database, listening on a free port; `stop()` undoes all three. */
 export interface ServiceOnTestDatabase<S> {

@@ -1,9 +1,14 @@
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import type { AccountsApp } from '@trading/accounts-service';
+import type { BankingApp } from '@trading/banking-service';
 import { createPlatform, loadPlatformConfig, type Platform, type PlatformConfig, type PlatformOverrides } from '../app';
+import { crashableServices, type CrashableService } from './crashable-services';
 
 export interface TestPlatform extends Platform {
   config: PlatformConfig;
+  /** Accounts and banking, which crash tests kill and start again. */
+  services: { banking: CrashableService<BankingApp>; accounts: CrashableService<AccountsApp> };
   stop(): Promise<void>;
 }
 
@@ -42,9 +47,11 @@ export function inProcessPlatformConfig(prefix: string, env: Record<string, stri
 export async function startTestPlatform(env: Record<string, string> = {}, overrides: PlatformOverrides = {}): Promise<TestPlatform> {
   const prefix = `t_${uniqueId()}_`;
   const config = inProcessPlatformConfig(prefix, env);
-  const platform = await createPlatform(config, undefined, overrides);
+  const crashable = crashableServices();
+  const platform = await createPlatform(config, undefined, { ...overrides, startSettlementService: crashable.start });
   return {
     ...platform,
+    services: { banking: crashable.started.banking!, accounts: crashable.started.accounts! },
     config,
     stop: async () => {
       await platform.close();

@@ -1,0 +1,20 @@
+/** What the all-in-one's primary and its workers say to each other over the cluster's IPC channel. */
+import type { StartedPlatform } from './banner';
+
+/** What the primary tells a worker before it starts (over the IPC channel: keys never go through the environment). */
+export interface StartMessage {
+  type: 'start';
+  databaseUrl?: string;
+  serviceKeys: Record<string, string>;
+  /** Only the first worker seeds the demo world and runs the price feed (one clock, not one per process). */
+  first: boolean;
+}
+
+export interface ListeningMessage {
+  type: 'waiting';
+}
+
+export interface ReadyMessage {
+  type: 'ready';
+  started: Omit<StartedPlatform, 'processes' | 'embedded'>;
+}

@@ -1,0 +1,77 @@
+/**
+ * `npm start` on every core: the primary process holds what must exist once (the embedded
+ * PostgreSQL, the data directory's secrets, the services' identities) and forks workers that
+ * each run every app on the same ports (Node's cluster hands connections round robin). The
+ * apps are built for several instances (advisory-locked migrations, SKIP LOCKED workers,
+ * consumer groups, Redis for sessions and limits), so two workers behave as one platform.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { exportServiceKey, generateServiceKey, SERVICE_NAMES } from '@trading/auth';
+import type { Logger } from '@trading/logging';
+import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
+import { printBanner } from './banner';
+import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import type { PlatformConfig } from './config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+
+/** How long a worker may take to drain and exit on SIGTERM before it is killed. */
+const WORKER_GRACE_MS = 20_000;
+
+export async function runPrimary(config: PlatformConfig, logger: Logger, workers: number): Promise<void> {
+  const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
+  // Made once here, so the workers read the same files instead of racing to create them.
+  if (!config.AUTH_ADMIN_TOKEN) ensureAdminToken(config.PLATFORM_DATA_DIR);
+  if (!config.AUTH_KEY_ENCRYPTION_KEY) ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_');
+  const serviceKeys = Object.fromEntries(SERVICE_NAMES.map((s) => [s, exportServiceKey(generateServiceKey(s))]));
+
+  let stopping = false;
+  const running = new Set<Worker>();
+  const fork = (first: boolean) =>
+    new Promise<ReadyMessage['started']>((resolve, reject) => {
+      const worker = cluster.fork();
+      running.add(worker);
+      worker.on('message', (message: ListeningMessage | ReadyMessage) => {
+        // Sent once the worker listens for it: a message sent earlier would be lost.
+        if (message?.type === 'waiting') worker.send({ type: 'start', databaseUrl: pg?.url, serviceKeys, first } satisfies StartMessage);
+        if (message?.type === 'ready') resolve(message.started);
+      });
+      worker.on('exit', (code, signal) => {
+        running.delete(worker);
+        reject(new Error(`worker exited while starting (${signal ?? code})`));
+        if (!stopping) {
+          logger.error({ code, signal }, 'a platform worker died; stopping everything');
+          void stop(1);
+        }
+      });
+    });
+
+  const stop = async (status = 0) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await Promise.all(
+      [...running].map(
+        (worker) =>
+          new Promise<void>((done) => {
+            const kill = setTimeout(() => worker.process.kill('SIGKILL'), WORKER_GRACE_MS);
+            worker.once('exit', () => {
+              clearTimeout(kill);
+              done();
+            });
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    await pg?.stop().catch((err) => logger.error({ err }, 'stopping the embedded PostgreSQL failed'));
+    process.exit(status);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  // The first worker migrates and seeds alone; the others then start together.
+  const first = await fork(true);
+  await Promise.all(Array.from({ length: workers - 1 }, () => fork(false)));
+  printBanner(config, { ...first, embedded: !!pg, processes: workers });
+}
+
+export const isWorker = () => cluster.isWorker;

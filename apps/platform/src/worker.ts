@@ -1,0 +1,44 @@
+/** A worker of the all-in-one on every core (see primary.ts): every app, on the ports the workers share. */
+import { parseServiceKey, type ServiceKey, type ServiceName } from '@trading/auth';
+import type { Logger } from '@trading/logging';
+import { shutdownTracing } from '@trading/tracing';
+import { createPlatform, type PlatformConfig } from './app';
+import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import { prepareDemo } from './demo-start';
+
+/** A worker: waits for the primary's start message, runs every app, reports ready, drains on SIGTERM. */
+export function runWorker(config: PlatformConfig, logger: Logger): void {
+  process.once('message', (message: StartMessage) => {
+    void (async () => {
+      const serviceKeys = Object.fromEntries(
+        Object.entries(message.serviceKeys).map(([service, json]) => [service, parseServiceKey(service as ServiceName, json)]),
+      ) as Record<ServiceName, ServiceKey>;
+      const platform = await createPlatform(
+        {
+          ...config,
+          DATABASE_URL: message.databaseUrl ?? config.DATABASE_URL,
+          PLATFORM_SEED_DEMO: message.first && config.PLATFORM_SEED_DEMO,
+        },
+        logger,
+        { serviceKeys, ...(message.first ? {} : { oms: { OMS_PRICE_TICK_MS: '0' } }) },
+      );
+      const demoPat = message.first ? await prepareDemo(platform, config) : '';
+      let stopping = false;
+      process.on('SIGTERM', () => {
+        if (stopping) return;
+        stopping = true;
+        void platform
+          .close()
+          .then(() => shutdownTracing())
+          .finally(() => process.exit(0));
+      });
+      // Ctrl-C reaches the whole process group: the primary decides, the workers wait for its SIGTERM.
+      process.on('SIGINT', () => undefined);
+      process.send!({ type: 'ready', started: { urls: platform.urls, storeKind: platform.store.kind, demoPat } } satisfies ReadyMessage);
+    })().catch((err) => {
+      logger.fatal({ err }, 'platform worker failed to start');
+      process.exit(1);
+    });
+  });
+  process.send!({ type: 'waiting' } satisfies ListeningMessage);
+}

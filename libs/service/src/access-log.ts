@@ -1,0 +1,42 @@
+/** One line per request when it finishes: method, path (credentials stripped), status, time, request id. */
+import type { RequestHandler } from 'express';
+import { httpLogSerializers, type Logger } from '@trading/logging';
+
+/** Probes and scrapes, every few seconds from every orchestrator: not worth a line each. */
+const UNLOGGED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The access log. On the internal listener a successful call is logged at `debug`: the edge that
+ * took the client's request logs it at `info`, and the hops behind it share its request id (and
+ * its trace), so three lines per read would say the same thing three times. Failures are logged
+ * on every listener (4xx warn, 5xx error).
+ *
+ * Written here rather than with pino-http: it does the same with the same serializers, without
+ * a child logger and wrapped response per request, which measured ~5% of each hop's CPU.
+ */
+export function accessLog(logger: Logger, listener: 'public' | 'internal'): RequestHandler {
+  const successLevel = listener === 'internal' ? 'debug' : 'info';
+  return (req, res, next) => {
+    if (UNLOGGED.has(req.path)) return next();
+    const started = performance.now();
+    res.once('finish', () => {
+      const status = res.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : successLevel;
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          req: httpLogSerializers.req({
+            id: req.requestId,
+            method: req.method,
+            url: req.originalUrl,
+            remoteAddress: req.socket.remoteAddress,
+          }),
+          res: { statusCode: status },
+          responseTime: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
+}

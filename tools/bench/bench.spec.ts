@@ -1,0 +1,154 @@
+import { readCpuTicks, readRssBytes, cpuPercent, cpuTicksOf, rssBytesOf } from './proc';
+import { parsePgbench } from './pgbench';
+import { percentile } from './load';
+import { cpuMsPerRequest, formatTable, parseOnly, ratio, ratiosInWords, type Row } from './report';
+
+describe('/proc readings', () => {
+  it('takes utime + stime after the command name, even one with spaces and parentheses', () => {
+    const stat = '4242 (node (worker) 1) S 1 4242 4242 0 -1 4194560 1200 0 0 0 731 129 0 0 20 0 11 0 5000 1100000000 70000';
+    expect(cpuTicksOf(stat)).toBe(731 + 129);
+  });
+
+  it('refuses a line that is not a stat line', () => {
+    expect(() => cpuTicksOf('nonsense')).toThrow(/not a \/proc/);
+  });
+
+  it('reads VmRSS in bytes', () => {
+    expect(rssBytesOf('Name:\tnode\nVmPeak:\t  900 kB\nVmRSS:\t  204800 kB\nThreads:\t11\n')).toBe(204800 * 1024);
+    expect(() => rssBytesOf('Name:\tnode\n')).toThrow(/VmRSS/);
+  });
+
+  it('turns ticks over a window into a share of one core', () => {
+    expect(cpuPercent(150, 10, 100)).toBeCloseTo(15);
+    expect(cpuPercent(2000, 10, 100)).toBeCloseTo(200);
+    expect(cpuPercent(5, 0, 100)).toBe(0);
+  });
+
+  it('reads this very process', () => {
+    expect(readCpuTicks(process.pid)).toBeGreaterThan(0);
+    expect(readRssBytes(process.pid)).toBeGreaterThan(1024 * 1024);
+  });
+});
+
+describe('pgbench output', () => {
+  it('reads pgbench 15', () => {
+    const out = [
+      'transaction type: <builtin: TPC-B (sort of)>',
+      'scaling factor: 1',
+      'number of clients: 8',
+      'number of threads: 2',
+      'duration: 10 s',
+      'number of transactions actually processed: 21370',
+      'number of failed transactions: 0 (0.000%)',
+      'latency average = 3.744 ms',
+      'initial connection time = 10.512 ms',
+      'tps = 2136.871234 (without initial connection time)',
+    ].join('\n');
+    expect(parsePgbench(out)).toEqual({ tps: 2136.871234, latencyMs: 3.744, transactions: 21370 });
+  });
+
+  it('reads the older two-line form by the tps that leaves out connecting', () => {
+    const out = 'tps = 1500.1 (including connections establishing)\ntps = 1510.2 (excluding connections establishing)\n';
+    expect(parsePgbench(out).tps).toBe(1510.2);
+  });
+
+  it('says so when there is no tps line', () => {
+    expect(() => parsePgbench('FATAL: database "x" does not exist')).toThrow(/no "tps = …" line/);
+  });
+});
+
+describe('percentile', () => {
+  const values = Array.from({ length: 100 }, (_, i) => i + 1);
+  it('is the nearest rank', () => {
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile(values, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBe(0);
+  });
+});
+
+const row = (over: Partial<Row> & Pick<Row, 'name' | 'path' | 'perSecond'>): Row => ({
+  unit: 'req/s',
+  total: over.perSecond * 10,
+  errors: 0,
+  cpu: [],
+  ...over,
+});
+
+describe('report', () => {
+  const rows: Row[] = [
+    row({ name: 'bare', path: 'bare', perSecond: 20000, p50: 0, p99: 8, cpu: [{ name: 'server', percent: 99.6, seconds: 9.96 }] }),
+    row({
+      name: 'stock',
+      path: 'stock chain',
+      perSecond: 1000,
+      p50: 23,
+      p99: 66,
+      cpu: [
+        { name: 'gateway', percent: 100, seconds: 10 },
+        { name: 'subgraph', percent: 30, seconds: 3 },
+        { name: 'load', percent: 9, seconds: 0.9 },
+      ],
+    }),
+    row({
+      name: 'gateway',
+      path: 'our gateway',
+      perSecond: 800,
+      p50: 56,
+      p99: 117,
+      cpu: [
+        { name: 'gateway', percent: 92, seconds: 9.2 },
+        { name: 'accounts', percent: 50, seconds: 5 },
+      ],
+    }),
+    row({ name: 'rotation', path: 'rotation', unit: 'rotations/s', perSecond: 800, p50: 30, p99: 90 }),
+    row({ name: 'orders', path: 'orders', unit: 'orders/s', perSecond: 100, p50: 400, p99: 900 }),
+    row({ name: 'pgbench', path: 'pgbench', unit: 'tps', perSecond: 2000 }),
+  ];
+
+  it('prints a Markdown table with the ratios of request/answer paths', () => {
+    const table = formatTable(rows).split('\n');
+    expect(table[0]).toMatch(/^\| Path +\| +per second \|/);
+    expect(table[1]).toMatch(/^\|-+\|-+:\|/);
+    expect(table[2]).toMatch(/\| +20,000 req\/s \| +<1 ms \| +8\.0 ms \| server 100% +\| +20\.00× \| +1\.00× \|$/);
+    expect(table[3]).toContain('gateway 100%, subgraph 30%, load 9%');
+    expect(table[4]).toMatch(/\| +0\.80× \| +0\.040× \|$/);
+    expect(table[5]).toMatch(/800 rotations\/s \| +30 ms \| +90 ms \| — +\| +— \| +— \|$/);
+    expect(table[7]).toMatch(/2,000 tps \| +— \| +— \| — +\| +— \| +— \|$/);
+    // Every line as wide as the header: it reads as a table on a terminal too.
+    expect(new Set(table.map((l) => l.length)).size).toBe(1);
+  });
+
+  it('states the targets in words', () => {
+    const words = ratiosInWords(rows, {
+      afterStart: 700 * 1048576,
+      peakUnderLoad: 800 * 1048576,
+      processes: [{ name: 'primary', bytes: 700 * 1048576 }],
+    });
+    expect(words).toEqual([
+      'Gateway CPU per request: ours 1.15 ms alone, the stock gateway 1.00 ms: 1.15× (target ≤ 1.0×).',
+      'Refresh-token rotation (32 chains, reuse detection on): 800/s = 0.50× the 1,600/s target, p99 90 ms.',
+      'Order placement: 100 orders/s ÷ pgbench 2,000 tps on the same server = 0.050×.',
+      'Memory, all-in-one (1 processes): 700 MB resident after start (primary 700 MB), 800 MB at the peak of the REST load.',
+    ]);
+  });
+
+  it('counts CPU per request over the named processes', () => {
+    expect(cpuMsPerRequest(rows[1]!, ['gateway', 'subgraph'])).toBeCloseTo(1.3);
+    expect(cpuMsPerRequest(rows[1]!)).toBeCloseTo(1.39);
+  });
+
+  it('writes ratios with two significant digits below one', () => {
+    expect(ratio(0.4512)).toBe('0.45×');
+    expect(ratio(1.2549)).toBe('1.25×');
+    expect(ratio(undefined)).toBe('—');
+  });
+
+  it('parses --only', () => {
+    expect(parseOnly([]).size).toBe(7);
+    expect([...parseOnly(['--only', 'bare,stock'])]).toEqual(['bare', 'stock']);
+    expect([...parseOnly(['--only=orders'])]).toEqual(['orders']);
+    expect(() => parseOnly(['--only', 'bare,nope'])).toThrow(/unknown path nope/);
+  });
+});

@@ -1,0 +1,394 @@
+/**
+ * `npm run bench`: every path issue 11 names, measured in one run on this machine, each target
+ * started as a user or a deployment starts it (child processes; the bench imports no app):
+ *
+ *   bare          a bare Node HTTP server (the machine's ceiling)
+ *   stock         stock @apollo/gateway → stock @apollo/subgraph, the same accounts query (stock/)
+ *   all-in-one    `npm start`'s process tree, GET /v1/accounts with a PAT session; its memory
+ *   service-rest  the six apps as separate processes, GET /v1/accounts (facade → gateway → accounts)
+ *   gateway       the same operation straight at our gateway's public /graphql
+ *   rotation      32 refresh-token chains at auth's /oauth/token
+ *   orders        POST /v1/oms/order, beside pgbench's TPC-B-like run on the same server
+ *
+ * autocannon with 50 connections, in a process of its own; each target warmed for
+ * BENCH_WARMUP_SECONDS (20) and then measured for BENCH_SECONDS (10), with every involved
+ * process's CPU time read around the window. `--only a,b` runs some paths; `--head` measures the
+ * last commit (a snapshot) rather than the working tree; BENCH_SKIP_BUILD=1 reuses dist/. Prints a Markdown table and the ratios, and writes tools/bench/results.json
+ * (a full run) or the log folder's results.json (`--only`). Nothing asserts on time: the exit
+ * status is 1 only when a target answers wrongly (its preflight, or > 1% of the window).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withDatabaseName } from '@trading/db';
+import { startAllInOne } from './all-in-one';
+import { CONNECTIONS, LoadGenerator, ROTATION_CHAINS, type LoadSpec } from './load';
+import { runPgbench } from './pgbench';
+import { readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
+import { answers200, freePort, ROOT, startTsx, stopProcess, waitUntil, type Started } from './processes';
+import { formatTable, parseOnly, ratiosInWords, type Memory, type PathName, type Row } from './report';
+import { buildBundles, startServiceMode } from './service-mode';
+import { snapshotOfHead, workingTree, type Source } from './source';
+import {
+  createUser,
+  fund,
+  lastPrice,
+  listInstrument,
+  provisionApp,
+  refreshTokens,
+  TEST_POSTGRES_URL,
+  TEST_REDIS_URL,
+  uniqueId,
+  type Urls,
+  type WorldUser,
+} from '@trading/testing';
+
+const SECONDS = wholeNumber('BENCH_SECONDS', 10, 1);
+const WARMUP_SECONDS = wholeNumber('BENCH_WARMUP_SECONDS', 20, 0);
+/** Above this share of wrong answers a figure measures the failure path, not the target. */
+const MAX_ERROR_RATE = 0.01;
+const POSTGRES_SERVER = TEST_POSTGRES_URL.replace(/\/[^/]*$/, '');
+/** The operation the facade sends for GET /v1/accounts: every chain answers the same query. */
+const ACCOUNTS_QUERY = 'query Accounts { accounts { id number type status baseCurrency createdAt } }';
+const OPERATION = JSON.stringify({ operationName: 'Accounts', query: ACCOUNTS_QUERY });
+
+function wholeNumber(name: string, fallback: number, min: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+const progress = (message: string) => process.stderr.write(`${message}\n`);
+
+class Bench {
+  readonly rows: Row[] = [];
+  readonly failures: string[] = [];
+  constructor(private readonly generator: LoadGenerator) {}
+
+  /**
+   * One request first, so a target that is down or refusing is not timed at its error path:
+   * status 200 and no GraphQL "errors" (GraphQL errors come back as 200). Its answer is what
+   * every request of the load must get.
+   */
+  async preflight(name: string, url: string, init: RequestInit): Promise<string> {
+    const res = await fetch(url, init);
+    const text = await res.text();
+    if (res.status !== 200 || /"errors"\s*:/.test(text))
+      throw new Error(`${name}: preflight answered ${res.status}: ${text.slice(0, 400)}`);
+    return text;
+  }
+
+  async measure(
+    row: Omit<Row, 'perSecond' | 'p50' | 'p99' | 'total' | 'errors' | 'cpu'>,
+    load: LoadSpec,
+    watched: () => Watched[],
+  ): Promise<Row> {
+    progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
+    let window: ReturnType<typeof startCpuWindow> | undefined;
+    const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }];
+    const result = await this.generator.run(load, () => (window = startCpuWindow(processes())));
+    const cpu = window ? window.finish() : [];
+    const measured: Row = {
+      ...row,
+      perSecond: result.perSecond,
+      p50: result.p50,
+      p99: result.p99,
+      total: result.total,
+      errors: result.errors,
+      cpu,
+    };
+    this.rows.push(measured);
+    if (result.errors > result.total * MAX_ERROR_RATE)
+      this.failures.push(
+        `${row.path}: ${result.errors} of ${result.total} answers wrong (> ${MAX_ERROR_RATE * 100}%), e.g. ${result.sample}`,
+      );
+    return measured;
+  }
+
+  async fixed(
+    row: Pick<Row, 'name' | 'path'>,
+    url: string,
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+    watched: () => Watched[],
+  ) {
+    const expectBody = await this.preflight(row.path, url, init);
+    return this.measure(
+      { ...row, unit: 'req/s' },
+      { kind: 'fixed', url, ...init, expectBody, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS },
+      watched,
+    );
+  }
+}
+
+const graphqlPost = (headers: Record<string, string> = {}) => ({
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: OPERATION,
+});
+
+async function bare(bench: Bench, logDir: string) {
+  const port = await freePort();
+  const server = startTsx('bare', 'tools/bench/bare-server.ts', { PORT: String(port) }, logDir);
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    await waitUntil(server, 'an answer', () => answers200(url));
+    await bench.fixed({ name: 'bare', path: 'bare Node HTTP server (ceiling)' }, url, { method: 'GET', headers: {} }, () => [
+      { name: 'server', pid: server.pid },
+    ]);
+  } finally {
+    await stopProcess(server);
+  }
+}
+
+async function stockChain(bench: Bench, logDir: string) {
+  const [subgraphPort, gatewayPort] = [await freePort(), await freePort()];
+  const started: Started[] = [];
+  try {
+    const subgraph = startTsx(
+      'stock-subgraph',
+      'tools/bench/stock/subgraph.ts',
+      { PORT: String(subgraphPort), NODE_ENV: 'production' },
+      logDir,
+    );
+    started.push(subgraph);
+    const subgraphUrl = `http://127.0.0.1:${subgraphPort}/`;
+    await waitUntil(subgraph, 'an answer', () => answers200(subgraphUrl, graphqlPost()));
+    const gateway = startTsx(
+      'stock-gateway',
+      'tools/bench/stock/gateway.ts',
+      { PORT: String(gatewayPort), SUBGRAPH_URL: subgraphUrl, NODE_ENV: 'production' },
+      logDir,
+    );
+    started.push(gateway);
+    const url = `http://127.0.0.1:${gatewayPort}/`;
+    await waitUntil(gateway, 'an answer', () => answers200(url, graphqlPost()));
+    await bench.fixed(
+      { name: 'stock', path: 'stock @apollo/gateway → stock @apollo/subgraph (no auth, no database)' },
+      url,
+      graphqlPost(),
+      () => [
+        { name: 'gateway', pid: gateway.pid },
+        { name: 'subgraph', pid: subgraph.pid },
+      ],
+    );
+  } finally {
+    await Promise.all(started.map((p) => stopProcess(p)));
+  }
+}
+
+/** The all-in-one's REST read, with its resident size after start and at the peak of the load. */
+async function allInOne(bench: Bench, source: Source, id: string, logDir: string): Promise<Memory> {
+  progress('starting the all-in-one (npm start)…');
+  const platform = await startAllInOne({
+    root: source.root,
+    postgresServer: POSTGRES_SERVER,
+    redisUrl: TEST_REDIS_URL,
+    prefix: `bench_${id}_`,
+    logDir,
+  });
+  try {
+    const user = await createUser(platform.urls, platform.adminToken);
+    const settled = platform.processes();
+    const processes = settled.map((p) => ({ name: p.name, bytes: readRssBytes(p.pid) }));
+    const peak = watchPeakRss(platform.processes);
+    await bench.fixed(
+      { name: 'all-in-one', path: `ours, all-in-one (${settled.length} processes), GET /v1/accounts, PAT session` },
+      `${platform.urls.api}/accounts`,
+      { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
+      platform.processes,
+    );
+    return { afterStart: processes.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes };
+  } finally {
+    await platform.stop();
+  }
+}
+
+async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id: string, logDir: string) {
+  if (process.env['BENCH_SKIP_BUILD'] !== '1') {
+    progress('building the six bundles (npx nx run-many -t build)…');
+    await buildBundles(source.root);
+  }
+  progress('starting the six services…');
+  const services = await startServiceMode({
+    root: source.root,
+    postgresServer: POSTGRES_SERVER,
+    redisUrl: TEST_REDIS_URL,
+    prefix: `bench_${id}_svc_`,
+    logDir,
+  });
+  try {
+    const { urls } = services;
+    const user = await createUser(urls, services.adminToken);
+    const bearer = { authorization: `Bearer ${user.session}` };
+    if (only.has('service-rest'))
+      await bench.fixed(
+        { name: 'service-rest', path: 'ours, service mode (six processes), GET /v1/accounts, PAT session' },
+        `${urls.api}/accounts`,
+        { method: 'GET', headers: bearer },
+        () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
+      );
+    if (only.has('gateway'))
+      await bench.fixed(
+        { name: 'gateway', path: 'ours, service mode, the same query straight at our gateway' },
+        services.gatewayUrl,
+        graphqlPost(bearer),
+        () => [services.pidOf('gateway'), services.pidOf('accounts')],
+      );
+    if (only.has('rotation')) await rotation(bench, urls, services.adminToken, user, () => [services.pidOf('auth')]);
+    if (only.has('orders'))
+      await orders(bench, urls, services.adminToken, user, id, () =>
+        (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app)),
+      );
+  } finally {
+    await services.stop();
+  }
+}
+
+async function rotation(bench: Bench, urls: Urls, adminToken: string, user: WorldUser, watched: () => Watched[]) {
+  progress(`registering a vendor app and ${ROTATION_CHAINS} grants (authorization code + PKCE)…`);
+  const app = await provisionApp(urls, adminToken);
+  const tokens = await refreshTokens(urls, app, user, ROTATION_CHAINS);
+  const tokenUrl = new URL('/oauth/token', urls.login);
+  tokenUrl.hostname = '127.0.0.1';
+  await bench.measure(
+    {
+      name: 'rotation',
+      path: `refresh-token rotation, ${ROTATION_CHAINS} chains, auth's /oauth/token (service mode)`,
+      unit: 'rotations/s',
+    },
+    {
+      kind: 'rotation',
+      url: tokenUrl.href,
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      refreshTokens: tokens,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+    },
+    watched,
+  );
+}
+
+/** Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking. Then pgbench on the same server. */
+async function orders(bench: Bench, urls: Urls, adminToken: string, user: WorldUser, id: string, watched: () => Watched[]) {
+  progress('listing an instrument and funding the accounts…');
+  const symbol = await listInstrument(urls, adminToken, '100.00');
+  await fund(urls, user, '10000000.00');
+  const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
+  const url = `${urls.api}/oms/order`;
+  const probe = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.session}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      accountId: user.accounts[0],
+      symbol,
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice,
+    }),
+  });
+  if (probe.status !== 201) throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${await probe.text()}`);
+  await bench.measure(
+    { name: 'orders', path: `order placement, POST /v1/oms/order (limit buys that rest, hold in banking; service mode)`, unit: 'orders/s' },
+    {
+      kind: 'orders',
+      url,
+      token: user.session,
+      accounts: user.accounts,
+      symbol,
+      limitPrice,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+    },
+    watched,
+  );
+  progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
+  const pg = await runPgbench(withDatabaseName(TEST_POSTGRES_URL, `bench_${id}_pgbench`), SECONDS);
+  bench.rows.push({
+    name: 'pgbench',
+    path: `PostgreSQL commit rate: ${pg.command}${pg.latencyMs === undefined ? '' : `, latency average ${pg.latencyMs} ms`}`,
+    unit: 'tps',
+    perSecond: pg.tps,
+    total: pg.transactions ?? 0,
+    errors: 0,
+    cpu: [],
+  });
+}
+
+async function main(): Promise<number> {
+  const only = parseOnly(process.argv.slice(2));
+  const id = uniqueId();
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const source = process.argv.includes('--head') ? snapshotOfHead() : workingTree();
+  const generator = LoadGenerator.start();
+  const bench = new Bench(generator);
+  let memory: Memory | undefined;
+  let failed = false;
+  try {
+    if (only.has('bare')) await bare(bench, logDir);
+    if (only.has('stock')) await stockChain(bench, logDir);
+    if (only.has('all-in-one')) memory = await allInOne(bench, source, id, logDir);
+    if (['service-rest', 'gateway', 'rotation', 'orders'].some((p) => only.has(p as PathName)))
+      await serviceMode(bench, source, only, id, logDir);
+  } catch (err) {
+    failed = true;
+    console.error(err instanceof Error ? err.message : err);
+  } finally {
+    generator.stop();
+    source.remove();
+  }
+
+  const order = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders', 'pgbench'];
+  const rows = [...bench.rows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  const words = ratiosInWords(rows, memory);
+  console.log(
+    `\n${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ` +
+      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
+  );
+  console.log(formatTable(rows));
+  console.log();
+  for (const line of words) console.log(`- ${line}`);
+
+  const results = {
+    date: new Date().toISOString(),
+    commit: source.commit,
+    measured: source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head)',
+    uncommitted: source.uncommitted,
+    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version },
+    method: {
+      connections: CONNECTIONS,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+      rotationChains: ROTATION_CHAINS,
+      paths: [...only],
+    },
+    rows,
+    memory,
+    ratios: words,
+  };
+  const full = only.size === 7 && !failed;
+  const file = full ? join(ROOT, 'tools/bench/results.json') : join(logDir, 'results.json');
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nresults: ${file}`);
+
+  for (const failure of bench.failures) console.error(`FAIL ${failure}`);
+  if (failed || bench.failures.length) {
+    console.error(`logs kept in ${logDir}`);
+    return 1;
+  }
+  // A good full run's logs are noise (a partial run keeps its results there).
+  if (full) rmSync(logDir, { recursive: true, force: true });
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'tool-bench', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,141 @@
+/** The bench's figures as a Markdown table (printed, and pasted into the README) and the ratios issue 11 targets, in words. */
+import type { CpuUse } from './proc';
+
+/** The measured paths, by the name `--only` takes. */
+export const PATHS = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders'] as const;
+export type PathName = (typeof PATHS)[number];
+
+/** What issue 11 asks refresh rotation to reach. */
+export const ROTATION_TARGET = 1600;
+
+export interface Row {
+  name: PathName | 'pgbench';
+  /** What was measured, as the table shows it. */
+  path: string;
+  unit: 'req/s' | 'rotations/s' | 'orders/s' | 'tps';
+  perSecond: number;
+  /** Latency in ms. */
+  p50?: number;
+  p99?: number;
+  /** Answers in the window, and how many were wrong. */
+  total: number;
+  errors: number;
+  cpu: CpuUse[];
+}
+
+export interface Memory {
+  /** Summed resident size of the all-in-one's processes after start, and the peak while its REST path was loaded (bytes). */
+  afterStart: number;
+  peakUnderLoad: number;
+  /** Per process after start. */
+  processes: { name: string; bytes: number }[];
+}
+
+const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+/** autocannon counts latency in whole milliseconds: 0 is an answer within the first one. */
+const ms = (n: number | undefined) => (n === undefined ? '—' : n < 1 ? '<1 ms' : n < 10 ? `${n.toFixed(1)} ms` : `${Math.round(n)} ms`);
+export const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/** Two significant digits below 1 (0.45×), two decimals above (1.25×). */
+export const ratio = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? '—' : `${value >= 1 ? value.toFixed(2) : value.toPrecision(2)}×`;
+
+export const cpuCell = (cpu: CpuUse[]) => cpu.map((c) => `${c.name} ${Math.round(c.percent)}%`).join(', ') || '—';
+
+/** CPU-seconds per answered request, in ms, of the processes named (all when none are). */
+export function cpuMsPerRequest(row: Row, names?: string[]): number | undefined {
+  if (!row.total) return undefined;
+  const seconds = row.cpu.filter((c) => !names || names.includes(c.name)).reduce((sum, c) => sum + c.seconds, 0);
+  return (seconds / row.total) * 1000;
+}
+
+const byName = (rows: Row[], name: Row['name']) => rows.find((r) => r.name === name);
+
+/** Markdown, columns padded so it reads as well on a terminal. */
+export function formatTable(rows: Row[]): string {
+  const stock = byName(rows, 'stock');
+  const bare = byName(rows, 'bare');
+  const header = ['Path', 'per second', 'p50', 'p99', 'CPU per process (% of one core)', 'vs stock chain', 'vs bare'];
+  const cells = rows.map((r) => {
+    // Request/answer paths compare with each other; rotations, orders and transactions are other work.
+    const comparable = r.unit === 'req/s';
+    return [
+      r.path,
+      `${thousands(r.perSecond)} ${r.unit}`,
+      ms(r.p50),
+      ms(r.p99),
+      cpuCell(r.cpu),
+      comparable && stock ? ratio(r.perSecond / stock.perSecond) : '—',
+      comparable && bare ? ratio(r.perSecond / bare.perSecond) : '—',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => `| ${c.map((v, i) => (i === 0 || i === 4 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 || i === 4 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(header), rule, ...cells.map(line)].join('\n');
+}
+
+/** Issue 11's targets, each as one sentence; a path that was not measured is left out. */
+export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
+  const stock = byName(rows, 'stock');
+  const lines: string[] = [];
+  const versusStock = (label: string, row: Row | undefined) => {
+    if (!row || !stock) return;
+    lines.push(
+      `${label}: ${thousands(row.perSecond)} req/s = ${ratio(row.perSecond / stock.perSecond)} the stock chain's ${thousands(stock.perSecond)} req/s ` +
+        `(target ≥ 1.0×); p99 ${ms(row.p99)} against its ${ms(stock.p99)}.`,
+    );
+  };
+  versusStock('REST, all-in-one (GET /v1/accounts)', byName(rows, 'all-in-one'));
+  versusStock('REST, service mode (GET /v1/accounts)', byName(rows, 'service-rest'));
+
+  const hop = byName(rows, 'gateway');
+  const rest = byName(rows, 'service-rest');
+  const stockGateway = stock && cpuMsPerRequest(stock, ['gateway']);
+  const ours = hop && cpuMsPerRequest(hop, ['gateway']);
+  if (stockGateway !== undefined && ours !== undefined) {
+    const inRest = rest && cpuMsPerRequest(rest, ['gateway']);
+    lines.push(
+      `Gateway CPU per request: ours ${ours.toFixed(2)} ms alone` +
+        (inRest !== undefined ? ` (${inRest.toFixed(2)} ms in the REST path)` : '') +
+        `, the stock gateway ${stockGateway.toFixed(2)} ms: ${ratio(ours / stockGateway)} (target ≤ 1.0×).`,
+    );
+  }
+  const restCpu = rest && cpuMsPerRequest(rest, ['facade', 'gateway', 'accounts']);
+  const stockCpu = stock && cpuMsPerRequest(stock, ['gateway', 'subgraph']);
+  if (restCpu !== undefined && stockCpu !== undefined)
+    lines.push(
+      `CPU per REST read across our processes (facade, gateway, accounts): ${restCpu.toFixed(2)} ms; the stock chain: ${stockCpu.toFixed(2)} ms.`,
+    );
+
+  const rotation = byName(rows, 'rotation');
+  if (rotation)
+    lines.push(
+      `Refresh-token rotation (32 chains, reuse detection on): ${thousands(rotation.perSecond)}/s = ${ratio(rotation.perSecond / ROTATION_TARGET)} ` +
+        `the ${thousands(ROTATION_TARGET)}/s target, p99 ${ms(rotation.p99)}.`,
+    );
+  const orders = byName(rows, 'orders');
+  const pgbench = byName(rows, 'pgbench');
+  if (orders && pgbench)
+    lines.push(
+      `Order placement: ${thousands(orders.perSecond)} orders/s ÷ pgbench ${thousands(pgbench.perSecond)} tps on the same server = ${ratio(orders.perSecond / pgbench.perSecond)}.`,
+    );
+  if (memory)
+    lines.push(
+      `Memory, all-in-one (${memory.processes.length} processes): ${mb(memory.afterStart)} resident after start ` +
+        `(${memory.processes.map((p) => `${p.name} ${mb(p.bytes)}`).join(', ')}), ${mb(memory.peakUnderLoad)} at the peak of the REST load.`,
+    );
+  return lines;
+}
+
+/** `--only a,b` (or `--only=a,b`): the paths to run, every one when absent. */
+export function parseOnly(argv: string[]): Set<PathName> {
+  const at = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (at < 0) return new Set(PATHS);
+  const value = argv[at]!.includes('=') ? argv[at]!.slice('--only='.length) : argv[at + 1];
+  if (!value) throw new Error(`--only needs a list: ${PATHS.join(',')}`);
+  const names = value.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(PATHS as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`--only: unknown path ${unknown.join(', ')} (known: ${PATHS.join(', ')})`);
+  return new Set(names as PathName[]);
+}
