@@ -1,20 +1,12 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@trading/logging';
+import { freePort } from '@trading/testing';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
 const ROOT = join(__dirname, '../../..');
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** The all-in-one mode's PostgreSQL: a private data directory, a random password kept there, reused by the next start. */
 describe('embedded PostgreSQL', () => {

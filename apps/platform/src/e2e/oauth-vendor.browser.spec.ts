@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from '@trading/testing';
 import { DEMO_USERS } from '../app';
 import { pkce, provisionApp, type ProvisionedApp } from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
@@ -21,15 +21,6 @@ const FLAGS = [
 const alice = DEMO_USERS[0]!;
 
 const ROOT = join(__dirname, '../../../..');
-
-/** A port nobody listens on right now. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** `npm run sample-vendor` as a vendor would run it: its own process, configured by environment variables. */
 async function startSampleVendor(env: Record<string, string>): Promise<ChildProcess> {
