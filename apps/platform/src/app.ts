@@ -142,6 +142,7 @@ export async function createPlatform(
     // One store for every app: with real Redis that changes nothing; with the in-process
     // stand-in it is what lets the facade see the sessions auth creates.
     const store = await connectStore(config.REDIS_URL, {
+      cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES },
       fallbackToMemory: true,
       onFallback: (reason) => logger.warn(`${reason}: using an in-process store (sessions and limits live only in this process)`),
     });
@@ -170,11 +171,12 @@ export async function createPlatform(
       return { app, server };
     };
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, LISTEN_HOST: host, INTERNAL_LISTEN_HOST: host };
-    const apiLimits = {
+    const edgeSettings = {
       API_RATE_LIMIT_PER_MINUTE: config.API_RATE_LIMIT_PER_MINUTE,
       API_ORDER_RATE_LIMIT_PER_MINUTE: config.API_ORDER_RATE_LIMIT_PER_MINUTE,
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
       API_RATE_LIMIT_NAMESPACE: `${config.PLATFORM_DB_PREFIX}api`,
+      SESSION_CACHE_ENTRIES: config.SESSION_CACHE_ENTRIES, // the apps share `store`, which caches as this says
     };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL, overrides.logDestination);
 
@@ -275,7 +277,7 @@ export async function createPlatform(
         {
           ...common,
           ...identity('gateway'),
-          ...apiLimits,
+          ...edgeSettings,
           GATEWAY_PORT: config.GATEWAY_PORT,
           GATEWAY_INTERNAL_PORT: config.GATEWAY_INTERNAL_PORT,
           ACCOUNTS_URL: accountsGraphql,
@@ -298,7 +300,7 @@ export async function createPlatform(
         {
           ...common,
           ...identity('rest-facade'),
-          ...apiLimits,
+          ...edgeSettings,
           FACADE_PORT: config.FACADE_PORT,
           FACADE_INTERNAL_PORT: config.FACADE_INTERNAL_PORT,
           GATEWAY_URL: `${gateway.server.internal.url}/graphql`,

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { apiLimitSchema, ConfigError, defaultPlatformDataDir, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, edgeSessionSchema, ConfigError, defaultPlatformDataDir, field, loadConfig, z } from '@trading/config';
 
 export { defaultPlatformDataDir };
 
@@ -62,6 +62,7 @@ export const platformConfigSchema = z.object({
   /** Sale proceeds settle T+n business days (banking). */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   ...apiLimitSchema,
+  ...edgeSessionSchema,
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;

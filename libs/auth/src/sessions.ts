@@ -33,8 +33,9 @@ export class SessionStore {
     if (record.grantId) await this.store.addToSet(grantSessionsKey(record.grantId), record.sid, ttl);
   }
 
+  /** The live record, or null once revoked or expired; answered from memory where the store caches reads (the edges). */
   async get(sid: string): Promise<SessionRecord | null> {
-    const raw = await this.store.get(sessionKey(sid));
+    const raw = await this.store.getCached(sessionKey(sid));
     return raw ? (JSON.parse(raw) as SessionRecord) : null;
   }
 

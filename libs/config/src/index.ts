@@ -85,4 +85,13 @@ export const apiLimitSchema = {
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
     .default('api'),
 };
+/** How the edges (facade, gateway) check that a session is still live. */
+export const edgeSessionSchema = {
+  /**
+   * Session records remembered in memory, on a Redis connection with client-side caching: Redis
+   * tells every instance the moment a record changes or goes, so revocation stays immediate while
+   * most requests skip the round trip. 0 asks Redis every time.
+   */
+  SESSION_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+};
 export * from './platform-data';

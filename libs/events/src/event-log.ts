@@ -89,8 +89,6 @@ export function fromFields(entryId: string, fields: string[]): DeliveredEvent {
   };
 }
 
-export type RawEntries = Array<[string, string[] | null]>;
-
 /** Orders stream entry ids (`<ms>-<seq>`) as Redis does; negative when `a` comes first. */
 export function compareEntryIds(a: string, b: string): number {
   const [am = 0, as = 0] = a.split('-').map(Number);

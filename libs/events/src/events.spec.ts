@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { createClient } from 'redis';
 import { createLogger } from '@trading/logging';
 import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
 import { MemoryEventLog, RedisEventLog, StreamConsumer, type EventLog } from './index';
@@ -18,9 +18,9 @@ describe.each([
   });
   afterEach(async () => {
     if (log.kind === 'redis') {
-      const r = new Redis(TEST_REDIS_URL);
+      const r = await createClient({ url: TEST_REDIS_URL }).connect();
       await r.del(stream);
-      r.disconnect();
+      r.destroy();
     }
     await log.close();
   });

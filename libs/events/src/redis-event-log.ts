@@ -1,48 +1,68 @@
 /** Real Redis streams. */
-import Redis from 'ioredis';
-import { fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog, type RawEntries } from './event-log';
+import { closeRedisClient, openRedisClient, type RedisClient } from '@trading/redis';
+import { fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
+
+/** A stream entry as node-redis answers it; `message` is null for a pending entry trimmed away. */
+interface StreamMessage {
+  id: string;
+  message: Record<string, string> | null;
+}
+
+const delivered = (entries: readonly StreamMessage[] | null | undefined): DeliveredEvent[] =>
+  (entries ?? []).flatMap(({ id, message }) => (message ? [fromFields(id, Object.entries(message).flat())] : []));
+
+/** `toFields` as node-redis takes a message: field → value, in the same order. */
+const asMessage = (event: DomainEvent): Record<string, string> => {
+  const fields = toFields(event);
+  const message: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) message[fields[i]!] = fields[i + 1]!;
+  return message;
+};
 
 /** Real Redis streams. Blocking reads use their own connection, so they never stall other commands. */
 export class RedisEventLog implements EventLog {
   readonly kind = 'redis' as const;
   /** One connection per consumer for its blocking reads. */
-  private readonly blocking = new Map<string, Redis>();
+  private readonly blocking = new Map<string, RedisClient>();
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly ownsClient = false,
   ) {}
 
-  private connectionFor(consumer: string): Redis {
+  /**
+   * A blocking reader's own connection (same server, credentials and key prefix). It waits for a
+   * reconnection instead of failing: a consumer simply resumes once Redis is back.
+   */
+  private async connectionFor(consumer: string): Promise<RedisClient> {
     let c = this.blocking.get(consumer);
     if (!c) {
-      c = this.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, keyPrefix: undefined });
+      c = this.client.duplicate({ disableOfflineQueue: false }) as RedisClient;
       c.on('error', () => undefined);
       this.blocking.set(consumer, c);
+      await c.connect().catch((err: Error) => {
+        this.blocking.delete(consumer);
+        c!.destroy();
+        throw err;
+      });
     }
     return c;
   }
 
   static async connect(url: string): Promise<RedisEventLog> {
-    const client = new Redis(url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      retryStrategy: (n) => Math.min(n * 200, 2000),
-    });
-    client.on('error', () => undefined);
-    await client.connect();
-    return new RedisEventLog(client, true);
+    return new RedisEventLog(await openRedisClient(url), true);
   }
 
   append(stream: string, event: DomainEvent): Promise<string> {
     // Approximate trimming keeps the stream bounded; consumers run far closer to the head than this.
-    return this.client.xadd(stream, 'MAXLEN', '~', '1000000', '*', ...toFields(event)) as Promise<string>;
+    return this.client.xAdd(stream, '*', asMessage(event), {
+      TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: 1_000_000 },
+    }) as Promise<string>;
   }
 
   async ensureGroup(stream: string, group: string): Promise<void> {
     try {
-      await this.client.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
+      await this.client.xGroupCreate(stream, group, '0', { MKSTREAM: true });
     } catch (err) {
       if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
     }
@@ -54,59 +74,60 @@ export class RedisEventLog implements EventLog {
     consumer: string,
     options: { count: number; blockMs: number; pending: boolean },
   ): Promise<DeliveredEvent[]> {
-    const args: Array<string | number> = ['GROUP', group, consumer, 'COUNT', options.count];
-    if (!options.pending && options.blockMs > 0) args.push('BLOCK', options.blockMs);
-    args.push('STREAMS', stream, options.pending ? '0' : '>');
-    const res = (await (this.connectionFor(consumer) as any).xreadgroup(...args)) as Array<[string, RawEntries]> | null;
-    const entries = res?.[0]?.[1] ?? [];
-    // A pending entry trimmed away comes back with null fields: ack it so it stops coming back.
-    const gone = entries.filter(([, f]) => !f).map(([id]) => id);
+    const connection = await this.connectionFor(consumer);
+    const res = (await connection.xReadGroup(
+      group,
+      consumer,
+      { key: stream, id: options.pending ? '0' : '>' },
+      { COUNT: options.count, ...(!options.pending && options.blockMs > 0 ? { BLOCK: options.blockMs } : {}) },
+    )) as Array<{ messages: StreamMessage[] }> | null;
+    const entries = res?.[0]?.messages ?? [];
+    // A pending entry trimmed away comes back without its fields: ack it so it stops coming back.
+    const gone = entries.filter((e) => !e.message).map((e) => e.id);
     if (gone.length) await this.ack(stream, group, gone);
-    return entries.filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+    return delivered(entries);
   }
 
   async claimStale(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<DeliveredEvent[]> {
-    const res = (await this.client.xautoclaim(stream, group, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntries];
-    return (res?.[1] ?? []).filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+    const res = (await this.client.xAutoClaim(stream, group, consumer, minIdleMs, '0-0', { COUNT: count })) as {
+      messages: StreamMessage[];
+    };
+    return delivered(res?.messages);
   }
 
   async ack(stream: string, group: string, entryIds: string[]): Promise<void> {
-    if (entryIds.length) await this.client.xack(stream, group, ...entryIds);
+    if (entryIds.length) await this.client.xAck(stream, group, entryIds);
   }
 
   async pendingCount(stream: string, group: string): Promise<number> {
-    const res = (await this.client.xpending(stream, group)) as [number, ...unknown[]];
-    return Number(res?.[0] ?? 0);
+    const res = await this.client.xPending(stream, group);
+    return Number(res?.pending ?? 0);
   }
 
   async groupLag(stream: string, group: string): Promise<number | null> {
-    // XINFO GROUPS answers one flat [field, value, …] list per group; `lag` is Redis 7's.
-    const groups = (await this.client.xinfo('GROUPS', stream)) as unknown[][];
-    for (const fields of groups) {
-      const info = new Map<unknown, unknown>();
-      for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
-      if (info.get('name') === group) return info.get('lag') == null ? null : Number(info.get('lag'));
-    }
-    return null;
+    // `lag` is Redis 7's; null where the server cannot tell.
+    const groups = (await this.client.xInfoGroups(stream)) as unknown as Array<Record<string, unknown>>;
+    const info = groups.find((g) => g['name'] === group);
+    return info?.['lag'] == null ? null : Number(info['lag']);
   }
 
   async range(stream: string, count: number): Promise<DeliveredEvent[]> {
-    const entries = (await this.client.xrange(stream, '-', '+', 'COUNT', count)) as RawEntries;
-    return entries.filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+    return delivered((await this.client.xRange(stream, '-', '+', { COUNT: count })) as StreamMessage[]);
   }
 
   async after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]> {
-    const args: Array<string | number> = ['COUNT', options.count];
-    if (options.blockMs > 0) args.push('BLOCK', options.blockMs);
-    args.push('STREAMS', stream, afterId);
     // Blocking reads of one stream share a connection of their own (one per reader of this log).
-    const res = (await (this.connectionFor(`after:${stream}`) as any).xread(...args)) as Array<[string, RawEntries]> | null;
-    return (res?.[0]?.[1] ?? []).filter(([, f]) => f).map(([id, f]) => fromFields(id, f!));
+    const connection = await this.connectionFor(`after:${stream}`);
+    const res = (await connection.xRead(
+      { key: stream, id: afterId },
+      { COUNT: options.count, ...(options.blockMs > 0 ? { BLOCK: options.blockMs } : {}) },
+    )) as Array<{ messages: StreamMessage[] }> | null;
+    return delivered(res?.[0]?.messages);
   }
 
   async lastId(stream: string): Promise<string> {
-    const entries = (await this.client.xrevrange(stream, '+', '-', 'COUNT', 1)) as RawEntries;
-    return entries[0]?.[0] ?? '0-0';
+    const entries = (await this.client.xRevRange(stream, '+', '-', { COUNT: 1 })) as StreamMessage[];
+    return entries[0]?.id ?? '0-0';
   }
 
   async ping(): Promise<void> {
@@ -114,8 +135,9 @@ export class RedisEventLog implements EventLog {
   }
 
   async close(): Promise<void> {
-    for (const c of this.blocking.values()) c.disconnect();
+    // Blocking reads in flight would hold a graceful close for their whole BLOCK: cut them.
+    for (const c of this.blocking.values()) c.destroy();
     this.blocking.clear();
-    if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+    if (this.ownsClient) await closeRedisClient(this.client);
   }
 }

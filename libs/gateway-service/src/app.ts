@@ -14,7 +14,7 @@ import {
 } from '@trading/auth';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
-import { connectStore, type KeyValueStore } from '@trading/redis';
+import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
@@ -27,7 +27,7 @@ export { loadGatewayConfig, type GatewayConfig } from './config';
 
 export async function createGatewayApp(config: GatewayConfig, deps: { logger?: Logger; store?: KeyValueStore } = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('gateway', config.LOG_LEVEL);
-  const store = deps.store ?? (await connectStore(config.REDIS_URL));
+  const store = deps.store ?? (await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }));
   const subgraphUrls: Record<string, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
 
   const connections = subgraphConnections();
@@ -69,6 +69,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const body = express.json({ limit: '64kb' });
   // The facade's calls arrive on the internal listener, already counted there.
   const limits = new ApiLimits(store, config, metrics);
+  cachedReadMetrics(metrics, store);
   app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
   internal.use('/graphql', body, expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
   finishService(app, logger);

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { serviceIdentityFields } from '@trading/auth';
-import { apiLimitSchema, commonSchema, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const gatewayConfigSchema = z.object({
   ...commonSchema,
   ...apiLimitSchema,
+  ...edgeSessionSchema,
   ...serviceIdentityFields('gateway'),
   /** Public listener: /graphql for internal front-ends with a bearer token. */
   GATEWAY_PORT: field.port(4000),

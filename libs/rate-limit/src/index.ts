@@ -15,6 +15,13 @@ export interface FailureLimitRule {
   windowSeconds: number;
 }
 
+/** Real Redis makes a count shared by every instance; the memory store is the all-in-one stand-in. */
+function limiterOn(store: KeyValueStore, options: { keyPrefix: string; points: number; duration: number }) {
+  return store instanceof RedisStore
+    ? new RateLimiterRedis({ ...options, storeClient: store.client, useRedisPackage: true })
+    : new RateLimiterMemory(options);
+}
+
 /** Where one key stands against its rule. */
 export interface LimitState {
   limit: number;
@@ -38,9 +45,7 @@ export class FailureLimiter {
     readonly rule: FailureLimitRule,
   ) {
     const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.maxFailures, duration: rule.windowSeconds };
-    // Real Redis makes the count shared by every instance; the memory store is the all-in-one stand-in.
-    this.limiter =
-      store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+    this.limiter = limiterOn(store, options);
   }
 
   /** Reads the count without adding to it. */
@@ -99,8 +104,7 @@ export class RequestLimiter {
   ) {
     if (rule.perMinute <= 0) return;
     const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: 60 };
-    this.limiter =
-      store instanceof RedisStore ? new RateLimiterRedis({ ...options, storeClient: store.client }) : new RateLimiterMemory(options);
+    this.limiter = limiterOn(store, options);
   }
 
   /** Counts one request; undefined when the limit is off. */

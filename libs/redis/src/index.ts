@@ -1,4 +1,6 @@
-import Redis from 'ioredis';
+import { createHash } from 'node:crypto';
+import { closeRedisClient, openRedisClient, type RedisClient } from './client';
+import { TrackedReads } from './tracked-reads';
 
 /**
  * The small slice of Redis the services use. Keeping it this narrow lets the all-in-one mode
@@ -7,6 +9,12 @@ import Redis from 'ioredis';
 export interface KeyValueStore {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
+  /**
+   * `get` for values read on every request and seldom changed (session liveness at the edges):
+   * answered from this process's memory when the store keeps a client-side cache, which Redis
+   * invalidates the moment the key changes anywhere. The same answer as `get`, fewer round trips.
+   */
+  getCached(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
   del(...keys: string[]): Promise<number>;
   /** Adds to a set and (re)sets the set's time to live. */
@@ -55,45 +63,58 @@ export function swapResult(raw: string | null): SwapResult | null {
   return { value: raw.slice(colon + 1), spent: true, spentAt: Number(raw.slice(SPENT_MARK.length, colon)) };
 }
 
-type SwapCommand = (oldKey: string, newKey: string, value: string, ttl: number, mark: string) => Promise<string | null>;
+const SWAP_SHA = createHash('sha1').update(SWAP_SCRIPT).digest('hex');
 
 export class RedisStore implements KeyValueStore {
   readonly kind = 'redis' as const;
-  constructor(readonly client: Redis) {}
+  constructor(
+    /** The store's connection (fails fast while disconnected); rate limiting and the all-in-one event log share it. */
+    readonly client: RedisClient,
+    private readonly tracked?: TrackedReads,
+  ) {}
 
   get(key: string) {
     return this.client.get(key);
   }
+  getCached(key: string) {
+    return this.tracked ? this.tracked.get(key) : this.client.get(key);
+  }
+  /** The client-side cache's counters, when this store keeps one. */
+  cacheStats() {
+    return this.tracked?.stats();
+  }
   async set(key: string, value: string, ttlSeconds?: number) {
-    if (ttlSeconds) await this.client.set(key, value, 'EX', ttlSeconds);
+    if (ttlSeconds) await this.client.set(key, value, { expiration: { type: 'EX', value: ttlSeconds } });
     else await this.client.set(key, value);
   }
   del(...keys: string[]) {
-    return keys.length ? this.client.del(...keys) : Promise.resolve(0);
+    return keys.length ? this.client.del(keys) : Promise.resolve(0);
   }
   async addToSet(key: string, member: string, ttlSeconds: number) {
-    await this.client.multi().sadd(key, member).expire(key, ttlSeconds).exec();
+    await this.client.multi().sAdd(key, member).expire(key, ttlSeconds).exec();
   }
   members(key: string) {
-    return this.client.smembers(key);
+    return this.client.sMembers(key);
   }
   async hit(key: string, windowSeconds: number) {
-    const result = await this.client.multi().incr(key).expire(key, windowSeconds, 'NX').ttl(key).exec();
-    const count = Number(result?.[0]?.[1] ?? 0);
-    const ttl = Number(result?.[2]?.[1] ?? windowSeconds);
-    return { count, resetSeconds: ttl > 0 ? ttl : windowSeconds };
+    const [count, , ttl] = (await this.client.multi().incr(key).expire(key, windowSeconds, 'NX').ttl(key).exec()) as unknown as number[];
+    return { count: Number(count ?? 0), resetSeconds: Number(ttl) > 0 ? Number(ttl) : windowSeconds };
   }
   async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number) {
-    const client = this.client as Redis & { tradingSwap?: SwapCommand };
-    // defineCommand applies the client's key prefix to KEYS and caches the script by its SHA.
-    if (!client.tradingSwap) client.defineCommand('tradingSwap', { numberOfKeys: 2, lua: SWAP_SCRIPT });
-    return swapResult(await client.tradingSwap!(oldKey, newKey, value, Math.max(1, Math.ceil(ttlSeconds)), SPENT_MARK));
+    // By its SHA (the key prefix applies to its keys); the first call after a Redis restart loads it.
+    const args = { keys: [oldKey, newKey], arguments: [value, String(Math.max(1, Math.ceil(ttlSeconds))), SPENT_MARK] };
+    const raw = await this.client.evalSha(SWAP_SHA, args).catch((err: Error) => {
+      if (!err.message.startsWith('NOSCRIPT')) throw err;
+      return this.client.eval(SWAP_SCRIPT, args);
+    });
+    return swapResult(raw as string | null);
   }
   async ping() {
     await this.client.ping();
   }
   async close() {
-    await this.client.quit().catch(() => this.client.disconnect());
+    await this.tracked?.close();
+    await closeRedisClient(this.client);
   }
 }
 
@@ -113,6 +134,9 @@ export class MemoryStore implements KeyValueStore {
   async get(key: string) {
     const v = this.live(key)?.value;
     return typeof v === 'string' ? v : null;
+  }
+  getCached(key: string) {
+    return this.get(key);
   }
   async set(key: string, value: string, ttlSeconds?: number) {
     this.values.set(key, { value, expiresAt: ttlSeconds ? Date.now() + ttlSeconds * 1000 : undefined });
@@ -164,27 +188,32 @@ export interface ConnectOptions {
   /** All-in-one mode only: use a MemoryStore when no Redis answers. */
   fallbackToMemory?: boolean;
   onFallback?: (reason: string) => void;
+  /**
+   * Keep a client-side cache for `getCached` (the edges' session reads) on a tracking
+   * connection of its own, of at most `maxEntries` values; 0 or absent: none.
+   */
+  cachedReads?: { maxEntries: number };
 }
+
+/** A remembered value is dropped after this long even if no invalidation came (it always should). */
+export const CACHED_READ_TTL_MS = 60_000;
 
 /**
  * Connects to Redis. Commands fail fast while disconnected (no offline queue), so callers can
  * refuse requests with a clear 503 instead of hanging: revocation checks fail closed.
  */
 export async function connectStore(url: string, options: ConnectOptions = {}): Promise<KeyValueStore> {
-  const client = new Redis(url, {
-    keyPrefix: options.keyPrefix,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
-  client.on('error', () => undefined); // surfaced through command failures and /readyz
+  let client: RedisClient | undefined;
   try {
-    await client.connect();
-    return new RedisStore(client);
+    client = await openRedisClient(url, { keyPrefix: options.keyPrefix });
+    const maxEntries = options.cachedReads?.maxEntries ?? 0;
+    const tracked =
+      maxEntries > 0
+        ? await TrackedReads.open(url, client, { maxEntries, ttlMs: CACHED_READ_TTL_MS, keyPrefix: options.keyPrefix })
+        : undefined;
+    return new RedisStore(client, tracked);
   } catch (err) {
-    client.disconnect();
+    if (client) await closeRedisClient(client);
     if (!options.fallbackToMemory) throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${(err as Error).message}`);
     options.onFallback?.(`no Redis at ${redactUrl(url)} (${(err as Error).message})`);
     return new MemoryStore();
@@ -201,3 +230,5 @@ function redactUrl(url: string): string {
   }
 }
 export { SealedStore } from './sealed-store';
+export { closeRedisClient, openRedisClient, reconnectDelay, type RedisClient, type RedisClientOptions } from './client';
+export { cachedReadMetrics } from './metrics';

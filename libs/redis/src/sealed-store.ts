@@ -43,7 +43,14 @@ export class SealedStore implements KeyValueStore {
   }
 
   async get(key: string): Promise<string | null> {
-    const raw = await this.inner.get(key);
+    return this.unsealed(key, await this.inner.get(key));
+  }
+
+  async getCached(key: string): Promise<string | null> {
+    return this.unsealed(key, await this.inner.getCached(key));
+  }
+
+  private unsealed(key: string, raw: string | null): string | null {
     const found = swapResult(raw);
     if (!raw || !found) return null;
     const value = this.open(key, found.value);

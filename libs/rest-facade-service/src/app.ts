@@ -1,7 +1,7 @@
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
-import { connectStore, type KeyValueStore } from '@trading/redis';
+import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
@@ -31,7 +31,7 @@ export interface FacadeDeps {
 
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('rest-facade', config.LOG_LEVEL);
-  const store = deps.store ?? (await connectStore(config.REDIS_URL));
+  const store = deps.store ?? (await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }));
   const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
   const feed = new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger);
   const edge = new EdgeAuthenticator(
@@ -52,6 +52,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
   // claims), then everything else under /v1 is an authenticated API call from the route table.
   app.use(docsRouter(BASE_PATH));
   const limits = new ApiLimits(store, config, metrics);
+  cachedReadMetrics(metrics, store);
   // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
   const byAddress = limits.byAddress();
   app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));

@@ -1,9 +1,10 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { apiLimitSchema, commonSchema, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const facadeConfigSchema = z.object({
   ...commonSchema,
   ...apiLimitSchema,
+  ...edgeSessionSchema,
   ...serviceIdentityFields('rest-facade'),
   /** Public listener: /v1 and the API docs. */
   FACADE_PORT: field.port(8080),

@@ -4,7 +4,7 @@ import { NodeSDK, type tracing } from '@opentelemetry/sdk-node';
 import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { RedisInstrumentation } from '@opentelemetry/instrumentation-redis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 
@@ -28,7 +28,7 @@ export function startSdk(serviceName: string, spanProcessors?: tracing.SpanProce
       // One span per operation, not per field: the platform's resolvers are thin.
       new GraphQLInstrumentation({ ignoreTrivialResolveSpans: true, mergeItems: true, depth: 2 }),
       new PgInstrumentation({ requireParentSpan: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      new RedisInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation(),
     ],
   });

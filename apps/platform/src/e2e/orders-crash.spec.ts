@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import Redis from 'ioredis';
+import { createClient } from 'redis';
 import { http, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { expectInvariants, negativeCash, ServiceDatabases, settled } from './invariants';
@@ -31,7 +31,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('orders: settlement survives a crash of banking or accounts while fills flow', () => {
   let p: TestPlatform;
   let db: ServiceDatabases;
-  let redis: Redis;
+  let redis: ReturnType<typeof createClient>;
   const tokens: Record<string, string> = {};
   const accounts = [
     {
@@ -61,7 +61,7 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     p = await startOrdersPlatform({ OMS_FILL_LIQUIDITY: '3' });
     for (const a of accounts) tokens[a.user] ??= await patSession(p, a.user, 'READ_WRITE');
     db = new ServiceDatabases(p);
-    redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    redis = createClient({ url: TEST_REDIS_URL });
     await redis.connect();
     await Promise.all(accounts.map((a) => fund(p, tokens[a.user]!, a.id, a.funding, a.currency)));
   }, 60_000);
@@ -70,7 +70,7 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     await p?.stop();
     if (redis) {
       if (p) await redis.del(p.events.stream);
-      redis.disconnect();
+      redis.destroy();
     }
   });
 
@@ -182,9 +182,9 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     return settled(db);
   }
 
-  /** Entries of `group` delivered and not acked: [entry id, consumer, ms idle, deliveries]. */
+  /** Entries of `group` delivered and not acked: [entry id, consumer]. */
   const pendingEntries = async (group: string) =>
-    (await redis.xpending(p.events.stream, group, '-', '+', 1000)) as Array<[string, string, number, number]>;
+    (await redis.xPendingRange(p.events.stream, group, '-', '+', 1000)).map((e) => [e.id, e.consumer] as const);
 
   async function crashWhileFilling(name: 'banking' | 'accounts', seed: number, restart: { consumer?: string; claimIdleMs?: number }) {
     const service = p.services[name];
@@ -263,9 +263,9 @@ describe('orders: settlement survives a crash of banking or accounts while fills
       });
       expect(new Set(pendingAtCrash.map(([, consumer]) => consumer))).toEqual(new Set([deadConsumer]));
       expect(await p.events.log.pendingCount(p.events.stream, group)).toBe(0);
-      const redelivered = await redis.xrange(p.events.stream, '-', '+');
-      const eventIdOf = new Map(redelivered.map(([entryId, fields]) => [entryId, fields[fields.indexOf('eventId') + 1]!]));
-      const typeOf = new Map(redelivered.map(([entryId, fields]) => [entryId, fields[fields.indexOf('type') + 1]!]));
+      const redelivered = (await redis.xRange(p.events.stream, '-', '+')) ?? [];
+      const eventIdOf = new Map(redelivered.map((e) => [e.id, e.message?.['eventId'] ?? '']));
+      const typeOf = new Map(redelivered.map((e) => [e.id, e.message?.['type'] ?? '']));
       const applied = new Set((await db.query(name, 'SELECT event_id::text FROM settlement_events')).map((r) => r.event_id as string));
       for (const [entryId] of pendingAtCrash) {
         if (name === 'accounts' && typeOf.get(entryId) !== 'trade.executed') continue; // accounts records fills only

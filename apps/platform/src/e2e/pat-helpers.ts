@@ -37,6 +37,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       API_ORDER_RATE_LIMIT_PER_MINUTE: p.config.API_ORDER_RATE_LIMIT_PER_MINUTE,
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: p.config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
       API_RATE_LIMIT_NAMESPACE: `${p.config.PLATFORM_DB_PREFIX}api`,
+      SESSION_CACHE_ENTRIES: 10_000, // its own Redis connection with client-side caching, as a deployed instance has
       LISTEN_HOST: '127.0.0.1',
       INTERNAL_LISTEN_HOST: '127.0.0.1',
       FACADE_PORT: 0,
@@ -53,10 +54,13 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
     { logger: createLogger('rest-facade', 'silent'), events: p.events.log },
   );
   const server = await listen(app.app, 0, '127.0.0.1');
+  const internal = await listen(app.internal, 0, '127.0.0.1');
   return {
     api: `${server.url}/v1`,
+    metrics: `${internal.url}/metrics`,
     close: async () => {
       await server.close();
+      await internal.close();
       await app.close();
     },
   };

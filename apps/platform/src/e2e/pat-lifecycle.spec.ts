@@ -6,6 +6,10 @@ import { extraAuth } from './oauth-helpers';
 import { AUTH_LIMITS, DashboardClient, extraFacade, newUser, patLogin, sessionToken, utcDate } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
+/** Session reads an instance answered from memory so far, from its /metrics. */
+const cacheHits = async (metricsUrl: string) =>
+  Number(/^session_cache_reads\{[^}]*result="hit"[^}]*\} (\d+)/m.exec(await (await fetch(metricsUrl)).text())?.[1] ?? NaN);
+
 /**
  * Issue 4 from outside, over HTTP: the dashboard's rules for creating tokens, the method and
  * IP rules on every call, revocation across facade instances, throttled guessing and the
@@ -286,11 +290,17 @@ describe('PAT lifecycle', () => {
       const token = await tokenFor(dashboard, { scope: 'READ_WRITE' });
       const tokenId = token.split('.')[0]!;
       const sessions = [await sessionToken(p.urls.api, token), await sessionToken(trusting.api, token)];
-      for (const api of [p.urls.api, trusting.api])
-        for (const s of sessions) expect((await http('GET', `${api}/accounts`, { token: s })).status).toBe(200);
+      const hitsBefore = await Promise.all([cacheHits(`${p.internalUrls['rest-facade']}/metrics`), cacheHits(trusting.metrics)]);
+      for (let round = 0; round < 3; round++)
+        for (const api of [p.urls.api, trusting.api])
+          for (const s of sessions) expect((await http('GET', `${api}/accounts`, { token: s })).status).toBe(200);
+      // Caching is on in both instances: the repeated session reads were answered from memory.
+      const hitsAfter = await Promise.all([cacheHits(`${p.internalUrls['rest-facade']}/metrics`), cacheHits(trusting.metrics)]);
+      expect(hitsAfter.map((n, i) => n - hitsBefore[i]! >= 4)).toEqual([true, true]);
 
       const first = await http('POST', `${trusting.api}/pat/revoke`, { token: sessions[0], body: { tokenId } });
       expect(first).toMatchObject({ status: 200, body: { tokenId, revokedAt: expect.stringMatching(/Z$/) } });
+      // The very next request, through the other instance (whose memory held both sessions), is refused.
       for (const api of [p.urls.api, trusting.api]) {
         for (const s of sessions) {
           const res = await http('GET', `${api}/accounts`, { token: s });

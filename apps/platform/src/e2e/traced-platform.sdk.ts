@@ -1,4 +1,4 @@
-// Imported first by traced-platform.ts: tracing must start before http, express, pg and ioredis are loaded.
+// Imported first by traced-platform.ts: tracing must start before http, express, pg and redis are loaded.
 import { tracing } from '@opentelemetry/sdk-node';
 import { startTracing } from '@trading/tracing/sdk';
 

@@ -60,7 +60,7 @@ describe('tracing', () => {
     for (const hop of ['facade', 'gatewayInternal', 'accounts', 'banking'] as const)
       expect([hop, served.has(run.ports[hop])]).toEqual([hop, true]);
     const scopes = new Set(spans.map((s) => s.scope));
-    for (const instrumentation of ['http', 'express', 'graphql', 'pg', 'ioredis', 'undici'])
+    for (const instrumentation of ['http', 'express', 'graphql', 'pg', 'redis', 'undici'])
       expect([instrumentation, [...scopes].some((s) => s.endsWith(`instrumentation-${instrumentation}`))]).toEqual([instrumentation, true]);
     expect(spans.some((s) => String(s.attributes['db.system'] ?? s.attributes['db.system.name']).includes('postgres'))).toBe(true);
     expect(spans.some((s) => s.attributes['db.system'] === 'redis' || s.attributes['db.system.name'] === 'redis')).toBe(true);
