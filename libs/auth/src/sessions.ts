@@ -27,10 +27,13 @@ export class SessionStore {
 
   async create(record: SessionRecord): Promise<void> {
     const ttl = Math.max(1, record.expiresAt - Math.floor(Date.now() / 1000));
-    await this.store.set(sessionKey(record.sid), JSON.stringify(record), ttl);
-    // Index by PAT so that revoking the PAT can end every session made from it.
-    if (record.patId) await this.store.addToSet(patSessionsKey(record.patId), record.sid, ttl);
-    if (record.grantId) await this.store.addToSet(grantSessionsKey(record.grantId), record.sid, ttl);
+    // The record and its index (by PAT, by grant: revoking either ends every session made from it)
+    // are sent together; callers check the PAT or grant is still live only after both are written.
+    await Promise.all([
+      this.store.set(sessionKey(record.sid), JSON.stringify(record), ttl),
+      record.patId && this.store.addToSet(patSessionsKey(record.patId), record.sid, ttl),
+      record.grantId && this.store.addToSet(grantSessionsKey(record.grantId), record.sid, ttl),
+    ]);
   }
 
   /** The live record, or null once revoked or expired; answered from memory where the store caches reads (the edges). */

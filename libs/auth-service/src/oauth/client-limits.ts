@@ -29,7 +29,7 @@ export const throttled = (detail: string, retryAfterSeconds: number) =>
 /** Whether failures from here for this client are over the limit (checked before the secret, acted on only if it is wrong). */
 export async function failuresBlocked(limits: ClientLimits, clientId: string, req: Request) {
   const keys = failureKeys(clientId, req);
-  const state = tightest([await limits.perClientAddress.state(keys.clientAddress), await limits.perAddress.state(keys.address)]);
+  const state = tightest(await Promise.all([limits.perClientAddress.state(keys.clientAddress), limits.perAddress.state(keys.address)]));
   return state.blocked ? state : null;
 }
 

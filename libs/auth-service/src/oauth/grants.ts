@@ -52,6 +52,9 @@ export interface AuthorisedApp {
  * Grants live in PostgreSQL (the durable record and the dashboard's list); their access tokens
  * are sessions in Redis indexed by grant, so revoking a grant ends them all on the next request.
  */
+/** How fresh a grant's "last used" time is kept (the dashboard shows it to the minute). */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
 export class GrantService {
   constructor(
     private readonly dataSource: DataSource,
@@ -115,12 +118,19 @@ export class GrantService {
    * and ended it, so no session outlives a revocation.
    */
   async touchIfActive(grantId: string): Promise<boolean> {
-    const rows = returnedRows(
-      await this.dataSource.query(`UPDATE oauth_grants SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`, [
-        grantId,
-      ]),
+    // "Last used" is shown to the minute: written at most once a minute, so a refresh is a read
+    // (no row version, no WAL flush), not a commit, unless the minute has turned.
+    const [row]: Array<{ active: boolean }> = await this.dataSource.query(
+      `WITH live AS (SELECT id, last_used_at FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL),
+            touched AS (
+              UPDATE oauth_grants g SET last_used_at = now() FROM live
+               WHERE g.id = live.id AND g.revoked_at IS NULL
+                 AND (live.last_used_at IS NULL OR live.last_used_at < now() - interval '${LAST_USED_RESOLUTION_SECONDS} seconds')
+              RETURNING g.id)
+       SELECT EXISTS (SELECT 1 FROM live) AS active`,
+      [grantId],
     );
-    return rows.length > 0;
+    return !!row?.active;
   }
 
   /**

@@ -276,21 +276,13 @@ export class RegistryService {
 
   /** A client of `environment` whose app is active; null for unknown ids, other environments' ids and suspended apps. */
   async findClient(clientId: unknown, environment: Environment, options: { includeSuspended?: boolean } = {}): Promise<Client | null> {
-    if (typeof clientId !== 'string' || clientId.length > 100) return null;
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
-      `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment
-         FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
-        WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
-      [clientId, environment, !!options.includeSuspended],
-    );
-    const r = rows[0];
-    return r ? { clientId: r['client_id'], environment: r['client_environment'], redirectUris: r['redirect_uris'], app: toApp(r) } : null;
+    const row = await this.clientRow(clientId, environment, options);
+    return row && toClient(row);
   }
 
   /**
-   * Client authentication (RFC 6749 §2.3.1): an id of this environment and its current secret,
-   * compared in constant time. A suspended app authenticates (so it can be told it is not
-   * authorised) only when `includeSuspended` is set.
+   * The client whose secret this is, or null. One query whether or not the client exists, and
+   * the comparison runs either way, so neither the answer's time nor its shape says which failed.
    */
   async authenticate(
     clientId: unknown,
@@ -299,13 +291,25 @@ export class RegistryService {
     options: { includeSuspended?: boolean } = {},
   ): Promise<Client | null> {
     if (typeof clientSecret !== 'string' || clientSecret.length > 200) return null;
-    const client = await this.findClient(clientId, environment, options);
-    const rows: Array<{ secret_hash: string }> = client
-      ? await this.dataSource.query(`SELECT secret_hash FROM vendor_app_credentials WHERE client_id = $1`, [client.clientId])
-      : [];
-    const stored = Buffer.from(rows[0]?.secret_hash ?? '0'.repeat(64), 'hex');
+    const row = await this.clientRow(clientId, environment, options);
+    const stored = Buffer.from((row?.['secret_hash'] as string | undefined) ?? '0'.repeat(64), 'hex');
     const ok = timingSafeEqual(Buffer.from(hashSecret(clientSecret), 'hex'), stored);
-    return client && ok ? client : null;
+    return row && ok ? toClient(row) : null;
+  }
+
+  private async clientRow(
+    clientId: unknown,
+    environment: Environment,
+    options: { includeSuspended?: boolean },
+  ): Promise<Record<string, any> | null> {
+    if (typeof clientId !== 'string' || clientId.length > 100) return null;
+    const rows: Array<Record<string, any>> = await this.dataSource.query(
+      `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash
+         FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
+        WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
+      [clientId, environment, !!options.includeSuspended],
+    );
+    return rows[0] ?? null;
   }
 
   private async lockApp(tx: EntityManager, ref: string): Promise<VendorApp> {
@@ -359,3 +363,10 @@ function credentialsMail(app: VendorApp, env: Environment, clientId: string, red
     ].join('\n'),
   };
 }
+
+const toClient = (r: Record<string, any>): Client => ({
+  clientId: r['client_id'],
+  environment: r['client_environment'],
+  redirectUris: r['redirect_uris'],
+  app: toApp(r),
+});
