@@ -96,6 +96,8 @@ export async function startServiceMode(options: {
       SERVICE_KEY: exportServiceKey(keys[app]),
       SERVICE_TRUSTED_KEYS: trusted,
       REDIS_URL: options.redisUrl,
+      // BENCH_CPU_PROFILE=<dir>: each app writes a V8 CPU profile there when it stops (node --cpu-prof).
+      ...(process.env['BENCH_CPU_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}` } : {}),
     };
     switch (app) {
       case 'auth':

@@ -115,12 +115,13 @@ export async function provisionApp(urls: Urls, adminToken: string): Promise<Vend
 }
 
 /** A browser without JavaScript for auth's pages: a cookie jar, redirects followed by hand. */
-class Browser {
+export class CookieBrowser {
   private readonly cookies = new Map<string, string>();
-  constructor(private readonly origin: string) {}
+  constructor(readonly loginUrl: string) {}
 
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
-    const res = await fetch(new URL(path, this.origin), {
+  /** `url` absolute, or a path on `loginUrl`. */
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
+    const res = await fetch(url.startsWith('/') ? this.loginUrl + url : url, {
       method,
       redirect: 'manual',
       headers: {
@@ -134,7 +135,8 @@ class Browser {
       if (/Max-Age=0/.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    return { status: res.status, body: await res.text(), location: res.headers.get('location') ?? undefined };
+    const body = await res.text();
+    return { status: res.status, headers: res.headers, body, location: res.headers.get('location') ?? undefined };
   }
 }
 
@@ -157,7 +159,7 @@ export async function grantTokens(urls: Urls, app: VendorApp, user: WorldUser): 
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const browser = new Browser(urls.login);
+  const browser = new CookieBrowser(urls.login);
   const login = await browser.request('GET', `/en/login?${query}`);
   if (login.status !== 303 || !login.location?.includes('/signin?next=')) throw new Error(`the login page answered ${login.status}`);
   const signin = await browser.request('GET', login.location);

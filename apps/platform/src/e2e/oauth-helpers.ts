@@ -4,7 +4,7 @@ import { withDatabaseName } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer } from '@trading/service';
-import { http, TEST_POSTGRES_URL } from '@trading/testing';
+import { CookieBrowser, http, TEST_POSTGRES_URL } from '@trading/testing';
 import type { TestPlatform } from './test-platform';
 
 /** A valid spec §2.1 registration; tests change what they need. */
@@ -61,29 +61,7 @@ export function pkce(): { verifier: string; challenge: string } {
 }
 
 /** A browser without JavaScript: a cookie jar for the auth app's pages, redirects followed by hand. */
-export class UserAgent {
-  private readonly cookies = new Map<string, string>();
-  constructor(readonly loginUrl: string) {}
-
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
-    const res = await fetch(url.startsWith('/') ? this.loginUrl + url : url, {
-      method,
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: form ? new URLSearchParams(form) : undefined,
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [name, value] = line.split(';')[0]!.split('=') as [string, string];
-      if (/Max-Age=0/.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const body = await res.text();
-    return { status: res.status, headers: res.headers, body, location: res.headers.get('location') ?? undefined };
-  }
-
+export class UserAgent extends CookieBrowser {
   /** Opens the login page; signs in on the way when asked to. Returns the page it lands on. */
   async open(path: string, user?: { email: string; password: string }) {
     let res = await this.request('GET', path);
