@@ -96,8 +96,6 @@ export async function startServiceMode(options: {
       SERVICE_KEY: exportServiceKey(keys[app]),
       SERVICE_TRUSTED_KEYS: trusted,
       REDIS_URL: options.redisUrl,
-      // BENCH_CPU_PROFILE=<dir>: each app writes a V8 CPU profile there when it stops (node --cpu-prof).
-      ...(process.env['BENCH_CPU_PROFILE'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}` } : {}),
     };
     switch (app) {
       case 'auth':
@@ -180,7 +178,9 @@ export async function startServiceMode(options: {
   try {
     for (const name of DATABASES) await ensureDatabase(dbUrl(name));
     const startApp = async (app: App) => {
-      const p = startProcess(app, process.execPath, [`dist/apps/${app}/main.js`], envOf(app), options.logDir, options.root);
+      // BENCH_CPU_PROFILE=<dir>: each app writes a V8 CPU profile there when it stops.
+      const profile = process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [];
+      const p = startProcess(app, process.execPath, [...profile, `dist/apps/${app}/main.js`], envOf(app), options.logDir, options.root);
       started.set(app, p);
       await waitUntil(p, 'ready', () => answers200(`${at(port[app])}/readyz`));
     };
