@@ -232,6 +232,28 @@ describe('OAuth rules', () => {
       expect((await refresh(api(), app, next.body.refresh_token)).body.error).toBe('invalid_grant');
     });
 
+    it("note the grant's last use to the minute (a refresh is no database write within it), and never refresh a revoked grant", async () => {
+      const tokens = await tokensFor(p, app, alice);
+      const lastUsed = async () =>
+        (
+          await db.query(
+            `SELECT id, last_used_at FROM oauth_grants WHERE user_id = (SELECT id FROM users WHERE email = $1) ORDER BY created_at DESC LIMIT 1`,
+            [alice.email],
+          )
+        ).rows[0] as { id: string; last_used_at: Date };
+      const issued = await lastUsed();
+      expect(issued.last_used_at).toBeInstanceOf(Date);
+      const first = await refresh(api(), app, tokens.refresh_token);
+      expect(first.status).toBe(200);
+      expect((await lastUsed()).last_used_at).toEqual(issued.last_used_at); // within the minute: untouched
+      await db.query(`UPDATE oauth_grants SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [issued.id]);
+      const second = await refresh(api(), app, first.body.refresh_token);
+      expect(second.status).toBe(200);
+      expect((await lastUsed()).last_used_at.getTime()).toBeGreaterThan(Date.now() - 30_000); // the minute turned: noted
+      await db.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'USER' WHERE id = $1`, [issued.id]);
+      expect((await refresh(api(), app, second.body.refresh_token)).body.error).toBe('invalid_grant');
+    });
+
     it('used concurrently: exactly one rotation happens, and every request gets its pair', async () => {
       const tokens = await tokensFor(p, app, alice);
       const results = await Promise.all(Array.from({ length: 10 }, () => refresh(api(), app, tokens.refresh_token)));
