@@ -6,6 +6,7 @@
  */
 import Decimal from 'decimal.js';
 import { Pool } from 'pg';
+import { BOOK_BALANCE_DRIFT_SQL } from '@trading/banking-service';
 import type { PrivatePostgres } from './postgres';
 import { DATABASES, dbName } from './services';
 
@@ -92,6 +93,7 @@ export async function invariantProblems(db: Databases): Promise<string[]> {
   await none('unbalanced entries', 'banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0');
   await none('unbalanced accounts', 'banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0');
   await none('unbalanced ledger', 'banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0');
+  await none('running totals that differ from the postings', 'banking', BOOK_BALANCE_DRIFT_SQL);
   // Each trade booked once.
   const [{ n: tradeEntries }] = await db.query(
     'banking',

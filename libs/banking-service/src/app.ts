@@ -20,6 +20,7 @@ import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
 import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
 import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
+import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
 import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
@@ -27,6 +28,7 @@ import { settlementConsumer } from './settlement/settlement.consumer';
 import { SaleSettlements } from './settlement/sale-settlement';
 import { SettlementService } from './settlement/settlement.service';
 
+export { BOOK_BALANCE_DRIFT_SQL } from './ledger/ledger';
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
 
@@ -67,7 +69,13 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         identity: config,
         // Every banking table is read and written with SQL (the ledger's postings, holds, funding, idempotency keys).
         entities: [],
-        migrations: [Ledger1732230000002, FundingHolds1732230000005, Settlement1732230000022, SaleSettlement1732230000024],
+        migrations: [
+          Ledger1732230000002,
+          FundingHolds1732230000005,
+          Settlement1732230000022,
+          SaleSettlement1732230000024,
+          BookBalances1732230000040,
+        ],
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,
         resolvers: (dataSource) => {

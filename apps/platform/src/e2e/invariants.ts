@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { Pool } from 'pg';
+import { BOOK_BALANCE_DRIFT_SQL } from '@trading/banking-service';
 import { withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL } from '@trading/testing';
 import { DEMO_POSITIONS } from '../demo-data';
@@ -125,6 +126,8 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
   expect(await db.query('banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0')).toEqual([]);
+  // The running totals the database keeps are exactly the postings' sums.
+  expect(await db.query('banking', BOOK_BALANCE_DRIFT_SQL)).toEqual([]);
   // Each trade booked once in banking (a TRADE entry per trade).
   const [{ n: tradeEntries }] = await db.query(
     'banking',

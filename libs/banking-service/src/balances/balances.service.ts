@@ -12,7 +12,7 @@ export interface CashBalance {
   availableToWithdraw: string;
 }
 
-/** Balances are never stored: they follow from the account's customer-book postings (see ledger.ts). */
+/** Balances follow from the account's customer-book postings: read from the running totals the database keeps of them (see ledger.ts). */
 export class BalancesService {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -23,7 +23,7 @@ export class BalancesService {
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
               coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
-         FROM postings
+         FROM book_balances
         WHERE account_id = $1 AND book IN ('CUSTOMER_CASH', 'CUSTOMER_HELD', 'CUSTOMER_UNSETTLED') AND ($2::text IS NULL OR currency = $2)
         GROUP BY currency ORDER BY currency`,
       [accountId, currency ?? null],

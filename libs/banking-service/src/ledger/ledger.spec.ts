@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { bookCompletedDeposit } from '../funding/funding.service';
+import { BookBalances1732230000040 } from '../migrations/1732230000040-book-balances';
 import { CANCEL, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('ledger under concurrent spends', () => {
@@ -64,7 +65,7 @@ describe('ledger under concurrent spends', () => {
   });
 
   it('afterwards every entry balances, everything sums to zero, and every balance is the sum of its postings', async () => {
-    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0 });
+    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0, driftedTotals: 0 });
     const books: Array<{ account_id: string; currency: string; cash: string; held: string; unsettled: string }> =
       await h.service.dataSource.query(
         `SELECT account_id, currency,
@@ -93,5 +94,56 @@ describe('ledger under concurrent spends', () => {
               ((SELECT coalesce(sum(amount), 0) FROM holds WHERE state = 'HELD') + (SELECT coalesce(sum(amount), 0) FROM funding_transactions WHERE type = 'WITHDRAWAL' AND state = 'PENDING'))::text AS reserved`,
     );
     expect(new Decimal(held).eq(reserved)).toBe(true);
+  });
+});
+
+describe('running totals (book_balances)', () => {
+  let h: BankingHarness;
+  beforeAll(async () => {
+    h = await startBankingHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('follow every posting, refuse any change to a posting, and are rebuilt from the postings by the migration', async () => {
+    const ds = h.service.dataSource;
+    const account = h.openAccount('u');
+    await bookCompletedDeposit(ds, account, 'USD', '1000', 'opening');
+    expect((await h.holds('POST', '', { orderId: 'totals-1', accountId: account, currency: 'USD', amount: '250.50' })).status).toBe(201);
+    const totals = async () =>
+      (await ds.query(`SELECT book, amount::text AS amount FROM book_balances WHERE account_id = $1 ORDER BY book`, [account])) as Array<{
+        book: string;
+        amount: string;
+      }>;
+    expect(await totals()).toEqual([
+      { book: 'BANK_CLEARING', amount: '-1000.00000000' },
+      { book: 'CUSTOMER_CASH', amount: '749.50000000' },
+      { book: 'CUSTOMER_HELD', amount: '250.50000000' },
+    ]);
+    // Postings are the record: not editable, not deletable (the totals could not follow).
+    await expect(ds.query(`UPDATE postings SET amount = amount * 2 WHERE account_id = $1`, [account])).rejects.toThrow(/append-only/);
+    await expect(ds.query(`DELETE FROM postings WHERE account_id = $1`, [account])).rejects.toThrow(/append-only/);
+
+    // A database migrated before the totals existed gets them from its postings.
+    const runner = ds.createQueryRunner();
+    try {
+      // As the migrations run: one transaction each.
+      const migration = new BookBalances1732230000040();
+      await runner.startTransaction();
+      await migration.down(runner);
+      await runner.commitTransaction();
+      await runner.startTransaction();
+      await migration.up(runner);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await totals()).toEqual([
+      { book: 'BANK_CLEARING', amount: '-1000.00000000' },
+      { book: 'CUSTOMER_CASH', amount: '749.50000000' },
+      { book: 'CUSTOMER_HELD', amount: '250.50000000' },
+    ]);
+    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0, driftedTotals: 0 });
   });
 });

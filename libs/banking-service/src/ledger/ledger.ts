@@ -86,14 +86,26 @@ export interface BookTotals {
   unsettled: Decimal;
 }
 
-/** The customer's books in one currency, summed from the postings. */
+/** The customer's books in one currency: the running totals the database keeps from the postings (see the book-balances migration). */
 export async function bookTotals(tx: EntityManager, accountId: string, currency: string): Promise<BookTotals> {
   const [row] = await tx.query(
     `SELECT coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_CASH'), 0)::text AS cash,
             coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_HELD'), 0)::text AS held,
             coalesce(sum(amount) FILTER (WHERE book = 'CUSTOMER_UNSETTLED'), 0)::text AS unsettled
-       FROM postings WHERE account_id = $1 AND currency = $2`,
+       FROM book_balances WHERE account_id = $1 AND currency = $2`,
     [accountId, currency],
   );
   return { cash: new Decimal(row.cash), held: new Decimal(row.held), unsettled: new Decimal(row.unsettled) };
 }
+
+/**
+ * Rows where a running total differs from the sum of its postings (there must be none): for the
+ * invariant checks of tests and the scale-out run.
+ */
+export const BOOK_BALANCE_DRIFT_SQL = `
+  SELECT coalesce(b.account_id, p.account_id) AS account_id, coalesce(b.book, p.book) AS book,
+         coalesce(b.currency, p.currency) AS currency, b.amount::text AS total, p.amount::text AS postings
+    FROM book_balances b
+    FULL JOIN (SELECT account_id, book, currency, sum(amount) AS amount FROM postings GROUP BY 1, 2, 3) p
+      ON (p.account_id, p.book, p.currency) = (b.account_id, b.book, b.currency)
+   WHERE b.amount IS DISTINCT FROM p.amount`;

@@ -7,6 +7,7 @@ import type { SubgraphService } from '@trading/subgraph';
 import { askSubgraph, createTestDatabases, http, testKeys, type TestDatabases, type TestKeys } from '@trading/testing';
 import { createBankingApp } from '../app';
 import { loadBankingConfig } from '../config';
+import { BOOK_BALANCE_DRIFT_SQL } from '../ledger/ledger';
 
 /** Test-only: a banking app on a throwaway database, beside a stand-in accounts subgraph. */
 export interface BankingHarness {
@@ -29,8 +30,8 @@ export interface BankingHarness {
     body?: unknown,
     as?: { userId?: string; scope?: string[]; from?: ServiceName },
   ): Promise<{ status: number; body: any }>;
-  /** Every entry balances, the whole ledger sums to zero, each account's sub-ledger too. */
-  ledgerInvariants(): Promise<{ unbalancedEntries: number; total: string; unbalancedAccounts: number }>;
+  /** Every entry balances, the whole ledger sums to zero, each account's sub-ledger too, and every running total equals its postings. */
+  ledgerInvariants(): Promise<{ unbalancedEntries: number; total: string; unbalancedAccounts: number; driftedTotals: number }>;
   close(): Promise<void>;
 }
 
@@ -109,7 +110,8 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
       const [{ n: unbalancedAccounts }] = await ds.query(
         'SELECT count(*)::int AS n FROM (SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0) x',
       );
-      return { unbalancedEntries, total, unbalancedAccounts };
+      const driftedTotals = (await ds.query(BOOK_BALANCE_DRIFT_SQL)).length;
+      return { unbalancedEntries, total, unbalancedAccounts, driftedTotals };
     },
     close: async () => {
       await server.close();
