@@ -67,6 +67,32 @@ describe.each([
     expect(await log.pendingCount(stream, 'g')).toBe(0);
   });
 
+  it('reads past the types it ignores (acked, never checked or handled) and still refuses the rest', async () => {
+    const handled: string[] = [];
+    const refused: string[] = [];
+    const consumer = new StreamConsumer({
+      log,
+      stream,
+      group: 'g',
+      logger: createLogger('events', 'silent'),
+      blockMs: 50,
+      ignores: ['live.update'],
+      refuse: (e) => (e.payload['forged'] ? 'forged' : null),
+      onDeadLetter: (reason) => refused.push(reason),
+      handle: async (e) => void handled.push(`${e.type}:${e.payload['n']}`),
+    });
+    await consumer.start();
+    await log.append(stream, { eventId: randomUUID(), type: 'live.update', payload: { n: 1, forged: true } });
+    await log.append(stream, { eventId: randomUUID(), type: 'trade', payload: { n: 2 } });
+    await log.append(stream, { eventId: randomUUID(), type: 'trade', payload: { n: 3, forged: true } });
+    await log.append(stream, { eventId: randomUUID(), type: 'live.update', payload: { n: 4 } });
+    for (let i = 0; i < 100 && (handled.length < 1 || refused.length < 1 || (await log.pendingCount(stream, 'g')) > 0); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await consumer.stop();
+    expect({ handled, refused }).toEqual({ handled: ['trade:2'], refused: ['forged'] });
+    expect(await log.pendingCount(stream, 'g')).toBe(0);
+  });
+
   it('an aborted consumer acks nothing more: what it was handling and what it had read stay pending for its successor', async () => {
     let release!: () => void;
     const blocked = new Promise<void>((r) => (release = r));

@@ -62,6 +62,9 @@ export const SETTLEMENT_EVENTS = {
   }),
 } as const;
 
+/** Types on the stream for clients' live order events only: no consumer group books anything from them. */
+export const LIVE_EVENT_TYPES: readonly string[] = ['order.updated'];
+
 /** Null for an event shaped as the contract says; otherwise the first problem, naming the field. */
 export function settlementShapeProblem(event: DeliveredEvent): string | null {
   const schema = SETTLEMENT_EVENTS[event.type as keyof typeof SETTLEMENT_EVENTS];

@@ -25,6 +25,12 @@ export interface ConsumerOptions {
   refuse?(event: DeliveredEvent): string | null;
   /** Told of every dead-lettered event (metrics). */
   onDeadLetter?(reason: string): void;
+  /**
+   * Event types of the contract this group books nothing from (e.g. `order.updated`, for clients'
+   * live events): acked together, unchecked and unhandled — a forged one could change nothing,
+   * and checking every order's signature in every group cost each a share of a core under load.
+   */
+  ignores?: readonly string[];
   batchSize?: number;
   blockMs?: number;
   /** Entries another consumer left unacked this long are taken over (default 30 s). */
@@ -99,8 +105,13 @@ export class StreamConsumer {
         }
         if (!batch.length)
           batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
+        const ignored: string[] = [];
         for (const event of batch) {
           if (!this.running) break;
+          if (this.options.ignores?.includes(event.type)) {
+            ignored.push(event.entryId);
+            continue;
+          }
           // Applying an event continues the trace of the change that produced it (a fill's trace reaches banking and accounts).
           await inSpan(
             `${group} apply ${event.type}`,
@@ -118,6 +129,7 @@ export class StreamConsumer {
           if (this.aborted) break;
           await log.ack(stream, group, [event.entryId]);
         }
+        if (ignored.length && !this.aborted) await log.ack(stream, group, ignored);
       } catch (err) {
         if (this.aborted) break;
         // The stream or the group was lost (Redis restarted empty, or someone deleted it): make it again.

@@ -1,4 +1,11 @@
-import { refuseUnlessFromOms, StreamConsumer, type ConsumerOptions, type EventLog, type EventSigners } from '@trading/events';
+import {
+  LIVE_EVENT_TYPES,
+  refuseUnlessFromOms,
+  StreamConsumer,
+  type ConsumerOptions,
+  type EventLog,
+  type EventSigners,
+} from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { PositionSettlementService } from './settlement.service';
 
@@ -19,6 +26,7 @@ export function settlementConsumer(
     group: 'accounts',
     logger,
     refuse: refuseUnlessFromOms(signers),
+    ignores: LIVE_EVENT_TYPES,
     handle: async (event) => void (await settlement.apply(event)),
   });
 }

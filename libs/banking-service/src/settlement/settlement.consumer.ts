@@ -1,4 +1,11 @@
-import { refuseUnlessFromOms, StreamConsumer, type ConsumerOptions, type EventLog, type EventSigners } from '@trading/events';
+import {
+  LIVE_EVENT_TYPES,
+  refuseUnlessFromOms,
+  StreamConsumer,
+  type ConsumerOptions,
+  type EventLog,
+  type EventSigners,
+} from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { SettlementService } from './settlement.service';
 
@@ -19,6 +26,7 @@ export function settlementConsumer(
     logger,
     // Money moves only on what the OMS signed, in the contract's shape; anything else is dead-lettered.
     refuse: refuseUnlessFromOms(signers),
+    ignores: LIVE_EVENT_TYPES,
     handle: async (event) => {
       if (event.type === 'trade.executed' || event.type === 'order.closed') await settlement.apply(event);
     },
