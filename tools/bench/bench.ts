@@ -45,6 +45,8 @@ import {
 
 const SECONDS = wholeNumber('BENCH_SECONDS', 10, 1);
 const WARMUP_SECONDS = wholeNumber('BENCH_WARMUP_SECONDS', 20, 0);
+/** Users placing orders side by side in the spread order load (besides the one user of the first). */
+const ORDER_TRADERS = 24;
 /** Above this share of wrong answers a figure measures the failure path, not the target. */
 const MAX_ERROR_RATE = 0.01;
 const POSTGRES_SERVER = TEST_POSTGRES_URL.replace(/\/[^/]*$/, '');
@@ -273,9 +275,11 @@ async function rotation(bench: Bench, urls: Urls, adminToken: string, user: Worl
 
 /** Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking. Then pgbench on the same server. */
 async function orders(bench: Bench, urls: Urls, adminToken: string, user: WorldUser, id: string, watched: () => Watched[]) {
-  progress('listing an instrument and funding the accounts…');
+  progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
   const symbol = await listInstrument(urls, adminToken, '100.00');
-  await fund(urls, user, '10000000.00');
+  const traders = [user];
+  for (let i = 0; i < ORDER_TRADERS; i++) traders.push(await createUser(urls, adminToken, 'trader'));
+  for (const trader of traders) await fund(urls, trader, '10000000.00');
   const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
   const url = `${urls.api}/oms/order`;
   const probe = await fetch(url, {
@@ -292,18 +296,25 @@ async function orders(bench: Bench, urls: Urls, adminToken: string, user: WorldU
     }),
   });
   if (probe.status !== 201) throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${await probe.text()}`);
+  const load = { kind: 'orders' as const, url, symbol, limitPrice, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS };
+  // One user's two accounts: every order takes the same two accounts' locks (an account's spends are serial by design).
   await bench.measure(
-    { name: 'orders', path: `order placement, POST /v1/oms/order (limit buys that rest, hold in banking; service mode)`, unit: 'orders/s' },
     {
-      kind: 'orders',
-      url,
-      token: user.session,
-      accounts: user.accounts,
-      symbol,
-      limitPrice,
-      warmupSeconds: WARMUP_SECONDS,
-      seconds: SECONDS,
+      name: 'orders',
+      path: `order placement, POST /v1/oms/order (limit buys that rest, hold in banking; one user, 2 accounts)`,
+      unit: 'orders/s',
     },
+    { ...load, traders: [{ token: user.session, accounts: user.accounts }] },
+    watched,
+  );
+  // A broker's order flow: many users' accounts at once.
+  await bench.measure(
+    {
+      name: 'orders-spread',
+      path: `order placement as above, ${ORDER_TRADERS} other users' ${ORDER_TRADERS * 2} accounts in turn`,
+      unit: 'orders/s',
+    },
+    { ...load, traders: traders.slice(1).map((t) => ({ token: t.session, accounts: t.accounts })) },
     watched,
   );
   progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
@@ -342,7 +353,7 @@ async function main(): Promise<number> {
     source.remove();
   }
 
-  const order = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders', 'pgbench'];
+  const order = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders', 'orders-spread', 'pgbench'];
   const rows = [...bench.rows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   const words = ratiosInWords(rows, memory);
   console.log(

@@ -75,10 +75,11 @@ function orderOptions(spec: OrderLoad): autocannon.Options {
         path: url.pathname,
         setupRequest: (request) => {
           const id = `bench-${run}-${n}`;
-          const accountId = spec.accounts[n++ % spec.accounts.length]!;
+          const trader = spec.traders[n % spec.traders.length]!;
+          const accountId = trader.accounts[Math.floor(n++ / spec.traders.length) % trader.accounts.length]!;
           return {
             ...request,
-            headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/json', 'idempotency-key': id },
+            headers: { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json', 'idempotency-key': id },
             body: JSON.stringify({
               accountId,
               symbol: spec.symbol,

@@ -24,8 +24,8 @@ export interface FixedLoad {
 export interface OrderLoad {
   kind: 'orders';
   url: string;
-  token: string;
-  accounts: string[];
+  /** Whose orders: each trader's PAT session and accounts, taken in turn. */
+  traders: Array<{ token: string; accounts: string[] }>;
   symbol: string;
   limitPrice: string;
 }

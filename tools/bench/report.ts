@@ -9,7 +9,7 @@ export type PathName = (typeof PATHS)[number];
 export const ROTATION_TARGET = 1600;
 
 export interface Row {
-  name: PathName | 'pgbench';
+  name: PathName | 'orders-spread' | 'pgbench';
   /** What was measured, as the table shows it. */
   path: string;
   unit: 'req/s' | 'rotations/s' | 'orders/s' | 'tps';
@@ -115,10 +115,14 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
         `the ${thousands(ROTATION_TARGET)}/s target, p99 ${ms(rotation.p99)}.`,
     );
   const orders = byName(rows, 'orders');
+  const spread = byName(rows, 'orders-spread');
   const pgbench = byName(rows, 'pgbench');
   if (orders && pgbench)
     lines.push(
-      `Order placement: ${thousands(orders.perSecond)} orders/s ÷ pgbench ${thousands(pgbench.perSecond)} tps on the same server = ${ratio(orders.perSecond / pgbench.perSecond)}.`,
+      `Order placement: ${thousands(orders.perSecond)} orders/s ÷ pgbench ${thousands(pgbench.perSecond)} tps on the same server = ${ratio(orders.perSecond / pgbench.perSecond)}` +
+        (spread
+          ? `; spread over many users' accounts ${thousands(spread.perSecond)} orders/s = ${ratio(spread.perSecond / pgbench.perSecond)}.`
+          : '.'),
     );
   if (memory)
     lines.push(
