@@ -1,5 +1,12 @@
 import { InternalClaimsVerifier } from '@trading/auth';
-import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
+import {
+  connectEventLog,
+  consumerMetrics,
+  settlementConsumer,
+  type ConsumerOptions,
+  type EventLog,
+  type StreamConsumer,
+} from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle } from '@trading/service';
@@ -19,7 +26,6 @@ import { positionsResolvers } from './positions/resolvers';
 import { accountsSubgraphSdl } from './schema';
 import { accountsScopes } from './scopes';
 import { settlementResolvers } from './settlement/resolvers';
-import { settlementConsumer } from './settlement/settlement.consumer';
 import { PositionSettlementService } from './settlement/settlement.service';
 import { valuationResolvers } from './valuation/resolvers';
 
@@ -82,10 +88,16 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
       (s) => s.close(),
     );
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
-    const consumer = settlementConsumer(settlement!, events, config.EVENTS_STREAM, logger, config.SERVICE_TRUSTED_KEYS, {
-      ...deps.settlementConsumer,
-      ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
-    });
+    const positions = settlement!;
+    const consumer = settlementConsumer(
+      'accounts',
+      (event) => positions.apply(event),
+      { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
+      {
+        ...deps.settlementConsumer,
+        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
+      },
+    );
     await consumer.start();
     life.defer('settlement consumer', () => consumer.stop());
     return {

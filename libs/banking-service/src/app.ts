@@ -1,5 +1,12 @@
 import { InternalClaimsVerifier } from '@trading/auth';
-import { connectEventLog, consumerMetrics, type ConsumerOptions, type EventLog, type StreamConsumer } from '@trading/events';
+import {
+  connectEventLog,
+  consumerMetrics,
+  settlementConsumer,
+  type ConsumerOptions,
+  type EventLog,
+  type StreamConsumer,
+} from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle, startPeriodic } from '@trading/service';
@@ -24,7 +31,6 @@ import { BookBalances1732230000040 } from './migrations/1732230000040-book-balan
 import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
-import { settlementConsumer } from './settlement/settlement.consumer';
 import { SaleSettlements } from './settlement/sale-settlement';
 import { SettlementService } from './settlement/settlement.service';
 
@@ -106,12 +112,11 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
     life.defer('retention', () => retention.stop());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const settlementService = new SettlementService(service.dataSource, sales);
     const settlement = settlementConsumer(
-      new SettlementService(service.dataSource, sales),
-      events,
-      config.EVENTS_STREAM,
-      logger,
-      config.SERVICE_TRUSTED_KEYS,
+      'banking',
+      (event) => settlementService.apply(event),
+      { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
       {
         ...deps.settlementConsumer,
         ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),

@@ -7,3 +7,4 @@ export * from './stream-consumer';
 export * from './signature';
 export * from './settlement-contract';
 export * from './metrics';
+export * from './settlement-consumer';
