@@ -106,6 +106,27 @@ describe('running totals (book_balances)', () => {
     await h?.close();
   });
 
+  it('never deadlock: holds, releases, captures and deposits on one account at once all go through', async () => {
+    const account = h.openAccount('u');
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '100000', 'opening');
+    const placed = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        h.holds('POST', '', { orderId: `dl-a-${i}`, accountId: account, currency: 'USD', amount: '10' }),
+      ),
+    );
+    expect(placed.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const mixed = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => h.holds('POST', `/dl-a-${i}/release`, { accountId: account })),
+      ...Array.from({ length: 10 }, (_, i) => h.holds('POST', `/dl-a-${i + 10}/capture`, { amount: '9.5', accountId: account })),
+      ...Array.from({ length: 20 }, (_, i) =>
+        h.holds('POST', '', { orderId: `dl-b-${i}`, accountId: account, currency: 'USD', amount: '10' }),
+      ),
+    ]);
+    expect(mixed.map((r) => r.status).filter((s) => s >= 300)).toEqual([]);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => bookCompletedDeposit(h.service.dataSource, account, 'USD', '1', `dl-${i}`)));
+    expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0, driftedTotals: 0 });
+  });
+
   it('follow every posting, refuse any change to a posting, and are rebuilt from the postings by the migration', async () => {
     const ds = h.service.dataSource;
     const account = h.openAccount('u');

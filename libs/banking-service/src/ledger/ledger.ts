@@ -57,6 +57,9 @@ export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<str
   const legs = spec.legs.filter((l) => !new Decimal(l.amount).isZero());
   const total = legs.reduce((sum, l) => sum.plus(l.amount), new Decimal(0));
   if (!total.isZero()) throw new Error(`journal entry ${spec.kind} does not balance (${total.toFixed()})`);
+  // Every posting updates its account's running totals (a row lock per book until commit): taking the
+  // account's lock first orders every transaction that books on it, so two can never wait on each other.
+  await lockAccountCurrency(tx, spec.accountId, spec.currency);
   const [entry] = await tx.query(
     `INSERT INTO journal_entries (kind, description, funding_transaction_id, hold_order_id) VALUES ($1, $2, $3, $4) RETURNING id`,
     [spec.kind, spec.description, spec.fundingTransactionId ?? null, spec.holdOrderId ?? null],
@@ -72,9 +75,9 @@ export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<str
 }
 
 /**
- * Serialises everything that spends an account's cash in one currency (withdrawals, holds)
- * until the transaction ends, so two spends can never both see the same free cash.
- * Operations that only add to CUSTOMER_CASH need not take it.
+ * Serialises everything that books on an account in one currency until the transaction ends:
+ * two spends can never both see the same free cash, and the running totals' row locks are always
+ * taken under it. Re-entrant: a spend takes it before reading the totals, postEntry again.
  */
 export async function lockAccountCurrency(tx: EntityManager, accountId: string, currency: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cash:${accountId}:${currency}`]);
