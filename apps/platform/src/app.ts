@@ -17,7 +17,7 @@ import {
   type ServiceKey,
   type ServiceName,
 } from '@trading/auth';
-import { listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
+import { listenService, type GraphQLEndpoint, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
@@ -180,6 +180,8 @@ export async function createPlatform(
     };
     const log = (name: string) => createLogger(name, config.LOG_LEVEL, overrides.logDestination);
 
+    // A peer of this process, called without a socket unless PLATFORM_IN_PROCESS_CALLS=false.
+    const inProcess = (endpoint: () => GraphQLEndpoint | undefined) => (config.PLATFORM_IN_PROCESS_CALLS ? endpoint : undefined);
     const startSettlementService = async <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => {
       const service = await (overrides.startSettlementService ?? startOnce)(spec);
       closers.push(() => service.close());
@@ -225,7 +227,7 @@ export async function createPlatform(
             BANKING_SETTLEMENT_DAYS: config.BANKING_SETTLEMENT_DAYS,
             EVENTS_STREAM: eventsStream,
           },
-          { logger: log('banking'), events, settlementConsumer },
+          { logger: log('banking'), events, settlementConsumer, accountsGraphql: inProcess(() => accounts.app?.graphql) },
         ),
     });
     const omsConfig = loadOmsConfig({
@@ -243,7 +245,10 @@ export async function createPlatform(
       // The schema takes key objects as well as JSON, so the launcher hands over the ones it made.
       ...(identity('oms') as unknown as Record<string, string>),
     });
-    const oms = await started(await createOmsApp(omsConfig, { logger: log('oms'), events }), at(config.OMS_PORT, config.OMS_INTERNAL_PORT));
+    const oms = await started(
+      await createOmsApp(omsConfig, { logger: log('oms'), events, accountsGraphql: inProcess(() => accounts.app?.graphql) }),
+      at(config.OMS_PORT, config.OMS_INTERNAL_PORT),
+    );
 
     // The auth port must be known before its issuer is: listen first on the configured port.
     const issuer = `http://localhost:${config.AUTH_PORT}`;
@@ -291,7 +296,13 @@ export async function createPlatform(
           GATEWAY_TRUST_PROXY: [],
           GRAPHQL_INTROSPECTION: config.GRAPHQL_INTROSPECTION,
         },
-        { logger: log('gateway'), store },
+        {
+          logger: log('gateway'),
+          store,
+          subgraphs: config.PLATFORM_IN_PROCESS_CALLS
+            ? { accounts: () => accounts.app?.graphql, banking: () => banking.app?.graphql, oms: () => oms.app.graphql }
+            : undefined,
+        },
       ),
       at(config.GATEWAY_PORT, config.GATEWAY_INTERNAL_PORT),
     );
@@ -312,7 +323,7 @@ export async function createPlatform(
           ORDER_EVENTS_HEARTBEAT_MS: overrides.facade?.ORDER_EVENTS_HEARTBEAT_MS ?? 15_000,
           ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,
         },
-        { logger: log('rest-facade'), store, events },
+        { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },
       ),
       at(config.FACADE_PORT, config.FACADE_INTERNAL_PORT),
     );

@@ -32,6 +32,16 @@ export const platformConfigSchema = z.object({
     .min(1)
     .max(64)
     .default(() => Math.min(availableParallelism(), 8)),
+  /**
+   * The facade calls the gateway, and the gateway the subgraphs, of its own process directly
+   * (the same signed claims, checks and limits as over HTTP, without a socket per hop): the
+   * apps of one process share an event loop anyway. Every listener still serves as usual.
+   * `false`: every hop over its listener, as in service mode (the tracing test, to see each hop).
+   */
+  PLATFORM_IN_PROCESS_CALLS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** The address every listener binds: this machine only, unless told otherwise (e.g. 0.0.0.0 in a container). */
   PLATFORM_BIND: field.host('127.0.0.1'),
   FACADE_PORT: field.port(8080),

@@ -9,7 +9,7 @@ import {
 } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { Lifecycle, startPeriodic } from '@trading/service';
+import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
@@ -45,6 +45,8 @@ export interface BankingDeps {
   logger?: Logger;
   /** Who owns an account; by default the accounts subgraph at ACCOUNTS_URL. */
   ownership?: AccountOwnership;
+  /** The accounts subgraph when it runs in this process (the all-in-one), asked without a socket. */
+  accountsGraphql?: () => GraphQLEndpoint | undefined;
   /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
   events?: EventLog;
   /** Its settlement consumer's name (default `banking@<host>:<pid>`) and claim idle time (default 30 s), e.g. for crash tests. */
@@ -64,7 +66,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   const life = new Lifecycle();
   return life.build(async () => {
     const ownership =
-      deps.ownership ?? life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer), (o) => o.close());
+      deps.ownership ??
+      life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (o) => o.close());
     let funding: FundingService | undefined;
     const service = life.own(
       'subgraph',

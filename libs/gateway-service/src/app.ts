@@ -16,24 +16,42 @@ import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
-import { createService, finishService, type ServiceApp } from '@trading/service';
+import { createService, finishService, graphqlEndpoint, serveGraphQL, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
 import { operationMetrics } from './operation-metrics';
-import { SubgraphSource, subgraphConnections } from './subgraph-source';
+import { inProcess, SubgraphSource, subgraphConnections } from './subgraph-source';
 
 export { loadGatewayConfig, type GatewayConfig } from './config';
 
-export async function createGatewayApp(config: GatewayConfig, deps: { logger?: Logger; store?: KeyValueStore } = {}): Promise<ServiceApp> {
+type Subgraph = 'accounts' | 'banking' | 'oms';
+
+export interface GatewayDeps {
+  logger?: Logger;
+  store?: KeyValueStore;
+  /** Subgraphs running in this process (the all-in-one): called through their endpoints instead of their listeners. */
+  subgraphs?: Partial<Record<Subgraph, () => GraphQLEndpoint | undefined>>;
+}
+
+export interface GatewayApp extends ServiceApp {
+  /** The internal listener's GraphQL (claims signed for the gateway), for a facade of the same process. */
+  graphql: GraphQLEndpoint;
+}
+
+export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps = {}): Promise<GatewayApp> {
   const logger = deps.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const store = deps.store ?? (await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }));
-  const subgraphUrls: Record<string, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
+  const subgraphUrls: Record<Subgraph, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
 
   const connections = subgraphConnections();
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name, url }) => new SubgraphSource(name as ServiceName, subgraphUrls[name] ?? url!, connections.fetcher),
+    buildService: ({ name, url }) => {
+      const local = deps.subgraphs?.[name as Subgraph];
+      const transport = local ? inProcess(name as ServiceName, local) : connections.over(subgraphUrls[name as Subgraph] ?? url!);
+      return new SubgraphSource(name as ServiceName, transport);
+    },
   });
   // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
   // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
@@ -71,7 +89,8 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
   const limits = new ApiLimits(store, config, metrics);
   cachedReadMetrics(metrics, store);
   app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
-  internal.use('/graphql', body, expressMiddleware(server, { context: internalGatewayContext(verifier, signer) }));
+  const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
+  internal.use('/graphql', body, serveGraphQL(internalGraphql));
   finishService(app, logger);
   finishService(internal, logger);
 
@@ -79,6 +98,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: { logger?: L
     name: 'gateway',
     app,
     internal,
+    graphql: internalGraphql,
     close: async () => {
       await server.stop();
       await connections.close();

@@ -10,6 +10,7 @@ import {
   type ServiceName,
 } from '@trading/auth';
 import { AppError, errors, wwwAuthenticate } from '@trading/errors';
+import type { GraphQLCall } from '@trading/service';
 
 export interface GatewayContext {
   claims: Claims;
@@ -63,11 +64,12 @@ function placesOrder(body: unknown): boolean {
   return typeof query === 'string' && /\bmutation\b/.test(query) && /\bplaceOrder\b/.test(query);
 }
 
-/** Internal listener: the REST facade already authenticated the caller and signed its claims for the gateway. */
+/** Internal listener (or the facade of the same process): the REST facade already authenticated the caller and signed its claims for the gateway. */
 export function internalGatewayContext(verifier: InternalClaimsVerifier, signer: InternalClaimsSigner) {
-  return async ({ req }: { req: Request }): Promise<GatewayContext> => {
-    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
+  return async (call: GraphQLCall): Promise<GatewayContext> => {
+    const header = call.headers[INTERNAL_CLAIMS_HEADER];
+    const claims = await verifier.verify(typeof header === 'string' ? header : undefined);
     if (!claims) throw asGraphQLError(errors.unauthenticated('Missing or invalid internal claims'));
-    return contextFor(claims, req.requestId, signer);
+    return contextFor(claims, call.requestId, signer);
   };
 }

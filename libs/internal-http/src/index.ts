@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner, type ServiceName } from '@trading/auth';
 import { AppError, fromGraphQLError, isErrorCode, type ErrorCode } from '@trading/errors';
 import { REQUEST_ID_HEADER } from '@trading/logging';
+import type { GraphQLEndpoint } from '@trading/service';
 
 export interface InternalClientOptions {
   /** Keep-alive connections to the peer (default 16). */
@@ -10,6 +11,11 @@ export interface InternalClientOptions {
   timeoutMs?: number;
   /** The code an unreachable or failing peer becomes (default SERVICE_UNAVAILABLE; an edge says BAD_GATEWAY). */
   unavailableCode?: 'SERVICE_UNAVAILABLE' | 'BAD_GATEWAY';
+  /**
+   * The peer's GraphQL when it runs in this process (the all-in-one): `graphql()` calls it with
+   * the same signed headers instead of a socket; none (the peer stopped) is an unreachable peer.
+   */
+  inProcessGraphql?: () => GraphQLEndpoint | undefined;
 }
 
 interface GraphQLAnswer<T> {
@@ -34,6 +40,7 @@ export class InternalClient {
   private readonly pool: Pool;
   private readonly timeoutMs: number;
   private readonly unavailableCode: 'SERVICE_UNAVAILABLE' | 'BAD_GATEWAY';
+  private readonly inProcessGraphql?: () => GraphQLEndpoint | undefined;
 
   constructor(
     baseUrl: string,
@@ -44,6 +51,7 @@ export class InternalClient {
     this.pool = new Pool(new URL(baseUrl).origin, { connections: options.connections ?? 16, keepAliveTimeout: 60_000 });
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.unavailableCode = options.unavailableCode ?? 'SERVICE_UNAVAILABLE';
+    this.inProcessGraphql = options.inProcessGraphql;
   }
 
   /**
@@ -56,7 +64,10 @@ export class InternalClient {
     variables: Record<string, unknown>,
     request: Omit<InternalRequest, 'body' | 'query'>,
   ): Promise<T> {
-    const answer = await this.send<GraphQLAnswer<T>>('POST', path, { ...request, body: { query: document, variables } }, true);
+    const body = { query: document, variables };
+    const answer = this.inProcessGraphql
+      ? await this.callInProcess<GraphQLAnswer<T>>(this.inProcessGraphql(), { ...request, body })
+      : await this.send<GraphQLAnswer<T>>('POST', path, { ...request, body }, true);
     if (answer?.errors?.length) throw fromGraphQLError(answer.errors[0]!);
     if (!answer?.data) throw this.unavailable(`The ${this.audience} service answered no data; try again`);
     return answer.data;
@@ -74,6 +85,25 @@ export class InternalClient {
     return new AppError(this.unavailableCode, message);
   }
 
+  private async callInProcess<T>(endpoint: GraphQLEndpoint | undefined, request: InternalRequest): Promise<T | undefined> {
+    if (!endpoint) throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
+    const headers = this.headers(await this.signer.signFor(request.claims, this.audience), request.requestId);
+    const reply = await endpoint({ headers, body: request.body, requestId: request.requestId ?? '' });
+    try {
+      return JSON.parse(reply.body) as T;
+    } catch {
+      throw this.unavailable(`The ${this.audience} service answered ${reply.status}; try again`);
+    }
+  }
+
+  private headers(claimsHeader: string, requestId: string | undefined): Record<string, string> {
+    return {
+      'content-type': 'application/json',
+      [INTERNAL_CLAIMS_HEADER]: claimsHeader,
+      ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
+    };
+  }
+
   /** `graphqlBody`: a GraphQL answer's body is read whatever the status (errors come with 4xx/5xx too). */
   private async send<T>(method: 'GET' | 'POST', path: string, request: InternalRequest, graphqlBody = false): Promise<T> {
     const query = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
@@ -84,11 +114,7 @@ export class InternalClient {
       const res = await this.pool.request({
         method,
         path: target,
-        headers: {
-          'content-type': 'application/json',
-          [INTERNAL_CLAIMS_HEADER]: await this.signer.signFor(request.claims, this.audience),
-          ...(request.requestId ? { [REQUEST_ID_HEADER]: request.requestId } : {}),
-        },
+        headers: this.headers(await this.signer.signFor(request.claims, this.audience), request.requestId),
         body: method === 'POST' ? JSON.stringify(request.body ?? {}) : undefined,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,

@@ -68,7 +68,19 @@ export function createLogger(service: string, level: LevelWithSilent = 'info', d
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? standardOutput());
+}
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * One asynchronous stdout for every logger of the process: a synchronous write per line was a
+ * tenth of an edge's CPU under load; asynchronous, lines written while a write is under way go
+ * out together. pino flushes it synchronously when the process exits (also after a fatal error).
+ */
+function standardOutput(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: false });
+  return stdout;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -2,7 +2,7 @@ import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { Lifecycle, startPeriodic } from '@trading/service';
+import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { mountOmsBackOffice } from './back-office/back-office.routes';
 import { InstrumentsBackOffice } from './back-office/instruments.back-office';
@@ -37,6 +37,8 @@ export interface OmsDeps {
   logger?: Logger;
   /** The settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
   events?: EventLog;
+  /** The accounts subgraph when it runs in this process (the all-in-one), asked without a socket. */
+  accountsGraphql?: () => GraphQLEndpoint | undefined;
 }
 
 /** The OMS subgraph plus its workers: the price feed, the execution engine and the outbox relay. */
@@ -53,7 +55,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   // Closed in reverse on close(), or at once if a later step fails.
   const life = new Lifecycle();
   return life.build(async () => {
-    const accounts = life.own('accounts client', new AccountsClient(config.ACCOUNTS_URL, signer), (c) => c.close());
+    const accounts = life.own('accounts client', new AccountsClient(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (c) => c.close());
     const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
     const service = life.own(

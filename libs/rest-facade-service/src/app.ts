@@ -3,7 +3,7 @@ import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
-import { createService, finishService, type ServiceApp } from '@trading/service';
+import { createService, finishService, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
@@ -27,6 +27,8 @@ export interface FacadeDeps {
   store?: KeyValueStore;
   /** The settlement stream's log (the all-in-one launcher passes its own). */
   events?: EventLog;
+  /** The gateway's GraphQL when it runs in this process (the all-in-one), called instead of its listener. */
+  gateway?: () => GraphQLEndpoint | undefined;
 }
 
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
@@ -39,7 +41,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     new SessionStore(store),
   );
   const signer = new InternalClaimsSigner(config.SERVICE_KEY);
-  const gateway = new GatewayClient(config.GATEWAY_URL, signer);
+  const gateway = new GatewayClient(config.GATEWAY_URL, signer, deps.gateway);
 
   const { app, internal, metrics } = createService({
     name: 'rest-facade',

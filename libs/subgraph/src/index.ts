@@ -1,7 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Router } from 'express';
 import {
   defaultFieldResolver,
@@ -29,7 +28,7 @@ import { databasePoolMetrics, openDatabase, pingDatabase, type DatabaseOptions, 
 import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import type { Registry } from 'prom-client';
-import { createService, finishService, type ServiceApp } from '@trading/service';
+import { createService, finishService, graphqlEndpoint, serveGraphQL, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 
 export interface SubgraphContext {
   claims: Claims;
@@ -133,7 +132,9 @@ export interface SubgraphOptions {
  * carry a valid internal claims header; every root field must have a scope rule (deny by
  * default: a field without one stops start-up); READ_ONLY PAT sessions may not run mutations.
  */
-export async function createSubgraph(options: SubgraphOptions): Promise<{ router: Router; stop(): Promise<void> }> {
+export async function createSubgraph(
+  options: SubgraphOptions,
+): Promise<{ router: Router; endpoint: GraphQLEndpoint; stop(): Promise<void> }> {
   const typeDefs = parse(options.typeDefs.join('\n'));
   const merged = mergeResolvers(options.resolvers);
   const schema = buildSubgraphSchema([{ typeDefs, resolvers: enforceScopes(merged, options.scopes) }]);
@@ -154,21 +155,17 @@ export async function createSubgraph(options: SubgraphOptions): Promise<{ router
   });
   await server.start();
 
+  const endpoint = graphqlEndpoint(server, async (call) => {
+    const header = call.headers[INTERNAL_CLAIMS_HEADER];
+    const claims = await options.verifier.verify(typeof header === 'string' ? header : undefined);
+    if (!claims) {
+      throw new GraphQLError('Missing or invalid internal claims', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+    }
+    return { claims, requestId: call.requestId, logger: options.logger, memo: new Map() };
+  });
   const router = express.Router();
-  router.use(
-    '/graphql',
-    express.json({ limit: '1mb' }),
-    expressMiddleware(server, {
-      context: async ({ req }) => {
-        const claims = await options.verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
-        if (!claims) {
-          throw new GraphQLError('Missing or invalid internal claims', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
-        }
-        return { claims, requestId: req.requestId, logger: options.logger, memo: new Map() };
-      },
-    }),
-  );
-  return { router, stop: () => server.stop() };
+  router.use('/graphql', express.json({ limit: '1mb' }), serveGraphQL(endpoint));
+  return { router, endpoint, stop: () => server.stop() };
 }
 
 function mergeResolvers(list: readonly ResolverMap[]): GraphQLResolverMap {
@@ -258,6 +255,8 @@ export interface SubgraphServiceOptions {
 
 export interface SubgraphService extends ServiceApp {
   dataSource: DataSource;
+  /** Its GraphQL, for the gateway and peers of the same process (the all-in-one): the same checks as over HTTP. */
+  graphql: GraphQLEndpoint;
   /** The service's Prometheus registry (served on the internal listener's /metrics). */
   metrics: Registry;
 }
@@ -302,6 +301,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       internal,
       dataSource,
       metrics,
+      graphql: subgraph.endpoint,
       close: async () => {
         await subgraph.stop();
         await dataSource.destroy();

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
     },
   });
   const p = await startTestPlatform(
-    { LOG_LEVEL: 'debug' }, // the hops behind the edge log their successes at debug
+    // The hops behind the edge log their successes at debug; each hop over its own listener, as deployed, so every hop has its HTTP spans.
+    { LOG_LEVEL: 'debug', PLATFORM_IN_PROCESS_CALLS: 'false' },
     {
       oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', OMS_FILL_LIQUIDITY: '100' },
       logDestination,

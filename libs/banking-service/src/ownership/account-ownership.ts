@@ -1,6 +1,7 @@
 import type { Claims, InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { InternalClient } from '@trading/internal-http';
+import type { GraphQLEndpoint } from '@trading/service';
 
 export interface OwnedAccount {
   id: string;
@@ -29,8 +30,9 @@ export class HttpAccountOwnership implements AccountOwnership {
   private readonly client: InternalClient;
   private readonly path: string;
 
-  constructor(accountsUrl: string, signer: InternalClaimsSigner) {
-    this.client = new InternalClient(accountsUrl, 'accounts', signer);
+  /** `inProcess`: the accounts subgraph of this process (the all-in-one), asked without a socket. */
+  constructor(accountsUrl: string, signer: InternalClaimsSigner, inProcess?: () => GraphQLEndpoint | undefined) {
+    this.client = new InternalClient(accountsUrl, 'accounts', signer, { inProcessGraphql: inProcess });
     this.path = new URL(accountsUrl).pathname;
   }
 

@@ -1,6 +1,7 @@
 import { INTERNAL_HOLDS_SCOPE, type Claims, type InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { InternalClient } from '@trading/internal-http';
+import type { GraphQLEndpoint } from '@trading/service';
 
 export interface OwnedAccount {
   id: string;
@@ -19,8 +20,9 @@ export interface OwnedAccount {
 export class AccountsClient {
   private readonly client: InternalClient;
   private readonly path: string;
-  constructor(url: string, signer: InternalClaimsSigner) {
-    this.client = new InternalClient(url, 'accounts', signer);
+  /** `inProcess`: the accounts subgraph of this process (the all-in-one), asked without a socket. */
+  constructor(url: string, signer: InternalClaimsSigner, inProcess?: () => GraphQLEndpoint | undefined) {
+    this.client = new InternalClient(url, 'accounts', signer, { inProcessGraphql: inProcess });
     this.path = new URL(url).pathname;
   }
 

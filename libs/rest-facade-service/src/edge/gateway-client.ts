@@ -1,5 +1,6 @@
 import type { Claims, InternalClaimsSigner } from '@trading/auth';
 import { InternalClient } from '@trading/internal-http';
+import type { GraphQLEndpoint } from '@trading/service';
 
 /**
  * The gateway as the facade calls it: one GraphQL operation per REST call, under the caller's
@@ -11,8 +12,14 @@ export class GatewayClient {
   private readonly client: InternalClient;
   private readonly path: string;
 
-  constructor(gatewayUrl: string, signer: InternalClaimsSigner) {
-    this.client = new InternalClient(gatewayUrl, 'gateway', signer, { connections: 64, timeoutMs: 30_000, unavailableCode: 'BAD_GATEWAY' });
+  /** `inProcess`: the gateway of this process (the all-in-one), called with the same signed claims instead of over a socket. */
+  constructor(gatewayUrl: string, signer: InternalClaimsSigner, inProcess?: () => GraphQLEndpoint | undefined) {
+    this.client = new InternalClient(gatewayUrl, 'gateway', signer, {
+      connections: 64,
+      timeoutMs: 30_000,
+      unavailableCode: 'BAD_GATEWAY',
+      inProcessGraphql: inProcess,
+    });
     this.path = new URL(gatewayUrl).pathname;
   }
 
