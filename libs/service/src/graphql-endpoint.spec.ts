@@ -55,7 +55,7 @@ describe('graphqlEndpoint', () => {
     expect(overHttp.headers.get('etag')).toBeNull(); // an answer nobody caches is not hashed
 
     // No claims, or forged ones, are refused in process as they are over HTTP: being in the same process grants nothing.
-    for (const headers of [{}, { 'x-internal-claims': 'forged' }]) {
+    for (const headers of [{}, { 'x-internal-claims': 'forged' }] as Array<Record<string, string>>) {
       const refused = await endpoint({ headers, body: query, requestId: 'r-2' });
       expect([refused.status, JSON.parse(refused.body).errors[0].extensions.code]).toEqual([401, 'UNAUTHENTICATED']);
       const overHttpRefused = await fetch(`${running.url}/graphql`, {
@@ -63,7 +63,7 @@ describe('graphqlEndpoint', () => {
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify(query),
       });
-      expect([overHttpRefused.status, (await overHttpRefused.json()).errors[0].extensions.code]).toEqual([401, 'UNAUTHENTICATED']);
+      expect([overHttpRefused.status, ((await overHttpRefused.json()) as any).errors[0].extensions.code]).toEqual([401, 'UNAUTHENTICATED']);
     }
   });
 
