@@ -28,7 +28,7 @@ import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-ho
 import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
 import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
-import { HttpAccountOwnership, type AccountOwnership } from './ownership/account-ownership';
+import { AccountsSubgraphDirectory, type AccountsDirectory } from '@trading/accounts-directory';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
 import { SaleSettlements } from './settlement/sale-settlement';
@@ -44,7 +44,7 @@ export { bankingSubgraphSdl } from './schema';
 export interface BankingDeps {
   logger?: Logger;
   /** Who owns an account; by default the accounts subgraph at ACCOUNTS_URL. */
-  ownership?: AccountOwnership;
+  ownership?: AccountsDirectory;
   /** The accounts subgraph when it runs in this process (the all-in-one), asked without a socket. */
   accountsGraphql?: () => GraphQLEndpoint | undefined;
   /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
@@ -67,7 +67,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   return life.build(async () => {
     const ownership =
       deps.ownership ??
-      life.own('accounts client', new HttpAccountOwnership(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (o) => o.close());
+      life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (o) => o.close());
     let funding: FundingService | undefined;
     const service = life.own(
       'subgraph',

@@ -19,7 +19,8 @@ import { Oms1732230000003 } from './migrations/1732230000003-oms';
 import { Market1732230000013 } from './migrations/1732230000013-market';
 import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
 import { TraceContext1732230000031 } from './migrations/1732230000031-trace-context';
-import { AccountsClient, BankingClient } from './orders/clients';
+import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
+import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
 import { orderIdempotency, OrdersService } from './orders/orders.service';
 import { OutboxRelay, outboxMetrics } from './orders/outbox-relay';
@@ -55,7 +56,9 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   // Closed in reverse on close(), or at once if a later step fails.
   const life = new Lifecycle();
   return life.build(async () => {
-    const accounts = life.own('accounts client', new AccountsClient(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (c) => c.close());
+    const accounts = life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (c) =>
+      c.close(),
+    );
     const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
     const service = life.own(

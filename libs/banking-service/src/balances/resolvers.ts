@@ -1,11 +1,11 @@
 import { callerOwnsAccount, type SubgraphContext } from '@trading/subgraph';
 import { parseCurrency } from '@trading/money';
 import { isUuid } from '@trading/errors';
-import type { AccountOwnership } from '../ownership/account-ownership';
+import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { BalancesService } from './balances.service';
 import type { Resolvers } from '../resolvers-types.generated';
 
-export function balancesResolvers(balances: BalancesService, ownership: AccountOwnership): Resolvers {
+export function balancesResolvers(balances: BalancesService, ownership: AccountsDirectory): Resolvers {
   return {
     Account: {
       // Anyone on the internal network can send a representation: only the caller's own accounts resolve.

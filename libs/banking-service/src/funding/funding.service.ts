@@ -8,7 +8,7 @@ import { requestHash } from '@trading/db';
 import { fundingIdempotency } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
-import type { AccountOwnership } from '../ownership/account-ownership';
+import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './funding-transaction';
 
 /** A funding transaction as the API shows it. */
@@ -79,7 +79,7 @@ export const SANDBOX_REJECT_REASON = 'Rejected by the sandbox (sandboxOutcome=RE
 export class FundingService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly ownership: AccountOwnership,
+    private readonly ownership: AccountsDirectory,
     private readonly cursors: CursorCodec,
     private readonly settings: FundingSettings,
   ) {}
@@ -183,7 +183,7 @@ export class FundingService {
   private async create(type: FundingType, caller: Caller, input: FundingInput, idempotencyKey: unknown): Promise<FundingTransactionView> {
     const parsed = this.parseInput(input);
     const key = parseIdempotencyKey(idempotencyKey);
-    const account = await this.ownership.find(parsed.accountId, caller.claims, caller.requestId);
+    const account = await this.ownership.find(parsed.accountId, caller.claims, { requestId: caller.requestId });
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     if (account.status !== 'ACTIVE')
       throw new AppError('UNPROCESSABLE', `The account is ${account.status}; only an ACTIVE account can move money`, {

@@ -275,7 +275,7 @@ describe('funding transactions', () => {
   it('settles each due transaction exactly once, however many clearing workers race', async () => {
     const account = h.openAccount(alice);
     const active = {
-      find: async () => ({ id: account, baseCurrency: 'USD', status: 'ACTIVE' as const }),
+      find: async () => ({ id: account, type: 'CASH' as const, baseCurrency: 'USD', status: 'ACTIVE' as const }),
       ownedIds: async () => [account],
       close: async () => undefined,
     };

@@ -2,7 +2,7 @@ import type { Express, Request } from 'express';
 import { INTERNAL_HOLDS_SCOPE, type InternalClaimsVerifier } from '@trading/auth';
 import { AppError, parseUuid } from '@trading/errors';
 import { internalApi, jsonBody as body } from '@trading/subgraph';
-import type { AccountOwnership } from '../ownership/account-ownership';
+import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { HoldOwner, HoldsService } from './holds.service';
 
 /**
@@ -20,7 +20,7 @@ export function mountHoldRoutes(
   internal: Express,
   holds: HoldsService,
   verifier: InternalClaimsVerifier,
-  ownership: AccountOwnership,
+  ownership: AccountsDirectory,
 ): void {
   const router = internalApi(verifier, { caller: 'oms', scope: INTERNAL_HOLDS_SCOPE });
   const owner = (req: Request, accountId: unknown): HoldOwner => ({
@@ -31,7 +31,7 @@ export function mountHoldRoutes(
   router.post('/', async (req, res) => {
     const { accountId } = owner(req, body(req)['accountId']);
     // The OMS says whose order this is; accounts says whether that user owns the account.
-    if (!(await ownership.find(accountId, req.internalClaims!, req.requestId)))
+    if (!(await ownership.find(accountId, req.internalClaims!, { requestId: req.requestId })))
       throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     const { hold, created } = await holds.place(req.internalClaims!.sub, body(req));
     res.status(created ? 201 : 200).json(hold);

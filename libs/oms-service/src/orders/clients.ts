@@ -1,61 +1,6 @@
 import { INTERNAL_HOLDS_SCOPE, type Claims, type InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { InternalClient } from '@trading/internal-http';
-import type { GraphQLEndpoint } from '@trading/service';
-
-export interface OwnedAccount {
-  id: string;
-  type: 'CASH' | 'MARGIN';
-  status: 'ACTIVE' | 'RESTRICTED' | 'CLOSED';
-  baseCurrency: string;
-  /** Present when asked for: the holding and how much of it came from trades accounts has applied. */
-  positionSettlement?: { quantity: string; tradedQuantity: string };
-}
-
-/**
- * Asks the accounts subgraph on the caller's behalf (their identity, narrowed to
- * read:accounts): `account(id)` resolves only the caller's own accounts, so a null answer means
- * unknown or someone else's. A sell also reads the holding in the same query.
- */
-export class AccountsClient {
-  private readonly client: InternalClient;
-  private readonly path: string;
-  /** `inProcess`: the accounts subgraph of this process (the all-in-one), asked without a socket. */
-  constructor(url: string, signer: InternalClaimsSigner, inProcess?: () => GraphQLEndpoint | undefined) {
-    this.client = new InternalClient(url, 'accounts', signer, { inProcessGraphql: inProcess });
-    this.path = new URL(url).pathname;
-  }
-
-  async find(accountId: string, claims: Claims, options: { symbol?: string; requestId?: string } = {}): Promise<OwnedAccount | null> {
-    const query = `query($id: ID!, $symbol: String!, $withPosition: Boolean!) {
-      account(id: $id) { id type status baseCurrency positionSettlement(symbol: $symbol) @include(if: $withPosition) { quantity tradedQuantity } }
-    }`;
-    const data = await this.ask<{ account?: OwnedAccount | null }>(
-      query,
-      { id: accountId, symbol: options.symbol ?? 'X', withPosition: !!options.symbol },
-      claims,
-      options.requestId,
-    );
-    return data.account ?? null;
-  }
-
-  /** Every account of the caller (ids), for `_entities` ownership checks. */
-  async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
-    return (await this.ask<{ accounts: Array<{ id: string }> }>('{ accounts { id } }', {}, claims, requestId)).accounts.map((a) => a.id);
-  }
-
-  private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {
-    try {
-      return await this.client.graphql<T>(this.path, query, variables, { claims: { ...claims, scope: ['read:accounts'] }, requestId });
-    } catch {
-      throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
-    }
-  }
-
-  close(): Promise<void> {
-    return this.client.close();
-  }
-}
 
 export interface CashBalance {
   currency: string;

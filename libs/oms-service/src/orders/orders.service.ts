@@ -10,7 +10,8 @@ import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@tradin
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
-import type { AccountsClient, BankingClient, OwnedAccount } from './clients';
+import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
+import type { BankingClient } from './clients';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
 import {
@@ -69,7 +70,7 @@ export class OrdersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly instruments: InstrumentsService,
-    private readonly accounts: AccountsClient,
+    private readonly accounts: AccountsDirectory,
     private readonly banking: BankingClient,
     private readonly hours: TradingHours,
     private readonly cursors: CursorCodec,

@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import { callerOwnsAccount, perRequest } from '@trading/subgraph';
-import type { AccountsClient } from './clients';
+import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { OrdersService } from './orders.service';
 import type { Resolvers } from '../resolvers-types.generated';
 
-export function ordersResolvers(orders: OrdersService, accounts: AccountsClient): Resolvers {
+export function ordersResolvers(orders: OrdersService, accounts: AccountsDirectory): Resolvers {
   return {
     Account: {
       // Anyone on the internal network can send a representation: only the caller's own accounts resolve.

@@ -2,14 +2,15 @@ import express from 'express';
 import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, type Claims } from '@trading/auth';
 import { listen, type RunningServer } from '@trading/service';
 import { testKeys } from '@trading/testing';
-import { HttpAccountOwnership } from './account-ownership';
+import { AccountsSubgraphDirectory } from './index';
 
-describe('HttpAccountOwnership', () => {
+describe('AccountsSubgraphDirectory', () => {
   const keys = testKeys();
   const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
   const claims: Claims = { sub: 'alice', sid: 's', kind: 'oauth', clientId: 'vendor', scope: ['write:banking'] };
   let server: RunningServer;
   let seen: Claims | null = null;
+  let asked: { query?: string; variables?: Record<string, unknown> } = {};
   let answer: unknown;
 
   beforeAll(async () => {
@@ -17,6 +18,7 @@ describe('HttpAccountOwnership', () => {
     app.use(express.json());
     app.post('/graphql', async (req, res) => {
       seen = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
+      asked = req.body;
       res.json(answer);
     });
     server = await listen(app, 0, '127.0.0.1');
@@ -26,10 +28,16 @@ describe('HttpAccountOwnership', () => {
   });
 
   it('asks as the caller, narrowed to read:accounts, and reads the answer', async () => {
-    const ownership = new HttpAccountOwnership(`${server.url}/graphql`, keys.signer('banking'));
-    answer = { data: { account: { id: 'a', baseCurrency: 'USD', status: 'ACTIVE' } } };
-    await expect(ownership.find('a', claims)).resolves.toEqual({ id: 'a', baseCurrency: 'USD', status: 'ACTIVE' });
+    const ownership = new AccountsSubgraphDirectory(`${server.url}/graphql`, keys.signer('banking'));
+    answer = { data: { account: { id: 'a', type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' } } };
+    await expect(ownership.find('a', claims)).resolves.toEqual({ id: 'a', type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' });
     expect(seen).toMatchObject({ sub: 'alice', kind: 'oauth', clientId: 'vendor', scope: ['read:accounts'] });
+    expect(asked.variables).toMatchObject({ id: 'a', withPosition: false });
+    // A sell asks for the holding in the same query.
+    await ownership.find('a', claims, { symbol: 'AAPL', requestId: 'r-1' });
+    expect(asked.variables).toEqual({ id: 'a', symbol: 'AAPL', withPosition: true });
+    answer = { data: { accounts: [{ id: 'a' }, { id: 'b' }] } };
+    await expect(ownership.ownedIds(claims)).resolves.toEqual(['a', 'b']);
     answer = { data: { account: null } };
     await expect(ownership.find('a', claims)).resolves.toBeNull();
     answer = { errors: [{ message: 'boom', extensions: { code: 'INTERNAL_SERVER_ERROR' } }], data: null };
@@ -38,7 +46,7 @@ describe('HttpAccountOwnership', () => {
   });
 
   it('answers 503 when the accounts service cannot be reached', async () => {
-    const ownership = new HttpAccountOwnership('http://127.0.0.1:1/graphql', keys.signer('banking'));
+    const ownership = new AccountsSubgraphDirectory('http://127.0.0.1:1/graphql', keys.signer('banking'));
     await expect(ownership.find('a', claims)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     await ownership.close();
   });

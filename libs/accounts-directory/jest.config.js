@@ -1,0 +1,1 @@
+module.exports = { displayName: 'accounts-directory', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,0 +1,67 @@
+import type { Claims, InternalClaimsSigner } from '@trading/auth';
+import { AppError } from '@trading/errors';
+import { InternalClient } from '@trading/internal-http';
+import type { GraphQLEndpoint } from '@trading/service';
+
+/** A caller's account as the accounts subgraph describes it to banking and the OMS. */
+export interface OwnedAccount {
+  id: string;
+  type: 'CASH' | 'MARGIN';
+  status: 'ACTIVE' | 'RESTRICTED' | 'CLOSED';
+  baseCurrency: string;
+  /** Present when asked for (a sell): the holding, and how much of it came from trades accounts has applied. */
+  positionSettlement?: { quantity: string; tradedQuantity: string };
+}
+
+/** Whether the caller owns an account, and which accounts they own: banking and the OMS cannot read the accounts service's tables. */
+export interface AccountsDirectory {
+  /** The account when it exists and is the caller's; null otherwise. `symbol`: also the holding in it. */
+  find(accountId: string, claims: Claims, options?: { symbol?: string; requestId?: string }): Promise<OwnedAccount | null>;
+  /** Every account of the caller (ids), e.g. for `_entities` ownership checks. */
+  ownedIds(claims: Claims, requestId?: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const ACCOUNT_QUERY = `query($id: ID!, $symbol: String!, $withPosition: Boolean!) {
+  account(id: $id) { id type status baseCurrency positionSettlement(symbol: $symbol) @include(if: $withPosition) { quantity tradedQuantity } }
+}`;
+
+/**
+ * Asks the accounts subgraph on the caller's behalf: their identity, signed with this service's
+ * own key and narrowed to `read:accounts` (all accounts trusts a peer with). `account(id)`
+ * resolves only the caller's own accounts, so null means unknown or someone else's; a caller
+ * holding only banking or order scopes can still learn that much of their own account.
+ */
+export class AccountsSubgraphDirectory implements AccountsDirectory {
+  private readonly client: InternalClient;
+  private readonly path: string;
+
+  /** `inProcess`: the accounts subgraph of this process (the all-in-one), asked without a socket. */
+  constructor(url: string, signer: InternalClaimsSigner, inProcess?: () => GraphQLEndpoint | undefined) {
+    this.client = new InternalClient(url, 'accounts', signer, { inProcessGraphql: inProcess });
+    this.path = new URL(url).pathname;
+  }
+
+  async find(accountId: string, claims: Claims, options: { symbol?: string; requestId?: string } = {}): Promise<OwnedAccount | null> {
+    const variables = { id: accountId, symbol: options.symbol ?? 'X', withPosition: !!options.symbol };
+    const data = await this.ask<{ account?: OwnedAccount | null }>(ACCOUNT_QUERY, variables, claims, options.requestId);
+    return data.account ?? null;
+  }
+
+  async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
+    const data = await this.ask<{ accounts?: Array<{ id: string }> }>('{ accounts { id } }', {}, claims, requestId);
+    return (data.accounts ?? []).map((a) => a.id);
+  }
+
+  private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {
+    try {
+      return await this.client.graphql<T>(this.path, query, variables, { claims: { ...claims, scope: ['read:accounts'] }, requestId });
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'The accounts service could not confirm the account; try again');
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
