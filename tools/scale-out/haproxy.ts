@@ -77,7 +77,11 @@ export class HaProxy {
     writeFileSync(config, haproxyConfig(this.services, this.socket));
     const log = openSync(join(this.dir, 'haproxy.log'), 'a');
     this.child = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', log, log] });
+    // Not installed: a failure the run reports (and cleans up after), not an unhandled event that orphans every app.
+    let failed: Error | undefined;
+    this.child.on('error', (err) => (failed = new Error(`haproxy could not start (${err.message}): apt-get install haproxy`)));
     await waitFor('HAProxy admin socket', 10_000, async () => {
+      if (failed) throw failed;
       if (this.child?.exitCode !== null) throw new Error(`haproxy exited (see ${join(this.dir, 'haproxy.log')})`);
       return (await this.command('show info')).includes('Name: HAProxy');
     });

@@ -43,3 +43,65 @@ export function steadyLoad(baseUrl: string, token: string, paths: string[], rate
     },
   };
 }
+
+/**
+ * Market orders placed one after another at `perSecond` (each with its own Idempotency-Key),
+ * alternating between `accounts`, until stopped: fills, holds and settlement events flow while
+ * instances restart. Every answer but 201 is a failure.
+ */
+export function orderFlow(
+  apiUrl: string,
+  token: string,
+  accounts: string[],
+  symbol: string,
+  perSecond = 4,
+): { stop(): Promise<LoadResult & { accepted: number }> } {
+  let running = true;
+  const codes: Record<string, number> = {};
+  const latencies: number[] = [];
+  let sent = 0;
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      const n = sent++;
+      const key = `scale-out-flow-${process.pid}-${n}`;
+      let code: string;
+      try {
+        const res = await fetch(`${apiUrl}/oms/order`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({
+            accountId: accounts[n % accounts.length],
+            symbol,
+            side: 'BUY',
+            type: 'MARKET',
+            timeInForce: 'DAY',
+            quantity: '1',
+            clientOrderId: key,
+          }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        await res.arrayBuffer();
+        code = String(res.status);
+      } catch {
+        code = 'error';
+      }
+      codes[code] = (codes[code] ?? 0) + 1;
+      latencies.push(Date.now() - started);
+      await new Promise((r) => setTimeout(r, Math.max(0, 1000 / perSecond - (Date.now() - started))));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      const accepted = codes['201'] ?? 0;
+      const fiveXx = Object.entries(codes)
+        .filter(([code]) => code.startsWith('5'))
+        .reduce((total, [, count]) => total + count, 0);
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+      return { sent, accepted, failures: sent - accepted, fiveXx, p99, codes };
+    },
+  };
+}

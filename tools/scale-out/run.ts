@@ -7,7 +7,9 @@
  *      refresh token rotated through one auth instance cannot be reused through the other;
  *   3. two banking and two accounts consumers share the settlement stream: a burst of fills is
  *      applied exactly once (the money and position invariants);
- *   4. a rolling restart of every instance under steady load loses no request (0 failures, 0 5xx);
+ *   4. a rolling restart of every instance under steady load (reads, and market orders that fill
+ *      and settle while instances come and go) loses no request (0 failures, 0 5xx) and breaks no
+ *      money invariant;
  *   5. after Redis is killed and restarted and PostgreSQL crashed and restarted under load, every
  *      process is ready again, then exits within its grace period on SIGTERM.
  * Prints a table and `scale-out: ok`, or the failures (exit status 1).
@@ -21,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { createUser, fund, grantTokens, http, listInstrument, provisionApp, type Urls } from '@trading/testing';
 import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
 import { backendName, HaProxy } from './haproxy';
-import { steadyLoad, type LoadResult } from './load';
+import { orderFlow, steadyLoad, type LoadResult } from './load';
 import { PrivatePostgres } from './postgres';
 import { portFree, sleep, waitFor } from './processes';
 import { PrivateRedis } from './redis';
@@ -105,8 +107,9 @@ async function main(): Promise<void> {
     step('two banking and two accounts consumers share the settlement stream');
     await fillsAppliedOnce(db, urls, user.session, user.accounts, symbol);
 
-    step('rolling restart of every instance under steady load');
+    step('rolling restart of every instance under steady load: reads, and market orders that fill and settle');
     const load = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts', `/v1/banking/${user.accounts[0]}/balance/USD`], 30);
+    const orders = orderFlow(urls.api, user.session, user.accounts, symbol, 4);
     await sleep(2000);
     const exits: number[] = [];
     for (const app of APPS)
@@ -116,10 +119,16 @@ async function main(): Promise<void> {
       }
     await sleep(2000);
     const during = await load.stop();
-    rows.push(row('rolling restart', services.instances.length, during));
+    const ordered = await orders.stop();
+    rows.push(row('rolling restart: reads', services.instances.length, during));
+    rows.push(row('rolling restart: market orders', services.instances.length, ordered));
     check(
       during.failures === 0 && during.fiveXx === 0,
-      `no request lost: ${during.sent} sent, ${during.failures} failed (codes ${JSON.stringify(during.codes)})`,
+      `no read lost: ${during.sent} sent, ${during.failures} failed (codes ${JSON.stringify(during.codes)})`,
+    );
+    check(
+      ordered.failures === 0 && ordered.accepted > 0,
+      `no order lost: ${ordered.sent} placed, ${ordered.accepted} accepted, ${ordered.failures} failed (codes ${JSON.stringify(ordered.codes)})`,
     );
     check(
       exits.every((ms) => ms < GRACE_MS),
