@@ -74,9 +74,10 @@ export function createLogger(service: string, level: LevelWithSilent = 'info', d
 let stdout: DestinationStream | undefined;
 
 /**
- * One asynchronous stdout for every logger of the process: a synchronous write per line was a
- * tenth of an edge's CPU under load; asynchronous, lines written while a write is under way go
- * out together. pino flushes it synchronously when the process exits (also after a fatal error).
+ * One asynchronous stdout for every logger of the process: a slow reader of stdout (a log
+ * shipper that falls behind, a full pipe) must not stall the event loop on every line, as
+ * synchronous writes do; lines written while a write is under way go out together. pino
+ * flushes it synchronously when the process exits (also after a fatal error).
  */
 function standardOutput(): DestinationStream {
   stdout ??= pino.destination({ dest: 1, sync: false });
