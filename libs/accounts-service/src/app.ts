@@ -14,7 +14,6 @@ import { createSubgraphService, identityTools, scalarResolvers, type SubgraphSer
 import { AccountsService } from './accounts/accounts.service';
 import { mountAccountsBackOffice } from './back-office/back-office.routes';
 import { AccountsBackOffice } from './back-office/back-office.service';
-import { AccountEntity } from './accounts/entities/account.entity';
 import { accountsResolvers } from './accounts/resolvers';
 import type { AccountsConfig } from './config';
 import { Accounts1732230000001 } from './migrations/1732230000001-accounts';
@@ -62,7 +61,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         logger,
         databaseUrl: config.ACCOUNTS_DATABASE_URL,
         identity: config,
-        entities: [AccountEntity, PositionEntity],
+        entities: [PositionEntity],
         migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
         typeDefs: accountsSubgraphSdl,
         scopes: accountsScopes,

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { AccountEntity, type Account } from './accounts/entities/account.entity';
+import type { Account } from './accounts/entities/account.entity';
 import { PositionEntity, type Position } from './positions/entities/position.entity';
 
 export interface AccountsDemoData {
@@ -12,10 +12,12 @@ export interface AccountsDemoData {
 /** Demo data for the all-in-one mode; idempotent, so a second start keeps what is there. */
 export async function seedAccountsDemo(dataSource: DataSource, data: AccountsDemoData): Promise<void> {
   await dataSource.transaction(async (tx) => {
-    await tx.getRepository(AccountEntity).upsert(
-      data.accounts.map((a) => ({ ...a, status: 'ACTIVE' as const })),
-      { conflictPaths: ['id'], skipUpdateIfNoValuesChanged: true },
-    );
+    for (const a of data.accounts)
+      await tx.query(
+        `INSERT INTO accounts (id, user_id, number, type, status, base_currency) VALUES ($1, $2, $3, $4, 'ACTIVE', $5)
+         ON CONFLICT (id) DO NOTHING`,
+        [a.id, a.userId, a.number, a.type, a.baseCurrency],
+      );
     await tx
       .getRepository(PositionEntity)
       .upsert(data.positions, { conflictPaths: ['accountId', 'symbol'], skipUpdateIfNoValuesChanged: true });

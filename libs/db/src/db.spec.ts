@@ -5,6 +5,7 @@ import {
   ensureDatabase,
   IdempotencyKeys,
   openDatabase,
+  queryPrepared,
   requestHash,
   withDatabaseName,
   type DataSource,
@@ -84,5 +85,22 @@ describe('IdempotencyKeys', () => {
     expect(await db.transaction((tx) => keys.claim(tx, 'alice|pat:1', 'k1', requestHash('op', { amount: '11' })))).toEqual({ first: true });
     await keys.purgeExpired(db);
     expect((await db.query(`SELECT key FROM ${table}`)).length).toBe(1);
+  });
+});
+
+describe('queryPrepared', () => {
+  let db: DataSource;
+  beforeAll(async () => {
+    db = await openDatabase({ url: TEST_POSTGRES_URL, entities: [], migrations: [], poolSize: 1 });
+  });
+  afterAll(() => db?.destroy());
+
+  it('runs a named statement on the DataSource pool, planned once per connection and reused with new values', async () => {
+    const statement = { name: `spec-echo-${process.pid}`, text: 'SELECT $1::int + 1 AS n, $2::text AS label' };
+    expect(await queryPrepared(db, statement, [1, 'a'])).toEqual([{ n: 2, label: 'a' }]);
+    expect(await queryPrepared(db, statement, [41, 'b'])).toEqual([{ n: 42, label: 'b' }]);
+    // One connection in the pool: the statement the first call prepared is the one PostgreSQL holds for it.
+    const prepared: Array<{ name: string }> = await db.query('SELECT name FROM pg_prepared_statements');
+    expect(prepared.map((p) => p.name)).toContain(statement.name);
   });
 });

@@ -2,7 +2,9 @@ import { randomInt } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, parseUuid } from '@trading/errors';
 import { parseCurrency } from '@trading/money';
-import { AccountEntity, type Account, type AccountStatus, type AccountType } from '../accounts/entities/account.entity';
+import { queryPrepared } from '@trading/db';
+import { ACCOUNT_BY_ID, ACCOUNT_COLUMNS, ACCOUNTS_OF_USER } from '../accounts/account-rows';
+import type { Account, AccountStatus, AccountType } from '../accounts/entities/account.entity';
 
 const TYPES: readonly AccountType[] = ['CASH', 'MARGIN'];
 const STATUSES: readonly AccountStatus[] = ['ACTIVE', 'RESTRICTED', 'CLOSED'];
@@ -35,28 +37,25 @@ export class AccountsBackOffice {
     const type = input['type'];
     if (typeof type !== 'string' || !TYPES.includes(type as AccountType)) throw bad('type', `must be one of ${TYPES.join(', ')}`);
     const baseCurrency = parseCurrency(input['currency'], 'currency');
-    const accounts = this.dataSource.getRepository(AccountEntity);
     // Account numbers are 'TA' and eight random digits; a collision (1 in 10^8 per account) just draws again.
     for (let attempt = 0; ; attempt += 1) {
       const number = `TA${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
       const [row]: Account[] = await this.dataSource.query(
         `INSERT INTO accounts (user_id, number, type, status, base_currency) VALUES ($1, $2, $3, 'ACTIVE', $4)
-         ON CONFLICT (number) DO NOTHING RETURNING id`,
+         ON CONFLICT (number) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
         [userId, number, type, baseCurrency],
       );
-      if (row) return (await accounts.findOneByOrFail({ id: row.id }))!;
+      if (row) return row;
       if (attempt >= 5) throw new AppError('SERVICE_UNAVAILABLE', 'Could not draw a free account number; try again');
     }
   }
 
   list(userId: unknown): Promise<Account[]> {
-    return this.dataSource
-      .getRepository(AccountEntity)
-      .find({ where: { userId: uuid(userId, 'userId') }, order: { createdAt: 'ASC', number: 'ASC' } });
+    return queryPrepared<Account>(this.dataSource, ACCOUNTS_OF_USER, [uuid(userId, 'userId')]);
   }
 
   async get(id: unknown): Promise<Account> {
-    const account = await this.dataSource.getRepository(AccountEntity).findOneBy({ id: uuid(id, 'accountId') });
+    const [account] = await queryPrepared<Account>(this.dataSource, ACCOUNT_BY_ID, [uuid(id, 'accountId')]);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     return account;
   }
@@ -107,9 +106,9 @@ export class AccountsBackOffice {
   }
 
   private async lock(tx: EntityManager, id: unknown): Promise<Account> {
-    const account = await tx
-      .getRepository(AccountEntity)
-      .findOne({ where: { id: uuid(id, 'accountId') }, lock: { mode: 'pessimistic_write' } });
+    const [account]: Account[] = await tx.query(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 FOR UPDATE`, [
+      uuid(id, 'accountId'),
+    ]);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     return account;
   }

@@ -1,5 +1,4 @@
-import { EntitySchema } from 'typeorm';
-
+/** An account as the accounts table holds it (read and written with SQL: accounts/account-rows.ts). */
 export type AccountType = 'CASH' | 'MARGIN';
 export type AccountStatus = 'ACTIVE' | 'RESTRICTED' | 'CLOSED';
 
@@ -13,17 +12,3 @@ export interface Account {
   baseCurrency: string;
   createdAt: Date;
 }
-
-export const AccountEntity = new EntitySchema<Account>({
-  name: 'Account',
-  tableName: 'accounts',
-  columns: {
-    id: { type: 'uuid', primary: true, generated: 'uuid' },
-    userId: { type: 'uuid', name: 'user_id' },
-    number: { type: 'text', unique: true },
-    type: { type: 'text' },
-    status: { type: 'text' },
-    baseCurrency: { type: 'char', length: 3, name: 'base_currency' },
-    createdAt: { type: 'timestamptz', name: 'created_at', createDate: true },
-  },
-});
