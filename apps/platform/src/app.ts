@@ -17,7 +17,7 @@ import {
   type ServiceKey,
   type ServiceName,
 } from '@trading/auth';
-import { listenService, type GraphQLEndpoint, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
+import { Lifecycle, listenService, type GraphQLEndpoint, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
@@ -125,15 +125,14 @@ export async function createPlatform(
   logger: Logger = createLogger('platform', config.LOG_LEVEL),
   overrides: PlatformOverrides = {},
 ): Promise<Platform> {
-  const closers: Array<() => Promise<void>> = [];
-  const close = async () => {
-    for (const fn of closers.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
-  };
+  // Closed in reverse, past a step that fails (logged); a step slow to close is named in the log.
+  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'platform: a shutdown step is slow') });
+  const close = () => life.close().catch((err) => logger.error({ err }, 'shutdown step failed'));
   try {
     let pg: EmbeddedPostgresServer | undefined;
     if (!config.DATABASE_URL) {
       pg = await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
-      closers.push(() => pg!.stop());
+      life.defer('embedded PostgreSQL', () => pg!.stop());
     }
     const serverUrl = config.DATABASE_URL ?? pg!.url;
     const db = (service: string) => withDatabaseName(serverUrl, `${config.PLATFORM_DB_PREFIX}${service}`);
@@ -146,10 +145,10 @@ export async function createPlatform(
       fallbackToMemory: true,
       onFallback: (reason) => logger.warn(`${reason}: using an in-process store (sessions and limits live only in this process)`),
     });
-    closers.push(() => store.close());
+    life.defer('redis store', () => store.close());
     // Settlement events: Redis streams on the same Redis, or an in-process log every app shares.
     const events: EventLog = store instanceof RedisStore ? new RedisEventLog(store.client) : new MemoryEventLog();
-    closers.push(() => events.close());
+    life.defer('settlement stream', () => events.close());
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
 
     // One process, so fresh service keys per start are enough: each service gets its own, and all trust each other's public keys.
@@ -165,9 +164,9 @@ export async function createPlatform(
     });
 
     const started = async <A extends ServiceApp>(app: A, addresses: ServicePlan['listen']): Promise<{ app: A; server: RunningService }> => {
-      closers.push(() => app.close());
+      life.defer(app.name, () => app.close());
       const server = await listenService(app, addresses);
-      closers.push(() => server.close());
+      life.defer(`${app.name} listeners`, () => server.close());
       return { app, server };
     };
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, LISTEN_HOST: host, INTERNAL_LISTEN_HOST: host };
@@ -184,7 +183,7 @@ export async function createPlatform(
     const inProcess = (endpoint: () => GraphQLEndpoint | undefined) => (config.PLATFORM_IN_PROCESS_CALLS ? endpoint : undefined);
     const startSettlementService = async <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => {
       const service = await (overrides.startSettlementService ?? startOnce)(spec);
-      closers.push(() => service.close());
+      life.defer(`${spec.group} (with its listeners)`, () => service.close());
       return service;
     };
     const accountsDb = db('accounts');

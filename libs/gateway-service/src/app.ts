@@ -16,7 +16,15 @@ import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
-import { createService, finishService, graphqlEndpoint, serveGraphQL, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
+import {
+  createService,
+  finishService,
+  graphqlEndpoint,
+  Lifecycle,
+  serveGraphQL,
+  type GraphQLEndpoint,
+  type ServiceApp,
+} from '@trading/service';
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
@@ -41,68 +49,73 @@ export interface GatewayApp extends ServiceApp {
 
 export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps = {}): Promise<GatewayApp> {
   const logger = deps.logger ?? createLogger('gateway', config.LOG_LEVEL);
-  const store = deps.store ?? (await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }));
-  const subgraphUrls: Record<Subgraph, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
+  // Closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'gateway: a shutdown step is slow') });
+  return life.build(async () => {
+    const store =
+      deps.store ??
+      life.own('redis store', await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }), (s) =>
+        s.close(),
+      );
+    const subgraphUrls: Record<Subgraph, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
 
-  const connections = subgraphConnections();
-  const gateway = new ApolloGateway({
-    supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name, url }) => {
-      const local = deps.subgraphs?.[name as Subgraph];
-      const transport = local ? inProcess(name as ServiceName, local) : connections.over(subgraphUrls[name as Subgraph] ?? url!);
-      return new SubgraphSource(name as ServiceName, transport);
-    },
+    const connections = life.own('subgraph connections', subgraphConnections(), (c) => c.close());
+    const gateway = new ApolloGateway({
+      supergraphSdl: readFileSync(config.SUPERGRAPH_PATH, 'utf8'),
+      buildService: ({ name, url }) => {
+        const local = deps.subgraphs?.[name as Subgraph];
+        const transport = local ? inProcess(name as ServiceName, local) : connections.over(subgraphUrls[name as Subgraph] ?? url!);
+        return new SubgraphSource(name as ServiceName, transport);
+      },
+    });
+    // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
+    // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
+    const operationLimits = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: config.GRAPHQL_INTROSPECTION });
+    const { app, internal, metrics } = createService({
+      name: 'gateway',
+      logger,
+      trustProxy: config.GATEWAY_TRUST_PROXY,
+      readiness: { redis: () => store.ping() },
+    });
+    const server = new ApolloServer<GatewayContext>({
+      gateway,
+      plugins: [...operationLimits.plugins, operationMetrics(metrics)],
+      validationRules: operationLimits.validationRules,
+      parseOptions: operationLimits.parseOptions,
+      formatError: maskError,
+      includeStacktraceInErrorResponses: false,
+      stopOnTerminationSignals: false,
+      // A map of the schema helps an attacker as much as a developer: only when asked for.
+      introspection: config.GRAPHQL_INTROSPECTION,
+      hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
+    });
+    await server.start();
+    life.defer('apollo server', () => server.stop());
+
+    const edge = new EdgeAuthenticator(
+      createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
+      new SessionStore(store),
+    );
+    const signer = new InternalClaimsSigner(config.SERVICE_KEY);
+    const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
+
+    // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
+    const body = express.json({ limit: '64kb' });
+    // The facade's calls arrive on the internal listener, already counted there.
+    const limits = new ApiLimits(store, config, metrics);
+    cachedReadMetrics(metrics, store);
+    app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
+    const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
+    internal.use('/graphql', body, serveGraphQL(internalGraphql));
+    finishService(app, logger);
+    finishService(internal, logger);
+
+    return {
+      name: 'gateway',
+      app,
+      internal,
+      graphql: internalGraphql,
+      close: () => life.close(),
+    };
   });
-  // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
-  // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
-  const operationLimits = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: config.GRAPHQL_INTROSPECTION });
-  const { app, internal, metrics } = createService({
-    name: 'gateway',
-    logger,
-    trustProxy: config.GATEWAY_TRUST_PROXY,
-    readiness: { redis: () => store.ping() },
-  });
-  const server = new ApolloServer<GatewayContext>({
-    gateway,
-    plugins: [...operationLimits.plugins, operationMetrics(metrics)],
-    validationRules: operationLimits.validationRules,
-    parseOptions: operationLimits.parseOptions,
-    formatError: maskError,
-    includeStacktraceInErrorResponses: false,
-    stopOnTerminationSignals: false,
-    // A map of the schema helps an attacker as much as a developer: only when asked for.
-    introspection: config.GRAPHQL_INTROSPECTION,
-    hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
-  });
-  await server.start();
-
-  const edge = new EdgeAuthenticator(
-    createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
-    new SessionStore(store),
-  );
-  const signer = new InternalClaimsSigner(config.SERVICE_KEY);
-  const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
-
-  // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
-  const body = express.json({ limit: '64kb' });
-  // The facade's calls arrive on the internal listener, already counted there.
-  const limits = new ApiLimits(store, config, metrics);
-  cachedReadMetrics(metrics, store);
-  app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
-  const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
-  internal.use('/graphql', body, serveGraphQL(internalGraphql));
-  finishService(app, logger);
-  finishService(internal, logger);
-
-  return {
-    name: 'gateway',
-    app,
-    internal,
-    graphql: internalGraphql,
-    close: async () => {
-      await server.stop();
-      await connections.close();
-      if (!deps.store) await store.close();
-    },
-  };
 }

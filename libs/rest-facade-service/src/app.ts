@@ -3,7 +3,7 @@ import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
-import { createService, finishService, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
+import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
@@ -33,54 +33,59 @@ export interface FacadeDeps {
 
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('rest-facade', config.LOG_LEVEL);
-  const store = deps.store ?? (await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }));
-  const events = deps.events ?? (await connectEventLog(config.REDIS_URL));
-  const feed = new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger);
-  const edge = new EdgeAuthenticator(
-    createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
-    new SessionStore(store),
-  );
-  const signer = new InternalClaimsSigner(config.SERVICE_KEY);
-  const gateway = new GatewayClient(config.GATEWAY_URL, signer, deps.gateway);
+  // Closed in reverse on close(), or at once if a later step fails.
+  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'rest-facade: a shutdown step is slow') });
+  return life.build(async () => {
+    const store =
+      deps.store ??
+      life.own('redis store', await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }), (s) =>
+        s.close(),
+      );
+    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const feed = life.own('live order feed', new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger), (f) =>
+      f.close(),
+    );
+    const edge = new EdgeAuthenticator(
+      createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
+      new SessionStore(store),
+    );
+    const signer = new InternalClaimsSigner(config.SERVICE_KEY);
+    const gateway = life.own('gateway client', new GatewayClient(config.GATEWAY_URL, signer, deps.gateway), (g) => g.close());
 
-  const { app, internal, metrics } = createService({
-    name: 'rest-facade',
-    logger,
-    trustProxy: config.FACADE_TRUST_PROXY,
-    readiness: { redis: () => store.ping() },
+    const { app, internal, metrics } = createService({
+      name: 'rest-facade',
+      logger,
+      trustProxy: config.FACADE_TRUST_PROXY,
+      readiness: { redis: () => store.ping() },
+    });
+    // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
+    // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
+    // claims), then everything else under /v1 is an authenticated API call from the route table.
+    app.use(docsRouter(BASE_PATH));
+    const limits = new ApiLimits(store, config, metrics);
+    cachedReadMetrics(metrics, store);
+    // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
+    const byAddress = limits.byAddress();
+    app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
+    app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
+    app.use(
+      BASE_PATH,
+      routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
+      authenticate(edge, limits),
+      orderEventsRoute(feed, edge, gateway, {
+        heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
+        maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,
+      }),
+      routeTableRouter(ROUTES, gateway),
+    );
+    finishService(app, logger);
+    finishService(internal, logger);
+
+    return {
+      name: 'rest-facade',
+      app,
+      internal,
+      close: () => life.close(),
+    };
   });
-  // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
-  // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
-  // claims), then everything else under /v1 is an authenticated API call from the route table.
-  app.use(docsRouter(BASE_PATH));
-  const limits = new ApiLimits(store, config, metrics);
-  cachedReadMetrics(metrics, store);
-  // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
-  const byAddress = limits.byAddress();
-  app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
-  app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
-  app.use(
-    BASE_PATH,
-    routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
-    authenticate(edge, limits),
-    orderEventsRoute(feed, edge, gateway, {
-      heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
-      maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,
-    }),
-    routeTableRouter(ROUTES, gateway),
-  );
-  finishService(app, logger);
-  finishService(internal, logger);
-
-  return {
-    name: 'rest-facade',
-    app,
-    internal,
-    close: async () => {
-      await feed.close();
-      if (!deps.events) await events.close();
-      await gateway.close();
-      if (!deps.store) await store.close();
-    },
-  };
 }

@@ -29,4 +29,13 @@ describe('Lifecycle', () => {
     ).rejects.toThrow('the signing keys could not be loaded');
     expect(closed).toEqual(['redis', 'db']);
   });
+
+  it('names a step that is slow to close, and only that one', async () => {
+    const slow: string[] = [];
+    const life = new Lifecycle({ slowStepMs: 50, onSlowStep: (name, ms) => slow.push(`${name} after ${ms} ms`) });
+    life.defer('quick pool', () => undefined);
+    life.defer('stuck consumer', () => new Promise((r) => setTimeout(r, 150)));
+    await life.close();
+    expect(slow).toEqual(['stuck consumer after 50 ms']);
+  });
 });

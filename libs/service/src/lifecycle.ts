@@ -3,11 +3,14 @@
  * reverse order, once (later calls wait for the first), and goes on past a step that fails,
  * throwing an AggregateError at the end. `build` runs the opening steps and, if one of them
  * throws, closes what was opened so far before passing the error on: a half-built app never
- * leaves a pool, a connection or a timer behind.
+ * leaves a pool, a connection or a timer behind. A step still closing after `slowStepMs` is
+ * reported by name (`onSlowStep`), so a shutdown that hangs says where.
  */
 export class Lifecycle {
   private readonly steps: Array<{ name: string; close: () => unknown }> = [];
   private closing: Promise<void> | undefined;
+
+  constructor(private readonly watch: { slowStepMs?: number; onSlowStep?: (name: string, ms: number) => void } = {}) {}
 
   /** Remembers how to close something just opened, and returns it. */
   own<T>(name: string, thing: T, close: (thing: T) => unknown): T {
@@ -32,11 +35,15 @@ export class Lifecycle {
   close(): Promise<void> {
     this.closing ??= (async () => {
       const failures: Error[] = [];
+      const { slowStepMs = 5000, onSlowStep } = this.watch;
       for (const step of this.steps.splice(0).reverse()) {
+        const slow = onSlowStep ? setTimeout(() => onSlowStep(step.name, slowStepMs), slowStepMs).unref() : undefined;
         try {
           await step.close();
         } catch (err) {
           failures.push(new Error(`closing ${step.name} failed: ${(err as Error)?.message ?? String(err)}`, { cause: err }));
+        } finally {
+          clearTimeout(slow);
         }
       }
       if (failures.length) throw new AggregateError(failures, failures.map((f) => f.message).join('; '));
