@@ -1,6 +1,14 @@
 const nx = require('@nx/eslint-plugin');
 
 const libTypes = ['type:util', 'type:data', 'type:feature'];
+// A domain's code imports its own domain and shared code, never another domain's: production code and specs alike.
+const domainConstraints = [
+  ...['auth', 'gateway', 'rest-facade', 'accounts', 'banking', 'oms'].map((d) => ({
+    sourceTag: `scope:${d}`,
+    onlyDependOnLibsWithTags: [`scope:${d}`, 'scope:shared'],
+  })),
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+];
 
 module.exports = [
   ...nx.configs['flat/base'],
@@ -27,12 +35,7 @@ module.exports = [
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:util', 'type:data'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: libTypes },
-            // A domain's code imports its own domain and shared code, never another domain's.
-            ...['auth', 'gateway', 'rest-facade', 'accounts', 'banking', 'oms'].map((d) => ({
-              sourceTag: `scope:${d}`,
-              onlyDependOnLibsWithTags: [`scope:${d}`, 'scope:shared'],
-            })),
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            ...domainConstraints,
           ],
         },
       ],
@@ -42,14 +45,15 @@ module.exports = [
     },
   },
   {
-    // Specs, and the helpers they share (a testing/ or e2e/ folder), may use the test helpers wherever they live.
+    // Specs, and the helpers they share (a testing/ or e2e/ folder), may use the test helpers wherever
+    // they live; the domain rules still hold for them.
     files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
         {
           enforceBuildableLibDependency: false,
-          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }],
+          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }, ...domainConstraints],
         },
       ],
     },

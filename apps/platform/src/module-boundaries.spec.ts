@@ -57,6 +57,17 @@ describe('lint rules', () => {
     expect(problems('apps/oms/src/fixture.ts', code)).toEqual([]);
   }, 60_000);
 
+  it('refuses a library importing an app, and a spec crossing domains (specs may use the test helpers, not another domain)', () => {
+    const intoApp = "import { loadPlatformConfig } from '../../../apps/platform/src/config';\n\nexport const load = loadPlatformConfig;\n";
+    expect(problems('libs/money/src/fixture.ts', intoApp)).toContainEqual(
+      expect.stringMatching(/^no-restricted-imports: .*import a project by its @trading\/ name/),
+    );
+    const otherDomain = "import { createOmsApp } from '@trading/oms-service';\n\nexport const start = createOmsApp;\n";
+    expect(problems('apps/banking/src/funding/fixture.spec.ts', otherDomain)).toEqual([
+      expect.stringMatching(/^@nx\/enforce-module-boundaries: A project tagged with "scope:banking" can only depend on libs tagged with/),
+    ]);
+  }, 60_000);
+
   it('refuses a lower layer depending on a higher one (a util lib on a feature lib)', () => {
     const code = "import { SessionStore } from '@trading/auth';\n\nexport const sessions = SessionStore;\n";
     expect(problems('libs/money/src/fixture.ts', code)).toEqual([expect.stringMatching(/^@nx\/enforce-module-boundaries: .*type:util/)]);
