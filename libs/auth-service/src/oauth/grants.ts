@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { SessionStore } from '@trading/auth';
 import { errors } from '@trading/errors';
+import { queryPrepared, type PreparedStatement } from '@trading/db';
 import { returnedRows } from '../registry/sql';
 
 export type RevokeReason = 'USER' | 'CLIENT' | 'CODE_REUSED' | 'REFRESH_TOKEN_REUSED' | 'APP_SUSPENDED';
@@ -55,6 +56,24 @@ export interface AuthorisedApp {
 /** How fresh a grant's "last used" time is kept (the dashboard shows it to the minute). */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 
+/** Read on every refresh (prepared: planned once per connection). */
+const GRANT_BY_ID: PreparedStatement = {
+  name: 'grant-by-id',
+  text: 'SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1',
+};
+
+/** The grant is live; its last use noted, at most once per LAST_USED_RESOLUTION_SECONDS. Run on every refresh. */
+const TOUCH_IF_ACTIVE: PreparedStatement = {
+  name: 'touch-grant-if-active',
+  text: `WITH live AS (SELECT id, last_used_at FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL),
+              touched AS (
+                UPDATE oauth_grants g SET last_used_at = now() FROM live
+                 WHERE g.id = live.id AND g.revoked_at IS NULL
+                   AND (live.last_used_at IS NULL OR live.last_used_at < now() - interval '${LAST_USED_RESOLUTION_SECONDS} seconds')
+                RETURNING g.id)
+         SELECT EXISTS (SELECT 1 FROM live) AS active`,
+};
+
 export class GrantService {
   constructor(
     private readonly dataSource: DataSource,
@@ -84,10 +103,7 @@ export class GrantService {
       created_at: Date;
       activated_at: Date | null;
       revoked_at: Date | null;
-    }> = await this.dataSource.query(
-      'SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1',
-      [grantId],
-    );
+    }> = await queryPrepared(this.dataSource, GRANT_BY_ID, [grantId]);
     if (!row) return null;
     return {
       id: row.id,
@@ -120,16 +136,7 @@ export class GrantService {
   async touchIfActive(grantId: string): Promise<boolean> {
     // "Last used" is shown to the minute: written at most once a minute, so a refresh is a read
     // (no row version, no WAL flush), not a commit, unless the minute has turned.
-    const [row]: Array<{ active: boolean }> = await this.dataSource.query(
-      `WITH live AS (SELECT id, last_used_at FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL),
-            touched AS (
-              UPDATE oauth_grants g SET last_used_at = now() FROM live
-               WHERE g.id = live.id AND g.revoked_at IS NULL
-                 AND (live.last_used_at IS NULL OR live.last_used_at < now() - interval '${LAST_USED_RESOLUTION_SECONDS} seconds')
-              RETURNING g.id)
-       SELECT EXISTS (SELECT 1 FROM live) AS active`,
-      [grantId],
-    );
+    const [row] = await queryPrepared<{ active: boolean }>(this.dataSource, TOUCH_IF_ACTIVE, [grantId]);
     return !!row?.active;
   }
 

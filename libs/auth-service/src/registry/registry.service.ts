@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, errors, isUuid } from '@trading/errors';
+import { queryPrepared, type PreparedStatement } from '@trading/db';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
@@ -77,6 +78,13 @@ const hashSecret = (secret: string) => createHash('sha256').update(secret).diges
 
 const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a.app_name, a.description, a.logo_url, a.homepage_url, a.support_email,
   a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
+
+const CLIENT_ROW: PreparedStatement = {
+  name: 'client-with-secret',
+  text: `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash
+           FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
+          WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
+};
 
 function toApp(r: Record<string, any>): VendorApp {
   return {
@@ -303,12 +311,8 @@ export class RegistryService {
     options: { includeSuspended?: boolean },
   ): Promise<Record<string, any> | null> {
     if (typeof clientId !== 'string' || clientId.length > 100) return null;
-    const rows: Array<Record<string, any>> = await this.dataSource.query(
-      `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash
-         FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
-        WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
-      [clientId, environment, !!options.includeSuspended],
-    );
+    // Read on every token request: a prepared statement (planned once per connection).
+    const rows = await queryPrepared<Record<string, any>>(this.dataSource, CLIENT_ROW, [clientId, environment, !!options.includeSuspended]);
     return rows[0] ?? null;
   }
 
