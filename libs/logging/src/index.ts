@@ -73,14 +73,29 @@ export function createLogger(service: string, level: LevelWithSilent = 'info', d
 
 let stdout: DestinationStream | undefined;
 
+/** Lines wait in memory until this much is pending, or FLUSH_MS has passed: one write for many lines. */
+const BUFFER_BYTES = 8 * 1024;
+const FLUSH_MS = 250;
+
 /**
- * One asynchronous stdout for every logger of the process: a slow reader of stdout (a log
- * shipper that falls behind, a full pipe) must not stall the event loop on every line, as
- * synchronous writes do; lines written while a write is under way go out together. pino
- * flushes it synchronously when the process exits (also after a fatal error).
+ * One buffered, asynchronous stdout for every logger of the process. A write per line was 7% of
+ * the facade's CPU under load (writing to a file); buffered, lines go out together, at the latest
+ * FLUSH_MS after they were logged, and a slow reader of stdout (a log shipper that falls behind,
+ * a full pipe) never stalls the event loop. pino flushes what is pending synchronously when the
+ * process exits (also after a fatal error).
  */
 function standardOutput(): DestinationStream {
-  stdout ??= pino.destination({ dest: 1, sync: false });
+  if (!stdout) {
+    const destination = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+    setInterval(() => {
+      try {
+        destination.flush();
+      } catch {
+        /* closed at exit: pino flushed it */
+      }
+    }, FLUSH_MS).unref();
+    stdout = destination;
+  }
   return stdout;
 }
 
