@@ -19,7 +19,6 @@ import type { AccountsConfig } from './config';
 import { Accounts1732230000001 } from './migrations/1732230000001-accounts';
 import { PositionsRealizedPnl1732230000011 } from './migrations/1732230000011-positions-realized-pnl';
 import { Settlement1732230000023 } from './migrations/1732230000023-settlement';
-import { PositionEntity } from './positions/entities/position.entity';
 import { PositionsService } from './positions/positions.service';
 import { positionsResolvers } from './positions/resolvers';
 import { accountsSubgraphSdl } from './schema';
@@ -61,7 +60,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         logger,
         databaseUrl: config.ACCOUNTS_DATABASE_URL,
         identity: config,
-        entities: [PositionEntity],
+        entities: [],
         migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
         typeDefs: accountsSubgraphSdl,
         scopes: accountsScopes,

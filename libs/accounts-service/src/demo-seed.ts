@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Account } from './accounts/entities/account.entity';
-import { PositionEntity, type Position } from './positions/entities/position.entity';
+import type { Position } from './positions/entities/position.entity';
 
 export interface AccountsDemoData {
   accounts: Array<Pick<Account, 'id' | 'userId' | 'number' | 'type' | 'baseCurrency'>>;
@@ -18,8 +18,11 @@ export async function seedAccountsDemo(dataSource: DataSource, data: AccountsDem
          ON CONFLICT (id) DO NOTHING`,
         [a.id, a.userId, a.number, a.type, a.baseCurrency],
       );
-    await tx
-      .getRepository(PositionEntity)
-      .upsert(data.positions, { conflictPaths: ['accountId', 'symbol'], skipUpdateIfNoValuesChanged: true });
+    for (const p of data.positions)
+      await tx.query(
+        `INSERT INTO positions (account_id, symbol, quantity, average_cost, currency, realized_pnl) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account_id, symbol) DO NOTHING`,
+        [p.accountId, p.symbol, p.quantity, p.averageCost, p.currency, p.realizedPnl ?? '0'],
+      );
   });
 }

@@ -1,8 +1,26 @@
 import { AppError } from '@trading/errors';
 import { parseLimit, type CursorCodec, type Page } from '@trading/pagination';
-import { MoreThan, type DataSource, type Repository } from 'typeorm';
+import { queryPrepared, type DataSource, type PreparedStatement } from '@trading/db';
 import { canonical, formatPrice } from '@trading/money';
-import { PositionEntity, type Position } from './entities/position.entity';
+import type { Position } from './entities/position.entity';
+
+/** The positions table is read and written with SQL only (settlement writes it); reads name columns as `Position` spells them. */
+const POSITION_COLUMNS = `account_id AS "accountId", symbol, quantity::text AS quantity, average_cost::text AS "averageCost",
+  currency, realized_pnl::text AS "realizedPnl", updated_at AS "updatedAt"`;
+
+/** A page of an account's holdings after a symbol ('' for the first page): read by every positions, margin and portfolio call. */
+const POSITIONS_PAGE: PreparedStatement = {
+  name: 'positions-page',
+  text: `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_id = $1 AND symbol > $2 ORDER BY symbol LIMIT $3`,
+};
+const ALL_POSITIONS: PreparedStatement = {
+  name: 'positions-of-account',
+  text: `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_id = $1 ORDER BY symbol`,
+};
+const ONE_POSITION: PreparedStatement = {
+  name: 'position-in-symbol',
+  text: `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_id = $1 AND symbol = $2`,
+};
 
 /** Instrument symbols as the OMS lists them: upper case letters, digits and dots (BRK.B). */
 export const SYMBOL = /^[A-Z0-9.]{1,12}$/;
@@ -17,36 +35,29 @@ export function parseSymbol(value: unknown): string {
 }
 
 export class PositionsService {
-  private readonly positions: Repository<Position>;
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     private readonly cursors: CursorCodec,
-  ) {
-    this.positions = dataSource.getRepository(PositionEntity);
-  }
+  ) {}
 
   /** One page of an account's holdings, by symbol. The cursor is bound to the account it came from. */
   async page(accountId: string, args: { limit?: unknown; cursor?: unknown }): Promise<Page<Position>> {
     const limit = parseLimit(args.limit);
     const scope = `positions:${accountId}`;
     const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
-    const rows = await this.positions.find({
-      where: { accountId, ...(after ? { symbol: MoreThan(after.s) } : {}) },
-      order: { symbol: 'ASC' },
-      take: limit + 1,
-    });
+    const rows = await queryPrepared<Position>(this.dataSource, POSITIONS_PAGE, [accountId, after?.s ?? '', limit + 1]);
     return this.cursors.page(rows, limit, scope, (last) => ({ s: last.symbol }), present);
   }
 
   /** The holding in `symbol`, or null when the account holds none. */
   async find(accountId: string, symbol: unknown): Promise<Position | null> {
-    const row = await this.positions.findOneBy({ accountId, symbol: parseSymbol(symbol) });
-    return row && present(row);
+    const [row] = await queryPrepared<Position>(this.dataSource, ONE_POSITION, [accountId, parseSymbol(symbol)]);
+    return row ? present(row) : null;
   }
 
   /** Every holding of an account (valuation needs them all). */
   async all(accountId: string): Promise<Position[]> {
-    return (await this.positions.find({ where: { accountId }, order: { symbol: 'ASC' } })).map(present);
+    return (await queryPrepared<Position>(this.dataSource, ALL_POSITIONS, [accountId])).map(present);
   }
 }
 
