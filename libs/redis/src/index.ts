@@ -86,9 +86,15 @@ export class RedisStore implements KeyValueStore {
   async set(key: string, value: string, ttlSeconds?: number) {
     if (ttlSeconds) await this.client.set(key, value, { expiration: { type: 'EX', value: ttlSeconds } });
     else await this.client.set(key, value);
+    this.tracked?.forget([key]);
   }
-  del(...keys: string[]) {
-    return keys.length ? this.client.del(keys) : Promise.resolve(0);
+  async del(...keys: string[]) {
+    if (!keys.length) return 0;
+    const deleted = await this.client.del(keys);
+    // Once this resolves, no reader of this process answers from memory for these keys (a revocation
+    // here is refused here at once; other processes learn it from Redis's invalidation push).
+    this.tracked?.forget(keys);
+    return deleted;
   }
   async addToSet(key: string, member: string, ttlSeconds: number) {
     await this.client.multi().sAdd(key, member).expire(key, ttlSeconds).exec();

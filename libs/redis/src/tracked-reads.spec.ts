@@ -44,6 +44,17 @@ describe('cached reads (RESP3 client-side caching)', () => {
     expect(await edge.getCached('session:b')).toBeNull();
   });
 
+  it('forgets at once what the store itself changed (auth and the edges share one store in the all-in-one)', async () => {
+    await edge.set('session:c', 'live', 60);
+    expect(await edge.getCached('session:c')).toBe('live');
+    expect(await edge.getCached('session:c')).toBe('live');
+    const entries = edge.cacheStats()!.entries;
+    // Dropped from memory when the delete resolves, whether or not Redis's push has been read yet.
+    await edge.del('session:c');
+    expect(edge.cacheStats()!.entries).toBe(entries - 1);
+    expect(await edge.getCached('session:c')).toBeNull();
+  });
+
   it('keeps the prefix apart: a key of another prefix with the same name is neither read nor cached', async () => {
     const other = (await connectStore(REDIS_URL, { keyPrefix: `test:${randomUUID()}:`, cachedReads: { maxEntries: 10 } })) as RedisStore;
     try {

@@ -26,6 +26,8 @@ export class TrackedReads {
     private readonly client: RedisClient,
     private readonly cache: BasicClientSideCache,
     private readonly fallback: RedisClient,
+    /** The cache knows keys as Redis does: with the prefix. */
+    private readonly keyPrefix = '',
   ) {}
 
   static async open(url: string, fallback: RedisClient, options: TrackedReadOptions): Promise<TrackedReads> {
@@ -35,7 +37,7 @@ export class TrackedReads {
     // no entry read before a gap survives it, whatever ended the connection.
     for (const event of ['error', 'end', 'reconnecting', 'ready'] as const) client.on(event, () => cache.clear(false));
     await connectOrDestroy(client);
-    return new TrackedReads(client, cache, fallback);
+    return new TrackedReads(client, cache, fallback, options.keyPrefix);
   }
 
   async get(key: string): Promise<string | null> {
@@ -48,6 +50,15 @@ export class TrackedReads {
     if (!this.client.isReady) return this.fallback.get(key);
     // Lost mid-read: the ordinary connection may still answer.
     return this.client.get(key).catch(() => this.fallback.get(key));
+  }
+
+  /**
+   * Drops what this process remembers of `keys`, at once: called after this process changed them
+   * itself, so its own next read (auth and the edges share one store in the all-in-one) never
+   * waits on the invalidation push Redis sends it on another connection.
+   */
+  forget(keys: readonly string[]): void {
+    for (const key of keys) this.cache.invalidate(this.keyPrefix + key);
   }
 
   /** Hits, misses and evictions since the start (hits cost no round trip). */
