@@ -7,7 +7,6 @@ import { createSubgraphService, identityTools, scalarResolvers, type SubgraphSer
 import { mountOmsBackOffice } from './back-office/back-office.routes';
 import { InstrumentsBackOffice } from './back-office/instruments.back-office';
 import type { OmsConfig } from './config';
-import { InstrumentEntity } from './instruments/entities/instrument.entity';
 import { InstrumentsService } from './instruments/instruments.service';
 import { instrumentsResolvers } from './instruments/resolvers';
 import { FxRateEntity } from './market/entities/fx-rate.entity';
@@ -69,7 +68,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         databaseUrl: config.OMS_DATABASE_URL,
         identity: config,
         // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
-        entities: [InstrumentEntity, FxRateEntity],
+        entities: [FxRateEntity],
         migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021, TraceContext1732230000031],
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,

@@ -1,5 +1,4 @@
-import { EntitySchema } from 'typeorm';
-
+/** An instrument of the paper market (the instruments table, read and written with SQL). */
 export interface Instrument {
   symbol: string;
   name: string;
@@ -15,20 +14,3 @@ export interface Instrument {
   minQuantity?: string;
   maxQuantity?: string;
 }
-
-export const InstrumentEntity = new EntitySchema<Instrument>({
-  name: 'Instrument',
-  tableName: 'instruments',
-  columns: {
-    symbol: { type: 'text', primary: true },
-    name: { type: 'text' },
-    currency: { type: 'char', length: 3 },
-    tickSize: { type: 'numeric', precision: 20, scale: 8, name: 'tick_size' },
-    lotSize: { type: 'numeric', precision: 20, scale: 8, name: 'lot_size' },
-    lastPrice: { type: 'numeric', precision: 20, scale: 8, name: 'last_price' },
-    previousClose: { type: 'numeric', precision: 20, scale: 8, name: 'previous_close' },
-    tradable: { type: 'boolean', default: true },
-    minQuantity: { type: 'numeric', precision: 20, scale: 8, name: 'min_quantity', default: 1 },
-    maxQuantity: { type: 'numeric', precision: 20, scale: 8, name: 'max_quantity', default: 100000 },
-  },
-});
