@@ -39,9 +39,11 @@ describe('order list fields are batched', () => {
     const ds = p.oms.dataSource;
     const original = ds.query.bind(ds);
     const statements: string[] = [];
-    ds.query = ((sql: string, params?: unknown[]) => {
-      statements.push(sql);
-      return original(sql, params);
+    // Every argument passed on: a transaction's own queries carry its query runner, and one
+    // dropped here would run on another connection and wait for the transaction's locks for ever.
+    ds.query = ((...args: Parameters<typeof ds.query>) => {
+      statements.push(args[0]);
+      return original(...args);
     }) as typeof ds.query;
     try {
       const res = await http('POST', p.urls.gateway, {
