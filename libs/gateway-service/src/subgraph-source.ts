@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { Agent } from 'undici';
 import { INTERNAL_CLAIMS_HEADER, type ServiceName } from '@trading/auth';
 import { REQUEST_ID_HEADER } from '@trading/logging';
-import type { GraphQLCall, GraphQLEndpoint } from '@trading/service';
+import { callWithin, type GraphQLCall, type GraphQLEndpoint } from '@trading/service';
 import type { GatewayContext } from './context';
 
 /** A subgraph's answer: status and JSON text. */
@@ -51,7 +51,7 @@ export function inProcess(subgraph: ServiceName, endpoint: () => GraphQLEndpoint
   return (call) => {
     const current = endpoint();
     if (!current) return Promise.reject(new Error(`${subgraph} is not running`));
-    return current(call);
+    return callWithin(current, call, SUBGRAPH_TIMEOUT_MS);
   };
 }
 

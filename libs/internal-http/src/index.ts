@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import { INTERNAL_CLAIMS_HEADER, type Claims, type InternalClaimsSigner, type ServiceName } from '@trading/auth';
 import { AppError, fromGraphQLError, isErrorCode, type ErrorCode } from '@trading/errors';
 import { REQUEST_ID_HEADER } from '@trading/logging';
-import type { GraphQLEndpoint } from '@trading/service';
+import { callWithin, type GraphQLEndpoint } from '@trading/service';
 
 export interface InternalClientOptions {
   /** Keep-alive connections to the peer (default 16). */
@@ -88,7 +88,12 @@ export class InternalClient {
   private async callInProcess<T>(endpoint: GraphQLEndpoint | undefined, request: InternalRequest): Promise<T | undefined> {
     if (!endpoint) throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
     const headers = this.headers(await this.signer.signFor(request.claims, this.audience), request.requestId);
-    const reply = await endpoint({ headers, body: request.body, requestId: request.requestId ?? '' });
+    let reply;
+    try {
+      reply = await callWithin(endpoint, { headers, body: request.body, requestId: request.requestId ?? '' }, this.timeoutMs);
+    } catch {
+      throw this.unavailable(`The ${this.audience} service did not answer; try again`);
+    }
     try {
       return JSON.parse(reply.body) as T;
     } catch {

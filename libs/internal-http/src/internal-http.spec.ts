@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { INTERNAL_BACK_OFFICE_SCOPE, INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { testKeys } from '@trading/testing';
+import type { GraphQLEndpoint } from '@trading/service';
 import { InternalClient } from './index';
 
 /** A peer's internal listener: answers by path, and tells what claims it was sent. */
@@ -99,5 +100,27 @@ describe('InternalClient', () => {
       message: 'The oms service could not be reached; try again',
     });
     await nobody.close();
+  });
+
+  it('calls a peer of the same process with the same signed claims, and fails it as unreachable when it is gone or stuck', async () => {
+    const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
+    let seen: unknown;
+    const answering: GraphQLEndpoint = async (call) => {
+      seen = await verifier.verify(call.headers[INTERNAL_CLAIMS_HEADER] as string);
+      return { status: 200, headers: new Map(), body: JSON.stringify({ data: { ok: true } }) };
+    };
+    let peerNow: GraphQLEndpoint | undefined = answering;
+    const local = new InternalClient('http://127.0.0.1:1', 'accounts', keys.signer('auth'), {
+      timeoutMs: 200,
+      inProcessGraphql: () => peerNow,
+    });
+    await expect(local.graphql('/graphql', '{ ok }', {}, { claims })).resolves.toEqual({ ok: true });
+    expect(seen).toMatchObject({ caller: 'auth', sub: 'back-office' });
+
+    peerNow = () => new Promise(() => undefined); // stuck: never answers
+    await expect(local.graphql('/graphql', '{ ok }', {}, { claims })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    peerNow = undefined; // stopped
+    await expect(local.graphql('/graphql', '{ ok }', {}, { claims })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await local.close();
   });
 });

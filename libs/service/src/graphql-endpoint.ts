@@ -52,6 +52,18 @@ export function graphqlEndpoint<C extends BaseContext>(
   };
 }
 
+/**
+ * A call to a peer of the same process, bounded as a call over a socket is: a peer stuck (on a
+ * lock, a dependency) fails the caller after `ms` instead of holding it for ever.
+ */
+export function callWithin(endpoint: GraphQLEndpoint, call: GraphQLCall, ms: number): Promise<GraphQLReply> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([endpoint(call), timedOut]).finally(() => clearTimeout(timer));
+}
+
 /** Serves an endpoint over HTTP (after `express.json()`): what `@as-integrations/express5` did, minus the ETag of every answer. */
 export function serveGraphQL(endpoint: GraphQLEndpoint): RequestHandler {
   return (req, res, next) => {

@@ -3,4 +3,4 @@ export * from './problems';
 export * from './server';
 export { startPeriodic, type PeriodicTask } from './periodic';
 export { Lifecycle } from './lifecycle';
-export { graphqlEndpoint, serveGraphQL, type GraphQLCall, type GraphQLEndpoint, type GraphQLReply } from './graphql-endpoint';
+export { callWithin, graphqlEndpoint, serveGraphQL, type GraphQLCall, type GraphQLEndpoint, type GraphQLReply } from './graphql-endpoint';
