@@ -190,8 +190,8 @@ export type FundingTransactionConnection = {
 export type FundingInput = {
   /** One of the caller's accounts. */
   accountId: Scalars['ID']['input'];
-  /** A decimal string > 0, at most 2 decimals (JPY: none) and 15 integer digits. */
-  amount: Scalars['String']['input'];
+  /** Greater than zero, at most the currency's minor units of decimals (2 for USD, none for JPY) and 12 integer digits. */
+  amount: Scalars['Decimal']['input'];
   /** ISO 4217 */
   currency: Scalars['String']['input'];
   /** Free text shown on the transaction (at most 140 characters). */

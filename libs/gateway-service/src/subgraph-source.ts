@@ -87,6 +87,9 @@ export class SubgraphSource implements GraphQLDataSource<GatewayContext> {
     } catch {
       answer = reply.body;
     }
+    // A 400 with GraphQL errors is the subgraph refusing the operation's input (a variable not
+    // in its scalar's syntax): its errors, which name the field, are the answer.
+    if (reply.status === 400 && isGraphQLErrorAnswer(answer)) return answer as GatewayResponse;
     // As Apollo's RemoteGraphQLDataSource: a refusal of the whole call is an error with the subgraph's answer attached (the gateway masks it).
     if (reply.status < 200 || reply.status >= 300) {
       const code = reply.status === 401 ? 'UNAUTHENTICATED' : reply.status === 403 ? 'FORBIDDEN' : undefined;
@@ -95,6 +98,11 @@ export class SubgraphSource implements GraphQLDataSource<GatewayContext> {
       });
     }
     if (typeof answer !== 'object' || answer === null) throw new Error(`Expected JSON response body, but received: ${reply.body}`);
-    return answer as Awaited<ReturnType<GraphQLDataSource['process']>>;
+    return answer as GatewayResponse;
   }
 }
+
+type GatewayResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;
+
+const isGraphQLErrorAnswer = (answer: unknown): boolean =>
+  typeof answer === 'object' && answer !== null && Array.isArray((answer as { errors?: unknown }).errors);

@@ -10,6 +10,12 @@ export const D = Decimal.clone({ precision: 64, rounding: Decimal.ROUND_HALF_UP 
 export type Dec = InstanceType<typeof D>;
 type Value = Decimal.Value;
 
+/**
+ * A decimal as the API writes and accepts it, in GraphQL (the `Decimal` scalar) and in REST:
+ * optional minus, digits, optional fraction. No exponent, no plus, no JSON number.
+ */
+export const DECIMAL_SYNTAX = /^-?\d+(\.\d+)?$/;
+
 /** ISO 4217 codes this broker books and trades in, with their minor units (JPY and KRW have none). */
 export const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
   USD: 2,

@@ -358,12 +358,12 @@ export type OrderInput = {
   type: Scalars['String']['input'];
   /** DAY, GTC, IOC or FOK (what the type accepts). */
   timeInForce: Scalars['String']['input'];
-  /** A decimal string: a multiple of the lot size, within the instrument limits. */
-  quantity: Scalars['String']['input'];
-  /** LIMIT and STOP_LIMIT: a decimal string on the tick. */
-  limitPrice?: InputMaybe<Scalars['String']['input']>;
-  /** STOP and STOP_LIMIT: a decimal string on the tick. */
-  stopPrice?: InputMaybe<Scalars['String']['input']>;
+  /** A multiple of the lot size, within the instrument limits. */
+  quantity: Scalars['Decimal']['input'];
+  /** LIMIT and STOP_LIMIT: on the tick. */
+  limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** STOP and STOP_LIMIT: on the tick. */
+  stopPrice?: InputMaybe<Scalars['Decimal']['input']>;
   /** Unique per account (at most 64 characters); generated when absent. */
   clientOrderId?: InputMaybe<Scalars['String']['input']>;
 };

@@ -2,15 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import express, { type Express, type Router } from 'express';
-import {
-  defaultFieldResolver,
-  GraphQLError,
-  isObjectType,
-  parse,
-  type GraphQLFieldResolver,
-  type GraphQLFormattedError,
-  type GraphQLScalarType,
-} from 'graphql';
+import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLScalarType } from 'graphql';
 import {
   deriveServiceSecret,
   ExpiringCache,
@@ -25,7 +17,7 @@ import {
 } from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { databasePoolMetrics, openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
-import { AppError, errors, isErrorCode, toGraphQLError } from '@trading/errors';
+import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import type { Registry } from 'prom-client';
 import { createService, finishService, graphqlEndpoint, serveGraphQL, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
@@ -83,6 +75,8 @@ export async function callerOwnsAccount(
 
 export { internalApi, jsonBody } from './internal-api';
 export { DateTimeScalar, DecimalScalar, SCALARS_SDL, scalarResolvers } from './scalars';
+export { formatSubgraphError, variableFieldAtFault } from './errors';
+import { formatSubgraphError } from './errors';
 
 /**
  * A subgraph's resolvers by type and field. Each subgraph types its own with the `Resolvers`
@@ -212,19 +206,6 @@ function assertEveryRootFieldHasAScopeRule(schema: ReturnType<typeof buildSubgra
       if (!rules[`${root.name}.${field}`]) throw new Error(`${root.name}.${field} has no scope rule`);
     }
   }
-}
-
-/** Keeps AppErrors' codes and messages; masks everything else so no internals leave the subgraph. */
-function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
-  const original = (error as { originalError?: unknown })?.originalError;
-  if (original instanceof AppError) {
-    const { message, extensions } = toGraphQLError(original);
-    return { message, path: formatted.path, locations: formatted.locations, extensions };
-  }
-  const code = formatted.extensions?.['code'];
-  if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') return { ...formatted, extensions: { code } };
-  logger.error({ err: original ?? error }, 'unexpected resolver error');
-  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
 /** Every subgraph's SDL starts with this header (Federation 2). */

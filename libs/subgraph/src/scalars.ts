@@ -1,11 +1,10 @@
 import { GraphQLError, GraphQLScalarType, GraphQLString, Kind, type ValueNode } from 'graphql';
+import { DECIMAL_SYNTAX } from '@trading/money';
 
-/** A plain decimal, as the REST contract writes them: optional minus, digits, optional fraction (no exponent, no plus). */
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 /** An RFC 3339 / ISO 8601 time with a zone, as `Date.prototype.toISOString` writes them. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-const isDecimal = (value: string) => DECIMAL.test(value);
+const isDecimal = (value: string) => DECIMAL_SYNTAX.test(value);
 const isDateTime = (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
 
 /**

@@ -136,6 +136,35 @@ describe('banking REST endpoints', () => {
     expect(notJson.status).toBe(415);
   });
 
+  it('GraphQL clients: an amount outside the Decimal syntax is bad user input naming the field, as a variable or a literal', async () => {
+    const before = await balanceOf();
+    const byVariable = (amount: unknown) =>
+      http('POST', p.urls.gateway, {
+        token: writer,
+        body: {
+          query: 'mutation($input: FundingInput!) { deposit(input: $input) { id } }',
+          variables: { input: { accountId: aliceCash, amount, currency: 'USD' } },
+        },
+      });
+    for (const amount of ['1e3', 100, ' 1', '1,5']) {
+      const res = await byVariable(amount);
+      expect({ amount, error: res.body.errors?.[0]?.extensions, data: res.body.data ?? null }).toEqual({
+        amount,
+        error: { code: 'BAD_USER_INPUT', field: 'amount' },
+        data: null,
+      });
+    }
+    const literal = await http('POST', p.urls.gateway, {
+      token: writer,
+      body: { query: `mutation { deposit(input: { accountId: "${aliceCash}", amount: "1e3", currency: "USD" }) { id } }` },
+    });
+    expect(literal.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/Decimal must be a decimal string/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
+    expect(await balanceOf()).toEqual(before);
+  });
+
   it('needs write:banking and a READ_WRITE session to move money', async () => {
     const readOnly = await deposit({ accountId: aliceCash, amount: '1', currency: 'USD' }, {}, reader);
     expect(readOnly).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });

@@ -201,7 +201,7 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     if (pending.length < 2) return 0;
     const entries = await redis.xRange(p.events.stream, pending[0]![0], pending[pending.length - 1]![0]);
     const ids = new Set(pending.map(([id]) => id));
-    return entries.filter((e) => ids.has(e.id) && !LIVE_EVENT_TYPES.includes(e.message?.['type'] ?? '')).length;
+    return (entries ?? []).filter((e) => ids.has(e.id) && !LIVE_EVENT_TYPES.includes(e.message?.['type'] ?? '')).length;
   }
 
   async function crashWhileFilling(name: 'banking' | 'accounts', seed: number, restart: { consumer?: string; claimIdleMs?: number }) {

@@ -69,8 +69,8 @@ export const fundingTypeDefs = /* GraphQL */ `
   input FundingInput {
     "One of the caller's accounts."
     accountId: ID!
-    "A decimal string > 0, at most 2 decimals (JPY: none) and 15 integer digits."
-    amount: String!
+    "Greater than zero, at most the currency's minor units of decimals (2 for USD, none for JPY) and 12 integer digits."
+    amount: Decimal!
     "ISO 4217"
     currency: String!
     "Free text shown on the transaction (at most 140 characters)."

@@ -299,12 +299,12 @@ export const ordersTypeDefs = /* GraphQL */ `
     type: String!
     "DAY, GTC, IOC or FOK (what the type accepts)."
     timeInForce: String!
-    "A decimal string: a multiple of the lot size, within the instrument limits."
-    quantity: String!
-    "LIMIT and STOP_LIMIT: a decimal string on the tick."
-    limitPrice: String
-    "STOP and STOP_LIMIT: a decimal string on the tick."
-    stopPrice: String
+    "A multiple of the lot size, within the instrument limits."
+    quantity: Decimal!
+    "LIMIT and STOP_LIMIT: on the tick."
+    limitPrice: Decimal
+    "STOP and STOP_LIMIT: on the tick."
+    stopPrice: Decimal
     "Unique per account (at most 64 characters); generated when absent."
     clientOrderId: String
   }

@@ -1,4 +1,5 @@
 import { z } from '@trading/config';
+import { DECIMAL_SYNTAX } from '@trading/money';
 
 /**
  * The REST contract's building blocks, in zod: the facade validates requests with these
@@ -15,7 +16,7 @@ export const named = <S extends z.ZodType>(id: string, schema: S, description?: 
 
 export const decimal = z
   .string()
-  .regex(/^-?\d+(\.\d+)?$/)
+  .regex(DECIMAL_SYNTAX)
   .meta({ examples: ['1250.00'] });
 export const money = decimal.meta({
   description: "An amount in the currency's minor units (2 decimals for USD, none for JPY)",

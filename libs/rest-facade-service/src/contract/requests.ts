@@ -1,10 +1,13 @@
 import { z } from '@trading/config';
+import { DECIMAL_SYNTAX } from '@trading/money';
 import { named, ORDER_SIDES, ORDER_TYPES, TIMES_IN_FORCE } from './kit';
 
 /** What the facade accepts as request bodies: checked here (each failure a 400 naming the field), documented from the same schemas. */
 const required = { error: 'is required' };
 const uuid = z.string(required).uuid('must be a UUID');
-const decimalString = z.string({ error: 'must be a decimal string, e.g. "100.00"' });
+const DECIMAL_ERROR = 'must be a decimal string, e.g. "100.00"';
+/** The GraphQL `Decimal` scalar's syntax; whether the value is allowed (sign, decimals, size) the service decides. */
+const decimalString = z.string({ error: DECIMAL_ERROR }).regex(DECIMAL_SYNTAX, DECIMAL_ERROR);
 
 export const fundingRequest = named(
   'FundingRequest',
