@@ -1,48 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { createLogger } from '@trading/logging';
-import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
-import { MemoryEventLog, RedisEventLog, StreamConsumer, type EventLog } from './index';
+import { StreamConsumer } from './stream-consumer';
+import { describeEachEventLog, testEvent as event } from './testing/event-logs';
 
-const event = (n: number) => ({ eventId: randomUUID(), type: 'test.happened', payload: { n } });
-
-describe.each([
-  ['memory', async () => new MemoryEventLog()],
-  ['redis', async () => RedisEventLog.connect(TEST_REDIS_URL)],
-])('%s event log', (_kind, open) => {
-  let log: EventLog;
-  let stream: string;
-  beforeEach(async () => {
-    log = await open();
-    stream = `t:${uniqueId()}:events`;
-  });
-  afterEach(async () => {
-    if (log.kind === 'redis') {
-      const r = await createClient({ url: TEST_REDIS_URL }).connect();
-      await r.del(stream);
-      r.destroy();
-    }
-    await log.close();
-  });
-
-  it('delivers each entry to one consumer of a group, keeps it pending until acked and lets a restart read it again', async () => {
-    await log.ensureGroup(stream, 'g');
-    await log.ensureGroup(stream, 'g'); // twice is fine
-    for (let n = 0; n < 3; n++) await log.append(stream, event(n));
-    const first = await log.read(stream, 'g', 'c1', { count: 2, blockMs: 0, pending: false });
-    expect(first.map((e) => e.payload['n'])).toEqual([0, 1]);
-    await log.ack(stream, 'g', [first[0]!.entryId]);
-    expect(await log.pendingCount(stream, 'g')).toBe(1);
-    // "crash": the same consumer reads its pending entries again before anything new.
-    expect((await log.read(stream, 'g', 'c1', { count: 10, blockMs: 0, pending: true })).map((e) => e.payload['n'])).toEqual([1]);
-    expect((await log.read(stream, 'g', 'c1', { count: 10, blockMs: 0, pending: false })).map((e) => e.payload['n'])).toEqual([2]);
-    // another consumer takes over entries left idle, and another group sees everything.
-    expect((await log.claimStale(stream, 'g', 'c2', 0, 10)).map((e) => e.payload['n']).sort()).toEqual([1, 2]);
-    await log.ensureGroup(stream, 'other');
-    expect(await log.read(stream, 'other', 'x', { count: 10, blockMs: 0, pending: false })).toHaveLength(3);
-  });
-
+describeEachEventLog('stream consumer', (current) => {
   it('a consumer applies every event and acks after the handler; a failing handler sees the event again', async () => {
+    const { log, stream } = current;
     const seen: number[] = [];
     let failOnce = true;
     const consumer = new StreamConsumer({
@@ -68,6 +31,7 @@ describe.each([
   });
 
   it('reads past the types it ignores (acked, never checked or handled) and still refuses the rest', async () => {
+    const { log, stream } = current;
     const handled: string[] = [];
     const refused: string[] = [];
     const consumer = new StreamConsumer({
@@ -94,6 +58,7 @@ describe.each([
   });
 
   it('an aborted consumer acks nothing more: what it was handling and what it had read stay pending for its successor', async () => {
+    const { log, stream } = current;
     let release!: () => void;
     const blocked = new Promise<void>((r) => (release = r));
     let started!: () => void;

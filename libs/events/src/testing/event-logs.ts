@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { deadLetterStream } from '../dead-letters';
+import type { EventLog } from '../event-log';
+import { MemoryEventLog } from '../memory-event-log';
+import { RedisEventLog } from '../redis-event-log';
+
+/** A numbered test event. */
+export const testEvent = (n: number) => ({ eventId: randomUUID(), type: 'test.happened', payload: { n } });
+
+/** The current test's log and its own stream (read them inside a test, not when describing). */
+export interface EventLogUnderTest {
+  log: EventLog;
+  stream: string;
+}
+
+/**
+ * Describes the same behaviour against both event logs, the in-memory one of the all-in-one
+ * and Redis Streams: each test gets a fresh log and a stream of its own, deleted afterwards (its dead letters too).
+ */
+export function describeEachEventLog(title: string, tests: (current: EventLogUnderTest) => void): void {
+  describe.each([
+    ['memory', async (): Promise<EventLog> => new MemoryEventLog()],
+    ['redis', async (): Promise<EventLog> => RedisEventLog.connect(TEST_REDIS_URL)],
+  ])(`${title} (%s event log)`, (_kind, open) => {
+    const current = {} as EventLogUnderTest;
+    beforeEach(async () => {
+      current.log = await open();
+      current.stream = `t:${uniqueId()}:events`;
+    });
+    afterEach(async () => {
+      if (current.log.kind === 'redis') {
+        const r = await createClient({ url: TEST_REDIS_URL }).connect();
+        await r.del([current.stream, deadLetterStream(current.stream)]);
+        r.destroy();
+      }
+      await current.log.close();
+    });
+    tests(current);
+  });
+}
