@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express from 'express';
 import {
@@ -79,7 +80,8 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     });
     const server = new ApolloServer<GatewayContext>({
       gateway,
-      plugins: [...operationLimits.plugins, operationMetrics(metrics)],
+      // No cache hints anywhere: the default cache-control plugin would only cost a pass per request.
+      plugins: [ApolloServerPluginCacheControlDisabled(), ...operationLimits.plugins, operationMetrics(metrics)],
       validationRules: operationLimits.validationRules,
       parseOptions: operationLimits.parseOptions,
       formatError: maskError,

@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import express, { type Express, type Router } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLScalarType } from 'graphql';
@@ -137,7 +137,8 @@ export async function createSubgraph(
   const limits = graphqlLimits(SUBGRAPH_GRAPHQL_LIMITS, { suggestions: false });
   const server = new ApolloServer<SubgraphContext>({
     schema,
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ...limits.plugins],
+    // No cache hints are used: Apollo's default cache-control plugin would only wrap every field's resolver.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), ...limits.plugins],
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     // Only the gateway (a static supergraph) and sibling services call a subgraph: none needs introspection or hints.
