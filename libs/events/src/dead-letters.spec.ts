@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@trading/logging';
 import { deadLetterStream, listDeadLetters, replayDeadLetter } from './dead-letters';
-import { StreamConsumer } from './stream-consumer';
-import { describeEachEventLog } from './testing/event-logs';
+import { describeEachEventLog, testConsumer } from './testing/event-logs';
 
 describeEachEventLog('dead letters', (current) => {
   it('keep a refused event exactly as it came, with the reason, and replay it unchanged so the check runs again', async () => {
@@ -10,12 +8,8 @@ describeEachEventLog('dead letters', (current) => {
     const refused: string[] = [];
     const handled: string[] = [];
     let trusted = false;
-    const consumer = new StreamConsumer({
-      log,
-      stream,
+    const consumer = testConsumer(current, {
       group: 'banking',
-      logger: createLogger('events', 'silent'),
-      blockMs: 50,
       refuse: () => (trusted ? null : 'signed with an unknown key'),
       onDeadLetter: (reason) => refused.push(reason),
       handle: async (e) => void handled.push(e.eventId),

@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@trading/logging';
-import { StreamConsumer } from './stream-consumer';
-import { describeEachEventLog, testEvent as event } from './testing/event-logs';
+import { describeEachEventLog, testConsumer, testEvent as event } from './testing/event-logs';
 
 describeEachEventLog('stream consumer', (current) => {
   it('a consumer applies every event and acks after the handler; a failing handler sees the event again', async () => {
     const { log, stream } = current;
     const seen: number[] = [];
     let failOnce = true;
-    const consumer = new StreamConsumer({
-      log,
-      stream,
-      group: 'g',
-      logger: createLogger('events', 'silent'),
-      blockMs: 50,
+    const consumer = testConsumer(current, {
       handle: async (e) => {
         if (e.payload['n'] === 2 && failOnce) {
           failOnce = false;
@@ -34,12 +27,7 @@ describeEachEventLog('stream consumer', (current) => {
     const { log, stream } = current;
     const handled: string[] = [];
     const refused: string[] = [];
-    const consumer = new StreamConsumer({
-      log,
-      stream,
-      group: 'g',
-      logger: createLogger('events', 'silent'),
-      blockMs: 50,
+    const consumer = testConsumer(current, {
       ignores: ['live.update'],
       refuse: (e) => (e.payload['forged'] ? 'forged' : null),
       onDeadLetter: (reason) => refused.push(reason),
@@ -64,8 +52,8 @@ describeEachEventLog('stream consumer', (current) => {
     let started!: () => void;
     const handling = new Promise<void>((r) => (started = r));
     const seen: number[] = [];
-    const options = { log, stream, group: 'g', consumer: 'c', logger: createLogger('events', 'silent'), blockMs: 50, batchSize: 10 };
-    const first = new StreamConsumer({
+    const options = { consumer: 'c', batchSize: 10 };
+    const first = testConsumer(current, {
       ...options,
       handle: async (e) => {
         seen.push(e.payload['n'] as number);
@@ -84,7 +72,7 @@ describeEachEventLog('stream consumer', (current) => {
 
     // The next instance under the same name reads its pending entries again, then acks them.
     const again: number[] = [];
-    const second = new StreamConsumer({ ...options, handle: async (e) => void again.push(e.payload['n'] as number) });
+    const second = testConsumer(current, { ...options, handle: async (e) => void again.push(e.payload['n'] as number) });
     await second.start();
     for (let i = 0; i < 100 && again.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
     await second.stop();

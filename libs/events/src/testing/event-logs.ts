@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { createLogger } from '@trading/logging';
 import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
 import { deadLetterStream } from '../dead-letters';
 import type { EventLog } from '../event-log';
 import { MemoryEventLog } from '../memory-event-log';
 import { RedisEventLog } from '../redis-event-log';
+import { StreamConsumer, type ConsumerOptions } from '../stream-consumer';
 
 /** A numbered test event. */
 export const testEvent = (n: number) => ({ eventId: randomUUID(), type: 'test.happened', payload: { n } });
@@ -40,3 +42,9 @@ export function describeEachEventLog(title: string, tests: (current: EventLogUnd
     tests(current);
   });
 }
+
+/** A consumer of group `g` on the test's stream that polls every 50 ms; `options` says what it does. */
+export const testConsumer = (
+  { log, stream }: EventLogUnderTest,
+  options: Omit<ConsumerOptions, 'log' | 'stream' | 'group' | 'logger'> & { group?: string },
+) => new StreamConsumer({ group: 'g', logger: createLogger('events', 'silent'), blockMs: 50, ...options, log, stream });
