@@ -199,6 +199,7 @@ export async function createPlatform(
             ACCOUNTS_PORT: config.ACCOUNTS_PORT,
             ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT,
             ACCOUNTS_DATABASE_URL: accountsDb,
+            ACCOUNTS_CACHE_ENTRIES: config.ACCOUNTS_CACHE_ENTRIES,
             EVENTS_STREAM: eventsStream,
           },
           { logger: log('accounts'), events, settlementConsumer },

@@ -1,5 +1,14 @@
 import { availableParallelism } from 'node:os';
-import { apiLimitSchema, edgeSessionSchema, ConfigError, defaultPlatformDataDir, field, loadConfig, z } from '@trading/config';
+import {
+  accountsCacheSchema,
+  apiLimitSchema,
+  edgeSessionSchema,
+  ConfigError,
+  defaultPlatformDataDir,
+  field,
+  loadConfig,
+  z,
+} from '@trading/config';
 
 export { defaultPlatformDataDir };
 
@@ -73,6 +82,7 @@ export const platformConfigSchema = z.object({
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   ...apiLimitSchema,
   ...edgeSessionSchema,
+  ...accountsCacheSchema,
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;

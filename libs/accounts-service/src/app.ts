@@ -11,7 +11,9 @@ import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
-import { AccountsService } from './accounts/accounts.service';
+import { NotifiedCache } from '@trading/db';
+import type { Account } from './accounts/entities/account.entity';
+import { ACCOUNTS_CHANGED_CHANNEL, AccountsService } from './accounts/accounts.service';
 import { mountAccountsBackOffice } from './back-office/back-office.routes';
 import { AccountsBackOffice } from './back-office/back-office.service';
 import { accountsResolvers } from './accounts/resolvers';
@@ -19,6 +21,7 @@ import type { AccountsConfig } from './config';
 import { Accounts1732230000001 } from './migrations/1732230000001-accounts';
 import { PositionsRealizedPnl1732230000011 } from './migrations/1732230000011-positions-realized-pnl';
 import { Settlement1732230000023 } from './migrations/1732230000023-settlement';
+import { AccountsChanged1732230000031 } from './migrations/1732230000031-accounts-changed';
 import { PositionsService } from './positions/positions.service';
 import { positionsResolvers } from './positions/resolvers';
 import { accountsSubgraphSdl } from './schema';
@@ -53,6 +56,16 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
   // Closed in reverse on close(), or at once if a later step fails.
   const life = new Lifecycle();
   return life.build(async () => {
+    const accountsOfUser = life.own(
+      'accounts cache',
+      new NotifiedCache<readonly Account[]>({
+        url: config.ACCOUNTS_DATABASE_URL,
+        channel: ACCOUNTS_CHANGED_CHANNEL,
+        logger,
+        maxEntries: config.ACCOUNTS_CACHE_ENTRIES,
+      }),
+      (c) => c.close(),
+    );
     const service = life.own(
       'subgraph',
       await createSubgraphService({
@@ -61,11 +74,11 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         databaseUrl: config.ACCOUNTS_DATABASE_URL,
         identity: config,
         entities: [],
-        migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023],
+        migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023, AccountsChanged1732230000031],
         typeDefs: accountsSubgraphSdl,
         scopes: accountsScopes,
         resolvers: (dataSource) => {
-          const accounts = new AccountsService(dataSource);
+          const accounts = new AccountsService(dataSource, accountsOfUser);
           const positions = new PositionsService(dataSource, new CursorCodec(cursorKey));
           settlement = new PositionSettlementService(dataSource);
           return [
@@ -79,12 +92,14 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         routes: (internal, dataSource) =>
           mountAccountsBackOffice(
             internal,
-            new AccountsBackOffice(dataSource),
+            new AccountsBackOffice(dataSource, accountsOfUser),
             new InternalClaimsVerifier('accounts', config.SERVICE_TRUSTED_KEYS),
           ),
       }),
       (s) => s.close(),
     );
+    // After the migrations: the trigger that announces changes exists by now.
+    accountsOfUser.start();
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
     const positions = settlement!;
     const consumer = settlementConsumer(

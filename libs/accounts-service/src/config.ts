@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { accountsCacheSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 export const accountsConfigSchema = z.object({
   ...commonSchema,
@@ -9,6 +9,7 @@ export const accountsConfigSchema = z.object({
   /** Internal listener: /graphql for the gateway and sibling services, /metrics. */
   ACCOUNTS_INTERNAL_PORT: field.port(4101),
   ACCOUNTS_DATABASE_URL: field.postgresUrl(),
+  ...accountsCacheSchema,
   /** The stream the OMS publishes settlement events to; accounts reads it as consumer group `accounts`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
 });

@@ -94,4 +94,13 @@ export const edgeSessionSchema = {
    */
   SESSION_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
 };
+/** How an accounts instance keeps its users' accounts (the accounts service, the all-in-one). */
+export const accountsCacheSchema = {
+  /**
+   * Users whose accounts an instance keeps in memory (every call that lists or checks an account
+   * reads them). A trigger announces each change at commit and every instance drops it; nothing
+   * is answered from memory while that is not heard. 0 reads the database every time.
+   */
+  ACCOUNTS_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+};
 export * from './platform-data';

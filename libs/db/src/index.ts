@@ -100,3 +100,4 @@ export async function pingDatabase(dataSource: DataSource): Promise<void> {
 export * from './idempotency';
 export { databasePoolMetrics } from './pool-metrics';
 export { queryPrepared, type PreparedStatement } from './prepared';
+export { NotifiedCache, type NotifiedCacheOptions } from './notified-cache';

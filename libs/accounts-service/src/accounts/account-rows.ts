@@ -9,12 +9,6 @@ export const ACCOUNTS_OF_USER: PreparedStatement = {
   text: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE user_id = $1 ORDER BY created_at, number`,
 };
 
-/** One account, only when it is the user's. */
-export const OWNED_ACCOUNT: PreparedStatement = {
-  name: 'owned-account',
-  text: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 AND user_id = $2`,
-};
-
 /** One account, whoever owns it (the back office). */
 export const ACCOUNT_BY_ID: PreparedStatement = {
   name: 'account-by-id',

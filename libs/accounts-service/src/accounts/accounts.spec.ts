@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trading/logging';
-import type { RunningServer } from '@trading/service';
+import { listen, type RunningServer } from '@trading/service';
 import { askSubgraph, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
 import type { SubgraphService } from '@trading/subgraph';
 import { createAccountsApp, loadAccountsConfig, seedAccountsDemo } from '../app';
@@ -92,6 +92,34 @@ describe('accounts subgraph', () => {
   it('needs read:accounts', async () => {
     const res = await askSubgraph(url, { keys, subgraph: 'accounts' }, '{ accounts { id } }', { sub: alice, scope: ['read:orders'] });
     expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('a change to an account reaches every instance at once, made by the service or by hand', async () => {
+    const other = await createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: running.databaseUrl }), {
+      logger: createLogger('accounts', 'silent'),
+    });
+    const otherInternal = await listen(other.internal, 0);
+    const statusOn = async (at: string) =>
+      (await askSubgraph(`${at}/graphql`, { keys, subgraph: 'accounts' }, '{ accounts { status } }', { sub: bob })).body.data.accounts[0]
+        .status as string;
+    const seenEverywhere = async (status: string) => {
+      for (const deadline = Date.now() + 5000; ; await new Promise((r) => setTimeout(r, 5))) {
+        const seen = [await statusOn(internal.url), await statusOn(otherInternal.url)];
+        if (seen.every((s) => s === status)) return;
+        if (Date.now() > deadline) throw new Error(`still ${seen.join(', ')}, not ${status}`);
+      }
+    };
+    try {
+      await seenEverywhere('ACTIVE'); // both instances now hold bob's accounts in memory
+      // An operator's UPDATE, outside the service: the table's trigger announces it at commit.
+      await service.dataSource.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [bobAccount]);
+      await seenEverywhere('RESTRICTED');
+      await other.dataSource.query(`UPDATE accounts SET status = 'ACTIVE' WHERE id = $1`, [bobAccount]);
+      await seenEverywhere('ACTIVE');
+    } finally {
+      await otherInternal.close();
+      await other.close();
+    }
   });
 
   it('runs its migrations once however many instances start together', async () => {

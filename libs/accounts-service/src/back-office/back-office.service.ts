@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, parseUuid } from '@trading/errors';
 import { parseCurrency } from '@trading/money';
-import { queryPrepared } from '@trading/db';
+import { queryPrepared, type NotifiedCache } from '@trading/db';
 import { ACCOUNT_BY_ID, ACCOUNT_COLUMNS, ACCOUNTS_OF_USER } from '../accounts/account-rows';
 import type { Account, AccountStatus, AccountType } from '../accounts/entities/account.entity';
 
@@ -29,7 +29,11 @@ export const presentAccount = (a: Account) => ({
  * banking and the OMS say what remains, then close or restore).
  */
 export class AccountsBackOffice {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    /** Every instance hears of a change from the table's trigger; this one drops its own at once (read your writes). */
+    private readonly accountsOfUser: Pick<NotifiedCache<unknown>, 'forget'>,
+  ) {}
 
   /** A new ACTIVE account; banking and the OMS learn of it on first use (they ask accounts). */
   async open(input: Record<string, unknown>): Promise<Account> {
@@ -45,7 +49,10 @@ export class AccountsBackOffice {
          ON CONFLICT (number) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
         [userId, number, type, baseCurrency],
       );
-      if (row) return row;
+      if (row) {
+        this.accountsOfUser.forget(row.userId);
+        return row;
+      }
       if (attempt >= 5) throw new AppError('SERVICE_UNAVAILABLE', 'Could not draw a free account number; try again');
     }
   }
@@ -62,13 +69,15 @@ export class AccountsBackOffice {
 
   /** Step one of a close: RESTRICTED, so no order or transfer starts while the others are asked. */
   async beginClosing(id: unknown): Promise<{ account: Account; previousStatus: AccountStatus }> {
-    return this.dataSource.transaction(async (tx) => {
-      const account = await this.lock(tx, id);
-      if (account.status === 'CLOSED')
-        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
-      await tx.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [account.id]);
-      return { account: { ...account, status: 'RESTRICTED' }, previousStatus: account.status };
-    });
+    return this.dataSource
+      .transaction(async (tx) => {
+        const account = await this.lock(tx, id);
+        if (account.status === 'CLOSED')
+          throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+        await tx.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [account.id]);
+        return { account: { ...account, status: 'RESTRICTED' as const }, previousStatus: account.status };
+      })
+      .finally(() => this.forgetOwnerOf(id));
   }
 
   /**
@@ -80,22 +89,24 @@ export class AccountsBackOffice {
     const restoreTo = input['restoreTo'];
     if (typeof restoreTo !== 'string' || !STATUSES.includes(restoreTo as AccountStatus) || restoreTo === 'CLOSED')
       throw bad('restoreTo', 'must be ACTIVE or RESTRICTED');
-    const outcome = await this.dataSource.transaction(async (tx) => {
-      const account = await this.lock(tx, id);
-      if (account.status === 'CLOSED')
-        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
-      const held: Array<{ symbol: string; quantity: string }> = await tx.query(
-        `SELECT symbol, trim_scale(quantity)::text AS quantity FROM positions WHERE account_id = $1 AND quantity <> 0 ORDER BY symbol`,
-        [account.id],
-      );
-      const reasons = [
-        ...blockers,
-        ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : []),
-      ];
-      const status = reasons.length ? (restoreTo as AccountStatus) : 'CLOSED';
-      await tx.query('UPDATE accounts SET status = $2 WHERE id = $1', [account.id, status]);
-      return { account: { ...account, status }, reasons };
-    });
+    const outcome = await this.dataSource
+      .transaction(async (tx) => {
+        const account = await this.lock(tx, id);
+        if (account.status === 'CLOSED')
+          throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+        const held: Array<{ symbol: string; quantity: string }> = await tx.query(
+          `SELECT symbol, trim_scale(quantity)::text AS quantity FROM positions WHERE account_id = $1 AND quantity <> 0 ORDER BY symbol`,
+          [account.id],
+        );
+        const reasons = [
+          ...blockers,
+          ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : []),
+        ];
+        const status = reasons.length ? (restoreTo as AccountStatus) : 'CLOSED';
+        await tx.query('UPDATE accounts SET status = $2 WHERE id = $1', [account.id, status]);
+        return { account: { ...account, status }, reasons };
+      })
+      .finally(() => this.forgetOwnerOf(id));
     if (outcome.reasons.length) {
       throw new AppError('CONFLICT', `Account ${outcome.account.number} cannot be closed: ${outcome.reasons.join('; ')}`, {
         field: 'accountId',
@@ -103,6 +114,15 @@ export class AccountsBackOffice {
       });
     }
     return outcome.account;
+  }
+
+  /** After a status change commits (or fails: forgetting is always safe), wherever `id` came from. */
+  private forgetOwnerOf(id: unknown): Promise<void> {
+    if (typeof id !== 'string') return Promise.resolve();
+    return queryPrepared<Account>(this.dataSource, ACCOUNT_BY_ID, [id]).then(
+      ([account]) => account && this.accountsOfUser.forget(account.userId),
+      () => undefined,
+    );
   }
 
   private async lock(tx: EntityManager, id: unknown): Promise<Account> {
