@@ -35,7 +35,7 @@ describe('the public GraphQL API', () => {
     const typeOf = (coordinate: string) => {
       const [type, field] = coordinate.split('.') as [string, string];
       const owner = api.getType(type);
-      if (!isObjectType(owner)) throw new Error(`${type} is not an object type`);
+      if (!isObjectType(owner) && !isInputObjectType(owner)) throw new Error(`${type} is not an object or input type`);
       return getNamedType(owner.getFields()[field]!.type).name;
     };
     for (const money of [
@@ -54,6 +54,9 @@ describe('the public GraphQL API', () => {
       'Portfolio.allocationPercent',
     ])
       expect([figure, typeOf(figure)]).toEqual([figure, 'Decimal']);
+    // What clients send too: a bad decimal is refused by the scalar, naming the field, before any resolver runs.
+    for (const input of ['FundingInput.amount', 'OrderInput.quantity', 'OrderInput.limitPrice', 'OrderInput.stopPrice'])
+      expect([input, typeOf(input)]).toEqual([input, 'Decimal']);
     for (const time of ['Account.createdAt', 'Order.createdAt', 'Trade.executedAt', 'CashActivity.occurredAt', 'Margin.asOf'])
       expect([time, typeOf(time)]).toEqual([time, 'DateTime']);
   });
