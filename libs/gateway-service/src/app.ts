@@ -17,15 +17,7 @@ import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
-import {
-  createService,
-  finishService,
-  graphqlEndpoint,
-  Lifecycle,
-  serveGraphQL,
-  type GraphQLEndpoint,
-  type ServiceApp,
-} from '@trading/service';
+import { createService, finishService, graphqlEndpoint, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
@@ -72,7 +64,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     // The app decides when to stop (runService or the platform); Apollo must not grab SIGTERM itself.
     // Aliases, root fields, depth and cost are bounded before a query is planned (one 1,000-alias query took 10 s).
     const operationLimits = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: config.GRAPHQL_INTROSPECTION });
-    const { app, internal, metrics } = createService({
+    const { app, internal, metrics, serveInternalGraphQL } = createService({
       name: 'gateway',
       logger,
       trustProxy: config.GATEWAY_TRUST_PROXY,
@@ -102,13 +94,14 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     const verifier = new InternalClaimsVerifier('gateway', config.SERVICE_TRUSTED_KEYS);
 
     // 64 KB holds any legitimate operation; a bigger body is refused before it is parsed.
-    const body = express.json({ limit: '64kb' });
+    const bodyLimitBytes = 64 * 1024;
+    const body = express.json({ limit: bodyLimitBytes });
     // The facade's calls arrive on the internal listener, already counted there.
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
     app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
     const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
-    internal.use('/graphql', body, serveGraphQL(internalGraphql));
+    serveInternalGraphQL(internalGraphql, { limitBytes: bodyLimitBytes });
     finishService(app, logger);
     finishService(internal, logger);
 

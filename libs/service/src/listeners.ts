@@ -3,6 +3,8 @@ import express, { type Express } from 'express';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from '@trading/logging';
 import { accessLog } from './access-log';
+import { serveGraphQLDirectly } from './direct-graphql';
+import { serveGraphQL, type GraphQLEndpoint } from './graphql-endpoint';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -34,6 +36,11 @@ export interface ServiceListeners {
   /** Internal: internal claims, /metrics, a detailed /readyz, internal APIs. Never exposed outside the platform's network. */
   internal: Express;
   metrics: Registry;
+  /**
+   * Serves `endpoint` at POST /graphql on the internal listener: directly for a JSON POST, through
+   * Express (the same answer, slower) for anything else and for callers of the app itself.
+   */
+  serveInternalGraphQL(endpoint: GraphQLEndpoint, options: { limitBytes: number }): void;
 }
 
 /**
@@ -87,7 +94,11 @@ export function createService(options: ServiceOptions): ServiceListeners {
     res.setHeader('Content-Type', metrics.contentType);
     res.send(await metrics.metrics());
   });
-  return { app, internal, metrics };
+  const serveInternalGraphQL = (endpoint: GraphQLEndpoint, { limitBytes }: { limitBytes: number }) => {
+    internal.use('/graphql', express.json({ limit: limitBytes }), serveGraphQL(endpoint));
+    serveGraphQLDirectly(internal, { endpoint, limitBytes, logger: options.logger, duration });
+  };
+  return { app, internal, metrics, serveInternalGraphQL };
 }
 
 /** Request ids, duration metrics, the access log and /healthz: the same on every listener. */

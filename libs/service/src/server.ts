@@ -1,10 +1,11 @@
 /** Listening, draining and the process's run loop (signals, config errors). */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { ConfigError } from '@trading/config';
 import { createLogger, type Logger } from '@trading/logging';
 import { shutdownTracing } from '@trading/tracing';
+import { requestListenerFor } from './direct-graphql';
 import type { LevelWithSilent } from 'pino';
 
 export interface RunningServer {
@@ -17,7 +18,7 @@ export interface RunningServer {
 /** Listens on `port` (0 = any free port) and returns a closer that drains connections. */
 export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(requestListenerFor(app)).listen(port, host);
     server.keepAliveTimeout = 65_000; // longer than typical proxies' idle timeouts
     server.once('error', reject);
     server.once('listening', () => {

@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import express, { type Express, type Router } from 'express';
+import type { Express } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLScalarType } from 'graphql';
 import {
   deriveServiceSecret,
@@ -20,7 +20,7 @@ import { databasePoolMetrics, openDatabase, pingDatabase, type DatabaseOptions, 
 import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import type { Registry } from 'prom-client';
-import { createService, finishService, graphqlEndpoint, serveGraphQL, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
+import { createService, finishService, graphqlEndpoint, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 
 export interface SubgraphContext {
   claims: Claims;
@@ -122,13 +122,11 @@ export interface SubgraphOptions {
 }
 
 /**
- * Builds a federation subgraph behind an Express router at `/graphql`. Every request must
+ * Builds a federation subgraph as one GraphQL endpoint (served at POST /graphql). Every request must
  * carry a valid internal claims header; every root field must have a scope rule (deny by
  * default: a field without one stops start-up); READ_ONLY PAT sessions may not run mutations.
  */
-export async function createSubgraph(
-  options: SubgraphOptions,
-): Promise<{ router: Router; endpoint: GraphQLEndpoint; stop(): Promise<void> }> {
+export async function createSubgraph(options: SubgraphOptions): Promise<{ endpoint: GraphQLEndpoint; stop(): Promise<void> }> {
   const typeDefs = parse(options.typeDefs.join('\n'));
   const merged = mergeResolvers(options.resolvers);
   const schema = buildSubgraphSchema([{ typeDefs, resolvers: enforceScopes(merged, options.scopes) }]);
@@ -158,9 +156,7 @@ export async function createSubgraph(
     }
     return { claims, requestId: call.requestId, logger: options.logger, memo: new Map() };
   });
-  const router = express.Router();
-  router.use('/graphql', express.json({ limit: '1mb' }), serveGraphQL(endpoint));
-  return { router, endpoint, stop: () => server.stop() };
+  return { endpoint, stop: () => server.stop() };
 }
 
 function mergeResolvers(list: readonly ResolverMap[]): GraphQLResolverMap {
@@ -208,6 +204,9 @@ function assertEveryRootFieldHasAScopeRule(schema: ReturnType<typeof buildSubgra
     }
   }
 }
+
+/** The largest request body a subgraph reads: an `_entities` batch of every account a page holds fits many times over. */
+const SUBGRAPH_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Every subgraph's SDL starts with this header (Federation 2). */
 export const FEDERATION_HEADER = /* GraphQL */ `
@@ -267,13 +266,13 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
       logger: options.logger,
     });
     // The public listener has health and readiness only: GraphQL and internal APIs are for the platform's own services.
-    const { app, internal, metrics } = createService({
+    const { app, internal, metrics, serveInternalGraphQL } = createService({
       name: options.name,
       logger: options.logger,
       readiness: { database: () => pingDatabase(dataSource) },
     });
     databasePoolMetrics(metrics, dataSource);
-    internal.use(subgraph.router);
+    serveInternalGraphQL(subgraph.endpoint, { limitBytes: SUBGRAPH_BODY_LIMIT_BYTES });
     options.routes?.(internal, dataSource);
     finishService(app, options.logger);
     finishService(internal, options.logger);

@@ -1,8 +1,7 @@
-import express from 'express';
 import { generateServiceKey, InternalClaimsSigner, InternalClaimsVerifier, TrustedServiceKeys, type Claims } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { createLogger } from '@trading/logging';
-import { listen, type RunningServer } from '@trading/service';
+import { createService, finishService, listen, type RunningServer } from '@trading/service';
 import { http } from '@trading/testing';
 import { createSubgraph, FEDERATION_HEADER, type ResolverMap } from './index';
 
@@ -49,13 +48,11 @@ describe('createSubgraph', () => {
       logger: createLogger('test', 'silent'),
     });
     stop = subgraph.stop;
-    const app = express();
-    app.use((req, _res, next) => {
-      req.requestId = 'r';
-      next();
-    });
-    app.use(subgraph.router);
-    server = await listen(app, 0, '127.0.0.1');
+    // Served as createSubgraphService serves it: POST /graphql on an internal listener.
+    const { internal, serveInternalGraphQL } = createService({ name: 'test', logger: createLogger('test', 'silent') });
+    serveInternalGraphQL(subgraph.endpoint, { limitBytes: 1024 * 1024 });
+    finishService(internal, createLogger('test', 'silent'));
+    server = await listen(internal, 0, '127.0.0.1');
   });
   afterAll(async () => {
     await server.close();
