@@ -81,6 +81,11 @@ describe('POST /graphql on an internal listener, without Express', () => {
     const text = await post(direct.url, 'query=1', { 'content-type': 'text/plain' });
     expect(text.status).toBe(200);
     expect(calls[before]!.body).toBeUndefined(); // Express's JSON parser left it alone, as before
+    // Another charset: Express's parser decides (it refuses this one), not a UTF-8 reading of it.
+    const utf16 = { 'content-type': 'application/json; charset=utf-16' };
+    const [viaDirect, viaExpress] = [await post(direct.url, '{"query":"x"}', utf16), await post(expressUrl(), '{"query":"x"}', utf16)];
+    expect(viaDirect.status).not.toBe(200);
+    expect([viaDirect.status, viaDirect.body]).toEqual([viaExpress.status, viaExpress.body]);
   });
 
   it('logs each call once and counts it under the route /graphql', async () => {

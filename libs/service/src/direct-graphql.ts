@@ -35,9 +35,20 @@ export function requestListenerFor(app: Express): RequestListener {
   };
 }
 
-const isJson = (contentType: string | undefined) => {
-  const type = contentType?.split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
+/** JSON in UTF-8 (what every internal caller sends); any other charset is left to Express's parser, which decodes it. */
+const isUtf8Json = (contentType: string | undefined) => {
+  if (!contentType) return false;
+  const [type, ...params] = contentType
+    .toLowerCase()
+    .split(';')
+    .map((part) => part.trim());
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
+  return (
+    (type === 'application/json' || (type!.startsWith('application/') && type!.endsWith('+json'))) && (!charset || charset === 'utf-8')
+  );
 };
 
 export function serveGraphQLDirectly(app: Express, options: DirectGraphQLOptions): void {
@@ -92,7 +103,7 @@ export function serveGraphQLDirectly(app: Express, options: DirectGraphQLOptions
     });
   };
   directHandlers.set(app, (req, res) => {
-    if (req.method !== 'POST' || req.url !== GRAPHQL_PATH || !isJson(req.headers['content-type']) || req.headers['content-encoding'])
+    if (req.method !== 'POST' || req.url !== GRAPHQL_PATH || !isUtf8Json(req.headers['content-type']) || req.headers['content-encoding'])
       return false;
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
