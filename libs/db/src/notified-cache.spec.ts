@@ -1,7 +1,8 @@
+import { createConnection, createServer, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { createLogger } from '@trading/logging';
 import { dropDatabase, ensureDatabase, withDatabaseName } from './index';
-import { NotifiedCache } from './notified-cache';
+import { listenerName, NotifiedCache } from './notified-cache';
 
 // Not @trading/testing: it is built on this lib, and a spec importing it would make a cycle.
 const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -95,9 +96,9 @@ describe('NotifiedCache', () => {
     await until('listening', () => a.cache.serving);
     await a.status('alice');
     // The listening session is cut (a failover, an idle-session killer): changes made now are never announced to it.
-    await db.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
-    );
+    await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
+      listenerName('statuses_changed'),
+    ]);
     await until('the cache to stop serving', () => !a.cache.serving);
     await db.query(`UPDATE statuses SET status = 'ACTIVE' WHERE owner = 'alice'`);
     expect(await a.status('alice')).toBe('ACTIVE');
@@ -105,6 +106,50 @@ describe('NotifiedCache', () => {
     const reads = a.reads();
     expect([await a.status('alice'), await a.status('alice')]).toEqual(['ACTIVE', 'ACTIVE']);
     expect(a.reads()).toBe(reads + 1);
+  });
+
+  it('stops serving from memory when the listening connection goes silent, without a word from the network', async () => {
+    // A TCP hop to PostgreSQL that can stop passing bytes while both ends stay open (a dead
+    // peer or a half-open connection, which no error or 'end' event ever reports).
+    let frozen = false;
+    const sockets: Socket[] = [];
+    const hop = createServer((client) => {
+      const server = createConnection(Number(new URL(url).port || 5432), new URL(url).hostname);
+      sockets.push(client, server);
+      client.on('data', (chunk) => void (frozen || server.write(chunk)));
+      server.on('data', (chunk) => void (frozen || client.write(chunk)));
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => hop.listen(0, '127.0.0.1', r));
+    const viaHop = new URL(url);
+    viaHop.hostname = '127.0.0.1';
+    viaHop.port = String((hop.address() as { port: number }).port);
+    const cache = new NotifiedCache<string>({
+      url: viaHop.toString(),
+      channel: 'statuses_changed',
+      logger,
+      maxEntries: 100,
+      heartbeatMs: 100,
+      probeTimeoutMs: 200,
+      retryMs: 60_000,
+    });
+    caches.push(cache);
+    cache.start();
+    const status = () =>
+      cache.get('alice', async () => (await db.query(`SELECT status FROM statuses WHERE owner = 'alice'`)).rows[0].status as string);
+    try {
+      await until('listening through the hop', () => cache.serving);
+      expect(await status()).toBe('ACTIVE');
+      frozen = true;
+      await db.query(`UPDATE statuses SET status = 'RESTRICTED' WHERE owner = 'alice'`); // never heard through the frozen hop
+      await until('the heartbeat to notice', () => !cache.serving);
+      expect(await status()).toBe('RESTRICTED');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => hop.close(r));
+      await db.query(`UPDATE statuses SET status = 'ACTIVE' WHERE owner = 'alice'`);
+    }
   });
 
   it('keeps at most maxEntries keys, and with 0 is off', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
 
@@ -13,15 +14,30 @@ export interface NotifiedCacheOptions {
   maxAgeMs?: number;
   /** Wait before listening again after the connection is lost. */
   retryMs?: number;
+  /**
+   * How often the listening session proves it still hears the channel (it notifies itself and
+   * waits `probeTimeoutMs` for it), so a connection that died without a word stops the cache
+   * within about their sum, not at `maxAgeMs`.
+   */
+  heartbeatMs?: number;
+  probeTimeoutMs?: number;
 }
+
+/** The listening session's application_name. */
+export const listenerName = (channel: string) => `notified-cache ${channel}`;
+
+/** A notification the cache sends itself to prove the channel is heard; never a key. */
+const PROBE_PREFIX = '~probe:';
 
 const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 
 /**
  * A read-through cache of rows that rarely change and are read on every request, kept current
  * by PostgreSQL: a trigger NOTIFYs the changed key when its transaction commits, and every
- * instance listening drops that key. While the listening connection is down (and until it is
- * back) nothing is served from memory, so no change can be missed. A read that races a change
+ * instance listening drops that key. Values are served from memory only while the listening
+ * session is known to hear the channel (it has notified itself through it, at start and every
+ * `heartbeatMs`), so no change is missed: not while the connection is down, not behind a pooler
+ * that does not pass notifications on, not on a connection that died silently. A read that races a change
  * is not kept: `changes` counts every notification, and a loaded value is stored only if no
  * notification arrived while it was being read.
  */
@@ -32,6 +48,7 @@ export class NotifiedCache<V> {
   private listening = false;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   /** What `listen()` is doing, for close() to wait on. */
   private connecting: Promise<void> = Promise.resolve();
 
@@ -72,6 +89,7 @@ export class NotifiedCache<V> {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    clearInterval(this.heartbeat);
     await this.connecting;
     this.stopServing();
     await this.listener?.end().catch(() => undefined);
@@ -84,9 +102,14 @@ export class NotifiedCache<V> {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.url });
+    // Named, so that an operator sees in pg_stat_activity which session keeps which cache current.
+    const client = new Client({
+      connectionString: this.options.url,
+      keepAlive: true,
+      application_name: listenerName(this.options.channel),
+    });
     client.on('notification', (message) => {
-      if (message.channel !== this.options.channel) return;
+      if (message.channel !== this.options.channel || message.payload?.startsWith(PROBE_PREFIX)) return;
       if (!message.payload || message.payload === '*') {
         this.changes += 1;
         this.entries.clear();
@@ -95,7 +118,9 @@ export class NotifiedCache<V> {
     const lost = (err?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
+      clearInterval(this.heartbeat);
       this.stopServing();
+      void client.end().catch(() => undefined); // not awaited: a dead peer may never answer
       if (this.closed) return;
       this.options.logger.warn(
         { err, channel: this.options.channel },
@@ -109,10 +134,9 @@ export class NotifiedCache<V> {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.options.channel}`);
+      await this.probe(client);
     } catch (err) {
-      lost(err as Error);
-      await client.end().catch(() => undefined);
-      return;
+      return lost(err as Error);
     }
     if (this.listener !== client) return;
     if (this.closed) return void (await client.end().catch(() => undefined));
@@ -120,5 +144,30 @@ export class NotifiedCache<V> {
     this.entries.clear();
     this.changes += 1;
     this.listening = true;
+    this.heartbeat = setInterval(() => this.probe(client).catch(lost), this.options.heartbeatMs ?? 5000);
+    this.heartbeat.unref();
+  }
+
+  /** Notifies the channel from the listening session and waits to hear it: proof that changes are being heard. */
+  private probe(client: Client): Promise<void> {
+    const token = `${PROBE_PREFIX}${randomUUID()}`;
+    const timeoutMs = this.options.probeTimeoutMs ?? 2000;
+    return new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        clearTimeout(timer);
+        client.off('notification', heard);
+        if (err) reject(err);
+        else resolve();
+      };
+      const heard = (message: { channel: string; payload?: string }) => {
+        if (message.channel === this.options.channel && message.payload === token) done();
+      };
+      const timer = setTimeout(
+        () => done(new Error(`the channel ${this.options.channel} was not heard within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      client.on('notification', heard);
+      client.query('SELECT pg_notify($1, $2)', [this.options.channel, token]).catch((err: Error) => done(err));
+    });
   }
 }
