@@ -1,4 +1,5 @@
 import { InternalClaimsVerifier } from '@trading/auth';
+import { NotifiedCache } from '@trading/db';
 import {
   connectEventLog,
   consumerMetrics,
@@ -11,7 +12,6 @@ import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
-import { NotifiedCache } from '@trading/db';
 import type { Account } from './accounts/entities/account.entity';
 import { ACCOUNTS_CHANGED_CHANNEL, AccountsService } from './accounts/accounts.service';
 import { mountAccountsBackOffice } from './back-office/back-office.routes';
