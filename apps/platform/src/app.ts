@@ -126,7 +126,7 @@ export async function createPlatform(
   overrides: PlatformOverrides = {},
 ): Promise<Platform> {
   // Closed in reverse, past a step that fails (logged); a step slow to close is named in the log.
-  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'platform: a shutdown step is slow') });
+  const life = Lifecycle.of('platform', logger);
   const close = () => life.close().catch((err) => logger.error({ err }, 'shutdown step failed'));
   try {
     let pg: EmbeddedPostgresServer | undefined;

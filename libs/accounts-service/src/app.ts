@@ -54,7 +54,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
   const { cursorKey } = identityTools(config);
   let settlement: PositionSettlementService | undefined;
   // Closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle();
+  const life = Lifecycle.of('accounts', logger);
   return life.build(async () => {
     const accountsOfUser = life.own(
       'accounts cache',

@@ -81,7 +81,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   if (problems.length) throw new ConfigError('auth', problems);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
   // Everything opened below is closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle();
+  const life = Lifecycle.of('auth', logger);
   return life.build(async () => {
     const dataSource = life.own(
       'database',

@@ -63,7 +63,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
   const { signer, cursorKey } = identityTools(config);
   const cursors = new CursorCodec(cursorKey);
   // Closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle();
+  const life = Lifecycle.of('banking', logger);
   return life.build(async () => {
     const ownership =
       deps.ownership ??

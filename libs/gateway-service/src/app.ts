@@ -15,7 +15,7 @@ import {
 } from '@trading/auth';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
 import { createLogger, type Logger } from '@trading/logging';
-import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
+import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, graphqlEndpoint, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { GatewayConfig } from './config';
@@ -43,13 +43,9 @@ export interface GatewayApp extends ServiceApp {
 export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps = {}): Promise<GatewayApp> {
   const logger = deps.logger ?? createLogger('gateway', config.LOG_LEVEL);
   // Closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'gateway: a shutdown step is slow') });
+  const life = Lifecycle.of('gateway', logger);
   return life.build(async () => {
-    const store =
-      deps.store ??
-      life.own('redis store', await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }), (s) =>
-        s.close(),
-      );
+    const store = deps.store ?? life.own('redis store', await connectEdgeStore(config), (s) => s.close());
     const subgraphUrls: Record<Subgraph, string> = { accounts: config.ACCOUNTS_URL, banking: config.BANKING_URL, oms: config.OMS_URL };
 
     const connections = life.own('subgraph connections', subgraphConnections(), (c) => c.close());

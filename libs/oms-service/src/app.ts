@@ -53,7 +53,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   const { signer, cursorKey } = identityTools(config);
   const hours = new TradingHours(config.OMS_TRADING_HOURS);
   // Closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle();
+  const life = Lifecycle.of('oms', logger);
   return life.build(async () => {
     const accounts = life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (c) =>
       c.close(),

@@ -1,7 +1,7 @@
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
-import { cachedReadMetrics, connectStore, type KeyValueStore } from '@trading/redis';
+import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
@@ -34,13 +34,9 @@ export interface FacadeDeps {
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('rest-facade', config.LOG_LEVEL);
   // Closed in reverse on close(), or at once if a later step fails.
-  const life = new Lifecycle({ onSlowStep: (step, ms) => logger.warn({ step, ms }, 'rest-facade: a shutdown step is slow') });
+  const life = Lifecycle.of('rest-facade', logger);
   return life.build(async () => {
-    const store =
-      deps.store ??
-      life.own('redis store', await connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } }), (s) =>
-        s.close(),
-      );
+    const store = deps.store ?? life.own('redis store', await connectEdgeStore(config), (s) => s.close());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
     const feed = life.own('live order feed', new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger), (f) =>
       f.close(),

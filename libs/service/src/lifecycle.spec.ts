@@ -38,4 +38,12 @@ describe('Lifecycle', () => {
     await life.close();
     expect(slow).toEqual(['stuck consumer after 50 ms']);
   });
+
+  it("an app's lifecycle logs the slow step by name, as every composition root's does", async () => {
+    const warnings: unknown[][] = [];
+    const life = Lifecycle.of('gateway', { warn: (...args: unknown[]) => void warnings.push(args) } as never, 50);
+    life.defer('subgraph connections', () => new Promise((r) => setTimeout(r, 150)));
+    await life.close();
+    expect(warnings).toEqual([[{ step: 'subgraph connections', ms: 50 }, 'gateway: a shutdown step is slow']]);
+  });
 });

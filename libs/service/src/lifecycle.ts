@@ -1,3 +1,5 @@
+import type { Logger } from '@trading/logging';
+
 /**
  * What a composition root opened, in the order it opened it. `close` closes everything in the
  * reverse order, once (later calls wait for the first), and goes on past a step that fails,
@@ -7,6 +9,11 @@
  * reported by name (`onSlowStep`), so a shutdown that hangs says where.
  */
 export class Lifecycle {
+  /** A composition root's lifecycle: a slow shutdown step is logged as `<app>: a shutdown step is slow`, naming the step. */
+  static of(app: string, logger: Pick<Logger, 'warn'>, slowStepMs?: number): Lifecycle {
+    return new Lifecycle({ slowStepMs, onSlowStep: (step, ms) => logger.warn({ step, ms }, `${app}: a shutdown step is slow`) });
+  }
+
   private readonly steps: Array<{ name: string; close: () => unknown }> = [];
   private closing: Promise<void> | undefined;
 
