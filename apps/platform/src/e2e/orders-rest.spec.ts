@@ -224,6 +224,10 @@ describe('orders REST endpoints', () => {
       [{ quantity: '-1' }, 400, 'quantity'],
       [{ quantity: 1 }, 400, 'quantity'],
       [{ quantity: '100001' }, 422, 'quantity'],
+      // Not a decimal in the API's syntax (the GraphQL Decimal scalar's): refused at the facade, naming the field.
+      [{ quantity: '1e3' }, 400, 'quantity'],
+      [{ limitPrice: '1,5' }, 400, 'limitPrice'],
+      [{ type: 'STOP', timeInForce: 'DAY', limitPrice: undefined, stopPrice: '+200' }, 400, 'stopPrice'],
       [{ type: 'MARKET', timeInForce: 'GTC', limitPrice: undefined }, 422, 'timeInForce'],
       [{ type: 'STOP', timeInForce: 'IOC', limitPrice: undefined, stopPrice: '200.00' }, 422, 'timeInForce'],
       [{ type: 'LIMIT', limitPrice: undefined }, 400, 'limitPrice'],
