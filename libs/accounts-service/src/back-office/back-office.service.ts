@@ -69,15 +69,15 @@ export class AccountsBackOffice {
 
   /** Step one of a close: RESTRICTED, so no order or transfer starts while the others are asked. */
   async beginClosing(id: unknown): Promise<{ account: Account; previousStatus: AccountStatus }> {
-    return this.dataSource
-      .transaction(async (tx) => {
-        const account = await this.lock(tx, id);
-        if (account.status === 'CLOSED')
-          throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
-        await tx.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [account.id]);
-        return { account: { ...account, status: 'RESTRICTED' as const }, previousStatus: account.status };
-      })
-      .finally(() => this.forgetOwnerOf(id));
+    const begun = await this.dataSource.transaction(async (tx) => {
+      const account = await this.lock(tx, id);
+      if (account.status === 'CLOSED')
+        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+      await tx.query(`UPDATE accounts SET status = 'RESTRICTED' WHERE id = $1`, [account.id]);
+      return { account: { ...account, status: 'RESTRICTED' as const }, previousStatus: account.status };
+    });
+    this.accountsOfUser.forget(begun.account.userId);
+    return begun;
   }
 
   /**
@@ -89,24 +89,24 @@ export class AccountsBackOffice {
     const restoreTo = input['restoreTo'];
     if (typeof restoreTo !== 'string' || !STATUSES.includes(restoreTo as AccountStatus) || restoreTo === 'CLOSED')
       throw bad('restoreTo', 'must be ACTIVE or RESTRICTED');
-    const outcome = await this.dataSource
-      .transaction(async (tx) => {
-        const account = await this.lock(tx, id);
-        if (account.status === 'CLOSED')
-          throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
-        const held: Array<{ symbol: string; quantity: string }> = await tx.query(
-          `SELECT symbol, trim_scale(quantity)::text AS quantity FROM positions WHERE account_id = $1 AND quantity <> 0 ORDER BY symbol`,
-          [account.id],
-        );
-        const reasons = [
-          ...blockers,
-          ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : []),
-        ];
-        const status = reasons.length ? (restoreTo as AccountStatus) : 'CLOSED';
-        await tx.query('UPDATE accounts SET status = $2 WHERE id = $1', [account.id, status]);
-        return { account: { ...account, status }, reasons };
-      })
-      .finally(() => this.forgetOwnerOf(id));
+    const outcome = await this.dataSource.transaction(async (tx) => {
+      const account = await this.lock(tx, id);
+      if (account.status === 'CLOSED')
+        throw new AppError('CONFLICT', `Account ${account.number} is already closed`, { field: 'accountId' });
+      const held: Array<{ symbol: string; quantity: string }> = await tx.query(
+        `SELECT symbol, trim_scale(quantity)::text AS quantity FROM positions WHERE account_id = $1 AND quantity <> 0 ORDER BY symbol`,
+        [account.id],
+      );
+      const reasons = [
+        ...blockers,
+        ...(held.length ? [`positions remain: ${held.map((p) => `${p.quantity} ${p.symbol}`).join(', ')}`] : []),
+      ];
+      const status = reasons.length ? (restoreTo as AccountStatus) : 'CLOSED';
+      await tx.query('UPDATE accounts SET status = $2 WHERE id = $1', [account.id, status]);
+      return { account: { ...account, status }, reasons };
+    });
+    // Committed either way (closed, or restored): this instance drops the owner's accounts at once.
+    this.accountsOfUser.forget(outcome.account.userId);
     if (outcome.reasons.length) {
       throw new AppError('CONFLICT', `Account ${outcome.account.number} cannot be closed: ${outcome.reasons.join('; ')}`, {
         field: 'accountId',
@@ -114,15 +114,6 @@ export class AccountsBackOffice {
       });
     }
     return outcome.account;
-  }
-
-  /** After a status change commits (or fails: forgetting is always safe), wherever `id` came from. */
-  private forgetOwnerOf(id: unknown): Promise<void> {
-    if (typeof id !== 'string') return Promise.resolve();
-    return queryPrepared<Account>(this.dataSource, ACCOUNT_BY_ID, [id]).then(
-      ([account]) => account && this.accountsOfUser.forget(account.userId),
-      () => undefined,
-    );
   }
 
   private async lock(tx: EntityManager, id: unknown): Promise<Account> {
