@@ -22,34 +22,25 @@ export class PrivateRedis {
     private readonly dir: string,
     readonly port: number,
     readonly stream: string,
+    /** false: a plain redis-server, its default user on (the all-in-one connects with one URL for every app). */
+    private readonly acl = true,
   ) {}
 
-  /** redis://<user>:<password>@127.0.0.1:<port> */
-  url(user: RedisUser): string {
-    return `redis://${user}:${this.passwords[user]}@127.0.0.1:${this.port}`;
+  /** redis://<user>:<password>@127.0.0.1:<port> (without ACL users: the default user) */
+  url(user?: RedisUser): string {
+    return this.acl && user ? `redis://${user}:${this.passwords[user]}@127.0.0.1:${this.port}` : `redis://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
     const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], EVENTS_STREAM: this.stream };
     for (const [user, variable] of Object.entries(USERS)) env[`REDIS_${variable}_PASSWORD`] = this.passwords[user as RedisUser];
-    const log = openSync(join(this.dir, 'redis.log'), 'a');
-    this.child = spawn(
-      'sh',
-      [
-        join(this.root, 'tools/service-mode/redis-users.sh'),
-        '--port',
-        String(this.port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-      ],
-      { env, stdio: ['ignore', log, log] },
-    );
+    const log = openSync(join(this.dir, `redis-${this.port}.log`), 'a');
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    this.child = this.acl
+      ? spawn('sh', [join(this.root, 'tools/service-mode/redis-users.sh'), ...args], { env, stdio: ['ignore', log, log] })
+      : spawn('redis-server', args, { env, stdio: ['ignore', log, log] });
     // Up when it answers (NOAUTH: the default user is off).
-    await waitFor(`redis on ${this.port}`, 10_000, async () => (await ping(this.port)).includes('NOAUTH'));
+    await waitFor(`redis on ${this.port}`, 10_000, async () => /NOAUTH|PONG/.test(await ping(this.port)));
   }
 
   /** kill -9: every client's connection drops, nothing is saved. */

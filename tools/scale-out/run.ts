@@ -11,7 +11,9 @@
  *      and settle while instances come and go) loses no request (0 failures, 0 5xx) and breaks no
  *      money invariant;
  *   5. after Redis is killed and restarted and PostgreSQL crashed and restarted under load, every
- *      process is ready again, then exits within its grace period on SIGTERM.
+ *      process is ready again, then exits within its grace period on SIGTERM;
+ *   6. the same outage under the all-in-one (`npm start`'s primary and two workers): ready again,
+ *      a new session served, then exit 0 on SIGTERM within the grace period, no worker left.
  * Prints a table and `scale-out: ok`, or the failures (exit status 1).
  *
  * Settings: SCALE_OUT_PORT_BASE (21000: below the ephemeral range), SCALE_OUT_KEEP_LOGS=1.
@@ -22,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createUser, fund, grantTokens, http, listInstrument, provisionApp, type Urls } from '@trading/testing';
 import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
+import { ALL_IN_ONE_WORKERS, AllInOne } from './all-in-one';
 import { backendName, HaProxy } from './haproxy';
 import { orderFlow, steadyLoad, type LoadResult } from './load';
 import { PrivatePostgres } from './postgres';
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
   const redis = new PrivateRedis(ROOT, dir, ports.redis(), 'scale:oms:events');
   const services = new Services(ROOT, dir, ports, pg, redis);
   const haproxy = new HaProxy(dir, services);
+  const allInOne = new AllInOne(ROOT, dir, ports, pg, new PrivateRedis(ROOT, dir, ports.allInOneRedis(), 'oms:events', false));
   let db: Databases | undefined;
   try {
     step('a private PostgreSQL and Redis (ACL users)');
@@ -167,7 +171,12 @@ async function main(): Promise<void> {
       fiveXx: '-',
       p99: `${Math.max(...stopped.map((s) => s.ms))} ms to exit`,
     });
+
+    step(`the all-in-one (npm start, ${ALL_IN_ONE_WORKERS} workers): Redis killed and PostgreSQL crashed under load, then SIGTERM`);
+    await allInOneOutage(allInOne, pg);
   } finally {
+    await allInOne.kill();
+    await allInOne.redis.stop();
     await db?.end().catch(() => undefined);
     await haproxy.stop();
     await services.killAll();
@@ -264,6 +273,52 @@ async function fillsAppliedOnce(db: Databases, urls: Urls, session: string, acco
     !found.length && p.trades >= accepted,
     `${p.trades} fills, ${p.events} events: each applied exactly once, ledger and positions hold ${found.join('; ')}`,
   );
+}
+
+/**
+ * The all-in-one on the run's PostgreSQL: started, loaded, its Redis killed and restarted and
+ * PostgreSQL crashed and restarted; then it must be ready again, serve a new session, and on
+ * SIGTERM exit 0 (every worker drained in time) within the grace period, leaving no worker behind.
+ */
+async function allInOneOutage(aio: AllInOne, pg: PrivatePostgres): Promise<void> {
+  await aio.redis.start();
+  aio.start();
+  const pat = await aio.waitStarted(120_000);
+  const login = async () => (await http('POST', `${aio.apiUrl}/pat/login`, { body: { token: pat } })).body.token as string;
+  const load = steadyLoad(aio.apiUrl.replace(/\/v1$/, ''), await login(), ['/v1/accounts'], 20);
+  await sleep(2000);
+  await aio.redis.kill();
+  await sleep(2000);
+  await aio.redis.start();
+  await sleep(2000);
+  pg.crash();
+  await sleep(2000);
+  pg.start();
+  await aio.waitReady(90_000);
+  const storm = await load.stop();
+  rows.push(row('all-in-one: Redis killed + PostgreSQL crashed, both restarted', ALL_IN_ONE_WORKERS + 1, storm));
+  // Redis kept nothing, so the session from before is gone: a new login through the same PAT must work.
+  const session = await login().catch(() => '');
+  const accounts = session ? await http('GET', `${aio.apiUrl}/accounts`, { token: session }) : undefined;
+  check(
+    aio.running() && accounts?.status === 200,
+    `the all-in-one is ready again and serves a new session (${accounts?.status ?? 'no login'})`,
+  );
+
+  const { code, ms, workersLeft } = await aio.terminate(GRACE_MS);
+  check(
+    code === 0,
+    `the all-in-one exited ${code ?? 'NOT within the grace period'} in ${ms} ms on SIGTERM (0: every worker drained in time)`,
+  );
+  check(!workersLeft.length, `no worker left behind (${workersLeft.join(', ') || 'none'})`);
+  rows.push({
+    phase: 'all-in-one: SIGTERM after the failures',
+    instances: ALL_IN_ONE_WORKERS + 1,
+    sent: '-',
+    failures: code === 0 && !workersLeft.length ? 0 : 1,
+    fiveXx: '-',
+    p99: `${ms} ms to exit`,
+  });
 }
 
 /** One instance out of rotation, SIGTERM, drained, started again, back in rotation; the ms it took to exit. */

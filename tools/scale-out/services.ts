@@ -13,6 +13,22 @@ export type AppName = (typeof APPS)[number];
 /** The apps with a database of their own. */
 export const DATABASES = ['auth', 'accounts', 'banking', 'oms'] as const;
 export const INSTANCES = 2;
+/** The all-in-one's port variables (apps/platform/src/config.ts). */
+export const ALL_IN_ONE_PORTS = [
+  'FACADE_PORT',
+  'FACADE_INTERNAL_PORT',
+  'AUTH_PORT',
+  'AUTH_INTERNAL_PORT',
+  'AUTH_ADMIN_PORT',
+  'GATEWAY_PORT',
+  'GATEWAY_INTERNAL_PORT',
+  'ACCOUNTS_PORT',
+  'ACCOUNTS_INTERNAL_PORT',
+  'BANKING_PORT',
+  'BANKING_INTERNAL_PORT',
+  'OMS_PORT',
+  'OMS_INTERNAL_PORT',
+] as const;
 
 /**
  * Ports from BASE: the load balancer's frontends for app n at BASE+10n (public) and BASE+100+10n
@@ -29,8 +45,12 @@ export class Ports {
   admin = (i: number) => this.base + 200 + i;
   redis = () => this.base + 300;
   postgres = () => this.base + 301;
+  /** The all-in-one's own Redis, and its thirteen listeners from BASE+400. */
+  allInOneRedis = () => this.base + 302;
+  allInOne = (n: number) => this.base + 400 + n;
   all(): number[] {
-    const ports = [this.redis(), this.postgres(), this.admin(0), this.admin(1)];
+    const ports = [this.redis(), this.postgres(), this.admin(0), this.admin(1), this.allInOneRedis()];
+    for (let n = 0; n < ALL_IN_ONE_PORTS.length; n++) ports.push(this.allInOne(n));
     for (const app of APPS) {
       ports.push(this.lbPublic(app), this.lbInternal(app));
       for (let i = 0; i < INSTANCES; i++) ports.push(this.public(app, i), this.internal(app, i));

@@ -5,7 +5,7 @@ import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
 import { loadPlatformConfig } from './config';
-import { isWorker, runPrimary } from './primary';
+import { isWorker, runPrimary, STOP_GRACE_MS } from './primary';
 
 /** `npm start`: the whole product on every core (or in this one process), then a banner with what a newcomer needs. */
 async function main(): Promise<void> {
@@ -29,6 +29,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
+    // Whatever close() waits on (a data store that came back half-way, say), the process ends within its grace period.
+    setTimeout(() => {
+      logger.error({ graceMs: STOP_GRACE_MS }, 'the platform did not close in time; exiting anyway');
+      process.exit(1);
+    }, STOP_GRACE_MS);
     await platform.close();
     await shutdownTracing();
     process.exit(0);

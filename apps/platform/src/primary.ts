@@ -14,8 +14,8 @@ import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-mes
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
-/** How long a worker may take to drain and exit on SIGTERM before it is killed. */
-const WORKER_GRACE_MS = 20_000;
+/** How long the apps of a process may take to drain and close on SIGTERM before the process is killed (or exits) anyway. */
+export const STOP_GRACE_MS = 20_000;
 
 export async function runPrimary(config: PlatformConfig, logger: Logger, workers: number): Promise<void> {
   const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
@@ -53,7 +53,12 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
       [...running].map(
         (worker) =>
           new Promise<void>((done) => {
-            const kill = setTimeout(() => worker.process.kill('SIGKILL'), WORKER_GRACE_MS);
+            // A worker still running after its grace period is a failed stop, said so and in the exit status.
+            const kill = setTimeout(() => {
+              logger.error({ pid: worker.process.pid, graceMs: STOP_GRACE_MS }, 'a platform worker did not exit in time; killed');
+              status = 1;
+              worker.process.kill('SIGKILL');
+            }, STOP_GRACE_MS);
             worker.once('exit', () => {
               clearTimeout(kill);
               done();
