@@ -480,7 +480,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live order events (Server-Sent Events): every state change of the account's orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.
+         * Live order events (Server-Sent Events): every state change of the account's orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. If events after that id are no longer kept (the stream keeps about the last million), an `event: gap` comes first: read the orders and trades again. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.
          * @description Scopes: read:orders
          */
         get: operations["streamOrderEvents"];
@@ -3606,7 +3606,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A stream of `id: …`, `event: order|fill|end` and `data: <JSON>` blocks; the data of each event is described by OrderEvent */
+            /** @description A stream of `id: …`, `event: order|fill|gap|end` and `data: <JSON>` blocks; the data of each event is described by OrderEvent */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -52,6 +52,11 @@ export interface EventLog {
   after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]>;
   /** The newest entry's id; '0-0' for an empty or missing stream. */
   lastId(stream: string): Promise<string>;
+  /**
+   * True when entries after `afterId` may have been trimmed or deleted from the stream, so a
+   * reader resuming there cannot get them all (false for a stream that lost nothing, or none).
+   */
+  lostAfter(stream: string, afterId: string): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

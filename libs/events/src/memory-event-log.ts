@@ -122,6 +122,10 @@ export class MemoryEventLog implements EventLog {
     return this.stream(stream).entries.at(-1)?.entryId ?? '0-0';
   }
 
+  async lostAfter(): Promise<boolean> {
+    return false; // in-process: nothing is ever trimmed
+  }
+
   async ping(): Promise<void> {
     /* in-process: always reachable */
   }

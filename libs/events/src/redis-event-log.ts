@@ -1,6 +1,6 @@
 /** Real Redis streams. */
 import { closeRedisClient, openRedisClient, type RedisClient } from '@trading/redis';
-import { fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
+import { compareEntryIds, fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
 
 /** A stream entry as node-redis answers it; `message` is null for a pending entry trimmed away. */
 interface StreamMessage {
@@ -128,6 +128,21 @@ export class RedisEventLog implements EventLog {
   async lastId(stream: string): Promise<string> {
     const entries = (await this.client.xRevRange(stream, '+', '-', { COUNT: 1 })) as StreamMessage[];
     return entries[0]?.id ?? '0-0';
+  }
+
+  async lostAfter(stream: string, afterId: string): Promise<boolean> {
+    const info = (await this.client.xInfoStream(stream).catch((err: Error) => {
+      if (/no such key/i.test(err.message)) return undefined; // a missing stream lost nothing
+      throw err;
+    })) as unknown as Map<string, unknown> | Record<string, unknown> | undefined;
+    if (!info) return false;
+    const field = (name: string) => (info instanceof Map ? info.get(name) : info[name]);
+    // Redis 7: XDEL records the highest id it removed; trimming (XADD MAXLEN, XTRIM) does not, but
+    // shows as fewer entries than were ever added, the oldest kept then being after what was cut.
+    const deleted = String(field('max-deleted-entry-id') ?? '0-0');
+    const removedAny = Number(field('entries-added') ?? 0) > Number(field('length') ?? 0);
+    const oldestKept = (field('first-entry') as { id?: string } | null)?.id;
+    return compareEntryIds(deleted, afterId) > 0 || (removedAny && !!oldestKept && compareEntryIds(oldestKept, afterId) > 0);
   }
 
   async ping(): Promise<void> {

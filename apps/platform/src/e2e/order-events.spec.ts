@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { restContract } from '@trading/rest-facade-service';
-import { http } from '@trading/testing';
+import { createClient } from 'redis';
+import { http, TEST_REDIS_URL } from '@trading/testing';
 import { admin } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { newUser, sessionToken } from './pat-helpers';
@@ -199,6 +200,40 @@ describe('GET /v1/oms/{accountId}/events', () => {
     await p.events.log.append(p.events.stream, { eventId: randomUUID(), type: 'order.updated', payload: { order: forged } });
     const real = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
     expect(await stream.next()).toMatchObject({ event: 'order', data: { id: real.body.id, status: 'NEW' } });
+  }, 30_000);
+
+  // Last of this platform's tests: the stream it trims stays trimmed.
+  it('says `event: gap` before the replay when events after Last-Event-ID are no longer kept', async () => {
+    const t = await trader();
+    const first = await open(t.accountId, t.session);
+    const one = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    const placed = await first.next();
+    const two = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    const lostEvent = await first.next();
+    const three = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    expect((await first.next())!.data.id).toBe(three.body.id);
+    first.close();
+    expect([placed!.data.id, lostEvent!.data.id]).toEqual([one.body.id, two.body.id]);
+
+    // Nothing dropped yet: a resume is whole, with no gap event.
+    const whole = await open(t.accountId, t.session, placed!.id);
+    expect((await whole.next())!).toMatchObject({ event: 'order', data: { id: two.body.id } });
+    whole.close();
+
+    // The stream loses the second order's event (as trimming does to the oldest ones).
+    const redis = await createClient({ url: TEST_REDIS_URL }).connect();
+    expect(await redis.xDel(p.events.stream, lostEvent!.id!)).toBe(1);
+    redis.destroy();
+    const resumed = await open(t.accountId, t.session, placed!.id);
+    const gap = (await resumed.next())!;
+    expect(gap).toMatchObject({ event: 'gap', data: { reason: expect.stringContaining('no longer kept') } });
+    expect(gap.id).toBeUndefined(); // the client's Last-Event-ID stays where it was
+    expect((await resumed.next())!).toMatchObject({ id: expect.any(String), event: 'order', data: { id: three.body.id } });
+    // Resuming after what was lost needs no gap.
+    const after = await open(t.accountId, t.session, lostEvent!.id);
+    const live = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
+    expect((await after.next())!).toMatchObject({ event: 'order', data: { id: three.body.id } });
+    expect((await after.next())!).toMatchObject({ event: 'order', data: { id: live.body.id } });
   }, 30_000);
 });
 

@@ -242,7 +242,7 @@ export const orderUpdate = named('OrderUpdate', o(orderFields), 'An order as an 
 export const orderEvent = named(
   'OrderEvent',
   z.union([orderUpdate, trade, o({ reason: text })]),
-  'The `data` of one event: an OrderUpdate for `event: order`, a Trade for `event: fill`, `{ reason }` for `event: end`',
+  'The `data` of one event: an OrderUpdate for `event: order`, a Trade for `event: fill`, `{ reason }` for `event: gap` and `event: end`',
 );
 export const orderPage = named('OrderPage', o({ accountId: id, orders: list(order), nextCursor: cursor }));
 export const tradePage = named('TradePage', o({ accountId: id, trades: list(trade), nextCursor: cursor }));

@@ -48,6 +48,11 @@ export class LiveOrderFeed {
     }
   }
 
+  /** True when entries after `afterId` may be gone from the stream (trimmed or deleted), so a replay cannot be whole. */
+  async lostAfter(afterId: string): Promise<boolean> {
+    return this.log.lostAfter(this.stream, afterId);
+  }
+
   get openStreams(): number {
     return this.subscribers.size;
   }

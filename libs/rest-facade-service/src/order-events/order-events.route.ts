@@ -9,6 +9,8 @@ import type { LiveOrderFeed } from './live-feed';
 
 export const ORDER_EVENTS_PATH = '/oms/:accountId/events';
 const SCOPES = ['read:orders'] as const;
+const GAP_REASON =
+  'Some events after Last-Event-ID are no longer kept; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 
 export interface OrderEventsOptions {
   /** A comment line this often keeps proxies from closing an idle stream; the session is checked again each time. */
@@ -21,7 +23,8 @@ export interface OrderEventsOptions {
  * GET /v1/oms/{accountId}/events: Server-Sent Events of the account's orders (`order`: every
  * state change) and fills (`fill`), each with the settlement stream's entry id. A client that
  * reconnects with `Last-Event-ID` gets everything after it first, then the live events, with
- * no gap and no repeat. Heartbeats keep it open; it ends (`event: end`) when the session is
+ * no gap and no repeat; if the stream has since dropped events after that id, `event: gap`
+ * says so first. Heartbeats keep it open; it ends (`event: end`) when the session is
  * revoked or expires.
  */
 export function orderEventsRoute(
@@ -85,6 +88,9 @@ export function orderEventsRoute(
     req.on('close', () => end());
 
     try {
+      // Events after Last-Event-ID that the stream no longer keeps cannot be replayed: say so (no id,
+      // so a client's Last-Event-ID stays put), then replay what is kept; the client reads its orders again.
+      if (resumeFrom && (await feed.lostAfter(resumeFrom))) res.write(`event: gap\ndata: ${JSON.stringify({ reason: GAP_REASON })}\n\n`);
       if (resumeFrom) for await (const event of feed.replay(accountId, resumeFrom)) send(event);
     } catch {
       return end('The event history could not be read; reconnect with Last-Event-ID');
