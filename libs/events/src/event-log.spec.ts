@@ -37,12 +37,13 @@ describeEachEventLog('reading without a group', (current) => {
 
 describe('RedisEventLog.lostAfter', () => {
   let log: RedisEventLog;
-  let redis: Awaited<ReturnType<ReturnType<typeof createClient>['connect']>>;
+  let redis: ReturnType<typeof createClient>;
   let stream: string;
   const ids: string[] = [];
   beforeEach(async () => {
     log = await RedisEventLog.connect(TEST_REDIS_URL);
-    redis = await createClient({ url: TEST_REDIS_URL }).connect();
+    redis = createClient({ url: TEST_REDIS_URL });
+    await redis.connect();
     stream = `t:${uniqueId()}:events`;
     ids.length = 0;
     for (let n = 0; n < 5; n++) ids.push(await log.append(stream, event(n)));
