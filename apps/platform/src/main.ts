@@ -1,11 +1,11 @@
 import './tracing';
-import { ConfigError } from '@trading/config';
+import { ConfigError, STOP_DEADLINE_MS } from '@trading/config';
 import { createLogger } from '@trading/logging';
 import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
 import { loadPlatformConfig } from './config';
-import { isWorker, runPrimary, STOP_GRACE_MS } from './primary';
+import { isWorker, runPrimary } from './primary';
 
 /** `npm start`: the whole product on every core (or in this one process), then a banner with what a newcomer needs. */
 async function main(): Promise<void> {
@@ -31,9 +31,9 @@ async function main(): Promise<void> {
     console.log('\nStopping…');
     // Whatever close() waits on (a data store that came back half-way, say), the process ends within its grace period.
     setTimeout(() => {
-      logger.error({ graceMs: STOP_GRACE_MS }, 'the platform did not close in time; exiting anyway');
+      logger.error({ graceMs: STOP_DEADLINE_MS }, 'the platform did not close in time; exiting anyway');
       process.exit(1);
-    }, STOP_GRACE_MS);
+    }, STOP_DEADLINE_MS);
     await platform.close();
     await shutdownTracing();
     process.exit(0);

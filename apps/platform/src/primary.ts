@@ -7,15 +7,13 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { exportServiceKey, generateServiceKey, SERVICE_NAMES } from '@trading/auth';
+import { STOP_DEADLINE_MS } from '@trading/config';
 import type { Logger } from '@trading/logging';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import { printBanner } from './banner';
 import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
-
-/** How long the apps of a process may take to drain and close on SIGTERM before the process is killed (or exits) anyway. */
-export const STOP_GRACE_MS = 20_000;
 
 export async function runPrimary(config: PlatformConfig, logger: Logger, workers: number): Promise<void> {
   const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
@@ -55,12 +53,13 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
           new Promise<void>((done) => {
             // A worker still running after its grace period is a failed stop, said so and in the exit status.
             const kill = setTimeout(() => {
-              logger.error({ pid: worker.process.pid, graceMs: STOP_GRACE_MS }, 'a platform worker did not exit in time; killed');
+              logger.error({ pid: worker.process.pid, graceMs: STOP_DEADLINE_MS }, 'a platform worker did not exit in time; killed');
               status = 1;
               worker.process.kill('SIGKILL');
-            }, STOP_GRACE_MS);
-            worker.once('exit', () => {
+            }, STOP_DEADLINE_MS);
+            worker.once('exit', (code) => {
               clearTimeout(kill);
+              if (code) status = 1; // it said it could not close everything
               done();
             });
             worker.process.kill('SIGTERM');

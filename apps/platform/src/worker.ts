@@ -30,7 +30,13 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
         void platform
           .close()
           .then(() => shutdownTracing())
-          .finally(() => process.exit(0));
+          .then(
+            () => process.exit(0),
+            (err: unknown) => {
+              logger.error({ err }, 'a platform worker failed to close everything');
+              process.exit(1);
+            },
+          );
       });
       // Ctrl-C reaches the whole process group: the primary decides, the workers wait for its SIGTERM.
       process.on('SIGINT', () => undefined);

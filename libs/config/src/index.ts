@@ -103,4 +103,11 @@ export const accountsCacheSchema = {
    */
   ACCOUNTS_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
 };
+/**
+ * How long a stopping process may take to drain, release everything and flush its traces before
+ * it exits anyway, with status 1 and a log line naming the deadline: inside Kubernetes' 30 s grace
+ * period less the 5 s preStop, so a close step that hangs (a data store that came back half-way,
+ * a collector that never answers) never leaves a process behind to be SIGKILLed.
+ */
+export const STOP_DEADLINE_MS = 20_000;
 export * from './platform-data';

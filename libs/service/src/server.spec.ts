@@ -172,6 +172,41 @@ describe('runService', () => {
     }
   });
 
+  /** Starts a probe whose close() does `close`, SIGTERMs it once it listens, and answers its exit code and output. */
+  const stopProbe = async (close: string, stopDeadlineMs: number) => {
+    const run = runChild(`
+      return {
+        listen: { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } },
+        logLevel: 'info',
+        stopDeadlineMs: ${stopDeadlineMs},
+        create: async () => ({ name: 'probe', app: express(), internal: express(), close: async () => { ${close} } }),
+      };
+    `);
+    try {
+      for (let i = 0; i < 200 && !run.output().includes('probe listening') && run.child.exitCode === null; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      run.child.kill('SIGTERM');
+      const code = await run.exited;
+      return { code, ms: Date.now() - started, output: run.output() };
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+    }
+  };
+
+  it('exits 1 at its stop deadline when releasing the service never finishes, saying so', async () => {
+    const stopped = await stopProbe('await new Promise(() => setInterval(() => undefined, 1000));', 1500);
+    expect(stopped.code).toBe(1);
+    expect(stopped.ms).toBeGreaterThanOrEqual(1400);
+    expect(stopped.output).toMatch(/"deadlineMs":1500,.*"msg":"probe did not stop within its deadline; exiting anyway"/);
+  });
+
+  it('exits 1 when releasing the service fails, naming the failure', async () => {
+    const stopped = await stopProbe("throw new Error('pool would not end');", 10_000);
+    expect(stopped.code).toBe(1);
+    expect(stopped.output).toMatch(/"level":50,.*pool would not end.*"msg":"probe failed to release everything while stopping"/);
+  });
+
   it('prints a configuration error as its readable list and exits 1', async () => {
     const run = runChild(`throw new ConfigError('probe', ['PROBE_PORT must be a port number']);`);
     expect(await run.exited).toBe(1);

@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import { ConfigError } from '@trading/config';
+import { ConfigError, STOP_DEADLINE_MS } from '@trading/config';
 import { createLogger, type Logger } from '@trading/logging';
 import { shutdownTracing } from '@trading/tracing';
 import { requestListenerFor } from './direct-graphql';
@@ -59,6 +59,8 @@ export interface ServicePlan {
   listen: { public: ListenAddress; internal: ListenAddress; admin?: ListenAddress };
   logLevel: LevelWithSilent;
   create(logger: Logger): Promise<ServiceApp>;
+  /** Default STOP_DEADLINE_MS. */
+  stopDeadlineMs?: number;
 }
 
 export interface RunningService {
@@ -103,7 +105,7 @@ export async function listenService(service: ServiceApp, plan: ServicePlan['list
 export async function runService(name: string, plan: () => ServicePlan): Promise<void> {
   let logger: Logger | undefined;
   try {
-    const { listen: addresses, logLevel, create } = plan();
+    const { listen: addresses, logLevel, create, stopDeadlineMs = STOP_DEADLINE_MS } = plan();
     logger = createLogger(name, logLevel);
     const service = await create(logger);
     const running = await listenService(service, addresses);
@@ -113,10 +115,20 @@ export async function runService(name: string, plan: () => ServicePlan): Promise
       if (stopping) return;
       stopping = true;
       logger?.info({ signal }, `${name} shutting down`);
-      await running.close();
-      await service.close();
+      setTimeout(() => {
+        logger?.error({ deadlineMs: stopDeadlineMs }, `${name} did not stop within its deadline; exiting anyway`);
+        process.exit(1);
+      }, stopDeadlineMs);
+      let status = 0;
+      try {
+        await running.close();
+        await service.close();
+      } catch (err) {
+        logger?.error({ err }, `${name} failed to release everything while stopping`);
+        status = 1;
+      }
       await shutdownTracing().catch((err) => logger?.warn({ err }, 'flushing traces failed'));
-      process.exit(0);
+      process.exit(status);
     };
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
