@@ -5,7 +5,8 @@ import type { EventLog } from './event-log';
  * A settlement consumer group's health on /metrics: how many events wait on the stream for it
  * (lag: the group falls behind), how many delivered events it has not applied yet (a stuck
  * consumer shows here first), and how many it refused to the dead-letter
- * stream (any at all deserves a look: forged, or a producer bug).
+ * stream (any at all deserves a look: forged, or a producer bug). A gauge it cannot read right
+ * now is NaN (unknown), never a number a dashboard's max() would plot or hide.
  */
 export function consumerMetrics(registry: Registry, log: EventLog, stream: string, group: string): { onDeadLetter(reason: string): void } {
   const deadLetters = new Counter({
@@ -20,7 +21,7 @@ export function consumerMetrics(registry: Registry, log: EventLog, stream: strin
     labelNames: ['group'],
     registers: [registry],
     async collect() {
-      this.set({ group }, await log.pendingCount(stream, group).catch(() => -1));
+      this.set({ group }, await log.pendingCount(stream, group).catch(() => NaN));
     },
   });
   new Gauge({
@@ -29,7 +30,7 @@ export function consumerMetrics(registry: Registry, log: EventLog, stream: strin
     labelNames: ['group'],
     registers: [registry],
     async collect() {
-      this.set({ group }, (await log.groupLag(stream, group).catch(() => null)) ?? -1);
+      this.set({ group }, (await log.groupLag(stream, group).catch(() => null)) ?? NaN);
     },
   });
   deadLetters.inc({ group }, 0);

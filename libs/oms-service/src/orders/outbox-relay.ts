@@ -77,8 +77,8 @@ export function outboxMetrics(registry: Registry, dataSource: DataSource): void 
     registers: [registry],
     async collect() {
       // Counted on the partial index of unpublished rows: cheap however long the outbox grows.
-      const [row] = await dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL').catch(() => [{ n: -1 }]);
-      this.set(Number(row?.n ?? -1));
+      const [row] = await dataSource.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL').catch(() => [{ n: NaN }]);
+      this.set(Number(row?.n ?? NaN)); // NaN: unknown (the database is away), not a backlog of -1
     },
   });
 }
