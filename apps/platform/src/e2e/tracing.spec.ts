@@ -44,7 +44,7 @@ describe('tracing', () => {
   const serverSpan = (method: string, pathPart: string) =>
     run.spans.find((s) => s.kind === SERVER && s.name.startsWith(method) && port(s) === run.ports.facade && path(s).includes(pathPart));
 
-  it('one GET /v1/accounts/{id}/margin is one trace through facade, gateway, accounts, banking, PostgreSQL and Redis', () => {
+  it('one GET /v1/accounts/{id}/margin is one trace through facade, gateway, accounts, banking, the OMS (market prices), PostgreSQL and Redis', () => {
     expect(run.marginStatus).toBe(200);
     const root = serverSpan('GET', '/margin');
     expect(root).toBeDefined();
@@ -57,7 +57,7 @@ describe('tracing', () => {
     }
     expect(spans.filter((s) => !below.has(s.spanId)).map((s) => s.spanId)).toEqual([root!.parentSpanId]);
     const served = new Set(spans.filter((s) => s.kind === SERVER).map(port));
-    for (const hop of ['facade', 'gatewayInternal', 'accounts', 'banking'] as const)
+    for (const hop of ['facade', 'gatewayInternal', 'accounts', 'banking', 'oms'] as const)
       expect([hop, served.has(run.ports[hop])]).toEqual([hop, true]);
     const scopes = new Set(spans.map((s) => s.scope));
     for (const instrumentation of ['http', 'express', 'graphql', 'pg', 'redis', 'undici'])
@@ -66,10 +66,18 @@ describe('tracing', () => {
     expect(spans.some((s) => s.attributes['db.system'] === 'redis' || s.attributes['db.system.name'] === 'redis')).toBe(true);
   });
 
-  it('a fill continues the trace of the order that placed it, through the settlement stream into banking and accounts', () => {
+  it('a fill continues the trace of the order that placed it, through the settlement stream into banking and accounts, and placing it is one trace through every hop', () => {
     expect(run.orderStatus).toBe(201);
     const root = serverSpan('POST', '/oms/order');
     expect(root).toBeDefined();
+    // Placing it went facade → gateway → the OMS (and the OMS → banking for the hold), all in the one trace.
+    const served = new Set(
+      trace(root!.traceId)
+        .filter((s) => s.kind === SERVER)
+        .map(port),
+    );
+    for (const hop of ['facade', 'gatewayInternal', 'oms', 'banking'] as const)
+      expect([hop, served.has(run.ports[hop])]).toEqual([hop, true]);
     const names = trace(root!.traceId).map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['oms fill', 'banking apply trade.executed', 'accounts apply trade.executed']));
     const applied = trace(root!.traceId).filter((s) => s.name.endsWith('apply trade.executed'));
