@@ -3,7 +3,7 @@ import { ConfigError } from '@trading/config';
 import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { FailureLimiter, RequestLimiter } from '@trading/rate-limit';
+import { FailureLimiter, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
 import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import { baseApp, createService, finishService, Lifecycle, startPeriodic, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
@@ -134,13 +134,22 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       readiness: { database: () => pingDatabase(dataSource), redis: () => store.ping() },
     });
     databasePoolMetrics(metrics, dataSource);
+    // Every 429 auth answers, by budget, under the facade's and gateway's metric (served on the internal listener).
+    const refusals = rateLimitRefusals(metrics, [
+      'oauth_client',
+      'oauth_client_auth_failures',
+      'oauth_address',
+      'sign_in',
+      'pat_login',
+      'admin',
+    ]);
     app.get('/.well-known/jwks.json', (_req, res) => {
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.json(signer.jwks());
     });
     // The facade reaches auth's API on the internal listener, with the client address it signed.
     internal.use(clientAddressFromFacade(verifier));
-    const patLogin = patLoginRoutes({ login });
+    const patLogin = patLoginRoutes({ login, refusals });
     app.use(patLogin);
     internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
 
@@ -171,6 +180,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
         name: 'oauth-token:client',
         perMinute: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT,
       }),
+      refusals,
     };
     const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
     app.use(discovery);
@@ -191,13 +201,14 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
         perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT),
         perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP),
       },
+      refusals,
     });
     app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
     // The service team's API: its own listener (loopback by default), limited and audited.
     const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
     admin.use(
-      adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE),
+      adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, refusals),
       adminAudit(config.AUTH_ADMIN_TOKEN, logger),
       adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
     );

@@ -1,7 +1,8 @@
 import type { RequestHandler, Response } from 'express';
 import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
 import type { KeyValueStore } from '@trading/redis';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { rateLimitRefusals, type RefusalCounter } from './refusals';
 
 export interface ApiLimitSettings {
   API_RATE_LIMIT_PER_MINUTE: number;
@@ -29,18 +30,11 @@ export class ApiLimits {
   private readonly perAddress: RequestLimiter;
   private readonly perToken: RequestLimiter;
   private readonly orders: RequestLimiter;
-  private readonly refusals: Counter<'limit'> | undefined;
+  private readonly refusals: RefusalCounter | undefined;
 
   /** `metrics`: where refusals are counted (`rate_limit_refusals_total` by budget), when given. */
   constructor(store: KeyValueStore, settings: ApiLimitSettings, metrics?: Registry) {
-    this.refusals = metrics
-      ? new Counter({
-          name: 'rate_limit_refusals_total',
-          help: 'Requests refused with 429 by budget',
-          labelNames: ['limit'],
-          registers: [metrics],
-        })
-      : undefined;
+    this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'orders']) : undefined;
     const namespace = settings.API_RATE_LIMIT_NAMESPACE;
     this.perAddress = new RequestLimiter(store, namespace, { name: 'address', perMinute: settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE });
     this.perToken = new RequestLimiter(store, namespace, { name: 'token', perMinute: settings.API_RATE_LIMIT_PER_MINUTE });

@@ -155,3 +155,4 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
   return new AppError('RATE_LIMITED', detail, { details: { retryAfterSeconds: state.resetSeconds } });
 }
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
+export { rateLimitRefusals, type RefusalCounter } from './refusals';

@@ -1,6 +1,7 @@
+import { Registry } from 'prom-client';
 import { connectStore, MemoryStore, type KeyValueStore } from '@trading/redis';
 import { TEST_REDIS_URL, testKeyPrefix, uniqueId } from '@trading/testing';
-import { FailureLimiter, rateLimited, rateLimitHeaders, tightest } from './index';
+import { ApiLimits, FailureLimiter, rateLimited, rateLimitHeaders, rateLimitRefusals, tightest } from './index';
 
 describe.each([
   ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
@@ -72,5 +73,21 @@ describe('limit answers', () => {
     const limiter = new FailureLimiter(store, uniqueId(), { name: 'x', maxFailures: 1, windowSeconds: 60 });
     await store.close();
     await expect(limiter.state('k')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('count refusals in one rate_limit_refusals_total{limit} per registry, whoever asks for it', async () => {
+    const registry = new Registry();
+    const refusals = rateLimitRefusals(registry);
+    const settings = {
+      API_RATE_LIMIT_PER_MINUTE: 1,
+      API_ORDER_RATE_LIMIT_PER_MINUTE: 1,
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: 1,
+      API_RATE_LIMIT_NAMESPACE: uniqueId(),
+    };
+    expect(() => new ApiLimits(new MemoryStore(), settings, registry)).not.toThrow();
+    expect(rateLimitRefusals(registry)).toBe(refusals);
+    refusals.inc({ limit: 'sign_in' });
+    expect(await registry.getSingleMetricAsString('rate_limit_refusals_total')).toContain('rate_limit_refusals_total{limit="sign_in"} 1');
+    expect(rateLimitRefusals(new Registry())).not.toBe(refusals);
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '../demo-data';
 import { patSession } from './sessions';
@@ -59,5 +61,41 @@ describe('metrics worth scraping', () => {
       expect(value(lines, 'settlement_unapplied_events', { group })).toBeGreaterThanOrEqual(0);
       expect(value(lines, 'settlement_dead_letters_total', { group })).toBe(0);
     }
+  });
+
+  it('serves every metric deploy/grafana/served-metrics.json lists (what the dashboard may query), of its type and with its labels', async () => {
+    const listed = JSON.parse(readFileSync(join(__dirname, '../../../../deploy/grafana/served-metrics.json'), 'utf8')) as Record<
+      string,
+      { type: string; labels: string[]; services: Array<keyof TestPlatform['internalUrls']> } | string
+    >;
+    const found: string[] = [];
+    for (const [name, spec] of Object.entries(listed)) {
+      if (typeof spec === 'string') continue; // $comment
+      for (const service of spec.services) {
+        const text = await (await fetch(`${p.internalUrls[service]}/metrics`)).text();
+        const type = new RegExp(`^# TYPE ${name} (\\w+)$`, 'm').exec(text)?.[1];
+        // Label names of every sample (a histogram's series: _bucket adds `le`).
+        const labelSets = new Set(
+          text
+            .split('\n')
+            .filter((l) => new RegExp(`^${name}(_bucket|_sum|_count)?[{ ]`).test(l))
+            .map((l) =>
+              [...(/\{([^}]*)\}/.exec(l)?.[1] ?? '').matchAll(/(\w+)="/g)]
+                .map((m) => m[1])
+                .filter((k) => k !== 'le')
+                .sort()
+                .join(','),
+            ),
+        );
+        found.push(`${service} ${name} ${type ?? 'missing'} ${[...labelSets].join('|')}`);
+      }
+    }
+    const expected = Object.entries(listed).flatMap(([name, spec]) =>
+      typeof spec === 'string'
+        ? []
+        : spec.services.map((service) => `${service} ${name} ${spec.type} ${[...spec.labels, 'service'].sort().join(',')}`),
+    );
+    // A counter or histogram with labels has no series until first counted: these were all counted above or by start-up.
+    expect(found).toEqual(expected);
   });
 });

@@ -429,6 +429,51 @@ describe('PAT lifecycle', () => {
       expect(await countAttempts()).toBe(recorded);
       expect((await patLogin(trusting.api, token, { 'x-forwarded-for': someIp() })).status).toBe(200);
     });
+
+    it("counts each of auth's 429s on its internal /metrics, by the budget that refused it (rate_limit_refusals_total{limit})", async () => {
+      const refusals = async () => {
+        const res = await fetch(`${p.internalUrls.auth}/metrics`);
+        expect(res.status).toBe(200);
+        const counts: Record<string, number> = {};
+        for (const [, limit, n] of (await res.text()).matchAll(/^rate_limit_refusals_total\{[^}]*limit="([^"]+)"[^}]*\} (\d+)$/gm))
+          counts[limit!] = Number(n);
+        return counts;
+      };
+      const before = await refusals();
+
+      // PAT guessing from one address, through the facade (which signs the client address for auth).
+      const patIp = someIp();
+      const guess = () =>
+        patLogin(trusting.api, `tpat_${randomUUID().replace(/-/g, '').slice(0, 16)}.${'A'.repeat(38)}`, { 'x-forwarded-for': patIp });
+      for (let i = 0; i < AUTH_LIMITS.PAT_LOGIN_MAX_FAILURES_PER_IP; i++) expect((await guess()).status).toBe(401);
+      expect((await guess()).status).toBe(429);
+
+      // Failed OAuth client authentications for one client_id from one address.
+      const oauthIp = someIp();
+      const clientGuess = () =>
+        http('POST', `${trusting.api}/oauth/token`, {
+          body: {
+            grant_type: 'REFRESH_TOKEN',
+            refresh_token: 'trt_' + 'x'.repeat(43),
+            client_id: 'tci_dev_guessed',
+            client_secret: 'wrong',
+          },
+          headers: { 'x-forwarded-for': oauthIp },
+        });
+      for (let i = 0; i < AUTH_LIMITS.OAUTH_CLIENT_MAX_FAILURES; i++) expect((await clientGuess()).body.error).toBe('invalid_client');
+      expect(await clientGuess()).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+
+      // Failed dashboard sign-ins to one account.
+      const user = await newUser(p);
+      const guesser = new DashboardClient(p.urls.login);
+      for (let i = 0; i < AUTH_LIMITS.SIGNIN_MAX_FAILURES_PER_ACCOUNT; i++)
+        expect((await guesser.signIn(user.email, `wrong-${i}`)).status).toBe(401);
+      expect((await guesser.signIn(user.email, user.password)).status).toBe(429);
+
+      const after = await refusals();
+      const budgets = ['pat_login', 'oauth_client_auth_failures', 'sign_in'];
+      expect(budgets.map((limit) => [limit, (after[limit] ?? 0) - (before[limit] ?? 0)])).toEqual(budgets.map((limit) => [limit, 1]));
+    });
   });
 
   describe('login activity', () => {

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { errors } from '@trading/errors';
-import { rateLimited, rateLimitHeaders } from '@trading/rate-limit';
+import { rateLimited, rateLimitHeaders, type RefusalCounter } from '@trading/rate-limit';
 import type { KeyValueStore } from '@trading/redis';
 
 /**
  * Admin API calls per client address per minute, counted in Redis (every auth instance shares
  * the count). The admin listener is loopback by default, so this mostly bounds a runaway script
- * or a guessing loop; the answer is a problem+json 429 like every other limit.
+ * or a guessing loop; the answer is a problem+json 429 like every other limit, counted as `admin`.
  */
-export function adminRateLimit(store: KeyValueStore, namespace: string, perMinute: number): RequestHandler {
+export function adminRateLimit(store: KeyValueStore, namespace: string, perMinute: number, refusals: RefusalCounter): RequestHandler {
   return async (req, res, next) => {
     const address = createHash('sha256')
       .update(req.ip ?? 'unknown')
@@ -29,6 +29,8 @@ export function adminRateLimit(store: KeyValueStore, namespace: string, perMinut
       blocked: hit.count > perMinute,
     };
     res.set(rateLimitHeaders(state));
-    next(state.blocked ? rateLimited(state, 'Too many admin API calls; retry after the time in Retry-After') : undefined);
+    if (!state.blocked) return next();
+    refusals.inc({ limit: 'admin' });
+    next(rateLimited(state, 'Too many admin API calls; retry after the time in Retry-After'));
   };
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Client } from '../registry/registry.service';
 import type { OAuthContext } from './context';
-import { countFailure, failuresBlocked, spendClientBudget, throttled, type ClientLimits } from './client-limits';
+import { countFailure, failuresBlocked, failuresRefused, spendClientBudget, type ClientLimits } from './client-limits';
 import { oauthErrors } from './errors';
 
 export type Params = Record<string, string | undefined>;
@@ -70,7 +70,7 @@ export async function authenticateClient(
   const blocked = await failuresBlocked(limits, id, req);
   const client = await ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true });
   if (!client) {
-    if (blocked) throw throttled('Too many failed client authentications from this address', blocked.resetSeconds);
+    if (blocked) throw failuresRefused(limits, blocked);
     await countFailure(limits, id, req);
     throw oauthErrors.invalidClient(
       `Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`,

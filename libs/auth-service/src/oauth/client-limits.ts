@@ -1,5 +1,12 @@
 import type { Request, Response } from 'express';
-import { rateLimitHeaders, tightest, type FailureLimiter, type RequestLimiter } from '@trading/rate-limit';
+import {
+  rateLimitHeaders,
+  tightest,
+  type FailureLimiter,
+  type LimitState,
+  type RefusalCounter,
+  type RequestLimiter,
+} from '@trading/rate-limit';
 import { OAuthError } from './errors';
 
 /**
@@ -13,6 +20,14 @@ export interface ClientLimits {
   perClientAddress: FailureLimiter;
   perAddress: FailureLimiter;
   perClient: RequestLimiter;
+  /** Each 429 counted by budget: `oauth_client_auth_failures`, `oauth_address`, `oauth_client`. */
+  refusals: RefusalCounter;
+}
+
+/** A spent failure budget: its state and the `limit` label its refusals are counted under. */
+export interface FailuresBlocked {
+  state: LimitState;
+  budget: 'oauth_client_auth_failures' | 'oauth_address';
 }
 
 const failureKeys = (clientId: string, req: Request) => {
@@ -27,10 +42,21 @@ export const throttled = (detail: string, retryAfterSeconds: number) =>
   });
 
 /** Whether failures from here for this client are over the limit (checked before the secret, acted on only if it is wrong). */
-export async function failuresBlocked(limits: ClientLimits, clientId: string, req: Request) {
+export async function failuresBlocked(limits: ClientLimits, clientId: string, req: Request): Promise<FailuresBlocked | null> {
   const keys = failureKeys(clientId, req);
-  const state = tightest(await Promise.all([limits.perClientAddress.state(keys.clientAddress), limits.perAddress.state(keys.address)]));
-  return state.blocked ? state : null;
+  const [perClientAddress, perAddress] = await Promise.all([
+    limits.perClientAddress.state(keys.clientAddress),
+    limits.perAddress.state(keys.address),
+  ]);
+  const state = tightest([perClientAddress, perAddress]);
+  if (!state.blocked) return null;
+  return { state, budget: state === perClientAddress ? 'oauth_client_auth_failures' : 'oauth_address' };
+}
+
+/** The 429 for a wrong secret once failures are over the limit, counted under the budget it reports. */
+export function failuresRefused(limits: ClientLimits, blocked: FailuresBlocked) {
+  limits.refusals.inc({ limit: blocked.budget });
+  return throttled('Too many failed client authentications from this address', blocked.state.resetSeconds);
 }
 
 export async function countFailure(limits: ClientLimits, clientId: string, req: Request): Promise<void> {
@@ -43,5 +69,7 @@ export async function spendClientBudget(limits: ClientLimits, clientId: string, 
   const state = await limits.perClient.take(clientId);
   if (!state) return;
   res.set(rateLimitHeaders(state));
-  if (state.blocked) throw throttled('This app made too many token requests', state.resetSeconds);
+  if (!state.blocked) return;
+  limits.refusals.inc({ limit: 'oauth_client' });
+  throw throttled('This app made too many token requests', state.resetSeconds);
 }

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { tightest, type FailureLimiter } from '@trading/rate-limit';
+import { tightest, type FailureLimiter, type RefusalCounter } from '@trading/rate-limit';
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
@@ -11,13 +11,15 @@ export interface SignInDeps {
   users: UsersService;
   sessions: BrowserSessions;
   limits: { perAccount: FailureLimiter; perIp: FailureLimiter };
+  /** Each 429 counted as `sign_in`. */
+  refusals: RefusalCounter;
 }
 
 /** Where a signed-in user lands by default. */
 export const dashboardPath = (locale: string) => `/${locale}/developer`;
 
 /** GET/POST /<locale>/signin and POST /<locale>/signout. */
-export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
+export function signInRoutes({ users, sessions, limits, refusals }: SignInDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -46,6 +48,7 @@ export function signInRoutes({ users, sessions, limits }: SignInDeps): Router {
     const accountKey = `${normaliseEmail(email)}|${ipKey}`;
     const before = tightest([await limits.perAccount.state(accountKey), await limits.perIp.state(ipKey)]);
     if (before.blocked) {
+      refusals.inc({ limit: 'sign_in' });
       res.setHeader('Retry-After', String(before.resetSeconds));
       return again(429, t.tooMany(Math.ceil(before.resetSeconds / 60)));
     }
