@@ -5,7 +5,7 @@ import { COMPOSE_FILE } from './compose-rules';
 import { containers, podTemplate, type K8sObject } from './kustomize';
 import { checkOverlay, copyProblems, overlayNames } from './overlays';
 import type { JsonObject } from './strategic-merge';
-import { externalSecrets, matches } from './validate';
+import { externalSecrets, ingressControllers, matches } from './validate';
 
 const APPS = ['rest-facade', 'auth', 'gateway', 'accounts', 'banking', 'oms'];
 const rendered = Object.fromEntries(overlayNames().map((name) => [name, checkOverlay(name)]));
@@ -124,14 +124,61 @@ describe('Kubernetes overlays', () => {
     });
   });
 
-  it('lets only the facade, auth and the gateway be reached from the ingress controllers, and scrapes only internal listeners', () => {
-    const fromNamespace = (ns: string) =>
-      of('production', 'NetworkPolicy').flatMap((p) =>
-        (((p['spec'] as JsonObject)['ingress'] as JsonObject[]) ?? [])
-          .filter((rule) => (rule['from'] as JsonObject[]).some((f) => JSON.stringify(f['namespaceSelector'] ?? {}).includes(ns)))
-          .flatMap((rule) => (rule['ports'] as JsonObject[]).map((x) => x['port'])),
-      );
-    expect(fromNamespace('ingress-nginx').sort()).toEqual([4000, 8080, 8081]);
-    expect(fromNamespace('monitoring').sort()).toEqual([4100, 4101, 4102, 4103, 8180, 8181]);
+  // What a policy of `overlay` lets in (ingress) or out (egress), to or from pods of another namespace: `app:port`.
+  const crossNamespace = (overlay: string, direction: 'ingress' | 'egress', namespace: string, podLabels: Record<string, string>) =>
+    APPS.flatMap((app) => {
+      const labels = (podTemplate(byName(overlay, 'Deployment', app))!['metadata'] as JsonObject)['labels'] as Record<string, string>;
+      return of(overlay, 'NetworkPolicy')
+        .filter((p) => matches((p['spec'] as JsonObject)['podSelector'] as never, labels))
+        .flatMap((p) => ((p['spec'] as JsonObject)[direction] as JsonObject[]) ?? [])
+        .filter((rule) =>
+          ((rule[direction === 'ingress' ? 'from' : 'to'] as JsonObject[]) ?? []).some(
+            (peer) =>
+              matches(peer['namespaceSelector'] as never, { 'kubernetes.io/metadata.name': namespace }) &&
+              matches(peer['podSelector'] as never, podLabels),
+          ),
+        )
+        .flatMap((rule) => (rule['ports'] as JsonObject[]).map((x) => `${app}:${String(x['port'])}`));
+    }).sort();
+
+  it.each([
+    // The public controller: the facade and auth's pages; the internal one: the gateway's public listener.
+    ['production', { nginx: ['auth:8081', 'rest-facade:8080'], 'nginx-internal': ['gateway:4000'] }],
+    // One class for both Ingresses in dev: the public controller serves the gateway too, the internal one nothing.
+    ['dev', { nginx: ['auth:8081', 'gateway:4000', 'rest-facade:8080'], 'nginx-internal': [] }],
+  ])('%s admits each ingress controller to its own backends only, by its pods, never its whole namespace', (name, expected) => {
+    const reach = Object.fromEntries(ingressControllers().map((c) => [c.class, crossNamespace(name, 'ingress', c.namespace, c.podLabels)]));
+    expect(reach).toEqual(expected);
+    // The namespace alone (any other pod there, or a controller without its release label) reaches nothing.
+    expect(crossNamespace(name, 'ingress', 'ingress-nginx', {})).toEqual([]);
+    expect(crossNamespace(name, 'ingress', 'ingress-nginx', { 'app.kubernetes.io/name': 'ingress-nginx' })).toEqual([]);
   });
+
+  it('scrapes only internal listeners, from Prometheus', () => {
+    const scraped = crossNamespace('production', 'ingress', 'monitoring', { 'app.kubernetes.io/name': 'prometheus' });
+    expect(scraped).toEqual(['accounts:4101', 'auth:8181', 'banking:4102', 'gateway:4100', 'oms:4103', 'rest-facade:8180']);
+  });
+
+  it("names the ingress controllers' releases in deploy/README.md", () => {
+    const readme = readFileSync(join(__dirname, '../../deploy/README.md'), 'utf8');
+    for (const c of ingressControllers()) expect(readme).toContain(`release \`${c.podLabels['app.kubernetes.io/instance']}\``);
+  });
+
+  it.each(overlayNames())(
+    '%s lets every app reach the OpenTelemetry collector (OTLP 4317, 4318), with tracing off until an endpoint is set',
+    (name) => {
+      const collector = crossNamespace(name, 'egress', 'observability', { 'app.kubernetes.io/name': 'opentelemetry-collector' });
+      expect(collector).toEqual(APPS.flatMap((app) => [`${app}:4317`, `${app}:4318`]).sort());
+      const settings = of(name, 'ConfigMap').find((c) => c.metadata.name.startsWith('platform-settings-'))!;
+      expect(Object.keys(settings['data'] as object)).not.toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
+      for (const app of APPS) {
+        const env = containers(byName(name, 'Deployment', app))[0]['env'] as JsonObject[];
+        for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'])
+          expect(env.find((e) => e['name'] === key)).toEqual({
+            name: key,
+            valueFrom: { configMapKeyRef: { name: settings.metadata.name, key, optional: true } },
+          });
+      }
+    },
+  );
 });

@@ -66,6 +66,20 @@ describe('the validator bites', () => {
     expect(problems).toContain('Deployment/banking: container banking env Z: ConfigMap platform-settings is not rendered');
   });
 
+  it('lets an optional configMapKeyRef name a key the ConfigMap lacks (the variable is unset), never a ConfigMap not rendered', () => {
+    const objects = production();
+    const settings = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('platform-settings-'))!.metadata.name;
+    const env = containers(find(objects, 'Deployment', 'oms'))[0]['env'] as JsonObject[];
+    env.push({ name: 'W', valueFrom: { configMapKeyRef: { name: settings, key: 'W', optional: true } } });
+    expect(problemsOf(objects)).toEqual([]);
+    env.push({ name: 'V', valueFrom: { configMapKeyRef: { name: settings, key: 'V' } } });
+    env.push({ name: 'U', valueFrom: { configMapKeyRef: { name: 'platform-settings', key: 'U', optional: true } } });
+    expect(problemsOf(objects)).toEqual([
+      `Deployment/oms: container oms env V: ConfigMap ${settings} has no key V`,
+      'Deployment/oms: container oms env U: ConfigMap platform-settings is not rendered',
+    ]);
+  });
+
   it('refuses a committed Secret value, and a documented Secret nothing uses', () => {
     const objects = [
       ...production(),
@@ -92,6 +106,79 @@ describe('the validator bites', () => {
     expect(problems).toContain('Deployment/auth: no PodDisruptionBudget selects its pods');
     expect(problems).toContain('HorizontalPodAutoscaler/gateway: scaleTargetRef Deployment/gw: no such object');
     expect(problems).toContain('Ingress/public: backend rest-facade port internal: the Service has no such port');
+  });
+
+  describe('ingress controllers reach their own Ingresses only (deploy/kubernetes/ingress-controllers.yaml)', () => {
+    const controller = (release: string) => ({
+      'app.kubernetes.io/name': 'ingress-nginx',
+      'app.kubernetes.io/component': 'controller',
+      'app.kubernetes.io/instance': release,
+    });
+    const rule = (objects: K8sObject[], policy: string, i: number) =>
+      (spec(find(objects, 'NetworkPolicy', policy))['ingress'] as JsonObject[])[i];
+
+    it('refuses the internal controller admitted to the facade (and the facade left without the public one)', () => {
+      const objects = production();
+      (rule(objects, 'rest-facade-ingress', 0)['from'] as JsonObject[])[0]['podSelector'] = {
+        matchLabels: controller('ingress-nginx-internal'),
+      };
+      expect(problemsOf(objects)).toEqual([
+        'NetworkPolicy/rest-facade-ingress: ingress admits the nginx-internal ingress controller to port 8080 of Deployment/rest-facade, which no Ingress of class nginx-internal routes to',
+        'Ingress/public: routes to port 8080 of Deployment/rest-facade, but no NetworkPolicy admits the nginx ingress controller there',
+      ]);
+    });
+
+    it('refuses the ingress namespace as a whole: it takes in the public controller, which must not reach the gateway', () => {
+      const objects = production();
+      delete (rule(objects, 'gateway-ingress', 0)['from'] as JsonObject[])[0]['podSelector'];
+      expect(problemsOf(objects)).toEqual([
+        'NetworkPolicy/gateway-ingress: ingress peer {"matchLabels":{"kubernetes.io/metadata.name":"ingress-nginx"}} takes in every pod of the namespace: name the pods (podSelector)',
+        'NetworkPolicy/gateway-ingress: ingress admits the nginx ingress controller to port 4000 of Deployment/gateway, which no Ingress of class nginx routes to',
+      ]);
+    });
+
+    it('refuses a rule open to every source or to an address block: either takes in both controllers', () => {
+      const objects = production();
+      delete rule(objects, 'auth-ingress', 1)['from'];
+      rule(objects, 'oms-ingress', 0)['from'] = [{ ipBlock: { cidr: '10.0.0.0/8' } }];
+      const problems = problemsOf(objects);
+      for (const cls of ['nginx', 'nginx-internal']) {
+        expect(problems).toContain(
+          `NetworkPolicy/auth-ingress: ingress admits the ${cls} ingress controller to port 8181 of Deployment/auth, which no Ingress of class ${cls} routes to`,
+        );
+        expect(problems).toContain(
+          `NetworkPolicy/oms-ingress: ingress admits the ${cls} ingress controller to port 4103 of Deployment/oms, which no Ingress of class ${cls} routes to`,
+        );
+      }
+    });
+
+    it('refuses an Ingress backend no policy opens to its controller, and a class no controller serves', () => {
+      const objects = production();
+      (rule(objects, 'gateway-ingress', 0)['from'] as JsonObject[])[0]['podSelector'] = { matchLabels: controller('ingress-nginx-intern') };
+      expect(problemsOf(objects)).toEqual([
+        'Ingress/gateway-internal: routes to port 4000 of Deployment/gateway, but no NetworkPolicy admits the nginx-internal ingress controller there',
+      ]);
+
+      const again = production();
+      spec(find(again, 'Ingress', 'gateway-internal'))['ingressClassName'] = 'internal';
+      expect(problemsOf(again)).toEqual([
+        'Ingress/gateway-internal: ingressClassName internal: no controller serves it in deploy/kubernetes/ingress-controllers.yaml',
+        'NetworkPolicy/gateway-ingress: ingress admits the nginx-internal ingress controller to port 4000 of Deployment/gateway, which no Ingress of class nginx-internal routes to',
+      ]);
+    });
+
+    it("refuses another namespace's peer named by namespace only, or every namespace, in either direction", () => {
+      const objects = production();
+      const collector = (
+        (spec(find(objects, 'NetworkPolicy', 'otel-collector-egress'))['egress'] as JsonObject[])[0]['to'] as JsonObject[]
+      )[0];
+      delete collector['podSelector'];
+      (rule(objects, 'accounts-ingress', 1)['from'] as JsonObject[])[0]['namespaceSelector'] = {};
+      expect(problemsOf(objects)).toEqual([
+        'NetworkPolicy/accounts-ingress: ingress peer {"namespaceSelector":{},"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}} selects every namespace: name it',
+        'NetworkPolicy/otel-collector-egress: egress peer {"matchLabels":{"kubernetes.io/metadata.name":"observability"}} takes in every pod of the namespace: name the pods (podSelector)',
+      ]);
+    });
   });
 
   it('refuses a workload without the drain, non-root or read-only root, and replicas under an autoscaler', () => {

@@ -3,7 +3,8 @@
  * a schema cannot see — references between objects, which the API server accepts dangling and
  * which then fail at run time (a Service that selects no pod, a probe on a port that does not
  * exist, an env var from a Secret nobody creates) — and the platform's own rules for its
- * workloads (probes, drain, non-root, read-only root, a budget for disruptions, deny by default).
+ * workloads (probes, drain, non-root, read-only root, a budget for disruptions, deny by default,
+ * each ingress controller admitted to its own Ingresses' backends only).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +23,23 @@ export interface ExternalSecret {
 export function externalSecrets(overlay?: string): ExternalSecret[] {
   const doc = parse(readFileSync(join(DEPLOY_ROOT, 'kubernetes/external-secrets.yaml'), 'utf8')) as { secrets: ExternalSecret[] };
   return doc.secrets.filter((s) => !overlay || s.overlays.includes(overlay));
+}
+
+/**
+ * An ingress controller installed outside the manifests (deploy/kubernetes/ingress-controllers.yaml):
+ * the class its Ingresses name, the namespace of its pods and their labels.
+ */
+export interface IngressController {
+  class: string;
+  namespace: string;
+  podLabels: Record<string, string>;
+}
+
+export function ingressControllers(): IngressController[] {
+  const doc = parse(readFileSync(join(DEPLOY_ROOT, 'kubernetes/ingress-controllers.yaml'), 'utf8')) as {
+    controllers: IngressController[];
+  };
+  return doc.controllers;
 }
 
 interface Pod {
@@ -49,8 +67,45 @@ export function matches(selector: Selector | undefined, labels: Record<string, s
 
 const WORKLOADS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet'];
 
+const isEmpty = (selector: Selector | undefined) => !Object.keys(selector?.matchLabels ?? {}).length && !selector?.matchExpressions?.length;
+
+/**
+ * Whether a NetworkPolicy peer of a policy in `namespace` takes in the controller's pods: a
+ * namespaceSelector alone is every pod of those namespaces (namespaces carry
+ * kubernetes.io/metadata.name), a podSelector alone the pods of the policy's own namespace, and
+ * an ipBlock may cover any pod's address.
+ */
+function peerAdmits(peer: JsonObject, c: IngressController, namespace: string): boolean {
+  if (peer['ipBlock']) return true;
+  const namespaces = peer['namespaceSelector'] as Selector | undefined;
+  const podSelector = peer['podSelector'] as Selector | undefined;
+  const inNamespace = namespaces ? matches(namespaces, { 'kubernetes.io/metadata.name': c.namespace }) : c.namespace === namespace;
+  return inNamespace && (!podSelector || matches(podSelector, c.podLabels));
+}
+
+/** The container ports of `pod` a NetworkPolicy rule opens (no ports: all of them). */
+function portsOpened(rule: JsonObject, pod: Pod): number[] {
+  const ports = (rule['ports'] as JsonObject[] | undefined) ?? [];
+  return pod.ports
+    .filter(
+      (x) =>
+        !ports.length ||
+        ports.some((r) =>
+          typeof r['port'] === 'number'
+            ? x.containerPort === r['port'] ||
+              (typeof r['endPort'] === 'number' && x.containerPort > r['port'] && x.containerPort <= r['endPort'])
+            : r['port'] === undefined || x.name === r['port'],
+        ),
+    )
+    .map((x) => x.containerPort);
+}
+
 /** Every problem of the rendered `objects`, each prefixed with the object it is in; none when the overlay is sound. */
-export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[]): string[] {
+export function validateObjects(
+  objects: K8sObject[],
+  secrets: ExternalSecret[],
+  controllers: IngressController[] = ingressControllers(),
+): string[] {
   const problems: string[] = [];
   const report = (o: K8sObject, msg: string) => problems.push(`${describe(o)}: ${msg}`);
 
@@ -89,6 +144,43 @@ export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[])
   };
   const referencedSecrets = new Set<string>();
 
+  // What each ingress controller must reach: the pods and container ports behind its class's Ingresses.
+  const key = (p: Pod, port: number) => `${describe(p.owner)}:${port}`;
+  const routes = new Map<string, Map<string, { ingress: K8sObject; pod: Pod; port: number }>>();
+  for (const o of objects.filter((x) => x.kind === 'Ingress')) {
+    const spec = o['spec'] as JsonObject;
+    const cls = spec['ingressClassName'] as string | undefined;
+    if (!controllers.some((c) => c.class === cls)) {
+      report(o, `ingressClassName ${cls ?? '(none)'}: no controller serves it in deploy/kubernetes/ingress-controllers.yaml`);
+      continue;
+    }
+    const backends = [
+      ...(spec['defaultBackend'] ? [spec['defaultBackend'] as JsonObject] : []),
+      ...((spec['rules'] as JsonObject[]) ?? []).flatMap((r) =>
+        (((r['http'] as JsonObject)?.['paths'] as JsonObject[]) ?? []).map((p) => p['backend'] as JsonObject),
+      ),
+    ];
+    for (const backend of backends) {
+      const ref = backend['service'] as JsonObject | undefined;
+      const svc = ref && find('Service', String(ref['name']), ns(o));
+      const wanted = ref?.['port'] as JsonObject | undefined;
+      const port =
+        svc &&
+        ((svc['spec'] as JsonObject)['ports'] as JsonObject[]).find((p) =>
+          wanted?.['name'] ? p['name'] === wanted['name'] : p['port'] === wanted?.['number'],
+        );
+      if (!svc || !port) continue; // reported with the Ingress below
+      const target = port['targetPort'] ?? port['port'];
+      const selector = (svc['spec'] as JsonObject)['selector'] as Record<string, string> | undefined;
+      for (const pod of selector ? podsOf({ matchLabels: selector }, ns(o)) : [])
+        for (const x of pod.ports.filter((x) => (typeof target === 'number' ? x.containerPort === target : x.name === target))) {
+          if (!routes.has(cls!)) routes.set(cls!, new Map());
+          routes.get(cls!)!.set(key(pod, x.containerPort), { ingress: o, pod, port: x.containerPort });
+        }
+    }
+  }
+  const admitted = new Set<string>(); // class + key: a controller some policy admits there
+
   for (const o of objects) {
     const namespace = ns(o);
     const spec = (o['spec'] ?? {}) as JsonObject;
@@ -117,10 +209,11 @@ export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[])
           const sk = from?.['secretKeyRef'] as JsonObject | undefined;
           const ck = from?.['configMapKeyRef'] as JsonObject | undefined;
           if (sk) referencedSecrets.add(String(sk['name']));
+          // An optional key may be absent (the variable is then unset), but its ConfigMap must be rendered.
           const wrong = sk
             ? secretHas(String(sk['name']), String(sk['key']), namespace)
             : ck
-              ? configMapHas(String(ck['name']), String(ck['key']), namespace)
+              ? configMapHas(String(ck['name']), ck['optional'] === true ? undefined : String(ck['key']), namespace)
               : undefined;
           if (wrong) report(o, `${where} env ${String(e['name'])}: ${wrong}`);
         }
@@ -198,6 +291,31 @@ export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[])
         ['egress', 'to'],
       ] as const) {
         for (const rule of (spec[direction] as JsonObject[]) ?? []) {
+          // Another namespace's peers are named by namespace and pods: a namespace as a whole takes in
+          // whatever else runs there (the other ingress controller, say); an empty selector, every namespace.
+          for (const peer of (rule[peersKey] as JsonObject[]) ?? []) {
+            const namespaces = peer['namespaceSelector'] as Selector | undefined;
+            if (!namespaces) continue;
+            if (isEmpty(namespaces)) report(o, `${direction} peer ${JSON.stringify(peer)} selects every namespace: name it`);
+            if (isEmpty(peer['podSelector'] as Selector | undefined))
+              report(o, `${direction} peer ${JSON.stringify(namespaces)} takes in every pod of the namespace: name the pods (podSelector)`);
+          }
+          // Each ingress controller reaches only what its class's Ingresses route to.
+          if (direction === 'ingress')
+            for (const c of controllers.filter(
+              (c) =>
+                !(rule['from'] as JsonObject[] | undefined)?.length ||
+                (rule['from'] as JsonObject[]).some((peer) => peerAdmits(peer, c, namespace)),
+            ))
+              for (const p of own)
+                for (const port of portsOpened(rule, p)) {
+                  admitted.add(`${c.class} ${key(p, port)}`);
+                  if (!routes.get(c.class)?.has(key(p, port)))
+                    report(
+                      o,
+                      `ingress admits the ${c.class} ingress controller to port ${port} of ${describe(p.owner)}, which no Ingress of class ${c.class} routes to`,
+                    );
+                }
           const peers = ((rule[peersKey] as JsonObject[]) ?? []).filter((peer) => peer['podSelector'] && !peer['namespaceSelector']);
           for (const peer of peers)
             if (!podsOf(peer['podSelector'] as Selector, namespace).length)
@@ -235,6 +353,14 @@ export function validateObjects(objects: K8sObject[], secrets: ExternalSecret[])
       }
     }
   }
+
+  for (const [cls, reached] of routes)
+    for (const [k, { ingress, pod, port }] of reached)
+      if (!admitted.has(`${cls} ${k}`))
+        report(
+          ingress,
+          `routes to port ${port} of ${describe(pod.owner)}, but no NetworkPolicy admits the ${cls} ingress controller there`,
+        );
 
   for (const s of secrets)
     if (!referencedSecrets.has(s.name)) problems.push(`external Secret ${s.name} is documented for this overlay but nothing references it`);
