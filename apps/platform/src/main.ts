@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, STOP_DEADLINE_MS);
     await platform.close();
-    await shutdownTracing();
+    await shutdownTracing().catch((err: unknown) => logger.warn({ err }, 'flushing traces failed'));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

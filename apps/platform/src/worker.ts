@@ -29,7 +29,7 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
         stopping = true;
         void platform
           .close()
-          .then(() => shutdownTracing())
+          .then(() => shutdownTracing().catch((err: unknown) => logger.warn({ err }, 'flushing traces failed')))
           .then(
             () => process.exit(0),
             (err: unknown) => {

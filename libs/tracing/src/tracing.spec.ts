@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { node, tracing } from '@opentelemetry/sdk-node';
 import { currentTraceparent, inSpan } from './trace-context';
+import { onShutdown, shutdownTracing } from './shutdown';
 import { tracingRequested } from './sdk';
 
 describe('tracingRequested: off unless the standard variables ask for it', () => {
@@ -43,5 +44,20 @@ describe('trace context beside an event', () => {
     spans.reset();
     await expect(inSpan('fails', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(spans.getFinishedSpans()[0]!.status.code).toBe(2); // ERROR
+  });
+});
+
+describe('shutdownTracing', () => {
+  it('flushes what was registered, once', async () => {
+    let flushed = 0;
+    onShutdown(async () => void flushed++);
+    await shutdownTracing();
+    await shutdownTracing();
+    expect(flushed).toBe(1);
+  });
+
+  it('gives up after its timeout when the flush never ends (a collector that does not answer)', async () => {
+    onShutdown(() => new Promise<void>(() => undefined));
+    await expect(shutdownTracing(200)).rejects.toThrow('traces not flushed within 200 ms');
   });
 });
