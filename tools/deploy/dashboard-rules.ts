@@ -7,26 +7,49 @@ import { join } from 'node:path';
 
 export const DASHBOARD_FILE = join(__dirname, '../../deploy/grafana/trading-platform.json');
 
-/** What the internal listeners' /metrics serve (every series also carries `service`). Histograms add _bucket, _sum, _count. */
-export const SERVED_METRICS = {
-  histograms: ['http_request_duration_seconds', 'graphql_operation_duration_seconds'],
-  others: [
-    'db_pool_connections',
-    'oms_outbox_backlog',
-    'settlement_consumer_lag',
-    'settlement_unapplied_events',
-    'settlement_dead_letters_total',
-    'rate_limit_refusals_total',
-    'process_cpu_seconds_total',
-    'process_resident_memory_bytes',
-    'nodejs_eventloop_lag_p99_seconds',
-  ],
-};
+/**
+ * What the internal listeners' /metrics serve, by type and labels (deploy/grafana/served-metrics.json;
+ * apps/platform's metrics spec checks that list against what every service really serves).
+ */
+export const SERVED_METRICS_FILE = join(__dirname, '../../deploy/grafana/served-metrics.json');
+export interface ServedMetric {
+  type: 'counter' | 'gauge' | 'histogram';
+  labels: string[];
+  services: string[];
+}
+export const SERVED_METRICS = Object.fromEntries(
+  Object.entries(JSON.parse(readFileSync(SERVED_METRICS_FILE, 'utf8')) as Record<string, ServedMetric | string>).filter(
+    (e): e is [string, ServedMetric] => typeof e[1] !== 'string',
+  ),
+);
 
-const KNOWN = new Set([
-  ...SERVED_METRICS.others,
-  ...SERVED_METRICS.histograms.flatMap((h) => ['_bucket', '_sum', '_count'].map((s) => h + s)),
-]);
+/** Every series name a query may read, with the labels it carries (every series has `service`, and Prometheus adds `instance` and `job`). */
+const KNOWN = new Map<string, Set<string>>(
+  Object.entries(SERVED_METRICS).flatMap(([name, m]) => {
+    const labels = [...m.labels, 'service', 'instance', 'job'];
+    return m.type === 'histogram'
+      ? [
+          [`${name}_bucket`, new Set([...labels, 'le'])],
+          [`${name}_sum`, new Set(labels)],
+          [`${name}_count`, new Set(labels)],
+        ]
+      : [[name, new Set(labels)]];
+  }),
+);
+
+/** The label names an expression matches on or aggregates by. */
+export function labelsIn(expr: string): string[] {
+  const bare = expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  const names = [
+    ...[...bare.matchAll(/\{([^}]*)\}/g)].flatMap((m) =>
+      [...m[1]!.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((l) => l[1]!),
+    ),
+    ...[...bare.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)].flatMap((m) =>
+      m[1]!.split(',').map((l) => l.trim()),
+    ),
+  ];
+  return [...new Set(names.filter(Boolean))];
+}
 
 /** PromQL's own words: functions, aggregations and keywords, never metric names. */
 const PROMQL_WORDS = new Set(
@@ -83,6 +106,10 @@ export function dashboardProblems(text = readFileSync(DASHBOARD_FILE, 'utf8')): 
     const metrics = metricsIn(expr);
     if (!metrics.length) problems.push(`${where}: reads no metric (${expr})`);
     for (const m of metrics) if (!KNOWN.has(m)) problems.push(`${where}: ${m} is not a metric the services serve`);
+    // A label no metric of the query carries matches nothing, or groups everything into one series.
+    const carried = new Set(metrics.flatMap((m) => [...(KNOWN.get(m) ?? [])]));
+    if (metrics.every((m) => KNOWN.has(m)))
+      for (const label of labelsIn(expr)) if (!carried.has(label)) problems.push(`${where}: no metric of the query has the label ${label}`);
   }
   return problems;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DASHBOARD_FILE, dashboardProblems, dashboardQueries, metricsIn, SERVED_METRICS } from './dashboard-rules';
+import { DASHBOARD_FILE, dashboardProblems, dashboardQueries, labelsIn, metricsIn, SERVED_METRICS } from './dashboard-rules';
 
 const text = readFileSync(DASHBOARD_FILE, 'utf8');
 
@@ -10,8 +10,7 @@ describe('the Grafana dashboard (deploy/grafana/trading-platform.json)', () => {
 
   it('shows every served metric somewhere', () => {
     const read = new Set(dashboardQueries(JSON.parse(text)).flatMap((q) => metricsIn(q.expr)));
-    for (const m of SERVED_METRICS.others) expect(read).toContain(m);
-    for (const h of SERVED_METRICS.histograms) expect(read).toContain(`${h}_bucket`);
+    for (const [name, m] of Object.entries(SERVED_METRICS)) expect(read).toContain(m.type === 'histogram' ? `${name}_bucket` : name);
   });
 
   it('reads the metric names out of PromQL, not functions, labels or variables', () => {
@@ -33,5 +32,18 @@ describe('the Grafana dashboard (deploy/grafana/trading-platform.json)', () => {
       expect.stringMatching(/: http_requests_total is not a metric the services serve$/),
     ]);
     expect(dashboardProblems('{')[0]).toMatch(/not JSON/);
+  });
+
+  it('reads the labels a query matches on or groups by, and refuses one its metrics do not carry', () => {
+    expect(labelsIn('sum by (le, route) (rate(x_bucket{service="rest-facade",status=~"5.."}[5m]))').sort()).toEqual(
+      ['le', 'route', 'service', 'status'].sort(),
+    );
+    const dashboard = JSON.parse(text);
+    dashboard.panels.find((p: { targets?: unknown[] }) => p.targets).targets[0].expr =
+      'sum by (group) (rate(http_request_duration_seconds_count{path="/v1/accounts"}[5m]))';
+    expect(dashboardProblems(JSON.stringify(dashboard))).toEqual([
+      expect.stringMatching(/: no metric of the query has the label path$/),
+      expect.stringMatching(/: no metric of the query has the label group$/),
+    ]);
   });
 });
