@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PrivatePostgres } from './postgres';
-import { exited, statusOf, waitFor } from './processes';
+import { exited, statusOf, terminateWithin, waitFor } from './processes';
 import type { PrivateRedis } from './redis';
 import { ALL_IN_ONE_PORTS, type Ports } from './services';
 
@@ -109,14 +109,7 @@ export class AllInOne {
     const child = this.child;
     if (!child || !this.running()) return { code: child?.exitCode ?? undefined, ms: 0, workersLeft: [] };
     const workers = this.workers();
-    const started = Date.now();
-    child.kill('SIGTERM');
-    const code = await exited(child, graceMs);
-    const ms = Date.now() - started;
-    if (code === undefined) {
-      child.kill('SIGKILL');
-      await exited(child, 5000);
-    }
+    const { code, ms } = await terminateWithin(child, graceMs);
     return { code, ms, workersLeft: workers.filter(alive) };
   }
 

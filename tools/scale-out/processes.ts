@@ -34,6 +34,19 @@ export function exited(child: ChildProcess, timeoutMs: number): Promise<number |
   });
 }
 
+/** SIGTERM, then the exit code and how long it took; undefined code = still running after `graceMs` (then SIGKILL). */
+export async function terminateWithin(child: ChildProcess, graceMs: number): Promise<{ code: number | string | undefined; ms: number }> {
+  const started = Date.now();
+  child.kill('SIGTERM');
+  const code = await exited(child, graceMs);
+  const ms = Date.now() - started;
+  if (code === undefined) {
+    child.kill('SIGKILL');
+    await exited(child, 5000);
+  }
+  return { code, ms };
+}
+
 /** True when nothing listens on the port (any address). */
 export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

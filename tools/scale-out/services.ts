@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { testKeys, type TestKeys } from '@trading/testing';
 import type { PrivatePostgres } from './postgres';
 import type { PrivateRedis } from './redis';
-import { exited, statusOf, waitFor } from './processes';
+import { exited, statusOf, terminateWithin, waitFor } from './processes';
 
 export const APPS = ['auth', 'accounts', 'banking', 'oms', 'gateway', 'rest-facade'] as const;
 export type AppName = (typeof APPS)[number];
@@ -241,16 +241,9 @@ export class Services {
     const child = x.child;
     if (!child || !this.running(x)) return { code: child?.exitCode ?? undefined, ms: 0 };
     this.stopping.add(x);
-    const started = Date.now();
-    child.kill('SIGTERM');
-    const code = await exited(child, graceMs);
-    const ms = Date.now() - started;
-    if (code === undefined) {
-      child.kill('SIGKILL');
-      await exited(child, 5000);
-    }
+    const stopped = await terminateWithin(child, graceMs);
     this.stopping.delete(x);
-    return { code, ms };
+    return stopped;
   }
 
   /** Last resort on the way out: whatever still runs is killed. */
