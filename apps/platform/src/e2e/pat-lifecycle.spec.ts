@@ -355,14 +355,16 @@ describe('PAT lifecycle', () => {
     it('ends sessions when the token expires, with no job running', async () => {
       const { dashboard } = await signedIn();
       const token = await tokenFor(dashboard);
-      // Move the expiry to two seconds from now, as if the token had been created long ago.
+      // Move the expiry to a few seconds from now, as if the token had been created long ago (wide
+      // enough for the login and the first read under a loaded CI machine).
       const db = new Client({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`) });
       await db.connect();
-      await db.query(`UPDATE personal_access_tokens SET expires_at = now() + interval '2 seconds' WHERE id = $1`, [token.split('.')[0]]);
+      await db.query(`UPDATE personal_access_tokens SET expires_at = now() + interval '6 seconds' WHERE id = $1`, [token.split('.')[0]]);
+      const expiresAt = Date.now() + 6000;
       await db.end();
       const session = await sessionToken(p.urls.api, token);
       expect((await http('GET', `${p.urls.api}/accounts`, { token: session })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 2500));
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 500));
       expect((await http('GET', `${p.urls.api}/accounts`, { token: session })).status).toBe(401);
       expect((await patLogin(p.urls.api, token)).status).toBe(401);
     });
