@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import { ConfigError, STOP_DEADLINE_MS } from '@trading/config';
 import { createLogger, type Logger } from '@trading/logging';
-import { shutdownTracing } from '@trading/tracing';
+import { distrustTraceContext, shutdownTracing } from '@trading/tracing';
 import { requestListenerFor } from './direct-graphql';
 import type { LevelWithSilent } from 'pino';
 
@@ -15,10 +15,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on `port` (0 = any free port) and returns a closer that drains connections. */
-export function listen(app: Express, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+/**
+ * Listens on `port` (0 = any free port) and returns a closer that drains connections.
+ * `publicCallers`: callers outside the platform, whose trace context is not taken (libs/tracing).
+ */
+export function listen(app: Express, port: number, host = '127.0.0.1', options: { publicCallers?: boolean } = {}): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = createServer(requestListenerFor(app)).listen(port, host);
+    const server = createServer(requestListenerFor(app));
+    if (options.publicCallers) distrustTraceContext(server);
+    server.listen(port, host);
     server.keepAliveTimeout = 65_000; // longer than typical proxies' idle timeouts
     server.once('error', reject);
     server.once('listening', () => {
@@ -73,14 +78,14 @@ export interface RunningService {
 /** Listens on every listener a service has; closes what it opened if one fails. */
 export async function listenService(service: ServiceApp, plan: ServicePlan['listen']): Promise<RunningService> {
   const opened: RunningServer[] = [];
-  const open = async (app: Express, at: ListenAddress) => {
-    const server = await listen(app, at.port, at.host);
+  const open = async (app: Express, at: ListenAddress, publicCallers = false) => {
+    const server = await listen(app, at.port, at.host, { publicCallers });
     opened.push(server);
     return server;
   };
   try {
     const running: RunningService = {
-      public: await open(service.app, plan.public),
+      public: await open(service.app, plan.public, true),
       internal: await open(service.internal, plan.internal),
       close: async () => {
         await Promise.all(opened.map((s) => s.close()));

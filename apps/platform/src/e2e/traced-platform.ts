@@ -1,16 +1,36 @@
 /**
  * Run by tracing.spec.ts in a process of its own (instrumentation patches modules as Node loads
  * them, which Jest's module system bypasses): the whole product in process with tracing into an
- * in-memory exporter, one margin read and one market order through the REST API, then every
+ * in-memory exporter, one margin read, one read with a forged traceparent and one market order through the REST API, then every
  * span and every log line that names a trace, as one JSON line on stdout.
  */
 import { spans } from './traced-platform.sdk';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { until } from './orders-platform';
 import { patSession } from './sessions';
 import { startTestPlatform } from './test-platform';
+
+/** A trace id and sampled flag a public caller chose. */
+const FORGED_TRACEPARENT = `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`;
+
+/** GET over a plain TCP socket, headers exactly as given; the answer's status. */
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.on('connect', () => {
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${lines.join('')}connection: close\r\n\r\n`);
+    });
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0) }));
+    socket.on('error', reject);
+  });
+}
 
 async function main(): Promise<void> {
   const logLines: string[] = [];
@@ -36,6 +56,13 @@ async function main(): Promise<void> {
     logLines.length = 0;
 
     const margin = await http('GET', `${p.urls.api}/accounts/${accountId}/margin`, { token });
+    // A caller from outside that names the trace and asks for it to be sampled (over a raw
+    // socket: this process's own HTTP clients are instrumented and would replace the header).
+    const forged = await rawGet(p.urls.api, '/v1/accounts', {
+      authorization: `Bearer ${token}`,
+      traceparent: FORGED_TRACEPARENT,
+      baggage: 'tenant=forged',
+    });
     await p.oms.feed.setPrice('AAPL', '190.00');
     const order = await http('POST', `${p.urls.api}/oms/order`, {
       token,
@@ -53,6 +80,8 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         marginStatus: margin.status,
+        forgedStatus: forged.status,
+        forgedTraceId: FORGED_TRACEPARENT.split('-')[1],
         orderStatus: order.status,
         ports: {
           facade: port(p.urls.api),

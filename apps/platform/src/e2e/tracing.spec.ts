@@ -13,6 +13,8 @@ interface SpanView {
 
 interface TracedRun {
   marginStatus: number;
+  forgedStatus: number;
+  forgedTraceId: string;
   orderStatus: number;
   ports: { facade: number; gatewayInternal: number; accounts: number; banking: number; oms: number };
   spans: SpanView[];
@@ -49,13 +51,15 @@ describe('tracing', () => {
     const root = serverSpan('GET', '/margin');
     expect(root).toBeDefined();
     const spans = trace(root!.traceId);
-    // One tree: every span of the trace descends from the facade's, but the test client's own request span above it.
+    // One tree: every span of the trace descends from the facade's, which starts it (a public
+    // listener takes no trace context from its caller, not even the test client's).
+    expect(root!.parentSpanId).toBeUndefined();
     const below = new Set([root!.spanId]);
     for (let grew = true; grew; ) {
       grew = false;
       for (const s of spans) if (s.parentSpanId && below.has(s.parentSpanId) && !below.has(s.spanId)) grew = below.add(s.spanId).size > 0;
     }
-    expect(spans.filter((s) => !below.has(s.spanId)).map((s) => s.spanId)).toEqual([root!.parentSpanId]);
+    expect(spans.filter((s) => !below.has(s.spanId)).map((s) => s.name)).toEqual([]);
     const served = new Set(spans.filter((s) => s.kind === SERVER).map(port));
     for (const hop of ['facade', 'gatewayInternal', 'accounts', 'banking', 'oms'] as const)
       expect([hop, served.has(run.ports[hop])]).toEqual([hop, true]);
@@ -83,6 +87,18 @@ describe('tracing', () => {
     const applied = trace(root!.traceId).filter((s) => s.name.endsWith('apply trade.executed'));
     // The consumers' work is inside their spans: the ledger and the positions are written there.
     for (const span of applied) expect(trace(root!.traceId).some((s) => s.parentSpanId === span.spanId)).toBe(true);
+  });
+
+  it("attack: a public caller's traceparent neither names our trace nor forces its sampling; the hops behind still share one trace", () => {
+    expect(run.forgedStatus).toBe(200);
+    expect(run.spans.filter((s) => s.traceId === run.forgedTraceId).map((s) => s.name)).toEqual([]);
+    const edge = run.spans.find(
+      (s) => s.kind === SERVER && port(s) === run.ports.facade && path(s) === '/v1/accounts' && s.attributes['trading.trace_context'],
+    );
+    expect(edge).toMatchObject({ attributes: { 'trading.trace_context': 'not taken from a public caller' } });
+    expect(edge!.parentSpanId).toBeUndefined(); // a root: its own trace, not the caller's
+    // Behind the edge, the internal listeners carry the facade's own trace on: the gateway served it in the same trace.
+    expect(trace(edge!.traceId).some((s) => s.kind === SERVER && port(s) === run.ports.gatewayInternal)).toBe(true);
   });
 
   it('log lines carry the trace and span ids of the request they were written in', () => {
