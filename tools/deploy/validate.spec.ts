@@ -1,7 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configMapHash, containers, overlayDir, renderKustomization, type K8sObject } from './kustomize';
+import { configMapHash, containers, overlayDir, podSpec, renderKustomization, type K8sObject } from './kustomize';
 import type { JsonObject } from './strategic-merge';
 import { externalSecrets, validateObjects } from './validate';
 
@@ -187,12 +187,17 @@ describe('the validator bites', () => {
     const [c] = containers(d);
     delete c['lifecycle'];
     (c['securityContext'] as JsonObject)['readOnlyRootFilesystem'] = false;
+    // A grace period that ends before the gateway's own stop deadline (5 s preStop + 20 s + 2 s).
+    podSpec(find(objects, 'Deployment', 'gateway'))!['terminationGracePeriodSeconds'] = 26;
     spec(d)['replicas'] = 3;
     const problems = problemsOf(objects);
     expect(problems).toContain(
       'Deployment/accounts: container accounts: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close',
     );
     expect(problems).toContain('Deployment/accounts: container accounts: readOnlyRootFilesystem is not set');
+    expect(problems).toContain(
+      "Deployment/gateway: container gateway: terminationGracePeriodSeconds 26 is under the preStop sleep (5 s) + the apps' stop deadline (20 s) + 2 s: Kubernetes would SIGKILL a pod that is still closing on its own",
+    );
     expect(problems).toContain(
       'HorizontalPodAutoscaler/accounts: Deployment/accounts sets spec.replicas, which every kubectl apply would reset under the autoscaler',
     );

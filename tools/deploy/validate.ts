@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { STOP_DEADLINE_MS } from '@trading/config';
 import { containers, DEPLOY_ROOT, describe, podSpec, podTemplate, type K8sObject } from './kustomize';
 import { schemaProblems } from './schemas';
 import type { JsonObject } from './strategic-merge';
@@ -408,12 +409,14 @@ function workloadRules(o: K8sObject, objects: K8sObject[]): string[] {
         ((((c['lifecycle'] as JsonObject)?.['preStop'] as JsonObject)?.['exec'] as JsonObject)?.['command'] as string[])?.[1],
       );
       const grace = Number(pod['terminationGracePeriodSeconds'] ?? 30);
-      // The app drains for up to 2 s after SIGTERM (libs/service server.ts), then closes its pools and workers.
+      // After SIGTERM the app drains for up to 2 s, closes its pools and workers, and exits on its own
+      // within STOP_DEADLINE_MS whatever hangs (libs/service server.ts): that must come before SIGKILL.
+      const deadline = STOP_DEADLINE_MS / 1000;
       if (!(sleep > 0))
         problems.push(`${where}: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close`);
-      else if (grace < sleep + 2 + 10)
+      else if (grace < sleep + deadline + 2)
         problems.push(
-          `${where}: terminationGracePeriodSeconds ${grace} leaves less than 10 s to close after the preStop sleep (${sleep} s) and the 2 s drain`,
+          `${where}: terminationGracePeriodSeconds ${grace} is under the preStop sleep (${sleep} s) + the apps' stop deadline (${deadline} s) + 2 s: Kubernetes would SIGKILL a pod that is still closing on its own`,
         );
     }
   }
