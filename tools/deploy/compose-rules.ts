@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { STOP_DEADLINE_MS } from '@trading/config';
 
 export const COMPOSE_FILE = join(__dirname, '../../docker-compose.yml');
 
@@ -25,6 +26,16 @@ type Service = {
   network_mode?: string;
   environment?: Record<string, string> | string[];
   command?: string[] | string;
+  build?: unknown;
+  stop_grace_period?: string;
+};
+
+/** Compose's duration (`25s`, `1m30s`, `500ms`) in seconds; NaN when it is none. */
+const seconds = (duration: string) => {
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== duration) return NaN;
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
+  return parts.reduce((total, p) => total + Number(p[1]) * unit[p[2] as keyof typeof unit], 0);
 };
 
 /** A value as compose would see it with no variables set: `${X:-default}` → default, `${X:?msg}` / `${X}` → a placeholder. */
@@ -42,6 +53,12 @@ export function composeProblems(text = readFileSync(COMPOSE_FILE, 'utf8')): stri
     for (const [net, opts] of Object.entries(Array.isArray(s.networks) ? {} : (s.networks ?? {}))) {
       if (opts?.ipv4_address || opts?.ipv6_address) problems.push(`${at}: a fixed address on network ${net}`);
     }
+    // The apps exit on their own within STOP_DEADLINE_MS of SIGTERM; compose's SIGKILL (10 s by default) must come after.
+    const grace = seconds(s.stop_grace_period ?? '10s');
+    if (s.build && !(grace >= STOP_DEADLINE_MS / 1000 + 2))
+      problems.push(
+        `${at}: stop_grace_period ${s.stop_grace_period ?? '10s (the default)'} is under the apps' stop deadline (${STOP_DEADLINE_MS / 1000} s) + 2 s: SIGKILL would cut a clean stop`,
+      );
     if (SCALED_SERVICES.includes(name)) {
       for (const port of s.ports ?? []) {
         const published = typeof port === 'string' ? withDefaults(port).split(':').slice(0, -1).pop() : port.published?.toString();

@@ -29,6 +29,18 @@ describe('docker-compose.yml scales (docker compose up --scale accounts=2 --scal
     ]);
   });
 
+  it('refuses a stop grace period that would SIGKILL an app before its own stop deadline', () => {
+    const short = edit('  stop_grace_period: 25s', '  stop_grace_period: 15s');
+    const problems = composeProblems(short);
+    expect(problems).toContain(
+      "services.oms: stop_grace_period 15s is under the apps' stop deadline (20 s) + 2 s: SIGKILL would cut a clean stop",
+    );
+    expect(problems).toHaveLength(6); // every app, none of the data stores
+    expect(composeProblems(edit('  stop_grace_period: 25s\n', ''))).toContain(
+      "services.auth: stop_grace_period 10s (the default) is under the apps' stop deadline (20 s) + 2 s: SIGKILL would cut a clean stop",
+    );
+  });
+
   it('refuses a trusted proxy given by address, a peer reached by address, and Redis without a password', () => {
     const problems = composeProblems(
       edit('FACADE_TRUST_PROXY: ${FACADE_TRUST_PROXY:-}', 'FACADE_TRUST_PROXY: ${FACADE_TRUST_PROXY:-172.20.0.9}')
