@@ -178,7 +178,7 @@ export async function extraAuth(
   settings: Record<string, unknown>,
   store: KeyValueStore = p.store,
   logger: Logger = createLogger('auth', 'silent'),
-): Promise<{ app: AuthApp; server: RunningServer; url: string; close(): Promise<void> }> {
+): Promise<{ app: AuthApp; server: RunningServer; url: string; internalUrl: string; close(): Promise<void> }> {
   const app = await createAuthApp(
     {
       LOG_LEVEL: 'silent',
@@ -197,13 +197,25 @@ export async function extraAuth(
     { logger, store },
   );
   const server = await listen(app.app, 0, '127.0.0.1');
+  const internal = await listen(app.internal, 0, '127.0.0.1');
   return {
     app,
     server,
     url: server.url,
+    internalUrl: internal.url,
     close: async () => {
-      await server.close();
+      await Promise.all([server.close(), internal.close()]);
       await app.close();
     },
   };
+}
+
+/** Auth's 429s so far by budget, from its internal /metrics (`rate_limit_refusals_total{limit}`). */
+export async function refusalCounts(authInternalUrl: string): Promise<Record<string, number>> {
+  const res = await fetch(`${authInternalUrl}/metrics`);
+  if (res.status !== 200) throw new Error(`auth /metrics answered ${res.status}`);
+  const counts: Record<string, number> = {};
+  for (const [, limit, n] of (await res.text()).matchAll(/^rate_limit_refusals_total\{[^}]*limit="([^"]+)"[^}]*\} (\d+)$/gm))
+    counts[limit!] = Number(n);
+  return counts;
 }

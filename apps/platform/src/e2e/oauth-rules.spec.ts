@@ -12,6 +12,7 @@ import {
   pkce,
   provisionApp,
   refresh,
+  refusalCounts,
   registration,
   tokenRequest,
   tokensFor,
@@ -329,6 +330,19 @@ describe('OAuth rules', () => {
         expect((await tokenCall(strict.url, vendor, '198.51.100.66')).body.error).toBe('invalid_grant');
         // … and the vendor's own backend, elsewhere, never notices.
         for (let i = 0; i < 5; i++) expect((await tokenCall(strict.url, vendor, '203.0.113.10')).body.error).toBe('invalid_grant');
+        expect(await refusalCounts(strict.internalUrl)).toMatchObject({ oauth_client_auth_failures: 1, oauth_address: 0 });
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('abuse: one address failing across many client_ids is throttled by its own budget, counted as such', async () => {
+      const strict = await extraAuth(p, { OAUTH_TOKEN_MAX_FAILURES_PER_IP: 2, AUTH_TRUST_PROXY: ['loopback'] });
+      try {
+        const guess = (n: number) => tokenCall(strict.url, { clientId: `tci_dev_guess${n}`, clientSecret: 'wrong' }, '198.51.100.77');
+        for (let n = 0; n < 2; n++) expect((await guess(n)).body.error).toBe('invalid_client');
+        expect(await guess(2)).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+        expect(await refusalCounts(strict.internalUrl)).toMatchObject({ oauth_address: 1, oauth_client_auth_failures: 0 });
       } finally {
         await strict.close();
       }
@@ -344,6 +358,7 @@ describe('OAuth rules', () => {
         expect(statuses.map((r) => r.status)).toEqual([400, 400, 400, 429]);
         expect(statuses[3]!.body.error).toBe('temporarily_unavailable');
         expect(statuses[3]!.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(await refusalCounts(limited.internalUrl)).toMatchObject({ oauth_client: 1, oauth_client_auth_failures: 0 });
         expect(statuses[0]!.headers.get('ratelimit-remaining')).toBe('2');
         // Another app from the same address has its own budget.
         expect((await tokenCall(limited.url, other, '203.0.113.20')).status).toBe(400);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { withDatabaseName } from '@trading/db';
 import { http, TEST_POSTGRES_URL } from '@trading/testing';
-import { extraAuth } from './oauth-helpers';
+import { extraAuth, refusalCounts } from './oauth-helpers';
 import { AUTH_LIMITS, DashboardClient, extraFacade, newUser, patLogin, sessionToken, utcDate } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -433,14 +433,7 @@ describe('PAT lifecycle', () => {
     });
 
     it("counts each of auth's 429s on its internal /metrics, by the budget that refused it (rate_limit_refusals_total{limit})", async () => {
-      const refusals = async () => {
-        const res = await fetch(`${p.internalUrls.auth}/metrics`);
-        expect(res.status).toBe(200);
-        const counts: Record<string, number> = {};
-        for (const [, limit, n] of (await res.text()).matchAll(/^rate_limit_refusals_total\{[^}]*limit="([^"]+)"[^}]*\} (\d+)$/gm))
-          counts[limit!] = Number(n);
-        return counts;
-      };
+      const refusals = () => refusalCounts(p.internalUrls.auth);
       const before = await refusals();
 
       // PAT guessing from one address, through the facade (which signs the client address for auth).

@@ -10,7 +10,7 @@ import { listen } from '@trading/service';
 import { http } from '@trading/testing';
 import { ensureAdminToken } from '../admin-token';
 import { loadPlatformConfig } from '../config';
-import { extraAuth } from './oauth-helpers';
+import { extraAuth, refusalCounts } from './oauth-helpers';
 import { newUser, patLogin } from './pat-helpers';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -93,7 +93,11 @@ describe('trust boundaries of the running platform', () => {
         done();
       },
     });
-    const { app: auth, close } = await extraAuth(
+    const {
+      app: auth,
+      internalUrl,
+      close,
+    } = await extraAuth(
       p,
       { AUTH_ADMIN_TOKEN: `adm_${randomUUID()}`, AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: 3 },
       p.store,
@@ -124,6 +128,7 @@ describe('trust boundaries of the running platform', () => {
       const limited = await http('GET', `${admin.url}/admin/apps`, { token: 'x'.repeat(30) });
       expect(limited).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } });
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refusalCounts(internalUrl)).toMatchObject({ admin: 1 }); // on its internal /metrics, by budget
     } finally {
       await admin.close();
       await close();
