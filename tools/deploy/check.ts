@@ -1,8 +1,9 @@
 /**
  * npm run deploy:check — renders every Kubernetes overlay and validates it offline (schemas,
- * references, the platform's rules), and checks docker-compose.yml scales and the Grafana
- * dashboard reads only served metrics. Exits 1 on any problem. Part of npm test.
+ * references, the platform's rules), and checks docker-compose.yml scales, and the Grafana
+ * dashboard and the alerting rules read only served metrics. Exits 1 on any problem. Part of npm test.
  */
+import { alertProblems } from './alert-rules';
 import { composeProblems } from './compose-rules';
 import { dashboardProblems } from './dashboard-rules';
 import { checkOverlay, copyProblems, overlayNames } from './overlays';
@@ -28,6 +29,7 @@ function main(): void {
   section('copies of tools/service-mode', copyProblems(), 'identical');
   section('docker-compose.yml', composeProblems(), 'scales (no fixed names, addresses or host ports on scaled services)');
   section('deploy/grafana/trading-platform.json', dashboardProblems(), 'every query reads served metrics');
+  section('deploy/prometheus/alerts.yml', alertProblems(), 'every rule reads served metrics and has a severity and a runbook');
   process.exit(failed ? 1 : 0);
 }
 

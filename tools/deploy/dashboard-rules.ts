@@ -101,15 +101,18 @@ export function dashboardProblems(text = readFileSync(DASHBOARD_FILE, 'utf8')): 
   }
   const queries = dashboardQueries(dashboard);
   if (!queries.length) return ['deploy/grafana/trading-platform.json: no queries'];
+  return queries.flatMap(({ where, expr }) => queryProblems(where, expr));
+}
+
+/** What is wrong with one PromQL query: no metric, a metric nobody serves, or a label none of its metrics carries. */
+export function queryProblems(where: string, expr: string): string[] {
   const problems: string[] = [];
-  for (const { where, expr } of queries) {
-    const metrics = metricsIn(expr);
-    if (!metrics.length) problems.push(`${where}: reads no metric (${expr})`);
-    for (const m of metrics) if (!KNOWN.has(m)) problems.push(`${where}: ${m} is not a metric the services serve`);
-    // A label no metric of the query carries matches nothing, or groups everything into one series.
-    const carried = new Set(metrics.flatMap((m) => [...(KNOWN.get(m) ?? [])]));
-    if (metrics.every((m) => KNOWN.has(m)))
-      for (const label of labelsIn(expr)) if (!carried.has(label)) problems.push(`${where}: no metric of the query has the label ${label}`);
-  }
+  const metrics = metricsIn(expr);
+  if (!metrics.length) problems.push(`${where}: reads no metric (${expr})`);
+  for (const m of metrics) if (!KNOWN.has(m)) problems.push(`${where}: ${m} is not a metric the services serve`);
+  // A label no metric of the query carries matches nothing, or groups everything into one series.
+  const carried = new Set(metrics.flatMap((m) => [...(KNOWN.get(m) ?? [])]));
+  if (metrics.every((m) => KNOWN.has(m)))
+    for (const label of labelsIn(expr)) if (!carried.has(label)) problems.push(`${where}: no metric of the query has the label ${label}`);
   return problems;
 }
