@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { ALERTS_FILE, alertProblems } from './alert-rules';
 
 const text = readFileSync(ALERTS_FILE, 'utf8');
@@ -6,6 +8,13 @@ const text = readFileSync(ALERTS_FILE, 'utf8');
 describe('the alerting rules (deploy/prometheus/alerts.yml)', () => {
   it('read only served metrics and labels, say how urgent they are and point to a runbook section that exists', () => {
     expect(alertProblems(text)).toEqual([]);
+  });
+
+  it('are rules Prometheus itself accepts (promtool check rules: PromQL syntax, durations, templates)', () => {
+    const res = spawnSync('promtool', ['check', 'rules', ALERTS_FILE], { encoding: 'utf8' });
+    if (res.error) throw new Error(`promtool not found (${res.error.message}): apt-get install --no-install-recommends prometheus`);
+    const rules = (parse(text) as { groups: Array<{ rules: unknown[] }> }).groups.flatMap((g) => g.rules).length;
+    expect([res.status, res.stdout + res.stderr]).toEqual([0, expect.stringContaining(`SUCCESS: ${rules} rules found`)]);
   });
 
   it('refuses an unknown metric or label, a missing severity and a runbook section that does not exist', () => {
