@@ -9,6 +9,9 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { traceContextUntrusted } from './trust-boundary';
 
+/** A W3C traceparent (version 00): its trace id. */
+const CALLER_TRACEPARENT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 /** Probes and scrapes: no trace for them, they would drown the ones that matter. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -55,7 +58,13 @@ export function startSdk(serviceName: string, spanProcessors?: tracing.SpanProce
         startIncomingSpanHook: (req: IncomingMessage) => {
           if (!traceContextUntrusted(req)) return {};
           propagator.untrusted.add(req.headers);
-          return { 'trading.trace_context': 'not taken from a public caller' };
+          // The caller's own trace id, well-formed only, as a searchable attribute: support can find
+          // our trace from the id a vendor quotes, without the vendor choosing ours.
+          const callerTraceId = CALLER_TRACEPARENT.exec(String(req.headers['traceparent'] ?? ''))?.[1];
+          return {
+            'trading.trace_context': 'not taken from a public caller',
+            ...(callerTraceId ? { 'trading.caller_trace_id': callerTraceId } : {}),
+          };
         },
       }),
       // Routers and handlers, not every middleware: a request's trace shows where it went, not 15 spans of plumbing.

@@ -97,6 +97,8 @@ describe('tracing', () => {
     );
     expect(edge).toMatchObject({ attributes: { 'trading.trace_context': 'not taken from a public caller' } });
     expect(edge!.parentSpanId).toBeUndefined(); // a root: its own trace, not the caller's
+    // The caller's trace id is kept as an attribute, so support can find this trace from the id a vendor quotes.
+    expect(edge!.attributes['trading.caller_trace_id']).toBe(run.forgedTraceId);
     // Behind the edge, the internal listeners carry the facade's own trace on: the gateway served it in the same trace.
     expect(trace(edge!.traceId).some((s) => s.kind === SERVER && port(s) === run.ports.gatewayInternal)).toBe(true);
   });
