@@ -15,6 +15,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Any address, IPv4 or IPv6: bound to every interface. */
+const WILDCARD_ADDRESS = /^(?:0\.0\.0\.0|::)$/;
+
+/** A URL one can call a listener at: a wildcard bind is called on loopback, an IPv6 address in brackets. */
+function callableUrl(host: string, port: number): string {
+  if (WILDCARD_ADDRESS.test(host)) return `http://127.0.0.1:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /**
  * Listens on `port` (0 = any free port) and returns a closer that drains connections.
  * `publicCallers`: callers outside the platform, whose trace context is not taken (libs/tracing).
@@ -31,7 +40,7 @@ export function listen(app: Express, port: number, host = '127.0.0.1', options: 
       resolve({
         server,
         port: actual,
-        url: `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${actual}`,
+        url: callableUrl(host, actual),
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
