@@ -28,9 +28,15 @@ describe('cached reads (RESP3 client-side caching)', () => {
     expect([after.misses - before.misses, after.hits - before.hits]).toEqual([1, 2]);
 
     // Revocation through another connection (another instance): no wait, the next read is current.
+    // A request can reach another instance only after the change was acknowledged and someone made
+    // another round trip; Redis writes its invalidation push before it answers anything it reads
+    // after the change, so one round trip of the writer's (not a timer) stands for that. Without it
+    // the reply and the push race on two sockets of this one process, which no deployment has.
     await elsewhere.set('session:a', 'changed', 60);
+    await elsewhere.ping();
     expect(await edge.getCached('session:a')).toBe('changed');
     await elsewhere.del('session:a');
+    await elsewhere.ping();
     expect(await edge.getCached('session:a')).toBeNull();
     // And a raw client outside the platform's store (an operator's redis-cli) is seen the same way.
     await elsewhere.set('session:b', 'live', 60);
@@ -41,6 +47,7 @@ describe('cached reads (RESP3 client-side caching)', () => {
     } finally {
       operator.destroy();
     }
+    await elsewhere.ping();
     expect(await edge.getCached('session:b')).toBeNull();
   });
 
