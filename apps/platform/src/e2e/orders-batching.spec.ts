@@ -1,6 +1,6 @@
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
-import { startOrdersPlatform, until } from './orders-platform';
+import { recordingStatements, startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
 
@@ -35,30 +35,19 @@ describe('order list fields are batched', () => {
         `order ${id} filled`,
       );
 
-    // Count the statements the OMS sends while answering (the real DataSource, only observed).
-    const ds = p.oms.dataSource;
-    const original = ds.query.bind(ds);
-    const statements: string[] = [];
-    // Every argument passed on: a transaction's own queries carry its query runner, and one
-    // dropped here would run on another connection and wait for the transaction's locks for ever.
-    ds.query = ((...args: Parameters<typeof ds.query>) => {
-      statements.push(args[0]);
-      return original(...args);
-    }) as typeof ds.query;
-    try {
-      const res = await http('POST', p.urls.gateway, {
+    // Count the statements the OMS sends while answering.
+    const { result: res, statements } = await recordingStatements(p.oms.dataSource, () =>
+      http('POST', p.urls.gateway, {
         token: writer,
         body: {
           query: 'query($id: ID!) { account(id: $id) { orders(limit: 20) { nodes { id fills { quantity price } } } } }',
           variables: { id: aliceCash },
         },
-      });
-      expect(res.body.errors).toBeUndefined();
-      const nodes = res.body.data.account.orders.nodes as Array<{ id: string; fills: unknown[] }>;
-      expect(nodes.filter((o) => ids.includes(o.id)).every((o) => o.fills.length === 1)).toBe(true);
-    } finally {
-      ds.query = original;
-    }
+      }),
+    );
+    expect(res.body.errors).toBeUndefined();
+    const nodes = res.body.data.account.orders.nodes as Array<{ id: string; fills: unknown[] }>;
+    expect(nodes.filter((o) => ids.includes(o.id)).every((o) => o.fills.length === 1)).toBe(true);
     expect(statements.filter((s) => /FROM trades/.test(s))).toHaveLength(1);
   });
 });

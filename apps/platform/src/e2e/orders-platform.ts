@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { http } from '@trading/testing';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -38,4 +39,28 @@ export async function fund(p: TestPlatform, token: string, accountId: string, am
     (r) => r.body.transactions?.[0]?.state === 'COMPLETED',
     'the deposit to clear',
   );
+}
+
+/**
+ * Runs `action` while recording every statement `dataSource` sends (the real DataSource, only
+ * observed). Every argument is passed on: a transaction's own queries carry its query runner,
+ * and one dropped here would run on another connection, outside the transaction, and wait for
+ * the transaction's own row locks for ever (a relay pass hung that way once, and with it the
+ * whole OMS's shutdown).
+ */
+export async function recordingStatements<T>(
+  dataSource: DataSource,
+  action: () => Promise<T>,
+): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const original = dataSource.query;
+  dataSource.query = ((...args: Parameters<DataSource['query']>) => {
+    statements.push(args[0]);
+    return original.apply(dataSource, args);
+  }) as DataSource['query'];
+  try {
+    return { result: await action(), statements };
+  } finally {
+    dataSource.query = original;
+  }
 }

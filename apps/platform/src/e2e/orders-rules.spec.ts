@@ -1,6 +1,6 @@
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
-import { fund, startOrdersPlatform, until } from './orders-platform';
+import { fund, recordingStatements, startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
 
@@ -83,18 +83,7 @@ describe('order rules and a fair engine', () => {
       // Bob's market order fills on the next pass: resting orders are not even looked at.
       const market = await place(bobs, buy(bobAccount, { type: 'MARKET', timeInForce: 'DAY' }));
       expect(market.status).toBe(201);
-      const statements: string[] = [];
-      const ds = p.oms.dataSource;
-      const original = ds.query.bind(ds);
-      ds.query = ((sql: string, params?: unknown[]) => {
-        statements.push(sql);
-        return original(sql, params);
-      }) as typeof ds.query;
-      try {
-        await p.oms.engine.runOnce();
-      } finally {
-        ds.query = original;
-      }
+      const { statements } = await recordingStatements(p.oms.dataSource, () => p.oms.engine.runOnce());
       expect((await http('GET', `${p.urls.api}/oms/${bobAccount}/order/${market.body.id}`, { token: bobs })).body.status).toBe('FILLED');
       expect(statements.filter((s) => /FOR UPDATE SKIP LOCKED/.test(s) && /status IN \('NEW', 'PARTIALLY_FILLED'\)/.test(s)).length).toBe(
         1,
