@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { isTransientFailure } from '@trading/errors';
 import {
   databaseNameOf,
   dropDatabase,
@@ -102,5 +103,100 @@ describe('queryPrepared', () => {
     // One connection in the pool: the statement the first call prepared is the one PostgreSQL holds for it.
     const prepared: Array<{ name: string }> = await db.query('SELECT name FROM pg_prepared_statements');
     expect(prepared.map((p) => p.name)).toContain(statement.name);
+  });
+});
+
+describe('session limits: nothing waits on the database for ever', () => {
+  const url = withDatabaseName(TEST_POSTGRES_URL, `t_${process.pid}_${Date.now().toString(36)}_limits`);
+  const limits = { lockTimeoutMs: 300, idleInTransactionMs: 1_000, acquireTimeoutMs: 500 };
+  let db: DataSource;
+  let operator: Client;
+  beforeAll(async () => {
+    await ensureDatabase(url);
+    db = await openDatabase({ url, entities: [], migrations: [CreateThings1700000000000], poolSize: 2, limits });
+    await db.query('INSERT INTO things (id) VALUES (1), (2)');
+    operator = new Client({ connectionString: url });
+    await operator.connect();
+  });
+  afterAll(async () => {
+    await operator?.end();
+    await db?.destroy();
+    await dropDatabase(url);
+  });
+
+  /** What a failure says: its SQLSTATE (or message), and whether callers are told to retry (503) rather than call support (500). */
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => 'no failure',
+      (err: { code?: string; message?: string }) => `${err.code ?? err.message}${isTransientFailure(err) ? ' (retry)' : ''}`,
+    );
+
+  it('a statement waiting on a lock that a quiet session holds fails with lock_not_available, and the pool goes on', async () => {
+    // An operator's psql left open in a transaction, a client that died mid-transaction: the lock may never be released.
+    await operator.query('BEGIN');
+    await operator.query('SELECT id FROM things WHERE id = 1 FOR UPDATE');
+    try {
+      expect(await failure(db.query('UPDATE things SET id = 1 WHERE id = 1'))).toBe('55P03 (retry)');
+      expect(await failure(db.transaction((tx) => tx.query('SELECT id FROM things WHERE id = 1 FOR UPDATE')))).toBe('55P03 (retry)');
+      expect(await db.query('SELECT id FROM things WHERE id = 2 FOR UPDATE')).toEqual([{ id: 2 }]);
+    } finally {
+      await operator.query('ROLLBACK');
+    }
+  });
+
+  it('a statement run beside its own transaction on another connection, waiting for that transaction, fails instead of hanging both', async () => {
+    // How a relay pass once hung for ever (and with it the service's shutdown): a query of the
+    // transaction sent through another pooled connection waited for the transaction's own lock.
+    const outcome = await failure(
+      db.transaction(async (tx) => {
+        await tx.query('SELECT id FROM things WHERE id = 1 FOR UPDATE');
+        await db.query('UPDATE things SET id = 1 WHERE id = 1');
+      }),
+    );
+    expect(outcome).toBe('55P03 (retry)');
+    expect(await db.query('SELECT id FROM things WHERE id = 1 FOR UPDATE')).toEqual([{ id: 1 }]);
+  });
+
+  it('a transaction of ours left idle is ended by PostgreSQL, its locks released and its connection replaced', async () => {
+    let resume!: () => void;
+    const stalled = failure(
+      db.transaction(async (tx) => {
+        await tx.query('SELECT id FROM things WHERE id = 1 FOR UPDATE');
+        await new Promise<void>((r) => (resume = r)); // a pass stuck on something else (a peer, Redis) while holding a lock
+        await tx.query('SELECT 1');
+      }),
+    );
+    // The lock is free again once PostgreSQL has ended the quiet session (not merely timed out here).
+    let holder: unknown[] = [{}];
+    for (let i = 0; i < 50 && holder.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      holder = await operator
+        .query(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()",
+        )
+        .then((r) => r.rows);
+    }
+    expect(holder).toEqual([]);
+    await operator.query('BEGIN');
+    await operator.query('SELECT id FROM things WHERE id = 1 FOR UPDATE NOWAIT'); // would fail (55P03) if still held
+    await operator.query('ROLLBACK');
+    resume();
+    expect(await stalled).toMatch(/\(retry\)$/);
+    expect(await db.query('SELECT count(*)::int AS n FROM things')).toEqual([{ n: 2 }]);
+  });
+
+  it('waiting for a connection from an exhausted pool fails instead of queueing for ever', async () => {
+    const releases: Array<() => void> = [];
+    const busy = [1, 2].map(() => db.transaction(() => new Promise<void>((r) => releases.push(r))));
+    while (releases.length < 2) await new Promise((r) => setTimeout(r, 10));
+    expect(await failure(db.query('SELECT 1'))).toMatch(/^timeout exceeded when trying to connect.* \(retry\)$/);
+    for (const release of releases) release();
+    await Promise.allSettled(busy);
+    expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a mistake is not a transient failure: a broken constraint or a bad statement still answers 500 and is logged as a bug', async () => {
+    expect(await failure(db.query('INSERT INTO things (id) VALUES (1)'))).toBe('23505');
+    expect(await failure(db.query('SELEC 1'))).toBe('42601');
   });
 });

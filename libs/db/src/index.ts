@@ -10,7 +10,33 @@ export interface DatabaseOptions {
   migrations: MixedList<new () => unknown>;
   /** Pool size per service instance. */
   poolSize?: number;
+  /** How long the pool's sessions may wait or stall; DATABASE_SESSION_LIMITS unless a test shortens them. */
+  limits?: Partial<DatabaseSessionLimits>;
 }
+
+export interface DatabaseSessionLimits {
+  /** A statement waiting this long for a row or table lock fails (55P03) instead of waiting for ever. */
+  lockTimeoutMs: number;
+  /** PostgreSQL ends a session left idle inside a transaction this long (25P03), releasing its locks. */
+  idleInTransactionMs: number;
+  /** Waiting this long for a pooled connection (pool exhausted, or the server not answering) fails the request. */
+  acquireTimeoutMs: number;
+}
+
+/**
+ * Every pooled session's limits. A request, an engine pass or a relay pass must never wait for
+ * ever: one waiting on a lock that a stalled session holds (an operator's open transaction, a
+ * client that died mid-transaction, a bug) would hold its pass, every pass after it and the
+ * service's shutdown. Our own transactions last milliseconds, so seconds are generous; a
+ * migration that cannot take its lock in time fails and the instance retries on restart, rather
+ * than queueing all traffic behind its lock. Statements themselves are not timed out: a
+ * migration may rightly run long.
+ */
+export const DATABASE_SESSION_LIMITS: DatabaseSessionLimits = {
+  lockTimeoutMs: 5_000,
+  idleInTransactionMs: 30_000,
+  acquireTimeoutMs: 10_000,
+};
 
 /**
  * Opens a service's DataSource and brings its schema up to date. Migrations run under a
@@ -25,7 +51,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     migrations: options.migrations,
     synchronize: false,
     migrationsRun: false,
-    extra: { max: options.poolSize ?? 10 },
+    extra: { max: options.poolSize ?? 10, ...sessionSettings({ ...DATABASE_SESSION_LIMITS, ...options.limits }) },
   });
   await dataSource.initialize();
   try {
@@ -35,6 +61,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     throw err;
   }
   return dataSource;
+}
+
+/** The limits as node-postgres pool settings (sent as session parameters at connect). */
+function sessionSettings(limits: DatabaseSessionLimits) {
+  return {
+    lock_timeout: limits.lockTimeoutMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionMs,
+    connectionTimeoutMillis: limits.acquireTimeoutMs,
+  };
 }
 
 async function withAdvisoryLock<T>(url: string, name: string, fn: () => Promise<T>): Promise<T> {

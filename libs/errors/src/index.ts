@@ -130,11 +130,47 @@ export function problem(
   return body;
 }
 
-/** Any thrown value as a problem: AppErrors keep their message; anything else is masked. */
+/**
+ * PostgreSQL's "not now" answers (SQLSTATE): serialization failure, deadlock, lock wait timed
+ * out, statement cancelled, the server shutting down, restarting or full, our idle transaction
+ * ended. Class 08 (connection exceptions) is matched by prefix.
+ */
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '55P03', '57014', '57P01', '57P02', '57P03', '53300', '25P03']);
+const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+/** node-postgres and its pool say these in words only (no code). */
+const TRANSIENT_MESSAGES = /^(timeout exceeded when trying to connect|Connection terminated)/;
+/** TypeORM's word for a transaction whose connection the server ended under it (its error released the connection). */
+const TRANSIENT_ERROR_NAMES = new Set(['QueryRunnerProviderAlreadyReleasedError', 'QueryRunnerAlreadyReleasedError']);
+
+/**
+ * A dependency said "not now" rather than "never": the database restarting, refusing
+ * connections or ending a lock wait, a deadlock, a reset socket, a pool with no connection
+ * free. The request's transaction rolled back, so sending it again is safe (money-moving POSTs
+ * with their Idempotency-Key): it is answered 503 SERVICE_UNAVAILABLE, not a 500 that sends the
+ * caller to support.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  if (err instanceof AppError || typeof err !== 'object' || err === null) return false;
+  const { code, message, name, driverError } = err as {
+    code?: unknown;
+    message?: unknown;
+    name?: unknown;
+    driverError?: { code?: unknown };
+  };
+  if (TRANSIENT_ERROR_NAMES.has(String(name))) return true;
+  const sqlstate = String(code ?? driverError?.code ?? '');
+  if (TRANSIENT_SQLSTATES.has(sqlstate) || /^08[0-9A-Z]{3}$/.test(sqlstate) || TRANSIENT_SOCKET_CODES.has(sqlstate)) return true;
+  return typeof message === 'string' && TRANSIENT_MESSAGES.test(message);
+}
+
+export const TRANSIENT_FAILURE_MESSAGE = 'A service this request needs is briefly unavailable; nothing was changed, try again shortly';
+
+/** Any thrown value as a problem: AppErrors keep their message; a transient failure is a 503; anything else is masked. */
 export function problemFromError(err: unknown, requestId?: string): Problem {
   if (err instanceof AppError) {
     return problem(err.code, err.message, { requestId, field: err.field, details: err.options.details });
   }
+  if (isTransientFailure(err)) return problem('SERVICE_UNAVAILABLE', TRANSIENT_FAILURE_MESSAGE, { requestId });
   return problem('INTERNAL_SERVER_ERROR', 'An unexpected error occurred; quote the requestId when contacting support', { requestId });
 }
 

@@ -53,4 +53,18 @@ describe('subgraph errors', () => {
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
   });
+
+  it('says SERVICE_UNAVAILABLE (retry) when the database said "not now", without its words or SQL', () => {
+    const lockWait = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03', query: 'SELECT secret FROM x' });
+    const failed = new GraphQLError(lockWait.message, { originalError: lockWait });
+    expect(formatSubgraphError({ message: lockWait.message, path: ['withdraw'] }, failed, logger)).toEqual({
+      message: expect.stringMatching(/briefly unavailable; nothing was changed, try again/),
+      path: ['withdraw'],
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    });
+    const duplicate = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+    expect(formatSubgraphError({ message: duplicate.message }, new GraphQLError('x', { originalError: duplicate }), logger)).toMatchObject({
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
+  });
 });

@@ -1,8 +1,11 @@
 import type { GraphQLFormattedError } from 'graphql';
-import { AppError, isErrorCode, toGraphQLError } from '@trading/errors';
+import { AppError, isErrorCode, isTransientFailure, toGraphQLError, TRANSIENT_FAILURE_MESSAGE } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 
-/** Keeps AppErrors' codes and messages; masks everything else so no internals leave the subgraph. */
+/**
+ * Keeps AppErrors' codes and messages; a dependency's "not now" becomes SERVICE_UNAVAILABLE (the
+ * caller may retry); masks everything else so no internals leave the subgraph.
+ */
 export function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
   const original = (error as { originalError?: unknown })?.originalError;
   if (original instanceof AppError) {
@@ -13,6 +16,10 @@ export function formatSubgraphError(formatted: GraphQLFormattedError, error: unk
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR') {
     const field = code === 'BAD_USER_INPUT' ? variableFieldAtFault(formatted.message) : undefined;
     return { ...formatted, extensions: field ? { code, field } : { code } };
+  }
+  if (isTransientFailure(original)) {
+    logger.warn({ err: original }, 'resolver failed on a dependency that is briefly unavailable; answered SERVICE_UNAVAILABLE');
+    return { message: TRANSIENT_FAILURE_MESSAGE, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   }
   logger.error({ err: original ?? error }, 'unexpected resolver error');
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
