@@ -246,6 +246,30 @@ describe('banking REST endpoints', () => {
     expect(list.body.transactions.filter((t: { id: string }) => t.id === results[0]!.body.id)).toHaveLength(1);
   });
 
+  it('a lock held by a stalled session answers 503 "try again" after a bounded wait, books nothing, and the retry with its key books once', async () => {
+    // An operator's open transaction, or a client that died mid-transaction, holds Alice's USD cash lock.
+    const stalled = p.services.banking.app!.dataSource.createQueryRunner();
+    await stalled.connect();
+    const key = randomUUID();
+    const body = { accountId: aliceCash, amount: '2.00', currency: 'USD' };
+    const withdraw = () => http('POST', api('/banking/withdraw'), { token: writer, body, headers: { 'Idempotency-Key': key } });
+    const before = await balanceOf();
+    try {
+      await stalled.query('SELECT pg_advisory_lock(hashtext($1))', [`cash:${aliceCash}:USD`]);
+      const refused = await withdraw();
+      expect(refused).toMatchObject({ status: 503, body: { code: 'SERVICE_UNAVAILABLE' } });
+      conforms('POST', '/banking/withdraw', 503, refused.body);
+      expect(await balanceOf()).toEqual(before);
+    } finally {
+      await stalled.query('SELECT pg_advisory_unlock_all()');
+      await stalled.release();
+    }
+    const retried = await withdraw();
+    expect(retried).toMatchObject({ status: 201, body: { state: 'PENDING', type: 'WITHDRAWAL' } });
+    expect((await withdraw()).body.id).toBe(retried.body.id);
+    expect(new Decimal(before.held).plus(2).equals((await balanceOf()).held)).toBe(true);
+  });
+
   it('lets the sandbox force a REJECTED outcome', async () => {
     const res = await deposit({ accountId: aliceCash, amount: '3.00', currency: 'USD', sandboxOutcome: 'REJECTED' });
     const txn = await until(
