@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
+import { isTransientFailure } from '@trading/errors';
 
 /** RFC 6749 §5.2 (token endpoint), RFC 6750 §3.1 (userinfo), RFC 7009 §2.2.1 (revocation) error codes. */
 export type OAuthErrorCode =
@@ -47,7 +48,8 @@ export function noStore(res: Response): void {
 
 /**
  * The OAuth endpoints answer `{ error, error_description }` (DESIGN §6), not problem+json:
- * their own errors, body-parser failures and anything unexpected (masked as server_error).
+ * their own errors, body-parser failures, a dependency's "not now" (temporarily_unavailable, 503:
+ * nothing was spent, the client retries) and anything unexpected (masked as server_error).
  */
 export function oauthErrorHandler(onUnexpected: (err: unknown) => void): ErrorRequestHandler {
   return (err, _req, res, next) => {
@@ -58,7 +60,7 @@ export function oauthErrorHandler(onUnexpected: (err: unknown) => void): ErrorRe
     if (err instanceof OAuthError) e = err;
     else if (parse?.type === 'entity.parse.failed') e = oauthErrors.invalidRequest('The request body is not valid JSON');
     else if (parse?.type === 'entity.too.large') e = oauthErrors.invalidRequest('The request body is too large');
-    else if ((err as { status?: number })?.status === 503)
+    else if ((err as { status?: number })?.status === 503 || isTransientFailure(err))
       e = new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; retry shortly', 503);
     else {
       onUnexpected(err);
