@@ -16,10 +16,14 @@ describe('problem+json errors', () => {
         done();
       },
     });
-    const logger = createLogger('svc', 'error', sink);
+    const logger = createLogger('svc', 'warn', sink);
     const { app } = createService({ name: 'svc', logger });
     app.get('/boom', () => {
       throw new Error('secret internals at 10.0.0.1');
+    });
+    app.get('/busy', () => {
+      // What node-postgres rejects with when a lock wait ends (lock_timeout).
+      throw Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03', query: 'SELECT secret FROM t' });
     });
     app.get('/bad', () => {
       throw new AppError('BAD_USER_INPUT', 'limit must be 1..100', { field: 'limit' });
@@ -47,6 +51,18 @@ describe('problem+json errors', () => {
     expect(logged.filter((l) => l.msg === 'unhandled error')).toEqual([
       expect.objectContaining({ requestId: 'abc-1', err: expect.objectContaining({ message: 'secret internals at 10.0.0.1' }) }),
     ]);
+  });
+
+  it("answers a dependency's 'not now' with 503 and Retry-After, without its words, and logs it as a warning, not a bug", async () => {
+    const busy = await http('GET', `${server.url}/busy`);
+    expect(busy).toMatchObject({
+      status: 503,
+      body: { code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/nothing was changed/) },
+    });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(JSON.stringify(busy.body)).not.toMatch(/lock|SELECT/);
+    expect(logged.map((l) => l.msg)).toContain('a dependency was briefly unavailable; answered 503');
+    expect(logged.filter((l) => l.msg === 'unhandled error')).toEqual([]);
   });
 
   it('passes an AppError on with its status, message and field, and does not log it as unhandled', async () => {

@@ -1,15 +1,19 @@
 /** Errors as problem+json, and the 404 and error handler every listener ends with. */
 import { type Express, type NextFunction, type Request, type Response } from 'express';
-import { AppError, PROBLEM_CONTENT_TYPE, problem, problemFromError, wwwAuthenticate } from '@trading/errors';
+import { AppError, isTransientFailure, PROBLEM_CONTENT_TYPE, problem, problemFromError, wwwAuthenticate } from '@trading/errors';
 import { type Logger } from '@trading/logging';
 
-/** Sends an error as problem+json (with WWW-Authenticate on 401 and scope 403s). */
+/** How long a caller refused with 503 waits before trying again: our outages we expect to ride out last seconds. */
+export const RETRY_AFTER_UNAVAILABLE_S = 1;
+
+/** Sends an error as problem+json (with WWW-Authenticate on 401 and scope 403s, Retry-After on 503). */
 export function sendProblem(res: Response, err: unknown, requestId: string | undefined): void {
   const body = problemFromError(err, requestId);
   if (err instanceof AppError) {
     const challenge = wwwAuthenticate(err);
     if (challenge) res.setHeader('WWW-Authenticate', challenge);
   }
+  if (body.status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_UNAVAILABLE_S));
   res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
@@ -27,7 +31,8 @@ export function finishService(app: Express, logger: Logger): void {
       return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is not valid JSON', { field: 'body' }), req.requestId);
     if (parseError?.type === 'entity.too.large')
       return sendProblem(res, new AppError('BAD_USER_INPUT', 'The request body is too large', { field: 'body' }), req.requestId);
-    if (!(err instanceof AppError)) logger.error({ err, requestId: req.requestId }, 'unhandled error');
+    if (isTransientFailure(err)) logger.warn({ err, requestId: req.requestId }, 'a dependency was briefly unavailable; answered 503');
+    else if (!(err instanceof AppError)) logger.error({ err, requestId: req.requestId }, 'unhandled error');
     sendProblem(res, err, req.requestId);
   });
 }

@@ -258,6 +258,7 @@ describe('banking REST endpoints', () => {
       await stalled.query('SELECT pg_advisory_lock(hashtext($1))', [`cash:${aliceCash}:USD`]);
       const refused = await withdraw();
       expect(refused).toMatchObject({ status: 503, body: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(refused.headers.get('retry-after')).toBe('1');
       conforms('POST', '/banking/withdraw', 503, refused.body);
       expect(await balanceOf()).toEqual(before);
     } finally {

@@ -25,13 +25,18 @@ describe('oauthErrorHandler', () => {
 
   const post = async (path: string) => {
     const res = await fetch(url + path, { method: 'POST' });
-    return { status: res.status, cacheControl: res.headers.get('cache-control'), body: await res.json() };
+    return {
+      status: res.status,
+      cacheControl: res.headers.get('cache-control'),
+      retryAfter: res.headers.get('retry-after'),
+      body: await res.json(),
+    };
   };
 
   it("answers its own errors as thrown, a dependency's 'not now' as temporarily_unavailable (503), and a bug as server_error", async () => {
     expect(await post('/refused')).toMatchObject({ status: 400, cacheControl: 'no-store', body: { error: 'invalid_grant' } });
     const busy = await post('/lock-wait');
-    expect(busy).toMatchObject({ status: 503, cacheControl: 'no-store', body: { error: 'temporarily_unavailable' } });
+    expect(busy).toMatchObject({ status: 503, cacheControl: 'no-store', retryAfter: '1', body: { error: 'temporarily_unavailable' } });
     expect(JSON.stringify(busy.body)).not.toMatch(/lock|SELECT/);
     expect(await post('/bug')).toMatchObject({
       status: 500,

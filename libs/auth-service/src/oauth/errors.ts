@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { isTransientFailure } from '@trading/errors';
+import { RETRY_AFTER_UNAVAILABLE_S } from '@trading/service';
 
 /** RFC 6749 §5.2 (token endpoint), RFC 6750 §3.1 (userinfo), RFC 7009 §2.2.1 (revocation) error codes. */
 export type OAuthErrorCode =
@@ -61,7 +62,9 @@ export function oauthErrorHandler(onUnexpected: (err: unknown) => void): ErrorRe
     else if (parse?.type === 'entity.parse.failed') e = oauthErrors.invalidRequest('The request body is not valid JSON');
     else if (parse?.type === 'entity.too.large') e = oauthErrors.invalidRequest('The request body is too large');
     else if ((err as { status?: number })?.status === 503 || isTransientFailure(err))
-      e = new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; retry shortly', 503);
+      e = new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable; retry shortly', 503, {
+        'Retry-After': String(RETRY_AFTER_UNAVAILABLE_S),
+      });
     else {
       onUnexpected(err);
       e = new OAuthError('server_error', 'An unexpected error occurred', 500);

@@ -24,7 +24,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   415: 'Body is not JSON',
   422: 'Well-formed but refused (e.g. insufficient funds, idempotency key reused)',
   429: 'Rate limited',
-  503: 'Temporarily unavailable',
+  503: 'Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests',
 };
 
 const operations: Operations = {
@@ -199,6 +199,7 @@ const TAGS: Record<string, string> = { pat: 'PATs', accounts: 'Accounts', bankin
 const problemResponse = (status: number) => ({
   description: PROBLEM_TEXT[status] ?? 'Error',
   ...(status === 429 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...RATE_LIMIT_HEADERS } } : {}),
+  ...(status === 503 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
