@@ -155,6 +155,7 @@ async function main(): Promise<void> {
     await Promise.all(services.instances.map((x) => services.waitReady(x, 90_000)));
     const storm = await stormy.stop();
     rows.push(row('dependencies failing', services.instances.length, storm));
+    checkRefusalsSayRetry(storm);
     check(
       services.instances.every((x) => services.running(x) && x.crashes === 0),
       'every instance survived and is ready again',
@@ -186,6 +187,11 @@ async function main(): Promise<void> {
     if (problems.length || process.env['SCALE_OUT_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** While Redis or PostgreSQL is away, a refused request is told to try again (503), never that something broke (500). */
+function checkRefusalsSayRetry(storm: LoadResult): void {
+  check(!storm.codes['500'], `refusals while they were down said "try again" (503), never 500: ${JSON.stringify(storm.codes)}`);
 }
 
 const row = (phase: string, instances: number, r: LoadResult): Row => ({
@@ -297,6 +303,7 @@ async function allInOneOutage(aio: AllInOne, pg: PrivatePostgres): Promise<void>
   await aio.waitReady(90_000);
   const storm = await load.stop();
   rows.push(row('all-in-one: Redis killed + PostgreSQL crashed, both restarted', ALL_IN_ONE_WORKERS + 1, storm));
+  checkRefusalsSayRetry(storm);
   // Redis kept nothing, so the session from before is gone: a new login through the same PAT must work.
   const session = await login().catch(() => '');
   const accounts = session ? await http('GET', `${aio.apiUrl}/accounts`, { token: session }) : undefined;
