@@ -18,6 +18,7 @@ import { Oms1732230000003 } from './migrations/1732230000003-oms';
 import { Market1732230000013 } from './migrations/1732230000013-market';
 import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
 import { TraceContext1732230000031 } from './migrations/1732230000031-trace-context';
+import { OutboxStreamEntry1732230000032 } from './migrations/1732230000032-outbox-stream-entry';
 import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
@@ -69,7 +70,13 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         identity: config,
         // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
         entities: [FxRateEntity],
-        migrations: [Oms1732230000003, Market1732230000013, OrderManagement1732230000021, TraceContext1732230000031],
+        migrations: [
+          Oms1732230000003,
+          Market1732230000013,
+          OrderManagement1732230000021,
+          TraceContext1732230000031,
+          OutboxStreamEntry1732230000032,
+        ],
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,
         resolvers: (dataSource) => {
@@ -112,9 +119,9 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
     // Idempotency keys answer for a day; then they are deleted.
     const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
     life.defer('retention', () => retention.stop());
-    const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY);
+    const republished = outboxMetrics(service.metrics, ds);
+    const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY, republished);
     relay.start();
-    outboxMetrics(service.metrics, ds);
     life.defer('outbox relay', () => relay.stop());
     const engine = new ExecutionEngine(
       ds,

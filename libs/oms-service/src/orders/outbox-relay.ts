@@ -1,15 +1,29 @@
 import type { KeyObject } from 'node:crypto';
-import { Gauge, type Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
-import { signEvent, type EventLog } from '@trading/events';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { DataSource, EntityManager } from 'typeorm';
+import { compareEntryIds, signEvent, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
 
 /**
- * Publishes outbox rows to the settlement stream in outbox order, then marks them published.
- * A crash between the publish and the mark publishes a row again: consumers deduplicate on
- * the event id, so that costs nothing. Rows are locked (SKIP LOCKED) while being published,
- * so several OMS instances can run a relay each.
+ * How far back a stream that lost entries is made whole again. Consumers that were further behind
+ * than this had long since paged (SettlementConsumersBehind); publishing more would only grow the
+ * stream towards its trim length while they catch up.
+ */
+export const REPUBLISH_WINDOW = '24 hours';
+
+/**
+ * Publishes outbox rows to the settlement stream in outbox order, then marks them published with
+ * the entry id the stream gave each. A crash between the publish and the mark publishes a row
+ * again: consumers deduplicate on the event id, so that costs nothing. One relay publishes at a
+ * time across every OMS instance (a transaction-scoped advisory lock; the others skip that pass),
+ * so the stream holds the rows in outbox order.
+ *
+ * Redis acknowledges an entry before it is durable. If it comes back without entries it had
+ * accepted (restarted empty, an append-only file that lost its last second, a failover to a
+ * replica behind, the stream deleted), every pass first checks that the newest entry it
+ * published is still there; when it is not, the rows the stream lost are marked unpublished and
+ * go out again, in order, before anything newer.
  */
 export class OutboxRelay {
   private task: PeriodicTask | undefined;
@@ -22,6 +36,8 @@ export class OutboxRelay {
     private readonly logger: Logger,
     /** The OMS's own key: consumers apply only what it signed. */
     private readonly signingKey: { kid: string; privateKey: KeyObject },
+    /** Told how many rows went out again after the stream lost them (metrics). */
+    private readonly onRepublish: (rows: number) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -36,8 +52,11 @@ export class OutboxRelay {
   /** Publishes what is waiting; returns how many rows went out. */
   async publishPending(batch = 200): Promise<number> {
     let total = 0;
-    for (;;) {
+    for (let first = true; ; first = false) {
       const n = await this.dataSource.transaction(async (tx) => {
+        const [{ mine }] = await tx.query("SELECT pg_try_advisory_xact_lock(hashtext('outbox-relay')) AS mine");
+        if (!mine) return 0; // another instance is publishing: the next pass looks again
+        if (first) await this.recoverLostEntries(tx);
         const rows: Array<{
           seq: string;
           event_id: string;
@@ -50,6 +69,7 @@ export class OutboxRelay {
            WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
           [batch],
         );
+        const entryIds: string[] = [];
         for (const row of rows) {
           const event = {
             eventId: row.event_id,
@@ -58,19 +78,68 @@ export class OutboxRelay {
           };
           const signed = signEvent(event, this.signingKey);
           // The trace travels beside the signed event, not in it: it says where to look, never what to book.
-          await this.events.append(this.stream, row.trace_context ? { ...signed, traceparent: row.trace_context } : signed);
+          entryIds.push(await this.events.append(this.stream, row.trace_context ? { ...signed, traceparent: row.trace_context } : signed));
         }
-        if (rows.length) await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+        if (!rows.length) return 0;
+        await tx.query(
+          `UPDATE outbox SET published_at = now(), stream_entry_id = v.entry_id
+             FROM unnest($1::bigint[], $2::text[]) AS v(seq, entry_id) WHERE outbox.seq = v.seq`,
+          [rows.map((r) => r.seq), entryIds],
+        );
+        await tx.query(
+          `INSERT INTO outbox_stream_position (stream, seq, entry_id) VALUES ($1, $2, $3)
+             ON CONFLICT (stream) DO UPDATE SET seq = EXCLUDED.seq, entry_id = EXCLUDED.entry_id`,
+          [this.stream, rows[rows.length - 1]!.seq, entryIds[entryIds.length - 1]],
+        );
         return rows.length;
       });
       total += n;
       if (n < batch) return total;
     }
   }
+
+  /**
+   * When the stream no longer reaches the newest entry this relay recorded, marks every row
+   * published after the stream's last entry (within REPUBLISH_WINDOW) unpublished again. Rows went
+   * out in outbox order, so what was lost is exactly that tail.
+   */
+  private async recoverLostEntries(tx: EntityManager): Promise<void> {
+    const [position]: Array<{ entry_id: string }> = await tx.query('SELECT entry_id FROM outbox_stream_position WHERE stream = $1', [
+      this.stream,
+    ]);
+    if (!position) return;
+    const last = await this.events.lastId(this.stream);
+    if (compareEntryIds(last, position.entry_id) >= 0) return;
+    const [ms, seq] = last.split('-');
+    const [{ n: lost }]: Array<{ n: number }> = await tx.query(
+      `WITH lost AS (
+         UPDATE outbox SET published_at = NULL, stream_entry_id = NULL
+          WHERE stream_entry_id IS NOT NULL AND published_at >= now() - $3::interval
+            AND (split_part(stream_entry_id, '-', 1)::numeric, split_part(stream_entry_id, '-', 2)::numeric) > ($1::numeric, $2::numeric)
+          RETURNING 1)
+       SELECT count(*)::int AS n FROM lost`,
+      [ms, seq, REPUBLISH_WINDOW],
+    );
+    await tx.query('DELETE FROM outbox_stream_position WHERE stream = $1', [this.stream]);
+    this.logger.warn(
+      { stream: this.stream, streamLastEntry: last, recordedEntry: position.entry_id, republishing: lost },
+      'the settlement stream lost entries it had accepted (Redis restarted or failed over); publishing them again',
+    );
+    this.onRepublish(lost);
+  }
 }
 
-/** Settlement events written and not yet on the stream: growing means the relay (or Redis) is stuck, and banking and accounts fall behind. */
-export function outboxMetrics(registry: Registry, dataSource: DataSource): void {
+/**
+ * Settlement events written and not yet on the stream: growing means the relay (or Redis) is
+ * stuck, and banking and accounts fall behind. Returns what the relay reports rows it had to
+ * publish again with.
+ */
+export function outboxMetrics(registry: Registry, dataSource: DataSource): (rows: number) => void {
+  const republished = new Counter({
+    name: 'oms_outbox_republished_total',
+    help: 'Outbox rows published again because the settlement stream lost them (Redis restarted or failed over without them)',
+    registers: [registry],
+  });
   new Gauge({
     name: 'oms_outbox_backlog',
     help: 'Outbox rows not yet published to the settlement stream',
@@ -81,4 +150,5 @@ export function outboxMetrics(registry: Registry, dataSource: DataSource): void 
       this.set(Number(row?.n ?? NaN)); // NaN: unknown (the database is away), not a backlog of -1
     },
   });
+  return (rows) => republished.inc(rows);
 }
