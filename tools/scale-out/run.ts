@@ -10,8 +10,10 @@
  *   4. a rolling restart of every instance under steady load (reads, and market orders that fill
  *      and settle while instances come and go) loses no request (0 failures, 0 5xx) and breaks no
  *      money invariant;
- *   5. after Redis is killed and restarted and PostgreSQL crashed and restarted under load, every
- *      process is ready again, then exits within its grace period on SIGTERM;
+ *   5. after Redis is killed and restarted (empty) and PostgreSQL crashed and restarted under load,
+ *      every refusal meanwhile was a 503, every process is ready again, the OMS published the
+ *      lost settlement stream again and no money invariant broke; then every process exits
+ *      within its grace period on SIGTERM;
  *   6. the same outage under the all-in-one (`npm start`'s primary and two workers): ready again,
  *      a new session served, then exit 0 on SIGTERM within the grace period, no worker left.
  * Prints a table and `scale-out: ok`, or the failures (exit status 1).
@@ -22,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createUser, fund, grantTokens, http, listInstrument, provisionApp, type Urls } from '@trading/testing';
+import { createUser, fund, grantTokens, http, listInstrument, metricValue, provisionApp, type Urls } from '@trading/testing';
 import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
 import { ALL_IN_ONE_WORKERS, AllInOne } from './all-in-one';
 import { backendName, HaProxy } from './haproxy';
@@ -160,6 +162,13 @@ async function main(): Promise<void> {
       services.instances.every((x) => services.running(x) && x.crashes === 0),
       'every instance survived and is ready again',
     );
+    // Redis came back empty, the settlement stream with it: the OMS puts what it had published back
+    // on the stream, and banking and accounts skip every event they had already applied.
+    await waitFor('settlement to catch up after the outage', 60_000, async () => settledNow(await progress(db!)));
+    const republished = await republishedByOms(services);
+    check(republished > 0, `the OMS published again the ${republished} settlement events the restarted Redis had lost`);
+    const afterOutage = await invariantProblems(db);
+    check(!afterOutage.length, `money invariants after Redis lost the stream and PostgreSQL crashed ${afterOutage.join('; ')}`);
 
     step('SIGTERM to every process at once');
     const stopped = await Promise.all(services.instances.map(async (x) => ({ x, ...(await services.terminate(x, GRACE_MS)) })));
@@ -187,6 +196,13 @@ async function main(): Promise<void> {
     if (problems.length || process.env['SCALE_OUT_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** oms_outbox_republished_total over the OMS instances. */
+async function republishedByOms(services: Services): Promise<number> {
+  let total = 0;
+  for (const x of services.of('oms')) total += await metricValue(`${x.internalUrl}/metrics`, 'oms_outbox_republished_total');
+  return total;
 }
 
 /** While Redis or PostgreSQL is away, a refused request is told to try again (503), never that something broke (500). */

@@ -102,6 +102,13 @@ export async function http(
   return { status: res.status, headers: res.headers, body };
 }
 
+/** The value of a metric with a single series (any labels) on a Prometheus `/metrics` page; NaN when it is not served. */
+export async function metricValue(metricsUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 /** Sends a GraphQL operation straight to a subgraph's internal listener as the gateway would: with claims signed for it. */
 export async function askSubgraph(
   url: string,

@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { http, TEST_REDIS_URL } from '@trading/testing';
+import { http, metricValue, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { expectInvariants, ServiceDatabases, settled, settlementProgress } from './invariants';
 import { startOrdersPlatform, until } from './orders-platform';
@@ -42,10 +42,7 @@ describe('orders: settlement survives Redis losing stream entries it had accepte
     (await db.query('banking', 'SELECT count(*)::int AS n FROM settlement_events'))[0].n as number,
     (await db.query('accounts', 'SELECT count(*)::int AS n FROM settlement_events'))[0].n as number,
   ];
-  const republished = async () => {
-    const text = await (await fetch(`${p.internalUrls.oms}/metrics`)).text();
-    return Number(/^oms_outbox_republished_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? NaN);
-  };
+  const republished = () => metricValue(`${p.internalUrls.oms}/metrics`, 'oms_outbox_republished_total');
 
   /** With both settlement consumers stopped, `orders` market buys fill and the relay publishes every event they make. */
   async function fillsNobodyHasRead(orders: number): Promise<void> {

@@ -2,7 +2,8 @@
 # Starts redis-server with one ACL user per service (and the default user off), so a service
 # reaches only the keys its job needs: a leaked banking password cannot read sessions, and the
 # edges can read session state but not write it (the facade reads the settlement stream for
-# clients' live order events, and cannot write it). The one place these rules are written:
+# clients' live order events, and cannot write it; the OMS, its producer, reads it only to check
+# that Redis still holds what it published). The one place these rules are written:
 # docker-compose.yml runs this script in the redis container, the service-mode smoke test runs
 # it on this machine.
 #
@@ -24,6 +25,6 @@ exec redis-server "$@" \
   --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' $COMMANDS \
   --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' "%R~$STREAM" $COMMANDS \
   --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' $COMMANDS \
-  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "%W~$STREAM" $COMMANDS \
+  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" $COMMANDS \
   --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
   --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS

@@ -27,6 +27,8 @@ export const REPUBLISH_WINDOW = '24 hours';
  */
 export class OutboxRelay {
   private task: PeriodicTask | undefined;
+  /** When the relay last said it may not read the stream (once a minute, not every pass). */
+  private refusedReadLoggedAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -108,7 +110,20 @@ export class OutboxRelay {
       this.stream,
     ]);
     if (!position) return;
-    const last = await this.events.lastId(this.stream);
+    let last: string;
+    try {
+      last = await this.events.lastId(this.stream);
+    } catch (err) {
+      // A Redis user set up before the OMS read its stream (ACL): publish as before, and say what to grant.
+      if (!/NOPERM/.test(String((err as Error)?.message))) throw err;
+      if (Date.now() - this.refusedReadLoggedAt < 60_000) return;
+      this.refusedReadLoggedAt = Date.now();
+      this.logger.error(
+        { err, stream: this.stream },
+        "cannot read the settlement stream to check it lost nothing: grant the OMS's Redis user read on it",
+      );
+      return;
+    }
     if (compareEntryIds(last, position.entry_id) >= 0) return;
     const [ms, seq] = last.split('-');
     const [{ n: lost }]: Array<{ n: number }> = await tx.query(
