@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { Pool } from 'pg';
+import type { createClient } from 'redis';
 import { BOOK_BALANCE_DRIFT_SQL } from '@trading/banking-service';
 import { withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL } from '@trading/testing';
@@ -39,6 +40,16 @@ export class ServiceDatabases {
 
   async end(): Promise<void> {
     for (const pool of Object.values(this.pools)) await pool.end();
+  }
+}
+
+/** Ends what a settlement-stream spec started: its databases' pools, the platform, and the stream it left on the test Redis. */
+export async function stopStreamSpec(p?: TestPlatform, db?: ServiceDatabases, redis?: ReturnType<typeof createClient>): Promise<void> {
+  await db?.end();
+  await p?.stop();
+  if (redis) {
+    if (p) await redis.del(p.events.stream);
+    redis.destroy();
   }
 }
 

@@ -3,7 +3,7 @@ import { createClient } from 'redis';
 import { LIVE_EVENT_TYPES } from '@trading/events';
 import { http, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
-import { expectInvariants, negativeCash, ServiceDatabases, settled } from './invariants';
+import { expectInvariants, negativeCash, ServiceDatabases, settled, stopStreamSpec } from './invariants';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
@@ -66,14 +66,7 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     await redis.connect();
     await Promise.all(accounts.map((a) => fund(p, tokens[a.user]!, a.id, a.funding, a.currency)));
   }, 60_000);
-  afterAll(async () => {
-    await db?.end();
-    await p?.stop();
-    if (redis) {
-      if (p) await redis.del(p.events.stream);
-      redis.destroy();
-    }
-  });
+  afterAll(() => stopStreamSpec(p, db, redis));
 
   const api = (path: string) => p.urls.api + path;
   const count = async (name: 'banking' | 'accounts' | 'oms', sql: string) => (await db.query(name, sql))[0].n as number;

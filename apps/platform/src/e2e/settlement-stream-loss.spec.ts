@@ -1,7 +1,7 @@
 import { createClient } from 'redis';
 import { http, metricValue, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
-import { expectInvariants, ServiceDatabases, settled, settlementProgress } from './invariants';
+import { expectInvariants, ServiceDatabases, settled, settlementProgress, stopStreamSpec } from './invariants';
 import { startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
@@ -28,14 +28,7 @@ describe('orders: settlement survives Redis losing stream entries it had accepte
     redis = createClient({ url: TEST_REDIS_URL });
     await redis.connect();
   }, 60_000);
-  afterAll(async () => {
-    await db?.end();
-    await p?.stop();
-    if (redis) {
-      if (p) await redis.del(p.events.stream);
-      redis.destroy();
-    }
-  });
+  afterAll(() => stopStreamSpec(p, db, redis));
 
   const consumers = () => [p.services.banking.app!.settlementConsumer, p.services.accounts.app!.settlementConsumer];
   const applied = async () => [
