@@ -14,11 +14,7 @@ import { MarketService } from './market/market.service';
 import { PriceFeed } from './market/price-feed';
 import { marketResolvers } from './market/resolvers';
 import { TradingHours } from './market/trading-hours';
-import { Oms1732230000003 } from './migrations/1732230000003-oms';
-import { Market1732230000013 } from './migrations/1732230000013-market';
-import { OrderManagement1732230000021 } from './migrations/1732230000021-order-management';
-import { TraceContext1732230000031 } from './migrations/1732230000031-trace-context';
-import { OutboxStreamEntry1732230000032 } from './migrations/1732230000032-outbox-stream-entry';
+import { omsMigrations } from './migrations';
 import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
@@ -70,13 +66,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         identity: config,
         // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
         entities: [FxRateEntity],
-        migrations: [
-          Oms1732230000003,
-          Market1732230000013,
-          OrderManagement1732230000021,
-          TraceContext1732230000031,
-          OutboxStreamEntry1732230000032,
-        ],
+        migrations: omsMigrations,
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,
         resolvers: (dataSource) => {

@@ -1,0 +1,14 @@
+import { Oms1732230000003 } from './1732230000003-oms';
+import { Market1732230000013 } from './1732230000013-market';
+import { OrderManagement1732230000021 } from './1732230000021-order-management';
+import { TraceContext1732230000031 } from './1732230000031-trace-context';
+import { OutboxStreamEntry1732230000032 } from './1732230000032-outbox-stream-entry';
+
+/** The OMS database's migrations, oldest first. */
+export const omsMigrations = [
+  Oms1732230000003,
+  Market1732230000013,
+  OrderManagement1732230000021,
+  TraceContext1732230000031,
+  OutboxStreamEntry1732230000032,
+];
