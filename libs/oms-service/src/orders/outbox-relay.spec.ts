@@ -99,6 +99,18 @@ describe('outbox relay', () => {
     expect(await onStream()).toEqual(await outbox());
   });
 
+  it('rows waiting when the loss is found go out after the lost ones, so the stream keeps outbox order', async () => {
+    const before = (await redis.xRange(stream, '-', '+')) ?? [];
+    await redis.xDel(
+      stream,
+      before.slice(-2).map((e) => e.id),
+    );
+    await write(3);
+    expect(await relay().publishPending()).toBe(5);
+    expect(republished).toEqual([2]);
+    expect(await onStream()).toEqual(await outbox());
+  });
+
   it('an OMS Redis user that may only write the stream (an ACL from before this check) still publishes, and says once what to grant', async () => {
     const user = `oms-write-only-${uniqueId()}`;
     const password = uniqueId();

@@ -7,10 +7,21 @@ import { startPeriodic, type PeriodicTask } from '@trading/service';
 
 /**
  * How far back a stream that lost entries is made whole again. Consumers that were further behind
- * than this had long since paged (SettlementConsumersBehind); publishing more would only grow the
+ * than this had long since paged (SettlementConsumerBehind); publishing more would only grow the
  * stream towards its trim length while they catch up.
  */
-export const REPUBLISH_WINDOW = '24 hours';
+const REPUBLISH_WINDOW = '24 hours';
+/** How often an idle relay checks the stream for lost entries (a relay with rows to send checks first, every pass). */
+const IDLE_CHECK_MS = 1000;
+
+interface PendingRow {
+  seq: string;
+  event_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+  trace_context: string | null;
+}
 
 /**
  * Publishes outbox rows to the settlement stream in outbox order, then marks them published with
@@ -27,6 +38,8 @@ export const REPUBLISH_WINDOW = '24 hours';
  */
 export class OutboxRelay {
   private task: PeriodicTask | undefined;
+  /** When the relay last checked the stream for lost entries. */
+  private checkedAt = 0;
   /** When the relay last said it may not read the stream (once a minute, not every pass). */
   private refusedReadLoggedAt = 0;
 
@@ -58,19 +71,19 @@ export class OutboxRelay {
       const n = await this.dataSource.transaction(async (tx) => {
         const [{ mine }] = await tx.query("SELECT pg_try_advisory_xact_lock(hashtext('outbox-relay')) AS mine");
         if (!mine) return 0; // another instance is publishing: the next pass looks again
-        if (first) await this.recoverLostEntries(tx);
-        const rows: Array<{
-          seq: string;
-          event_id: string;
-          type: string;
-          payload: Record<string, unknown>;
-          created_at: Date;
-          trace_context: string | null;
-        }> = await tx.query(
-          `SELECT seq, event_id, type, payload, created_at, trace_context FROM outbox
-           WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-          [batch],
-        );
+        const pending = (): Promise<PendingRow[]> =>
+          tx.query(
+            `SELECT seq, event_id, type, payload, created_at, trace_context FROM outbox
+             WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+            [batch],
+          );
+        let rows = await pending();
+        // Checked before anything goes out; while there is nothing to send, once a second is enough.
+        if (first && (rows.length || Date.now() - this.checkedAt >= IDLE_CHECK_MS)) {
+          this.checkedAt = Date.now();
+          // What the stream lost comes before the pending rows: read them again, lost rows first.
+          if (await this.recoverLostEntries(tx)) rows = await pending();
+        }
         const entryIds: string[] = [];
         for (const row of rows) {
           const event = {
@@ -105,26 +118,26 @@ export class OutboxRelay {
    * published after the stream's last entry (within REPUBLISH_WINDOW) unpublished again. Rows went
    * out in outbox order, so what was lost is exactly that tail.
    */
-  private async recoverLostEntries(tx: EntityManager): Promise<void> {
+  private async recoverLostEntries(tx: EntityManager): Promise<boolean> {
     const [position]: Array<{ entry_id: string }> = await tx.query('SELECT entry_id FROM outbox_stream_position WHERE stream = $1', [
       this.stream,
     ]);
-    if (!position) return;
+    if (!position) return false;
     let last: string;
     try {
       last = await this.events.lastId(this.stream);
     } catch (err) {
       // A Redis user set up before the OMS read its stream (ACL): publish as before, and say what to grant.
       if (!/NOPERM/.test(String((err as Error)?.message))) throw err;
-      if (Date.now() - this.refusedReadLoggedAt < 60_000) return;
+      if (Date.now() - this.refusedReadLoggedAt < 60_000) return false;
       this.refusedReadLoggedAt = Date.now();
       this.logger.error(
         { err, stream: this.stream },
         "cannot read the settlement stream to check it lost nothing: grant the OMS's Redis user read on it",
       );
-      return;
+      return false;
     }
-    if (compareEntryIds(last, position.entry_id) >= 0) return;
+    if (compareEntryIds(last, position.entry_id) >= 0) return false;
     const [ms, seq] = last.split('-');
     const [{ n: lost }]: Array<{ n: number }> = await tx.query(
       `WITH lost AS (
@@ -141,6 +154,7 @@ export class OutboxRelay {
       'the settlement stream lost entries it had accepted (Redis restarted or failed over); publishing them again',
     );
     this.onRepublish(lost);
+    return lost > 0;
   }
 }
 
