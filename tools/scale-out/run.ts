@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createUser, fund, grantTokens, http, listInstrument, metricValue, provisionApp, type Urls } from '@trading/testing';
+import { createUser, fund, grantTokens, http, listInstrument, provisionApp, sampleValue, scrapeMetrics, type Urls } from '@trading/testing';
 import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
 import { ALL_IN_ONE_WORKERS, AllInOne } from './all-in-one';
 import { backendName, HaProxy } from './haproxy';
@@ -201,7 +201,8 @@ async function main(): Promise<void> {
 /** oms_outbox_republished_total over the OMS instances. */
 async function republishedByOms(services: Services): Promise<number> {
   let total = 0;
-  for (const x of services.of('oms')) total += await metricValue(`${x.internalUrl}/metrics`, 'oms_outbox_republished_total');
+  for (const x of services.of('oms'))
+    total += sampleValue(await scrapeMetrics(`${x.internalUrl}/metrics`), 'oms_outbox_republished_total') ?? NaN;
   return total;
 }
 

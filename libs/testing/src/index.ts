@@ -102,11 +102,20 @@ export async function http(
   return { status: res.status, headers: res.headers, body };
 }
 
-/** The value of a metric with a single series (any labels) on a Prometheus `/metrics` page; NaN when it is not served. */
-export async function metricValue(metricsUrl: string, name: string): Promise<number> {
-  const text = await (await fetch(metricsUrl)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
-  return line === undefined ? NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+/** The sample lines (`name{labels} value`) of a Prometheus `/metrics` page. */
+export async function scrapeMetrics(metricsUrl: string): Promise<string[]> {
+  const res = await fetch(metricsUrl);
+  if (res.status !== 200) throw new Error(`${metricsUrl} answered ${res.status}`);
+  return (await res.text()).split('\n').filter((l) => l && !l.startsWith('#'));
+}
+
+/** The value of the sample of `name` whose labels include `labels` (every metric also has `service`); undefined when there is none. */
+export function sampleValue(lines: string[], name: string, labels: Record<string, string> = {}): number | undefined {
+  const line = lines.find((l) => {
+    if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) return false;
+    return Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`));
+  });
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 /** Sends a GraphQL operation straight to a subgraph's internal listener as the gateway would: with claims signed for it. */

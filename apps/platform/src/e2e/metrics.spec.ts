@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { http } from '@trading/testing';
+import { http, sampleValue, scrapeMetrics } from '@trading/testing';
 import { DEMO_USERS } from '../demo-data';
 import { patSession } from './sessions';
 import { startTestPlatform, type TestPlatform } from './test-platform';
@@ -15,20 +15,7 @@ describe('metrics worth scraping', () => {
   });
   afterAll(() => p?.stop());
 
-  /** `name{labels} value` lines of one service's /metrics. */
-  const scrape = async (service: keyof TestPlatform['internalUrls']) => {
-    const res = await fetch(`${p.internalUrls[service]}/metrics`);
-    expect(res.status).toBe(200);
-    return (await res.text()).split('\n').filter((l) => l && !l.startsWith('#'));
-  };
-  /** The value of the sample of `name` whose labels include `labels` (every metric also has `service`). */
-  const value = (lines: string[], name: string, labels: Record<string, string> = {}) => {
-    const line = lines.find((l) => {
-      if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) return false;
-      return Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`));
-    });
-    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-  };
+  const scrape = (service: keyof TestPlatform['internalUrls']) => scrapeMetrics(`${p.internalUrls[service]}/metrics`);
 
   it('per-route latency at the facade, per-operation at the gateway, and rate-limit refusals by budget', async () => {
     const token = await patSession(p, alice.email, 'READ_ONLY');
@@ -38,28 +25,28 @@ describe('metrics worth scraping', () => {
 
     const facade = await scrape('rest-facade');
     expect(
-      value(facade, 'http_request_duration_seconds_count', { listener: 'public', method: 'GET', route: '/accounts', status: '200' }),
+      sampleValue(facade, 'http_request_duration_seconds_count', { listener: 'public', method: 'GET', route: '/accounts', status: '200' }),
     ).toBe(3);
     // Refused before a route matched: the budget, not the route, is what a refusal is counted by.
-    expect(value(facade, 'http_request_duration_seconds_count', { listener: 'public', method: 'GET', status: '429' })).toBe(1);
-    expect(value(facade, 'rate_limit_refusals_total', { limit: 'token' })).toBe(1);
+    expect(sampleValue(facade, 'http_request_duration_seconds_count', { listener: 'public', method: 'GET', status: '429' })).toBe(1);
+    expect(sampleValue(facade, 'rate_limit_refusals_total', { limit: 'token' })).toBe(1);
 
     const gateway = await scrape('gateway');
-    expect(value(gateway, 'graphql_operation_duration_seconds_count', { operation: 'Accounts', status: 'ok' })).toBe(3);
+    expect(sampleValue(gateway, 'graphql_operation_duration_seconds_count', { operation: 'Accounts', status: 'ok' })).toBe(3);
   });
 
   it('database pools, the outbox backlog and each settlement group: lag, unapplied events, dead letters', async () => {
     for (const service of ['auth', 'accounts', 'banking', 'oms'] as const) {
       const lines = await scrape(service);
-      expect([service, value(lines, 'db_pool_connections', { state: 'total' })]).toEqual([service, expect.any(Number)]);
-      expect(value(lines, 'db_pool_connections', { state: 'waiting' })).toBe(0);
+      expect([service, sampleValue(lines, 'db_pool_connections', { state: 'total' })]).toEqual([service, expect.any(Number)]);
+      expect(sampleValue(lines, 'db_pool_connections', { state: 'waiting' })).toBe(0);
     }
-    expect(value(await scrape('oms'), 'oms_outbox_backlog')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(await scrape('oms'), 'oms_outbox_backlog')).toBeGreaterThanOrEqual(0);
     for (const group of ['accounts', 'banking'] as const) {
       const lines = await scrape(group);
-      expect(value(lines, 'settlement_consumer_lag', { group })).toBeGreaterThanOrEqual(0);
-      expect(value(lines, 'settlement_unapplied_events', { group })).toBeGreaterThanOrEqual(0);
-      expect(value(lines, 'settlement_dead_letters_total', { group })).toBe(0);
+      expect(sampleValue(lines, 'settlement_consumer_lag', { group })).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(lines, 'settlement_unapplied_events', { group })).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(lines, 'settlement_dead_letters_total', { group })).toBe(0);
     }
   });
 

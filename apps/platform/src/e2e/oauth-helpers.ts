@@ -4,7 +4,7 @@ import { withDatabaseName } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer } from '@trading/service';
-import { CookieBrowser, http, TEST_POSTGRES_URL } from '@trading/testing';
+import { CookieBrowser, http, scrapeMetrics, TEST_POSTGRES_URL } from '@trading/testing';
 import type { TestPlatform } from './test-platform';
 
 /** A valid spec §2.1 registration; tests change what they need. */
@@ -212,10 +212,10 @@ export async function extraAuth(
 
 /** Auth's 429s so far by budget, from its internal /metrics (`rate_limit_refusals_total{limit}`). */
 export async function refusalCounts(authInternalUrl: string): Promise<Record<string, number>> {
-  const res = await fetch(`${authInternalUrl}/metrics`);
-  if (res.status !== 200) throw new Error(`auth /metrics answered ${res.status}`);
   const counts: Record<string, number> = {};
-  for (const [, limit, n] of (await res.text()).matchAll(/^rate_limit_refusals_total\{[^}]*limit="([^"]+)"[^}]*\} (\d+)$/gm))
-    counts[limit!] = Number(n);
+  for (const line of await scrapeMetrics(`${authInternalUrl}/metrics`)) {
+    const limit = /^rate_limit_refusals_total\{[^}]*limit="([^"]+)"/.exec(line)?.[1];
+    if (limit) counts[limit] = Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
   return counts;
 }

@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { http, metricValue, TEST_REDIS_URL } from '@trading/testing';
+import { http, sampleValue, scrapeMetrics, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { expectInvariants, ServiceDatabases, settled, settlementProgress, stopStreamSpec } from './invariants';
 import { startOrdersPlatform, until } from './orders-platform';
@@ -35,7 +35,7 @@ describe('orders: settlement survives Redis losing stream entries it had accepte
     (await db.query('banking', 'SELECT count(*)::int AS n FROM settlement_events'))[0].n as number,
     (await db.query('accounts', 'SELECT count(*)::int AS n FROM settlement_events'))[0].n as number,
   ];
-  const republished = () => metricValue(`${p.internalUrls.oms}/metrics`, 'oms_outbox_republished_total');
+  const republished = async () => sampleValue(await scrapeMetrics(`${p.internalUrls.oms}/metrics`), 'oms_outbox_republished_total') ?? NaN;
 
   /** With both settlement consumers stopped, `orders` market buys fill and the relay publishes every event they make. */
   async function fillsNobodyHasRead(orders: number): Promise<void> {
