@@ -32,8 +32,8 @@ interface PendingRow {
  *
  * Redis acknowledges an entry before it is durable. If it comes back without entries it had
  * accepted (restarted empty, an append-only file that lost its last second, a failover to a
- * replica behind, the stream deleted), every pass first checks that the newest entry it
- * published is still there; when it is not, the rows the stream lost are marked unpublished and
+ * replica behind, the stream deleted), the relay finds out before it sends anything (and once a
+ * second while idle): it checks that the newest entry it published is still there; when it is not, the rows the stream lost are marked unpublished and
  * go out again, in order, before anything newer.
  */
 export class OutboxRelay {
