@@ -100,7 +100,7 @@ export class PatService {
   }
 
   listForUser(userId: string): Promise<PersonalAccessToken[]> {
-    return this.pats.find({ where: { userId }, order: { createdAt: 'DESC' } });
+    return this.pats.find({ where: { userId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
   /**

@@ -42,7 +42,7 @@ export class ActivityService {
     const after = this.cursors.decode<{ s: string; c: string }>(filter.cursor, scope, ['s', 'c']);
     const rows: Array<{
       id: string;
-      seq: string;
+      cursor_seq: string;
       kind: CashActivityType;
       description: string;
       funding_transaction_id: string | null;
@@ -60,7 +60,9 @@ export class ActivityService {
          ), running AS (
            SELECT *, sum(amount) OVER (PARTITION BY currency ORDER BY seq) AS balance_after FROM moves
          )
-         SELECT id, seq::text, kind, description, funding_transaction_id, created_at, currency, amount::text, balance_after::text
+         -- The text copy of seq gets its own name: called seq, it would shadow the bigint in ORDER BY
+         -- and sort as text ('9' > '100'), misordering the list and its cursor past 99 entries.
+         SELECT id, seq::text AS cursor_seq, kind, description, funding_transaction_id, created_at, currency, amount::text, balance_after::text
            FROM running
           WHERE ($2::text IS NULL OR kind = $2)
             AND ($3::timestamptz IS NULL OR created_at >= $3)
@@ -83,7 +85,7 @@ export class ActivityService {
         transactionId: r.funding_transaction_id,
         occurredAt: r.created_at.toISOString(),
       })),
-      nextCursor: rows.length > limit && last ? this.cursors.encode(scope, { s: last.seq, c: last.currency }) : null,
+      nextCursor: rows.length > limit && last ? this.cursors.encode(scope, { s: last.cursor_seq, c: last.currency }) : null,
     };
   }
 }
