@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import {
   accountsCacheSchema,
+  settlementConsumerSchema,
   apiLimitSchema,
   edgeSessionSchema,
   ConfigError,
@@ -83,6 +84,7 @@ export const platformConfigSchema = z.object({
   ...apiLimitSchema,
   ...edgeSessionSchema,
   ...accountsCacheSchema,
+  ...settlementConsumerSchema,
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;

@@ -107,8 +107,9 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
       (event) => positions.apply(event),
       { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
       {
+        claimIdleMs: config.SETTLEMENT_CLAIM_IDLE_MS,
         ...deps.settlementConsumer,
-        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts'),
+        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts', deps.settlementConsumer?.consumer),
       },
     );
     await consumer.start();

@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { accountsCacheSchema, commonSchema, field, loadConfig, z } from '@trading/config';
+import { accountsCacheSchema, commonSchema, settlementConsumerSchema, field, loadConfig, z } from '@trading/config';
 
 export const accountsConfigSchema = z.object({
   ...commonSchema,
@@ -12,6 +12,7 @@ export const accountsConfigSchema = z.object({
   ...accountsCacheSchema,
   /** The stream the OMS publishes settlement events to; accounts reads it as consumer group `accounts`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  ...settlementConsumerSchema,
 });
 
 export type AccountsConfig = z.output<typeof accountsConfigSchema>;

@@ -121,8 +121,9 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       (event) => settlementService.apply(event),
       { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
       {
+        claimIdleMs: config.SETTLEMENT_CLAIM_IDLE_MS,
         ...deps.settlementConsumer,
-        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking'),
+        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'banking', deps.settlementConsumer?.consumer),
       },
     );
     await settlement.start();

@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { commonSchema, field, loadConfig, settlementConsumerSchema, z } from '@trading/config';
 
 /** `true`/`false` from the environment, or a boolean when the launcher builds the config itself. */
 const flag = (fallback: boolean) => z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(fallback);
@@ -30,6 +30,7 @@ export const bankingConfigSchema = z.object({
     .default('10000000'),
   /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  ...settlementConsumerSchema,
 });
 
 export type BankingConfig = z.output<typeof bankingConfigSchema>;

@@ -103,6 +103,15 @@ export const accountsCacheSchema = {
    */
   ACCOUNTS_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
 };
+/** How the settlement stream's consumer groups (accounts, banking) share work across instances. */
+export const settlementConsumerSchema = {
+  /**
+   * An entry another instance read and left unacked this long is taken over: that instance died
+   * (killed, out of memory) mid-batch. Well above a handler's normal time (milliseconds); taking
+   * over a slow instance's entry is safe, as each event is applied once by its id.
+   */
+  SETTLEMENT_CLAIM_IDLE_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),
+};
 /**
  * How long a stopping process may take to drain, release everything and flush its traces before
  * it exits anyway, with status 1 and a log line naming the deadline: inside Kubernetes' 30 s grace

@@ -41,6 +41,8 @@ export interface EventLog {
   ack(stream: string, group: string, entryIds: string[]): Promise<void>;
   /** Entries delivered to the group and not yet acked. */
   pendingCount(stream: string, group: string): Promise<number>;
+  /** The same, per consumer that holds them (a dead instance's entries wait under its name until taken over). */
+  pendingByConsumer(stream: string, group: string): Promise<Record<string, number>>;
   /** Entries on the stream not yet delivered to the group (null when the server cannot tell). */
   groupLag(stream: string, group: string): Promise<number | null>;
   /** Entries of a stream, oldest first (for operators: dead letters). */

@@ -93,6 +93,12 @@ export class MemoryEventLog implements EventLog {
     return this.group(stream, group).pending.size;
   }
 
+  async pendingByConsumer(stream: string, group: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const { consumer } of this.group(stream, group).pending.values()) counts[consumer] = (counts[consumer] ?? 0) + 1;
+    return counts;
+  }
+
   async groupLag(stream: string, group: string): Promise<number | null> {
     return this.stream(stream).entries.length - this.group(stream, group).next;
   }

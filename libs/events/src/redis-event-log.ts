@@ -104,6 +104,11 @@ export class RedisEventLog implements EventLog {
     return Number(res?.pending ?? 0);
   }
 
+  async pendingByConsumer(stream: string, group: string): Promise<Record<string, number>> {
+    const res = (await this.client.xPending(stream, group)) as { consumers?: Array<{ name: string; deliveriesCounter: number }> | null };
+    return Object.fromEntries((res?.consumers ?? []).map((c) => [c.name, Number(c.deliveriesCounter)]));
+  }
+
   async groupLag(stream: string, group: string): Promise<number | null> {
     // `lag` is Redis 7's; null where the server cannot tell.
     const groups = (await this.client.xInfoGroups(stream)) as unknown as Array<Record<string, unknown>>;

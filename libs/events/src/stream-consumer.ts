@@ -33,9 +33,19 @@ export interface ConsumerOptions {
   ignores?: readonly string[];
   batchSize?: number;
   blockMs?: number;
-  /** Entries another consumer left unacked this long are taken over (default 30 s). */
+  /**
+   * Entries another consumer left unacked this long are taken over (default 5 s): it died
+   * mid-batch. Checked about once a second, so a dead consumer's events are applied within
+   * this plus a second. A live but slow consumer's entry taken over is applied once all the same
+   * (handlers deduplicate on the event id in the transaction that applies it).
+   */
   claimIdleMs?: number;
 }
+
+export const DEFAULT_CLAIM_IDLE_MS = 5000;
+
+/** `<group>@<host>:<pid>`: an in-process restart finds its own pending entries at once. */
+export const defaultConsumerName = (group: string) => `${group}@${hostname()}:${process.pid}`;
 
 /** A consumer-group worker: pending first, then stale entries of dead consumers, then new ones. */
 export class StreamConsumer {
@@ -45,7 +55,7 @@ export class StreamConsumer {
   readonly consumer: string;
 
   constructor(private readonly options: ConsumerOptions) {
-    this.consumer = options.consumer ?? `${options.group}@${hostname()}:${process.pid}`;
+    this.consumer = options.consumer ?? defaultConsumerName(options.group);
   }
 
   async start(): Promise<void> {
@@ -101,7 +111,7 @@ export class StreamConsumer {
         let batch = await log.read(stream, group, this.consumer, { count, blockMs: 0, pending: true });
         if (!batch.length && Date.now() - lastClaim > 1000) {
           lastClaim = Date.now();
-          batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? 30_000, count);
+          batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS, count);
         }
         if (!batch.length)
           batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });

@@ -21,6 +21,8 @@ export interface CrashableService<A extends BankingApp | AccountsApp> extends Se
   crash(): Promise<void>;
   /** Starts a new instance; by default under the dead one's consumer name, so it reads its pending entries first. */
   restart(consumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>): Promise<void>;
+  /** Starts a second instance beside the running one (same database, stream and group; no listener), as a second pod would run. */
+  another(consumer: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>): Promise<A>;
 }
 
 /** Starts accounts and banking so that tests can crash and restart them; keeps each one it started, by group. */
@@ -71,6 +73,7 @@ export function crashableServices(): {
           await closed;
         }
       },
+      another: (consumer) => spec.create(consumer),
       restart: async (consumer) => {
         if (current) throw new Error(`${spec.group} is running`);
         const same = {

@@ -308,6 +308,60 @@ describe('orders: settlement survives a crash of banking or accounts while fills
     }
   }
 
+  it('banking killed with a second instance running: the survivor applies every event the dead one left unacked within 10 s, once', async () => {
+    const service = p.services.banking;
+    const survivor = await service.another({ consumer: `banking@survivor-${process.pid}` }); // the default idle threshold
+    const flow = startFlow(53);
+    try {
+      const tradesBefore = await trades();
+      await until(trades, (n) => n >= tradesBefore + 15, 'fills to flow');
+      await ballast();
+      const deadConsumer = service.app!.settlementConsumer.consumer;
+      const inFlightOfDead = async () => {
+        const pending = (await pendingEntries('banking')).filter(([, consumer]) => consumer === deadConsumer).map(([id]) => id);
+        if (!pending.length) return [];
+        const entries = (await redis.xRange(p.events.stream, pending[0]!, pending[pending.length - 1]!)) ?? [];
+        return entries
+          .filter((e) => pending.includes(e.id) && books('banking', e.message?.['type'] ?? ''))
+          .map((e) => e.message!['eventId']!);
+      };
+      // Kill it while it holds events it was applying (delivered to it, not acked).
+      let left: string[] = [];
+      for (const deadline = Date.now() + 15_000; !left.length && Date.now() < deadline; ) {
+        left = await inFlightOfDead();
+        if (!left.length) await sleep(1);
+      }
+      expect(left.length).toBeGreaterThan(0);
+      flow.phase = 'down';
+      await service.crash();
+      const crashedAt = Date.now();
+      const stillPending = await inFlightOfDead();
+      expect(stillPending.length).toBeGreaterThan(0);
+
+      // Taken over: every entry the dead one held is acked by the survivor, and each event it booked is applied.
+      const ofDead = async () => (await pendingEntries('banking')).filter(([, consumer]) => consumer === deadConsumer);
+      await until(ofDead, (entries) => entries.length === 0, 'the survivor to take over what the dead instance left');
+      const takeoverMs = Date.now() - crashedAt;
+      const applied = await db.query('banking', 'SELECT event_id::text FROM settlement_events WHERE event_id = ANY($1::uuid[])', [
+        stillPending,
+      ]);
+      expect(applied.map((r) => r.event_id).sort()).toEqual([...stillPending].sort());
+      expect({ takeoverMs, within10s: takeoverMs < 10_000 }).toMatchObject({ within10s: true });
+
+      await service.restart({ consumer: `banking@after-${process.pid}` });
+      flow.phase = 'restarted';
+      await flow.stop();
+      await closeAllAndSettle();
+      // Exactly once: one settlement_events row per event (its key), and the books balance.
+      const unconfirmed = await db.query('oms', "SELECT id, client_order_id FROM orders WHERE status = 'ACCEPTED'");
+      await expectInvariants(db, { unconfirmed: unconfirmed.map((o) => o.id as string) });
+    } finally {
+      await flow.stop();
+      await survivor.close();
+      if (!service.app) await service.restart().catch(() => undefined);
+    }
+  }, 60_000);
+
   it('banking killed mid-stream and started again under its consumer name re-reads its pending events: nothing lost, nothing applied twice', async () => {
     const outcome = await crashWhileFilling('banking', 51, {});
     // Same name: the new instance read the dead one's pending entries as its own.
