@@ -203,7 +203,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       },
       refusals,
     });
-    app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants })]));
+    app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants, flash: sealed })]));
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
     // The service team's API: its own listener (loopback by default), limited and audited.
     const admin = baseApp({ name: 'auth-admin', logger }, 'admin');

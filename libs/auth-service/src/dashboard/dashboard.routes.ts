@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '@trading/errors';
+import type { KeyValueStore } from '@trading/redis';
 import type { GrantService } from '../oauth/grants';
 import type { LoginActivityService } from '../pat/login-activity.service';
 import type { PatService } from '../pat/pat.service';
@@ -13,10 +15,22 @@ export interface DashboardDeps {
   pats: PatService;
   activity: LoginActivityService;
   grants: GrantService;
+  /** Where a notice waits for the GET that follows a form's redirect (sealed: only auth writes one). */
+  flash: KeyValueStore;
 }
 
+/** What a notice says, decided here: the URL never supplies its text. */
+type Flash = { kind: 'token-revoked'; tokenId: string } | { kind: 'app-revoked'; appName: string };
+const FLASH_TTL_SECONDS = 60;
+/** One pending notice per browser session, under a hash of the session id (Redis never holds a usable cookie). */
+const flashKey = (sessionId: string) => `dashboard-flash:${createHash('sha256').update(sessionId).digest('base64url')}`;
+const noticeOf = (flash: Flash) =>
+  flash.kind === 'token-revoked'
+    ? `Token ${flash.tokenId} is revoked. Sessions created from it have ended.`
+    : `Access for ${flash.appName} is revoked. Every token it held has stopped working.`;
+
 /** The developer dashboard (spec §5.2 step 1): create, list and revoke PATs, see their logins. */
-export function dashboardRoutes({ pats, activity, grants }: DashboardDeps): Router {
+export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -46,14 +60,18 @@ export function dashboardRoutes({ pats, activity, grants }: DashboardDeps): Rout
     res.status(status).send(dashboardPage(view));
   }
 
+  /** Post/redirect/get: the POST leaves its notice here, the next dashboard GET shows it once. */
+  const leaveNotice = (res: Response, notice: Flash) => flash.set(flashKey(browserOf(res)!.id), JSON.stringify(notice), FLASH_TTL_SECONDS);
+  async function takeNotice(res: Response): Promise<string | undefined> {
+    const key = flashKey(browserOf(res)!.id);
+    const raw = await flash.get(key);
+    if (!raw) return undefined;
+    await flash.del(key);
+    return noticeOf(JSON.parse(raw) as Flash);
+  }
+
   router.get('/:locale/developer', knownLocale, signedIn, async (req, res) => {
-    const revoked = typeof req.query['revoked'] === 'string' ? req.query['revoked'] : undefined;
-    const appRevoked = typeof req.query['app-revoked'] === 'string' ? req.query['app-revoked'] : undefined;
-    const notice = revoked
-      ? `Token ${revoked} is revoked. Sessions created from it have ended.`
-      : appRevoked
-        ? `Access for ${appRevoked} is revoked. Every token it held has stopped working.`
-        : undefined;
+    const notice = await takeNotice(res);
     await render(req, res, browserOf(res)!.session, notice ? { notice } : {});
   });
 
@@ -76,14 +94,16 @@ export function dashboardRoutes({ pats, activity, grants }: DashboardDeps): Rout
 
   router.post('/:locale/developer/tokens/:tokenId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const pat = await pats.revoke(browserOf(res)!.session.userId, req.params['tokenId']);
-    res.redirect(303, `/${req.params['locale'] as string}/developer?revoked=${encodeURIComponent(pat.id)}`);
+    await leaveNotice(res, { kind: 'token-revoked', tokenId: pat.id });
+    res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
   router.post('/:locale/developer/apps/:grantId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const userId = browserOf(res)!.session.userId;
     const grantId = req.params['grantId'] as string;
     const app = (await grants.listForUser(userId)).find((a) => a.grantId === grantId);
     await grants.revokeForUser(userId, grantId);
-    res.redirect(303, `/${req.params['locale'] as string}/developer?app-revoked=${encodeURIComponent(app?.appName ?? 'the app')}`);
+    await leaveNotice(res, { kind: 'app-revoked', appName: app?.appName ?? 'the app' });
+    res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
   return router;
 }

@@ -1,9 +1,18 @@
 import type { Request, Response } from 'express';
 
+/**
+ * The first value of cookie `name` that decodes. One that does not (`%E0%A4%A`, which anyone on a
+ * sibling domain can plant) counts as absent rather than failing every page that reads cookies.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.get('cookie') ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      continue; // a planted copy may come before the real one: keep looking
+    }
   }
   return undefined;
 }
