@@ -11,7 +11,7 @@ import { floorToLot } from './order-rules';
 
 export interface EngineOptions {
   intervalMs: number;
-  /** Quantity per instrument per pass. */
+  /** Quantity per instrument and side per pass, shared across accounts. */
   liquidity: string;
   commission: CommissionSchedule;
   /** ACCEPTED orders older than this lost their placing request (crash): their hold is released and they are rejected. */
@@ -23,13 +23,86 @@ interface Quote {
   lot: string;
 }
 
+const STOP_REACHED = "CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END";
+/** The price allows a fill now (a stop must also have been or now be triggered). */
+const MARKETABLE = `(o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last_price <= o.limit_price ELSE i.last_price >= o.limit_price END)
+        AND (o.side = 'SELL' OR o.collar_price IS NULL OR i.last_price <= o.collar_price)`;
+/** Price-time priority: market orders, then the best limit, then the oldest. */
+const PRIORITY = "(o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.limit_price ELSE o.limit_price END, o.seq";
+
+/**
+ * The working orders that can do something at the current price: marketable ones, stops the
+ * price has reached, and IOC/FOK orders (filled or cancelled in their first pass), of
+ * instruments not halted. An order resting away from the market costs nothing per pass, so
+ * thousands of them cannot starve anyone else's market order.
+ *
+ * Each row says how much its order could still take (`remaining`, when `can_trade`), whether it
+ * must be looked at even with no liquidity for it (`must_look`: an IOC/FOK to cancel, a stop to
+ * trigger), and its place in its account's queue on that symbol and side (`turn`, by price-time
+ * priority). Rows come first turns first, so a cut at the limit keeps every account's best orders.
+ */
+const WORTH_A_LOOK = `
+  SELECT o.id, o.symbol, o.side, o.account_id, (o.quantity - o.filled_quantity)::text AS remaining,
+         (o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL OR ${STOP_REACHED}) AND ${MARKETABLE} AS can_trade,
+         o.time_in_force IN ('IOC', 'FOK') OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL) AS must_look,
+         row_number() OVER (PARTITION BY o.symbol, o.side, o.account_id ORDER BY ${PRIORITY}) AS turn
+  FROM orders o JOIN instruments i ON i.symbol = o.symbol
+  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND i.tradable AND (
+    o.time_in_force IN ('IOC', 'FOK')
+    OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL AND ${STOP_REACHED})
+    OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL) AND ${MARKETABLE}))
+  ORDER BY turn, o.symbol, ${PRIORITY}
+  LIMIT 2000`;
+
+interface Candidate {
+  id: string;
+  symbol: string;
+  side: string;
+  account_id: string;
+  remaining: string;
+  can_trade: boolean;
+  must_look: boolean;
+}
+
+/**
+ * Shares `pool` among accounts wanting `demands` (in their order): equal shares in whole lots,
+ * what an account does not need handed on to the others; when fewer lots are left than
+ * accounts still wanting, one lot each in turn from `first`, so the leftovers go round from
+ * pass to pass instead of always to the same accounts.
+ */
+export function shareLiquidity(pool: Decimal.Value, lot: string, demands: readonly Decimal[], first = 0): Decimal[] {
+  const given = demands.map(() => new Decimal(0));
+  const short = (i: number) => demands[i]!.minus(given[i]!);
+  let left = new Decimal(pool);
+  let wanting = demands.map((_, i) => i).filter((i) => short(i).gt(0));
+  while (wanting.length > 0) {
+    const share = floorToLot(left.div(wanting.length), lot);
+    if (share.lte(0)) break;
+    for (const i of wanting) {
+      const take = Decimal.min(share, short(i));
+      given[i] = given[i]!.plus(take);
+      left = left.minus(take);
+    }
+    wanting = wanting.filter((i) => short(i).gt(0));
+  }
+  for (let k = 0; k < wanting.length; k++) {
+    const i = wanting[(first + k) % wanting.length]!;
+    const take = Decimal.min(lot, short(i));
+    if (take.gt(left)) continue;
+    given[i] = given[i]!.plus(take);
+    left = left.minus(take);
+  }
+  return given;
+}
+
 /**
  * The paper market's execution engine. Each pass: expire DAY orders past their session,
- * clean up orders whose placement never finished, then walk the working orders oldest first
- * and fill what the current price allows, at most `liquidity` per instrument per pass (so big
- * orders fill in parts). Every fill locks its order (SKIP LOCKED: a cancel holding the lock
- * wins, and several OMS instances never fill one order twice) and writes the trade, the new
- * order state and the settlement event in one transaction.
+ * clean up orders whose placement never finished, then fill what the current price allows of
+ * the orders that can act, at most `liquidity` per instrument and side per pass, shared equally
+ * across the accounts with orders there (so big orders fill in parts and never stall small
+ * ones), each account's orders in price-time priority. Every fill locks its order (SKIP
+ * LOCKED: a cancel holding the lock wins, and several OMS instances never fill one order twice)
+ * and writes the trade, the new order state and the settlement event in one transaction.
  *
  * Rules: market orders fill at once at the current price (buys never above their collar);
  * limit orders when the price is at or better than the limit, at the current price; stops
@@ -37,27 +110,11 @@ interface Quote {
  * as market (STOP) or limit (STOP_LIMIT) orders. IOC fills what it can in its first pass and
  * cancels the rest; FOK fills entirely in its first pass or is cancelled.
  */
-/**
- * The working orders that can do something at the current price, best price first, then
- * oldest (price-time priority): marketable ones, stops the price has reached, and IOC/FOK
- * orders (filled or cancelled in their first pass), of instruments not halted. An order resting away from the market costs
- * nothing per pass, so thousands of them cannot starve anyone else's market order.
- */
-const WORTH_A_LOOK = `
-  SELECT o.id, o.symbol FROM orders o JOIN instruments i ON i.symbol = o.symbol
-  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND i.tradable AND (
-    o.time_in_force IN ('IOC', 'FOK')
-    OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL
-        AND CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END)
-    OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL)
-        AND (o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last_price <= o.limit_price ELSE i.last_price >= o.limit_price END)
-        AND (o.side = 'SELL' OR o.collar_price IS NULL OR i.last_price <= o.collar_price)))
-  ORDER BY o.symbol, (o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.limit_price ELSE o.limit_price END, o.seq
-  LIMIT 2000`;
-
 export class ExecutionEngine {
   private task: PeriodicTask | undefined;
   private paused = false;
+  /** Passes run so far: who gets the last odd lots rotates with it. */
+  private passes = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -98,15 +155,44 @@ export class ExecutionEngine {
     const quotes = new Map<string, Quote>();
     for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments'))
       quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
-    const liquidity = new Map<string, Decimal>();
-    const working: Array<{ id: string; symbol: string }> = await this.dataSource.query(WORTH_A_LOOK);
-    for (const { id, symbol } of working) {
+    const working: Candidate[] = await this.dataSource.query(WORTH_A_LOOK);
+    const allotted = this.allot(working, quotes);
+    for (const { id, symbol, side, account_id, must_look } of working) {
       const quote = quotes.get(symbol);
       if (!quote) continue;
-      const left = liquidity.get(symbol) ?? new Decimal(this.options.liquidity);
+      const key = `${symbol} ${side} ${account_id}`;
+      const left = allotted.get(key) ?? new Decimal(0);
+      // Nothing it could do this pass: not even a lock (an account's later orders wait for its earlier ones).
+      if (left.isZero() && !must_look) continue;
       const used = await this.dataSource.transaction((tx) => this.work(tx, id, quote, left));
-      liquidity.set(symbol, left.minus(used));
+      allotted.set(key, left.minus(used));
     }
+  }
+
+  /**
+   * Each symbol's liquidity for this pass, per side (buys and sells have a pool each), shared
+   * across the accounts with orders that can trade: one account's huge orders take their share
+   * and fill over many passes, and never hold up anyone else's. Within an account its orders
+   * take its share in price-time priority. Keyed `symbol side account`.
+   */
+  private allot(working: readonly Candidate[], quotes: ReadonlyMap<string, Quote>): Map<string, Decimal> {
+    const demand = new Map<string, Map<string, Decimal>>(); // `symbol side` -> account -> quantity wanted
+    for (const o of working) {
+      if (!o.can_trade || !quotes.has(o.symbol)) continue;
+      const pool = `${o.symbol} ${o.side}`;
+      const accounts = demand.get(pool) ?? new Map<string, Decimal>();
+      demand.set(pool, accounts);
+      accounts.set(o.account_id, (accounts.get(o.account_id) ?? new Decimal(0)).plus(o.remaining));
+    }
+    const first = this.passes++;
+    const allotted = new Map<string, Decimal>();
+    for (const [pool, accounts] of demand) {
+      const lot = quotes.get(pool.split(' ')[0]!)!.lot;
+      const names = [...accounts.keys()];
+      const shares = shareLiquidity(this.options.liquidity, lot, [...accounts.values()], first);
+      names.forEach((account, i) => allotted.set(`${pool} ${account}`, shares[i]!));
+    }
+    return allotted;
   }
 
   /** One order against one quote; returns the quantity filled. */
