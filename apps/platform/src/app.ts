@@ -111,7 +111,12 @@ export interface PlatformOverrides {
   /** OMS variables (as the environment spells them) over the launcher's defaults, e.g. a paused price feed in tests. */
   oms?: Record<string, string>;
   /** The facade's live order events: a short heartbeat in tests of session revocation. */
-  facade?: { ORDER_EVENTS_HEARTBEAT_MS?: number; ORDER_EVENTS_MAX_STREAMS_PER_USER?: number };
+  facade?: {
+    ORDER_EVENTS_HEARTBEAT_MS?: number;
+    ORDER_EVENTS_MAX_STREAMS_PER_USER?: number;
+    ORDER_EVENTS_REPLAY_MAX_ENTRIES?: number;
+    ORDER_EVENTS_REPLAYS_PER_MINUTE?: number;
+  };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
   /** How accounts and banking are started (default `startOnce`). */
@@ -324,6 +329,8 @@ export async function createPlatform(
           EVENTS_STREAM: eventsStream,
           ORDER_EVENTS_HEARTBEAT_MS: overrides.facade?.ORDER_EVENTS_HEARTBEAT_MS ?? 15_000,
           ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,
+          ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 50_000,
+          ORDER_EVENTS_REPLAYS_PER_MINUTE: overrides.facade?.ORDER_EVENTS_REPLAYS_PER_MINUTE ?? 30,
         },
         { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },
       ),

@@ -52,6 +52,12 @@ export interface EventLog {
    * there are none yet. No consumer group: every reader sees every entry (live feeds to clients).
    */
   after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]>;
+  /**
+   * Entries after `after` and before `before` ('+': up to the newest), newest first, at most
+   * `count`: a client's replay reading back from the head. On a connection of its own, so a
+   * replay neither waits behind a live reader's blocking read nor holds one up.
+   */
+  scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]>;
   /** The newest entry's id; '0-0' for an empty or missing stream. */
   lastId(stream: string): Promise<string>;
   /**

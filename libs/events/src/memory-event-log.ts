@@ -124,6 +124,12 @@ export class MemoryEventLog implements EventLog {
     return newer();
   }
 
+  async scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]> {
+    const inRange = (e: DeliveredEvent) =>
+      compareEntryIds(e.entryId, options.after) > 0 && (options.before === '+' || compareEntryIds(e.entryId, options.before) < 0);
+    return this.stream(stream).entries.filter(inRange).reverse().slice(0, options.count);
+  }
+
   async lastId(stream: string): Promise<string> {
     return this.stream(stream).entries.at(-1)?.entryId ?? '0-0';
   }

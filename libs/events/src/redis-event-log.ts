@@ -130,6 +130,13 @@ export class RedisEventLog implements EventLog {
     return delivered(res?.[0]?.messages);
   }
 
+  async scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]> {
+    // Replays share one connection of their own: queued there, not in front of the live reader's XREAD.
+    const connection = await this.connectionFor(`scan:${stream}`);
+    const newest = options.before === '+' ? '+' : `(${options.before}`;
+    return delivered((await connection.xRevRange(stream, newest, `(${options.after}`, { COUNT: options.count })) as StreamMessage[]);
+  }
+
   async lastId(stream: string): Promise<string> {
     const entries = (await this.client.xRevRange(stream, '+', '-', { COUNT: 1 })) as StreamMessage[];
     return entries[0]?.id ?? '0-0';

@@ -2,7 +2,7 @@ import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, In
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
-import { ApiLimits } from '@trading/rate-limit';
+import { ApiLimits, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
 import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
@@ -71,8 +71,14 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       orderEventsRoute(feed, edge, gateway, {
         heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
         maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,
+        replayMaxEntries: config.ORDER_EVENTS_REPLAY_MAX_ENTRIES,
+        replays: new RequestLimiter(store, config.API_RATE_LIMIT_NAMESPACE, {
+          name: 'event-replays',
+          perMinute: config.ORDER_EVENTS_REPLAYS_PER_MINUTE,
+        }),
+        refusals: rateLimitRefusals(metrics, ['event-replays']),
       }),
-      routeTableRouter(ROUTES, gateway),
+      routeTableRouter(ROUTES, gateway, limits),
     );
     finishService(app, logger);
     finishService(internal, logger);

@@ -22,6 +22,14 @@ export const facadeConfigSchema = z.object({
   ORDER_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
   /** Open event streams per user on one facade instance. */
   ORDER_EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(5),
+  /**
+   * How far back a reconnect with Last-Event-ID is replayed: settlement stream entries (every
+   * user's) read back from the newest. An id further back gets `event: gap` and the events of
+   * that many entries; it bounds what one replay costs.
+   */
+  ORDER_EVENTS_REPLAY_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(50_000),
+  /** Reconnects with Last-Event-ID per user per minute, counted in Redis across instances (429 once spent); 0: unlimited. */
+  ORDER_EVENTS_REPLAYS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */
   FACADE_TRUST_PROXY: field.list(),
 });

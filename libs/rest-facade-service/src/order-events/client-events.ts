@@ -11,6 +11,18 @@ export interface ClientEvent {
 }
 
 /**
+ * The account an entry says it concerns, read without checking anything: only for passing over
+ * other accounts' entries before the costly signature check (a replay or the live feed reads
+ * every user's events). Never trusted for more: what is served goes through `clientEventOf`.
+ */
+export function claimedAccountOf(entry: DeliveredEvent): string | undefined {
+  const subject =
+    entry.type === 'order.updated' ? entry.payload['order'] : entry.type === 'trade.executed' ? entry.payload['trade'] : undefined;
+  const accountId = subject && typeof subject === 'object' ? (subject as Record<string, unknown>)['accountId'] : undefined;
+  return typeof accountId === 'string' ? accountId : undefined;
+}
+
+/**
  * The settlement stream's entries as clients see them: `order.updated` is an `order` event
  * (the order as GET /oms/{accountId}/order/{orderId} shows it, without fills), `trade.executed`
  * a `fill` event (the trade as the orders list shows it). Only what the OMS signed and the

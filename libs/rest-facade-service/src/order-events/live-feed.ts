@@ -1,8 +1,15 @@
-import { compareEntryIds, type EventLog, type EventSigners } from '@trading/events';
+import { compareEntryIds, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
-import { clientEventOf, type ClientEvent } from './client-events';
+import { claimedAccountOf, clientEventOf, type ClientEvent } from './client-events';
 
 type Deliver = (event: ClientEvent) => void;
+
+/** What a replay found: the account's events, oldest first, and whether older entries were left unread. */
+export interface Replay {
+  events: ClientEvent[];
+  /** Last-Event-ID lies further back than `maxEntries`: the client missed what was not read (a gap). */
+  capped: boolean;
+}
 
 /**
  * The settlement stream, read once per facade instance and handed to every open event stream
@@ -10,7 +17,8 @@ type Deliver = (event: ClientEvent) => void;
  * Starts with the first subscriber, at the stream's head.
  */
 export class LiveOrderFeed {
-  private readonly subscribers = new Map<Deliver, string>();
+  /** Open streams by account: an entry of an account nobody follows is passed over unverified. */
+  private readonly subscribers = new Map<string, Set<Deliver>>();
   private loop: Promise<void> | undefined;
   private running = false;
 
@@ -23,29 +31,57 @@ export class LiveOrderFeed {
 
   /** Delivers the account's events from now on; returns the unsubscribe. */
   subscribe(accountId: string, deliver: Deliver): () => void {
-    this.subscribers.set(deliver, accountId);
+    let followers = this.subscribers.get(accountId);
+    if (!followers) this.subscribers.set(accountId, (followers = new Set()));
+    followers.add(deliver);
     if (!this.running) {
       this.running = true;
       this.loop = this.run();
     }
-    return () => this.subscribers.delete(deliver);
+    return () => {
+      followers.delete(deliver);
+      if (!followers.size && this.subscribers.get(accountId) === followers) this.subscribers.delete(accountId);
+    };
   }
 
   /**
-   * The account's events after `afterId`, from the stream itself (a client resuming with
-   * Last-Event-ID), oldest first, `pageSize` entries read at a time.
+   * The account's events after `afterId` (a client resuming with Last-Event-ID), oldest first.
+   * Reads back from the head, at most `maxEntries` entries, `pageSize` at a time, so a replay
+   * costs at most that whatever id the client sends. Other accounts' entries are passed over
+   * before any signature is checked; only the account's own are verified. Null once `signal`
+   * says the client left: nothing more is read for it.
    */
-  async *replay(accountId: string, afterId: string, pageSize = 500): AsyncGenerator<ClientEvent> {
-    let cursor = afterId;
+  async replay(
+    accountId: string,
+    afterId: string,
+    options: { maxEntries: number; signal: AbortSignal; pageSize?: number },
+  ): Promise<Replay | null> {
+    const pageSize = options.pageSize ?? 500;
+    const mine: DeliveredEvent[] = [];
+    let before = '+';
+    let scanned = 0;
+    let capped = false;
     for (;;) {
-      const page = await this.log.after(this.stream, cursor, { count: pageSize, blockMs: 0 });
-      for (const entry of page) {
-        cursor = entry.entryId;
-        const event = clientEventOf(entry, this.signers);
-        if (event && event.accountId === accountId) yield event;
+      if (options.signal.aborted) return null;
+      const count = Math.min(pageSize, options.maxEntries - scanned);
+      if (count <= 0) {
+        // Read as far back as allowed: anything left between there and Last-Event-ID is missed.
+        capped = (await this.log.scanBack(this.stream, { before, after: afterId, count: 1 })).length > 0;
+        break;
       }
-      if (page.length < pageSize) return;
+      const page = await this.log.scanBack(this.stream, { before, after: afterId, count });
+      for (const entry of page) if (claimedAccountOf(entry) === accountId) mine.push(entry);
+      scanned += page.length;
+      if (page.length < count) break;
+      before = page.at(-1)!.entryId;
     }
+    if (options.signal.aborted) return null;
+    const events: ClientEvent[] = [];
+    for (const entry of mine.reverse()) {
+      const event = clientEventOf(entry, this.signers);
+      if (event && event.accountId === accountId) events.push(event);
+    }
+    return { events, capped };
   }
 
   /** True when entries after `afterId` may be gone from the stream (trimmed or deleted), so a replay cannot be whole. */
@@ -54,7 +90,9 @@ export class LiveOrderFeed {
   }
 
   get openStreams(): number {
-    return this.subscribers.size;
+    let open = 0;
+    for (const followers of this.subscribers.values()) open += followers.size;
+    return open;
   }
 
   private async run(): Promise<void> {
@@ -64,9 +102,11 @@ export class LiveOrderFeed {
         cursor ??= await this.log.lastId(this.stream);
         for (const entry of await this.log.after(this.stream, cursor, { count: 200, blockMs: 1000 })) {
           if (compareEntryIds(entry.entryId, cursor) > 0) cursor = entry.entryId;
+          const claimed = claimedAccountOf(entry);
+          if (claimed === undefined || !this.subscribers.has(claimed)) continue; // nobody here follows it: not verified
           const event = clientEventOf(entry, this.signers);
           if (!event) continue;
-          for (const [deliver, accountId] of this.subscribers) if (accountId === event.accountId) deliver(event);
+          for (const deliver of [...(this.subscribers.get(event.accountId) ?? [])]) deliver(event);
         }
       } catch (err) {
         if (!this.running) break;

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import { compareEntryIds, isEntryId } from '@trading/events';
+import { rateLimited, rateLimitHeaders, type RefusalCounter, type RequestLimiter } from '@trading/rate-limit';
 import type { GatewayClient } from '../edge/gateway-client';
 import { uuidParam } from '../routes/params';
 import type { ClientEvent } from './client-events';
@@ -11,21 +12,29 @@ export const ORDER_EVENTS_PATH = '/oms/:accountId/events';
 const SCOPES = ['read:orders'] as const;
 const GAP_REASON =
   'Some events after Last-Event-ID are no longer kept; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
+const CAPPED_REASON =
+  'Last-Event-ID is further back than a reconnect is replayed; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 
 export interface OrderEventsOptions {
   /** A comment line this often keeps proxies from closing an idle stream; the session is checked again each time. */
   heartbeatMs: number;
   /** Open streams per user on one facade instance. */
   maxStreamsPerUser: number;
+  /** Settlement stream entries a replay (Last-Event-ID) reads back from the head at most; anything older is a gap. */
+  replayMaxEntries: number;
+  /** Replays per user per minute (a stream without Last-Event-ID takes none); refused with 429 once spent. */
+  replays?: RequestLimiter;
+  /** Where those refusals are counted (`rate_limit_refusals_total{limit="event-replays"}`). */
+  refusals?: RefusalCounter;
 }
 
 /**
  * GET /v1/oms/{accountId}/events: Server-Sent Events of the account's orders (`order`: every
  * state change) and fills (`fill`), each with the settlement stream's entry id. A client that
  * reconnects with `Last-Event-ID` gets everything after it first, then the live events, with
- * no gap and no repeat; if the stream has since dropped events after that id, `event: gap`
- * says so first. Heartbeats keep it open; it ends (`event: end`) when the session is
- * revoked or expires.
+ * no gap and no repeat; if the stream has since dropped events after that id, or the id lies
+ * further back than a replay reads, `event: gap` says so first. Heartbeats keep it open; it
+ * ends (`event: end`) when the session is revoked or expires.
  */
 export function orderEventsRoute(
   feed: LiveOrderFeed,
@@ -41,13 +50,53 @@ export function orderEventsRoute(
     const resumeFrom = req.get('last-event-id') ?? (typeof req.query['lastEventId'] === 'string' ? req.query['lastEventId'] : undefined);
     if (resumeFrom !== undefined && !isEntryId(resumeFrom))
       throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
-    // The account must be the caller's, as for every other orders endpoint.
-    const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, claims, req.requestId);
-    if (!data['account']) throw errors.notFound('Account', 'accountId');
+
+    // The slot is taken, and given back when the client leaves, before anything is awaited: a
+    // listener attached later misses a client that hangs up meanwhile, and its slot stays taken.
     const open = perUser.get(claims.sub) ?? 0;
     if (open >= options.maxStreamsPerUser)
       throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
     perUser.set(claims.sub, open + 1);
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      const left = (perUser.get(claims.sub) ?? 1) - 1;
+      if (left > 0) perUser.set(claims.sub, left);
+      else perUser.delete(claims.sub);
+    };
+    const gone = new AbortController();
+    res.once('close', () => {
+      gone.abort();
+      release();
+    });
+    // Hung up before this handler ran (while being authenticated): `close` has already fired.
+    if (req.socket.destroyed) {
+      gone.abort();
+      release();
+    }
+
+    try {
+      // The account must be the caller's, as for every other orders endpoint.
+      const data = await gateway.execute('query($id: ID!) { account(id: $id) { id } }', { id: accountId }, claims, req.requestId);
+      if (!data['account']) throw errors.notFound('Account', 'accountId');
+      if (resumeFrom !== undefined && options.replays) {
+        // A replay reads the settlement stream (every user's events): a budget per user bounds that work.
+        const state = await options.replays.take(claims.sub);
+        if (state?.blocked) {
+          options.refusals?.inc({ limit: 'event-replays' });
+          res.set(rateLimitHeaders(state));
+          throw rateLimited(
+            state,
+            'Too many reconnects with Last-Event-ID; retry after the time in Retry-After, or open the stream without it and read the orders again',
+          );
+        }
+      }
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (gone.signal.aborted) return;
 
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -73,9 +122,7 @@ export function orderEventsRoute(
       ended = true;
       clearInterval(heartbeat);
       unsubscribe();
-      const left = (perUser.get(claims.sub) ?? 1) - 1;
-      if (left > 0) perUser.set(claims.sub, left);
-      else perUser.delete(claims.sub);
+      release();
       if (reason && !res.writableEnded) res.write(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
       res.end();
     };
@@ -85,13 +132,20 @@ export function orderEventsRoute(
         (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
       );
     }, options.heartbeatMs);
-    req.on('close', () => end());
+    gone.signal.addEventListener('abort', () => end(), { once: true });
 
     try {
-      // Events after Last-Event-ID that the stream no longer keeps cannot be replayed: say so (no id,
-      // so a client's Last-Event-ID stays put), then replay what is kept; the client reads its orders again.
-      if (resumeFrom && (await feed.lostAfter(resumeFrom))) res.write(`event: gap\ndata: ${JSON.stringify({ reason: GAP_REASON })}\n\n`);
-      if (resumeFrom) for await (const event of feed.replay(accountId, resumeFrom)) send(event);
+      if (resumeFrom) {
+        // Events after Last-Event-ID that the stream no longer keeps, or that lie further back than a
+        // replay reads, cannot be replayed: say so (no id, so a client's Last-Event-ID stays put),
+        // then replay what is read; the client reads its orders again.
+        const lost = await feed.lostAfter(resumeFrom);
+        const replay = await feed.replay(accountId, resumeFrom, { maxEntries: options.replayMaxEntries, signal: gone.signal });
+        if (!replay || ended) return;
+        if (replay.capped) res.write(`event: gap\ndata: ${JSON.stringify({ reason: CAPPED_REASON })}\n\n`);
+        else if (lost) res.write(`event: gap\ndata: ${JSON.stringify({ reason: GAP_REASON })}\n\n`);
+        for (const event of replay.events) send(event);
+      }
     } catch {
       return end('The event history could not be read; reconnect with Last-Event-ID');
     }
