@@ -11,6 +11,7 @@ import { adminRoutes } from './admin/admin.routes';
 import { BackOffice } from './back-office/back-office';
 import { backOfficeRoutes } from './back-office/back-office.routes';
 import { adminAudit } from './admin/audit';
+import { adminCredential } from './admin/credential';
 import { adminRateLimit } from './admin/rate-limit';
 import { clientAddressFromFacade } from './internal/client-address';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
@@ -207,9 +208,11 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
     // The service team's API: its own listener (loopback by default), limited and audited.
     const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
+    const isAdmin = adminCredential(config.AUTH_ADMIN_TOKEN);
+    // Audit first, so calls the limit refuses are on record too.
     admin.use(
-      adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, refusals),
-      adminAudit(config.AUTH_ADMIN_TOKEN, logger),
+      adminAudit(config.AUTH_ADMIN_TOKEN, logger, isAdmin),
+      adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, refusals, isAdmin),
       adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
     );
     finishService(app, logger);

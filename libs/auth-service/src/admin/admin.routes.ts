@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { Router, type RequestHandler } from 'express';
-import { bearerToken } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { z } from '@trading/config';
 import type { TokenSigner } from '../keys/token-signer';
 import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { PatService } from '../pat/pat.service';
+import { adminCredential } from './credential';
 import { adminKeyRoutes } from './keys.routes';
 import { adminAppRoutes } from '../registry/admin-apps.routes';
 import type { RegistryService } from '../registry/registry.service';
@@ -126,11 +125,6 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 }
 
 function requireAdmin(adminToken: string): RequestHandler {
-  const expected = createHash('sha256').update(adminToken).digest();
-  return (req, _res, next) => {
-    const presented = bearerToken(req.get('authorization'));
-    // Compare digests so the comparison is constant-time whatever the presented length.
-    const ok = presented !== undefined && timingSafeEqual(createHash('sha256').update(presented).digest(), expected);
-    next(ok ? undefined : errors.unauthenticated('The admin API needs the admin credential'));
-  };
+  const isAdmin = adminCredential(adminToken);
+  return (req, _res, next) => next(isAdmin(req) ? undefined : errors.unauthenticated('The admin API needs the admin credential'));
 }
