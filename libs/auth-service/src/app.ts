@@ -1,4 +1,4 @@
-import { deriveServiceSecret, InternalClaimsVerifier, SessionStore } from '@trading/auth';
+import { deriveServiceSecret, InternalClaimsVerifier, SigningKeyStates, SessionStore } from '@trading/auth';
 import { ConfigError } from '@trading/config';
 import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
@@ -97,7 +97,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const encryption = new KeyEncryption(
       config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'),
     );
-    const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption);
+    const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption, new SigningKeyStates(store));
     signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
     life.defer('signing-key reload', () => signer.stop());
     const users = new UsersService(dataSource);

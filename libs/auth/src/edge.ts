@@ -1,10 +1,11 @@
 import { AppError, errors } from '@trading/errors';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
 import type { SessionStore } from './sessions';
+import { SigningKeyStates } from './signing-keys';
 
 export interface AccessTokenSettings {
   /** The auth app's JWKS document. */
@@ -17,10 +18,27 @@ export const ACCESS_TOKEN_AUDIENCE = 'trading-api';
 /** RFC 9068: access tokens say what they are, so no other JWT of ours passes for one. */
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
-/** Verifies access-token signatures against the auth app's JWKS (fetched once, cached, refetched on an unknown `kid`). */
-export function createAccessTokenVerifier(settings: AccessTokenSettings): (token: string) => Promise<JWTPayload> {
+/**
+ * Verifies a token's signature. `reloadKeys`: the token's `kid` is known live (auth published it)
+ * but was not in the keys this verifier holds, so they are fetched again first.
+ */
+export type AccessTokenVerifier = (token: string, options?: { reloadKeys?: boolean }) => Promise<JWTPayload>;
+
+/** At most one forced JWKS fetch per this many ms, however many tokens of a new key arrive at once. */
+const FORCED_RELOAD_INTERVAL_MS = 1000;
+
+/**
+ * Verifies access-token signatures against the auth app's JWKS (fetched once, cached, refetched on
+ * an unknown `kid` at most every 30 s, or at once when asked because the `kid` is known live).
+ */
+export function createAccessTokenVerifier(settings: AccessTokenSettings): AccessTokenVerifier {
   const jwks = createRemoteJWKSet(new URL(settings.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 3000 });
-  return async (token) => {
+  let lastForcedReload = 0;
+  return async (token, options = {}) => {
+    if (options.reloadKeys && Date.now() - lastForcedReload >= FORCED_RELOAD_INTERVAL_MS) {
+      lastForcedReload = Date.now();
+      await jwks.reload();
+    }
     const { payload } = await jwtVerify(token, jwks, {
       issuer: settings.issuer,
       audience: settings.audience,
@@ -43,22 +61,35 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * when session state cannot be read the caller gets 503, never access.
  */
 export class EdgeAuthenticator {
-  /** Tokens whose signature already checked out, until they expire: liveness (revocation) is still asked of Redis every time. */
-  private readonly verified = new ExpiringCache<JWTPayload>();
+  /**
+   * Tokens whose signature already checked out, until they expire: liveness (revocation) and their
+   * key's liveness (retirement) are still asked of Redis every time.
+   */
+  private readonly verified = new ExpiringCache<{ payload: JWTPayload; kid: string | undefined }>();
+  private readonly keys: SigningKeyStates;
 
   constructor(
-    private readonly verify: (token: string) => Promise<JWTPayload>,
+    private readonly verify: AccessTokenVerifier,
     private readonly sessions: SessionStore,
-  ) {}
+    keys?: SigningKeyStates,
+  ) {
+    this.keys = keys ?? new SigningKeyStates(sessions.store);
+  }
 
   async authenticate(authorization: string | undefined, clientIp: string | undefined): Promise<Claims> {
     const token = bearerToken(authorization);
     if (!token) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
 
     let payload: JWTPayload;
+    let kid: string | undefined;
     try {
-      payload = this.verified.get(token) ?? (await this.verify(token));
-      if (typeof payload.exp === 'number') this.verified.set(token, payload, payload.exp * 1000);
+      const hit = this.verified.get(token);
+      if (hit) ({ payload, kid } = hit);
+      else {
+        kid = decodeProtectedHeader(token).kid;
+        payload = await this.verifyFresh(token, kid);
+        if (typeof payload.exp === 'number') this.verified.set(token, { payload, kid }, payload.exp * 1000);
+      }
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('The access token has expired');
       if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {
@@ -71,11 +102,14 @@ export class EdgeAuthenticator {
     const { sid } = claims;
 
     let session;
+    let keyState;
     try {
-      session = await this.sessions.get(sid);
+      [session, keyState] = await Promise.all([this.sessions.get(sid), kid ? this.keys.state(kid) : null]);
     } catch {
       throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
     }
+    // Checked on cache hits too: a retired key's tokens stop working everywhere the moment auth says so.
+    if (keyState === 'retired') throw errors.unauthenticated('The access token was signed by a retired key');
     if (!session || session.userId !== claims.sub || session.kind !== claims.kind)
       throw errors.unauthenticated('The session has ended (revoked or expired)');
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
@@ -83,6 +117,17 @@ export class EdgeAuthenticator {
     }
     const { ipAllowlist: _list, ...rest } = claims;
     return { ...rest, ip: clientIp };
+  }
+
+  /** A key new to this edge (just rotated in) is fetched at once when auth has published it as live. */
+  private async verifyFresh(token: string, kid: string | undefined): Promise<JWTPayload> {
+    try {
+      return await this.verify(token);
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWKSNoMatchingKey) || !kid) throw err;
+      if ((await this.keys.stateUncached(kid).catch(() => null)) !== 'live') throw err;
+      return this.verify(token, { reloadKeys: true });
+    }
   }
 }
 

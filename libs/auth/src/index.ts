@@ -5,6 +5,7 @@ export * from './ip';
 export * from './scopes';
 export * from './service-identity';
 export * from './sessions';
+export * from './signing-keys';
 export * from './identity-config';
 export * from './idempotency';
 export * from './expiring-cache';

@@ -23,7 +23,8 @@ const patSessionsKey = (patId: string) => `pat-sessions:${patId}`;
 const grantSessionsKey = (grantId: string) => `grant-sessions:${grantId}`;
 
 export class SessionStore {
-  constructor(private readonly store: KeyValueStore) {}
+  /** `store`: also where the edges read which signing keys are retired (SigningKeyStates). */
+  constructor(readonly store: KeyValueStore) {}
 
   async create(record: SessionRecord): Promise<void> {
     const ttl = Math.max(1, record.expiresAt - Math.floor(Date.now() / 1000));

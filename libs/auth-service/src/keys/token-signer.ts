@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { exportJWK, SignJWT } from 'jose';
-import { IsNull, type DataSource } from 'typeorm';
-import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims } from '@trading/auth';
+import { IsNull, type DataSource, type EntityManager } from 'typeorm';
+import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims, type SigningKeyStates, type SigningKeyState } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
@@ -24,6 +24,11 @@ export interface SigningKeyView {
  *
  * Rotation: `rotate` adds a key, which signs from then on; the previous one stays published so
  * its tokens still verify, until `retire` removes it (the active key cannot be retired).
+ *
+ * Every key's state is also marked in Redis (SigningKeyStates) before its change commits: the edges
+ * check each token's `kid` there, so a retired key's tokens are refused everywhere once `retire`
+ * answers (although the edges cache verified tokens and the JWKS), and a new key's first tokens
+ * make them fetch the JWKS at once.
  */
 export class TokenSigner {
   private active!: { kid: string; key: KeyObject };
@@ -34,12 +39,13 @@ export class TokenSigner {
     private readonly dataSource: DataSource,
     private readonly issuer: string,
     private readonly encryption: KeyEncryption,
+    private readonly states?: SigningKeyStates,
   ) {}
 
-  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption): Promise<TokenSigner> {
-    const signer = new TokenSigner(dataSource, issuer, encryption);
+  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption, states?: SigningKeyStates): Promise<TokenSigner> {
+    const signer = new TokenSigner(dataSource, issuer, encryption, states);
     await dataSource.transaction(async (tx) => {
-      await tx.query("SELECT pg_advisory_xact_lock(hashtext('signing-keys'))");
+      await lockKeys(tx);
       const repo = tx.getRepository(SigningKeyEntity);
       if (!(await repo.count({ where: { retiredAt: IsNull() } }))) await repo.save(await newSigningKey(encryption));
       // Rows written before keys were encrypted are encrypted in place.
@@ -52,6 +58,29 @@ export class TokenSigner {
     return signer;
   }
 
+  /** Marks a key in Redis, inside the change's transaction: when Redis fails, nothing changes (503). */
+  private async mark(kid: string, state: SigningKeyState): Promise<void> {
+    try {
+      await this.states?.mark(kid, state);
+    } catch {
+      throw errors.unavailable('Redis is unreachable: the signing keys were not changed; retry shortly');
+    }
+  }
+
+  /**
+   * Puts back marks Redis lost (restarted empty, flushed), so the edges never fall back to their
+   * cached JWKS for a retired key. A `retired` mark is never turned back to `live`.
+   */
+  private async restoreMarks(): Promise<void> {
+    if (!this.states) return;
+    const rows = await this.dataSource.getRepository(SigningKeyEntity).find({ select: { kid: true, retiredAt: true } });
+    for (const row of rows) {
+      const state = await this.states.stateUncached(row.kid);
+      if (row.retiredAt && state !== 'retired') await this.states.mark(row.kid, 'retired');
+      else if (!row.retiredAt && state === null) await this.states.mark(row.kid, 'live');
+    }
+  }
+
   /** Reads the live keys again: the newest signs, all are published. */
   async reload(): Promise<void> {
     const live = await this.dataSource
@@ -62,6 +91,7 @@ export class TokenSigner {
     if (this.active?.kid !== newest.kid)
       this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
     this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+    await this.restoreMarks();
   }
 
   /** Reloads every `intervalMs` until `stop`; a failed reload keeps the keys loaded. */
@@ -91,7 +121,14 @@ export class TokenSigner {
 
   /** A new key that signs from now on (here at once, elsewhere within one reload). */
   async rotate(): Promise<SigningKeyView> {
-    const key = await this.dataSource.getRepository(SigningKeyEntity).save(await newSigningKey(this.encryption));
+    const fresh = await newSigningKey(this.encryption);
+    // Published as live before it commits, so no instance signs with a key the edges do not yet accept.
+    const key = await this.dataSource.transaction(async (tx) => {
+      await lockKeys(tx);
+      const saved = await tx.getRepository(SigningKeyEntity).save(fresh);
+      await this.mark(saved.kid!, 'live');
+      return saved;
+    });
     await this.reload();
     return (await this.list()).find((k) => k.kid === key.kid)!;
   }
@@ -99,7 +136,7 @@ export class TokenSigner {
   /** Stops publishing a key: tokens it signed no longer verify. The active key cannot be retired. */
   async retire(kid: string): Promise<SigningKeyView> {
     await this.dataSource.transaction(async (tx) => {
-      await tx.query("SELECT pg_advisory_xact_lock(hashtext('signing-keys'))");
+      await lockKeys(tx);
       const repo = tx.getRepository(SigningKeyEntity);
       const row = await repo.findOneBy({ kid });
       if (!row) throw errors.notFound('Signing key', 'kid');
@@ -107,6 +144,7 @@ export class TokenSigner {
       if (newest?.kid === kid)
         throw new AppError('CONFLICT', 'This is the active signing key: rotate first, then retire it', { field: 'kid' });
       if (!row.retiredAt) await repo.update({ kid }, { retiredAt: new Date() });
+      await this.mark(kid, 'retired');
     });
     await this.reload();
     return (await this.list()).find((k) => k.kid === kid)!;
@@ -139,6 +177,11 @@ export class TokenSigner {
       .setJti(randomUUID())
       .sign(this.active.key);
   }
+}
+
+/** Serialises every change of the key set (and its publication) across instances. */
+async function lockKeys(tx: EntityManager): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('signing-keys'))");
 }
 
 async function newSigningKey(encryption: KeyEncryption): Promise<Partial<SigningKey>> {

@@ -1,0 +1,56 @@
+import { http } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { adminCli } from './admin-cli';
+import { patSession } from './sessions';
+import { startTestPlatform, type TestPlatform } from './test-platform';
+
+const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
+const aliceMargin = DEMO_ACCOUNTS[1]!.id;
+
+/**
+ * `keys rotate` then `keys retire`: the retired key's tokens are refused at both edges the moment
+ * retire answers, although the edges cache verified tokens until they expire and the JWKS for
+ * minutes; the new key's tokens work at once (the edges fetched the JWKS seconds before).
+ */
+describe('signing-key retirement takes effect at the edges', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform();
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
+  const facade = (token: string) => http('GET', `${p.urls.api}/accounts`, { token }).then((r) => r.status);
+  const gateway = (token: string) =>
+    http('POST', p.urls.gateway, { token, body: { query: `{ account(id: "${aliceMargin}") { number } }` } }).then((r) =>
+      r.status === 200 && !r.body.data?.account?.number ? 'no data' : r.status,
+    );
+
+  it('refuses a token of the retired key (401) at the facade and the gateway right after `keys retire`; the new key’s tokens work', async () => {
+    const old = await patSession(p, alice.email, 'READ_ONLY');
+    // Both edges have verified (and cached) the old token and fetched the JWKS.
+    expect(await facade(old)).toBe(200);
+    expect(await gateway(old)).toBe(200);
+
+    const rotated = await adminCli(p, ['keys', 'rotate']);
+    expect(rotated.code).toBe(0);
+    const fresh = await patSession(p, alice.email, 'READ_ONLY');
+    expect(kidOf(fresh)).not.toBe(kidOf(old));
+    // A key seconds old is fetched at once, not after the JWKS cooldown.
+    expect(await facade(fresh)).toBe(200);
+    expect(await gateway(fresh)).toBe(200);
+    expect(await facade(old)).toBe(200); // still published until retired
+
+    const retired = await adminCli(p, ['keys', 'retire', '--kid', kidOf(old)]);
+    expect(retired.code).toBe(0);
+    const facadeRes = await http('GET', `${p.urls.api}/accounts`, { token: old });
+    expect(facadeRes.status).toBe(401);
+    expect(JSON.stringify(facadeRes.body)).toContain('retired');
+    const gatewayRes = await http('POST', p.urls.gateway, { token: old, body: { query: `{ account(id: "${aliceMargin}") { number } }` } });
+    expect(gatewayRes.status).toBe(401);
+    expect(gatewayRes.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+
+    expect(await facade(fresh)).toBe(200);
+    expect(await gateway(fresh)).toBe(200);
+  });
+});
