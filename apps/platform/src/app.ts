@@ -179,6 +179,8 @@ export async function createPlatform(
       API_RATE_LIMIT_PER_MINUTE: config.API_RATE_LIMIT_PER_MINUTE,
       API_ORDER_RATE_LIMIT_PER_MINUTE: config.API_ORDER_RATE_LIMIT_PER_MINUTE,
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
+      API_USER_RATE_LIMIT_PER_MINUTE: config.API_USER_RATE_LIMIT_PER_MINUTE,
+      API_USER_ORDER_RATE_LIMIT_PER_MINUTE: config.API_USER_ORDER_RATE_LIMIT_PER_MINUTE,
       API_RATE_LIMIT_NAMESPACE: `${config.PLATFORM_DB_PREFIX}api`,
       SESSION_CACHE_ENTRIES: config.SESSION_CACHE_ENTRIES, // the apps share `store`, which caches as this says
     };
@@ -272,6 +274,7 @@ export async function createPlatform(
           AUTH_KEY_ENCRYPTION_KEY:
             config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
+          PAT_MAX_LIVE_PER_USER: config.PAT_MAX_LIVE_PER_USER,
           AUTH_TRUST_PROXY: [],
           ACCOUNTS_INTERNAL_URL: accounts.server.internal.url,
           BANKING_INTERNAL_URL: banking.server.internal.url,

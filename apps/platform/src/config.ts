@@ -79,6 +79,8 @@ export const platformConfigSchema = z.object({
     .default('true')
     .transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
+  /** Live (unrevoked, unexpired) PATs one user may hold. */
+  PAT_MAX_LIVE_PER_USER: z.coerce.number().int().positive().default(50),
   /** Sale proceeds settle T+n business days (banking). */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   ...apiLimitSchema,

@@ -31,6 +31,8 @@ export const authConfigSchema = z.object({
   /** Bearer credential of the admin API used by `npm run admin`. */
   AUTH_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
+  /** Live (unrevoked, unexpired) PATs one user may hold; creating one more is refused 422 PAT_LIMIT_REACHED. */
+  PAT_MAX_LIVE_PER_USER: count(50),
   /**
    * Load balancers in front of the public pages whose X-Forwarded-For is believed; Express
    * `trust proxy` values. Not the facade: it signs the client address it decided on.
@@ -110,6 +112,7 @@ const dashboardSchema = authConfigSchema.pick({
   LISTEN_HOST: true,
   INTERNAL_LISTEN_HOST: true,
   DASHBOARD_SESSION_TTL_SECONDS: true,
+  PAT_MAX_LIVE_PER_USER: true,
   PAT_LOGIN_MAX_FAILURES_PER_IP: true,
   PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,

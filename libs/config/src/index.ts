@@ -79,6 +79,13 @@ export const apiLimitSchema = {
   API_ORDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   /** Requests per minute per client address, authenticated or not (a NAT or CI runner shares one). */
   API_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /**
+   * Requests per minute per user over all their tokens (PATs and app grants): more tokens buy no
+   * more. Unset: 4 × API_RATE_LIMIT_PER_MINUTE. A token's own refused requests are not charged here.
+   */
+  API_USER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).optional(),
+  /** Order placements per minute per user over all their tokens. Unset: 4 × API_ORDER_RATE_LIMIT_PER_MINUTE. */
+  API_USER_ORDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).optional(),
   /** Part of every counter's key: deployments sharing one Redis never count each other's requests. */
   API_RATE_LIMIT_NAMESPACE: z
     .string()

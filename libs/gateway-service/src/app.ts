@@ -3,7 +3,7 @@ import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import {
   ACCESS_TOKEN_AUDIENCE,
   createAccessTokenVerifier,
@@ -22,6 +22,7 @@ import type { GatewayConfig } from './config';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
 import { operationMetrics } from './operation-metrics';
+import { orderBudget } from './order-budget';
 import { inProcess, SubgraphSource, subgraphConnections } from './subgraph-source';
 
 export { loadGatewayConfig, type GatewayConfig } from './config';
@@ -69,7 +70,9 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     const server = new ApolloServer<GatewayContext>({
       gateway,
       // No cache hints anywhere: the default cache-control plugin would only cost a pass per request.
-      plugins: [ApolloServerPluginCacheControlDisabled(), ...operationLimits.plugins, operationMetrics(metrics)],
+      // Automatic Persisted Queries stay on (front-ends save the text on every call): orderBudget charges
+      // the parsed operation, so a hash-only request pays what its stored text would.
+      plugins: [ApolloServerPluginCacheControlDisabled(), ...operationLimits.plugins, operationMetrics(metrics), orderBudget()],
       validationRules: operationLimits.validationRules,
       parseOptions: operationLimits.parseOptions,
       formatError: maskError,
@@ -95,7 +98,13 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     // The facade's calls arrive on the internal listener, already counted there.
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
-    app.use('/graphql', limits.byAddress(), body, expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }));
+    app.use(
+      '/graphql',
+      limits.byAddress(),
+      body,
+      refuseBatches,
+      expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }),
+    );
     const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
     serveInternalGraphQL(internalGraphql, { limitBytes: bodyLimitBytes });
     finishService(app, logger);
@@ -110,3 +119,16 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     };
   });
 }
+
+/**
+ * A JSON array of operations (batching is off: one request, one budget check, one operation)
+ * gets a clear 400 here; Apollo's own refusal would reach the caller masked as an internal error.
+ */
+const refuseBatches: RequestHandler = (req, res, next) => {
+  if (!Array.isArray(req.body)) return next();
+  res.status(400).json({
+    errors: [
+      { message: 'Batched requests are not supported: send one operation per request', extensions: { code: 'BATCHING_NOT_SUPPORTED' } },
+    ],
+  });
+};

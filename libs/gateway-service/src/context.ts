@@ -17,13 +17,26 @@ export interface GatewayContext {
   requestId: string;
   /** The claims header for one subgraph (addressed to it), signed once per request and subgraph. */
   claimsFor(subgraph: ServiceName): Promise<string>;
+  /**
+   * Charges `count` order placements to the caller's order budgets once the operation is parsed
+   * (orderBudget plugin); throws the 429 as a GraphQL error. A no-op where the facade already charged.
+   */
+  chargeOrders(count: number): Promise<void>;
 }
 
-function contextFor(claims: Claims, requestId: string, signer: InternalClaimsSigner): GatewayContext {
+const alreadyCharged = () => Promise.resolve();
+
+function contextFor(
+  claims: Claims,
+  requestId: string,
+  signer: InternalClaimsSigner,
+  chargeOrders: GatewayContext['chargeOrders'] = alreadyCharged,
+): GatewayContext {
   const signed = new Map<ServiceName, Promise<string>>();
   return {
     claims,
     requestId,
+    chargeOrders,
     claimsFor: (subgraph) => {
       let header = signed.get(subgraph);
       if (!header) signed.set(subgraph, (header = signer.signFor(claims, subgraph)));
@@ -50,18 +63,19 @@ export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalCl
   return async ({ req, res }: { req: Request; res: Response }): Promise<GatewayContext> => {
     try {
       const claims = await edge.authenticate(req.get('authorization'), req.ip);
-      await limits.forCaller(res, claims, placesOrder(req.body));
-      return contextFor(claims, req.requestId, signer);
+      await limits.forCaller(res, claims);
+      const chargeOrders = async (count: number) => {
+        try {
+          await limits.forOrders(res, claims, count);
+        } catch (err) {
+          throw asGraphQLError(err);
+        }
+      };
+      return contextFor(claims, req.requestId, signer, chargeOrders);
     } catch (err) {
       throw asGraphQLError(err);
     }
   };
-}
-
-/** A mutation that places an order (the tighter budget); a cheap look at the text, before parsing. */
-function placesOrder(body: unknown): boolean {
-  const query = (body as { query?: unknown } | undefined)?.query;
-  return typeof query === 'string' && /\bmutation\b/.test(query) && /\bplaceOrder\b/.test(query);
 }
 
 /** Internal listener (or the facade of the same process): the REST facade already authenticated the caller and signed its claims for the gateway. */

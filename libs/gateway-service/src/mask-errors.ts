@@ -1,6 +1,9 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { isErrorCode } from '@trading/errors';
 
+/** Apollo's answers to a persisted-query hash it does not hold: the client's cue to send the text (standard APQ). */
+const PERSISTED_QUERY_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+
 /**
  * What leaves the gateway: the code (and the field at fault) of deliberate errors; never a
  * subgraph's URL, service name or stack. Unknown failures become a generic internal error.
@@ -8,6 +11,9 @@ import { isErrorCode } from '@trading/errors';
 export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedError {
   const ext = formatted.extensions ?? {};
   const code = ext['code'];
+  // A request-level answer of Apollo's (no path: not from a subgraph), worded by Apollo.
+  if (typeof code === 'string' && PERSISTED_QUERY_CODES.has(code) && !formatted.path)
+    return { message: formatted.message, extensions: { code } };
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR' && code !== 'BAD_GATEWAY' && code !== 'SERVICE_UNAVAILABLE') {
     const kept: Record<string, unknown> = { code };
     if (typeof ext['field'] === 'string') kept['field'] = ext['field'];

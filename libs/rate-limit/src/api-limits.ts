@@ -8,8 +8,15 @@ export interface ApiLimitSettings {
   API_RATE_LIMIT_PER_MINUTE: number;
   API_ORDER_RATE_LIMIT_PER_MINUTE: number;
   API_ADDRESS_RATE_LIMIT_PER_MINUTE: number;
+  /** Unset: 4 × API_RATE_LIMIT_PER_MINUTE (so 0 there turns it off too). */
+  API_USER_RATE_LIMIT_PER_MINUTE?: number | undefined;
+  /** Unset: 4 × API_ORDER_RATE_LIMIT_PER_MINUTE. */
+  API_USER_ORDER_RATE_LIMIT_PER_MINUTE?: number | undefined;
   API_RATE_LIMIT_NAMESPACE: string;
 }
+
+/** How many tokens' worth of budget a user gets over all their tokens, unless told otherwise. */
+export const USER_BUDGET_TOKENS = 4;
 
 /** Who a budget belongs to: the PAT, or the user's grant to one app (a new session does not reset it). */
 export interface LimitedCaller {
@@ -19,49 +26,89 @@ export interface LimitedCaller {
 }
 
 const tokenKey = (caller: LimitedCaller) => (caller.patId ? `pat:${caller.patId}` : `app:${caller.clientId ?? '-'}:${caller.sub}`);
+const userKey = (caller: LimitedCaller) => `user:${caller.sub}`;
+
+type BudgetName = 'address' | 'token' | 'user' | 'orders' | 'user-orders';
 
 /**
  * The edges' request limits (facade and gateway share the counts, so a token has one budget):
- * per client address before authentication, per token after it, and a tighter one for order
- * placement. A refusal is 429 with Retry-After and RateLimit-* headers; every answer carries
- * the RateLimit-* headers of the tightest budget it used.
+ * per client address before authentication; per token and per user (over all the user's PATs
+ * and app grants, so more tokens buy no more) after it; and tighter ones, per token and per
+ * user, for order placement. A refusal is 429 with Retry-After and RateLimit-* headers; every
+ * answer carries the RateLimit-* headers of the tightest budget it used.
+ *
+ * A token's refused requests are not charged to its user: one token (a leaked PAT, a runaway
+ * vendor app) can spend at most its own budget of its user's, never lock the other tokens out.
  */
 export class ApiLimits {
   private readonly perAddress: RequestLimiter;
   private readonly perToken: RequestLimiter;
+  private readonly perUser: RequestLimiter;
   private readonly orders: RequestLimiter;
+  private readonly userOrders: RequestLimiter;
   private readonly refusals: RefusalCounter | undefined;
 
   /** `metrics`: where refusals are counted (`rate_limit_refusals_total` by budget), when given. */
   constructor(store: KeyValueStore, settings: ApiLimitSettings, metrics?: Registry) {
-    this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'orders']) : undefined;
+    this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'user', 'orders', 'user-orders']) : undefined;
     const namespace = settings.API_RATE_LIMIT_NAMESPACE;
-    this.perAddress = new RequestLimiter(store, namespace, { name: 'address', perMinute: settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE });
-    this.perToken = new RequestLimiter(store, namespace, { name: 'token', perMinute: settings.API_RATE_LIMIT_PER_MINUTE });
-    this.orders = new RequestLimiter(store, namespace, { name: 'orders', perMinute: settings.API_ORDER_RATE_LIMIT_PER_MINUTE });
+    const limiter = (name: BudgetName, perMinute: number) => new RequestLimiter(store, namespace, { name, perMinute });
+    this.perAddress = limiter('address', settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE);
+    this.perToken = limiter('token', settings.API_RATE_LIMIT_PER_MINUTE);
+    this.perUser = limiter('user', settings.API_USER_RATE_LIMIT_PER_MINUTE ?? USER_BUDGET_TOKENS * settings.API_RATE_LIMIT_PER_MINUTE);
+    this.orders = limiter('orders', settings.API_ORDER_RATE_LIMIT_PER_MINUTE);
+    this.userOrders = limiter(
+      'user-orders',
+      settings.API_USER_ORDER_RATE_LIMIT_PER_MINUTE ?? USER_BUDGET_TOKENS * settings.API_ORDER_RATE_LIMIT_PER_MINUTE,
+    );
   }
 
   /** Express middleware: the per-address budget, for every request (tokens or not). */
   byAddress(): RequestHandler {
     return async (req, res, next) => {
-      next(this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')], ['address']));
+      next(this.decide(res, [[await this.perAddress.take(req.ip ?? 'unknown'), 'address']]));
     };
   }
 
-  /** The caller's budgets once it is known; throws the 429 when one is spent. */
-  async forCaller(res: Response, caller: LimitedCaller, placesOrder: boolean): Promise<void> {
-    const key = tokenKey(caller);
-    const states = [await this.perToken.take(key)];
-    if (placesOrder) states.push(await this.orders.take(key));
-    const refusal = this.decide(res, states, placesOrder ? ['token', 'orders'] : ['token']);
-    if (refusal) throw refusal;
+  /** One request of a known caller: its token's and its user's budgets; throws the 429 when one is spent. */
+  async forCaller(res: Response, caller: LimitedCaller): Promise<void> {
+    await this.charge(res, caller, 1, this.perToken, this.perUser, ['token', 'user']);
   }
 
-  /** `names[i]` is the budget `states[i]` was taken from (the label of a refusal). */
-  private decide(res: Response, states: Array<LimitState | undefined>, names: string[]) {
-    const spent = states.findIndex((s) => s?.blocked);
-    if (spent >= 0) this.refusals?.inc({ limit: names[spent] });
-    const used = states.filter((s): s is LimitState => !!s);
+  /**
+   * `count` order placements in one request (a GraphQL operation may hold several): charged
+   * whole or not at all, so an operation over the budget is refused before any of it runs.
+   */
+  async forOrders(res: Response, caller: LimitedCaller, count = 1): Promise<void> {
+    if (count > 0) await this.charge(res, caller, count, this.orders, this.userOrders, ['orders', 'user-orders']);
+  }
+
+  /** The token's budget first; the user's only when the token's allowed it (see the class comment). */
+  private async charge(
+    res: Response,
+    caller: LimitedCaller,
+    points: number,
+    token: RequestLimiter,
+    user: RequestLimiter,
+    names: [BudgetName, BudgetName],
+  ): Promise<void> {
+    const tokenState = await token.take(tokenKey(caller), points);
+    const taken: Array<[LimitState | undefined, BudgetName]> = [[tokenState, names[0]]];
+    if (!tokenState?.blocked) taken.push([await user.take(userKey(caller), points), names[1]]);
+    const refusal = this.decide(res, taken);
+    if (!refusal) return;
+    // A refused request of several points gives them back: what was refused never ran.
+    if (points > 1) {
+      await token.refund(tokenKey(caller), points);
+      if (taken.length > 1) await user.refund(userKey(caller), points);
+    }
+    throw refusal;
+  }
+
+  private decide(res: Response, taken: Array<[LimitState | undefined, BudgetName]>) {
+    const spent = taken.find(([s]) => s?.blocked);
+    if (spent) this.refusals?.inc({ limit: spent[1] });
+    const used = taken.map(([s]) => s).filter((s): s is LimitState => !!s);
     if (!used.length) return undefined;
     const current = res.locals['rateLimit'] as LimitState | undefined;
     const state = tightest(current ? [current, ...used] : used);

@@ -107,12 +107,12 @@ export class RequestLimiter {
     this.limiter = limiterOn(store, options);
   }
 
-  /** Counts one request; undefined when the limit is off. */
-  async take(key: string): Promise<LimitState | undefined> {
+  /** Counts one request (or `points` units of it); undefined when the limit is off. */
+  async take(key: string, points = 1): Promise<LimitState | undefined> {
     if (!this.limiter) return undefined;
     let res: RateLimiterRes;
     try {
-      res = await this.limiter.consume(hashKey(key));
+      res = await this.limiter.consume(hashKey(key), points);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
       res = err;
@@ -125,6 +125,16 @@ export class RequestLimiter {
       windowSeconds: 60,
       blocked: res.consumedPoints > limit,
     };
+  }
+
+  /** Gives back `points` taken for something that was refused after all. */
+  async refund(key: string, points: number): Promise<void> {
+    if (!this.limiter) return;
+    try {
+      await this.limiter.reward(hashKey(key), points);
+    } catch {
+      throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
+    }
   }
 }
 

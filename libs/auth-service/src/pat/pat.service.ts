@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IsNull, type DataSource, type Repository } from 'typeorm';
+import { IsNull, MoreThan, type DataSource, type Repository } from 'typeorm';
 import { ipAllowed, isIpOrCidr, scopesForPatAccess, SessionStore, PAT_ACCESS, type PatAccess } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { TokenSigner } from '../keys/token-signer';
@@ -16,13 +16,21 @@ export interface NewPat {
   ipAllowlist?: string[];
 }
 
+/** PAT_MAX_LIVE_PER_USER's default. */
+export const DEFAULT_MAX_LIVE_PATS_PER_USER = 50;
+
 export class PatService {
   private readonly pats: Repository<PersonalAccessToken>;
+  /**
+   * `maxLivePerUser`: unrevoked, unexpired PATs one user may hold (each PAT is a budget of its
+   * own at the edges; the cap bounds how many, and revoking or expiry frees a place).
+   */
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     private readonly signer: TokenSigner,
     private readonly sessions: SessionStore,
     private readonly sessionTtlSeconds: number,
+    private readonly maxLivePerUser = DEFAULT_MAX_LIVE_PATS_PER_USER,
   ) {
     this.pats = dataSource.getRepository(PersonalAccessTokenEntity);
   }
@@ -38,17 +46,29 @@ export class PatService {
     if (badIp) throw errors.badInput('ips', `"${badIp}" is not an IPv4/IPv6 address or CIDR range`);
 
     const minted = mintPat();
-    const pat = await this.pats.save(
-      this.pats.create({
-        id: minted.tokenId,
-        userId: input.userId,
-        name,
-        secretHash: hashSecret(minted.secret),
-        access: input.access as PatAccess,
-        ipAllowlist,
-        expiresAt,
-      }),
-    );
+    const pat = await this.dataSource.transaction(async (tx) => {
+      // One creation per user at a time (released at commit), so concurrent ones cannot both pass the count.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`pat-create:${input.userId}`]);
+      const pats = tx.getRepository(PersonalAccessTokenEntity);
+      const live = await pats.count({ where: { userId: input.userId, revokedAt: IsNull(), expiresAt: MoreThan(now) } });
+      if (live >= this.maxLivePerUser)
+        throw new AppError(
+          'PAT_LIMIT_REACHED',
+          `You have ${live} live personal access tokens; at most ${this.maxLivePerUser} live personal access tokens are allowed. Revoke one you no longer use.`,
+          { field: 'tokens', details: { limit: this.maxLivePerUser } },
+        );
+      return pats.save(
+        pats.create({
+          id: minted.tokenId,
+          userId: input.userId,
+          name,
+          secretHash: hashSecret(minted.secret),
+          access: input.access as PatAccess,
+          ipAllowlist,
+          expiresAt,
+        }),
+      );
+    });
     return { token: minted.token, pat };
   }
 

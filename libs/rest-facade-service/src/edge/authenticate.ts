@@ -12,7 +12,8 @@ declare module 'express-serve-static-core' {
 /**
  * Authenticates every API call once, at the edge: token, live session, IP restriction, and
  * the PAT method rule of spec §5.2 (READ_ONLY → GET, HEAD, OPTIONS only), then the token's
- * request budget (tighter for order placement).
+ * and the user's request budgets. The order budgets are charged by the placing route itself
+ * (routeTableRouter), not by a path string here.
  */
 export function authenticate(edge: EdgeAuthenticator, limits: ApiLimits): RequestHandler {
   return async (req, res, next) => {
@@ -20,7 +21,7 @@ export function authenticate(edge: EdgeAuthenticator, limits: ApiLimits): Reques
     if (!methodAllowedFor(claims.access, req.method)) {
       throw new AppError('READ_ONLY_TOKEN', `A READ_ONLY token may not use ${req.method}`);
     }
-    await limits.forCaller(res, claims, req.method === 'POST' && req.path === '/oms/order');
+    await limits.forCaller(res, claims);
     req.claims = claims;
     next();
   };

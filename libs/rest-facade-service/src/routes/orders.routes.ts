@@ -56,6 +56,7 @@ export const ordersRoutes: RestRoute[] = [
     path: '/oms/order',
     scopes: ['write:orders'],
     status: 201,
+    placesOrder: true,
     document: /* GraphQL */ `
       mutation PlaceOrder($input: OrderInput!, $idempotencyKey: String) { order: placeOrder(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} } }
     `,

@@ -19,4 +19,6 @@ export interface RestRoute {
   shape: (data: any, req: Request) => unknown;
   /** Success status (default 200). */
   status?: number;
+  /** Places an order: charged to the order budgets by the handler itself, so every path spelling Express routes here pays. */
+  placesOrder?: boolean;
 }
