@@ -24,9 +24,11 @@ export async function authCodeGrant(ctx: OAuthContext, client: Client, params: R
   const found = swapResult(await ctx.store.get(key));
   if (!found) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   const record = JSON.parse(found.value) as CodeRecord;
-  if (found.spent) return reused(ctx, record);
-  // Checks that leave the code unspent: a wrong client or guess cannot burn a user's code.
+  // Before the reuse check: another client holding a leaked, spent code must not be able to
+  // revoke the owner's grant with it. Checks that leave the code unspent: a wrong client or
+  // guess cannot burn a user's code.
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The authorization code was issued to another client');
+  if (found.spent) return reused(ctx, record);
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (record.redirectUri !== redirectUri)
     throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
