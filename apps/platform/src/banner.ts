@@ -7,12 +7,12 @@ export interface StartedPlatform {
   urls: Platform['urls'];
   storeKind: string;
   embedded: boolean;
-  /** alice's READ_WRITE PAT, new on every start ('' without demo data). */
-  demoPat: string;
+  /** The file holding the demo PAT and vendor secret ('' without demo data): named, never printed. */
+  demoCredentials: string;
   processes: number;
 }
 
-/** What a newcomer needs after `npm start`: where everything is, the demo users and a PAT to try. */
+/** What a newcomer needs after `npm start`: where everything is, the demo users and where the demo's secrets are. */
 export function printBanner(config: PlatformConfig, started: StartedPlatform): void {
   // The issuer in every token and in the OAuth metadata is http://localhost:<port>: print the URLs the same way, so discovery from the banner passes the issuer check.
   const local = (url: string) => (config.PLATFORM_BIND === '127.0.0.1' ? url.replace('//127.0.0.1:', '//localhost:') : url);
@@ -29,22 +29,25 @@ export function printBanner(config: PlatformConfig, started: StartedPlatform): v
     Health        /healthz and /readyz on every port; /metrics on the internal ports (public + 100)
     Admin API     ${urls.adminApi}   (this machine only)
 ${
-  started.demoPat
+  started.demoCredentials
     ? `
   Demo users      ${DEMO_USERS.map((u) => `${u.email} / ${u.password}`).join('   ')}
-  Demo PAT        ${started.demoPat}
-                  (alice, READ_WRITE, new on every start)
+  Demo secrets    ${started.demoCredentials}   (only you can read it)
+                  "pat": alice's READ_WRITE PAT (kept while it is live; a new one revokes the old),
+                  "clientSecret": the demo vendor app's secret (random for this data directory)
 
   Try it:
+    PAT=$(node -p 'require(${JSON.stringify(started.demoCredentials)}).pat')
     TOKEN=$(curl -s -X POST ${urls.api}/pat/login -H 'content-type: application/json' \\
-      -d '{"token":"${started.demoPat}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+      -d "{\\"token\\":\\"$PAT\\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
     curl -s ${urls.api}/accounts -H "Authorization: Bearer $TOKEN"
 
   Demo vendor app "${DEMO_VENDOR_APP.registration.appName}" (DEV, OAuth 2.0 + PKCE)
-    client_id      ${DEMO_VENDOR_APP.credentials.clientId}
-    client_secret  ${DEMO_VENDOR_APP.credentials.clientSecret}
+    client_id      ${DEMO_VENDOR_APP.clientId}
+    client_secret  "clientSecret" in the file above
     redirect URIs  ${DEMO_VENDOR_APP.registration.redirectUris.join('  ')}
-    Try it:        npm run sample-vendor   then open http://localhost:3000, connect, sign in as alice, allow
+    Try it:        SAMPLE_VENDOR_CLIENT_SECRET=$(node -p 'require(${JSON.stringify(started.demoCredentials)}).clientSecret') npm run sample-vendor
+                   then open http://localhost:3000, connect, sign in as alice, allow
     Login page     ${urls.login}/en/login?… (or /de/login), metadata at ${urls.login}/.well-known/oauth-authorization-server
 `
     : ''

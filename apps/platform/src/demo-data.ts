@@ -121,11 +121,12 @@ export const DEMO_FX_RATES = [
 ];
 
 /**
- * The all-in-one mode's DEV vendor app, for `npm run sample-vendor` (whose defaults are these
- * credentials). Fixed credentials are for the local sandbox only; real apps get random ones.
+ * The all-in-one mode's DEV vendor app, for `npm run sample-vendor` (whose default client id is
+ * this one). Its secret is random per data directory, in `<PLATFORM_DATA_DIR>/demo-credentials.json`:
+ * a secret published here would open the app on every machine that runs the demo.
  */
 export const DEMO_VENDOR_APP = {
-  credentials: { clientId: 'tci_dev_demo00000000000000', clientSecret: 'tcs_demo-vendor-secret-for-the-local-sandbox-only' },
+  clientId: 'tci_dev_demo00000000000000',
   registration: {
     companyName: 'Sample Vendor Ltd',
     companyWebsite: 'https://vendor.example',

@@ -21,8 +21,8 @@ async function main(): Promise<void> {
 
   const { createPlatform } = await import('./app.js');
   const platform = await createPlatform(config, logger);
-  const demoPat = await (await import('./demo-start.js')).prepareDemo(platform, config);
-  printBanner(config, { urls: platform.urls, storeKind: platform.store.kind, embedded: platform.embedded, demoPat, processes: 1 });
+  const demoCredentials = await (await import('./demo-start.js')).prepareDemo(platform, config);
+  printBanner(config, { urls: platform.urls, storeKind: platform.store.kind, embedded: platform.embedded, demoCredentials, processes: 1 });
 
   let stopping = false;
   const stop = async () => {

@@ -22,7 +22,7 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
         logger,
         { serviceKeys, ...(message.first ? {} : { oms: { OMS_PRICE_TICK_MS: '0' } }) },
       );
-      const demoPat = message.first ? await prepareDemo(platform, config) : '';
+      const demoCredentials = message.first ? await prepareDemo(platform, config) : '';
       let stopping = false;
       process.on('SIGTERM', () => {
         if (stopping) return;
@@ -40,7 +40,10 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
       });
       // Ctrl-C reaches the whole process group: the primary decides, the workers wait for its SIGTERM.
       process.on('SIGINT', () => undefined);
-      process.send!({ type: 'ready', started: { urls: platform.urls, storeKind: platform.store.kind, demoPat } } satisfies ReadyMessage);
+      process.send!({
+        type: 'ready',
+        started: { urls: platform.urls, storeKind: platform.store.kind, demoCredentials },
+      } satisfies ReadyMessage);
     })().catch((err) => {
       logger.fatal({ err }, 'platform worker failed to start');
       process.exit(1);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { freePort, http, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
@@ -44,6 +45,7 @@ describe('npm start (all-in-one on every core)', () => {
   let child: ChildProcess;
   let output = '';
   const env: Record<string, string> = {};
+  const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 
   beforeAll(async () => {
     for (const name of PORTS) env[name] = String(await freePort());
@@ -56,6 +58,7 @@ describe('npm start (all-in-one on every core)', () => {
         REDIS_URL: TEST_REDIS_URL,
         PLATFORM_DB_PREFIX: prefix,
         PLATFORM_WORKERS: '2',
+        PLATFORM_DATA_DIR: dataDir,
         AUTH_ADMIN_TOKEN: `adm_test_${uniqueId()}_${uniqueId()}`,
         AUTH_KEY_ENCRYPTION_KEY: `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`,
         API_RATE_LIMIT_PER_MINUTE: '0',
@@ -77,14 +80,26 @@ describe('npm start (all-in-one on every core)', () => {
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     for (const service of ['auth', 'accounts', 'banking', 'oms']) await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('serves the banner’s demo PAT through every layer from both workers, then stops every process on SIGTERM', async () => {
+  it('serves the demo PAT of the file the banner names through every layer from both workers, then stops every process on SIGTERM', async () => {
     expect(output).toContain('2 processes, one per core');
     const workers = childrenOf(child.pid!);
     expect(workers).toHaveLength(2);
 
-    const pat = /Demo PAT\s+(\S+)/.exec(output)![1]!;
+    // The banner names the credentials file and prints no secret: stdout ends up in terminals, CI logs and screenshots.
+    const file = /Demo secrets\s+(\S+)/.exec(output)![1]!;
+    expect(file).toBe(join(dataDir, 'demo-credentials.json'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const { pat, clientSecret } = JSON.parse(readFileSync(file, 'utf8')) as { pat: string; clientSecret: string };
+    expect(pat).toMatch(/^tpat_/);
+    expect(clientSecret).toMatch(/^tcs_[A-Za-z0-9_-]{43}$/);
+    expect(output).not.toContain(pat);
+    expect(output).not.toContain(pat.split('.')[1]);
+    expect(output).not.toContain(clientSecret);
+    expect(output).not.toMatch(/tpat_[0-9A-Za-z]{16}\.[0-9A-Za-z]/);
+
     const api = `http://localhost:${env['FACADE_PORT']}/v1`;
     const login = await http('POST', `${api}/pat/login`, { body: { token: pat } });
     expect(login.status).toBe(200);
