@@ -329,6 +329,7 @@ export async function createPlatform(
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
           FACADE_TRUST_PROXY: [],
+          OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
           EVENTS_STREAM: eventsStream,
           ORDER_EVENTS_HEARTBEAT_MS: overrides.facade?.ORDER_EVENTS_HEARTBEAT_MS ?? 15_000,
           ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,

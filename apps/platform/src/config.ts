@@ -10,6 +10,7 @@ import {
   loadConfig,
   z,
 } from '@trading/config';
+import { oauthLimitSchema } from '@trading/rest-facade-service';
 
 export { defaultPlatformDataDir };
 
@@ -84,6 +85,7 @@ export const platformConfigSchema = z.object({
   /** Sale proceeds settle T+n business days (banking). */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   ...apiLimitSchema,
+  ...oauthLimitSchema,
   ...edgeSessionSchema,
   ...accountsCacheSchema,
   ...settlementConsumerSchema,

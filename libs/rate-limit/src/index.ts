@@ -166,3 +166,4 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
 }
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';
+export { OAuthAddressBudget } from './oauth-address-budget';

@@ -2,7 +2,7 @@ import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, In
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
-import { ApiLimits, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
+import { ApiLimits, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
 import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { authenticate } from './edge/authenticate';
@@ -15,7 +15,7 @@ import { LiveOrderFeed } from './order-events/live-feed';
 import { ORDER_EVENTS_PATH, orderEventsRoute } from './order-events/order-events.route';
 import { ROUTES } from './routes';
 
-export { loadFacadeConfig, type FacadeConfig } from './config';
+export { loadFacadeConfig, oauthLimitSchema, type FacadeConfig } from './config';
 export { openApiDocument } from './openapi/openapi';
 /** The REST contract's zod schemas (what the document is made from), for tests and tools. */
 export * as restContract from './contract';
@@ -63,7 +63,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
     const byAddress = limits.byAddress();
     app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
-    app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits));
+    const oauthBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
+    app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
       routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),

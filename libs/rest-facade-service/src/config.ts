@@ -1,11 +1,21 @@
 import { serviceIdentityFields } from '@trading/auth';
 import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
+/**
+ * /v1/oauth/* requests per client address per minute that fail (4xx) or carry no credential
+ * (GET /oauth/authorize); once spent, 429 until the minute ends. Correct token traffic is never
+ * counted. 0: off.
+ */
+export const oauthLimitSchema = {
+  OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
+};
+
 export const facadeConfigSchema = z.object({
   ...commonSchema,
   ...apiLimitSchema,
   ...edgeSessionSchema,
   ...serviceIdentityFields('rest-facade'),
+  ...oauthLimitSchema,
   /** Public listener: /v1 and the API docs. */
   FACADE_PORT: field.port(8080),
   /** Internal listener: /metrics and a detailed /readyz. */

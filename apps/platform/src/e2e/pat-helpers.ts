@@ -47,6 +47,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       AUTH_JWKS_URL: `${p.urls.login}/.well-known/jwks.json`,
       AUTH_ISSUER: issuer,
       FACADE_TRUST_PROXY: trustProxy,
+      OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: p.config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
       EVENTS_STREAM: p.events.stream,
       ORDER_EVENTS_HEARTBEAT_MS: 15_000,
       ORDER_EVENTS_MAX_STREAMS_PER_USER: 5,

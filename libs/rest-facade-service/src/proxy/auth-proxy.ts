@@ -3,7 +3,9 @@ import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import {
   CLIENT_ADDRESS_HEADER,
+  ExpiringCache,
   INTERNAL_CLAIMS_HEADER,
+  INTERNAL_CLAIMS_LIFETIME_SECONDS,
   INTERNAL_TRUST,
   missingScopes,
   type EdgeAuthenticator,
@@ -11,7 +13,7 @@ import {
   type Scope,
 } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
-import type { ApiLimits } from '@trading/rate-limit';
+import type { ApiLimits, OAuthAddressBudget } from '@trading/rate-limit';
 import { authenticate } from '../edge/authenticate';
 
 /**
@@ -44,16 +46,39 @@ function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; remove
  * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them to auth's
  * internal listener. The client address the facade decided on (under its own trust-proxy
  * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
- * A claims header is only ever the facade's own: a caller's is dropped.
+ * A claims header is only ever the facade's own: a caller's is dropped. `/oauth/*` is limited per
+ * client address by `oauthBudget` (failures and unauthenticated requests) before anything is signed.
  */
-export function authProxy(auth: { internalUrl: string }, edge: EdgeAuthenticator, signer: InternalClaimsSigner, limits: ApiLimits): Router {
+export function authProxy(
+  auth: { internalUrl: string },
+  edge: EdgeAuthenticator,
+  signer: InternalClaimsSigner,
+  limits: ApiLimits,
+  oauthBudget?: OAuthAddressBudget,
+): Router {
   const router = Router();
-  const signAddress = async (req: Request) => ({ [CLIENT_ADDRESS_HEADER]: await signer.signClientAddress(req.ip ?? '', 'auth') });
+  // One ES256 signature per address per half-lifetime, not per request (auth then verifies each
+  // header once, too); auth still sees a header at least half its life from expiry.
+  const signedAddresses = new ExpiringCache<string>();
+  const signAddress = async (req: Request) => {
+    const ip = req.ip ?? '';
+    let header = signedAddresses.get(ip);
+    if (!header) {
+      header = await signer.signClientAddress(ip, 'auth');
+      signedAddresses.set(ip, header, Date.now() + (INTERNAL_CLAIMS_LIFETIME_SECONDS * 1000) / 2);
+    }
+    return { [CLIENT_ADDRESS_HEADER]: header };
+  };
+  const budget = oauthBudget?.middleware();
   const publicProxy = createProxyMiddleware<IncomingMessage>({
     target: auth.internalUrl,
     changeOrigin: false,
     proxyTimeout: 10_000,
     on: { proxyReq: forwardSigned },
+  });
+  router.use((req, res, next) => {
+    if (!budget || !req.path.startsWith('/oauth/')) return next();
+    return budget(req, res, next);
   });
   router.use(async (req, res, next) => {
     if (!isPublicAuthPath(req.path)) return next();
