@@ -44,7 +44,8 @@ describe('list endpoints past 100 rows, paged with a small limit', () => {
   }
 
   beforeAll(async () => {
-    p = await startOrdersPlatform();
+    // One user's admin PAT list is paged past 100 tokens: more than the default live-PAT cap (50).
+    p = await startOrdersPlatform({}, { PAT_MAX_LIVE_PER_USER: '200' });
     aliceWriter = await patSession(p, alice.email, 'READ_WRITE');
     bobWriter = await patSession(p, bob.email, 'READ_WRITE');
   }, 60_000);
