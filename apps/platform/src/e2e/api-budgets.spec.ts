@@ -44,16 +44,19 @@ describe('API budgets cannot be multiplied', () => {
   const codeOf = (res: { body: any }) => res.body?.errors?.[0]?.extensions?.code as string | undefined;
 
   describe('F1: the REST order budget is charged by the route, whatever the spelling', () => {
-    it.each(['/oms/order/', '/OMS/Order', '/oms/ORDER/'])('attack: POST %s is charged like /oms/order', async (spelling) => {
-      const { token } = await trader();
-      const statuses: number[] = [];
-      for (let i = 0; i <= ORDER_BUDGET; i++)
-        statuses.push((await http('POST', `${p.urls.api}${spelling}`, { token, body: { symbol: 'AAPL' } })).status);
-      // Either the spelling never reaches placement (404), or each attempt costs one order.
-      if (statuses.every((s) => s === 404)) return;
-      expect(statuses.slice(0, ORDER_BUDGET).every((s) => s !== 429)).toBe(true); // refused for the body, but counted
-      expect(statuses[ORDER_BUDGET]).toBe(429);
-    });
+    it.each(['/oms/order/', '/OMS/Order', '/oms/ORDER/', '//oms/order', '/oms//order', '/oms/order//'])(
+      'attack: POST %s is charged like /oms/order',
+      async (spelling) => {
+        const { token } = await trader();
+        const statuses: number[] = [];
+        for (let i = 0; i <= ORDER_BUDGET; i++)
+          statuses.push((await http('POST', `${p.urls.api}${spelling}`, { token, body: { symbol: 'AAPL' } })).status);
+        // Either the spelling never reaches placement (404), or each attempt costs one order.
+        if (statuses.every((s) => s === 404)) return;
+        expect(statuses.slice(0, ORDER_BUDGET).every((s) => s !== 429)).toBe(true); // refused for the body, but counted
+        expect(statuses[ORDER_BUDGET]).toBe(429);
+      },
+    );
 
     it('attack: alternating spellings share one budget', async () => {
       const { token } = await trader();
