@@ -333,7 +333,7 @@ export async function createPlatform(
           EVENTS_STREAM: eventsStream,
           ORDER_EVENTS_HEARTBEAT_MS: overrides.facade?.ORDER_EVENTS_HEARTBEAT_MS ?? 15_000,
           ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,
-          ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 50_000,
+          ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 20_000,
           ORDER_EVENTS_REPLAYS_PER_MINUTE: overrides.facade?.ORDER_EVENTS_REPLAYS_PER_MINUTE ?? 30,
         },
         { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },

@@ -54,10 +54,16 @@ export interface EventLog {
   after(stream: string, afterId: string, options: { count: number; blockMs: number }): Promise<DeliveredEvent[]>;
   /**
    * Entries after `after` and before `before` ('+': up to the newest), newest first, at most
-   * `count`: a client's replay reading back from the head. On a connection of its own, so a
-   * replay neither waits behind a live reader's blocking read nor holds one up.
+   * `count` read: a client's replay reading back from the head. `mentioning`: only entries whose
+   * payload text contains it come back, unparsed otherwise (a cheap pre-filter; the caller still
+   * checks what it gets). `read` and `oldest` say how far the page went, for the next one. On a
+   * connection of its own, so a replay neither waits behind a live reader's blocking read nor
+   * holds one up.
    */
-  scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]>;
+  scanBack(
+    stream: string,
+    options: { before: string; after: string; count: number; mentioning?: string },
+  ): Promise<{ entries: DeliveredEvent[]; read: number; oldest: string | undefined }>;
   /** The newest entry's id; '0-0' for an empty or missing stream. */
   lastId(stream: string): Promise<string>;
   /**

@@ -124,10 +124,16 @@ export class MemoryEventLog implements EventLog {
     return newer();
   }
 
-  async scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]> {
+  async scanBack(
+    stream: string,
+    options: { before: string; after: string; count: number; mentioning?: string },
+  ): Promise<{ entries: DeliveredEvent[]; read: number; oldest: string | undefined }> {
     const inRange = (e: DeliveredEvent) =>
       compareEntryIds(e.entryId, options.after) > 0 && (options.before === '+' || compareEntryIds(e.entryId, options.before) < 0);
-    return this.stream(stream).entries.filter(inRange).reverse().slice(0, options.count);
+    const page = this.stream(stream).entries.filter(inRange).reverse().slice(0, options.count);
+    const { mentioning } = options;
+    const kept = mentioning === undefined ? page : page.filter((e) => JSON.stringify(e.payload).includes(mentioning));
+    return { entries: kept, read: page.length, oldest: page.at(-1)?.entryId };
   }
 
   async lastId(stream: string): Promise<string> {

@@ -130,11 +130,17 @@ export class RedisEventLog implements EventLog {
     return delivered(res?.[0]?.messages);
   }
 
-  async scanBack(stream: string, options: { before: string; after: string; count: number }): Promise<DeliveredEvent[]> {
+  async scanBack(
+    stream: string,
+    options: { before: string; after: string; count: number; mentioning?: string },
+  ): Promise<{ entries: DeliveredEvent[]; read: number; oldest: string | undefined }> {
     // Replays share one connection of their own: queued there, not in front of the live reader's XREAD.
     const connection = await this.connectionFor(`scan:${stream}`);
     const newest = options.before === '+' ? '+' : `(${options.before}`;
-    return delivered((await connection.xRevRange(stream, newest, `(${options.after}`, { COUNT: options.count })) as StreamMessage[]);
+    const page = (await connection.xRevRange(stream, newest, `(${options.after}`, { COUNT: options.count })) as StreamMessage[];
+    const { mentioning } = options;
+    const kept = mentioning === undefined ? page : page.filter((m) => m.message?.['payload']?.includes(mentioning));
+    return { entries: delivered(kept), read: page.length, oldest: page.at(-1)?.id };
   }
 
   async lastId(stream: string): Promise<string> {

@@ -37,7 +37,7 @@ export const facadeConfigSchema = z.object({
    * user's) read back from the newest. An id further back gets `event: gap` and the events of
    * that many entries; it bounds what one replay costs.
    */
-  ORDER_EVENTS_REPLAY_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(50_000),
+  ORDER_EVENTS_REPLAY_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
   /** Reconnects with Last-Event-ID per user per minute, counted in Redis across instances (429 once spent); 0: unlimited. */
   ORDER_EVENTS_REPLAYS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */

@@ -51,7 +51,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       EVENTS_STREAM: p.events.stream,
       ORDER_EVENTS_HEARTBEAT_MS: 15_000,
       ORDER_EVENTS_MAX_STREAMS_PER_USER: 5,
-      ORDER_EVENTS_REPLAY_MAX_ENTRIES: 50_000,
+      ORDER_EVENTS_REPLAY_MAX_ENTRIES: 20_000,
       ORDER_EVENTS_REPLAYS_PER_MINUTE: 30,
     },
     { logger: createLogger('rest-facade', 'silent'), events: p.events.log },

@@ -20,6 +20,8 @@ export class LiveOrderFeed {
   /** Open streams by account: an entry of an account nobody follows is passed over unverified. */
   private readonly subscribers = new Map<string, Set<Deliver>>();
   private loop: Promise<void> | undefined;
+  /** The replays' queue: one page read at a time. */
+  private turn: Promise<void> = Promise.resolve();
   private running = false;
 
   constructor(
@@ -46,34 +48,39 @@ export class LiveOrderFeed {
 
   /**
    * The account's events after `afterId` (a client resuming with Last-Event-ID), oldest first.
-   * Reads back from the head, at most `maxEntries` entries, `pageSize` at a time, so a replay
-   * costs at most that whatever id the client sends. Other accounts' entries are passed over
-   * before any signature is checked; only the account's own are verified. Null once `signal`
-   * says the client left: nothing more is read for it.
+   * Reads back from the head, at most `maxEntries` entries, so a replay costs at most that
+   * whatever id the client sends. Other accounts' entries are passed over unparsed (their
+   * payload does not mention the account) and none is verified; only the account's own are.
+   * Replays take turns page by page, so together they hold the event loop for one page at a
+   * time however many run. Null once `signal` says the client left: nothing more is read for it.
    */
   async replay(
     accountId: string,
     afterId: string,
     options: { maxEntries: number; signal: AbortSignal; pageSize?: number },
   ): Promise<Replay | null> {
-    const pageSize = options.pageSize ?? 500;
+    const pageSize = options.pageSize ?? 200;
     const mine: DeliveredEvent[] = [];
     let before = '+';
     let scanned = 0;
     let capped = false;
     for (;;) {
-      if (options.signal.aborted) return null;
       const count = Math.min(pageSize, options.maxEntries - scanned);
+      // Read as far back as allowed: anything left between there and Last-Event-ID is missed (count 1: is there any?).
+      const page = await this.inTurn(() =>
+        options.signal.aborted
+          ? null
+          : this.log.scanBack(this.stream, { before, after: afterId, count: Math.max(count, 1), mentioning: accountId }),
+      );
+      if (!page) return null;
       if (count <= 0) {
-        // Read as far back as allowed: anything left between there and Last-Event-ID is missed.
-        capped = (await this.log.scanBack(this.stream, { before, after: afterId, count: 1 })).length > 0;
+        capped = page.read > 0;
         break;
       }
-      const page = await this.log.scanBack(this.stream, { before, after: afterId, count });
-      for (const entry of page) if (claimedAccountOf(entry) === accountId) mine.push(entry);
-      scanned += page.length;
-      if (page.length < count) break;
-      before = page.at(-1)!.entryId;
+      for (const entry of page.entries) if (claimedAccountOf(entry) === accountId) mine.push(entry);
+      scanned += page.read;
+      if (page.read < count || !page.oldest) break;
+      before = page.oldest;
     }
     if (options.signal.aborted) return null;
     const events: ClientEvent[] = [];
@@ -82,6 +89,16 @@ export class LiveOrderFeed {
       if (event && event.accountId === accountId) events.push(event);
     }
     return { events, capped };
+  }
+
+  /** Runs `work` after every page of other replays asked for before it (first come, first served). */
+  private inTurn<T>(work: () => Promise<T> | T): Promise<T> {
+    const mine = this.turn.then(work);
+    this.turn = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    return mine;
   }
 
   /** True when entries after `afterId` may be gone from the stream (trimmed or deleted), so a replay cannot be whole. */
