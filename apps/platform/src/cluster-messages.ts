@@ -6,8 +6,10 @@ export interface StartMessage {
   type: 'start';
   databaseUrl?: string;
   serviceKeys: Record<string, string>;
-  /** Only the first worker seeds the demo world and runs the price feed (one clock, not one per process). */
+  /** Only the first worker migrates and seeds the demo world. */
   first: boolean;
+  /** One worker runs the price feed (one clock, not one per process); its replacement takes it over. */
+  priceFeed: boolean;
 }
 
 export interface ListeningMessage {

@@ -15,6 +15,9 @@ import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-mes
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
+/** Worker deaths within a minute that mean a crash loop, not an accident: the platform stops. */
+const RESTARTS_PER_MINUTE = 5;
+
 export async function runPrimary(config: PlatformConfig, logger: Logger, workers: number): Promise<void> {
   const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
   // Made once here, so the workers read the same files instead of racing to create them.
@@ -24,22 +27,54 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
 
   let stopping = false;
   const running = new Set<Worker>();
-  const fork = (first: boolean) =>
+  const deaths: number[] = [];
+  /**
+   * Starts a worker and keeps one in its place: a worker that dies (killed, out of memory, a
+   * failed start while PostgreSQL blinks) is replaced after a back-off that doubles with each
+   * death in the last minute (1 s … 30 s). Only a tight loop (RESTARTS_PER_MINUTE deaths in a
+   * minute) stops the platform, saying so: the other workers keep serving meanwhile.
+   */
+  const fork = (role: { first: boolean; priceFeed: boolean }) =>
     new Promise<ReadyMessage['started']>((resolve, reject) => {
       const worker = cluster.fork();
       running.add(worker);
+      let ready = false;
       worker.on('message', (message: ListeningMessage | ReadyMessage) => {
         // Sent once the worker listens for it: a message sent earlier would be lost.
-        if (message?.type === 'waiting') worker.send({ type: 'start', databaseUrl: pg?.url, serviceKeys, first } satisfies StartMessage);
-        if (message?.type === 'ready') resolve(message.started);
+        if (message?.type === 'waiting') worker.send({ type: 'start', databaseUrl: pg?.url, serviceKeys, ...role } satisfies StartMessage);
+        if (message?.type === 'ready') {
+          ready = true;
+          resolve(message.started);
+        }
       });
       worker.on('exit', (code, signal) => {
         running.delete(worker);
-        reject(new Error(`worker exited while starting (${signal ?? code})`));
-        if (!stopping) {
-          logger.error({ code, signal }, 'a platform worker died; stopping everything');
-          void stop(1);
+        if (stopping) return reject(new Error(`worker exited while stopping (${signal ?? code})`));
+        const now = Date.now();
+        deaths.push(now);
+        while (deaths.length && deaths[0]! < now - 60_000) deaths.shift();
+        if (deaths.length >= RESTARTS_PER_MINUTE) {
+          logger.error(
+            { code, signal, deathsInLastMinute: deaths.length },
+            'platform workers keep dying (see the lines above for why); stopping everything',
+          );
+          reject(new Error('platform workers keep dying'));
+          return void stop(1);
         }
+        const delayMs = Math.min(30_000, 1000 * 2 ** (deaths.length - 1));
+        logger.warn(
+          { pid: worker.process.pid, code, signal, restartInMs: delayMs, whileStarting: !ready },
+          'a platform worker died; starting another in its place',
+        );
+        // A replacement of a started worker never migrates or seeds again (one that died starting does
+        // what it was to do); either way it takes over the price feed if the dead one ran it.
+        const replacement = () => fork(ready ? { first: false, priceFeed: role.priceFeed } : role);
+        setTimeout(() => {
+          if (stopping) return;
+          const started = replacement();
+          if (ready) void started.catch(() => undefined);
+          else started.then(resolve, reject);
+        }, delayMs).unref();
       });
     });
 
@@ -73,8 +108,8 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
   process.on('SIGTERM', () => void stop());
 
   // The first worker migrates and seeds alone; the others then start together.
-  const first = await fork(true);
-  await Promise.all(Array.from({ length: workers - 1 }, () => fork(false)));
+  const first = await fork({ first: true, priceFeed: true });
+  await Promise.all(Array.from({ length: workers - 1 }, () => fork({ first: false, priceFeed: false })));
   printBanner(config, { ...first, embedded: !!pg, processes: workers });
 }
 

@@ -20,7 +20,7 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
           PLATFORM_SEED_DEMO: message.first && config.PLATFORM_SEED_DEMO,
         },
         logger,
-        { serviceKeys, ...(message.first ? {} : { oms: { OMS_PRICE_TICK_MS: '0' } }) },
+        { serviceKeys, ...(message.priceFeed ? {} : { oms: { OMS_PRICE_TICK_MS: '0' } }) },
       );
       const demoCredentials = message.first ? await prepareDemo(platform, config) : '';
       let stopping = false;

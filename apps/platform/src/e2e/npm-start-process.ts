@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dropDatabase, withDatabaseName } from '@trading/db';
+import { freePort, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+
+const ROOT = join(__dirname, '../../../..');
+const PORTS = [
+  'FACADE_PORT',
+  'AUTH_PORT',
+  'GATEWAY_PORT',
+  'ACCOUNTS_PORT',
+  'BANKING_PORT',
+  'OMS_PORT',
+  'FACADE_INTERNAL_PORT',
+  'AUTH_INTERNAL_PORT',
+  'GATEWAY_INTERNAL_PORT',
+  'ACCOUNTS_INTERNAL_PORT',
+  'BANKING_INTERNAL_PORT',
+  'OMS_INTERNAL_PORT',
+  'AUTH_ADMIN_PORT',
+];
+
+/** Pids of `pid`'s children, from /proc (the cluster's workers). */
+export const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** `npm start` as a user runs it (main.ts, a primary and its workers) against the test PostgreSQL and Redis, on free ports. */
+export interface NpmStart {
+  child: ChildProcess;
+  /** Everything it printed so far, standard output and error. */
+  output(): string;
+  /** The port variables it was given (FACADE_PORT, AUTH_ADMIN_PORT, …). */
+  env: Record<string, string>;
+  adminToken: string;
+  /** Kills what is left and drops its databases. */
+  cleanUp(): Promise<void>;
+}
+
+export async function startNpmStart(extraEnv: Record<string, string> = {}): Promise<NpmStart> {
+  const prefix = `t_${uniqueId()}_`;
+  const env: Record<string, string> = {};
+  for (const name of PORTS) env[name] = String(await freePort());
+  const adminToken = `adm_test_${uniqueId()}_${uniqueId()}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, ''),
+      REDIS_URL: TEST_REDIS_URL,
+      PLATFORM_DB_PREFIX: prefix,
+      PLATFORM_WORKERS: '2',
+      AUTH_ADMIN_TOKEN: adminToken,
+      AUTH_KEY_ENCRYPTION_KEY: `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`,
+      API_RATE_LIMIT_PER_MINUTE: '0',
+      API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+      ...env,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += String(chunk)));
+  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  const started: NpmStart = {
+    child,
+    output: () => output,
+    env,
+    adminToken,
+    cleanUp: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const service of ['auth', 'accounts', 'banking', 'oms'])
+        await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+    },
+  };
+  for (let i = 0; i < 900 && !output.includes('Ctrl-C stops everything'); i++) {
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!output.includes('Ctrl-C stops everything')) {
+    await started.cleanUp();
+    throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
+  }
+  return started;
+}

@@ -1,0 +1,95 @@
+import { http } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { alive, childrenOf, startNpmStart, type NpmStart } from './npm-start-process';
+import { inDays } from './test-platform';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Issue 23 §1: the all-in-one's primary is a supervisor. A worker that dies is replaced; the others keep serving meanwhile. */
+describe('npm start: a worker killed under load is replaced while the other keeps serving', () => {
+  let platform: NpmStart;
+
+  beforeAll(async () => {
+    platform = await startNpmStart();
+  }, 120_000);
+  afterAll(() => platform?.cleanUp());
+
+  it('SIGKILL of one worker: requests keep being answered, a new worker takes its place, no acknowledged order is lost', async () => {
+    const { env } = platform;
+    const api = `http://localhost:${env['FACADE_PORT']}/v1`;
+    const created = await http('POST', `http://127.0.0.1:${env['AUTH_ADMIN_PORT']}/admin/pats`, {
+      token: platform.adminToken,
+      body: { email: DEMO_USERS[0]!.email, name: 'supervisor spec', scope: 'READ_WRITE', expires: inDays(2) },
+    });
+    expect(created.status).toBe(201);
+    const session = (await http('POST', `${api}/pat/login`, { body: { token: created.body.token } })).body.token as string;
+    const workersBefore = childrenOf(platform.child.pid!);
+    expect(workersBefore).toHaveLength(2);
+
+    // Load: reads and resting orders, each on a new connection so both workers get them in turn.
+    const answers: Array<{ sentAt: number; status: number }> = [];
+    const acknowledged: string[] = [];
+    let loading = true;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const sentAt = Date.now();
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${session}`, connection: 'close', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).catch(() => null); // a request in flight on the killed worker loses its connection
+      answers.push({ sentAt, status: res?.status ?? 0 });
+      return res;
+    };
+    const load = (async () => {
+      for (let n = 0; loading; n++) {
+        if (n % 4 === 0) {
+          const res = await call('POST', '/oms/order', {
+            accountId: DEMO_ACCOUNTS[0]!.id,
+            symbol: 'AAPL',
+            side: 'BUY',
+            type: 'LIMIT',
+            timeInForce: 'GTC',
+            quantity: '1',
+            limitPrice: '100.00',
+          });
+          if (res?.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
+        } else await call('GET', '/accounts');
+      }
+    })();
+
+    await sleep(1000);
+    const [victim, survivor] = workersBefore as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const killedAt = Date.now();
+    let workersAfter: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      workersAfter = childrenOf(platform.child.pid!);
+      if (workersAfter.length === 2 && !workersAfter.includes(victim)) break;
+      await sleep(100);
+    }
+    await sleep(3000); // the replacement serves beside the survivor for a while
+    loading = false;
+    await load;
+
+    expect(alive(victim)).toBe(false);
+    expect(workersAfter).toHaveLength(2);
+    expect(workersAfter).toContain(survivor);
+    expect(platform.output()).toContain('a platform worker died; starting another in its place');
+    expect(platform.child.exitCode).toBeNull();
+    // Requests sent after the kill were all answered, by the survivor and then by both (one in flight on the victim may be cut).
+    const afterKill = answers.filter((a) => a.sentAt > killedAt);
+    expect(afterKill.length).toBeGreaterThan(4);
+    expect(afterKill.filter((a) => a.status !== 200 && a.status !== 201)).toEqual([]);
+    // Every order acknowledged with 201 is there.
+    for (const id of acknowledged) {
+      const res = await http('GET', `${api}/oms/${DEMO_ACCOUNTS[0]!.id}/order/${id}`, { token: session });
+      expect([id, res.status]).toEqual([id, 200]);
+    }
+    expect(acknowledged.length).toBeGreaterThan(3);
+
+    const exited = new Promise<number | null>((resolve) => platform.child.once('exit', (code) => resolve(code)));
+    platform.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const pid of workersAfter) expect([pid, alive(pid)]).toEqual([pid, false]);
+  }, 90_000);
+});
