@@ -165,8 +165,8 @@ describe('GET /v1/oms/{accountId}/events under abuse', () => {
     live.close();
 
     expect(statuses).toEqual(Array(20).fill(200));
-    expect(latencies.length).toBeGreaterThan(10);
     expect(latencies.filter((ms) => ms >= 200).map(Math.round)).toEqual([]); // each within 200 ms of being published
+    expect(latencies.length).toBeGreaterThan(10);
   }, 120_000);
 
   it('a client that hangs up while its account is being checked keeps no stream slot', async () => {
