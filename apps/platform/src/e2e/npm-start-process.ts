@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { freePort, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
@@ -47,7 +48,9 @@ export interface NpmStart {
   /** The port variables it was given (FACADE_PORT, AUTH_ADMIN_PORT, …). */
   env: Record<string, string>;
   adminToken: string;
-  /** Kills what is left and drops its databases. */
+  /** Its own PLATFORM_DATA_DIR (demo credentials and the like), removed by cleanUp. */
+  dataDir: string;
+  /** Kills what is left, drops its databases and removes its data directory. */
   cleanUp(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
   const env: Record<string, string> = {};
   for (const name of PORTS) env[name] = String(await freePort());
   const adminToken = `adm_test_${uniqueId()}_${uniqueId()}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
     cwd: ROOT,
     env: {
@@ -65,6 +69,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
       REDIS_URL: TEST_REDIS_URL,
       PLATFORM_DB_PREFIX: prefix,
       PLATFORM_WORKERS: '2',
+      PLATFORM_DATA_DIR: dataDir,
       AUTH_ADMIN_TOKEN: adminToken,
       AUTH_KEY_ENCRYPTION_KEY: `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`,
       API_RATE_LIMIT_PER_MINUTE: '0',
@@ -83,10 +88,12 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     output: () => output,
     env,
     adminToken,
+    dataDir,
     cleanUp: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       for (const service of ['auth', 'accounts', 'banking', 'oms'])
         await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
   for (let i = 0; i < 900 && !output.includes('Ctrl-C stops everything'); i++) {

@@ -36,7 +36,9 @@ describe('npm start: a worker killed under load is replaced while the other keep
         method,
         headers: { authorization: `Bearer ${session}`, connection: 'close', 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
-      }).catch(() => null); // a request in flight on the killed worker loses its connection
+        // A connection the primary handed to the victim just before it died is never answered: a client's timeout ends it.
+        signal: AbortSignal.timeout(5000),
+      }).catch(() => null);
       answers.push({ sentAt, status: res?.status ?? 0 });
       return res;
     };
@@ -76,10 +78,15 @@ describe('npm start: a worker killed under load is replaced while the other keep
     expect(workersAfter).toContain(survivor);
     expect(platform.output()).toContain('a platform worker died; starting another in its place');
     expect(platform.child.exitCode).toBeNull();
-    // Requests sent after the kill were all answered, by the survivor and then by both (one in flight on the victim may be cut).
+    // Requests sent after the kill were answered: by the survivor, then by both. The kill itself may
+    // cost one request its connection (handed to the victim as it died) and one a 503 "retry" (a
+    // survivor's call handed to the victim the same way); none is ever a 500 or a refusal.
     const afterKill = answers.filter((a) => a.sentAt > killedAt);
-    expect(afterKill.length).toBeGreaterThan(4);
-    expect(afterKill.filter((a) => a.status !== 200 && a.status !== 201)).toEqual([]);
+    expect(afterKill.filter((a) => a.status === 200 || a.status === 201).length).toBeGreaterThan(4);
+    expect(afterKill.filter((a) => ![200, 201, 503, 0].includes(a.status))).toEqual([]);
+    expect(afterKill.filter((a) => a.status === 0 || a.status === 503).length).toBeLessThanOrEqual(2);
+    const lastFive = afterKill.slice(-5).map((a) => a.status);
+    expect(lastFive.every((status) => status === 200 || status === 201)).toBe(true);
     // Every order acknowledged with 201 is there.
     for (const id of acknowledged) {
       const res = await http('GET', `${api}/oms/${DEMO_ACCOUNTS[0]!.id}/order/${id}`, { token: session });
