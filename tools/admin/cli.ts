@@ -33,11 +33,15 @@ import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
 
+const adminTokenFile = () => join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), ADMIN_TOKEN_FILE);
+/** Where the credential came from, for an error that says which one was refused. */
+const credentialSource = () => (process.env['ADMIN_TOKEN'] ? 'ADMIN_TOKEN' : adminTokenFile());
+
 /** ADMIN_TOKEN, or the all-in-one mode's generated credential; never a built-in default. */
 function adminToken(): string {
   const given = process.env['ADMIN_TOKEN'];
   if (given) return given;
-  const file = join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), ADMIN_TOKEN_FILE);
+  const file = adminTokenFile();
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
@@ -452,6 +456,10 @@ async function main(): Promise<number> {
     } else
       console.error(
         `error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`,
+      );
+    if (res.status === 401)
+      console.error(
+        `the admin API at ${ADMIN_URL} refused the credential from ${credentialSource()}: is it this deployment's (ADMIN_URL, ADMIN_TOKEN or PLATFORM_DATA_DIR)?`,
       );
     return 1;
   }

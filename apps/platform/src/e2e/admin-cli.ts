@@ -15,11 +15,15 @@ export interface CliRun {
  * `stdin` is what is piped in (a password), closed at once otherwise.
  */
 export function adminCli(p: TestPlatform, args: string[], stdin = ''): Promise<CliRun> {
+  return runTool('tools/admin/cli.ts', args, { ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken }, stdin);
+}
+
+/** One of the operators' tools (`tools/…/*.ts`) run as npm runs it, with `env` over this process's environment (undefined removes a variable). */
+export function runTool(script: string, args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/admin/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken },
-    });
+    const merged: Record<string, string | undefined> = { ...process.env, ...env };
+    for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), [script, ...args], { cwd: ROOT, env: merged });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
