@@ -72,7 +72,11 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
         setTimeout(() => {
           if (stopping) return;
           const started = replacement();
-          if (ready) void started.catch(() => undefined);
+          if (ready)
+            void started.then(
+              () => logger.warn('the replacement platform worker is serving'),
+              () => undefined,
+            );
           else started.then(resolve, reject);
         }, delayMs).unref();
       });
