@@ -3,7 +3,7 @@ import { createLogger } from '@trading/logging';
 import { createService, finishService, listen } from './index';
 
 describe('access log', () => {
-  it('one line per request: info at the edge, debug behind it for successes, warn and error for failures on both; no probes', async () => {
+  it('one line per request: info at the edge, debug behind it for successes, info for refusals on both; no probes', async () => {
     const lines: Array<{ level: number; msg: string; req?: { method: string; url: string; id: string }; res?: { statusCode: number } }> =
       [];
     const sink = new Writable({
@@ -32,9 +32,9 @@ describe('access log', () => {
     const access = lines.filter((l) => l.msg === 'request completed').map((l) => [l.level, l.req!.method, l.req!.url, l.res!.statusCode]);
     expect(access).toEqual([
       [30, 'GET', '/ok?code=1', 200], // info
-      [40, 'GET', '/missing-thing', 404], // warn
+      [30, 'GET', '/missing-thing', 404], // info: the caller's to fix, not the operator's
       [20, 'GET', '/ok?code=1', 200], // debug: the internal hop
-      [40, 'GET', '/missing-thing', 404],
+      [30, 'GET', '/missing-thing', 404],
     ]);
   });
 });

@@ -8,8 +8,9 @@ const UNLOGGED = new Set(['/healthz', '/readyz', '/metrics']);
 /**
  * The access log. On the internal listener a successful call is logged at `debug`: the edge that
  * took the client's request logs it at `info`, and the hops behind it share its request id (and
- * its trace), so three lines per read would say the same thing three times. Failures are logged
- * on every listener (4xx warn, 5xx error).
+ * its trace), so three lines per read would say the same thing three times. A refusal (4xx) is
+ * the caller's to fix and routine (a typo, an expired token, a favicon): `info` on every listener,
+ * counted in /metrics, never a line that needs an operator. A 5xx is ours: `error`.
  *
  * Written here rather than with pino-http: it does the same with the same serializers, without
  * a child logger and wrapped response per request, which measured ~5% of each hop's CPU.
@@ -34,7 +35,7 @@ export function logRequest(
   status: number,
   started: number,
 ): void {
-  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : listener === 'internal' ? 'debug' : 'info';
+  const level = status >= 500 ? 'error' : status >= 400 || listener === 'public' ? 'info' : 'debug';
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
     {

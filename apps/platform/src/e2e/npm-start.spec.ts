@@ -53,6 +53,12 @@ describe('npm start (all-in-one on every core)', () => {
     }
     expect(started.size).toBe(2);
 
+    // Quiet by default: routine refusals (a favicon, a wrong token) are not the operator's to read.
+    expect((await fetch(`http://localhost:${env['FACADE_PORT']}/favicon.ico`)).status).toBe(404);
+    expect((await http('GET', `${api}/accounts`, { token: 'not-a-token' })).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(platform.output()).not.toContain('request completed');
+
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
