@@ -76,7 +76,7 @@ export class AllInOne {
     }
   }
 
-  /** The banner is printed once every worker is ready; the demo PAT is in it. */
+  /** The banner is printed once every worker is ready; it names the file that holds the demo PAT. */
   async waitStarted(timeoutMs: number): Promise<string> {
     await waitFor('the all-in-one banner', timeoutMs, () => {
       if (!this.running()) throw new Error(`the all-in-one exited during start (see ${this.log})`);
@@ -84,7 +84,9 @@ export class AllInOne {
     }).catch((err: Error) => {
       throw this.running() ? err : new Error(`the all-in-one exited during start (see ${this.log})`);
     });
-    return /Demo PAT\s+(\S+)/.exec(this.output())![1]!;
+    const file = /Demo secrets\s+(\S+)/.exec(this.output())?.[1];
+    if (!file) throw new Error(`the all-in-one banner names no demo credentials file (see ${this.log})`);
+    return (JSON.parse(readFileSync(file, 'utf8')) as { pat: string }).pat;
   }
 
   /** Every app's internal /readyz answers 200 (which names the data stores each one needs). */

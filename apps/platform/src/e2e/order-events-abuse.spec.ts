@@ -7,6 +7,7 @@ import { TEST_REDIS_URL } from '@trading/testing';
 import { admin } from './oauth-helpers';
 import { until } from './orders-platform';
 import { newUser, sessionToken } from './pat-helpers';
+import { takeServerSentEvents } from './server-sent-events';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 interface Received {
@@ -34,20 +35,9 @@ async function openStream(url: string, token: string, lastEventId?: string) {
         const chunk = await reader.read();
         if (chunk.done) return;
         buffer += decoder.decode(chunk.value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: Partial<Received> = {};
-          for (const line of block.split('\n')) {
-            const [field, ...rest] = line.split(':');
-            const value = rest.join(':').replace(/^ /, '');
-            if (field === 'id') event.id = value;
-            else if (field === 'event') event.event = value;
-            else if (field === 'data') event.data = JSON.parse(value);
-          }
-          if (event.event) events.push({ ...event, at: performance.now() } as Received);
-        }
+        const taken = takeServerSentEvents(buffer);
+        buffer = taken.rest;
+        for (const event of taken.events) events.push({ ...event, at: performance.now() } as Received);
       }
     })().catch(() => undefined); // aborted
   } else await res.body?.cancel();

@@ -6,13 +6,8 @@ import { admin } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { newUser, sessionToken } from './pat-helpers';
 import { scopedSession } from './sessions';
+import { takeServerSentEvents, type ServerSentEvent } from './server-sent-events';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
-
-interface ServerSentEvent {
-  id?: string;
-  event?: string;
-  data?: any;
-}
 
 /** An open `text/event-stream` response, read event by event (comments and `retry:` skipped). */
 class EventStream {
@@ -51,20 +46,9 @@ class EventStream {
       if (chunk === 'timeout') throw new Error('no event in time');
       if (chunk.done) this.done = true;
       else this.buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-        const block = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const event: ServerSentEvent = {};
-        for (const line of block.split('\n')) {
-          const [field, ...rest] = line.split(':');
-          const value = rest.join(':').replace(/^ /, '');
-          if (field === 'id') event.id = value;
-          else if (field === 'event') event.event = value;
-          else if (field === 'data') event.data = JSON.parse(value);
-        }
-        if (event.event) this.events.push(event);
-      }
+      const { events, rest } = takeServerSentEvents(this.buffer);
+      this.buffer = rest;
+      this.events.push(...events);
     }
     return this.events.shift() ?? null;
   }

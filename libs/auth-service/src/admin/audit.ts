@@ -10,9 +10,10 @@ import type { Logger } from '@trading/logging';
  *
  * Written at info by a logger of its own whatever LOG_LEVEL says (the all-in-one runs at warn):
  * an audit trail that a log level can switch off is none. Same destination as every other line.
+ * Only `silent`, which asks for no output at all (tests, embedding), silences it too.
  */
 export function adminAudit(adminToken: string, logger: Logger, isAdmin: (req: Request) => boolean): RequestHandler {
-  const audit = logger.child({}, { level: 'info' });
+  const audit = logger.level === 'silent' ? logger : logger.child({}, { level: 'info' });
   const fingerprint = createHash('sha256').update(adminToken).digest('hex').slice(0, 12);
   return (req, res, next) => {
     const presented = bearerToken(req.get('authorization'));
