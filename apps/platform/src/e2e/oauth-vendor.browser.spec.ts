@@ -6,7 +6,7 @@ import { DEMO_USERS } from '../app';
 import { pkce, provisionApp, type ProvisionedApp } from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Debian's chromium (see .ci/run ensure_chromium); never a downloaded browser build. */
+/** Debian's chromium (tools/ci/provision.sh installs it); never a downloaded browser build. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const FLAGS = [
   '--headless',

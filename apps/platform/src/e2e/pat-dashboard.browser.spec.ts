@@ -3,7 +3,7 @@ import { http } from '@trading/testing';
 import { newUser, patLogin, utcDate } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Debian's chromium (see .ci/run ensure_chromium); never a downloaded browser build. */
+/** Debian's chromium (tools/ci/provision.sh installs it); never a downloaded browser build. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
