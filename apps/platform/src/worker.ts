@@ -5,6 +5,7 @@ import { shutdownTracing } from '@trading/tracing';
 import { createPlatform, type PlatformConfig } from './app';
 import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import { prepareDemo } from './demo-start';
+import { untilDataStoresAnswer } from './dependencies';
 
 /** A worker: waits for the primary's start message, runs every app, reports ready, drains on SIGTERM. */
 export function runWorker(config: PlatformConfig, logger: Logger): void {
@@ -13,10 +14,12 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
       const serviceKeys = Object.fromEntries(
         Object.entries(message.serviceKeys).map(([service, json]) => [service, parseServiceKey(service as ServiceName, json)]),
       ) as Record<ServiceName, ServiceKey>;
+      const databaseUrl = message.databaseUrl ?? config.DATABASE_URL;
+      if (databaseUrl) await untilDataStoresAnswer(databaseUrl, config.REDIS_URL, logger);
       const platform = await createPlatform(
         {
           ...config,
-          DATABASE_URL: message.databaseUrl ?? config.DATABASE_URL,
+          DATABASE_URL: databaseUrl,
           PLATFORM_SEED_DEMO: message.first && config.PLATFORM_SEED_DEMO,
         },
         logger,

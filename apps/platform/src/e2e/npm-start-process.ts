@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
@@ -116,4 +117,47 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
     throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
   }
   return started;
+}
+
+/**
+ * A TCP forwarder in front of the test PostgreSQL that a test can switch off (every connection
+ * cut, new ones refused: the database is away, as after a crash) and on again, on the same port.
+ */
+export class DatabaseSwitch {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<DatabaseSwitch> {
+    const gate = new DatabaseSwitch(await freePort());
+    await gate.on();
+    return gate;
+  }
+
+  /** The server URL (no database) the platform is given as DATABASE_URL. */
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}`;
+  }
+
+  async on(): Promise<void> {
+    const target = new URL(TEST_POSTGRES_URL);
+    const server = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((done) => server.listen(this.port, '127.0.0.1', done));
+    this.server = server;
+  }
+
+  async off(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  }
 }
