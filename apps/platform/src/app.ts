@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createAccountsApp, seedAccountsDemo, type AccountsApp } from '@trading/accounts-service';
 import { createAuthApp, type AuthApp } from '@trading/auth-service';
 import { createBankingApp, seedBankingDemo, type BankingApp } from '@trading/banking-service';
@@ -275,6 +276,8 @@ export async function createPlatform(
             config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
           PAT_MAX_LIVE_PER_USER: config.PAT_MAX_LIVE_PER_USER,
+          // One installation, one folder: its mail log lives beside its cluster and credentials.
+          MAIL_LOG_FILE: join(config.PLATFORM_DATA_DIR, 'mail.log'),
           AUTH_TRUST_PROXY: [],
           ACCOUNTS_INTERNAL_URL: accounts.server.internal.url,
           BANKING_INTERNAL_URL: banking.server.internal.url,

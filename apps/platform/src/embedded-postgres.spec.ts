@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,44 @@ describe('embedded PostgreSQL', () => {
     expect((first as unknown as { legacyOpens: boolean }).legacyOpens).toBe(false); // the old fixed password opens nothing
     const again = await start(dataDir, port);
     expect(again).toMatchObject({ url: first.url, rows: [{ one: 1 }] });
+  }, 120_000);
+
+  it('starts over when the data directory was deleted (as root its cluster lived elsewhere and is removed)', async () => {
+    const dataDir = join(root, 'start-over');
+    const port = await freePort();
+    const first = await start(dataDir, port);
+    clusters.push(first.databaseDir);
+    rmSync(dataDir, { recursive: true, force: true });
+    const again = await start(dataDir, port);
+    expect(again.rows).toEqual([{ one: 1 }]);
+    expect(again.url).not.toBe(first.url); // a new installation, a new password
+  }, 120_000);
+
+  it('npm run reset refuses without a terminal or --yes, and with --yes deletes the data directory and its cluster', async () => {
+    const dataDir = join(root, 'to-reset');
+    const port = await freePort();
+    const first = await start(dataDir, port);
+    clusters.push(first.databaseDir);
+    const reset = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const run = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/reset.ts', ...args], {
+          cwd: ROOT,
+          env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', PLATFORM_DATA_DIR: dataDir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        run.stdout!.on('data', (chunk) => (out += String(chunk)));
+        run.stderr!.on('data', (chunk) => (out += String(chunk)));
+        run.once('exit', (code) => resolve({ code, out }));
+      });
+    const refused = await reset();
+    expect(refused.code).toBe(2);
+    expect(refused.out).toContain('add --yes');
+    expect(existsSync(dataDir)).toBe(true);
+    const done = await reset('--yes');
+    expect(done.code).toBe(0);
+    expect(existsSync(dataDir)).toBe(false);
+    expect(existsSync(first.databaseDir)).toBe(false);
   }, 120_000);
 
   it('refuses a data directory that is a symlink, or open to other users', async () => {

