@@ -12,6 +12,11 @@ export interface StartMessage {
   priceFeed: boolean;
 }
 
+/** Every worker is up: a worker answers /readyz 200 only from then on. */
+export interface PlatformReadyMessage {
+  type: 'platform-ready';
+}
+
 export interface ListeningMessage {
   type: 'waiting';
 }

@@ -11,7 +11,7 @@ import { STOP_DEADLINE_MS } from '@trading/config';
 import type { Logger } from '@trading/logging';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import { printBanner } from './banner';
-import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
@@ -28,6 +28,7 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
   let stopping = false;
   const running = new Set<Worker>();
   const deaths: number[] = [];
+  let platformUp = false;
   /**
    * Starts a worker and keeps one in its place: a worker that dies (killed, out of memory, a
    * failed start while PostgreSQL blinks) is replaced after a back-off that doubles with each
@@ -44,6 +45,7 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
         if (message?.type === 'waiting') worker.send({ type: 'start', databaseUrl: pg?.url, serviceKeys, ...role } satisfies StartMessage);
         if (message?.type === 'ready') {
           ready = true;
+          if (platformUp) worker.send({ type: 'platform-ready' } satisfies PlatformReadyMessage);
           resolve(message.started);
         }
       });
@@ -114,6 +116,9 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
   // The first worker migrates and seeds alone; the others then start together.
   const first = await fork({ first: true, priceFeed: true });
   await Promise.all(Array.from({ length: workers - 1 }, () => fork({ first: false, priceFeed: false })));
+  // Ready only now, all at once: until here /readyz said 503 wherever a caller's connection landed.
+  platformUp = true;
+  for (const worker of running) worker.send({ type: 'platform-ready' } satisfies PlatformReadyMessage);
   printBanner(config, { ...first, embedded: !!pg, processes: workers });
 }
 

@@ -1,14 +1,19 @@
 /** A worker of the all-in-one on every core (see primary.ts): every app, on the ports the workers share. */
 import { parseServiceKey, type ServiceKey, type ServiceName } from '@trading/auth';
 import type { Logger } from '@trading/logging';
+import { holdReadiness } from '@trading/service';
 import { shutdownTracing } from '@trading/tracing';
 import { createPlatform, type PlatformConfig } from './app';
-import type { ListeningMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import { prepareDemo } from './demo-start';
 import { untilDataStoresAnswer } from './dependencies';
 
 /** A worker: waits for the primary's start message, runs every app, reports ready, drains on SIGTERM. */
 export function runWorker(config: PlatformConfig, logger: Logger): void {
+  const releaseReadiness = holdReadiness('the platform is starting: not every worker is up yet');
+  process.on('message', (message: PlatformReadyMessage) => {
+    if (message?.type === 'platform-ready') releaseReadiness();
+  });
   process.once('message', (message: StartMessage) => {
     void (async () => {
       const serviceKeys = Object.fromEntries(

@@ -8,6 +8,19 @@ import { serveGraphQL, type GraphQLEndpoint } from './graphql-endpoint';
 
 export type ReadinessCheck = () => Promise<void>;
 
+/** What holds the whole process back from ready, whatever its dependencies say (see holdReadiness). */
+const readinessHolds = new Set<string>();
+
+/**
+ * Every listener of this process answers /readyz 503 (naming `reason` on internal listeners)
+ * until the returned function is called: a worker of the all-in-one is not ready until every
+ * worker is, so a caller never mistakes a platform still starting for one that is up.
+ */
+export function holdReadiness(reason: string): () => void {
+  readinessHolds.add(reason);
+  return () => void readinessHolds.delete(reason);
+}
+
 export interface ServiceOptions {
   name: string;
   logger: Logger;
@@ -61,7 +74,8 @@ export function createService(options: ServiceOptions): ServiceListeners {
   });
   const readiness = async () => {
     const checks: Record<string, string> = {};
-    let ready = true;
+    let ready = readinessHolds.size === 0;
+    if (!ready) checks['process'] = [...readinessHolds].join('; ');
     for (const [name, check] of Object.entries(options.readiness ?? {})) {
       try {
         await check();

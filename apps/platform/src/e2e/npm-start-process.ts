@@ -54,6 +54,10 @@ export interface NpmStart {
   dataDir: string;
   /** Kills what is left, drops its databases and removes its data directory. */
   cleanUp(): Promise<void>;
+  /** The facade's public /readyz, asked every 100 ms while it started: status (0: not listening) and when it answered. */
+  readinessWhileStarting: Array<{ status: number; at: number }>;
+  /** When the banner appeared. */
+  bannerAt: number;
 }
 
 /**
@@ -99,6 +103,8 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
     env,
     adminToken,
     dataDir,
+    readinessWhileStarting: [],
+    bannerAt: 0,
     cleanUp: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (options.embedded) rmSync(clusterPath(dataDir), { recursive: true, force: true });
@@ -110,8 +116,17 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
   };
   for (let i = 0; i < 900 && !output.includes('Ctrl-C stops everything'); i++) {
     if (child.exitCode !== null) break;
+    const status = await fetch(`http://127.0.0.1:${env['FACADE_PORT']}/readyz`, {
+      headers: { connection: 'close' },
+      signal: AbortSignal.timeout(2000),
+    }).then(
+      (res) => res.status,
+      () => 0,
+    );
+    started.readinessWhileStarting.push({ status, at: Date.now() });
     await new Promise((r) => setTimeout(r, 100));
   }
+  started.bannerAt = Date.now();
   if (!output.includes('Ctrl-C stops everything')) {
     await started.cleanUp();
     throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);

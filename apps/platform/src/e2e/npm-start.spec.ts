@@ -16,6 +16,11 @@ describe('npm start (all-in-one on every core)', () => {
     const { child, env, dataDir } = platform;
     const output = platform.output();
     expect(output).toContain('2 processes, one per core');
+    // Not ready while starting, wherever the connection landed: the first worker listens while the second still starts.
+    const beforeBanner = platform.readinessWhileStarting.filter((probe) => probe.at < platform.bannerAt - 500);
+    expect(beforeBanner.filter((probe) => probe.status === 200)).toEqual([]);
+    expect(beforeBanner.some((probe) => probe.status === 503)).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${env['FACADE_PORT']}/readyz`, { headers: { connection: 'close' } })).status).toBe(200);
     const workers = childrenOf(child.pid!);
     expect(workers).toHaveLength(2);
 
