@@ -109,7 +109,7 @@ describe('POST /graphql on an internal listener, without Express', () => {
     const access = lines.filter((l) => l.msg === 'request completed').map((l) => [l.level, l.req!.id, l.req!.url, l.res!.statusCode]);
     expect(access).toEqual([
       [20, 'logged-1', '/graphql', 200], // debug: an internal hop that went well
-      [40, 'logged-2', '/graphql', 401],
+      [30, 'logged-2', '/graphql', 401], // info: a refusal is the caller's to fix
     ]);
     expect([await counted('200'), await counted('401')]).toEqual([ok + 1, refused + 1]);
   });

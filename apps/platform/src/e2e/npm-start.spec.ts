@@ -67,6 +67,12 @@ describe('npm start (all-in-one on every core)', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    expect(
+      platform
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line)),
+    ).toEqual([]); // a clean stop says nothing alarming
     for (const pid of workers) expect([pid, alive(pid)]).toEqual([pid, false]);
   }, 60_000);
 });
