@@ -14,6 +14,8 @@ export type Op = {
   ok: { status: number; schema: string; mediaType?: string; description?: string };
   errors?: number[];
   public?: boolean;
+  /** Only a PAT session (POST /pat/login) is accepted; a vendor app's token gets 403 PAT_SESSION_REQUIRED. */
+  patSessionOnly?: boolean;
 };
 export type Operations = Record<string, Partial<Record<'get' | 'post' | 'delete', Op>>>;
 

@@ -6,6 +6,8 @@ import { SCOPES } from '@trading/auth';
 import { z } from '@trading/config';
 import { createRestFacadeApp, loadFacadeConfig } from '../app';
 import { orderRequest } from '../contract';
+import { ORDER_EVENTS_PATH, ORDER_EVENTS_SCOPES } from '../order-events/order-events.route';
+import { AUTHENTICATED_AUTH_ROUTES, isPublicAuthPath } from '../proxy/auth-proxy';
 import { ROUTES } from '../routes';
 import { openApiDocument } from './openapi';
 
@@ -19,6 +21,30 @@ describe('OpenAPI document', () => {
         documented: true,
       });
     }
+  });
+
+  it("states exactly the credentials each operation's guard accepts (route table, auth's routes, public paths)", () => {
+    const paths = openApiDocument.paths as unknown as Record<string, Record<string, { security: Array<Record<string, string[]>> }>>;
+    const guards = new Map<string, Array<Record<string, string[]>>>();
+    for (const route of ROUTES)
+      guards.set(`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`, [{ oauth2: route.scopes }, { patSession: [] }]);
+    guards.set(`GET ${ORDER_EVENTS_PATH.replace(/:(\w+)/g, '{$1}')}`, [{ oauth2: [...ORDER_EVENTS_SCOPES] }, { patSession: [] }]);
+    for (const route of AUTHENTICATED_AUTH_ROUTES)
+      guards.set(
+        `${route.method} ${route.path}`,
+        route.patSessionOnly ? [{ patSession: [] }] : [{ oauth2: route.scopes }, { patSession: [] }],
+      );
+    const documented: string[] = [];
+    for (const [path, methods] of Object.entries(paths))
+      for (const [method, op] of Object.entries(methods)) {
+        const key = `${method.toUpperCase()} ${path}`;
+        documented.push(key);
+        // Public: the token endpoints and PAT login take no bearer token (the client or the PAT is the credential).
+        const expected = guards.get(key) ?? (isPublicAuthPath(path) ? [] : undefined);
+        if (key === 'GET /oauth/userinfo') continue; // auth's own bearer check, documented with its scope
+        expect({ key, security: op.security }).toEqual({ key, security: expected ?? 'an operation with no guard in the route table' });
+      }
+    expect(documented).toEqual(expect.arrayContaining([...guards.keys()]));
   });
 
   it('documents every endpoint of the spec, and the live order events', () => {

@@ -42,6 +42,7 @@ const operations: Operations = {
       summary:
         "Revoke one of the caller's PATs; every session made from it ends at once (repeating is harmless). A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
       scopes: ['write:accounts'],
+      patSessionOnly: true,
       body: 'PatRevokeRequest',
       ok: { status: 200, schema: 'PatRevokeResponse' },
       errors: [400, 404],
@@ -52,6 +53,7 @@ const operations: Operations = {
       summary:
         "The caller's PAT logins, newest first, failures included. A PAT session only: a vendor app's token gets 403 PAT_SESSION_REQUIRED",
       scopes: ['read:accounts'],
+      patSessionOnly: true,
       params: list,
       ok: { status: 200, schema: 'PatLoginActivityPage' },
       errors: [400],
@@ -217,7 +219,7 @@ function operation(method: string, path: string, op: Op) {
     tags: [TAGS[path.split('/')[1]!]!],
     summary: op.summary,
     ...(op.scopes ? { description: `Scopes: ${op.scopes.join(', ')}` } : {}),
-    security: op.public ? [] : [{ oauth2: op.scopes ?? [] }, { patSession: [] }],
+    security: op.public ? [] : op.patSessionOnly ? [{ patSession: [] }] : [{ oauth2: op.scopes ?? [] }, { patSession: [] }],
     parameters: op.params ?? [],
     ...(op.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } }

@@ -9,7 +9,7 @@ import type { ClientEvent } from './client-events';
 import type { LiveOrderFeed } from './live-feed';
 
 export const ORDER_EVENTS_PATH = '/oms/:accountId/events';
-const SCOPES = ['read:orders'] as const;
+export const ORDER_EVENTS_SCOPES = ['read:orders'] as const;
 const GAP_REASON =
   'Some events after Last-Event-ID are no longer kept; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 const CAPPED_REASON =
@@ -45,7 +45,7 @@ export function orderEventsRoute(
   const perUser = new Map<string, number>();
   return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
-    if (missingScopes(claims.scope, [...SCOPES]).length) throw errors.insufficientScope([...SCOPES]);
+    if (missingScopes(claims.scope, [...ORDER_EVENTS_SCOPES]).length) throw errors.insufficientScope([...ORDER_EVENTS_SCOPES]);
     const accountId = uuidParam(req, 'accountId');
     const resumeFrom = req.get('last-event-id') ?? (typeof req.query['lastEventId'] === 'string' ? req.query['lastEventId'] : undefined);
     if (resumeFrom !== undefined && !isEntryId(resumeFrom))

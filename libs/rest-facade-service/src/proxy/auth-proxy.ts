@@ -20,16 +20,16 @@ import { authenticate } from '../edge/authenticate';
  * Auth's endpoints that need no bearer token: the auth app itself decides (spec §4.1: POST
  * /pat/login). Exact for /pat/login: a prefix would also let /pat/login-activity through.
  */
-const isPublicAuthPath = (pathname: string) => pathname.startsWith('/oauth/') || pathname === '/pat/login';
+export const isPublicAuthPath = (pathname: string) => pathname.startsWith('/oauth/') || pathname === '/pat/login';
 
 /**
  * Auth's endpoints that act for a signed-in caller. They are authenticated here like every
  * API call (token, live session, IP list, method rule) and reach auth as signed claims. PAT
  * management takes a PAT session only: a vendor app's token is refused here, and again by auth.
  */
-export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: string; scopes: Scope[] }> = [
-  { method: 'POST', path: '/pat/revoke', scopes: ['write:accounts'] },
-  { method: 'GET', path: '/pat/login-activity', scopes: ['read:accounts'] },
+export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: string; scopes: Scope[]; patSessionOnly: true }> = [
+  { method: 'POST', path: '/pat/revoke', scopes: ['write:accounts'], patSessionOnly: true },
+  { method: 'GET', path: '/pat/login-activity', scopes: ['read:accounts'], patSessionOnly: true },
 ];
 
 /** The signed headers of a request (claims, client address), handed from the route to the proxy hook. */
@@ -105,7 +105,7 @@ export function authProxy(
       authenticate(edge, limits),
       async (req, _res, next) => {
         const claims = req.claims!;
-        if (claims.kind !== 'pat')
+        if (route.patSessionOnly && claims.kind !== 'pat')
           throw new AppError(
             'PAT_SESSION_REQUIRED',
             "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token",
