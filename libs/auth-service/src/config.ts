@@ -64,10 +64,13 @@ export const authConfigSchema = z.object({
   /** Spec §8: 30 days. Each refresh issues a new one with a new full lifetime. */
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: field.seconds(30 * 86400),
   /**
-   * A spent refresh token presented again within this many seconds of its use is refused as a
-   * concurrent refresh; later, the whole grant is revoked (reuse detection). 0: always revoke.
+   * A spent refresh token presented again by its client within this many seconds of its use gets
+   * the same new pair again, as long as that pair's refresh token is unused: a retry after a
+   * timeout logs nobody out (longer than any timeout between a vendor and auth: the facade's proxy
+   * waits 10 s). Later, or once the new refresh token was used, the whole grant is revoked (reuse
+   * detection). 0: always revoke.
    */
-  OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(60).default(2),
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
   /**
    * Successful /oauth/token and /oauth/revoke calls per authenticated vendor app per minute:
    * a backend refreshing for many users from one address (100 per second by default).

@@ -214,7 +214,7 @@ describe('OAuth rules', () => {
   });
 
   describe('refresh tokens', () => {
-    it('are single use: a retry within the window gets the same pair again; a reuse after it revokes the grant', async () => {
+    it('are single use: a retry within the window gets the same pair again; once the new refresh token is used, a reuse revokes the grant', async () => {
       const tokens = await tokensFor(p, app, alice);
       const next = await refresh(api(), app, tokens.refresh_token);
       expect(next.status).toBe(200);
@@ -225,12 +225,31 @@ describe('OAuth rules', () => {
       // Another client presenting it is refused before any of that, and ends nothing.
       expect((await refresh(api(), await provisionApp(p), tokens.refresh_token)).body.error).toBe('invalid_grant');
       expect(await accountsWith(next.body.access_token)).toBe(200);
-      await sleep(2100); // OAUTH_REFRESH_REUSE_GRACE_SECONDS (2)
+      // Once the new refresh token has been used, the client has moved on: the old one again is a thief's.
+      const third = await refresh(api(), app, next.body.refresh_token);
+      expect(third.status).toBe(200);
       const reused = await refresh(api(), app, tokens.refresh_token);
       expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
+      expect(await accountsWith(third.body.access_token)).toBe(401);
       expect(await accountsWith(next.body.access_token)).toBe(401);
-      expect(await accountsWith(tokens.access_token)).toBe(401);
-      expect((await refresh(api(), app, next.body.refresh_token)).body.error).toBe('invalid_grant');
+      expect((await refresh(api(), app, third.body.refresh_token)).body.error).toBe('invalid_grant');
+    });
+
+    it('a retry after the window (OAUTH_REFRESH_REUSE_GRACE_SECONDS, 60 by default; 1 here) revokes the grant', async () => {
+      const strict = await extraAuth(p, { OAUTH_REFRESH_REUSE_GRACE_SECONDS: 1 });
+      try {
+        const tokens = await tokensFor(p, app, alice);
+        const next = await refresh(strict.url, app, tokens.refresh_token);
+        expect(next.status).toBe(200);
+        expect((await refresh(strict.url, app, tokens.refresh_token)).body.access_token).toBe(next.body.access_token); // within it
+        await sleep(1100);
+        const reused = await refresh(strict.url, app, tokens.refresh_token);
+        expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
+        expect(await accountsWith(next.body.access_token)).toBe(401);
+        expect((await refresh(strict.url, app, next.body.refresh_token)).body.error).toBe('invalid_grant');
+      } finally {
+        await strict.close();
+      }
     });
 
     it("note the grant's last use to the minute (a refresh is no database write within it), and never refresh a revoked grant", async () => {

@@ -10,10 +10,11 @@ import { issueTokens, type TokenResponse } from './issue';
 /**
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
- * concurrent refreshes exactly one succeeds. Within a short window after that, the same client
- * presenting the same spent token gets the same new pair again (a retry after a lost response
- * logs nobody out; a thief racing the client holds the same tokens, and the next rotation by
- * either side exposes the other); any later reuse revokes the whole grant (RFC 9700 §4.14.2).
+ * concurrent refreshes exactly one succeeds. Within a window after that (60 s by default), the
+ * same client presenting the same spent token gets the same new pair again while that pair's
+ * refresh token is unused (a retry after a timeout logs nobody out; a thief racing the client
+ * holds the same tokens, and the next rotation by either side exposes the other); a reuse after
+ * the window, or after the new refresh token was used, revokes the whole grant (RFC 9700 §4.14.2).
  * The client is checked before any of that. `scope` may narrow the new access token, never widen it.
  */
 export async function refreshTokenGrant(
@@ -62,14 +63,28 @@ export async function refreshTokenGrant(
   return answer;
 }
 
-/** A spent token again: within the window, the answer it got (waiting a moment for a refresh still under way); after it, the grant ends. */
+/**
+ * A spent token again: within the window, the answer it got (waiting a moment for a refresh still
+ * under way), unless that answer's refresh token has been used since (the client moved on, so
+ * this is someone else); after the window, or in that case, the grant ends.
+ */
 async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, spentAt: number | undefined): Promise<TokenResponse> {
   const windowMs = ctx.settings.refreshReuseGraceSeconds * 1000;
   if (spentAt !== undefined && Date.now() - spentAt < windowMs) {
     for (let waited = 0; waited <= 1500; waited += 50) {
       const kept = await ctx.store.get(refreshAnswerKey(token));
-      if (kept) return JSON.parse(ctx.retryCipher.decrypt(refreshAnswerKey(token), kept)) as TokenResponse;
+      if (kept) {
+        const answer = JSON.parse(ctx.retryCipher.decrypt(refreshAnswerKey(token), kept)) as TokenResponse;
+        if (swapResult(await ctx.store.get(refreshKey(answer.refresh_token)))?.spent) break;
+        return answer;
+      }
       await new Promise((r) => setTimeout(r, 50));
+    }
+    if (await ctx.store.get(refreshAnswerKey(token))) {
+      await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
+      throw oauthErrors.invalidGrant(
+        'The refresh token was already used, and so was the one it was exchanged for; the grant has been revoked',
+      );
     }
     throw oauthErrors.invalidGrant('The refresh token was just used by a concurrent request; use the refresh token that request received');
   }
