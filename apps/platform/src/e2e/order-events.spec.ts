@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { restContract } from '@trading/rest-facade-service';
 import { createClient } from 'redis';
 import { http, TEST_REDIS_URL } from '@trading/testing';
-import { admin } from './oauth-helpers';
+import { admin, provisionApp, tokensFor } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
-import { newUser, sessionToken } from './pat-helpers';
+import { extraFacade, newUser, sessionToken } from './pat-helpers';
 import { scopedSession } from './sessions';
 import { takeServerSentEvents, type ServerSentEvent } from './server-sent-events';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
@@ -246,6 +246,61 @@ describe('GET /v1/oms/{accountId}/events and the session', () => {
       expect(await s.next(5000)).toMatchObject({ event: 'end', data: { reason: expect.stringContaining('session has ended') } });
       expect(await s.next(5000)).toBeNull();
       s.close();
+    }
+  }, 30_000);
+});
+
+/** Issue 24 §3: revocation is immediate for open streams too, on every instance (the heartbeat stays 15 s here). */
+describe('GET /v1/oms/{accountId}/events when access ends', () => {
+  let p: TestPlatform;
+  let other: Awaited<ReturnType<typeof extraFacade>>;
+
+  beforeAll(async () => {
+    p = await startTestPlatform();
+    other = await extraFacade(p); // a second facade instance: the revocation is sent to the first
+  }, 60_000);
+  afterAll(async () => {
+    await other?.close();
+    await p?.stop();
+  });
+
+  async function userWithAccount() {
+    const user = await newUser(p);
+    const { body: account } = await admin(p, 'POST', '/accounts', { email: user.email, type: 'CASH', currency: 'USD' });
+    return { user, accountId: account.accountId as string };
+  }
+
+  it('a revoked PAT ends its streams on both instances within a second, with event: end naming why', async () => {
+    const { user, accountId } = await userWithAccount();
+    const pat = await admin(p, 'POST', '/pats', { email: user.email, name: 'events', scope: 'READ_WRITE', expires: inDays(5) });
+    const session = await sessionToken(p.urls.api, pat.body.token);
+    const here = await EventStream.open(`${p.urls.api}/oms/${accountId}/events`, session);
+    const there = await EventStream.open(`${other.api}/oms/${accountId}/events`, session);
+    expect([here.status, there.status]).toEqual([200, 200]);
+
+    expect((await http('POST', `${p.urls.api}/pat/revoke`, { token: session, body: { tokenId: pat.body.tokenId } })).status).toBe(200);
+    for (const stream of [here, there]) {
+      expect(await stream.next(1500)).toMatchObject({ event: 'end', data: { reason: expect.stringContaining('session has ended') } });
+      expect(await stream.next(1500)).toBeNull();
+      stream.close();
+    }
+  }, 30_000);
+
+  it("a vendor app's grant revoked (POST /oauth/revoke) ends the app's streams on both instances within a second", async () => {
+    const { user, accountId } = await userWithAccount();
+    const app = await provisionApp(p, { scopes: ['read:accounts', 'read:orders'] }, ['read:accounts', 'read:orders']);
+    const tokens = await tokensFor(p, app, user, 'read:accounts read:orders');
+    const here = await EventStream.open(`${p.urls.api}/oms/${accountId}/events`, tokens.access_token);
+    const there = await EventStream.open(`${other.api}/oms/${accountId}/events`, tokens.access_token);
+    expect([here.status, there.status]).toEqual([200, 200]);
+
+    const revoked = await http('POST', `${p.urls.api}/oauth/revoke`, {
+      body: { token: tokens.refresh_token, client_id: app.clientId, client_secret: app.clientSecret },
+    });
+    expect(revoked.status).toBe(200);
+    for (const stream of [here, there]) {
+      expect(await stream.next(1500)).toMatchObject({ event: 'end' });
+      stream.close();
     }
   }, 30_000);
 });

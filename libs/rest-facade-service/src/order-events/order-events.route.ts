@@ -16,8 +16,14 @@ const CAPPED_REASON =
   'Last-Event-ID is further back than a reconnect is replayed; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 
 export interface OrderEventsOptions {
-  /** A comment line this often keeps proxies from closing an idle stream; the session is checked again each time. */
+  /** A comment line this often keeps proxies from closing an idle stream. */
   heartbeatMs: number;
+  /**
+   * How often an open stream checks that its access still stands (session, token expiry, signing
+   * key): answered from the edge's caches, which Redis invalidates the moment a PAT, grant or
+   * session is revoked on any instance, so a stream ends within this of the revocation. Default 1 s.
+   */
+  accessCheckMs?: number;
   /** Open streams per user on one facade instance. */
   maxStreamsPerUser: number;
   /** Settlement stream entries a replay (Last-Event-ID) reads back from the head at most; anything older is a gap. */
@@ -34,7 +40,8 @@ export interface OrderEventsOptions {
  * reconnects with `Last-Event-ID` gets everything after it first, then the live events, with
  * no gap and no repeat; if the stream has since dropped events after that id, or the id lies
  * further back than a replay reads, `event: gap` says so first. Heartbeats keep it open; it
- * ends (`event: end`) when the session is revoked or expires.
+ * ends (`event: end`, naming why) within a second of the session, PAT or grant being revoked
+ * (on whichever instance) or the token expiring.
  */
 export function orderEventsRoute(
   feed: LiveOrderFeed,
@@ -121,17 +128,25 @@ export function orderEventsRoute(
       if (ended) return;
       ended = true;
       clearInterval(heartbeat);
+      clearInterval(accessCheck);
       unsubscribe();
       release();
       if (reason && !res.writableEnded) res.write(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
       res.end();
     };
-    const heartbeat = setInterval(() => {
-      edge.authenticate(req.get('authorization'), req.ip).then(
-        () => ended || res.write(': heartbeat\n\n'),
-        (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
-      );
-    }, options.heartbeatMs);
+    let checking = false;
+    const accessCheck = setInterval(() => {
+      if (checking || ended) return;
+      checking = true;
+      edge
+        .authenticate(req.get('authorization'), req.ip)
+        .then(
+          () => undefined,
+          (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
+        )
+        .finally(() => (checking = false));
+    }, options.accessCheckMs ?? 1000);
+    const heartbeat = setInterval(() => ended || res.write(': heartbeat\n\n'), options.heartbeatMs);
     gone.signal.addEventListener('abort', () => end(), { once: true });
 
     try {
