@@ -77,8 +77,14 @@ export const apiLimitSchema = {
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(300),
   /** Order placements per minute per token, within the budget above. */
   API_ORDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
-  /** Requests per minute per client address, authenticated or not (a NAT or CI runner shares one). */
+  /**
+   * Requests per minute per client address that present no token, or a token that fails: a flood
+   * guard. Authenticated traffic is never limited by address (a vendor backend calls for thousands
+   * of users from a few addresses; behind a load balancer everyone may share one).
+   */
   API_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Requests per minute per vendor app over all its users' grants (each grant keeps its own budget inside it). */
+  API_APP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   /**
    * Requests per minute per user over all their tokens (PATs and app grants): more tokens buy no
    * more. Unset: 4 × API_RATE_LIMIT_PER_MINUTE. A token's own refused requests are not charged here.

@@ -62,7 +62,7 @@ function asGraphQLError(err: unknown): GraphQLError {
 export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalClaimsSigner, limits: ApiLimits) {
   return async ({ req, res }: { req: Request; res: Response }): Promise<GatewayContext> => {
     try {
-      const claims = await edge.authenticate(req.get('authorization'), req.ip);
+      const claims = await edge.authenticate(req.get('authorization'), req.ip).catch((err: unknown) => limits.refuseUnknown(req, res, err));
       await limits.forCaller(res, claims);
       const chargeOrders = async (count: number) => {
         try {

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
 import type { KeyValueStore } from '@trading/redis';
 import type { Registry } from 'prom-client';
@@ -8,6 +8,8 @@ export interface ApiLimitSettings {
   API_RATE_LIMIT_PER_MINUTE: number;
   API_ORDER_RATE_LIMIT_PER_MINUTE: number;
   API_ADDRESS_RATE_LIMIT_PER_MINUTE: number;
+  /** Unset or 0: no budget per vendor app. */
+  API_APP_RATE_LIMIT_PER_MINUTE?: number | undefined;
   /** Unset: 4 × API_RATE_LIMIT_PER_MINUTE (so 0 there turns it off too). */
   API_USER_RATE_LIMIT_PER_MINUTE?: number | undefined;
   /** Unset: 4 × API_ORDER_RATE_LIMIT_PER_MINUTE. */
@@ -27,14 +29,16 @@ export interface LimitedCaller {
 
 const tokenKey = (caller: LimitedCaller) => (caller.patId ? `pat:${caller.patId}` : `app:${caller.clientId ?? '-'}:${caller.sub}`);
 const userKey = (caller: LimitedCaller) => `user:${caller.sub}`;
+const appKey = (caller: LimitedCaller) => `app:${caller.clientId}`;
 
-type BudgetName = 'address' | 'token' | 'user' | 'orders' | 'user-orders';
+type BudgetName = 'address' | 'token' | 'app' | 'user' | 'orders' | 'user-orders';
 
 /**
  * The edges' request limits (facade and gateway share the counts, so a token has one budget):
- * per client address before authentication; per token and per user (over all the user's PATs
- * and app grants, so more tokens buy no more) after it; and tighter ones, per token and per
- * user, for order placement. A refusal is 429 with Retry-After and RateLimit-* headers; every
+ * per client address only for requests with no token or a failing one (a flood guard: a vendor
+ * backend's thousands of users share its few addresses); per token, per vendor app (over all its
+ * users) and per user (over all the user's PATs and app grants, so more tokens buy no more) once
+ * authenticated; and tighter ones, per token and per user, for order placement. A refusal is 429 with Retry-After and RateLimit-* headers; every
  * answer carries the RateLimit-* headers of the tightest budget it used.
  *
  * A token's refused requests are not charged to its user: one token (a leaked PAT, a runaway
@@ -43,6 +47,7 @@ type BudgetName = 'address' | 'token' | 'user' | 'orders' | 'user-orders';
 export class ApiLimits {
   private readonly perAddress: RequestLimiter;
   private readonly perToken: RequestLimiter;
+  private readonly perApp: RequestLimiter;
   private readonly perUser: RequestLimiter;
   private readonly orders: RequestLimiter;
   private readonly userOrders: RequestLimiter;
@@ -50,11 +55,12 @@ export class ApiLimits {
 
   /** `metrics`: where refusals are counted (`rate_limit_refusals_total` by budget), when given. */
   constructor(store: KeyValueStore, settings: ApiLimitSettings, metrics?: Registry) {
-    this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'user', 'orders', 'user-orders']) : undefined;
+    this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'app', 'user', 'orders', 'user-orders']) : undefined;
     const namespace = settings.API_RATE_LIMIT_NAMESPACE;
     const limiter = (name: BudgetName, perMinute: number) => new RequestLimiter(store, namespace, { name, perMinute });
     this.perAddress = limiter('address', settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE);
     this.perToken = limiter('token', settings.API_RATE_LIMIT_PER_MINUTE);
+    this.perApp = limiter('app', settings.API_APP_RATE_LIMIT_PER_MINUTE ?? 0);
     this.perUser = limiter('user', settings.API_USER_RATE_LIMIT_PER_MINUTE ?? USER_BUDGET_TOKENS * settings.API_RATE_LIMIT_PER_MINUTE);
     this.orders = limiter('orders', settings.API_ORDER_RATE_LIMIT_PER_MINUTE);
     this.userOrders = limiter(
@@ -63,15 +69,35 @@ export class ApiLimits {
     );
   }
 
-  /** Express middleware: the per-address budget, for every request (tokens or not). */
+  /** Express middleware: the per-address budget, for requests that present no token (a failing one is charged by `refuseUnknown`). */
   byAddress(): RequestHandler {
     return async (req, res, next) => {
+      if (req.get('authorization')) return next();
       next(this.decide(res, [[await this.perAddress.take(req.ip ?? 'unknown'), 'address']]));
     };
   }
 
-  /** One request of a known caller: its token's and its user's budgets; throws the 429 when one is spent. */
+  /**
+   * A token that failed authentication: charged to its address, so a flood of bad tokens meets
+   * the same guard as one of none. Throws the 429 once the address's budget is spent, else `err`.
+   */
+  async refuseUnknown(req: Request, res: Response, err: unknown): Promise<never> {
+    if (!req.get('authorization')) throw err; // no token at all: byAddress charged it already
+    throw this.decide(res, [[await this.perAddress.take(req.ip ?? 'unknown'), 'address']]) ?? err;
+  }
+
+  /** One request of a known caller: its token's, its vendor app's and its user's budgets; throws the 429 when one is spent. */
   async forCaller(res: Response, caller: LimitedCaller): Promise<void> {
+    if (caller.clientId && !caller.patId) {
+      // The app's budget sits between the grant's and the user's: a refusal by the grant's own budget is charged to neither.
+      const grant = await this.perToken.take(tokenKey(caller));
+      const taken: Array<[LimitState | undefined, BudgetName]> = [[grant, 'token']];
+      if (!grant?.blocked) taken.push([await this.perApp.take(appKey(caller)), 'app']);
+      if (!taken.some(([state]) => state?.blocked)) taken.push([await this.perUser.take(userKey(caller)), 'user']);
+      const refusal = this.decide(res, taken);
+      if (refusal) throw refusal;
+      return;
+    }
     await this.charge(res, caller, 1, this.perToken, this.perUser, ['token', 'user']);
   }
 

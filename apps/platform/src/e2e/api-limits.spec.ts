@@ -1,7 +1,7 @@
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '../demo-data';
-import { extraFacade } from './pat-helpers';
-import { patSession } from './sessions';
+import { extraFacade, newUser } from './pat-helpers';
+import { patSession, scopedSession } from './sessions';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
@@ -16,6 +16,7 @@ describe('API request limits at the edges', () => {
       API_RATE_LIMIT_PER_MINUTE: '6',
       API_ORDER_RATE_LIMIT_PER_MINUTE: '2',
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: '40',
+      API_APP_RATE_LIMIT_PER_MINUTE: '8',
     });
     // A facade behind a trusted load balancer, so tests can speak from several client addresses.
     behindProxy = await extraFacade(p, ['loopback']);
@@ -65,6 +66,38 @@ describe('API request limits at the edges', () => {
     expect(statuses[40]).toBe(429);
     expect((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.67') })).status).toBe(401);
   });
+
+  it('a vendor backend calling for many users from one address is never limited by that address', async () => {
+    // 30 users behind one egress address, 4 requests each: 120 requests, three times the address budget (40).
+    const sessions = await Promise.all(Array.from({ length: 30 }, async () => patSession(p, (await newUser(p)).email, 'READ_ONLY')));
+    const statuses: number[] = [];
+    for (let round = 0; round < 4; round++)
+      statuses.push(
+        ...(await Promise.all(
+          sessions.map(
+            async (token) => (await http('GET', `${behindProxy.api}/accounts`, { token, headers: from('198.51.100.77') })).status,
+          ),
+        )),
+      );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // A flood of tokens that fail is still an unauthenticated flood: refused by address.
+    const forged: number[] = [];
+    for (let i = 0; i < 41; i++)
+      forged.push((await http('GET', `${behindProxy.api}/accounts`, { token: 'not-a-token', headers: from('198.51.100.78') })).status);
+    expect(forged.slice(0, 40).every((s) => s === 401)).toBe(true);
+    expect(forged[40]).toBe(429);
+  }, 60_000);
+
+  it("a vendor app's users share the app's budget (API_APP_RATE_LIMIT_PER_MINUTE); other callers are not affected", async () => {
+    const [one, two] = [await newUser(p), await newUser(p)];
+    const app = 'e2e-busy-vendor';
+    const tokens = [await scopedSession(p, one.email, ['read:accounts'], app), await scopedSession(p, two.email, ['read:accounts'], app)];
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) for (const token of tokens) statuses.push((await http('GET', `${p.urls.api}/accounts`, { token })).status);
+    expect(statuses.slice(0, 8)).toEqual(Array(8).fill(200)); // each grant is within its own 6
+    expect(statuses.slice(8)).toEqual([429, 429]);
+    expect((await http('GET', `${p.urls.api}/accounts`, { token: await patSession(p, alice.email, 'READ_ONLY') })).status).toBe(200);
+  }, 30_000);
 
   it('abuse: a 1,000-alias query and a body over 64 KB are refused at the gateway before they run', async () => {
     const token = await patSession(p, alice.email, 'READ_ONLY');

@@ -36,6 +36,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       API_RATE_LIMIT_PER_MINUTE: p.config.API_RATE_LIMIT_PER_MINUTE,
       API_ORDER_RATE_LIMIT_PER_MINUTE: p.config.API_ORDER_RATE_LIMIT_PER_MINUTE,
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: p.config.API_ADDRESS_RATE_LIMIT_PER_MINUTE,
+      API_APP_RATE_LIMIT_PER_MINUTE: p.config.API_APP_RATE_LIMIT_PER_MINUTE,
       API_RATE_LIMIT_NAMESPACE: `${p.config.PLATFORM_DB_PREFIX}api`,
       SESSION_CACHE_ENTRIES: 10_000, // its own Redis connection with client-side caching, as a deployed instance has
       LISTEN_HOST: '127.0.0.1',

@@ -13,15 +13,15 @@ export async function patSession(p: TestPlatform, email: string, access: 'READ_O
 }
 
 /** An OAuth-style session with exactly `scope`, for wrong-scope checks (what a vendor app with narrow consent holds). */
-export async function scopedSession(p: TestPlatform, email: string, scope: string[]): Promise<string> {
+export async function scopedSession(p: TestPlatform, email: string, scope: string[], clientId = 'e2e-vendor'): Promise<string> {
   const user = (await p.auth.users.findByEmail(email))!;
   const sid = randomUUID();
   await new SessionStore(p.store).create({
     sid,
     userId: user.id,
     kind: 'oauth',
-    clientId: 'e2e-vendor',
+    clientId,
     expiresAt: Math.floor(Date.now() / 1000) + 600,
   });
-  return p.auth.signer.sign({ sub: user.id, sid, kind: 'oauth', clientId: 'e2e-vendor', scope }, 600);
+  return p.auth.signer.sign({ sub: user.id, sid, kind: 'oauth', clientId, scope }, 600);
 }

@@ -37,6 +37,7 @@ export function inProcessPlatformConfig(prefix: string, env: Record<string, stri
     API_RATE_LIMIT_PER_MINUTE: '0',
     API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
     API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+    API_APP_RATE_LIMIT_PER_MINUTE: '0',
     OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
     AUTH_ADMIN_TOKEN: `adm_test_${uniqueId()}_${uniqueId()}`,
     AUTH_KEY_ENCRYPTION_KEY: `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`,

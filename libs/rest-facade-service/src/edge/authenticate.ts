@@ -17,7 +17,7 @@ declare module 'express-serve-static-core' {
  */
 export function authenticate(edge: EdgeAuthenticator, limits: ApiLimits): RequestHandler {
   return async (req, res, next) => {
-    const claims = await edge.authenticate(req.get('authorization'), req.ip);
+    const claims = await edge.authenticate(req.get('authorization'), req.ip).catch((err: unknown) => limits.refuseUnknown(req, res, err));
     if (!methodAllowedFor(claims.access, req.method)) {
       throw new AppError('READ_ONLY_TOKEN', `A READ_ONLY token may not use ${req.method}`);
     }
