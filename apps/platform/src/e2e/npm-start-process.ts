@@ -4,8 +4,10 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
-import { freePort, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { freePort, http, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
+import { DEMO_USERS } from '../demo-data';
 import { clusterPath } from '../embedded-postgres';
+import { inDays } from './test-platform';
 
 const ROOT = join(__dirname, '../../../..');
 const PORTS = [
@@ -58,6 +60,10 @@ export interface NpmStart {
   readinessWhileStarting: Array<{ status: number; at: number }>;
   /** When the banner appeared. */
   bannerAt: number;
+  /** The facade's /v1 base URL. */
+  api: string;
+  /** A PAT session of the demo user Alice, made through the admin API and POST /v1/pat/login. */
+  session(scope: 'READ_ONLY' | 'READ_WRITE'): Promise<string>;
 }
 
 /**
@@ -105,6 +111,17 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
     dataDir,
     readinessWhileStarting: [],
     bannerAt: 0,
+    api: `http://localhost:${env['FACADE_PORT']}/v1`,
+    session: async (scope) => {
+      const created = await http('POST', `http://127.0.0.1:${env['AUTH_ADMIN_PORT']}/admin/pats`, {
+        token: adminToken,
+        body: { email: DEMO_USERS[0]!.email, name: `npm start spec ${scope}`, scope, expires: inDays(2) },
+      });
+      if (created.status !== 201) throw new Error(`PAT creation answered ${created.status}`);
+      const login = await http('POST', `${started.api}/pat/login`, { body: { token: created.body.token } });
+      if (login.status !== 200) throw new Error(`PAT login answered ${login.status}`);
+      return login.body.token as string;
+    },
     cleanUp: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       if (options.embedded) rmSync(clusterPath(dataDir), { recursive: true, force: true });

@@ -1,7 +1,6 @@
 import { http } from '@trading/testing';
-import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { DEMO_ACCOUNTS } from '../demo-data';
 import { childrenOf, startNpmStart, type NpmStart } from './npm-start-process';
-import { inDays } from './test-platform';
 
 /**
  * Issue 23 §4: Ctrl-C after use stops a newcomer's `npm start` (embedded PostgreSQL, a worker per
@@ -16,14 +15,9 @@ describe('npm start with its embedded PostgreSQL: Ctrl-C after load is a clean s
   afterAll(() => platform?.cleanUp());
 
   it('SIGINT to the process group (what Ctrl-C sends) exits 0 with no error line, the database stopped last', async () => {
-    const { env, child } = platform;
-    const api = `http://localhost:${env['FACADE_PORT']}/v1`;
-    const created = await http('POST', `http://127.0.0.1:${env['AUTH_ADMIN_PORT']}/admin/pats`, {
-      token: platform.adminToken,
-      body: { email: DEMO_USERS[0]!.email, name: 'stop spec', scope: 'READ_WRITE', expires: inDays(2) },
-    });
-    expect(created.status).toBe(201);
-    const session = (await http('POST', `${api}/pat/login`, { body: { token: created.body.token } })).body.token as string;
+    const { child } = platform;
+    const { api } = platform;
+    const session = await platform.session('READ_WRITE');
     // Load that keeps the engine, the relay and both settlement consumers busy up to the stop.
     const placed = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

@@ -1,7 +1,6 @@
 import { http } from '@trading/testing';
-import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { DEMO_ACCOUNTS } from '../demo-data';
 import { alive, childrenOf, DatabaseSwitch, startNpmStart, type NpmStart } from './npm-start-process';
-import { inDays } from './test-platform';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,14 +14,8 @@ describe('npm start: a worker killed under load is replaced while the other keep
   afterAll(() => platform?.cleanUp());
 
   it('SIGKILL of one worker: requests keep being answered, a new worker takes its place, no acknowledged order is lost', async () => {
-    const { env } = platform;
-    const api = `http://localhost:${env['FACADE_PORT']}/v1`;
-    const created = await http('POST', `http://127.0.0.1:${env['AUTH_ADMIN_PORT']}/admin/pats`, {
-      token: platform.adminToken,
-      body: { email: DEMO_USERS[0]!.email, name: 'supervisor spec', scope: 'READ_WRITE', expires: inDays(2) },
-    });
-    expect(created.status).toBe(201);
-    const session = (await http('POST', `${api}/pat/login`, { body: { token: created.body.token } })).body.token as string;
+    const { api } = platform;
+    const session = await platform.session('READ_WRITE');
     // Cash for the market buys below, cleared by the sandbox before the load starts.
     const deposit = await http('POST', `${api}/banking/deposit`, {
       token: session,
@@ -127,13 +120,9 @@ describe('npm start: a worker killed while PostgreSQL is away', () => {
   });
 
   it('keeps answering what it can (503 for what needs the database), then recovers when PostgreSQL returns, without a restart', async () => {
-    const { env, child } = platform;
-    const api = `http://localhost:${env['FACADE_PORT']}/v1`;
-    const created = await http('POST', `http://127.0.0.1:${env['AUTH_ADMIN_PORT']}/admin/pats`, {
-      token: platform.adminToken,
-      body: { email: DEMO_USERS[0]!.email, name: 'database away', scope: 'READ_ONLY', expires: inDays(2) },
-    });
-    const session = (await http('POST', `${api}/pat/login`, { body: { token: created.body.token } })).body.token as string;
+    const { child } = platform;
+    const { api } = platform;
+    const session = await platform.session('READ_ONLY');
     const positions = () =>
       fetch(`${api}/accounts/${DEMO_ACCOUNTS[0]!.id}/positions`, {
         headers: { authorization: `Bearer ${session}`, connection: 'close' },
