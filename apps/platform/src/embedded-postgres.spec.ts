@@ -76,6 +76,15 @@ describe('embedded PostgreSQL', () => {
     expect(again.url).not.toBe(first.url); // a new installation, a new password
   }, 120_000);
 
+  it('a data directory whose password does not open its database says how to start over, in plain words', async () => {
+    const dataDir = join(root, 'wrong-password');
+    const port = await freePort();
+    const first = await start(dataDir, port);
+    clusters.push(first.databaseDir);
+    writeFileSync(join(dataDir, 'postgres-password'), 'pg_not_the_password_of_this_cluster_000000000000\n', { mode: 0o600 });
+    await expect(start(dataDir, port)).rejects.toThrow(/does not take the password[\s\S]*npm run reset/);
+  }, 120_000);
+
   it('npm run reset refuses without a terminal or --yes, and with --yes deletes the data directory and its cluster', async () => {
     const dataDir = join(root, 'to-reset');
     const port = await freePort();

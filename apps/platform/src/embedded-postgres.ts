@@ -70,7 +70,14 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     throw new StartError(`The embedded PostgreSQL in ${databaseDir} did not start (port ${port}):\n  ${reason}`);
   }
   const url = (pw: string) => `postgres://postgres:${encodeURIComponent(pw)}@127.0.0.1:${port}/postgres`;
-  if (!fresh && !(await canConnect(url(password)))) await adoptLegacyCluster(url(LEGACY_PASSWORD), password, logger);
+  if (!fresh && !(await canConnect(url(password))))
+    await adoptLegacyCluster(url(LEGACY_PASSWORD), password, logger).catch(async () => {
+      await server.stop().catch(() => undefined);
+      throw new StartError(
+        `The database in ${databaseDir} does not take the password kept in ${dataDir} (was part of the data directory deleted?). ` +
+          'To start over with a new installation, run npm run reset (it deletes both), then npm start.',
+      );
+    });
   return { url: url(password), databaseDir, stop: () => server.stop() };
 }
 
