@@ -32,6 +32,8 @@ const userKey = (caller: LimitedCaller) => `user:${caller.sub}`;
 const appKey = (caller: LimitedCaller) => `app:${caller.clientId}`;
 
 type BudgetName = 'address' | 'token' | 'app' | 'user' | 'orders' | 'user-orders';
+/** A budget as charged: its limiter, whose key it counts under, and its name in refusals. */
+type Budget = [RequestLimiter, (caller: LimitedCaller) => string, BudgetName];
 
 /**
  * The edges' request limits (facade and gateway share the counts, so a token has one budget):
@@ -88,17 +90,8 @@ export class ApiLimits {
 
   /** One request of a known caller: its token's, its vendor app's and its user's budgets; throws the 429 when one is spent. */
   async forCaller(res: Response, caller: LimitedCaller): Promise<void> {
-    if (caller.clientId && !caller.patId) {
-      // The app's budget sits between the grant's and the user's: a refusal by the grant's own budget is charged to neither.
-      const grant = await this.perToken.take(tokenKey(caller));
-      const taken: Array<[LimitState | undefined, BudgetName]> = [[grant, 'token']];
-      if (!grant?.blocked) taken.push([await this.perApp.take(appKey(caller)), 'app']);
-      if (!taken.some(([state]) => state?.blocked)) taken.push([await this.perUser.take(userKey(caller)), 'user']);
-      const refusal = this.decide(res, taken);
-      if (refusal) throw refusal;
-      return;
-    }
-    await this.charge(res, caller, 1, this.perToken, this.perUser, ['token', 'user']);
+    const app: Budget[] = caller.clientId && !caller.patId ? [[this.perApp, appKey, 'app']] : [];
+    await this.charge(res, caller, 1, [[this.perToken, tokenKey, 'token'], ...app, [this.perUser, userKey, 'user']]);
   }
 
   /**
@@ -106,28 +99,29 @@ export class ApiLimits {
    * whole or not at all, so an operation over the budget is refused before any of it runs.
    */
   async forOrders(res: Response, caller: LimitedCaller, count = 1): Promise<void> {
-    if (count > 0) await this.charge(res, caller, count, this.orders, this.userOrders, ['orders', 'user-orders']);
+    if (count > 0)
+      await this.charge(res, caller, count, [
+        [this.orders, tokenKey, 'orders'],
+        [this.userOrders, userKey, 'user-orders'],
+      ]);
   }
 
-  /** The token's budget first; the user's only when the token's allowed it (see the class comment). */
-  private async charge(
-    res: Response,
-    caller: LimitedCaller,
-    points: number,
-    token: RequestLimiter,
-    user: RequestLimiter,
-    names: [BudgetName, BudgetName],
-  ): Promise<void> {
-    const tokenState = await token.take(tokenKey(caller), points);
-    const taken: Array<[LimitState | undefined, BudgetName]> = [[tokenState, names[0]]];
-    if (!tokenState?.blocked) taken.push([await user.take(userKey(caller), points), names[1]]);
+  /**
+   * The budgets in order, narrowest first (token, then app, then user): each is charged only while
+   * the ones before it allowed the request, so a refusal by the token's own budget costs the app
+   * and the user nothing (see the class comment).
+   */
+  private async charge(res: Response, caller: LimitedCaller, points: number, budgets: Budget[]): Promise<void> {
+    const taken: Array<[LimitState | undefined, BudgetName]> = [];
+    for (const [limiter, key, name] of budgets) {
+      const state = await limiter.take(key(caller), points);
+      taken.push([state, name]);
+      if (state?.blocked) break;
+    }
     const refusal = this.decide(res, taken);
     if (!refusal) return;
     // A refused request of several points gives them back: what was refused never ran.
-    if (points > 1) {
-      await token.refund(tokenKey(caller), points);
-      if (taken.length > 1) await user.refund(userKey(caller), points);
-    }
+    if (points > 1) for (const [limiter, key] of budgets.slice(0, taken.length)) await limiter.refund(key(caller), points);
     throw refusal;
   }
 
