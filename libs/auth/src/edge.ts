@@ -67,6 +67,8 @@ export class EdgeAuthenticator {
    */
   private readonly verified = new ExpiringCache<{ payload: JWTPayload; kid: string | undefined }>();
   private readonly keys: SigningKeyStates;
+  /** OAuth sessions this edge has already noted as used (one Redis write per session per edge). */
+  private readonly notedUsed = new ExpiringCache<true>();
 
   constructor(
     private readonly verify: AccessTokenVerifier,
@@ -115,8 +117,24 @@ export class EdgeAuthenticator {
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
+    if (claims.kind === 'oauth') await this.noteUsed(sid, session.expiresAt);
     const { ipAllowlist: _list, ...rest } = claims;
     return { ...rest, ip: clientIp };
+  }
+
+  /**
+   * The first use of an OAuth access token closes its refresh's retry window (see
+   * SessionStore.markUsed). Written before the request goes on, so a retry of that refresh that
+   * races it sees the mark; a failed write is tried again on the next request, never refused.
+   */
+  private async noteUsed(sid: string, expiresAt: number): Promise<void> {
+    if (this.notedUsed.get(sid)) return;
+    try {
+      await this.sessions.markUsed(sid, expiresAt);
+      this.notedUsed.set(sid, true, expiresAt * 1000);
+    } catch {
+      // Redis refused the write (it answered the read just before): the next request notes it.
+    }
   }
 
   /** A key new to this edge (just rotated in) is fetched at once when auth has published it as live. */

@@ -21,6 +21,8 @@ export interface SessionRecord {
 const sessionKey = (sid: string) => `session:${sid}`;
 const patSessionsKey = (patId: string) => `pat-sessions:${patId}`;
 const grantSessionsKey = (grantId: string) => `grant-sessions:${grantId}`;
+/** Written by the edges the first time they accept a session's token (the only key they may write besides limits). */
+const sessionUsedKey = (sid: string) => `session-used:${sid}`;
 
 export class SessionStore {
   /** `store`: also where the edges read which signing keys are retired (SigningKeyStates). */
@@ -41,6 +43,19 @@ export class SessionStore {
   async get(sid: string): Promise<SessionRecord | null> {
     const raw = await this.store.getCached(sessionKey(sid));
     return raw ? (JSON.parse(raw) as SessionRecord) : null;
+  }
+
+  /**
+   * Notes that a session's access token has been used (by the edge that first accepts it). An
+   * OAuth client that has used the tokens a refresh gave it has moved on: a retry of that
+   * refresh from then on is a thief's, not the client's (auth's refresh grant reads this).
+   */
+  async markUsed(sid: string, expiresAt: number): Promise<void> {
+    await this.store.set(sessionUsedKey(sid), '1', Math.max(1, expiresAt - Math.floor(Date.now() / 1000)));
+  }
+
+  async wasUsed(sid: string): Promise<boolean> {
+    return (await this.store.get(sessionUsedKey(sid))) !== null;
   }
 
   async revoke(sid: string): Promise<void> {

@@ -218,13 +218,11 @@ describe('OAuth rules', () => {
       const tokens = await tokensFor(p, app, alice);
       const next = await refresh(api(), app, tokens.refresh_token);
       expect(next.status).toBe(200);
-      expect(await accountsWith(next.body.access_token)).toBe(200);
       // Right after its use (a lost response, retried): the same answer again, nobody logged out.
       const retry = await refresh(api(), app, tokens.refresh_token);
       expect(retry).toMatchObject({ status: 200, body: { access_token: next.body.access_token, refresh_token: next.body.refresh_token } });
       // Another client presenting it is refused before any of that, and ends nothing.
       expect((await refresh(api(), await provisionApp(p), tokens.refresh_token)).body.error).toBe('invalid_grant');
-      expect(await accountsWith(next.body.access_token)).toBe(200);
       // Once the new refresh token has been used, the client has moved on: the old one again is a thief's.
       const third = await refresh(api(), app, next.body.refresh_token);
       expect(third.status).toBe(200);
@@ -233,6 +231,31 @@ describe('OAuth rules', () => {
       expect(await accountsWith(third.body.access_token)).toBe(401);
       expect(await accountsWith(next.body.access_token)).toBe(401);
       expect((await refresh(api(), app, third.body.refresh_token)).body.error).toBe('invalid_grant');
+    });
+
+    it('a retry 15 s later gets the same pair while it is unused; once its access token has been used, the retry revokes the grant', async () => {
+      const tokens = await tokensFor(p, app, alice);
+      const next = await refresh(api(), app, tokens.refresh_token);
+      expect(next.status).toBe(200);
+      await sleep(15_000); // a vendor whose refresh timed out, retrying late
+      const late = await refresh(api(), app, tokens.refresh_token);
+      expect(late).toMatchObject({ status: 200, body: { access_token: next.body.access_token, refresh_token: next.body.refresh_token } });
+
+      // The client used what it got (one call through the facade): a retry now can only be someone else's.
+      expect(await accountsWith(next.body.access_token)).toBe(200);
+      const reused = await refresh(api(), app, tokens.refresh_token);
+      expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
+      expect(reused.body.error_description).toMatch(/have been used since; the grant has been revoked/);
+      expect(await accountsWith(next.body.access_token)).toBe(401);
+      expect((await refresh(api(), app, next.body.refresh_token)).body.error).toBe('invalid_grant');
+    }, 30_000);
+
+    it('an access token used through GraphQL closes the window too (the gateway is an edge as well)', async () => {
+      const tokens = await tokensFor(p, app, alice);
+      const next = await refresh(api(), app, tokens.refresh_token);
+      const graphql = await http('POST', p.urls.gateway, { token: next.body.access_token, body: { query: '{ __typename }' } });
+      expect(graphql.status).toBe(200);
+      expect((await refresh(api(), app, tokens.refresh_token)).body.error).toBe('invalid_grant');
     });
 
     it('a retry after the window (OAUTH_REFRESH_REUSE_GRACE_SECONDS, 60 by default; 1 here) revokes the grant', async () => {
@@ -280,6 +303,11 @@ describe('OAuth rules', () => {
       expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
       expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1);
       const winner = results[0]!;
+      // Ten concurrent retries of the spent token (the pair still unused): the same pair each time, nothing minted.
+      const retries = await Promise.all(Array.from({ length: 10 }, () => refresh(api(), app, tokens.refresh_token)));
+      expect(retries.map((r) => [r.status, r.body.access_token, r.body.refresh_token])).toEqual(
+        Array(10).fill([200, winner.body.access_token, winner.body.refresh_token]),
+      );
       expect(await accountsWith(winner.body.access_token)).toBe(200);
       expect((await refresh(api(), app, winner.body.refresh_token)).status).toBe(200);
     });

@@ -22,9 +22,9 @@ COMMANDS="+@all -@dangerous +info"
 # shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
 exec redis-server "$@" \
   --user default off \
-  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' $COMMANDS \
-  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' "%R~$STREAM" $COMMANDS \
-  --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~ratelimit:*' $COMMANDS \
+  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' $COMMANDS \
+  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' "%R~$STREAM" $COMMANDS \
+  --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' $COMMANDS \
   --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" $COMMANDS \
   --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
   --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS

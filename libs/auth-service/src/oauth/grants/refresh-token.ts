@@ -1,4 +1,5 @@
 import { swapResult } from '@trading/redis';
+import { decodeJwt } from 'jose';
 import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
@@ -11,10 +12,10 @@ import { issueTokens, type TokenResponse } from './issue';
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
  * concurrent refreshes exactly one succeeds. Within a window after that (60 s by default), the
- * same client presenting the same spent token gets the same new pair again while that pair's
- * refresh token is unused (a retry after a timeout logs nobody out; a thief racing the client
- * holds the same tokens, and the next rotation by either side exposes the other); a reuse after
- * the window, or after the new refresh token was used, revokes the whole grant (RFC 9700 §4.14.2).
+ * same client presenting the same spent token gets the same new pair again while that pair is
+ * unused (a retry after a timeout logs nobody out; a thief racing the client holds the same
+ * tokens, and the next rotation by either side exposes the other); a reuse after the window, or
+ * after the new refresh token or access token was used, revokes the whole grant (RFC 9700 §4.14.2).
  * The client is checked before any of that. `scope` may narrow the new access token, never widen it.
  */
 export async function refreshTokenGrant(
@@ -65,8 +66,8 @@ export async function refreshTokenGrant(
 
 /**
  * A spent token again: within the window, the answer it got (waiting a moment for a refresh still
- * under way), unless that answer's refresh token has been used since (the client moved on, so
- * this is someone else); after the window, or in that case, the grant ends.
+ * under way), unless that answer's tokens have been used since (the client moved on, so this is
+ * someone else); after the window, or in that case, the grant ends.
  */
 async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, spentAt: number | undefined): Promise<TokenResponse> {
   const windowMs = ctx.settings.refreshReuseGraceSeconds * 1000;
@@ -75,7 +76,7 @@ async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, s
       const kept = await ctx.store.get(refreshAnswerKey(token));
       if (kept) {
         const answer = JSON.parse(ctx.retryCipher.decrypt(refreshAnswerKey(token), kept)) as TokenResponse;
-        if (swapResult(await ctx.store.get(refreshKey(answer.refresh_token)))?.spent) break;
+        if (await movedOn(ctx, answer)) break;
         return answer;
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -83,11 +84,18 @@ async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, s
     if (await ctx.store.get(refreshAnswerKey(token))) {
       await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
       throw oauthErrors.invalidGrant(
-        'The refresh token was already used, and so was the one it was exchanged for; the grant has been revoked',
+        'The refresh token was already used, and the tokens it was exchanged for have been used since; the grant has been revoked',
       );
     }
     throw oauthErrors.invalidGrant('The refresh token was just used by a concurrent request; use the refresh token that request received');
   }
   await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
   throw oauthErrors.invalidGrant('The refresh token was already used; the grant has been revoked');
+}
+
+/** The pair a refresh gave has been used: its refresh token spent, or its access token accepted by an edge. */
+async function movedOn(ctx: OAuthContext, answer: TokenResponse): Promise<boolean> {
+  if (swapResult(await ctx.store.get(refreshKey(answer.refresh_token)))?.spent) return true;
+  const { sid } = decodeJwt(answer.access_token); // our own token, kept encrypted: its claims are as signed
+  return typeof sid === 'string' && (await ctx.sessions.wasUsed(sid));
 }
