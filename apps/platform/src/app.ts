@@ -122,7 +122,10 @@ export interface PlatformOverrides {
   logDestination?: DestinationStream;
   /** How accounts and banking are started (default `startOnce`). */
   startSettlementService?: StartSettlementService;
-  /** The services' identities; default: fresh ones. Several processes of one platform (npm start on every core) share one set. */
+  /**
+   * The services' identities; default: fresh ones. `npm start` passes the installation's (service-identities.ts):
+   * every process of one platform (npm start on every core) and every start of it share one set.
+   */
   serviceKeys?: Record<ServiceName, ServiceKey>;
 }
 
@@ -157,7 +160,9 @@ export async function createPlatform(
     life.defer('settlement stream', () => events.close());
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
 
-    // One process, so fresh service keys per start are enough: each service gets its own, and all trust each other's public keys.
+    // Each service has its own key and all trust each other's public keys. `npm start` hands over the
+    // installation's (kept in its data directory: service-identities.ts), so what the OMS signed before a
+    // restart is still verified after it; without them (tests in one process) fresh ones.
     const keys =
       overrides.serviceKeys ??
       (Object.fromEntries(SERVICE_NAMES.map((s) => [s, generateServiceKey(s)])) as Record<ServiceName, ServiceKey>);

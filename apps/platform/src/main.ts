@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   if (config.PLATFORM_WORKERS > 1 && (await redisReachable(config.REDIS_URL))) return runPrimary(config, logger, config.PLATFORM_WORKERS);
 
   const { createPlatform } = await import('./app.js');
-  const platform = await createPlatform(config, logger);
+  const { loadServiceIdentities } = await import('./service-identities.js');
+  const platform = await createPlatform(config, logger, { serviceKeys: loadServiceIdentities(config, logger) });
   const demoCredentials = await (await import('./demo-start.js')).prepareDemo(platform, config);
   printBanner(config, { urls: platform.urls, storeKind: platform.store.kind, embedded: platform.embedded, demoCredentials, processes: 1 });
 

@@ -6,7 +6,7 @@
  * consumer groups, Redis for sessions and limits), so two workers behave as one platform.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { exportServiceKey, generateServiceKey, SERVICE_NAMES } from '@trading/auth';
+import { exportServiceKey } from '@trading/auth';
 import { STOP_DEADLINE_MS } from '@trading/config';
 import type { Logger } from '@trading/logging';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
@@ -14,16 +14,21 @@ import { printBanner } from './banner';
 import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { loadServiceIdentities } from './service-identities';
 
 /** Worker deaths within a minute that mean a crash loop, not an accident: the platform stops. */
 const RESTARTS_PER_MINUTE = 5;
 
 export async function runPrimary(config: PlatformConfig, logger: Logger, workers: number): Promise<void> {
-  const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
-  // Made once here, so the workers read the same files instead of racing to create them.
+  // Made once here, so the workers read the same files instead of racing to create them. The services'
+  // identities of this installation (kept in its data directory, sealed) first: a key-encryption key that
+  // does not open them stops the start before anything else runs.
   if (!config.AUTH_ADMIN_TOKEN) ensureAdminToken(config.PLATFORM_DATA_DIR);
   if (!config.AUTH_KEY_ENCRYPTION_KEY) ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_');
-  const serviceKeys = Object.fromEntries(SERVICE_NAMES.map((s) => [s, exportServiceKey(generateServiceKey(s))]));
+  const serviceKeys = Object.fromEntries(
+    Object.entries(loadServiceIdentities(config, logger)).map(([service, key]) => [service, exportServiceKey(key)]),
+  );
+  const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
 
   let stopping = false;
   const running = new Set<Worker>();

@@ -67,6 +67,8 @@ export interface AuthApp extends ServiceApp {
 }
 
 export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthConfig } from './config';
+/** AES-256-GCM under a key derived from a secret: also what the all-in-one seals its services' identities with. */
+export { KeyEncryption } from './keys/key-encryption';
 
 export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): Promise<AuthApp> {
   const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };

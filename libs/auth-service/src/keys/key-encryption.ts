@@ -11,8 +11,9 @@ const PREFIX = 'enc:v1:';
 export class KeyEncryption {
   private readonly key: Buffer;
 
-  constructor(secret: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), 'trading-api:signing-keys', 32));
+  /** `purpose` keeps keys derived from one secret for different uses apart (default: auth's signing keys). */
+  constructor(secret: string, purpose = 'signing-keys') {
+    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), `trading-api:${purpose}`, 32));
   }
 
   static isEncrypted(stored: string): boolean {

@@ -1,4 +1,4 @@
-import { refuseUnlessFromOms, type DeliveredEvent, type EventSigners } from '@trading/events';
+import { eventSignatureProblem, settlementShapeProblem, type DeliveredEvent, type EventSigners } from '@trading/events';
 import { canonical, formatMoney, formatPrice } from '@trading/money';
 import { orderUpdate } from '../contract';
 
@@ -29,8 +29,25 @@ export function claimedAccountOf(entry: DeliveredEvent): string | undefined {
  * contract accepts is shown; everything else (hold accounting, forgeries) is not a client's.
  */
 export function clientEventOf(entry: DeliveredEvent, signers: EventSigners): ClientEvent | null {
+  const read = readClientEvent(entry, signers);
+  return read && 'event' in read ? read.event : null;
+}
+
+/**
+ * As `clientEventOf`, saying why a client entry is not shown: `unverified` (with the problem)
+ * when its signature does not check out against the keys trusted now (unsigned, forged, or
+ * signed with a key since retired or lost with a reset data directory). Null for what is never
+ * a client's (other types, a shape the contract refuses).
+ */
+export function readClientEvent(entry: DeliveredEvent, signers: EventSigners): { event: ClientEvent } | { unverified: string } | null {
   if (entry.type !== 'order.updated' && entry.type !== 'trade.executed') return null;
-  if (refuseUnlessFromOms(signers)(entry)) return null;
+  const unverified = eventSignatureProblem(entry, signers, 'oms');
+  if (unverified) return { unverified };
+  if (settlementShapeProblem(entry)) return null;
+  return { event: shown(entry) };
+}
+
+function shown(entry: DeliveredEvent): ClientEvent {
   if (entry.type === 'order.updated') {
     const order = entry.payload['order'] as Record<string, unknown>;
     // The documented shape, fields in its order (the outbox keeps JSON as jsonb, which reorders keys).

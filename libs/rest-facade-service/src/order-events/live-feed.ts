@@ -1,6 +1,6 @@
 import { compareEntryIds, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
-import { claimedAccountOf, clientEventOf, type ClientEvent } from './client-events';
+import { claimedAccountOf, clientEventOf, readClientEvent, type ClientEvent } from './client-events';
 
 type Deliver = (event: ClientEvent) => void;
 
@@ -9,6 +9,12 @@ export interface Replay {
   events: ClientEvent[];
   /** Last-Event-ID lies further back than `maxEntries`: the client missed what was not read (a gap). */
   capped: boolean;
+  /**
+   * Entries after Last-Event-ID that say they are the account's but whose signature no key trusted
+   * now verifies (signed before a key was retired or the data directory was reset, or forged):
+   * left out, so the client missed them or nothing (a gap either way; never their content).
+   */
+  unverified: number;
 }
 
 /**
@@ -50,7 +56,8 @@ export class LiveOrderFeed {
    * The account's events after `afterId` (a client resuming with Last-Event-ID), oldest first.
    * Reads back from the head, at most `maxEntries` entries, so a replay costs at most that
    * whatever id the client sends. Other accounts' entries are passed over unparsed (their
-   * payload does not mention the account) and none is verified; only the account's own are.
+   * payload does not mention the account) and none is verified; only the account's own are. Those
+   * of its own that no trusted key verifies are counted (`unverified`), never shown.
    * Replays take turns page by page, so together they hold the event loop for one page at a
    * time however many run. Null once `signal` says the client left: nothing more is read for it.
    */
@@ -84,11 +91,21 @@ export class LiveOrderFeed {
     }
     if (options.signal.aborted) return null;
     const events: ClientEvent[] = [];
+    let unverified = 0;
+    const problems = new Set<string>();
     for (const entry of mine.reverse()) {
-      const event = clientEventOf(entry, this.signers);
-      if (event && event.accountId === accountId) events.push(event);
+      const read = readClientEvent(entry, this.signers);
+      if (read && 'unverified' in read) {
+        unverified++;
+        problems.add(read.unverified);
+      } else if (read && read.event.accountId === accountId) events.push(read.event);
     }
-    return { events, capped };
+    if (unverified)
+      this.logger.warn(
+        { stream: this.stream, afterId, unverified, problems: [...problems] },
+        'a replay of order events left out entries no trusted key verifies (signed with a key no longer trusted, or forged)',
+      );
+    return { events, capped, unverified };
   }
 
   /** Runs `work` after every page of other replays asked for before it (first come, first served). */

@@ -12,6 +12,8 @@ export const ORDER_EVENTS_PATH = '/oms/:accountId/events';
 export const ORDER_EVENTS_SCOPES = ['read:orders'] as const;
 const GAP_REASON =
   'Some events after Last-Event-ID are no longer kept; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
+const UNVERIFIED_REASON =
+  'Some events after Last-Event-ID can no longer be verified (signed with a key this installation no longer trusts, e.g. after a key was retired or its data was reset) and were left out; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 const CAPPED_REASON =
   'Last-Event-ID is further back than a reconnect is replayed; read the orders (GET /v1/oms/{accountId}/orders) and trades again, then rely on the events that follow';
 
@@ -38,8 +40,9 @@ export interface OrderEventsOptions {
  * GET /v1/oms/{accountId}/events: Server-Sent Events of the account's orders (`order`: every
  * state change) and fills (`fill`), each with the settlement stream's entry id. A client that
  * reconnects with `Last-Event-ID` gets everything after it first, then the live events, with
- * no gap and no repeat; if the stream has since dropped events after that id, or the id lies
- * further back than a replay reads, `event: gap` says so first. Heartbeats keep it open; it
+ * no gap and no repeat; if the stream has since dropped events after that id, the id lies
+ * further back than a replay reads, or events after it can no longer be verified (signed with a
+ * key no longer trusted), `event: gap` says so first. Heartbeats keep it open; it
  * ends (`event: end`, naming why) within a second of the session, PAT or grant being revoked
  * (on whichever instance) or the token expiring.
  */
@@ -151,14 +154,15 @@ export function orderEventsRoute(
 
     try {
       if (resumeFrom) {
-        // Events after Last-Event-ID that the stream no longer keeps, or that lie further back than a
-        // replay reads, cannot be replayed: say so (no id, so a client's Last-Event-ID stays put),
-        // then replay what is read; the client reads its orders again.
+        // Events after Last-Event-ID that the stream no longer keeps, that lie further back than a
+        // replay reads, or that no trusted key verifies any more cannot be replayed: say so (no id, so
+        // a client's Last-Event-ID stays put), then replay what is read; the client reads its orders again.
         const lost = await feed.lostAfter(resumeFrom);
         const replay = await feed.replay(accountId, resumeFrom, { maxEntries: options.replayMaxEntries, signal: gone.signal });
         if (!replay || ended) return;
-        if (replay.capped) res.write(`event: gap\ndata: ${JSON.stringify({ reason: CAPPED_REASON })}\n\n`);
-        else if (lost) res.write(`event: gap\ndata: ${JSON.stringify({ reason: GAP_REASON })}\n\n`);
+        // One gap, however many reasons: the client does the same for each.
+        const gap = replay.capped ? CAPPED_REASON : lost ? GAP_REASON : replay.unverified ? UNVERIFIED_REASON : undefined;
+        if (gap) res.write(`event: gap\ndata: ${JSON.stringify({ reason: gap })}\n\n`);
         for (const event of replay.events) send(event);
       }
     } catch {
