@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { restContract } from '@trading/rest-facade-service';
 import { createClient } from 'redis';
+import { SessionStore } from '@trading/auth';
 import { http, TEST_REDIS_URL } from '@trading/testing';
 import { admin, provisionApp, tokensFor } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
@@ -300,6 +301,48 @@ describe('GET /v1/oms/{accountId}/events when access ends', () => {
     expect(revoked.status).toBe(200);
     for (const stream of [here, there]) {
       expect(await stream.next(1500)).toMatchObject({ event: 'end' });
+      stream.close();
+    }
+  }, 30_000);
+
+  it("suspending a vendor app (admin API) ends its users' streams on both instances within a second", async () => {
+    const { user, accountId } = await userWithAccount();
+    const app = await provisionApp(p, { scopes: ['read:accounts', 'read:orders'] }, ['read:accounts', 'read:orders']);
+    const tokens = await tokensFor(p, app, user, 'read:accounts read:orders');
+    const here = await EventStream.open(`${p.urls.api}/oms/${accountId}/events`, tokens.access_token);
+    const there = await EventStream.open(`${other.api}/oms/${accountId}/events`, tokens.access_token);
+    expect([here.status, there.status]).toEqual([200, 200]);
+
+    expect((await admin(p, 'POST', `/apps/${app.clientId}/suspend`)).body).toMatchObject({ status: 'SUSPENDED', grantsRevoked: 1 });
+    for (const stream of [here, there]) {
+      expect(await stream.next(1500)).toMatchObject({ event: 'end', data: { reason: expect.stringContaining('session has ended') } });
+      expect(await stream.next(1500)).toBeNull();
+      stream.close();
+    }
+  }, 30_000);
+
+  it('a token that expires ends its streams within a second of its expiry, on both instances, saying so', async () => {
+    const { user, accountId } = await userWithAccount();
+    const found = (await p.auth.users.findByEmail(user.email))!;
+    // An access token as auth issues one, with 3 s to live (its session record expires with it).
+    const sid = randomUUID();
+    await new SessionStore(p.store).create({
+      sid,
+      userId: found.id,
+      kind: 'oauth',
+      clientId: 'e2e-vendor',
+      expiresAt: Math.floor(Date.now() / 1000) + 3,
+    });
+    const token = await p.auth.signer.sign({ sub: found.id, sid, kind: 'oauth', clientId: 'e2e-vendor', scope: ['read:orders'] }, 3);
+    const here = await EventStream.open(`${p.urls.api}/oms/${accountId}/events`, token);
+    const there = await EventStream.open(`${other.api}/oms/${accountId}/events`, token);
+    expect([here.status, there.status]).toEqual([200, 200]);
+    const expiresAt = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000;
+
+    for (const stream of [here, there]) {
+      const end = await stream.next(5000);
+      expect(end).toMatchObject({ event: 'end', data: { reason: expect.stringMatching(/expired/) } });
+      expect(Date.now() - expiresAt).toBeLessThan(1500); // the check runs every second; jose allows no clock skew here
       stream.close();
     }
   }, 30_000);
