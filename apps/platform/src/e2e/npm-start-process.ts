@@ -54,6 +54,9 @@ export interface NpmStart {
   adminToken: string;
   /** Its own PLATFORM_DATA_DIR (demo credentials and the like), removed by cleanUp. */
   dataDir: string;
+  /** Its PLATFORM_DB_PREFIX (databases, settlement stream) and AUTH_KEY_ENCRYPTION_KEY: what a start `over` it reuses. */
+  prefix: string;
+  keyEncryptionKey: string;
   /** Kills what is left, drops its databases and removes its data directory. */
   cleanUp(): Promise<void>;
   /** The facade's public /readyz, asked every 100 ms while it started: status (0: not listening) and when it answered. */
@@ -69,14 +72,19 @@ export interface NpmStart {
 /**
  * `embedded`: no DATABASE_URL, so it starts its own PostgreSQL in its data directory (as a
  * newcomer's first `npm start` does); it then runs in a process group of its own, as a terminal
- * runs it, so a test can send Ctrl-C's SIGINT to the whole group.
+ * runs it, so a test can send Ctrl-C's SIGINT to the whole group. `over`: the next start of an
+ * installation stopped before (its data directory, databases, stream and credentials, new ports).
  */
-export async function startNpmStart(extraEnv: Record<string, string> = {}, options: { embedded?: boolean } = {}): Promise<NpmStart> {
-  const prefix = `t_${uniqueId()}_`;
+export async function startNpmStart(
+  extraEnv: Record<string, string> = {},
+  options: { embedded?: boolean; over?: NpmStart } = {},
+): Promise<NpmStart> {
+  const prefix = options.over?.prefix ?? `t_${uniqueId()}_`;
   const env: Record<string, string> = {};
   for (const name of PORTS) env[name] = String(await freePort());
-  const adminToken = `adm_test_${uniqueId()}_${uniqueId()}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+  const adminToken = options.over?.adminToken ?? `adm_test_${uniqueId()}_${uniqueId()}`;
+  const keyEncryptionKey = options.over?.keyEncryptionKey ?? `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`;
+  const dataDir = options.over?.dataDir ?? mkdtempSync(join(tmpdir(), 'npm-start-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
     cwd: ROOT,
     env: {
@@ -90,7 +98,7 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
       PLATFORM_WORKERS: '2',
       PLATFORM_DATA_DIR: dataDir,
       AUTH_ADMIN_TOKEN: adminToken,
-      AUTH_KEY_ENCRYPTION_KEY: `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`,
+      AUTH_KEY_ENCRYPTION_KEY: keyEncryptionKey,
       API_RATE_LIMIT_PER_MINUTE: '0',
       API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
       API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
@@ -109,6 +117,8 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
     env,
     adminToken,
     dataDir,
+    prefix,
+    keyEncryptionKey,
     readinessWhileStarting: [],
     bannerAt: 0,
     api: `http://localhost:${env['FACADE_PORT']}/v1`,
@@ -145,7 +155,9 @@ export async function startNpmStart(extraEnv: Record<string, string> = {}, optio
   }
   started.bannerAt = Date.now();
   if (!output.includes('Ctrl-C stops everything')) {
-    await started.cleanUp();
+    // A start over another's installation leaves it to that one's cleanUp.
+    if (options.over) child.kill('SIGKILL');
+    else await started.cleanUp();
     throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
   }
   return started;
