@@ -30,6 +30,8 @@ export interface LimitState {
   resetSeconds: number;
   windowSeconds: number;
   blocked: boolean;
+  /** Which budget this is (`token`, `app`, `user`, `orders`, `address`, …): named in the headers so a client knows what to slow down. */
+  budget?: string;
 }
 
 export class FailureLimiter {
@@ -74,6 +76,7 @@ export class FailureLimiter {
       resetSeconds: res ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : windowSeconds,
       windowSeconds,
       blocked: consumed >= limit,
+      budget: this.rule.name,
     };
   }
 
@@ -124,6 +127,7 @@ export class RequestLimiter {
       resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       windowSeconds: 60,
       blocked: res.consumedPoints > limit,
+      budget: this.rule.name,
     };
   }
 
@@ -154,15 +158,25 @@ export function rateLimitHeaders(state: LimitState): Record<string, string> {
     'RateLimit-Limit': String(state.limit),
     'RateLimit-Remaining': String(state.remaining),
     'RateLimit-Reset': String(state.resetSeconds),
-    'RateLimit-Policy': `${state.limit};w=${state.windowSeconds}`,
+    // Named as the IETF draft's structured form has it (`"token";q=600;w=60`), so a client sees which budget binds.
+    'RateLimit-Policy': state.budget
+      ? `"${state.budget}";q=${state.limit};w=${state.windowSeconds}`
+      : `${state.limit};w=${state.windowSeconds}`,
+    // The spelling most broker and SaaS clients already read (GitHub's, Alpaca's): the reset as a Unix time.
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + state.resetSeconds),
   };
+  if (state.budget) headers['X-RateLimit-Budget'] = state.budget;
   if (state.blocked) headers['Retry-After'] = String(state.resetSeconds);
   return headers;
 }
 
 /** The 429 problem; `retryAfterSeconds` repeats the header in the body for clients that only read JSON. */
 export function rateLimited(state: LimitState, detail = 'Too many failed attempts; retry later'): AppError {
-  return new AppError('RATE_LIMITED', detail, { details: { retryAfterSeconds: state.resetSeconds } });
+  return new AppError('RATE_LIMITED', detail, {
+    details: { retryAfterSeconds: state.resetSeconds, ...(state.budget ? { budget: state.budget } : {}) },
+  });
 }
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';

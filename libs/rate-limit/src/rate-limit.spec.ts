@@ -56,16 +56,27 @@ describe('limit answers', () => {
   });
 
   it('carry RateLimit-* headers, Retry-After when blocked, and a 429 problem', () => {
+    const now = Math.ceil(Date.now() / 1000);
     expect(rateLimitHeaders(open)).toEqual({
       'RateLimit-Limit': '10',
       'RateLimit-Remaining': '7',
       'RateLimit-Reset': '30',
       'RateLimit-Policy': '10;w=60',
+      'X-RateLimit-Limit': '10',
+      'X-RateLimit-Remaining': '7',
+      'X-RateLimit-Reset': expect.stringMatching(/^\d+$/),
     });
+    expect(Number(rateLimitHeaders(open)['X-RateLimit-Reset']) - now).toBeGreaterThanOrEqual(30);
     expect(rateLimitHeaders(shut)['Retry-After']).toBe('12');
+    // A named budget says which one binds, in both spellings.
+    expect(rateLimitHeaders({ ...shut, budget: 'token' })).toMatchObject({
+      'RateLimit-Policy': '"token";q=20;w=900',
+      'X-RateLimit-Budget': 'token',
+    });
     const err = rateLimited(shut);
     expect(err).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(err.options.details).toEqual({ retryAfterSeconds: 12 });
+    expect(rateLimited({ ...shut, budget: 'app' }).options.details).toEqual({ retryAfterSeconds: 12, budget: 'app' });
   });
 
   it('fails closed when the store cannot answer', async () => {

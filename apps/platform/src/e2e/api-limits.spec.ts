@@ -40,6 +40,10 @@ describe('API request limits at the edges', () => {
     expect(refused).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', status: 429 } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    // The answer names the budget that refused it: this token's own.
+    expect(refused.headers.get('x-ratelimit-budget')).toBe('token');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"token";q=6;w=60');
+    expect(refused.body.budget).toBe('token');
     // The budget is the token's, at both edges: the gateway refuses it too.
     const viaGateway = await http('POST', p.urls.gateway, { token: flooder, body: { query: '{ accounts { id } }' } });
     expect(viaGateway.status).toBe(429);
@@ -64,6 +68,8 @@ describe('API request limits at the edges', () => {
       statuses.push((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.66') })).status);
     expect(statuses.slice(0, 40).every((s) => s === 401)).toBe(true);
     expect(statuses[40]).toBe(429);
+    const refused = await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.66') });
+    expect([refused.status, refused.headers.get('x-ratelimit-budget')]).toEqual([429, 'address']);
     expect((await http('GET', `${behindProxy.api}/accounts`, { headers: from('203.0.113.67') })).status).toBe(401);
   });
 
@@ -92,10 +98,13 @@ describe('API request limits at the edges', () => {
     const [one, two] = [await newUser(p), await newUser(p)];
     const app = 'e2e-busy-vendor';
     const tokens = [await scopedSession(p, one.email, ['read:accounts'], app), await scopedSession(p, two.email, ['read:accounts'], app)];
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) for (const token of tokens) statuses.push((await http('GET', `${p.urls.api}/accounts`, { token })).status);
+    const answers = [];
+    for (let i = 0; i < 5; i++) for (const token of tokens) answers.push(await http('GET', `${p.urls.api}/accounts`, { token }));
+    const statuses = answers.map((r) => r.status);
     expect(statuses.slice(0, 8)).toEqual(Array(8).fill(200)); // each grant is within its own 6
     expect(statuses.slice(8)).toEqual([429, 429]);
+    expect(answers[9]!.headers.get('x-ratelimit-budget')).toBe('app'); // the app's budget, not the token's, refused it
+    expect(answers[9]!.headers.get('ratelimit-policy')).toBe('"app";q=8;w=60');
     expect((await http('GET', `${p.urls.api}/accounts`, { token: await patSession(p, alice.email, 'READ_ONLY') })).status).toBe(200);
   }, 30_000);
 

@@ -105,6 +105,10 @@ describe('OpenAPI document', () => {
       'RateLimit-Remaining',
       'RateLimit-Reset',
       'RateLimit-Policy',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Budget',
     ]);
     expect(Object.keys(placeOrder.responses['429'].headers)).toContain('Retry-After');
     const oauth2 = (openApiDocument.components.securitySchemes as any).oauth2;

@@ -207,7 +207,16 @@ const problemResponse = (status: number) => ({
 
 /** Every authenticated answer carries the tightest budget it used. */
 const RATE_LIMIT_HEADERS = Object.fromEntries(
-  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
+  [
+    'RateLimit-Limit',
+    'RateLimit-Remaining',
+    'RateLimit-Reset',
+    'RateLimit-Policy',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'X-RateLimit-Budget',
+  ].map((h) => [h, { $ref: `#/components/headers/${h}` }]),
 );
 
 function operation(method: string, path: string, op: Op) {
@@ -251,7 +260,7 @@ export const openApiDocument = {
     title: 'Trading API',
     version: '1.0.0',
     description:
-      "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.",
+      "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.\n\n**Limits.** Authenticated requests are counted per token (300 a minute by default; order placements have a tighter budget of their own), per vendor app over all its users' grants (6,000 a minute) and per user over all their tokens, never per client address. Requests with no valid token are counted per client address (1,200 a minute) as a flood guard. Every answer carries the tightest budget it used in `RateLimit-*` and `X-RateLimit-*`; `X-RateLimit-Budget` and `RateLimit-Policy` name it (`token`, `app`, `user`, `orders`, `user-orders`, `address`), and a 429 also says it in the problem's `budget`.",
   },
   servers: [{ url: '/v1' }],
   tags: [
@@ -287,7 +296,14 @@ export const openApiDocument = {
       'RateLimit-Limit': header('Requests allowed in the window of the tightest budget this request used'),
       'RateLimit-Remaining': header('Requests left in that window'),
       'RateLimit-Reset': header('Seconds until that window ends'),
-      'RateLimit-Policy': header('The budget, e.g. `300;w=60`', { type: 'string' }),
+      'RateLimit-Policy': header('The budget by name, its quota and window in seconds, e.g. `"token";q=300;w=60`', { type: 'string' }),
+      'X-RateLimit-Limit': header('As RateLimit-Limit'),
+      'X-RateLimit-Remaining': header('As RateLimit-Remaining'),
+      'X-RateLimit-Reset': header('When that window ends, as a Unix time in seconds'),
+      'X-RateLimit-Budget': header('Which budget this is: token, app, user, orders, user-orders or address', {
+        type: 'string',
+        enum: ['token', 'app', 'user', 'orders', 'user-orders', 'address'],
+      }),
       'Retry-After': header('Seconds to wait before trying again'),
     },
     schemas: componentSchemas(),
