@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { http } from '@trading/testing';
+import { RedisEventLog } from '@trading/events';
+import { http, TEST_REDIS_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS } from '../demo-data';
 import { SERVICE_IDENTITIES_FILE } from '../service-identities';
 import { startNpmStart, type NpmStart } from './npm-start-process';
@@ -134,6 +136,36 @@ describe('npm start restarted: order events resume across it', () => {
       ['fill', later, undefined],
       ['order', later, 'FILLED'],
     ]);
+
+    // Attack: entries written straight into Redis (unsigned, or with a made-up signature) never reach
+    // the client; a resume over them says `event: gap` (the client reads again), nothing of theirs.
+    const redis = await RedisEventLog.connect(TEST_REDIS_URL);
+    const forgedId = randomUUID();
+    const order = {
+      id: forgedId,
+      accountId: ACCOUNT,
+      symbol: 'AAPL',
+      status: 'FILLED',
+      filledQuantity: '1000',
+      updatedAt: new Date().toISOString(),
+    };
+    await redis.append(`${second.prefix}oms:events`, { eventId: randomUUID(), type: 'order.updated', payload: { order } });
+    await redis.append(`${second.prefix}oms:events`, {
+      eventId: randomUUID(),
+      type: 'order.updated',
+      payload: { order },
+      signature: `oms.${'0'.repeat(12)}.${'A'.repeat(86)}`,
+    });
+    await redis.close();
+    const next = await buy(second, after);
+    const overForged = await eventsUntil(second, after, resumed[2]!.id, filled(next));
+    expect(seen(overForged)).toEqual([
+      ['gap', expect.stringContaining('can no longer be verified'), undefined],
+      ['order', next, 'NEW'],
+      ['fill', next, undefined],
+      ['order', next, 'FILLED'],
+    ]);
+    expect(JSON.stringify(overForged)).not.toContain(forgedId);
     await stop(second);
   }, 300_000);
 
