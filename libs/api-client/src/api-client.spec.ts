@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTradingApiClient } from './index';
+import { createTradingApiClient, createTradingClient, idempotencyHeader, newIdempotencyKey } from './index';
 
 describe('createTradingApiClient', () => {
   let server: Server;
@@ -37,5 +37,23 @@ describe('createTradingApiClient', () => {
       ['/v1/accounts', 'Bearer first'],
       ['/v1/accounts/7f1e4c2a-0000-4000-8000-000000000000/margin', 'Bearer rotated'],
     ]);
+  });
+
+  it('createTradingClient sends a fixed accessToken, asks getAccessToken before every request, and sends nothing without either', async () => {
+    seen.length = 0;
+    await createTradingClient({ baseUrl: base, accessToken: 'pat-session' }).GET('/accounts');
+    let n = 0;
+    const refreshing = createTradingClient({ baseUrl: base, accessToken: 'ignored', getAccessToken: async () => `oauth-${++n}` });
+    await refreshing.GET('/accounts');
+    await refreshing.GET('/accounts');
+    await createTradingClient({ baseUrl: base }).GET('/accounts');
+    expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer pat-session', 'Bearer oauth-1', 'Bearer oauth-2', undefined]);
+  });
+
+  it('makes Idempotency-Key headers: a new UUID each time, or the key given', () => {
+    const [a, b] = [newIdempotencyKey(), idempotencyHeader()['Idempotency-Key']];
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(b).not.toBe(a);
+    expect(idempotencyHeader('order-42')).toEqual({ 'Idempotency-Key': 'order-42' });
   });
 });
