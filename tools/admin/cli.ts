@@ -10,7 +10,7 @@
  *   npm run admin -- apps provision --file registration.json [--approve-scopes read:accounts,read:banking] [--json]
  *                    (the form's fields: tools/admin/registration.example.json)
  *   npm run admin -- apps list [--json]
- *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--to UAT|PROD] [--json]
+ *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--web-origin https://… …] [--to UAT|PROD] [--json]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
  *   npm run admin -- accounts open --email a@b.c --type CASH|MARGIN --currency USD [--json]
@@ -64,6 +64,7 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
                        (every field of the form, by its JSON key: tools/admin/registration.example.json)
   admin apps list [--json]
   admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD]
+                     [--web-origin <https://host[:port]>]...   (pages allowed to call the API from a browser, CORS)
                      [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
@@ -146,6 +147,7 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       app: { type: 'string' },
       kid: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
+      'web-origin': { type: 'string', multiple: true },
       'logo-url': { type: 'string' },
       'privacy-policy-url': { type: 'string' },
       'terms-of-service-url': { type: 'string' },
@@ -251,7 +253,7 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 
 /** Issued credentials: the secret is printed once, here. */
 const printCredentials = (r: Record<string, unknown>, what: string) =>
-  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
+  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
 
 function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   const app = () => encodeURIComponent(need('app'));
@@ -287,7 +289,11 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
               (a) =>
                 `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
                 (a['environments'] as Array<Record<string, any>>)
-                  .map((e) => `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}`)
+                  .map(
+                    (e) =>
+                      `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
+                      (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : ''),
+                  )
                   .join('\n'),
             )
             .join('\n') || 'no apps yet',
@@ -295,6 +301,8 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
     case 'apps promote': {
       const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
       if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
+      // Each environment has its own web origins too: none given, the new environment's credentials have none.
+      const origins = (values['web-origin'] as string[] | undefined) ?? [];
       // Outside DEV the consent page's logo, privacy policy and terms must be https: corrected ones can come with the promotion.
       const pages = Object.fromEntries(
         (['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const).flatMap((key) => {
@@ -304,7 +312,12 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
       );
       return {
         path: `/admin/apps/${app()}/promote`,
-        body: { redirectUris: uris, ...(values['to'] ? { to: values['to'] } : {}), ...(Object.keys(pages).length ? { pages } : {}) },
+        body: {
+          redirectUris: uris,
+          ...(origins.length ? { webOrigins: origins } : {}),
+          ...(values['to'] ? { to: values['to'] } : {}),
+          ...(Object.keys(pages).length ? { pages } : {}),
+        },
         print: (r) => printCredentials(r, 'promoted'),
       };
     }

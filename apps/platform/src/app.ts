@@ -117,6 +117,7 @@ export interface PlatformOverrides {
     ORDER_EVENTS_MAX_STREAMS_PER_USER?: number;
     ORDER_EVENTS_REPLAY_MAX_ENTRIES?: number;
     ORDER_EVENTS_REPLAYS_PER_MINUTE?: number;
+    CORS_ORIGINS_CACHE_MS?: number;
   };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
@@ -344,6 +345,7 @@ export async function createPlatform(
           ORDER_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.ORDER_EVENTS_MAX_STREAMS_PER_USER ?? 5,
           ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 20_000,
           ORDER_EVENTS_REPLAYS_PER_MINUTE: overrides.facade?.ORDER_EVENTS_REPLAYS_PER_MINUTE ?? 30,
+          CORS_ORIGINS_CACHE_MS: overrides.facade?.CORS_ORIGINS_CACHE_MS ?? 30_000,
         },
         { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },
       ),

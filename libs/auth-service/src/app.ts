@@ -14,6 +14,7 @@ import { adminAudit } from './admin/audit';
 import { adminCredential } from './admin/credential';
 import { adminRateLimit } from './admin/rate-limit';
 import { clientAddressFromFacade } from './internal/client-address';
+import { webOriginsRoute } from './internal/web-origins.route';
 import { dashboardConfigDefaults, type AuthAppConfig, type AuthConfig } from './config';
 import { dashboardRoutes } from './dashboard/dashboard.routes';
 import { SigningKeyEntity } from './keys/signing-key.entity';
@@ -24,6 +25,7 @@ import { Initial1732230000000 } from './migrations/1732230000000-initial';
 import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-login-attempts';
 import { OAuth1732500000000 } from './migrations/1732500000000-oauth';
 import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-consent';
+import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
@@ -91,7 +93,13 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       await openDatabase({
         url: config.AUTH_DATABASE_URL,
         entities: [UserEntity, PersonalAccessTokenEntity, SigningKeyEntity, PatLoginAttemptEntity],
-        migrations: [Initial1732230000000, PatLoginAttempts1732400000000, OAuth1732500000000, GrantConsent1732600000000],
+        migrations: [
+          Initial1732230000000,
+          PatLoginAttempts1732400000000,
+          OAuth1732500000000,
+          GrantConsent1732600000000,
+          WebOrigins1732700000000,
+        ],
       }),
       (db) => db.destroy(),
     );
@@ -155,6 +163,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const patLogin = patLoginRoutes({ login, refusals });
     app.use(patLogin);
     internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
+    internal.use(webOriginsRoute(registry, config.APP_ENV, verifier));
 
     // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
     const oauth: OAuthContext = {

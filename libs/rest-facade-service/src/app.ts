@@ -5,6 +5,8 @@ import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@tradin
 import { ApiLimits, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
 import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
+import { corsForRegisteredOrigins } from './cors/cors';
+import { RegisteredOrigins } from './cors/registered-origins';
 import { authenticate } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
@@ -57,6 +59,14 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
     // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
     // claims), then everything else under /v1 is an authenticated API call from the route table.
+    // CORS for vendor apps' registered web origins, before any budget or token check: a preflight
+    // carries no token and is answered from memory (origins read from auth now and then).
+    const origins = new RegisteredOrigins(config.AUTH_INTERNAL_URL, signer, config.CORS_ORIGINS_CACHE_MS, logger);
+    const methods = [...new Set(['GET', ...ROUTES.map((r) => r.method.toUpperCase())])];
+    app.use(
+      BASE_PATH,
+      corsForRegisteredOrigins((origin) => origins.has(origin), methods),
+    );
     app.use(docsRouter(BASE_PATH));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);

@@ -40,6 +40,11 @@ export const facadeConfigSchema = z.object({
   ORDER_EVENTS_REPLAY_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
   /** Reconnects with Last-Event-ID per user per minute, counted in Redis across instances (429 once spent); 0: unlimited. */
   ORDER_EVENTS_REPLAYS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
+  /**
+   * How long the registered web origins (CORS) read from auth are kept: a suspended app's page
+   * may call the API this much longer; auth is asked once per this interval per instance.
+   */
+  CORS_ORIGINS_CACHE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */
   FACADE_TRUST_PROXY: field.list(),
 });

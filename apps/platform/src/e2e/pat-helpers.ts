@@ -54,6 +54,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       ORDER_EVENTS_MAX_STREAMS_PER_USER: 5,
       ORDER_EVENTS_REPLAY_MAX_ENTRIES: 20_000,
       ORDER_EVENTS_REPLAYS_PER_MINUTE: 30,
+      CORS_ORIGINS_CACHE_MS: 30_000,
     },
     { logger: createLogger('rest-facade', 'silent'), events: p.events.log },
   );

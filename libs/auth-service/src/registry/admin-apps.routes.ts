@@ -20,6 +20,7 @@ const issued = (c: IssuedCredentials) => ({
   clientId: c.clientId,
   clientSecret: c.clientSecret,
   redirectUris: c.redirectUris,
+  webOrigins: c.webOrigins,
 });
 
 /**
@@ -41,6 +42,7 @@ export function adminAppRoutes(registry: RegistryService): Router {
           environment: c.environment,
           clientId: c.clientId,
           redirectUris: c.redirectUris,
+          webOrigins: c.webOrigins,
           createdAt: c.createdAt.toISOString(),
           secretRotatedAt: c.secretRotatedAt.toISOString(),
         })),
@@ -48,12 +50,9 @@ export function adminAppRoutes(registry: RegistryService): Router {
     });
   });
   router.post('/admin/apps/:app/promote', async (req, res) => {
-    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; pages?: unknown };
-    res
-      .status(201)
-      .json(
-        issued(await registry.promote(req.params['app'] as string, { to: body.to, redirectUris: body.redirectUris, pages: body.pages })),
-      );
+    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; webOrigins?: unknown; pages?: unknown };
+    const { to, redirectUris, webOrigins, pages } = body;
+    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to, redirectUris, webOrigins, pages })));
   });
   router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
     res.json(

@@ -1,4 +1,4 @@
-import { redirectUriProblem, validateRedirectUris, validateRegistration } from './registration';
+import { redirectUriProblem, validateRedirectUris, validateRegistration, validateWebOrigins, webOriginProblem } from './registration';
 
 const valid = {
   companyName: 'Acme Trading Tools GmbH',
@@ -106,5 +106,43 @@ describe('registration documents (spec §2.1)', () => {
       ok: false,
       problems: [{ field: 'redirectUris[1]', message: 'is listed twice' }],
     });
+  });
+
+  it('take web origins (CORS) as exact origins only: https or loopback http, no path, query, fragment, credentials or wildcard', () => {
+    for (const ok of ['https://app.example', 'https://app.example:8443', 'http://localhost:5173', 'http://127.0.0.1', 'http://[::1]:8080'])
+      expect([ok, webOriginProblem(ok)]).toEqual([ok, null]);
+    const refused: Array<[unknown, RegExp]> = [
+      ['http://evil.example', /must use https/],
+      ['http://localhost.evil.example', /must use https/],
+      ['https://app.example/path', /origin only/],
+      ['https://app.example?x=1', /origin only/],
+      ['https://app.example#x', /fragment/],
+      ['https://user:pw@app.example', /credentials/],
+      ['https://*.app.example', /wildcards/],
+      ['*', /exact origin/],
+      ['null', /exact origin/],
+      ['https://app.example/', /as browsers send it in Origin: https:\/\/app\.example$/],
+      ['https://APP.example', /as browsers send it/],
+      ['https://app.example:443', /as browsers send it/],
+      ['ftp://app.example', /https/],
+      ['app.example', /absolute URL/],
+      [42, /URL/],
+    ];
+    for (const [value, message] of refused) expect([value, webOriginProblem(value)]).toEqual([value, expect.stringMatching(message)]);
+  });
+
+  it('make web origins optional, named by item in a registration, at most 20 and each once', () => {
+    expect(validateRegistration(valid)).toMatchObject({ ok: true, value: { webOrigins: [] } });
+    expect(validateRegistration({ ...valid, webOrigins: ['https://app.example'] })).toMatchObject({
+      ok: true,
+      value: { webOrigins: ['https://app.example'] },
+    });
+    expect(problemsOf({ ...valid, webOrigins: ['https://ok.example', 'http://evil.example', 'https://ok.example'] })).toEqual([
+      { field: 'webOrigins[1]', message: expect.stringMatching(/https/) },
+      { field: 'webOrigins[2]', message: 'is listed twice' },
+    ]);
+    expect(problemsOf({ ...valid, webOrigins: 'https://app.example' })).toEqual([{ field: 'webOrigins', message: expect.any(String) }]);
+    const many = Array.from({ length: 21 }, (_, i) => `https://app${i}.example`);
+    expect(validateWebOrigins(many)).toEqual({ ok: false, problems: [{ field: 'webOrigins', message: 'must list at most 20 origins' }] });
   });
 });

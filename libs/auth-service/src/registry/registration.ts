@@ -17,6 +17,8 @@ export interface Registration {
   privacyPolicyUrl: string;
   termsOfServiceUrl: string;
   redirectUris: string[];
+  /** Origins of the vendor's browser app allowed to call the API from a web page (CORS); none: server-side only. */
+  webOrigins?: string[];
   /** "Scopes requested": values from spec §2.2. */
   scopes: Scope[];
 }
@@ -29,7 +31,10 @@ export interface Problem {
 export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 type Kind = 'text' | 'url' | 'email' | 'country' | 'phone';
-const FIELDS: Record<Exclude<keyof Registration, 'redirectUris' | 'scopes'>, { kind: Kind; required: boolean; max: number }> = {
+const FIELDS: Record<
+  Exclude<keyof Registration, 'redirectUris' | 'webOrigins' | 'scopes'>,
+  { kind: Kind; required: boolean; max: number }
+> = {
   companyName: { kind: 'text', required: true, max: 200 },
   companyWebsite: { kind: 'url', required: true, max: 2000 },
   businessEmail: { kind: 'email', required: true, max: 254 },
@@ -44,7 +49,7 @@ const FIELDS: Record<Exclude<keyof Registration, 'redirectUris' | 'scopes'>, { k
   privacyPolicyUrl: { kind: 'url', required: true, max: 2000 },
   termsOfServiceUrl: { kind: 'url', required: true, max: 2000 },
 };
-const KNOWN = new Set<string>([...Object.keys(FIELDS), 'redirectUris', 'scopes']);
+const KNOWN = new Set<string>([...Object.keys(FIELDS), 'redirectUris', 'webOrigins', 'scopes']);
 
 const EMAIL = /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 const PHONE = /^\+?[0-9][0-9 ()./-]{4,30}$/;
@@ -82,6 +87,41 @@ export function redirectUriProblem(value: unknown): string | null {
   if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return 'must use https (plain http only for localhost / 127.0.0.1 / [::1])';
   if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'must be an https URL';
   return null;
+}
+
+/**
+ * Why a web origin cannot be registered for CORS, or null when it can: the redirect URI rules
+ * (https unless loopback, no credentials, no wildcards), and an origin only — scheme, host and
+ * port exactly as a browser sends them in `Origin` (no path, query or fragment, no trailing
+ * slash, lower case, no default port), since the facade compares the header byte for byte.
+ */
+export function webOriginProblem(value: unknown): string | null {
+  if (value === '*' || value === 'null') return 'must be one exact origin (scheme://host[:port]); * and null are not accepted';
+  const bad = redirectUriProblem(value);
+  if (bad) return bad;
+  const text = value as string;
+  const u = new URL(text);
+  if (u.pathname !== '/' || u.search || text.includes('?')) return 'must be an origin only (scheme://host[:port]), without a path or query';
+  if (u.origin !== text) return `must be written as browsers send it in Origin: ${u.origin}`;
+  return null;
+}
+
+/**
+ * A list of web origins (registration, promotion): optional, at most 20, each checked by
+ * `webOriginProblem` and named by item (`webOrigins[1]`).
+ */
+export function validateWebOrigins(origins: unknown, field = 'webOrigins'): Validated<string[]> {
+  if (origins === undefined || origins === null) return { ok: true, value: [] };
+  if (!Array.isArray(origins))
+    return { ok: false, problems: [{ field, message: 'must be a list of origins, e.g. ["https://app.example"]' }] };
+  const problems: Problem[] = [];
+  origins.forEach((origin, i) => {
+    const bad = webOriginProblem(origin);
+    if (bad) problems.push({ field: `${field}[${i}]`, message: bad });
+    else if (origins.indexOf(origin) !== i) problems.push({ field: `${field}[${i}]`, message: 'is listed twice' });
+  });
+  if (origins.length > 20) problems.push({ field, message: 'must list at most 20 origins' });
+  return problems.length ? { ok: false, problems } : { ok: true, value: origins as string[] };
 }
 
 /**
@@ -138,6 +178,10 @@ export function validateRegistration(input: unknown): Validated<Registration> {
     if (uris.length > 20) problem('redirectUris', 'must list at most 20 URLs');
     out['redirectUris'] = uris;
   }
+
+  const origins = validateWebOrigins(doc['webOrigins']);
+  if (origins.ok) out['webOrigins'] = origins.value;
+  else problems.push(...origins.problems);
 
   const scopes = doc['scopes'];
   if (!Array.isArray(scopes) || !scopes.length) problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);

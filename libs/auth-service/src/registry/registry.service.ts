@@ -5,7 +5,14 @@ import { queryPrepared, type PreparedStatement } from '@trading/db';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
-import { validatePublicPages, validateRedirectUris, validateRegistration, type Problem, type Registration } from './registration';
+import {
+  validatePublicPages,
+  validateRedirectUris,
+  validateRegistration,
+  validateWebOrigins,
+  type Problem,
+  type Registration,
+} from './registration';
 
 /** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
 export const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
@@ -35,6 +42,8 @@ export interface Credentials {
   clientId: string;
   environment: Environment;
   redirectUris: string[];
+  /** Origins whose web pages may call the API (CORS); empty: server-to-server only. */
+  webOrigins: string[];
   createdAt: Date;
   secretRotatedAt: Date;
 }
@@ -54,6 +63,7 @@ export interface IssuedCredentials {
   /** Shown once: only its hash is kept. */
   clientSecret: string;
   redirectUris: string[];
+  webOrigins: string[];
 }
 
 /** A registration or promotion that cannot be accepted: every problem, by field. */
@@ -173,8 +183,9 @@ export class RegistryService {
         ],
       );
       const app = toApp(row);
-      await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris);
-      return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris };
+      const webOrigins = reg.webOrigins ?? [];
+      await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris, webOrigins);
+      return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris, webOrigins };
     });
   }
 
@@ -184,9 +195,13 @@ export class RegistryService {
     await this.provision(document, { credentials });
   }
 
-  /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs. */
-  async promote(ref: string, input: { to?: unknown; redirectUris: unknown; pages?: unknown }): Promise<IssuedCredentials> {
+  /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs (and web origins, if any). */
+  async promote(
+    ref: string,
+    input: { to?: unknown; redirectUris: unknown; webOrigins?: unknown; pages?: unknown },
+  ): Promise<IssuedCredentials> {
     const uris = validateRedirectUris(input.redirectUris);
+    const origins = validateWebOrigins(input.webOrigins);
     return this.dataSource.transaction(async (tx) => {
       const locked = await this.lockApp(tx, ref);
       if (locked.status !== 'ACTIVE') throw new AppError('CONFLICT', `${locked.appName} is suspended and cannot be promoted`);
@@ -201,8 +216,8 @@ export class RegistryService {
       }
       // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
       const pages = validatePublicPages(locked, input.pages);
-      const problems = [...(uris.ok ? [] : uris.problems), ...(pages.ok ? [] : pages.problems)];
-      if (problems.length || !uris.ok || !pages.ok) throw new RegistrationError(problems);
+      const problems = [...(uris.ok ? [] : uris.problems), ...(origins.ok ? [] : origins.problems), ...(pages.ok ? [] : pages.problems)];
+      if (problems.length || !uris.ok || !origins.ok || !pages.ok) throw new RegistrationError(problems);
       const promoted = { ...locked, ...pages.value, environment: next };
       await tx.query(
         `UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`,
@@ -210,8 +225,8 @@ export class RegistryService {
       );
       const clientSecret = newClientSecret();
       const clientId = newClientId(next);
-      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value);
-      return { app: promoted, environment: next, clientId, clientSecret, redirectUris: uris.value };
+      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value, origins.value);
+      return { app: promoted, environment: next, clientId, clientSecret, redirectUris: uris.value, webOrigins: origins.value };
     });
   }
 
@@ -222,9 +237,10 @@ export class RegistryService {
       const env = (environment ?? (ref.startsWith('tci_') ? ref.split('_')[1]!.toUpperCase() : undefined)) as Environment | undefined;
       if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
       const clientSecret = newClientSecret();
-      const rows = returnedRows<{ client_id: string; redirect_uris: string[] }>(
+      const rows = returnedRows<{ client_id: string; redirect_uris: string[]; web_origins: string[] }>(
         await tx.query(
-          `UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2 RETURNING client_id, redirect_uris`,
+          `UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2
+           RETURNING client_id, redirect_uris, web_origins`,
           [app.id, env, hashSecret(clientSecret)],
         ),
       );
@@ -237,11 +253,19 @@ export class RegistryService {
           env,
           creds.client_id,
           creds.redirect_uris,
+          creds.web_origins,
           'Your client secret was rotated; the previous one no longer works.',
         ),
         secret: clientSecret,
       });
-      return { app, environment: env, clientId: creds.client_id, clientSecret, redirectUris: creds.redirect_uris };
+      return {
+        app,
+        environment: env,
+        clientId: creds.client_id,
+        clientSecret,
+        redirectUris: creds.redirect_uris,
+        webOrigins: creds.web_origins,
+      };
     });
   }
 
@@ -265,7 +289,7 @@ export class RegistryService {
       `SELECT ${APP_COLUMNS} FROM vendor_apps a ORDER BY a.created_at, a.id`,
     );
     const creds: Array<Record<string, any>> = await this.dataSource.query(
-      `SELECT app_id, client_id, environment, redirect_uris, created_at, secret_rotated_at FROM vendor_app_credentials
+      `SELECT app_id, client_id, environment, redirect_uris, web_origins, created_at, secret_rotated_at FROM vendor_app_credentials
         ORDER BY array_position(ARRAY['DEV','UAT','PROD'], environment)`,
     );
     return apps.map((a) => ({
@@ -276,10 +300,24 @@ export class RegistryService {
           clientId: c['client_id'],
           environment: c['environment'],
           redirectUris: c['redirect_uris'],
+          webOrigins: c['web_origins'],
           createdAt: c['created_at'],
           secretRotatedAt: c['secret_rotated_at'],
         })),
     }));
+  }
+
+  /**
+   * Every web origin registered for `environment` by an active app, once each: what the facade
+   * answers CORS for (it asks for the whole set now and then, never per request).
+   */
+  async webOrigins(environment: Environment): Promise<string[]> {
+    const rows: Array<{ origin: string }> = await this.dataSource.query(
+      `SELECT DISTINCT o.origin FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id, unnest(c.web_origins) AS o(origin)
+        WHERE c.environment = $1 AND a.status = 'ACTIVE' ORDER BY o.origin`,
+      [environment],
+    );
+    return rows.map((r) => r.origin);
   }
 
   /** A client of `environment` whose app is active; null for unknown ids, other environments' ids and suspended apps. */
@@ -335,20 +373,21 @@ export class RegistryService {
     clientId: string,
     clientSecret: string,
     redirectUris: string[],
+    webOrigins: string[],
   ): Promise<void> {
     await tx.query(
-      `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris) VALUES ($1, $2, $3, $4, $5)`,
-      [clientId, app.id, env, hashSecret(clientSecret), redirectUris],
+      `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [clientId, app.id, env, hashSecret(clientSecret), redirectUris, webOrigins],
     );
     const note =
       env === 'DEV'
         ? 'Your app is provisioned in DEV.'
         : `Your app is promoted to ${env}. These credentials work only in ${env}; the earlier ones keep working in their own environments.`;
-    await enqueueMail(tx, { ...credentialsMail(app, env, clientId, redirectUris, note), secret: clientSecret });
+    await enqueueMail(tx, { ...credentialsMail(app, env, clientId, redirectUris, webOrigins, note), secret: clientSecret });
   }
 }
 
-function credentialsMail(app: VendorApp, env: Environment, clientId: string, redirectUris: string[], note: string) {
+function credentialsMail(app: VendorApp, env: Environment, clientId: string, redirectUris: string[], webOrigins: string[], note: string) {
   return {
     to: app.businessEmail,
     subject: `${app.appName}: ${env} credentials for the Trading API`,
@@ -361,6 +400,7 @@ function credentialsMail(app: VendorApp, env: Environment, clientId: string, red
       `  client_id:      ${clientId}`,
       `  client_secret:  ${SECRET_PLACEHOLDER}`,
       `  Redirect URIs:  ${redirectUris.join('\n                  ')}`,
+      `  Web origins:    ${webOrigins.length ? webOrigins.join('\n                  ') : '(none: the API answers no browser pages)'}`,
       `  Approved scopes: ${app.approvedScopes.join(' ')}`,
       '',
       'Keep the client secret on your server only; we keep only a hash of it and cannot show it again.',
