@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the tests need on this machine, installed and started when missing (idempotent, no input):
 # PostgreSQL and Redis answering on 127.0.0.1, Debian's chromium for the browser tests, promtool
-# for the alerting rules, HAProxy for the scale-out proof. Uses apt-get (as root, or sudo -n).
+# for the alerting rules, HAProxy for the scale-out proof, kubectl for the overlays. Uses apt-get (as root, or sudo -n).
 # `npm run test:all` runs it before `npm test`; CI (.ci/run) runs `npm run test:all`.
 set -uo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -66,4 +66,12 @@ ensure_promtool() {
   apt_install --no-install-recommends prometheus
 }
 
-ensure_postgres && ensure_redis && ensure_chromium && ensure_haproxy && ensure_promtool
+# The Kubernetes overlays are rendered by the real Kustomize inside kubectl (`kubectl kustomize`).
+# Debian has no kubectl package: it is part of the machine image (or https://kubernetes.io/docs/tasks/tools/).
+ensure_kubectl() {
+  command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1 && return 0
+  log "kubectl (1.27 or later, with its built-in kustomize) is needed to render deploy/kubernetes; install it and run again"
+  return 1
+}
+
+ensure_postgres && ensure_redis && ensure_chromium && ensure_haproxy && ensure_promtool && ensure_kubectl

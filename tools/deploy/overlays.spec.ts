@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { COMPOSE_FILE } from './compose-rules';
-import { containers, podTemplate, type K8sObject } from './kustomize';
+import { containers, podTemplate, type JsonObject, type K8sObject } from './kustomize';
 import { checkOverlay, copyProblems, overlayNames } from './overlays';
-import type { JsonObject } from './strategic-merge';
+
 import { externalSecrets, ingressControllers, matches } from './validate';
 
 const APPS = ['rest-facade', 'auth', 'gateway', 'accounts', 'banking', 'oms'];

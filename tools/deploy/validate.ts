@@ -10,9 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { STOP_DEADLINE_MS } from '@trading/config';
-import { containers, DEPLOY_ROOT, describe, podSpec, podTemplate, type K8sObject } from './kustomize';
+import { containers, DEPLOY_ROOT, describe, podSpec, podTemplate, type JsonObject, type K8sObject } from './kustomize';
 import { schemaProblems } from './schemas';
-import type { JsonObject } from './strategic-merge';
 
 /** A Secret created out of band: its name and keys (deploy/kubernetes/external-secrets.yaml). */
 export interface ExternalSecret {
