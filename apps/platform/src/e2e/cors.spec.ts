@@ -187,3 +187,28 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('CORS preflights and budgets', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform({ API_ADDRESS_RATE_LIMIT_PER_MINUTE: '2' }, { facade: { CORS_ORIGINS_CACHE_MS: CACHE_MS } });
+    await provisionApp(p, { webOrigins: [ORIGIN] });
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  it("spend no one's budget: a page's preflights leave the address budget untouched", async () => {
+    const preflight = (origin: string) =>
+      http('OPTIONS', `${p.urls.api}/accounts`, { headers: { origin, 'access-control-request-method': 'GET' } });
+    for (let i = 0; i < 10; i++) {
+      expect((await preflight(ORIGIN)).headers.get('access-control-allow-origin')).toBe(ORIGIN);
+      expect((await preflight(`https://made-up-${i}.example`)).status).toBe(204);
+    }
+    // Both of the address's two tokenless requests are still there, then 429 (with CORS headers, so the page can read Retry-After).
+    expect((await http('GET', `${p.urls.api}/accounts`, { headers: { origin: ORIGIN } })).status).toBe(401);
+    expect((await http('GET', `${p.urls.api}/accounts`, { headers: { origin: ORIGIN } })).status).toBe(401);
+    const limited = await http('GET', `${p.urls.api}/accounts`, { headers: { origin: ORIGIN } });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
