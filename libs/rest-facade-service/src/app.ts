@@ -56,9 +56,6 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       trustProxy: config.FACADE_TRUST_PROXY,
       readiness: { redis: () => store.ping() },
     });
-    // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
-    // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
-    // claims), then everything else under /v1 is an authenticated API call from the route table.
     // CORS for vendor apps' registered web origins, before any budget or token check: a preflight
     // carries no token and is answered from memory (origins read from auth now and then).
     const origins = new RegisteredOrigins(config.AUTH_INTERNAL_URL, signer, config.CORS_ORIGINS_CACHE_MS, logger);
@@ -67,6 +64,9 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       BASE_PATH,
       corsForRegisteredOrigins((origin) => origins.has(origin), methods),
     );
+    // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
+    // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
+    // claims), then everything else under /v1 is an authenticated API call from the route table.
     app.use(docsRouter(BASE_PATH));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
