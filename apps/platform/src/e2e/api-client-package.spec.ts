@@ -24,7 +24,7 @@ interface Run {
   stderr: string;
 }
 
-/** A child process to completion; `env` replaces the environment (no NODE_OPTIONS, NODE_PATH: plain Node). */
+/** A child process to completion; `env` replaces the environment (no NODE_OPTIONS, NODE_PATH: plain Node and npm). */
 function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = cleanEnv()): Promise<Run> {
   return new Promise((done) => {
     execFile(command, args, { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
@@ -37,6 +37,7 @@ function cleanEnv(extra: Record<string, string> = {}): Record<string, string | u
   const env = { ...process.env, ...extra };
   delete env.NODE_OPTIONS;
   delete env.NODE_PATH;
+  delete env.npm_config_local_prefix; // set when the tests run under `npm test`; the vendor's folder is its own project
   return env;
 }
 
