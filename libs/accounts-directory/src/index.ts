@@ -19,11 +19,17 @@ export interface AccountsDirectory {
   find(accountId: string, claims: Claims, options?: { symbol?: string; requestId?: string }): Promise<OwnedAccount | null>;
   /** Every account of the caller (ids), e.g. for `_entities` ownership checks. */
   ownedIds(claims: Claims, requestId?: string): Promise<string[]>;
+  /** The symbols the account holds a position in (closing every position); empty for an account that is not the caller's. */
+  heldSymbols?(accountId: string, claims: Claims, requestId?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const ACCOUNT_QUERY = `query($id: ID!, $symbol: String!, $withPosition: Boolean!) {
   account(id: $id) { id type status baseCurrency positionSettlement(symbol: $symbol) @include(if: $withPosition) { quantity tradedQuantity } }
+}`;
+
+const POSITIONS_QUERY = `query($id: ID!, $cursor: String) {
+  account(id: $id) { positions(limit: 100, cursor: $cursor) { nodes { symbol quantity } nextCursor } }
 }`;
 
 /**
@@ -51,6 +57,19 @@ export class AccountsSubgraphDirectory implements AccountsDirectory {
   async ownedIds(claims: Claims, requestId?: string): Promise<string[]> {
     const data = await this.ask<{ accounts?: Array<{ id: string }> }>('{ accounts { id } }', {}, claims, requestId);
     return (data.accounts ?? []).map((a) => a.id);
+  }
+
+  async heldSymbols(accountId: string, claims: Claims, requestId?: string): Promise<string[]> {
+    const symbols: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const data: { account?: { positions: { nodes: Array<{ symbol: string; quantity: string }>; nextCursor: string | null } } | null } =
+        await this.ask(POSITIONS_QUERY, { id: accountId, cursor }, claims, requestId);
+      if (!data.account) return [];
+      for (const p of data.account.positions.nodes) if (Number(p.quantity) !== 0) symbols.push(p.symbol);
+      cursor = data.account.positions.nextCursor;
+    } while (cursor);
+    return symbols;
   }
 
   private async ask<T>(query: string, variables: Record<string, unknown>, claims: Claims, requestId?: string): Promise<T> {

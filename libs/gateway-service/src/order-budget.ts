@@ -2,12 +2,16 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { GatewayContext } from './context';
 
-/** The root field that places an order; each one the operation would run costs one unit of the order budgets. */
-const PLACE_ORDER = 'placeOrder';
+/**
+ * The root fields that place orders; each one the operation would run costs one unit of the
+ * order budgets (a close places its sell; closing every position is charged one, as what it
+ * places is not known before it runs).
+ */
+export const ORDER_PLACING_FIELDS: ReadonlySet<string> = new Set(['placeOrder', 'closePosition', 'closeAllPositions']);
 
 /**
  * Charges the order budgets by what the operation would run, once it is parsed and validated
- * and before it is planned: every `placeOrder` under its own response key (aliases), inside
+ * and before it is planned: every order-placing field (`placeOrder`, `closePosition`, `closeAllPositions`) under its own response key (aliases), inside
  * named or inline fragments too. A persisted query (hash only) is charged the same way, as its
  * stored text is what gets parsed. Over budget, the whole operation is refused and none of it runs.
  */
@@ -25,7 +29,7 @@ export function orderBudget(): ApolloServerPlugin<GatewayContext> {
 }
 
 /**
- * Distinct response keys of `placeOrder` at the root of a mutation: fields under one key are
+ * Distinct response keys of order-placing fields at the root of a mutation: fields under one key are
  * merged and run once, so that is exactly how many orders the operation would place
  * (`@skip`/`@include` are not evaluated: at worst an order too many is charged).
  */
@@ -39,7 +43,7 @@ export function placeOrderCount(document: DocumentNode, operation: OperationDefi
   const collect = (set: SelectionSetNode) => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === PLACE_ORDER) keys.add(selection.alias?.value ?? selection.name.value);
+        if (ORDER_PLACING_FIELDS.has(selection.name.value)) keys.add(selection.alias?.value ?? selection.name.value);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         collect(selection.selectionSet);
       } else {

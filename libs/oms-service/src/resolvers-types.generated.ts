@@ -368,6 +368,18 @@ export type OrderInput = {
   clientOrderId?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell. */
+export type ClosePositionInput = {
+  /** One of the caller's accounts. */
+  accountId: Scalars['ID']['input'];
+  /** The instrument held. */
+  symbol: Scalars['String']['input'];
+  /** How much to sell (at most the holding not already being sold). */
+  quantity?: InputMaybe<Scalars['Decimal']['input']>;
+  /** This percentage (0 < p ≤ 100) of the holding, floored to the lot. */
+  percentage?: InputMaybe<Scalars['Decimal']['input']>;
+};
+
 export type Account = {
   __typename?: 'Account';
   /** The account id (UUID). */
@@ -420,6 +432,10 @@ export type Mutation = {
   placeOrder: Order;
   /** Cancels a working order and releases its hold; cancelling a cancelled order answers it again. */
   cancelOrder: Order;
+  /** Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol. */
+  closePosition: Order;
+  /** Cancels the account's working orders, then closes every position; the orders placed (one per holding). */
+  closeAllPositions: Array<Order>;
 };
 
 
@@ -436,6 +452,18 @@ export type MutationPlaceOrderArgs = {
 
 export type MutationCancelOrderArgs = {
   orderId: Scalars['ID']['input'];
+};
+
+
+export type MutationClosePositionArgs = {
+  input: ClosePositionInput;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationCloseAllPositionsArgs = {
+  accountId: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The paper market's mark for one instrument. Prices are canonical decimal strings. */
@@ -603,6 +631,7 @@ export type ResolversTypes = {
   WhatIfRejectReason: ResolverTypeWrapper<WhatIfRejectReason>;
   WhatIfResult: ResolverTypeWrapper<WhatIfResult>;
   OrderInput: OrderInput;
+  ClosePositionInput: ClosePositionInput;
   Account: ResolverTypeWrapper<AccountReferenceModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Mark: ResolverTypeWrapper<Mark>;
@@ -633,6 +662,7 @@ export type ResolversParentTypes = {
   WhatIfRejectReason: WhatIfRejectReason;
   WhatIfResult: WhatIfResult;
   OrderInput: OrderInput;
+  ClosePositionInput: ClosePositionInput;
   Account: AccountReferenceModel;
   Mutation: Record<PropertyKey, never>;
   Mark: Mark;
@@ -810,6 +840,8 @@ export type MutationResolvers<ContextType = SubgraphContext, ParentType extends 
   whatIfOrder?: Resolver<ResolversTypes['WhatIfResult'], ParentType, ContextType, RequireFields<MutationWhatIfOrderArgs, 'input'>>;
   placeOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationPlaceOrderArgs, 'input'>>;
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'orderId'>>;
+  closePosition?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationClosePositionArgs, 'input'>>;
+  closeAllPositions?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCloseAllPositionsArgs, 'accountId'>>;
 };
 
 export type MarkResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Mark'] = ResolversParentTypes['Mark']> = {

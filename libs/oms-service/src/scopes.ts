@@ -18,4 +18,6 @@ export const omsScopes: ScopeRules = {
   'Mutation.whatIfOrder': ['read:orders'],
   'Mutation.placeOrder': ['write:orders'],
   'Mutation.cancelOrder': ['write:orders'],
+  'Mutation.closePosition': ['write:orders'],
+  'Mutation.closeAllPositions': ['write:orders'],
 };

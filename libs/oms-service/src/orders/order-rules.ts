@@ -103,6 +103,30 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
   return request;
 }
 
+/** Closing a position: all of it, a quantity, or a percentage of it (not both). */
+export interface CloseRequest {
+  accountId: string;
+  symbol: string;
+  quantity: string | null;
+  percentage: string | null;
+}
+
+export function parseCloseRequest(input: Record<string, unknown>): CloseRequest {
+  const symbol = input['symbol'];
+  if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
+    throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
+  const given = (name: string) => input[name] !== undefined && input[name] !== null;
+  if (given('quantity') && given('percentage')) throw bad('percentage', 'Give quantity or percentage, not both');
+  const percentage = given('percentage') ? positiveDecimal(input['percentage'], 'percentage') : null;
+  if (percentage && new Decimal(percentage).gt(100)) throw bad('percentage', 'percentage must be at most 100');
+  return {
+    accountId: parseUuid(input['accountId'], 'accountId'),
+    symbol,
+    quantity: given('quantity') ? positiveDecimal(input['quantity'], 'quantity') : null,
+    percentage,
+  };
+}
+
 const isMultiple = (value: string, step: string) => new Decimal(value).mod(step).isZero();
 
 /** The instrument's rules: tradable, quantity in lots within the limits, prices on the tick. */

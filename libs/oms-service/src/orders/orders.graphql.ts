@@ -309,6 +309,18 @@ export const ordersTypeDefs = /* GraphQL */ `
     clientOrderId: String
   }
 
+  "A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell."
+  input ClosePositionInput {
+    "One of the caller's accounts."
+    accountId: ID!
+    "The instrument held."
+    symbol: String!
+    "How much to sell (at most the holding not already being sold)."
+    quantity: Decimal
+    "This percentage (0 < p ≤ 100) of the holding, floored to the lot."
+    percentage: Decimal
+  }
+
   type Account @key(fields: "id") {
     "The account id (UUID)."
     id: ID!
@@ -341,5 +353,9 @@ export const ordersTypeDefs = /* GraphQL */ `
     placeOrder("The order." input: OrderInput!, "An Idempotency-Key: the same key and input answer the first result; another input with it is refused." idempotencyKey: String): Order!
     "Cancels a working order and releases its hold; cancelling a cancelled order answers it again."
     cancelOrder("The order to cancel." orderId: ID!): Order!
+    "Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol."
+    closePosition("What to close." input: ClosePositionInput!, "An Idempotency-Key, as placeOrder's." idempotencyKey: String): Order!
+    "Cancels the account's working orders, then closes every position; the orders placed (one per holding)."
+    closeAllPositions("One of the caller's accounts." accountId: ID!, "An Idempotency-Key: a retry answers the same orders." idempotencyKey: String): [Order!]!
   }
 `;

@@ -37,6 +37,9 @@ import {
   TIME_IN_FORCE_BY_TYPE,
   TIMES_IN_FORCE,
   type OrderRequest,
+  floorToLot,
+  parseCloseRequest,
+  type CloseRequest,
 } from './order-rules';
 
 export interface OrdersOptions {
@@ -216,15 +219,29 @@ export class OrdersService {
   async place(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
     const request = parseOrderRequest(input);
     const key = parseIdempotencyKey(idempotencyKey);
+    return this.answer(await this.submit(claims, request, key, requestHash('placeOrder', request), requestId));
+  }
+
+  /**
+   * Places a parsed order under an Idempotency-Key (`key`, with the hash of the request the
+   * caller made, which for a close is not the order it derives): the order's row as it is now,
+   * REJECTED included (callers answer it).
+   */
+  private async submit(
+    claims: Claims,
+    request: OrderRequest,
+    key: string | null | undefined,
+    hash: string,
+    requestId?: string,
+  ): Promise<OrderRow> {
     const keyOwner = idempotencyOwner(claims);
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
     checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE')
       throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
-    const hash = requestHash('placeOrder', request);
     if (key) {
-      const earlier = await this.replay(keyOwner, key, hash);
+      const earlier = await this.earlierRow(keyOwner, key, hash);
       if (earlier) return earlier;
     }
     const clientOrderId = request.clientOrderId ?? randomUUID();
@@ -282,10 +299,10 @@ export class OrdersService {
       }
       return order;
     });
-    if ('replay' in recorded) return (await this.replay(keyOwner, key!, hash))!;
+    if ('replay' in recorded) return (await this.earlierRow(keyOwner, key!, hash))!;
     let order = recorded;
     if (buy) order = await this.confirmHold(order, claims.sub);
-    return this.answer(order);
+    return order;
   }
 
   /** A buy's hold in banking, then NEW; a refusal rejects the order. */
@@ -330,12 +347,10 @@ export class OrdersService {
     return presentOrder(order);
   }
 
-  private async replay(userId: string, key: string, hash: string): Promise<OrderView | null> {
+  private async earlierRow(userId: string, key: string, hash: string): Promise<OrderRow | null> {
     const orderId = await orderIdempotency.earlier(this.dataSource, userId, key, hash);
     if (!orderId) return null;
-    const order = await this.row(orderId);
-    if (!order) return null;
-    return this.answer(order);
+    return this.row(orderId);
   }
 
   private reserve(request: OrderRequest, instrument: Instrument): Reservation {
@@ -371,6 +386,17 @@ export class OrdersService {
    * open sells already promise. Callers hold the per-(account, symbol) lock when they act on it.
    */
   private async sellable(tx: EntityManager, account: OwnedAccount, symbol: string, excludeOrder?: string): Promise<Decimal> {
+    const { held, promised } = await this.holding(tx, account, symbol, excludeOrder);
+    return held.minus(promised);
+  }
+
+  /** The holding including trades accounts has not applied yet, and what open sells (but `excludeOrder`) already promise of it. */
+  private async holding(
+    tx: EntityManager,
+    account: OwnedAccount,
+    symbol: string,
+    excludeOrder?: string,
+  ): Promise<{ held: Decimal; promised: Decimal }> {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sell:${account.id}:${symbol}`]);
     const [row] = await tx.query(
       `SELECT
@@ -380,13 +406,144 @@ export class OrdersService {
       [account.id, symbol, excludeOrder ?? null],
     );
     const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
-    return new Decimal(settlement.quantity).minus(settlement.tradedQuantity).plus(row.traded).minus(row.promised);
+    return {
+      held: new Decimal(settlement.quantity).minus(settlement.tradedQuantity).plus(row.traded),
+      promised: new Decimal(row.promised),
+    };
   }
 
   private async ownedAccount(accountId: string, claims: Claims, requestId: string | undefined, symbol?: string): Promise<OwnedAccount> {
     const account = await this.accounts.find(accountId, claims, { symbol, requestId });
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     return account;
+  }
+
+  // ---- closing positions ------------------------------------------------------------------
+
+  /**
+   * Closes a long position (no shorts exist here) with a MARKET DAY sell: all of it, `quantity`,
+   * or `percentage` of the holding (floored to the lot). Sells already working keep their part:
+   * only the quantity they do not already sell is closed (nothing left: 409 naming the symbol).
+   * No holding: 404 naming the symbol. `Idempotency-Key` answers the first close again.
+   */
+  async closePosition(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
+    const request = parseCloseRequest(input);
+    const key = parseIdempotencyKey(idempotencyKey);
+    const hash = requestHash('closePosition', request);
+    if (key) {
+      const earlier = await this.earlierRow(idempotencyOwner(claims), key, hash);
+      if (earlier) return this.answer(earlier);
+    }
+    const order = await this.closeOrderFor(claims, request, requestId);
+    return this.answer(await this.submit(claims, order, key, hash, requestId));
+  }
+
+  /** The sell order that closes (part of) a position, from the holding now. */
+  private async closeOrderFor(claims: Claims, request: CloseRequest, requestId?: string): Promise<OrderRequest> {
+    const account = await this.ownedAccount(request.accountId, claims, requestId, request.symbol);
+    const instrument = await this.instruments.find(request.symbol);
+    const { held, promised } = await this.dataSource.transaction((tx) => this.holding(tx, account, request.symbol));
+    if (!instrument || held.lte(0)) throw new AppError('NOT_FOUND', `No position in ${request.symbol}`, { field: 'symbol' });
+    const free = held.minus(promised);
+    let quantity: Decimal;
+    if (request.quantity) {
+      quantity = new Decimal(request.quantity);
+      if (quantity.gt(held))
+        throw new AppError('UNPROCESSABLE', `quantity exceeds the position of ${held.toString()}`, { field: 'quantity' });
+    } else if (request.percentage) {
+      quantity = floorToLot(held.times(request.percentage).div(100), instrument.lotSize);
+      if (quantity.lte(0))
+        throw new AppError('UNPROCESSABLE', `${request.percentage}% of ${held.toString()} is less than one lot`, { field: 'percentage' });
+    } else {
+      quantity = free;
+    }
+    if (free.lte(0))
+      throw new AppError('CONFLICT', `Working sell orders already sell the whole ${request.symbol} position; cancel them first`, {
+        field: 'symbol',
+      });
+    if (quantity.gt(free)) {
+      throw new AppError(
+        'UNPROCESSABLE',
+        `Only ${free.toString()} ${request.symbol} is not already being sold by working orders (${promised.toString()} is)`,
+        { field: request.quantity ? 'quantity' : 'percentage' },
+      );
+    }
+    return {
+      accountId: request.accountId,
+      symbol: request.symbol,
+      side: 'SELL',
+      type: 'MARKET',
+      timeInForce: 'DAY',
+      quantity: quantity.toFixed(),
+      limitPrice: null,
+      stopPrice: null,
+      clientOrderId: null,
+    };
+  }
+
+  /**
+   * Closes every position of the account: first cancels its working orders (their holds come
+   * back, their sells stop promising the holding), then one MARKET DAY sell per holding. With an
+   * `Idempotency-Key`, each close is remembered under `<key>:close:<symbol>`, and a retry answers
+   * those orders again without cancelling or placing anything.
+   */
+  async closeAllPositions(claims: Claims, accountIdInput: unknown, idempotencyKey: unknown, requestId?: string): Promise<OrderView[]> {
+    const accountId = parseUuid(accountIdInput, 'accountId');
+    const key = parseIdempotencyKey(idempotencyKey);
+    const owner = idempotencyOwner(claims);
+    const account = await this.ownedAccount(accountId, claims, requestId);
+    if (key) {
+      const earlier: Array<{ order_id: string }> = await this.dataSource.query(
+        `SELECT order_id FROM order_idempotency_keys WHERE user_id = $1 AND starts_with(key, $2) AND created_at >= now() - interval '24 hours'`,
+        [owner, `${key}:close:`],
+      );
+      if (earlier.length) {
+        const rows: OrderRow[] = await this.dataSource.query('SELECT * FROM orders WHERE id = ANY($1::uuid[]) ORDER BY symbol', [
+          earlier.map((e) => e.order_id),
+        ]);
+        return rows.map(presentOrder);
+      }
+    }
+    if (account.status !== 'ACTIVE')
+      throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
+    const working: Array<{ id: string }> = await this.dataSource.query(
+      "SELECT id FROM orders WHERE account_id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') ORDER BY seq",
+      [accountId],
+    );
+    for (const { id } of working) {
+      try {
+        await this.cancel(claims, id, requestId);
+      } catch (err) {
+        // Filled or closed meanwhile: nothing left to cancel.
+        if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err;
+      }
+    }
+    const traded: Array<{ symbol: string }> = await this.dataSource.query('SELECT DISTINCT symbol FROM trades WHERE account_id = $1', [
+      accountId,
+    ]);
+    const symbols = [
+      ...new Set([...((await this.accounts.heldSymbols?.(accountId, claims, requestId)) ?? []), ...traded.map((t) => t.symbol)]),
+    ].sort();
+    const orders: OrderView[] = [];
+    for (const symbol of symbols) {
+      const request = { accountId, symbol, quantity: null, percentage: null };
+      let order: OrderRequest;
+      try {
+        order = await this.closeOrderFor(claims, request, requestId);
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'NOT_FOUND' || err.code === 'CONFLICT')) continue; // nothing (left) to close
+        throw err;
+      }
+      const row = await this.submit(
+        claims,
+        order,
+        key ? `${key}:close:${symbol}` : null,
+        requestHash('closeAllPositions', request),
+        requestId,
+      );
+      orders.push(presentOrder(row));
+    }
+    return orders;
   }
 
   // ---- cancelling -------------------------------------------------------------------------

@@ -244,6 +244,11 @@ export const orderEvent = named(
   z.union([orderUpdate, trade, o({ reason: text })]),
   'The `data` of one event: an OrderUpdate for `event: order`, a Trade for `event: fill`, `{ reason }` for `event: gap` and `event: end`',
 );
+export const closedPositions = named(
+  'ClosedPositions',
+  o({ accountId: id, orders: list(order) }),
+  'The sell orders that close every position, one per holding (the working orders were cancelled first)',
+);
 export const orderPage = named('OrderPage', o({ accountId: id, orders: list(order), nextCursor: cursor }));
 export const tradePage = named('TradePage', o({ accountId: id, trades: list(trade), nextCursor: cursor }));
 const change = named('Change', o({ before: money, change: money, after: money }));

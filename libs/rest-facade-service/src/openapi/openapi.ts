@@ -167,8 +167,9 @@ const operations: Operations = {
       errors: [400, 404, 409, 415, 422],
     },
   },
-  ...orderOperations,
 };
+// The orders' operations, merged path by path (closing positions adds DELETE to an accounts path).
+for (const [path, ops] of Object.entries(orderOperations)) operations[path] = { ...operations[path], ...ops };
 
 /** Every operation's stable name in generated clients. */
 const OPERATION_IDS: Record<string, string> = {
@@ -191,6 +192,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /oms/what-if': 'previewOrder',
   'POST /oms/order': 'placeOrder',
   'DELETE /oms/order': 'cancelOrder',
+  'DELETE /accounts/{accountId}/positions/{symbol}': 'closePosition',
+  'DELETE /accounts/{accountId}/positions': 'closeAllPositions',
   'GET /oms/{accountId}/orders': 'listOrders',
   'GET /oms/{accountId}/order/{orderId}': 'getOrder',
   'GET /oms/{accountId}/events': 'streamOrderEvents',

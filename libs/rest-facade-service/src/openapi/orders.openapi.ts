@@ -14,7 +14,41 @@ const idempotencyKey = idempotency(
   'A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).',
 );
 
+const closeKey = idempotency('A retry with the same key answers the first close again (the same orders).');
+
 export const orderOperations: Operations = {
+  '/accounts/{accountId}/positions/{symbol}': {
+    delete: {
+      summary:
+        'Close a position: places the MARKET DAY sell that closes it (all of it, `quantity`, or `percentage` of the holding floored to the lot; not both) and answers that order. Sells already working keep their part: only the quantity they do not already sell is closed (nothing left: 409 naming `symbol`). No position: 404 naming `symbol`. Charged to the order budget.',
+      scopes: ['write:orders'],
+      params: [
+        accountId,
+        {
+          name: 'symbol',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9.]{1,12}$' },
+          description: 'e.g. AAPL',
+        },
+        { name: 'quantity', in: 'query', schema: { type: 'string' }, description: 'How much to sell' },
+        { name: 'percentage', in: 'query', schema: { type: 'string' }, description: '0 < p ≤ 100, of the holding' },
+        closeKey,
+      ],
+      ok: { status: 200, schema: 'Order' },
+      errors: [400, 404, 409, 422],
+    },
+  },
+  '/accounts/{accountId}/positions': {
+    delete: {
+      summary:
+        "Close every position: cancels the account's working orders first (their holds come back), then places one MARKET DAY sell per holding; answers those orders. Charged one unit of the order budget.",
+      scopes: ['write:orders'],
+      params: [accountId, closeKey],
+      ok: { status: 200, schema: 'ClosedPositions' },
+      errors: [400, 404, 422],
+    },
+  },
   '/oms/{accountId}/order/rules': {
     get: {
       summary: 'What this account may send: order types, times in force, tick and lot rules, limits, short selling',

@@ -3,6 +3,7 @@ import { errors, isUuid } from '@trading/errors';
 import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
 import { cancelOrderRequest, ORDER_STATUSES, orderRequest } from '../contract';
 import type { RestRoute } from './route';
+import { DECIMAL_SYNTAX } from '@trading/money';
 
 const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
 const ORDER = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
@@ -30,7 +31,50 @@ function orderIdToCancel(req: Request): string {
   return orderId;
 }
 
+/** `?quantity=` or `?percentage=` of a close (not both; the OMS checks the values). */
+function closeParams(req: Request): { quantity?: string; percentage?: string } {
+  const quantity = queryParam(req, 'quantity');
+  const percentage = queryParam(req, 'percentage');
+  if (quantity !== undefined && percentage !== undefined) throw errors.badInput('percentage', 'Give quantity or percentage, not both');
+  for (const [name, value] of [
+    ['quantity', quantity],
+    ['percentage', percentage],
+  ] as const)
+    if (value !== undefined && !DECIMAL_SYNTAX.test(value)) throw errors.badInput(name, `${name} must be a decimal, e.g. "10"`);
+  return { quantity, percentage };
+}
+
 export const ordersRoutes: RestRoute[] = [
+  {
+    method: 'DELETE',
+    path: '/accounts/:accountId/positions/:symbol',
+    scopes: ['write:orders'],
+    placesOrder: true,
+    document: /* GraphQL */ `
+      mutation ClosePosition($input: ClosePositionInput!, $idempotencyKey: String) {
+        order: closePosition(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} }
+      }
+    `,
+    variables: (req) => {
+      const symbol = String(req.params['symbol']).toUpperCase();
+      if (!/^[A-Z0-9.]{1,12}$/.test(symbol)) throw errors.badInput('symbol', 'symbol must be an instrument symbol, e.g. AAPL');
+      return { input: { accountId: uuidParam(req, 'accountId'), symbol, ...closeParams(req) }, idempotencyKey: idempotencyKey(req) };
+    },
+    shape: (data) => data.order,
+  },
+  {
+    method: 'DELETE',
+    path: '/accounts/:accountId/positions',
+    scopes: ['write:orders'],
+    placesOrder: true,
+    document: /* GraphQL */ `
+      mutation CloseAllPositions($accountId: ID!, $idempotencyKey: String) {
+        orders: closeAllPositions(accountId: $accountId, idempotencyKey: $idempotencyKey) { ${ORDER} }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), idempotencyKey: idempotencyKey(req) }),
+    shape: (data, req) => ({ accountId: req.params['accountId'], orders: data.orders }),
+  },
   {
     method: 'GET',
     path: '/oms/:accountId/order/rules',
