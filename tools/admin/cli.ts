@@ -11,6 +11,8 @@
  *                    (the form's fields: tools/admin/registration.example.json)
  *   npm run admin -- apps list [--json]
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--web-origin https://… …] [--to UAT|PROD] [--json]
+ *                    [--token-endpoint-auth-method client_secret_basic|client_secret_post|private_key_jwt] [--jwks-file keys.json | --jwks-uri https://…]
+ *                    [--require-par | --no-require-par] [--require-dpop | --no-require-dpop]   (PROD: both required unless --no-…)
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
  *   npm run admin -- accounts open --email a@b.c --type CASH|MARGIN --currency USD [--json]
@@ -65,7 +67,10 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
   admin apps list [--json]
   admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD]
                      [--web-origin <https://host[:port]>]...   (pages allowed to call the API from a browser, CORS)
-                     [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>] [--json]
+                     [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>]
+                     [--token-endpoint-auth-method client_secret_basic|client_secret_post|private_key_jwt]
+                     [--jwks-file <public JWK Set .json> | --jwks-uri <https url>]   (private_key_jwt's keys)
+                     [--require-par | --no-require-par] [--require-dpop | --no-require-dpop]   (default: required in PROD only) [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
   admin accounts open --email <user e-mail> --type CASH|MARGIN --currency <ISO 4217> [--json]
@@ -148,6 +153,13 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       kid: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       'web-origin': { type: 'string', multiple: true },
+      'token-endpoint-auth-method': { type: 'string' },
+      'jwks-file': { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      'require-par': { type: 'boolean' },
+      'no-require-par': { type: 'boolean' },
+      'require-dpop': { type: 'boolean' },
+      'no-require-dpop': { type: 'boolean' },
       'logo-url': { type: 'string' },
       'privacy-policy-url': { type: 'string' },
       'terms-of-service-url': { type: 'string' },
@@ -251,9 +263,36 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/**
+ * The promoted environment's client authentication and policy, as given (the server applies the
+ * defaults: PAR and DPoP required in PROD unless --no-require-par / --no-require-dpop).
+ */
+function promotionPolicy(values: Values): Record<string, unknown> {
+  const policy: Record<string, unknown> = {};
+  if (typeof values['token-endpoint-auth-method'] === 'string') policy['tokenEndpointAuthMethod'] = values['token-endpoint-auth-method'];
+  const file = values['jwks-file'];
+  if (typeof file === 'string') {
+    try {
+      policy['jwks'] = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+    }
+  }
+  if (typeof values['jwks-uri'] === 'string') policy['jwksUri'] = values['jwks-uri'];
+  for (const [flag, field] of [
+    ['require-par', 'requirePushedAuthorizationRequests'],
+    ['require-dpop', 'dpopBoundAccessTokens'],
+  ] as const) {
+    if (values[flag] && values[`no-${flag}`]) throw new UsageError(`give --${flag} or --no-${flag}, not both`);
+    if (values[flag]) policy[field] = true;
+    if (values[`no-${flag}`]) policy[field] = false;
+  }
+  return policy;
+}
+
 /** Issued credentials: the secret is printed once, here. */
 const printCredentials = (r: Record<string, unknown>, what: string) =>
-  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
+  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
 
 function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   const app = () => encodeURIComponent(need('app'));
@@ -292,7 +331,9 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
                   .map(
                     (e) =>
                       `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
-                      (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : ''),
+                      (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : '') +
+                      `\n         auth: ${e['tokenEndpointAuthMethod']}${e['jwksUri'] ? ` (keys at ${e['jwksUri']})` : e['jwks'] ? ` (${e['jwks'].keys.length} registered key(s))` : ''}` +
+                      `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}`,
                   )
                   .join('\n'),
             )
@@ -310,6 +351,7 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
           return typeof value === 'string' ? [[key, value]] : [];
         }),
       );
+      const policy = promotionPolicy(values);
       return {
         path: `/admin/apps/${app()}/promote`,
         body: {
@@ -317,6 +359,7 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
           ...(origins.length ? { webOrigins: origins } : {}),
           ...(values['to'] ? { to: values['to'] } : {}),
           ...(Object.keys(pages).length ? { pages } : {}),
+          ...(Object.keys(policy).length ? { policy } : {}),
         },
         print: (r) => printCredentials(r, 'promoted'),
       };

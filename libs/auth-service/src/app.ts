@@ -26,6 +26,7 @@ import { PatLoginAttempts1732400000000 } from './migrations/1732400000000-pat-lo
 import { OAuth1732500000000 } from './migrations/1732500000000-oauth';
 import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-consent';
 import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins';
+import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
@@ -99,6 +100,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           OAuth1732500000000,
           GrantConsent1732600000000,
           WebOrigins1732700000000,
+          ClientPolicy1732800000000,
         ],
       }),
       (db) => db.destroy(),

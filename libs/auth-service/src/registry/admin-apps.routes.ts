@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { ClientPolicy } from './registration';
 import type { IssuedCredentials, RegistryService, VendorApp } from './registry.service';
 
 const appSummary = (app: VendorApp) => ({
@@ -21,6 +22,16 @@ const issued = (c: IssuedCredentials) => ({
   clientSecret: c.clientSecret,
   redirectUris: c.redirectUris,
   webOrigins: c.webOrigins,
+  ...policyView(c.policy),
+});
+
+/** An environment's client authentication and policy (public keys are public: shown as registered). */
+const policyView = (p: ClientPolicy) => ({
+  tokenEndpointAuthMethod: p.tokenEndpointAuthMethod,
+  ...(p.jwks ? { jwks: p.jwks } : {}),
+  ...(p.jwksUri ? { jwksUri: p.jwksUri } : {}),
+  requirePushedAuthorizationRequests: p.requirePushedAuthorizationRequests,
+  dpopBoundAccessTokens: p.dpopBoundAccessTokens,
 });
 
 /**
@@ -45,14 +56,15 @@ export function adminAppRoutes(registry: RegistryService): Router {
           webOrigins: c.webOrigins,
           createdAt: c.createdAt.toISOString(),
           secretRotatedAt: c.secretRotatedAt.toISOString(),
+          ...policyView(c.policy),
         })),
       })),
     });
   });
   router.post('/admin/apps/:app/promote', async (req, res) => {
-    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; webOrigins?: unknown; pages?: unknown };
-    const { to, redirectUris, webOrigins, pages } = body;
-    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to, redirectUris, webOrigins, pages })));
+    const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; webOrigins?: unknown; pages?: unknown; policy?: unknown };
+    const { to, redirectUris, webOrigins, pages, policy } = body;
+    res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to, redirectUris, webOrigins, pages, policy })));
   });
   router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
     res.json(

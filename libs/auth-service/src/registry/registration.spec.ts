@@ -1,4 +1,13 @@
-import { redirectUriProblem, validateRedirectUris, validateRegistration, validateWebOrigins, webOriginProblem } from './registration';
+import {
+  jwkProblem,
+  redirectUriProblem,
+  validateClientPolicy,
+  validateJwks,
+  validateRedirectUris,
+  validateRegistration,
+  validateWebOrigins,
+  webOriginProblem,
+} from './registration';
 
 const valid = {
   companyName: 'Acme Trading Tools GmbH',
@@ -144,5 +153,64 @@ describe('registration documents (spec §2.1)', () => {
     expect(problemsOf({ ...valid, webOrigins: 'https://app.example' })).toEqual([{ field: 'webOrigins', message: expect.any(String) }]);
     const many = Array.from({ length: 21 }, (_, i) => `https://app${i}.example`);
     expect(validateWebOrigins(many)).toEqual({ ok: false, problems: [{ field: 'webOrigins', message: 'must list at most 20 origins' }] });
+  });
+});
+
+describe('client authentication and policy (issue 27)', () => {
+  const { generateKeyPairSync } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+  const publicJwk = (type: 'ec' | 'rsa' | 'ed25519') => {
+    const pair =
+      type === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : type === 'rsa'
+          ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+          : generateKeyPairSync('ed25519');
+    return { pub: pair.publicKey.export({ format: 'jwk' }), priv: pair.privateKey.export({ format: 'jwk' }) };
+  };
+
+  it('accept public EC P-256, RSA and Ed25519 keys; refuse private members, other curves and short RSA keys', () => {
+    const ec = publicJwk('ec');
+    const ok = validateJwks({ keys: [{ ...ec.pub, kid: 'a', alg: 'ES256' }, publicJwk('rsa').pub, publicJwk('ed25519').pub] });
+    expect(ok.ok).toBe(true);
+    expect(jwkProblem(ec.priv)).toMatch(/private member\(s\) d/);
+    expect(jwkProblem({ ...ec.pub, alg: 'RS256' })).toMatch(/alg must be ES256/);
+    expect(jwkProblem({ ...ec.pub, crv: 'P-384' })).toMatch(/P-256/);
+    expect(jwkProblem({ kty: 'oct', k: 'c2VjcmV0' })).toMatch(/private member/);
+    expect(jwkProblem({ ...ec.pub, x: 'AAAA' })).toMatch(/not a valid public key/);
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' });
+    expect(jwkProblem(short)).toMatch(/2048/);
+    expect(validateJwks({ keys: [] })).toEqual({ ok: false, problems: [{ field: 'jwks.keys', message: 'must list 1 to 10 keys' }] });
+  });
+
+  it('default PAR and DPoP to required in PROD only; private_key_jwt needs keys, by value or https URL, not both', () => {
+    expect(validateClientPolicy({}, 'DEV')).toEqual({
+      ok: true,
+      value: {
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        jwks: null,
+        jwksUri: null,
+        requirePushedAuthorizationRequests: false,
+        dpopBoundAccessTokens: false,
+      },
+    });
+    expect(validateClientPolicy({}, 'PROD')).toMatchObject({
+      value: { requirePushedAuthorizationRequests: true, dpopBoundAccessTokens: true },
+    });
+    expect(validateClientPolicy({ dpopBoundAccessTokens: false }, 'PROD')).toMatchObject({ value: { dpopBoundAccessTokens: false } });
+    const fields = (input: Record<string, unknown>) => {
+      const r = validateClientPolicy(input, 'UAT');
+      return r.ok ? [] : r.problems.map((p) => p.field);
+    };
+    expect(fields({ tokenEndpointAuthMethod: 'private_key_jwt' })).toEqual(['jwks']);
+    expect(fields({ tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'http://keys.example/jwks' })).toEqual(['jwksUri']);
+    expect(fields({ tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'https://keys.example/jwks' })).toEqual([]);
+    expect(fields({ jwks: { keys: [publicJwk('ec').pub] }, jwksUri: 'https://keys.example/jwks' })).toEqual(['jwksUri']);
+    expect(fields({ tokenEndpointAuthMethod: 'none', requirePushedAuthorizationRequests: 'yes' })).toEqual([
+      'tokenEndpointAuthMethod',
+      'requirePushedAuthorizationRequests',
+    ]);
+    expect(problemsOf({ ...valid, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [publicJwk('ec').priv] } })).toEqual([
+      { field: 'jwks.keys[0]', message: expect.stringMatching(/public key/) },
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import { SCOPES, type Scope } from '@trading/auth';
 import { ISO_COUNTRY_CODES } from './countries';
 
@@ -21,6 +22,33 @@ export interface Registration {
   webOrigins?: string[];
   /** "Scopes requested": values from spec §2.2. */
   scopes: Scope[];
+  /** How the app authenticates at the token and PAR endpoints (issue 27); client_secret_basic by default. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** private_key_jwt: the app's public keys, inline (RFC 7517 JWK Set) … */
+  jwks?: JwkSet;
+  /** … or where it publishes them (https). */
+  jwksUri?: string;
+  /** Authorization requests only by PAR (RFC 9126); default: false in DEV and UAT, true in PROD. */
+  requirePushedAuthorizationRequests?: boolean;
+  /** Access tokens only DPoP-bound (RFC 9449); default: false in DEV and UAT, true in PROD. */
+  dpopBoundAccessTokens?: boolean;
+}
+
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+/** Signature algorithms a client assertion may use, by the registered key's type. */
+export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'RS256', 'EdDSA'] as const;
+export interface JwkSet {
+  keys: Array<Record<string, unknown>>;
+}
+
+/** Per environment: how the client authenticates, and what it must do (issue 27). */
+export interface ClientPolicy {
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  jwks: JwkSet | null;
+  jwksUri: string | null;
+  requirePushedAuthorizationRequests: boolean;
+  dpopBoundAccessTokens: boolean;
 }
 
 export interface Problem {
@@ -32,7 +60,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Probl
 
 type Kind = 'text' | 'url' | 'email' | 'country' | 'phone';
 const FIELDS: Record<
-  Exclude<keyof Registration, 'redirectUris' | 'webOrigins' | 'scopes'>,
+  Exclude<keyof Registration, 'redirectUris' | 'webOrigins' | 'scopes' | keyof ClientPolicy>,
   { kind: Kind; required: boolean; max: number }
 > = {
   companyName: { kind: 'text', required: true, max: 200 },
@@ -49,7 +77,14 @@ const FIELDS: Record<
   privacyPolicyUrl: { kind: 'url', required: true, max: 2000 },
   termsOfServiceUrl: { kind: 'url', required: true, max: 2000 },
 };
-const KNOWN = new Set<string>([...Object.keys(FIELDS), 'redirectUris', 'webOrigins', 'scopes']);
+const POLICY_FIELDS = [
+  'tokenEndpointAuthMethod',
+  'jwks',
+  'jwksUri',
+  'requirePushedAuthorizationRequests',
+  'dpopBoundAccessTokens',
+] as const;
+const KNOWN = new Set<string>([...Object.keys(FIELDS), 'redirectUris', 'webOrigins', 'scopes', ...POLICY_FIELDS]);
 
 const EMAIL = /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 const PHONE = /^\+?[0-9][0-9 ()./-]{4,30}$/;
@@ -183,6 +218,10 @@ export function validateRegistration(input: unknown): Validated<Registration> {
   if (origins.ok) out['webOrigins'] = origins.value;
   else problems.push(...origins.problems);
 
+  const policy = validateClientPolicy(doc, 'DEV');
+  if (policy.ok) Object.assign(out, policy.value);
+  else problems.push(...policy.problems);
+
   const scopes = doc['scopes'];
   if (!Array.isArray(scopes) || !scopes.length) problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);
   else {
@@ -241,4 +280,94 @@ export function validateRedirectUris(uris: unknown): Validated<string[]> {
     else if (uris.indexOf(uri) !== i) problems.push({ field: `redirectUris[${i}]`, message: 'is listed twice' });
   });
   return problems.length ? { ok: false, problems } : { ok: true, value: uris as string[] };
+}
+
+/** Members that only a private key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2): never registered. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const ALG_BY_KEY: Record<string, readonly string[]> = { EC: ['ES256'], RSA: ['RS256', 'PS256'], OKP: ['EdDSA'] };
+
+/** Why a JWK cannot verify client assertions, or null: a public EC P-256, RSA (≥ 2048 bits) or Ed25519 signing key. */
+export function jwkProblem(jwk: unknown): string | null {
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return 'must be a JSON Web Key (an object)';
+  const k = jwk as Record<string, unknown>;
+  const secret = PRIVATE_MEMBERS.filter((m) => m in k);
+  if (secret.length)
+    return `must be a public key: remove the private member(s) ${secret.join(', ')} (and replace this key: it has been shared)`;
+  const allowed = typeof k['kty'] === 'string' ? ALG_BY_KEY[k['kty']] : undefined;
+  if (!allowed) return 'kty must be EC, RSA or OKP';
+  if (k['kty'] === 'EC' && k['crv'] !== 'P-256') return 'an EC key must be on crv P-256 (ES256)';
+  if (k['kty'] === 'OKP' && k['crv'] !== 'Ed25519') return 'an OKP key must be crv Ed25519 (EdDSA)';
+  if (k['alg'] !== undefined && !allowed.includes(k['alg'] as string)) return `alg must be ${allowed.join(' or ')} for a ${k['kty']} key`;
+  if (k['use'] !== undefined && k['use'] !== 'sig') return 'use must be sig';
+  if (k['kid'] !== undefined && (typeof k['kid'] !== 'string' || !k['kid'] || k['kid'].length > 200))
+    return 'kid must be a string of 1 to 200 characters';
+  try {
+    const key = createPublicKey({ key: k as import('node:crypto').JsonWebKey, format: 'jwk' });
+    if (k['kty'] === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) return 'an RSA key must have at least 2048 bits';
+  } catch {
+    return 'is not a valid public key (check x, y, n, e)';
+  }
+  return null;
+}
+
+/** A JWK Set of 1 to 10 public signing keys, each checked by `jwkProblem` and named by item (`jwks.keys[1]`). */
+export function validateJwks(input: unknown, field = 'jwks'): Validated<JwkSet> {
+  if (typeof input !== 'object' || input === null || !Array.isArray((input as { keys?: unknown }).keys))
+    return { ok: false, problems: [{ field, message: 'must be a JWK Set: { "keys": [ … ] }' }] };
+  const keys = (input as { keys: unknown[] }).keys;
+  const problems: Problem[] = [];
+  if (!keys.length || keys.length > 10) problems.push({ field: `${field}.keys`, message: 'must list 1 to 10 keys' });
+  keys.forEach((key, i) => {
+    const bad = jwkProblem(key);
+    if (bad) problems.push({ field: `${field}.keys[${i}]`, message: bad });
+  });
+  const kids = keys.map((k) => (k as { kid?: unknown })?.kid).filter((kid) => kid !== undefined);
+  if (new Set(kids).size !== kids.length) problems.push({ field: `${field}.keys`, message: 'kid values must be unique' });
+  return problems.length ? { ok: false, problems } : { ok: true, value: { keys: keys as Array<Record<string, unknown>> } };
+}
+
+/**
+ * The client-authentication fields and policy of one environment (registration: DEV; promotion:
+ * the environment promoted to). The two policies default to false in DEV and UAT, true in PROD.
+ */
+export function validateClientPolicy(input: Record<string, unknown>, environment: 'DEV' | 'UAT' | 'PROD'): Validated<ClientPolicy> {
+  const problems: Problem[] = [];
+  const method = input['tokenEndpointAuthMethod'] ?? 'client_secret_basic';
+  if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(method))
+    problems.push({ field: 'tokenEndpointAuthMethod', message: `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}` });
+  let jwks: JwkSet | null = null;
+  if (input['jwks'] !== undefined && input['jwks'] !== null) {
+    const checked = validateJwks(input['jwks']);
+    if (checked.ok) jwks = checked.value;
+    else problems.push(...checked.problems);
+  }
+  let jwksUri: string | null = null;
+  const uri = input['jwksUri'];
+  if (uri !== undefined && uri !== null) {
+    if (typeof uri !== 'string' || uri.length > 2000 || !isWebUrl(uri) || new URL(uri).protocol !== 'https:' || uri.includes('#'))
+      problems.push({ field: 'jwksUri', message: 'must be an https URL (where the app publishes its JWK Set)' });
+    else jwksUri = uri;
+  }
+  if (input['jwks'] != null && uri != null) problems.push({ field: 'jwksUri', message: 'give jwks or jwksUri, not both' });
+  if (method === 'private_key_jwt' && input['jwks'] == null && uri == null)
+    problems.push({ field: 'jwks', message: 'private_key_jwt needs the public keys: jwks (inline) or jwksUri' });
+  const flag = (name: 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens') => {
+    const value = input[name];
+    if (value === undefined || value === null) return environment === 'PROD';
+    if (typeof value !== 'boolean') problems.push({ field: name, message: 'must be true or false' });
+    return value === true;
+  };
+  const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests');
+  const dpopBoundAccessTokens = flag('dpopBoundAccessTokens');
+  if (problems.length) return { ok: false, problems };
+  return {
+    ok: true,
+    value: {
+      tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
+      jwks,
+      jwksUri,
+      requirePushedAuthorizationRequests,
+      dpopBoundAccessTokens,
+    },
+  };
 }

@@ -6,12 +6,16 @@ import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
 import {
+  validateClientPolicy,
   validatePublicPages,
   validateRedirectUris,
   validateRegistration,
   validateWebOrigins,
+  type ClientPolicy,
+  type JwkSet,
   type Problem,
   type Registration,
+  type TokenEndpointAuthMethod,
 } from './registration';
 
 /** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
@@ -46,6 +50,8 @@ export interface Credentials {
   webOrigins: string[];
   createdAt: Date;
   secretRotatedAt: Date;
+  /** Issue 27: client authentication and policy of this environment. */
+  policy: ClientPolicy;
 }
 
 /** What the OAuth endpoints know about a client of this deployment's environment. */
@@ -54,6 +60,17 @@ export interface Client {
   environment: Environment;
   redirectUris: string[];
   app: VendorApp;
+  /** How this client authenticates at the token, PAR and revocation endpoints; private_key_jwt refuses the secret. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** private_key_jwt: the registered public keys (inline), or where the client publishes them. */
+  jwks: JwkSet | null;
+  jwksUri: string | null;
+  /** Authorization requests only through PAR (RFC 9126): a plain authorization request is refused. */
+  requirePushedAuthorizationRequests: boolean;
+  /** Access tokens only DPoP-bound (RFC 9449): enforced by the token endpoint. */
+  dpopBoundAccessTokens: boolean;
+  /** The app's own secret for OpenID Connect pairwise subject identifiers (never shown anywhere). */
+  subjectSecret: string;
 }
 
 export interface IssuedCredentials {
@@ -64,6 +81,7 @@ export interface IssuedCredentials {
   clientSecret: string;
   redirectUris: string[];
   webOrigins: string[];
+  policy: ClientPolicy;
 }
 
 /** A registration or promotion that cannot be accepted: every problem, by field. */
@@ -89,9 +107,20 @@ const hashSecret = (secret: string) => createHash('sha256').update(secret).diges
 const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a.app_name, a.description, a.logo_url, a.homepage_url, a.support_email,
   a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
 
+const POLICY_COLUMNS = `c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.require_pushed_authorization_requests, c.dpop_bound_access_tokens`;
+
+const toPolicy = (r: Record<string, any>): ClientPolicy => ({
+  tokenEndpointAuthMethod: r['token_endpoint_auth_method'],
+  jwks: r['jwks'] ?? null,
+  jwksUri: r['jwks_uri'] ?? null,
+  requirePushedAuthorizationRequests: r['require_pushed_authorization_requests'],
+  dpopBoundAccessTokens: r['dpop_bound_access_tokens'],
+});
+
 const CLIENT_ROW: PreparedStatement = {
   name: 'client-with-secret',
-  text: `SELECT ${APP_COLUMNS}, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash
+  text: `SELECT ${APP_COLUMNS}, a.subject_secret, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash,
+                ${POLICY_COLUMNS}
            FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
           WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
 };
@@ -184,8 +213,15 @@ export class RegistryService {
       );
       const app = toApp(row);
       const webOrigins = reg.webOrigins ?? [];
-      await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris, webOrigins);
-      return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris, webOrigins };
+      const policy: ClientPolicy = {
+        tokenEndpointAuthMethod: reg.tokenEndpointAuthMethod ?? 'client_secret_basic',
+        jwks: reg.jwks ?? null,
+        jwksUri: reg.jwksUri ?? null,
+        requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests ?? false,
+        dpopBoundAccessTokens: reg.dpopBoundAccessTokens ?? false,
+      };
+      await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris, webOrigins, policy);
+      return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris, webOrigins, policy };
     });
   }
 
@@ -198,7 +234,7 @@ export class RegistryService {
   /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs (and web origins, if any). */
   async promote(
     ref: string,
-    input: { to?: unknown; redirectUris: unknown; webOrigins?: unknown; pages?: unknown },
+    input: { to?: unknown; redirectUris: unknown; webOrigins?: unknown; pages?: unknown; policy?: unknown },
   ): Promise<IssuedCredentials> {
     const uris = validateRedirectUris(input.redirectUris);
     const origins = validateWebOrigins(input.webOrigins);
@@ -216,8 +252,16 @@ export class RegistryService {
       }
       // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
       const pages = validatePublicPages(locked, input.pages);
-      const problems = [...(uris.ok ? [] : uris.problems), ...(origins.ok ? [] : origins.problems), ...(pages.ok ? [] : pages.problems)];
-      if (problems.length || !uris.ok || !origins.ok || !pages.ok) throw new RegistrationError(problems);
+      // Each environment has its own client authentication and policy: PROD requires PAR and DPoP unless told otherwise.
+      const given = input.policy && typeof input.policy === 'object' && !Array.isArray(input.policy) ? input.policy : {};
+      const policy = validateClientPolicy(given as Record<string, unknown>, next);
+      const problems = [
+        ...(uris.ok ? [] : uris.problems),
+        ...(origins.ok ? [] : origins.problems),
+        ...(pages.ok ? [] : pages.problems),
+        ...(policy.ok ? [] : policy.problems),
+      ];
+      if (problems.length || !uris.ok || !origins.ok || !pages.ok || !policy.ok) throw new RegistrationError(problems);
       const promoted = { ...locked, ...pages.value, environment: next };
       await tx.query(
         `UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`,
@@ -225,8 +269,16 @@ export class RegistryService {
       );
       const clientSecret = newClientSecret();
       const clientId = newClientId(next);
-      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value, origins.value);
-      return { app: promoted, environment: next, clientId, clientSecret, redirectUris: uris.value, webOrigins: origins.value };
+      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value, origins.value, policy.value);
+      return {
+        app: promoted,
+        environment: next,
+        clientId,
+        clientSecret,
+        redirectUris: uris.value,
+        webOrigins: origins.value,
+        policy: policy.value,
+      };
     });
   }
 
@@ -237,10 +289,10 @@ export class RegistryService {
       const env = (environment ?? (ref.startsWith('tci_') ? ref.split('_')[1]!.toUpperCase() : undefined)) as Environment | undefined;
       if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
       const clientSecret = newClientSecret();
-      const rows = returnedRows<{ client_id: string; redirect_uris: string[]; web_origins: string[] }>(
+      const rows = returnedRows<Record<string, any> & { client_id: string; redirect_uris: string[]; web_origins: string[] }>(
         await tx.query(
-          `UPDATE vendor_app_credentials SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2
-           RETURNING client_id, redirect_uris, web_origins`,
+          `UPDATE vendor_app_credentials c SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2
+           RETURNING client_id, redirect_uris, web_origins, ${POLICY_COLUMNS}`,
           [app.id, env, hashSecret(clientSecret)],
         ),
       );
@@ -265,6 +317,7 @@ export class RegistryService {
         clientSecret,
         redirectUris: creds.redirect_uris,
         webOrigins: creds.web_origins,
+        policy: toPolicy(creds),
       };
     });
   }
@@ -289,8 +342,8 @@ export class RegistryService {
       `SELECT ${APP_COLUMNS} FROM vendor_apps a ORDER BY a.created_at, a.id`,
     );
     const creds: Array<Record<string, any>> = await this.dataSource.query(
-      `SELECT app_id, client_id, environment, redirect_uris, web_origins, created_at, secret_rotated_at FROM vendor_app_credentials
-        ORDER BY array_position(ARRAY['DEV','UAT','PROD'], environment)`,
+      `SELECT app_id, client_id, environment, redirect_uris, web_origins, created_at, secret_rotated_at, ${POLICY_COLUMNS}
+         FROM vendor_app_credentials c ORDER BY array_position(ARRAY['DEV','UAT','PROD'], environment)`,
     );
     return apps.map((a) => ({
       ...toApp(a),
@@ -303,6 +356,7 @@ export class RegistryService {
           webOrigins: c['web_origins'],
           createdAt: c['created_at'],
           secretRotatedAt: c['secret_rotated_at'],
+          policy: toPolicy(c),
         })),
     }));
   }
@@ -374,10 +428,25 @@ export class RegistryService {
     clientSecret: string,
     redirectUris: string[],
     webOrigins: string[],
+    policy: ClientPolicy,
   ): Promise<void> {
     await tx.query(
-      `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [clientId, app.id, env, hashSecret(clientSecret), redirectUris, webOrigins],
+      `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins,
+         token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        clientId,
+        app.id,
+        env,
+        hashSecret(clientSecret),
+        redirectUris,
+        webOrigins,
+        policy.tokenEndpointAuthMethod,
+        policy.jwks ? JSON.stringify(policy.jwks) : null,
+        policy.jwksUri,
+        policy.requirePushedAuthorizationRequests,
+        policy.dpopBoundAccessTokens,
+      ],
     );
     const note =
       env === 'DEV'
@@ -413,4 +482,6 @@ const toClient = (r: Record<string, any>): Client => ({
   environment: r['client_environment'],
   redirectUris: r['redirect_uris'],
   app: toApp(r),
+  ...toPolicy(r),
+  subjectSecret: r['subject_secret'],
 });
