@@ -1,7 +1,8 @@
 /**
  * The all-in-one as a user starts it (`npm start` = tsx apps/platform/src/main.ts): its own
- * databases on the local server (PLATFORM_DB_PREFIX), free ports, request limits off, every
- * other setting (LOG_LEVEL, workers per core, demo seed) the product's default.
+ * databases on the local server (PLATFORM_DB_PREFIX), free ports, request limits off and
+ * the per-vendor token-call budget raised (the rotation load), every other setting (LOG_LEVEL,
+ * workers per core, demo seed) the product's default.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -47,6 +48,8 @@ export async function startAllInOne(options: {
     API_RATE_LIMIT_PER_MINUTE: '0',
     API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
     API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+    // Token calls per vendor app: the rotation load is one app's 32 chains.
+    OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: '1000000000',
     ...ports,
   };
   const primary = startTsx('all-in-one', 'apps/platform/src/main.ts', env, options.logDir, options.root);

@@ -1,7 +1,18 @@
 import { readCpuTicks, readRssBytes, cpuPercent, cpuTicksOf, rssBytesOf } from './proc';
 import { parsePgbench } from './pgbench';
 import { percentile } from './load';
-import { cpuMsPerRequest, formatTable, parseOnly, ratio, ratiosInWords, type Row } from './report';
+import { parseSseBlocks } from './market-load';
+import {
+  cpuMsPerRequest,
+  cpuPerOrderInWords,
+  formatTable,
+  parseOnly,
+  PATHS,
+  ratio,
+  ratiosInWords,
+  rotationVersusPeer,
+  type Row,
+} from './report';
 
 describe('/proc readings', () => {
   it('takes utime + stime after the command name, even one with spaces and parentheses', () => {
@@ -146,9 +157,66 @@ describe('report', () => {
   });
 
   it('parses --only', () => {
-    expect(parseOnly([]).size).toBe(7);
+    expect(parseOnly([]).size).toBe(PATHS.length);
+    expect([...parseOnly(['--only', 'oidc-peer,market'])]).toEqual(['oidc-peer', 'market']);
     expect([...parseOnly(['--only', 'bare,stock'])]).toEqual(['bare', 'stock']);
     expect([...parseOnly(['--only=orders'])]).toEqual(['orders']);
     expect(() => parseOnly(['--only', 'bare,nope'])).toThrow(/unknown path nope/);
+  });
+});
+
+describe('issue 25 words', () => {
+  const rotations: Row[] = [
+    row({ name: 'oidc-peer', path: 'peer', unit: 'rotations/s', perSecond: 2000, p99: 20 }),
+    row({ name: 'rotation-facade', path: 'facade', unit: 'rotations/s', perSecond: 800, p99: 60 }),
+    row({ name: 'all-in-one-rotation', path: 'aio', unit: 'rotations/s', perSecond: 1000, p99: 45 }),
+    row({ name: 'rotation', path: 'auth', unit: 'rotations/s', perSecond: 1200, p99: 40 }),
+  ];
+
+  it('sets our rotation beside node-oidc-provider in each mode', () => {
+    expect(rotationVersusPeer(rotations)).toEqual([
+      "Rotation, ours at {base_url}/oauth/token (the metadata's token_endpoint) through the facade, service mode: 800/s ÷ node-oidc-provider's 2,000/s = 0.40×; p99 60 ms against its 20 ms.",
+      "Rotation, ours at {base_url}/oauth/token, all-in-one: 1,000/s ÷ node-oidc-provider's 2,000/s = 0.50×; p99 45 ms against its 20 ms.",
+      "Rotation, ours at auth's own listener, service mode (for reference): 1,200/s ÷ node-oidc-provider's 2,000/s = 0.60×; p99 40 ms against its 20 ms.",
+    ]);
+    expect(rotationVersusPeer(rotations.slice(1))).toEqual([]);
+  });
+
+  it('states CPU per order per process, the load generator left out', () => {
+    const orders = row({
+      name: 'orders',
+      path: 'orders',
+      unit: 'orders/s',
+      perSecond: 100,
+      total: 1000,
+      cpu: [
+        { name: 'facade', percent: 15, seconds: 1.5 },
+        { name: 'oms', percent: 40, seconds: 4 },
+        { name: 'load', percent: 3, seconds: 0.3 },
+      ],
+    });
+    expect(cpuPerOrderInWords('order placed', orders)).toBe(
+      'CPU per order placed: facade 1.50, oms 4.00 ms = 5.50 ms in all (target ≤ 2.5 ms: not met).',
+    );
+    expect(cpuPerOrderInWords('order placed', { ...orders, total: 4000 })).toMatch(/= 1\.38 ms in all \(target ≤ 2\.5 ms: met\)\.$/);
+    expect(cpuPerOrderInWords('order placed', { ...orders, total: 0 })).toBeUndefined();
+  });
+
+  it('puts market fills beside pgbench', () => {
+    const words = ratiosInWords([
+      row({ name: 'market', path: 'market', unit: 'fills/s', perSecond: 50, p50: 300, p99: 700, total: 500 }),
+      row({ name: 'pgbench', path: 'pgbench', unit: 'tps', perSecond: 2000 }),
+    ]);
+    expect(words).toEqual([
+      'Market orders end to end: 50 fills settled/s ÷ pgbench 2,000 tps = 0.025×; placement → applied in banking and accounts p50 300 ms, p99 700 ms.',
+    ]);
+  });
+});
+
+describe('Server-Sent Events', () => {
+  it('reads whole blocks and keeps the unfinished one', () => {
+    const { events, rest } = parseSseBlocks('retry: 3000\n\nid: 1-0\nevent: order\ndata: {"id":"a"}\n\n: heartbeat\n\nid: 2-0\nevent: fi');
+    expect(events).toEqual([{ event: 'order', data: '{"id":"a"}' }]);
+    expect(rest).toBe('id: 2-0\nevent: fi');
   });
 });

@@ -7,8 +7,12 @@
  *   all-in-one    `npm start`'s process tree, GET /v1/accounts with a PAT session; its memory
  *   service-rest  the six apps as separate processes, GET /v1/accounts (facade → gateway → accounts)
  *   gateway       the same operation straight at our gateway's public /graphql
- *   rotation      32 refresh-token chains at auth's /oauth/token
+ *   rotation      32 refresh-token chains at {base_url}/oauth/token (the facade) and at auth's own listener
+ *   oidc-peer     the same rotation load at node-oidc-provider with a Redis adapter (oidc-peer/)
  *   orders        POST /v1/oms/order, beside pgbench's TPC-B-like run on the same server
+ *   market        market buys followed until banking and accounts both applied the fill
+ *
+ * The all-in-one path also rotates 32 chains at its {base_url}/oauth/token.
  *
  * autocannon with 50 connections, in a process of its own; each target warmed for
  * BENCH_WARMUP_SECONDS (20) and then measured for BENCH_SECONDS (10), with every involved
@@ -17,18 +21,21 @@
  * (a full run) or the log folder's results.json (`--only`). Nothing asserts on time: the exit
  * status is 1 only when a target answers wrongly (its preflight, or > 1% of the window).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDatabaseName } from '@trading/db';
 import { startAllInOne } from './all-in-one';
-import { CONNECTIONS, LoadGenerator, ROTATION_CHAINS, type LoadSpec } from './load';
+import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type RotationLoad } from './load';
+import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
-import { answers200, freePort, ROOT, startTsx, stopProcess, waitUntil, type Started } from './processes';
-import { formatTable, parseOnly, ratiosInWords, type Memory, type PathName, type Row } from './report';
+import { answers200, freePort, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
+import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
 import { buildBundles, startServiceMode } from './service-mode';
 import { snapshotOfHead, workingTree, type Source } from './source';
+import { deleteKeys } from './streams';
 import {
   createUser,
   fund,
@@ -40,6 +47,7 @@ import {
   TEST_REDIS_URL,
   uniqueId,
   type Urls,
+  type VendorApp,
   type WorldUser,
 } from '@trading/testing';
 
@@ -201,7 +209,21 @@ async function allInOne(bench: Bench, source: Source, id: string, logDir: string
       { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
       platform.processes,
     );
-    return { afterStart: processes.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes };
+    const memory = { afterStart: processes.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes };
+    // Rotation where a vendor calls it: the metadata's token_endpoint, {base_url}/oauth/token.
+    const app = await provisionApp(platform.urls, platform.adminToken);
+    await rotation(
+      bench,
+      {
+        name: 'all-in-one-rotation',
+        path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token (all-in-one)`,
+      },
+      `${platform.urls.api}/oauth/token`,
+      app,
+      await grants(platform.urls, app, user),
+      platform.processes,
+    );
+    return memory;
   } finally {
     await platform.stop();
   }
@@ -238,9 +260,32 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
         graphqlPost(bearer),
         () => [services.pidOf('gateway'), services.pidOf('accounts')],
       );
-    if (only.has('rotation')) await rotation(bench, urls, services.adminToken, user, () => [services.pidOf('auth')]);
-    if (only.has('orders'))
-      await orders(bench, urls, services.adminToken, user, id, () =>
+    if (only.has('rotation')) {
+      const app = await provisionApp(urls, services.adminToken);
+      await rotation(
+        bench,
+        {
+          name: 'rotation-facade',
+          path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token through the facade (service mode)`,
+        },
+        `${urls.api}/oauth/token`,
+        app,
+        await grants(urls, app, user),
+        () => [services.pidOf('rest-facade'), services.pidOf('auth')],
+      );
+      const authListener = new URL('/oauth/token', urls.login);
+      authListener.hostname = '127.0.0.1';
+      await rotation(
+        bench,
+        { name: 'rotation', path: `refresh-token rotation, ${ROTATION_CHAINS} chains, auth's own /oauth/token (service mode)` },
+        authListener.href,
+        app,
+        await grants(urls, app, user),
+        () => [services.pidOf('auth')],
+      );
+    }
+    if (only.has('orders') || only.has('market'))
+      await trading(bench, only, urls, services.adminToken, user, id, () =>
         (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app)),
       );
   } finally {
@@ -248,24 +293,133 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
   }
 }
 
-async function rotation(bench: Bench, urls: Urls, adminToken: string, user: WorldUser, watched: () => Watched[]) {
-  progress(`registering a vendor app and ${ROTATION_CHAINS} grants (authorization code + PKCE)…`);
-  const app = await provisionApp(urls, adminToken);
-  const tokens = await refreshTokens(urls, app, user, ROTATION_CHAINS);
-  const tokenUrl = new URL('/oauth/token', urls.login);
-  tokenUrl.hostname = '127.0.0.1';
+/** ROTATION_CHAINS grants of `user` to `app`, each through the authorization-code + PKCE flow: their first refresh tokens. */
+async function grants(urls: Urls, app: VendorApp, user: WorldUser): Promise<string[]> {
+  progress(`making ${ROTATION_CHAINS} grants (authorization code + PKCE)…`);
+  return refreshTokens(urls, app, user, ROTATION_CHAINS);
+}
+
+/** ROTATION_CHAINS chains at `url`, each exchanging its refresh token for the next (HTTP Basic, a form body). */
+async function rotation(
+  bench: Bench,
+  row: Pick<Row, 'name' | 'path'>,
+  url: string,
+  client: Pick<VendorApp, 'clientId' | 'clientSecret'>,
+  tokens: string[],
+  watched: () => Watched[],
+) {
+  const load: RotationLoad & { warmupSeconds: number; seconds: number } = {
+    kind: 'rotation',
+    url,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    refreshTokens: tokens,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds: SECONDS,
+  };
+  await bench.measure({ ...row, unit: 'rotations/s' }, load, watched);
+}
+
+/**
+ * The peer: node-oidc-provider (the certified OpenID/OAuth server) in a process of its own, its
+ * storage in Redis under the run's prefix (deleted afterwards); ROTATION_CHAINS grants made
+ * through its authorization-code + PKCE flow over HTTP, then the same rotation load as ours.
+ */
+async function oidcPeer(bench: Bench, id: string, logDir: string) {
+  const port = await freePort();
+  const prefix = `bench_${id}_oidc:`;
+  const client: PeerClient = {
+    issuer: `http://127.0.0.1:${port}`,
+    clientId: 'bench-vendor',
+    clientSecret: randomBytes(24).toString('hex'),
+    redirectUri: 'https://vendor.example/callback',
+  };
+  const server = startProcess(
+    'oidc-peer',
+    process.execPath,
+    ['tools/bench/oidc-peer/server.mjs'],
+    {
+      PORT: String(port),
+      NODE_ENV: 'production',
+      REDIS_URL: TEST_REDIS_URL,
+      OIDC_REDIS_PREFIX: prefix,
+      OIDC_CLIENT_ID: client.clientId,
+      OIDC_CLIENT_SECRET: client.clientSecret,
+      OIDC_REDIRECT_URI: client.redirectUri,
+    },
+    logDir,
+  );
+  try {
+    await waitUntil(server, 'an answer', () => answers200(`${client.issuer}/.well-known/openid-configuration`));
+    progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
+    const tokens = await peerRefreshTokens(client, ROTATION_CHAINS);
+    await rotation(
+      bench,
+      {
+        name: 'oidc-peer',
+        path: `refresh-token rotation, ${ROTATION_CHAINS} chains, node-oidc-provider's /token (Redis adapter, ES256 JWT access tokens)`,
+      },
+      `${client.issuer}/token`,
+      client,
+      tokens,
+      () => [{ name: 'oidc-provider', pid: server.pid }],
+    );
+  } finally {
+    await stopProcess(server);
+    await deleteKeys(TEST_REDIS_URL, `${prefix}*`);
+  }
+}
+
+/** The orders and market paths on one instrument and 1 + ORDER_TRADERS funded users, then pgbench on the same server. */
+async function trading(
+  bench: Bench,
+  only: Set<PathName>,
+  urls: Urls,
+  adminToken: string,
+  user: WorldUser,
+  id: string,
+  watched: () => Watched[],
+) {
+  progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
+  const symbol = await listInstrument(urls, adminToken, '100.00');
+  const traders = [user];
+  for (let i = 0; i < ORDER_TRADERS; i++) traders.push(await createUser(urls, adminToken, 'trader'));
+  for (const trader of traders) await fund(urls, trader, '10000000.00');
+  if (only.has('orders')) await orders(bench, urls, user, traders, symbol, watched);
+  if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched);
+  progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
+  const pg = await runPgbench(withDatabaseName(TEST_POSTGRES_URL, `bench_${id}_pgbench`), SECONDS);
+  bench.rows.push({
+    name: 'pgbench',
+    path: `PostgreSQL commit rate: ${pg.command}${pg.latencyMs === undefined ? '' : `, latency average ${pg.latencyMs} ms`}`,
+    unit: 'tps',
+    perSecond: pg.tps,
+    total: pg.transactions ?? 0,
+    errors: 0,
+    cpu: [],
+  });
+}
+
+/**
+ * Market buys of 1 share across the traders' accounts, MARKET_CONCURRENCY in flight (one per
+ * account at a time), each timed from placement until banking and accounts both show its fill.
+ */
+async function market(bench: Bench, traders: WorldUser[], urls: Urls, symbol: string, watched: () => Watched[]) {
   await bench.measure(
     {
-      name: 'rotation',
-      path: `refresh-token rotation, ${ROTATION_CHAINS} chains, auth's /oauth/token (service mode)`,
-      unit: 'rotations/s',
+      name: 'market',
+      path:
+        `market buys end to end (placement → fill → applied in banking and accounts), ${MARKET_CONCURRENCY} in flight ` +
+        `over ${traders.length} users' ${traders.length * 2} accounts`,
+      unit: 'fills/s',
     },
     {
-      kind: 'rotation',
-      url: tokenUrl.href,
-      clientId: app.clientId,
-      clientSecret: app.clientSecret,
-      refreshTokens: tokens,
+      kind: 'market',
+      api: urls.api,
+      traders: traders.map((t) => ({ token: t.session, accounts: t.accounts })),
+      symbol,
+      quantity: '1',
+      concurrency: MARKET_CONCURRENCY,
       warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
     },
@@ -273,13 +427,8 @@ async function rotation(bench: Bench, urls: Urls, adminToken: string, user: Worl
   );
 }
 
-/** Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking. Then pgbench on the same server. */
-async function orders(bench: Bench, urls: Urls, adminToken: string, user: WorldUser, id: string, watched: () => Watched[]) {
-  progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
-  const symbol = await listInstrument(urls, adminToken, '100.00');
-  const traders = [user];
-  for (let i = 0; i < ORDER_TRADERS; i++) traders.push(await createUser(urls, adminToken, 'trader'));
-  for (const trader of traders) await fund(urls, trader, '10000000.00');
+/** Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking. */
+async function orders(bench: Bench, urls: Urls, user: WorldUser, traders: WorldUser[], symbol: string, watched: () => Watched[]) {
   const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
   const url = `${urls.api}/oms/order`;
   const probe = await fetch(url, {
@@ -317,17 +466,6 @@ async function orders(bench: Bench, urls: Urls, adminToken: string, user: WorldU
     { ...load, traders: traders.slice(1).map((t) => ({ token: t.session, accounts: t.accounts })) },
     watched,
   );
-  progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
-  const pg = await runPgbench(withDatabaseName(TEST_POSTGRES_URL, `bench_${id}_pgbench`), SECONDS);
-  bench.rows.push({
-    name: 'pgbench',
-    path: `PostgreSQL commit rate: ${pg.command}${pg.latencyMs === undefined ? '' : `, latency average ${pg.latencyMs} ms`}`,
-    unit: 'tps',
-    perSecond: pg.tps,
-    total: pg.transactions ?? 0,
-    errors: 0,
-    cpu: [],
-  });
 }
 
 async function main(): Promise<number> {
@@ -342,8 +480,9 @@ async function main(): Promise<number> {
   try {
     if (only.has('bare')) await bare(bench, logDir);
     if (only.has('stock')) await stockChain(bench, logDir);
+    if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
     if (only.has('all-in-one')) memory = await allInOne(bench, source, id, logDir);
-    if (['service-rest', 'gateway', 'rotation', 'orders'].some((p) => only.has(p as PathName)))
+    if (['service-rest', 'gateway', 'rotation', 'orders', 'market'].some((p) => only.has(p as PathName)))
       await serviceMode(bench, source, only, id, logDir);
   } catch (err) {
     failed = true;
@@ -353,7 +492,21 @@ async function main(): Promise<number> {
     source.remove();
   }
 
-  const order = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders', 'orders-spread', 'pgbench'];
+  const order: Row['name'][] = [
+    'bare',
+    'stock',
+    'all-in-one',
+    'service-rest',
+    'gateway',
+    'rotation-facade',
+    'all-in-one-rotation',
+    'rotation',
+    'oidc-peer',
+    'orders',
+    'orders-spread',
+    'market',
+    'pgbench',
+  ];
   const rows = [...bench.rows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   const words = ratiosInWords(rows, memory);
   console.log(
@@ -381,7 +534,7 @@ async function main(): Promise<number> {
     memory,
     ratios: words,
   };
-  const full = only.size === 7 && !failed;
+  const full = only.size === PATHS.length && !failed;
   const file = full ? join(ROOT, 'tools/bench/results.json') : join(logDir, 'results.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nresults: ${file}`);

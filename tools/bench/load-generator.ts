@@ -1,6 +1,7 @@
 /**
  * The load generator's process (forked by load.ts): autocannon for request/answer loads, a
- * small loop of chains for refresh-token rotation (each request needs the previous answer).
+ * small loop of chains for refresh-token rotation (each request needs the previous answer), and
+ * market orders followed to settlement (market-load.ts).
  */
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -15,6 +16,7 @@ import {
   type RotationLoad,
   type Timing,
 } from './load';
+import { marketLoad } from './market-load';
 
 const send = (message: FromGenerator) => process.send!(message);
 
@@ -28,6 +30,7 @@ process.on('disconnect', () => process.exit(0));
 
 async function run(spec: LoadSpec): Promise<LoadResult> {
   if (spec.kind === 'rotation') return rotate(spec);
+  if (spec.kind === 'market') return marketLoad(spec, () => send({ type: 'window' }));
   const options: autocannon.Options =
     spec.kind === 'fixed'
       ? {

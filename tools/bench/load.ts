@@ -9,6 +9,8 @@ import { join } from 'node:path';
 
 export const CONNECTIONS = 50;
 export const ROTATION_CHAINS = 32;
+/** Market orders in flight at once (each on an account of its own: accounts ≥ this). */
+export const MARKET_CONCURRENCY = 16;
 
 /** One fixed request, repeated: its answer must equal the preflight's (`expectBody`) when given. */
 export interface FixedLoad {
@@ -39,13 +41,28 @@ export interface RotationLoad {
   refreshTokens: string[];
 }
 
+/**
+ * Market buys of `quantity`, `concurrency` at a time, each on an account with no other order of
+ * the load in flight; each timed from placement until the fill is applied in banking (the hold
+ * released, the cash paid) and in accounts (the position grown by `quantity`).
+ */
+export interface MarketLoad {
+  kind: 'market';
+  /** {base_url}: the facade's /v1. */
+  api: string;
+  traders: Array<{ token: string; accounts: string[] }>;
+  symbol: string;
+  quantity: string;
+  concurrency: number;
+}
+
 /** How long to warm the target, then how long to measure it. */
 export interface Timing {
   warmupSeconds: number;
   seconds: number;
 }
 
-export type LoadSpec = (FixedLoad | OrderLoad | RotationLoad) & Timing;
+export type LoadSpec = (FixedLoad | OrderLoad | RotationLoad | MarketLoad) & Timing;
 
 export interface LoadResult {
   /** Requests answered in the window (of any status). */

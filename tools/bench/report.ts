@@ -2,17 +2,17 @@
 import type { CpuUse } from './proc';
 
 /** The measured paths, by the name `--only` takes. */
-export const PATHS = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'orders'] as const;
+export const PATHS = ['bare', 'stock', 'all-in-one', 'service-rest', 'gateway', 'rotation', 'oidc-peer', 'orders', 'market'] as const;
 export type PathName = (typeof PATHS)[number];
 
 /** What issue 11 asks refresh rotation to reach. */
 export const ROTATION_TARGET = 1600;
 
 export interface Row {
-  name: PathName | 'orders-spread' | 'pgbench';
+  name: PathName | 'all-in-one-rotation' | 'rotation-facade' | 'orders-spread' | 'pgbench';
   /** What was measured, as the table shows it. */
   path: string;
-  unit: 'req/s' | 'rotations/s' | 'orders/s' | 'tps';
+  unit: 'req/s' | 'rotations/s' | 'orders/s' | 'fills/s' | 'tps';
   perSecond: number;
   /** Latency in ms. */
   p50?: number;
@@ -50,6 +50,46 @@ export function cpuMsPerRequest(row: Row, names?: string[]): number | undefined 
 }
 
 const byName = (rows: Row[], name: Row['name']) => rows.find((r) => r.name === name);
+
+/** What issue 25 asks an order to cost in CPU, across every process of ours. */
+export const ORDER_CPU_TARGET_MS = 2.5;
+
+/**
+ * ms of CPU per order (or fill) in each of our processes (CPU% × window ÷ orders; the load
+ * generator left out) and their total, against the target: one sentence.
+ */
+export function cpuPerOrderInWords(label: string, row: Row): string | undefined {
+  const ours = row.cpu.filter((c) => c.name !== 'load');
+  if (!row.total || !ours.length) return undefined;
+  const each = ours.map((c) => `${c.name} ${((c.seconds / row.total) * 1000).toFixed(2)}`);
+  const total = cpuMsPerRequest(
+    row,
+    ours.map((c) => c.name),
+  )!;
+  return (
+    `CPU per ${label}: ${each.join(', ')} ms = ${total.toFixed(2)} ms in all ` +
+    `(target ≤ ${ORDER_CPU_TARGET_MS} ms: ${total <= ORDER_CPU_TARGET_MS ? 'met' : 'not met'}).`
+  );
+}
+
+/** Our rotation beside node-oidc-provider's (the same 32 chains, Basic auth, form body), one sentence per place it was measured. */
+export function rotationVersusPeer(rows: Row[]): string[] {
+  const peer = byName(rows, 'oidc-peer');
+  if (!peer) return [];
+  const places: Array<[Row['name'], string]> = [
+    ['rotation-facade', "ours at {base_url}/oauth/token (the metadata's token_endpoint) through the facade, service mode"],
+    ['all-in-one-rotation', 'ours at {base_url}/oauth/token, all-in-one'],
+    ['rotation', "ours at auth's own listener, service mode (for reference)"],
+  ];
+  return places.flatMap(([name, label]) => {
+    const row = byName(rows, name);
+    if (!row) return [];
+    return [
+      `Rotation, ${label}: ${thousands(row.perSecond)}/s ÷ node-oidc-provider's ${thousands(peer.perSecond)}/s = ${ratio(row.perSecond / peer.perSecond)}; ` +
+        `p99 ${ms(row.p99)} against its ${ms(peer.p99)}.`,
+    ];
+  });
+}
 
 /** Markdown, columns padded so it reads as well on a terminal. */
 export function formatTable(rows: Row[]): string {
@@ -114,6 +154,7 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
       `Refresh-token rotation (32 chains, reuse detection on): ${thousands(rotation.perSecond)}/s = ${ratio(rotation.perSecond / ROTATION_TARGET)} ` +
         `the ${thousands(ROTATION_TARGET)}/s target, p99 ${ms(rotation.p99)}.`,
     );
+  lines.push(...rotationVersusPeer(rows));
   const orders = byName(rows, 'orders');
   const spread = byName(rows, 'orders-spread');
   const pgbench = byName(rows, 'pgbench');
@@ -124,6 +165,23 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
           ? `; spread over many users' accounts ${thousands(spread.perSecond)} orders/s = ${ratio(spread.perSecond / pgbench.perSecond)}.`
           : '.'),
     );
+  for (const [label, row] of [
+    ['order placed (one user)', orders],
+    ['order placed (spread)', spread],
+  ] as const) {
+    const words = row && cpuPerOrderInWords(label, row);
+    if (words) lines.push(words);
+  }
+  const market = byName(rows, 'market');
+  if (market) {
+    lines.push(
+      `Market orders end to end: ${thousands(market.perSecond)} fills settled/s` +
+        (pgbench ? ` ÷ pgbench ${thousands(pgbench.perSecond)} tps = ${ratio(market.perSecond / pgbench.perSecond)}` : '') +
+        `; placement → applied in banking and accounts p50 ${ms(market.p50)}, p99 ${ms(market.p99)}.`,
+    );
+    const words = cpuPerOrderInWords('market order settled (its event stream and settlement reads included)', market);
+    if (words) lines.push(words);
+  }
   if (memory)
     lines.push(
       `Memory, all-in-one (${memory.processes.length} processes): ${mb(memory.afterStart)} resident after start ` +

@@ -1,0 +1,220 @@
+/**
+ * The market-order load (in the load generator's process): market buys placed through the facade,
+ * each followed to the end of settlement. The order event stream (GET /v1/oms/{accountId}/events,
+ * one per account) says when the OMS filled an order; then the account's cash balance (banking:
+ * the hold back where it was, the cash lower) and its position (accounts: the quantity grown) are
+ * read, again every few ms, until both show the fill. One order in flight per account, so each
+ * check is exact even beside other holds (resting limit orders of the orders path).
+ */
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'undici';
+import Decimal from 'decimal.js';
+import { percentile, type LoadResult, type MarketLoad, type Timing } from './load';
+
+/** Until the fill must be applied in both, or the order counts as an error. */
+const SETTLE_TIMEOUT_MS = 30_000;
+const POLL_MS = 5;
+
+interface Account {
+  token: string;
+  id: string;
+  /** The position's quantity and the balance as the last settled order left them. */
+  quantity: Decimal;
+  cash: Decimal;
+  held: Decimal;
+  broken: boolean;
+}
+
+/** Where an order stands on the event stream: its terminal status, or a waiter for it. */
+class Terminal {
+  private readonly seen = new Map<string, string>();
+  private readonly waiting = new Map<string, (status: string) => void>();
+  settle(orderId: string, status: string) {
+    const waiter = this.waiting.get(orderId);
+    if (waiter) {
+      this.waiting.delete(orderId);
+      waiter(status);
+    } else this.seen.set(orderId, status);
+  }
+  wait(orderId: string, timeoutMs: number): Promise<string> {
+    const status = this.seen.get(orderId);
+    if (status) {
+      this.seen.delete(orderId);
+      return Promise.resolve(status);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(orderId);
+        resolve('TIMEOUT');
+      }, timeoutMs);
+      this.waiting.set(orderId, (s) => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+    });
+  }
+}
+
+const TERMINAL = new Set(['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']);
+
+/** Server-Sent Events: blocks separated by a blank line, `event:` and `data:` lines. */
+export function parseSseBlocks(buffer: string): { events: Array<{ event: string; data: string }>; rest: string } {
+  const blocks = buffer.split(/\r?\n\r?\n/);
+  const rest = blocks.pop() ?? '';
+  const events = blocks.flatMap((block) => {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    return data.length ? [{ event, data: data.join('\n') }] : [];
+  });
+  return { events, rest };
+}
+
+export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void): Promise<LoadResult> {
+  const api = new URL(spec.api);
+  const base = api.pathname.replace(/\/$/, '');
+  const accounts: Account[] = spec.traders.flatMap((t) =>
+    t.accounts.map((id) => ({ token: t.token, id, quantity: new Decimal(0), cash: new Decimal(0), held: new Decimal(0), broken: false })),
+  );
+  if (accounts.length < spec.concurrency)
+    throw new Error(`market load: ${accounts.length} accounts for ${spec.concurrency} orders in flight`);
+  const pool = new Pool(api.origin, { connections: spec.concurrency * 2 });
+  const streams = new Pool(api.origin, { connections: accounts.length, bodyTimeout: 0 });
+  const terminal = new Terminal();
+  const gone = new AbortController();
+  const run = randomBytes(4).toString('hex');
+  let measuring = false;
+  let stopped = false;
+  let errors = 0;
+  let sample: string | undefined;
+  const latencies: number[] = [];
+  const fail = (message: string) => {
+    sample ??= message;
+    errors++;
+  };
+
+  const get = async (account: Account, path: string) => {
+    const res = await pool.request({ path: `${base}${path}`, method: 'GET', headers: { authorization: `Bearer ${account.token}` } });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, string>) : {} };
+  };
+  const read = async (account: Account) => {
+    const [position, balance] = await Promise.all([
+      get(account, `/accounts/${account.id}/position?symbol=${spec.symbol}`),
+      get(account, `/banking/${account.id}/balance/USD`),
+    ]);
+    if (position.status !== 200 && position.status !== 404) throw new Error(`GET position answered ${position.status}`);
+    if (balance.status !== 200) throw new Error(`GET balance answered ${balance.status}`);
+    return {
+      quantity: new Decimal(position.status === 200 ? position.body['quantity']! : 0),
+      cash: new Decimal(balance.body['cash']!),
+      held: new Decimal(balance.body['held']!),
+    };
+  };
+
+  // One event stream per account, open before the first order.
+  const opened = accounts.map(async (account) => {
+    const res = await streams.request({
+      path: `${base}/oms/${account.id}/events`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${account.token}`, accept: 'text/event-stream' },
+      signal: gone.signal,
+    });
+    if (res.statusCode !== 200) throw new Error(`GET /oms/${account.id}/events answered ${res.statusCode}: ${await res.body.text()}`);
+    const consume = async () => {
+      let buffer = '';
+      for await (const chunk of res.body) {
+        const parsed = parseSseBlocks(buffer + (chunk as Buffer).toString('utf8'));
+        buffer = parsed.rest;
+        for (const { event, data } of parsed.events) {
+          if (event !== 'order') continue;
+          const order = JSON.parse(data) as { id: string; status: string };
+          if (TERMINAL.has(order.status)) terminal.settle(order.id, order.status);
+        }
+      }
+    };
+    return consume().catch((err: unknown) => {
+      if (!gone.signal.aborted) fail(`event stream of ${account.id}: ${(err as Error).message}`);
+    });
+  });
+  const consumers = await Promise.all(opened);
+  for (const account of accounts) Object.assign(account, await read(account));
+
+  /** One order: placed, filled on the stream, then applied in both. Its latency, or a failure. */
+  const order = async (account: Account, n: number): Promise<number | string> => {
+    const id = `bench-mkt-${run}-${n}`;
+    const started = performance.now();
+    const res = await pool.request({
+      path: `${base}/oms/order`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', 'idempotency-key': id },
+      body: JSON.stringify({
+        accountId: account.id,
+        symbol: spec.symbol,
+        side: 'BUY',
+        type: 'MARKET',
+        timeInForce: 'DAY',
+        quantity: spec.quantity,
+        clientOrderId: id,
+      }),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 201) return `POST /oms/order answered ${res.statusCode}: ${text.slice(0, 200)}`;
+    const orderId = (JSON.parse(text) as { id: string }).id;
+    const status = await terminal.wait(orderId, SETTLE_TIMEOUT_MS);
+    if (status !== 'FILLED') return `market order ${orderId} ended ${status}`;
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    const quantity = account.quantity.plus(spec.quantity);
+    for (;;) {
+      const now = await read(account);
+      if (now.quantity.equals(quantity) && now.held.equals(account.held) && now.cash.lessThan(account.cash)) {
+        account.quantity = now.quantity;
+        account.cash = now.cash;
+        return performance.now() - started;
+      }
+      if (Date.now() > deadline)
+        return `order ${orderId} filled but not applied: position ${now.quantity} (want ${quantity}), held ${now.held} (want ${account.held}), cash ${now.cash} (was ${account.cash})`;
+      await sleep(POLL_MS);
+    }
+  };
+
+  let placed = 0;
+  const worker = async (w: number) => {
+    const mine = accounts.filter((_, i) => i % spec.concurrency === w);
+    for (let turn = 0; !stopped; turn++) {
+      const live = mine.filter((a) => !a.broken);
+      const account = live[turn % live.length];
+      if (!account) return;
+      const outcome = await order(account, placed++).catch((err: unknown) => `error: ${(err as Error).message}`);
+      if (typeof outcome === 'string') {
+        // Its state is no longer known (an order may still hold cash): the account leaves the load.
+        account.broken = true;
+        fail(outcome);
+      } else if (measuring && !stopped) latencies.push(outcome);
+    }
+  };
+  const workers = Array.from({ length: spec.concurrency }, (_, w) => worker(w));
+  await sleep(spec.warmupSeconds * 1000);
+  measuring = true;
+  onWindow();
+  await sleep(spec.seconds * 1000);
+  stopped = true;
+  await Promise.all(workers);
+  gone.abort();
+  await Promise.all(consumers);
+  await Promise.all([pool.close(), streams.destroy()]);
+  latencies.sort((a, b) => a - b);
+  return {
+    total: latencies.length + errors,
+    errors,
+    perSecond: latencies.length / spec.seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...(sample ? { sample } : {}),
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
