@@ -440,7 +440,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /**
+         * Replace a working order atomically: one new order (`replaces` = the old id) carries the remainder (the new `quantity` is the total, fills included, and must exceed what has filled); the old order ends CANCELLED ('Replaced by order …', `replacedBy` = the new id); a buy's hold grows or shrinks in the same step. A fill racing the replace either leaves a smaller remainder for it or makes it a 409 (the order filled, or filled beyond the new quantity), never both. Nothing to change: 422. Refusals (buying power, position, rules) leave the old order as it was: 422 naming the field. Charged to the order budget.
+         * @description Scopes: write:orders
+         */
+        put: operations["replaceOrder"];
         /**
          * Place an order: validated against the rules, buying power held in banking (buys) or the position checked (sells); a refusal is a 422 naming the field (the order is kept as REJECTED)
          * @description Scopes: write:orders
@@ -589,6 +593,23 @@ export interface components {
             stopPrice?: string;
             /** @description Unique per account; generated when absent */
             clientOrderId?: string;
+        };
+        ReplaceOrderRequest: {
+            /** Format: uuid */
+            accountId: string;
+            /** Format: uuid */
+            orderId: string;
+            /**
+             * @description The new total (fills included); must exceed the filled quantity
+             * @example 10
+             */
+            quantity?: string;
+            /** @description LIMIT and STOP_LIMIT only; on the tick */
+            limitPrice?: string;
+            /** @description STOP and STOP_LIMIT only; on the tick */
+            stopPrice?: string;
+            /** @enum {string} */
+            timeInForce?: "DAY" | "GTC" | "IOC" | "FOK";
         };
         CancelOrderRequest: {
             orderId: string;
@@ -1186,6 +1207,10 @@ export interface components {
             expiredAt: string | null;
             rejectedAt: string | null;
             expiresAt: string | null;
+            /** @description The order this one replaced (PUT /oms/order) */
+            replaces: string | null;
+            /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
+            replacedBy: string | null;
             fills: components["schemas"]["Trade"][];
         };
         OrderUpdate: {
@@ -1262,6 +1287,10 @@ export interface components {
             expiredAt: string | null;
             rejectedAt: string | null;
             expiresAt: string | null;
+            /** @description The order this one replaced (PUT /oms/order) */
+            replaces: string | null;
+            /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
+            replacedBy: string | null;
         };
         OrderEvent: components["schemas"]["OrderUpdate"] | components["schemas"]["Trade"] | {
             reason: string;
@@ -3550,6 +3579,132 @@ export interface operations {
             };
             /** @description Not found (also another user's account) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but refused (e.g. insufficient funds, idempotency key reused) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,9 +7,9 @@ const count = (query: string) => {
 };
 
 describe('order budget', () => {
-  it('charges every order-placing mutation field: placeOrder, closePosition, closeAllPositions', () => {
+  it('charges every order-placing mutation field: placeOrder, replaceOrder, closePosition, closeAllPositions', () => {
     expect(count('mutation { placeOrder(input: {}) { id } }')).toBe(1);
-    expect(count('mutation { a: placeOrder(input: {}) { id } b: placeOrder(input: {}) { id } }')).toBe(2);
+    expect(count('mutation { a: replaceOrder(input: {}) { id } b: replaceOrder(input: {}) { id } }')).toBe(2);
     expect(count('mutation { closePosition(input: {}) { id } closeAllPositions(accountId: "a") { id } }')).toBe(2);
     expect(count('mutation { ...F } fragment F on Mutation { x: closePosition(input: {}) { id } y: placeOrder(input: {}) { id } }')).toBe(
       2,

@@ -4,14 +4,14 @@ import type { GatewayContext } from './context';
 
 /**
  * The root fields that place orders; each one the operation would run costs one unit of the
- * order budgets (a close places its sell; closing every position is charged one, as what it
+ * order budgets (a replace places its replacement, a close its sell; closing every position is charged one, as what it
  * places is not known before it runs).
  */
-export const ORDER_PLACING_FIELDS: ReadonlySet<string> = new Set(['placeOrder', 'closePosition', 'closeAllPositions']);
+export const ORDER_PLACING_FIELDS: ReadonlySet<string> = new Set(['placeOrder', 'replaceOrder', 'closePosition', 'closeAllPositions']);
 
 /**
  * Charges the order budgets by what the operation would run, once it is parsed and validated
- * and before it is planned: every order-placing field (`placeOrder`, `closePosition`, `closeAllPositions`) under its own response key (aliases), inside
+ * and before it is planned: every order-placing field (`placeOrder`, `replaceOrder`, `closePosition`, `closeAllPositions`) under its own response key (aliases), inside
  * named or inline fragments too. A persisted query (hash only) is charged the same way, as its
  * stored text is what gets parsed. Over budget, the whole operation is refused and none of it runs.
  */

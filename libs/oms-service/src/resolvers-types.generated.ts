@@ -156,6 +156,10 @@ export type Order = {
   rejectedAt?: Maybe<Scalars['DateTime']['output']>;
   /** When a DAY order expires. */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The order this one replaced (replaceOrder). */
+  replaces?: Maybe<Scalars['ID']['output']>;
+  /** The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too. */
+  replacedBy?: Maybe<Scalars['ID']['output']>;
   /** The order's executions, oldest first. */
   fills: Array<Trade>;
 };
@@ -368,6 +372,22 @@ export type OrderInput = {
   clientOrderId?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. */
+export type ReplaceOrderInput = {
+  /** The order's account. */
+  accountId: Scalars['ID']['input'];
+  /** A working order (NEW or PARTIALLY_FILLED). */
+  orderId: Scalars['ID']['input'];
+  /** The new total quantity. */
+  quantity?: InputMaybe<Scalars['Decimal']['input']>;
+  /** LIMIT and STOP_LIMIT: the new limit. */
+  limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** STOP and STOP_LIMIT: the new stop. */
+  stopPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** What the type accepts. */
+  timeInForce?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell. */
 export type ClosePositionInput = {
   /** One of the caller's accounts. */
@@ -432,6 +452,8 @@ export type Mutation = {
   placeOrder: Order;
   /** Cancels a working order and releases its hold; cancelling a cancelled order answers it again. */
   cancelOrder: Order;
+  /** Replaces a working order atomically: a new order (replaces = the old id) carries the remainder; the old one is CANCELLED with replacedBy set; a buy's hold grows or shrinks in the same step. Refused: CONFLICT (filled, closed, a fill took what the new quantity would leave) or UNPROCESSABLE naming the field. */
+  replaceOrder: Order;
   /** Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol. */
   closePosition: Order;
   /** Cancels the account's working orders, then closes every position; the orders placed (one per holding). */
@@ -452,6 +474,12 @@ export type MutationPlaceOrderArgs = {
 
 export type MutationCancelOrderArgs = {
   orderId: Scalars['ID']['input'];
+};
+
+
+export type MutationReplaceOrderArgs = {
+  input: ReplaceOrderInput;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -631,6 +659,7 @@ export type ResolversTypes = {
   WhatIfRejectReason: ResolverTypeWrapper<WhatIfRejectReason>;
   WhatIfResult: ResolverTypeWrapper<WhatIfResult>;
   OrderInput: OrderInput;
+  ReplaceOrderInput: ReplaceOrderInput;
   ClosePositionInput: ClosePositionInput;
   Account: ResolverTypeWrapper<AccountReferenceModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -662,6 +691,7 @@ export type ResolversParentTypes = {
   WhatIfRejectReason: WhatIfRejectReason;
   WhatIfResult: WhatIfResult;
   OrderInput: OrderInput;
+  ReplaceOrderInput: ReplaceOrderInput;
   ClosePositionInput: ClosePositionInput;
   Account: AccountReferenceModel;
   Mutation: Record<PropertyKey, never>;
@@ -725,6 +755,8 @@ export type OrderResolvers<ContextType = SubgraphContext, ParentType extends Res
   expiredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   rejectedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  replaces?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  replacedBy?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   fills?: Resolver<Array<ResolversTypes['Trade']>, ParentType, ContextType>;
 };
 
@@ -840,6 +872,7 @@ export type MutationResolvers<ContextType = SubgraphContext, ParentType extends 
   whatIfOrder?: Resolver<ResolversTypes['WhatIfResult'], ParentType, ContextType, RequireFields<MutationWhatIfOrderArgs, 'input'>>;
   placeOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationPlaceOrderArgs, 'input'>>;
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'orderId'>>;
+  replaceOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationReplaceOrderArgs, 'input'>>;
   closePosition?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationClosePositionArgs, 'input'>>;
   closeAllPositions?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCloseAllPositionsArgs, 'accountId'>>;
 };

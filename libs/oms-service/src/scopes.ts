@@ -18,6 +18,7 @@ export const omsScopes: ScopeRules = {
   'Mutation.whatIfOrder': ['read:orders'],
   'Mutation.placeOrder': ['write:orders'],
   'Mutation.cancelOrder': ['write:orders'],
+  'Mutation.replaceOrder': ['write:orders'],
   'Mutation.closePosition': ['write:orders'],
   'Mutation.closeAllPositions': ['write:orders'],
 };

@@ -10,6 +10,7 @@ import type { HoldOwner, HoldsService } from './holds.service';
  *   POST /internal/holds                     {orderId, accountId, currency, amount} → 201 new | 200 existing
  *   POST /internal/holds/:orderId/release    {accountId} → 200
  *   POST /internal/holds/:orderId/capture    {accountId, amount, description?} → 200
+ *   POST /internal/holds/:orderId/replace    {accountId, replacementOrderId, keep, amount} → 200 the replacement's hold
  *   GET  /internal/holds/:orderId?accountId= → 200
  * Only the OMS, under its own service identity (scope internal:holds, which no edge may pass
  * on), may call it, acting for the order's user (`sub`). Placing checks with accounts that the
@@ -41,6 +42,9 @@ export function mountHoldRoutes(
   });
   router.post('/:orderId/release', async (req, res) => {
     res.json(await holds.release(req.params['orderId'], owner(req, body(req)['accountId'])));
+  });
+  router.post('/:orderId/replace', async (req, res) => {
+    res.json(await holds.replace(req.params['orderId'], body(req), owner(req, body(req)['accountId'])));
   });
   router.post('/:orderId/capture', async (req, res) => {
     res.json(await holds.capture(req.params['orderId'], body(req), owner(req, body(req)['accountId'])));

@@ -34,6 +34,8 @@ interface HoldRow {
   amount: string;
   state: HoldState;
   captured_amount: string | null;
+  /** What the fills settled so far took of it. */
+  settled_amount?: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -107,6 +109,88 @@ export class HoldsService {
         ],
       });
       return { hold: toView(row), created: true };
+    });
+  }
+
+  /**
+   * An order replaced by another, in one step: the old order's hold keeps `keep` (what its fills
+   * cost, which it can no longer exceed: the OMS froze it), the rest goes back, and the
+   * replacement's hold of `amount` is placed, from available cash plus what the old one gives
+   * back. So a replace that lowers the hold always succeeds and one that raises it needs only the
+   * difference. Idempotent by the replacement's order id; a refusal changes nothing.
+   */
+  async replace(orderIdInput: unknown, body: Record<string, unknown>, owner: HoldOwner): Promise<HoldView> {
+    const orderId = parseOrderId(orderIdInput);
+    const replacementId = parseOrderId(body['replacementOrderId']);
+    if (replacementId === orderId) throw new AppError('BAD_USER_INPUT', 'replacementOrderId must differ', { field: 'replacementOrderId' });
+    return this.dataSource.transaction(async (tx) => {
+      const old = await this.find(tx, orderId, true, owner);
+      const amount = parseAmount(body['amount'], old.currency);
+      const keepInput = body['keep'];
+      const keep =
+        typeof keepInput === 'string' && /^0+(\.0+)?$/.test(keepInput)
+          ? new Decimal(0)
+          : new Decimal(parseAmount(keepInput, old.currency, 'keep'));
+      const [row]: HoldRow[] = await tx.query(
+        `INSERT INTO holds (order_id, account_id, user_id, currency, amount, state) VALUES ($1, $2, $3, $4, $5, 'HELD')
+         ON CONFLICT (order_id) DO NOTHING RETURNING *`,
+        [replacementId, old.account_id, owner.userId, old.currency, amount],
+      );
+      if (!row) {
+        const [existing]: HoldRow[] = await tx.query('SELECT * FROM holds WHERE order_id = $1', [replacementId]);
+        if (
+          !existing ||
+          existing.user_id !== owner.userId ||
+          existing.account_id !== old.account_id ||
+          !new Decimal(existing.amount).eq(amount)
+        )
+          throw new AppError('UNPROCESSABLE', 'This replacementOrderId already has a hold with other terms', {
+            field: 'replacementOrderId',
+          });
+        return toView(existing); // done before
+      }
+      if (old.state !== 'HELD') throw new AppError('CONFLICT', `The hold was already ${old.state.toLowerCase()}`, { field: 'orderId' });
+      const settled = new Decimal(old.settled_amount ?? 0);
+      if (keep.gt(old.amount) || keep.lt(settled))
+        throw new AppError('UNPROCESSABLE', `keep must lie between what settled and the held ${old.amount}`, { field: 'keep' });
+      const freed = new Decimal(old.amount).minus(keep);
+      await lockAccountCurrency(tx, old.account_id, old.currency);
+      const { cash, unsettled } = await bookTotals(tx, old.account_id, old.currency);
+      const available = cash.plus(unsettled).plus(freed);
+      if (available.lt(amount)) {
+        throw new AppError(
+          'UNPROCESSABLE',
+          `Insufficient funds: ${formatMoney(Decimal.max(available, 0), old.currency)} ${old.currency} available to trade, with what the replaced order gives back`,
+          { field: 'amount' },
+        );
+      }
+      if (freed.gt(0)) {
+        await postEntry(tx, {
+          kind: 'HOLD_RELEASE',
+          description: `Hold reduced for order ${orderId}, replaced by ${replacementId}`,
+          accountId: old.account_id,
+          currency: old.currency,
+          holdOrderId: orderId,
+          legs: [
+            { book: 'CUSTOMER_HELD', amount: freed.neg() },
+            { book: 'CUSTOMER_CASH', amount: freed },
+          ],
+        });
+      }
+      if (keep.isZero()) await this.update(tx, orderId, 'RELEASED', null);
+      else await tx.query('UPDATE holds SET amount = $2, updated_at = now() WHERE order_id = $1', [orderId, keep.toFixed()]);
+      await postEntry(tx, {
+        kind: 'HOLD',
+        description: `Hold for order ${replacementId} (replaces ${orderId})`,
+        accountId: old.account_id,
+        currency: old.currency,
+        holdOrderId: replacementId,
+        legs: [
+          { book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() },
+          { book: 'CUSTOMER_HELD', amount },
+        ],
+      });
+      return toView(row);
     });
   }
 

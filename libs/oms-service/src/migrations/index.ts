@@ -3,6 +3,7 @@ import { Market1732230000013 } from './1732230000013-market';
 import { OrderManagement1732230000021 } from './1732230000021-order-management';
 import { TraceContext1732230000031 } from './1732230000031-trace-context';
 import { OutboxStreamEntry1732230000032 } from './1732230000032-outbox-stream-entry';
+import { OrderReplace1732230000050 } from './1732230000050-order-replace';
 
 /** The OMS database's migrations, oldest first. */
 export const omsMigrations = [
@@ -11,4 +12,5 @@ export const omsMigrations = [
   OrderManagement1732230000021,
   TraceContext1732230000031,
   OutboxStreamEntry1732230000032,
+  OrderReplace1732230000050,
 ];

@@ -36,6 +36,24 @@ export class BankingClient {
     }
   }
 
+  /**
+   * Moves a replaced order's hold to its replacement in one banking step: the old hold keeps
+   * `keep` (what its fills cost), the replacement holds `amount`. A refusal (insufficient funds)
+   * is an UNPROCESSABLE AppError naming quantity; banking unreachable, SERVICE_UNAVAILABLE.
+   */
+  async replaceHold(
+    hold: { orderId: string; replacementOrderId: string; accountId: string; keep: string; amount: string },
+    userId: string,
+  ): Promise<void> {
+    try {
+      await this.holdsCall(`/internal/holds/${encodeURIComponent(hold.orderId)}/replace`, userId, hold);
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'UNPROCESSABLE' || err.code === 'CONFLICT'))
+        throw new AppError('UNPROCESSABLE', `Insufficient buying power: ${err.message}`, { field: 'quantity' });
+      throw new AppError('SERVICE_UNAVAILABLE', 'Banking could not move the hold to the replacement; try again');
+    }
+  }
+
   /** Gives a hold back in full; true when released (or there was none). */
   async releaseHold(orderId: string, owner: { userId: string; accountId: string }): Promise<boolean> {
     try {

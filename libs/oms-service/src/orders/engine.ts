@@ -8,6 +8,7 @@ import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
 import { announceClose, announceOrder, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
 import { floorToLot } from './order-rules';
+import { finishReplacement } from './replacement';
 
 export interface EngineOptions {
   intervalMs: number;
@@ -47,7 +48,7 @@ const WORTH_A_LOOK = `
          o.time_in_force IN ('IOC', 'FOK') OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL) AS must_look,
          row_number() OVER (PARTITION BY o.symbol, o.side, o.account_id ORDER BY ${PRIORITY}) AS turn
   FROM orders o JOIN instruments i ON i.symbol = o.symbol
-  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND i.tradable AND (
+  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND o.replaced_by_order_id IS NULL AND i.tradable AND (
     o.time_in_force IN ('IOC', 'FOK')
     OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL AND ${STOP_REACHED})
     OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL) AND ${MARKETABLE}))
@@ -198,7 +199,7 @@ export class ExecutionEngine {
   /** One order against one quote; returns the quantity filled. */
   private async work(tx: EntityManager, id: string, quote: Quote, available: Decimal): Promise<Decimal> {
     const [order]: OrderRow[] = await tx.query(
-      "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED",
+      "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL FOR UPDATE SKIP LOCKED",
       [id],
     );
     if (!order) return new Decimal(0);
@@ -287,12 +288,12 @@ export class ExecutionEngine {
 
   private async expire(): Promise<void> {
     const due: Array<{ id: string }> = await this.dataSource.query(
-      "SELECT id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') AND expires_at <= now() ORDER BY seq LIMIT 500",
+      "SELECT id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL AND expires_at <= now() ORDER BY seq LIMIT 500",
     );
     for (const { id } of due) {
       await this.dataSource.transaction(async (tx) => {
         const [order]: OrderRow[] = await tx.query(
-          "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') FOR UPDATE SKIP LOCKED",
+          "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL FOR UPDATE SKIP LOCKED",
           [id],
         );
         if (order) await closeOrder(tx, order, 'EXPIRED', `${order.time_in_force} order expired at the end of the session`);
@@ -302,9 +303,17 @@ export class ExecutionEngine {
 
   /** Placement requests that died between recording the order and confirming its hold. */
   private async sweepUnconfirmed(): Promise<void> {
+    const timeout = (this.options.acceptTimeoutMs ?? 60_000) / 1000;
+    // A replace that died between freezing the old order and moving its hold: banking's move is
+    // idempotent, so it is asked again; done or refused, the replace is finished either way.
+    const replacing: Array<{ id: string }> = await this.dataSource.query(
+      "SELECT id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NOT NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+      [timeout],
+    );
+    for (const { id } of replacing) await finishReplacement(this.dataSource, this.banking, id).catch(() => undefined); // banking down: next pass
     const stale: Array<{ id: string; user_id: string | null; account_id: string }> = await this.dataSource.query(
-      "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND created_at < now() - make_interval(secs => $1) LIMIT 100",
-      [(this.options.acceptTimeoutMs ?? 60_000) / 1000],
+      "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+      [timeout],
     );
     for (const { id, user_id, account_id } of stale) {
       if (!(await this.banking.releaseHold(id, { userId: user_id ?? 'unknown', accountId: account_id }))) continue; // banking down: next pass

@@ -127,6 +127,31 @@ export function parseCloseRequest(input: Record<string, unknown>): CloseRequest 
   };
 }
 
+/** A replace: the order, and what changes (quantity is the new total, fills included). */
+export interface ReplaceRequest {
+  accountId: string;
+  orderId: string;
+  quantity: string | null;
+  limitPrice: string | null;
+  stopPrice: string | null;
+  timeInForce: TimeInForce | null;
+}
+
+export function parseReplaceRequest(input: Record<string, unknown>): ReplaceRequest {
+  const given = (name: string) => input[name] !== undefined && input[name] !== null;
+  const request: ReplaceRequest = {
+    accountId: parseUuid(input['accountId'], 'accountId'),
+    orderId: parseUuid(input['orderId'], 'orderId'),
+    quantity: given('quantity') ? positiveDecimal(input['quantity'], 'quantity') : null,
+    limitPrice: given('limitPrice') ? positiveDecimal(input['limitPrice'], 'limitPrice') : null,
+    stopPrice: given('stopPrice') ? positiveDecimal(input['stopPrice'], 'stopPrice') : null,
+    timeInForce: given('timeInForce') ? oneOf(input['timeInForce'], TIMES_IN_FORCE, 'timeInForce') : null,
+  };
+  if (!request.quantity && !request.limitPrice && !request.stopPrice && !request.timeInForce)
+    throw refused('body', 'Nothing to change: give quantity, limitPrice, stopPrice or timeInForce');
+  return request;
+}
+
 const isMultiple = (value: string, step: string) => new Decimal(value).mod(step).isZero();
 
 /** The instrument's rules: tradable, quantity in lots within the limits, prices on the tick. */

@@ -41,6 +41,10 @@ export interface OrderRow {
   expired_at: Date | null;
   rejected_at: Date | null;
   expires_at: Date | null;
+  /** The order this one replaced (issue 26 §2). */
+  replaces_order_id: string | null;
+  /** The order replacing this one: set when the replace begins (the engine leaves the order alone from then on). */
+  replaced_by_order_id: string | null;
 }
 
 export interface TradeRow {
@@ -95,6 +99,8 @@ export function presentOrder(o: OrderRow) {
     expiredAt: iso(o.expired_at),
     rejectedAt: iso(o.rejected_at),
     expiresAt: iso(o.expires_at),
+    replaces: o.replaces_order_id ?? null,
+    replacedBy: o.replaced_by_order_id ?? null,
   };
 }
 

@@ -107,6 +107,10 @@ export const ordersTypeDefs = /* GraphQL */ `
     rejectedAt: DateTime
     "When a DAY order expires."
     expiresAt: DateTime
+    "The order this one replaced (replaceOrder)."
+    replaces: ID
+    "The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too."
+    replacedBy: ID
     "The order's executions, oldest first."
     fills: [Trade!]!
   }
@@ -309,6 +313,22 @@ export const ordersTypeDefs = /* GraphQL */ `
     clientOrderId: String
   }
 
+  "What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder."
+  input ReplaceOrderInput {
+    "The order's account."
+    accountId: ID!
+    "A working order (NEW or PARTIALLY_FILLED)."
+    orderId: ID!
+    "The new total quantity."
+    quantity: Decimal
+    "LIMIT and STOP_LIMIT: the new limit."
+    limitPrice: Decimal
+    "STOP and STOP_LIMIT: the new stop."
+    stopPrice: Decimal
+    "What the type accepts."
+    timeInForce: String
+  }
+
   "A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell."
   input ClosePositionInput {
     "One of the caller's accounts."
@@ -353,6 +373,8 @@ export const ordersTypeDefs = /* GraphQL */ `
     placeOrder("The order." input: OrderInput!, "An Idempotency-Key: the same key and input answer the first result; another input with it is refused." idempotencyKey: String): Order!
     "Cancels a working order and releases its hold; cancelling a cancelled order answers it again."
     cancelOrder("The order to cancel." orderId: ID!): Order!
+    "Replaces a working order atomically: a new order (replaces = the old id) carries the remainder; the old one is CANCELLED with replacedBy set; a buy's hold grows or shrinks in the same step. Refused: CONFLICT (filled, closed, a fill took what the new quantity would leave) or UNPROCESSABLE naming the field."
+    replaceOrder("The order and what changes." input: ReplaceOrderInput!, "An Idempotency-Key, as placeOrder's." idempotencyKey: String): Order!
     "Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol."
     closePosition("What to close." input: ClosePositionInput!, "An Idempotency-Key, as placeOrder's." idempotencyKey: String): Order!
     "Cancels the account's working orders, then closes every position; the orders placed (one per holding)."

@@ -12,6 +12,7 @@ import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
+import { finishReplacement } from './replacement';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
 import {
@@ -39,6 +40,7 @@ import {
   type OrderRequest,
   floorToLot,
   parseCloseRequest,
+  parseReplaceRequest,
   type CloseRequest,
 } from './order-rules';
 
@@ -402,7 +404,8 @@ export class OrdersService {
       `SELECT
          (SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0) FROM trades WHERE account_id = $1 AND symbol = $2)::text AS traded,
          (SELECT coalesce(sum(quantity - filled_quantity), 0) FROM orders
-           WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED') AND id IS DISTINCT FROM $3::uuid)::text AS promised`,
+           WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')
+             AND replaced_by_order_id IS NULL AND id IS DISTINCT FROM $3::uuid)::text AS promised`,
       [account.id, symbol, excludeOrder ?? null],
     );
     const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
@@ -416,6 +419,119 @@ export class OrdersService {
     const account = await this.accounts.find(accountId, claims, { symbol, requestId });
     if (!account) throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     return account;
+  }
+
+  // ---- replacing --------------------------------------------------------------------------
+
+  /**
+   * Replaces a working order (issue 26 §2): one new order, linked both ways (`replaces`,
+   * `replacedBy`), carrying the remainder (the new `quantity` is the total, fills included, and
+   * must exceed what has filled); the old order ends CANCELLED "Replaced by order …". The old
+   * order's row lock (the one the engine fills under) decides a race with a fill: a fill
+   * committed first leaves a smaller remainder (or a FILLED order: 409); the replace first
+   * freezes the old order, so nothing more fills on it. A buy's hold moves in one banking step
+   * (grows or shrinks by the difference); a refusal (buying power, position) leaves the old order
+   * as it was and is a 422 naming the field.
+   */
+  async replace(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
+    const request = parseReplaceRequest(input);
+    const key = parseIdempotencyKey(idempotencyKey);
+    const keyOwner = idempotencyOwner(claims);
+    const hash = requestHash('replaceOrder', request);
+    const existing = await this.row(request.orderId);
+    if (!existing || existing.account_id !== request.accountId) throw new AppError('NOT_FOUND', 'Order not found', { field: 'orderId' });
+    const account = await this.ownedAccount(request.accountId, claims, requestId, existing.side === 'SELL' ? existing.symbol : undefined);
+    if (key) {
+      const earlier = await this.earlierRow(keyOwner, key, hash);
+      if (earlier) return this.answer(earlier);
+    }
+    const merged = parseOrderRequest({
+      accountId: existing.account_id,
+      symbol: existing.symbol,
+      side: existing.side,
+      type: existing.type,
+      timeInForce: request.timeInForce ?? existing.time_in_force,
+      quantity: request.quantity ?? new Decimal(existing.quantity).toFixed(),
+      limitPrice: request.limitPrice ?? (existing.limit_price === null ? undefined : new Decimal(existing.limit_price).toFixed()),
+      stopPrice: request.stopPrice ?? (existing.stop_price === null ? undefined : new Decimal(existing.stop_price).toFixed()),
+    });
+    const same = (a: string | null, b: string | null) => (a === null ? b === null : b !== null && new Decimal(a).eq(b));
+    if (
+      same(merged.quantity, existing.quantity) &&
+      same(merged.limitPrice, existing.limit_price) &&
+      same(merged.stopPrice, existing.stop_price) &&
+      merged.timeInForce === existing.time_in_force
+    )
+      throw new AppError('UNPROCESSABLE', 'Nothing to change: the order already has these terms', { field: 'body' });
+    const instrument = checkInstrumentRules(merged, await this.instruments.find(merged.symbol));
+    checkPriceBand(merged, instrument, this.options.priceBand);
+    if (account.status !== 'ACTIVE')
+      throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
+    const buy = merged.side === 'BUY';
+
+    const recorded = await this.dataSource.transaction(async (tx): Promise<OrderRow | { replay: string }> => {
+      if (key && !(await orderIdempotency.claim(tx, keyOwner, key, hash)).first) return { replay: key };
+      const [old]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [existing.id]);
+      if (old!.status === 'FILLED') throw new AppError('CONFLICT', 'The order is already filled', { field: 'orderId' });
+      if (old!.status === 'ACCEPTED')
+        throw new AppError('CONFLICT', 'The order is still being accepted; try again in a moment', { field: 'orderId' });
+      if (old!.status !== 'NEW' && old!.status !== 'PARTIALLY_FILLED')
+        throw new AppError('CONFLICT', `The order is already closed (${old!.status})`, { field: 'orderId' });
+      if (old!.replaced_by_order_id)
+        throw new AppError('CONFLICT', `The order is already being replaced by ${old!.replaced_by_order_id}`, { field: 'orderId' });
+      const filled = new Decimal(old!.filled_quantity);
+      const remainder = new Decimal(merged.quantity).minus(filled);
+      if (remainder.lte(0))
+        throw new AppError('CONFLICT', `${filled.toString()} already filled: quantity (the new total) must exceed it`, {
+          field: 'quantity',
+        });
+      const next = { ...merged, quantity: remainder.toFixed() };
+      const r = this.reserve(next, instrument);
+      const [inserted]: OrderRow[] = await tx.query(
+        `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
+                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context, replaces_order_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17) RETURNING *`,
+        [
+          next.accountId,
+          claims.sub,
+          randomUUID(),
+          next.symbol,
+          instrument.currency,
+          next.side,
+          next.type,
+          next.timeInForce,
+          next.quantity,
+          next.limitPrice,
+          next.stopPrice,
+          r.collarPrice?.toFixed() ?? null,
+          buy ? r.holdAmount.toFixed() : null,
+          buy ? 'ACCEPTED' : 'NEW',
+          next.timeInForce === 'DAY' ? this.hours.sessionEnd() : null,
+          currentTraceparent() ?? null,
+          old!.id,
+        ],
+      );
+      const order = inserted!;
+      // From here the engine, expiry and cancels leave the old order alone.
+      await tx.query('UPDATE orders SET replaced_by_order_id = $2, updated_at = now() WHERE id = $1', [old!.id, order.id]);
+      await this.checkOpenOrderCap(tx, next.accountId);
+      if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
+      if (buy) return order; // banking moves the hold next
+      const sellable = await this.sellable(tx, account, next.symbol, order.id);
+      if (remainder.gt(sellable))
+        throw new AppError(
+          'UNPROCESSABLE',
+          `Insufficient position: ${sellable.toString()} ${next.symbol} available to sell (short selling is not allowed)`,
+          { field: 'quantity' },
+        );
+      const [frozen]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1', [old!.id]);
+      await closeOrder(tx, frozen!, 'CANCELLED', `Replaced by order ${order.id}`);
+      await announceOrder(tx, order);
+      return order;
+    });
+    if ('replay' in recorded) return this.answer((await this.earlierRow(keyOwner, key!, hash))!);
+    if (!buy) return presentOrder(recorded);
+    return presentOrder(await finishReplacement(this.dataSource, this.banking, recorded.id));
   }
 
   // ---- closing positions ------------------------------------------------------------------
@@ -571,6 +687,10 @@ export class OrdersService {
         case 'ACCEPTED':
           throw new AppError('CONFLICT', 'The order is still being accepted; try again in a moment', { field: 'orderId' });
         default:
+          if (locked!.replaced_by_order_id)
+            throw new AppError('CONFLICT', `The order is being replaced by ${locked!.replaced_by_order_id}; cancel that one`, {
+              field: 'orderId',
+            });
           return closeOrder(tx, locked!, 'CANCELLED', 'Cancelled by the client');
       }
     });
@@ -619,7 +739,7 @@ export class OrdersService {
   private async checkOpenOrderCap(tx: EntityManager, accountId: string): Promise<void> {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext('open-orders:' || $1))", [accountId]);
     const [{ open }] = await tx.query(
-      "SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')",
+      "SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL",
       [accountId],
     );
     if (open > this.options.maxOpenOrdersPerAccount) {

@@ -28,6 +28,7 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
       whatIfOrder: (_, args, ctx) => orders.whatIf(ctx.claims, args.input, ctx.requestId),
       placeOrder: (_, args, ctx) => orders.place(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       cancelOrder: (_, args, ctx) => orders.cancel(ctx.claims, args.orderId, ctx.requestId),
+      replaceOrder: (_, args, ctx) => orders.replace(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       closePosition: (_, args, ctx) => orders.closePosition(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       closeAllPositions: (_, args, ctx) => orders.closeAllPositions(ctx.claims, args.accountId, args.idempotencyKey, ctx.requestId),
     },

@@ -49,6 +49,21 @@ export const orderRequest = named(
   }),
 );
 
+export const replaceOrderRequest = named(
+  'ReplaceOrderRequest',
+  z.object({
+    accountId: uuid,
+    orderId: uuid,
+    quantity: decimalString
+      .optional()
+      .meta({ description: 'The new total (fills included); must exceed the filled quantity', examples: ['10'] }),
+    limitPrice: decimalString.optional().meta({ description: 'LIMIT and STOP_LIMIT only; on the tick' }),
+    stopPrice: decimalString.optional().meta({ description: 'STOP and STOP_LIMIT only; on the tick' }),
+    timeInForce: z.enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' }).optional(),
+  }),
+  'What a replace changes (at least one of quantity, limitPrice, stopPrice, timeInForce)',
+);
+
 export const cancelOrderRequest = named('CancelOrderRequest', z.object({ orderId: z.string(required) }));
 
 /** Proxied to auth, which checks them; documented here. */

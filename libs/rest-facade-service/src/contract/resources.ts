@@ -236,6 +236,8 @@ const orderFields = {
   expiredAt: timestamp.nullable(),
   rejectedAt: timestamp.nullable(),
   expiresAt: timestamp.nullable(),
+  replaces: id.nullable().meta({ description: 'The order this one replaced (PUT /oms/order)' }),
+  replacedBy: id.nullable().meta({ description: "The order that replaced this one (it is CANCELLED, 'Replaced by order …')" }),
 };
 export const order = named('Order', o({ ...orderFields, fills: list(trade) }));
 export const orderUpdate = named('OrderUpdate', o(orderFields), 'An order as an `event: order` carries it: the order without its fills');

@@ -192,6 +192,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /oms/what-if': 'previewOrder',
   'POST /oms/order': 'placeOrder',
   'DELETE /oms/order': 'cancelOrder',
+  'PUT /oms/order': 'replaceOrder',
   'DELETE /accounts/{accountId}/positions/{symbol}': 'closePosition',
   'DELETE /accounts/{accountId}/positions': 'closeAllPositions',
   'GET /oms/{accountId}/orders': 'listOrders',

@@ -78,6 +78,15 @@ export const orderOperations: Operations = {
       ok: { status: 201, schema: 'Order' },
       errors: [400, 404, 409, 415, 422],
     },
+    put: {
+      summary:
+        "Replace a working order atomically: one new order (`replaces` = the old id) carries the remainder (the new `quantity` is the total, fills included, and must exceed what has filled); the old order ends CANCELLED ('Replaced by order …', `replacedBy` = the new id); a buy's hold grows or shrinks in the same step. A fill racing the replace either leaves a smaller remainder for it or makes it a 409 (the order filled, or filled beyond the new quantity), never both. Nothing to change: 422. Refusals (buying power, position, rules) leave the old order as it was: 422 naming the field. Charged to the order budget.",
+      scopes: ['write:orders'],
+      params: [idempotencyKey],
+      body: 'ReplaceOrderRequest',
+      ok: { status: 200, schema: 'Order' },
+      errors: [400, 404, 409, 415, 422],
+    },
     delete: {
       summary:
         'Cancel a working order (NEW or PARTIALLY_FILLED) and release its hold. The order id goes in `?orderId=` or in the body `{ "orderId": … }`. Cancelling a cancelled order answers it again; a filled, expired or rejected one is a 409.',

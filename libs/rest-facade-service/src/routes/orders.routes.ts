@@ -1,14 +1,14 @@
 import type { Request } from 'express';
 import { errors, isUuid } from '@trading/errors';
 import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
-import { cancelOrderRequest, ORDER_STATUSES, orderRequest } from '../contract';
+import { cancelOrderRequest, ORDER_STATUSES, orderRequest, replaceOrderRequest } from '../contract';
 import type { RestRoute } from './route';
 import { DECIMAL_SYNTAX } from '@trading/money';
 
 const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
 const ORDER = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
   averageFillPrice grossAmount commission reservedAmount status statusReason createdAt updatedAt submittedAt triggeredAt filledAt
-  cancelledAt expiredAt rejectedAt expiresAt fills { ${TRADE} }`;
+  cancelledAt expiredAt rejectedAt expiresAt replaces replacedBy fills { ${TRADE} }`;
 const CHANGE = 'before change after';
 const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPrice estimatedPrice estimatedGrossAmount estimatedCommission
   estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }
@@ -105,6 +105,17 @@ export const ordersRoutes: RestRoute[] = [
       mutation PlaceOrder($input: OrderInput!, $idempotencyKey: String) { order: placeOrder(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} } }
     `,
     variables: (req) => ({ input: jsonBody(req, orderRequest), idempotencyKey: idempotencyKey(req) }),
+    shape: (data) => data.order,
+  },
+  {
+    method: 'PUT',
+    path: '/oms/order',
+    scopes: ['write:orders'],
+    placesOrder: true,
+    document: /* GraphQL */ `
+      mutation ReplaceOrder($input: ReplaceOrderInput!, $idempotencyKey: String) { order: replaceOrder(input: $input, idempotencyKey: $idempotencyKey) { ${ORDER} } }
+    `,
+    variables: (req) => ({ input: jsonBody(req, replaceOrderRequest), idempotencyKey: idempotencyKey(req) }),
     shape: (data) => data.order,
   },
   {
