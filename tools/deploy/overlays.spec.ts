@@ -59,6 +59,15 @@ describe('Kubernetes overlays', () => {
     }
   });
 
+  it("the gateway's GraphQL explorer and introspection: off in production, on in dev (platform-settings)", () => {
+    const settings = (overlay: string) =>
+      of(overlay, 'ConfigMap').find((o) => o.metadata.name.startsWith('platform-settings'))!['data'] as Record<string, string>;
+    expect(settings('production')).toMatchObject({ GATEWAY_EXPLORER: 'false', GRAPHQL_INTROSPECTION: 'false' });
+    expect(settings('dev')).toMatchObject({ GATEWAY_EXPLORER: 'true', GRAPHQL_INTROSPECTION: 'true' });
+    const env = containers(byName('production', 'Deployment', 'gateway'))[0]['env'] as JsonObject[];
+    expect(env.find((e) => e['name'] === 'GATEWAY_EXPLORER')).toHaveProperty('valueFrom.configMapKeyRef.key', 'GATEWAY_EXPLORER');
+  });
+
   it('production autoscales every app from two replicas and leaves the count to the autoscaler; dev runs one of each', () => {
     const hpas = of('production', 'HorizontalPodAutoscaler');
     expect(hpas.map((h) => (h['spec'] as JsonObject)['scaleTargetRef']).map((r) => (r as JsonObject)['name'])).toEqual(

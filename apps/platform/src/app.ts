@@ -315,6 +315,7 @@ export async function createPlatform(
           }), // bundle: copied next to main.js; source: the gateway's
           GATEWAY_TRUST_PROXY: [],
           GRAPHQL_INTROSPECTION: config.GRAPHQL_INTROSPECTION,
+          GATEWAY_EXPLORER: config.GATEWAY_EXPLORER,
         },
         {
           logger: log('gateway'),

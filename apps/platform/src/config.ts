@@ -79,6 +79,11 @@ export const platformConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /** The GraphQL explorer at the gateway's GET /graphql in a browser (bundled GraphiQL): on for local development. */
+  GATEWAY_EXPLORER: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   PAT_SESSION_TTL_SECONDS: field.seconds(900),
   /** Live (unrevoked, unexpired) PATs one user may hold. */
   PAT_MAX_LIVE_PER_USER: z.coerce.number().int().positive().default(50),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import {
@@ -18,14 +18,16 @@ import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
 import { createService, finishService, graphqlEndpoint, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
-import type { GatewayConfig } from './config';
+import { explorerEnabled, type GatewayConfig } from './config';
+import { explorerRouter } from './explorer/explorer';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
 import { operationMetrics } from './operation-metrics';
 import { orderBudget } from './order-budget';
 import { inProcess, SubgraphSource, subgraphConnections } from './subgraph-source';
 
-export { loadGatewayConfig, type GatewayConfig } from './config';
+export { explorerEnabled, loadGatewayConfig, type GatewayConfig } from './config';
+export { EXPLORER_CSP } from './explorer/explorer';
 
 type Subgraph = 'accounts' | 'banking' | 'oms';
 
@@ -72,7 +74,14 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
       // No cache hints anywhere: the default cache-control plugin would only cost a pass per request.
       // Automatic Persisted Queries stay on (front-ends save the text on every call): orderBudget charges
       // the parsed operation, so a hash-only request pays what its stored text would.
-      plugins: [ApolloServerPluginCacheControlDisabled(), ...operationLimits.plugins, operationMetrics(metrics), orderBudget()],
+      // Apollo's landing page loads its sandbox from a CDN: off. A browser gets the bundled explorer instead (GATEWAY_EXPLORER).
+      plugins: [
+        ApolloServerPluginCacheControlDisabled(),
+        ApolloServerPluginLandingPageDisabled(),
+        ...operationLimits.plugins,
+        operationMetrics(metrics),
+        orderBudget(),
+      ],
       validationRules: operationLimits.validationRules,
       parseOptions: operationLimits.parseOptions,
       formatError: maskError,
@@ -98,6 +107,8 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
     // The facade's calls arrive on the internal listener, already counted there.
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
+    // A page and two files from memory, before the limits: no operation runs without a token anyway.
+    if (explorerEnabled(config)) app.use(explorerRouter());
     app.use(
       '/graphql',
       limits.byAddress(),

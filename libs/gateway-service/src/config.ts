@@ -23,8 +23,18 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_TRUST_PROXY: field.list(),
   /** Schema introspection and "did you mean" hints: for development only. */
   GRAPHQL_INTROSPECTION: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(false),
+  /**
+   * The GraphQL explorer (GraphiQL, served from this app, nothing from a CDN) at GET /graphql in a
+   * browser, for internal front-end developers. Default: on, except with NODE_ENV=production.
+   * Its schema browser and completion use introspection (GRAPHQL_INTROSPECTION).
+   */
+  GATEWAY_EXPLORER: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
 });
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 
 export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => loadConfig('gateway', gatewayConfigSchema, env);
+
+/** GATEWAY_EXPLORER as set, else on unless NODE_ENV=production (the image sets it: a deployment opts in). */
+export const explorerEnabled = (config: Pick<GatewayConfig, 'GATEWAY_EXPLORER'>, env: NodeJS.ProcessEnv = process.env): boolean =>
+  config.GATEWAY_EXPLORER ?? env['NODE_ENV'] !== 'production';
