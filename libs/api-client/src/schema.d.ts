@@ -576,9 +576,9 @@ export interface components {
             /** @enum {string} */
             side: "BUY" | "SELL";
             /** @enum {string} */
-            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT";
+            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
             /**
-             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.
+             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.
              * @enum {string}
              */
             timeInForce: "DAY" | "GTC" | "IOC" | "FOK";
@@ -591,6 +591,10 @@ export interface components {
             limitPrice?: string;
             /** @description STOP and STOP_LIMIT only; on the tick */
             stopPrice?: string;
+            /** @description TRAILING_STOP: the stop trails the best price by this distance (on the tick); or trailPercent */
+            trailPrice?: string;
+            /** @description TRAILING_STOP: the trail as a percentage, 0 < p < 100; or trailPrice */
+            trailPercent?: string;
             /** @description Unique per account; generated when absent */
             clientOrderId?: string;
         };
@@ -966,6 +970,16 @@ export interface components {
              * @example 1250.00
              */
             availableToWithdraw: string;
+            /**
+             * @description deposits not yet cleared (PENDING): added to cash when they clear
+             * @example 1250.00
+             */
+            pendingIn: string;
+            /**
+             * @description withdrawals not yet paid out (PENDING): still in cash and held until then
+             * @example 1250.00
+             */
+            pendingOut: string;
         };
         AccountCashBalance: {
             /** Format: uuid */
@@ -1005,6 +1019,16 @@ export interface components {
              * @example 1250.00
              */
             availableToWithdraw: string;
+            /**
+             * @description deposits not yet cleared (PENDING): added to cash when they clear
+             * @example 1250.00
+             */
+            pendingIn: string;
+            /**
+             * @description withdrawals not yet paid out (PENDING): still in cash and held until then
+             * @example 1250.00
+             */
+            pendingOut: string;
         };
         BalanceList: {
             /** Format: uuid */
@@ -1148,9 +1172,9 @@ export interface components {
             /** @enum {string} */
             side: "BUY" | "SELL";
             /** @enum {string} */
-            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT";
+            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
             /**
-             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.
+             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.
              * @enum {string}
              */
             timeInForce: "DAY" | "GTC" | "IOC" | "FOK";
@@ -1207,6 +1231,12 @@ export interface components {
             expiredAt: string | null;
             rejectedAt: string | null;
             expiresAt: string | null;
+            /** @description TRAILING_STOP: the trail as a price distance */
+            trailPrice: string | null;
+            /** @description TRAILING_STOP: the trail as a percentage */
+            trailPercent: string | null;
+            /** @description TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it */
+            highWaterMark: string | null;
             /** @description The order this one replaced (PUT /oms/order) */
             replaces: string | null;
             /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
@@ -1228,9 +1258,9 @@ export interface components {
             /** @enum {string} */
             side: "BUY" | "SELL";
             /** @enum {string} */
-            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT";
+            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
             /**
-             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.
+             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.
              * @enum {string}
              */
             timeInForce: "DAY" | "GTC" | "IOC" | "FOK";
@@ -1287,6 +1317,12 @@ export interface components {
             expiredAt: string | null;
             rejectedAt: string | null;
             expiresAt: string | null;
+            /** @description TRAILING_STOP: the trail as a price distance */
+            trailPrice: string | null;
+            /** @description TRAILING_STOP: the trail as a percentage */
+            trailPercent: string | null;
+            /** @description TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it */
+            highWaterMark: string | null;
             /** @description The order this one replaced (PUT /oms/order) */
             replaces: string | null;
             /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
@@ -1338,9 +1374,9 @@ export interface components {
             /** @enum {string} */
             side: "BUY" | "SELL";
             /** @enum {string} */
-            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT";
+            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
             /**
-             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.
+             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.
              * @enum {string}
              */
             timeInForce: "DAY" | "GTC" | "IOC" | "FOK";
@@ -1428,11 +1464,11 @@ export interface components {
         OrderRules: {
             /** Format: uuid */
             accountId: string;
-            orderTypes: ("MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT")[];
+            orderTypes: ("MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP")[];
             timesInForce: ("DAY" | "GTC" | "IOC" | "FOK")[];
             timeInForceByType: {
                 /** @enum {string} */
-                type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT";
+                type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
                 timesInForce: ("DAY" | "GTC" | "IOC" | "FOK")[];
             }[];
             shortSellingAllowed: boolean;

@@ -67,7 +67,9 @@ export type OrderType =
   /** A market order once the stop price is reached. */
   | 'STOP'
   /** A limit order once the stop price is reached. */
-  | 'STOP_LIMIT';
+  | 'STOP_LIMIT'
+  /** A stop that trails the best price seen (trailPrice or trailPercent away): a market order once the price comes back to it. */
+  | 'TRAILING_STOP';
 
 /** How long an order works. */
 export type TimeInForce =
@@ -124,7 +126,7 @@ export type Order = {
   remainingQuantity: Scalars['Decimal']['output'];
   /** LIMIT and STOP_LIMIT orders. */
   limitPrice?: Maybe<Scalars['Decimal']['output']>;
-  /** STOP and STOP_LIMIT orders. */
+  /** STOP and STOP_LIMIT orders; a TRAILING_STOP's current stop. */
   stopPrice?: Maybe<Scalars['Decimal']['output']>;
   /** Quantity-weighted price of the fills; null before the first. */
   averageFillPrice?: Maybe<Scalars['Decimal']['output']>;
@@ -156,6 +158,12 @@ export type Order = {
   rejectedAt?: Maybe<Scalars['DateTime']['output']>;
   /** When a DAY order expires. */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** TRAILING_STOP: the trail as a price distance. */
+  trailPrice?: Maybe<Scalars['Decimal']['output']>;
+  /** TRAILING_STOP: the trail as a percentage of the water mark. */
+  trailPercent?: Maybe<Scalars['Decimal']['output']>;
+  /** TRAILING_STOP: the best price since it started working (the highest for a sell, the lowest for a buy); stopPrice trails it. */
+  highWaterMark?: Maybe<Scalars['Decimal']['output']>;
   /** The order this one replaced (replaceOrder). */
   replaces?: Maybe<Scalars['ID']['output']>;
   /** The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too. */
@@ -358,7 +366,7 @@ export type OrderInput = {
   symbol: Scalars['String']['input'];
   /** BUY or SELL. */
   side: Scalars['String']['input'];
-  /** MARKET, LIMIT, STOP or STOP_LIMIT. */
+  /** MARKET, LIMIT, STOP, STOP_LIMIT or TRAILING_STOP. */
   type: Scalars['String']['input'];
   /** DAY, GTC, IOC or FOK (what the type accepts). */
   timeInForce: Scalars['String']['input'];
@@ -368,6 +376,10 @@ export type OrderInput = {
   limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
   /** STOP and STOP_LIMIT: on the tick. */
   stopPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** TRAILING_STOP: the trail as a price distance (on the tick); or trailPercent. */
+  trailPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** TRAILING_STOP: the trail as a percentage (0 < p < 100); or trailPrice. */
+  trailPercent?: InputMaybe<Scalars['Decimal']['input']>;
   /** Unique per account (at most 64 characters); generated when absent. */
   clientOrderId?: InputMaybe<Scalars['String']['input']>;
 };
@@ -755,6 +767,9 @@ export type OrderResolvers<ContextType = SubgraphContext, ParentType extends Res
   expiredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   rejectedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  trailPrice?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  trailPercent?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  highWaterMark?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   replaces?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   replacedBy?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   fills?: Resolver<Array<ResolversTypes['Trade']>, ParentType, ContextType>;

@@ -76,7 +76,7 @@ describe('orders REST endpoints', () => {
   it('reads rules, orders with fills, one order and trades, with filters and pages', async () => {
     const rules = (await http('GET', api(`/oms/${aliceCash}/order/rules?symbol=VOD`), { token: reader })).body;
     expect(rules).toMatchObject({
-      orderTypes: ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'],
+      orderTypes: ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'],
       timesInForce: ['DAY', 'GTC', 'IOC', 'FOK'],
       shortSellingAllowed: false,
       marketOpen: true,

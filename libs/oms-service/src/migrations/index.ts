@@ -4,6 +4,7 @@ import { OrderManagement1732230000021 } from './1732230000021-order-management';
 import { TraceContext1732230000031 } from './1732230000031-trace-context';
 import { OutboxStreamEntry1732230000032 } from './1732230000032-outbox-stream-entry';
 import { OrderReplace1732230000050 } from './1732230000050-order-replace';
+import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 
 /** The OMS database's migrations, oldest first. */
 export const omsMigrations = [
@@ -13,4 +14,5 @@ export const omsMigrations = [
   TraceContext1732230000031,
   OutboxStreamEntry1732230000032,
   OrderReplace1732230000050,
+  TrailingStop1732230000051,
 ];

@@ -24,6 +24,8 @@ interface Quote {
   lot: string;
 }
 
+/** Orders that wait for a stop price (a trailing stop's moves with the best price seen). */
+const STOP_TYPES = "('STOP', 'STOP_LIMIT', 'TRAILING_STOP')";
 const STOP_REACHED = "CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END";
 /** The price allows a fill now (a stop must also have been or now be triggered). */
 const MARKETABLE = `(o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last_price <= o.limit_price ELSE i.last_price >= o.limit_price END)
@@ -45,15 +47,34 @@ const PRIORITY = "(o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.l
 const WORTH_A_LOOK = `
   SELECT o.id, o.symbol, o.side, o.account_id, (o.quantity - o.filled_quantity)::text AS remaining,
          (o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL OR ${STOP_REACHED}) AND ${MARKETABLE} AS can_trade,
-         o.time_in_force IN ('IOC', 'FOK') OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL) AS must_look,
+         o.time_in_force IN ('IOC', 'FOK') OR (o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL) AS must_look,
          row_number() OVER (PARTITION BY o.symbol, o.side, o.account_id ORDER BY ${PRIORITY}) AS turn
   FROM orders o JOIN instruments i ON i.symbol = o.symbol
   WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND o.replaced_by_order_id IS NULL AND i.tradable AND (
     o.time_in_force IN ('IOC', 'FOK')
-    OR (o.type IN ('STOP', 'STOP_LIMIT') AND o.triggered_at IS NULL AND ${STOP_REACHED})
+    OR (o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND ${STOP_REACHED})
     OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL) AND ${MARKETABLE}))
   ORDER BY turn, o.symbol, ${PRIORITY}
   LIMIT 2000`;
+
+/**
+ * Trailing stops follow the price: a sell's water mark rises with it (a buy's falls), and the
+ * stop with the mark, `trail_price` or `trail_percent` away (a sell's rounded down to the tick,
+ * a buy's up). Only orders whose mark the current price beats are touched (a partial index on
+ * untriggered trailing stops), each under its row lock (SKIP LOCKED: a cancel or replace holding
+ * it goes first). Run once per pass, before the stops are looked at.
+ */
+const TRAIL = `
+  UPDATE orders o SET high_water_mark = i.last_price, updated_at = now(),
+         stop_price = CASE o.side
+           WHEN 'SELL' THEN greatest(i.tick_size, floor((i.last_price - coalesce(o.trail_price, i.last_price * o.trail_percent / 100)) / i.tick_size) * i.tick_size)
+           ELSE ceil((i.last_price + coalesce(o.trail_price, i.last_price * o.trail_percent / 100)) / i.tick_size) * i.tick_size END
+  FROM instruments i
+  WHERE i.symbol = o.symbol AND o.id IN (
+    SELECT t.id FROM orders t JOIN instruments j ON j.symbol = t.symbol
+    WHERE t.type = 'TRAILING_STOP' AND t.triggered_at IS NULL AND t.status IN ('NEW', 'PARTIALLY_FILLED') AND t.replaced_by_order_id IS NULL
+      AND CASE t.side WHEN 'SELL' THEN j.last_price > t.high_water_mark ELSE j.last_price < t.high_water_mark END
+    FOR UPDATE OF t SKIP LOCKED)`;
 
 interface Candidate {
   id: string;
@@ -156,6 +177,7 @@ export class ExecutionEngine {
     const quotes = new Map<string, Quote>();
     for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments'))
       quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
+    await this.dataSource.query(TRAIL);
     const working: Candidate[] = await this.dataSource.query(WORTH_A_LOOK);
     const allotted = this.allot(working, quotes);
     for (const { id, symbol, side, account_id, must_look } of working) {
@@ -215,7 +237,7 @@ export class ExecutionEngine {
     const buy = order.side === 'BUY';
     const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';
 
-    if ((order.type === 'STOP' || order.type === 'STOP_LIMIT') && !order.triggered_at) {
+    if ((order.type === 'STOP' || order.type === 'STOP_LIMIT' || order.type === 'TRAILING_STOP') && !order.triggered_at) {
       const triggered = buy ? price.gte(order.stop_price!) : price.lte(order.stop_price!);
       if (!triggered) return new Decimal(0);
       await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [id]);

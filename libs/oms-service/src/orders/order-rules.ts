@@ -3,7 +3,7 @@ import { AppError, parseUuid } from '@trading/errors';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 
 export const ORDER_SIDES = ['BUY', 'SELL'] as const;
-export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] as const;
+export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
 export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
 export type OrderSide = (typeof ORDER_SIDES)[number];
 export type OrderType = (typeof ORDER_TYPES)[number];
@@ -18,6 +18,7 @@ export const TIME_IN_FORCE_BY_TYPE: Readonly<Record<OrderType, readonly TimeInFo
   LIMIT: ['DAY', 'GTC', 'IOC', 'FOK'],
   STOP: ['DAY', 'GTC'],
   STOP_LIMIT: ['DAY', 'GTC'],
+  TRAILING_STOP: ['DAY', 'GTC'],
 };
 
 /** Cash accounts cannot sell what they do not hold; this paper market allows no shorts at all yet. */
@@ -33,6 +34,9 @@ export interface OrderRequest {
   limitPrice: string | null;
   stopPrice: string | null;
   clientOrderId: string | null;
+  /** TRAILING_STOP: the stop trails the best price by this distance, or by this percentage (exactly one). */
+  trailPrice?: string;
+  trailPercent?: string;
 }
 
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
@@ -63,6 +67,12 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
   const type = oneOf(input['type'], ORDER_TYPES, 'type');
   const needsLimit = type === 'LIMIT' || type === 'STOP_LIMIT';
   const needsStop = type === 'STOP' || type === 'STOP_LIMIT';
+  const trailing = type === 'TRAILING_STOP';
+  const given = (name: string) => input[name] !== undefined && input[name] !== null;
+  for (const name of ['trailPrice', 'trailPercent'])
+    if (!trailing && given(name)) throw bad(name, `${name} is only for TRAILING_STOP orders`);
+  if (trailing && given('trailPrice') === given('trailPercent'))
+    throw bad(given('trailPrice') ? 'trailPercent' : 'trailPrice', 'TRAILING_STOP orders take exactly one of trailPrice and trailPercent');
   const price = (name: 'limitPrice' | 'stopPrice', needed: boolean) => {
     const v = input[name];
     if (v === undefined || v === null) {
@@ -94,6 +104,11 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
     stopPrice: price('stopPrice', needsStop),
     clientOrderId: (clientOrderId as string | undefined) ?? null,
   };
+  if (trailing) {
+    if (given('trailPrice')) request.trailPrice = positiveDecimal(input['trailPrice'], 'trailPrice');
+    else request.trailPercent = positiveDecimal(input['trailPercent'], 'trailPercent');
+    if (request.trailPercent && new Decimal(request.trailPercent).gte(100)) throw bad('trailPercent', 'trailPercent must be below 100');
+  }
   if (!TIME_IN_FORCE_BY_TYPE[type].includes(request.timeInForce)) {
     throw refused(
       'timeInForce',
@@ -167,6 +182,8 @@ export function checkInstrumentRules(request: OrderRequest, instrument: Instrume
   }
   if (new Decimal(quantity).lt(instrument.minQuantity!)) throw refused('quantity', `quantity must be at least ${instrument.minQuantity}`);
   if (new Decimal(quantity).gt(instrument.maxQuantity!)) throw refused('quantity', `quantity must be at most ${instrument.maxQuantity}`);
+  if (request.trailPrice && !isMultiple(request.trailPrice, instrument.tickSize))
+    throw refused('trailPrice', `trailPrice must be a multiple of the tick size ${instrument.tickSize}`);
   for (const name of ['limitPrice', 'stopPrice'] as const) {
     const price = request[name];
     if (price !== null && !isMultiple(price, instrument.tickSize))
@@ -193,6 +210,24 @@ export function checkPriceBand(request: OrderRequest, instrument: Instrument, ba
     }
   }
 }
+
+/**
+ * A trailing stop's stop for a water mark: below the highest price for a sell (rounded down to
+ * the tick), above the lowest for a buy (rounded up).
+ */
+export function trailingStop(
+  side: OrderSide,
+  mark: Decimal.Value,
+  trail: { price?: string | null; percent?: string | null },
+  tick: string,
+): Decimal {
+  const m = new Decimal(mark);
+  const distance = trail.price ? new Decimal(trail.price) : m.times(trail.percent!).div(100);
+  return side === 'SELL' ? floorToTick(m.minus(distance), tick) : ceilToTick(m.plus(distance), tick);
+}
+
+export const floorToTick = (price: Decimal.Value, tick: string): Decimal =>
+  new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(tick);
 
 /** Rounds a price up to the instrument's tick. */
 export const ceilToTick = (price: Decimal.Value, tick: string): Decimal =>

@@ -43,6 +43,11 @@ export interface OrderRow {
   expires_at: Date | null;
   /** The order this one replaced (issue 26 §2). */
   replaces_order_id: string | null;
+  /** TRAILING_STOP: the trail, as a distance or a percentage (one of them). */
+  trail_price: string | null;
+  trail_percent: string | null;
+  /** TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); the stop trails it. */
+  high_water_mark: string | null;
   /** The order replacing this one: set when the replace begins (the engine leaves the order alone from then on). */
   replaced_by_order_id: string | null;
 }
@@ -99,6 +104,9 @@ export function presentOrder(o: OrderRow) {
     expiredAt: iso(o.expired_at),
     rejectedAt: iso(o.rejected_at),
     expiresAt: iso(o.expires_at),
+    trailPrice: o.trail_price === null || o.trail_price === undefined ? null : formatPrice(o.trail_price, o.currency),
+    trailPercent: o.trail_percent === null || o.trail_percent === undefined ? null : canonical(o.trail_percent),
+    highWaterMark: o.high_water_mark === null || o.high_water_mark === undefined ? null : formatPrice(o.high_water_mark, o.currency),
     replaces: o.replaces_order_id ?? null,
     replacedBy: o.replaced_by_order_id ?? null,
   };

@@ -17,6 +17,8 @@ export const ordersTypeDefs = /* GraphQL */ `
     STOP
     "A limit order once the stop price is reached."
     STOP_LIMIT
+    "A stop that trails the best price seen (trailPrice or trailPercent away): a market order once the price comes back to it."
+    TRAILING_STOP
   }
 
   "How long an order works."
@@ -75,7 +77,7 @@ export const ordersTypeDefs = /* GraphQL */ `
     remainingQuantity: Decimal!
     "LIMIT and STOP_LIMIT orders."
     limitPrice: Decimal
-    "STOP and STOP_LIMIT orders."
+    "STOP and STOP_LIMIT orders; a TRAILING_STOP's current stop."
     stopPrice: Decimal
     "Quantity-weighted price of the fills; null before the first."
     averageFillPrice: Decimal
@@ -107,6 +109,12 @@ export const ordersTypeDefs = /* GraphQL */ `
     rejectedAt: DateTime
     "When a DAY order expires."
     expiresAt: DateTime
+    "TRAILING_STOP: the trail as a price distance."
+    trailPrice: Decimal
+    "TRAILING_STOP: the trail as a percentage of the water mark."
+    trailPercent: Decimal
+    "TRAILING_STOP: the best price since it started working (the highest for a sell, the lowest for a buy); stopPrice trails it."
+    highWaterMark: Decimal
     "The order this one replaced (replaceOrder)."
     replaces: ID
     "The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too."
@@ -299,7 +307,7 @@ export const ordersTypeDefs = /* GraphQL */ `
     symbol: String!
     "BUY or SELL."
     side: String!
-    "MARKET, LIMIT, STOP or STOP_LIMIT."
+    "MARKET, LIMIT, STOP, STOP_LIMIT or TRAILING_STOP."
     type: String!
     "DAY, GTC, IOC or FOK (what the type accepts)."
     timeInForce: String!
@@ -309,6 +317,10 @@ export const ordersTypeDefs = /* GraphQL */ `
     limitPrice: Decimal
     "STOP and STOP_LIMIT: on the tick."
     stopPrice: Decimal
+    "TRAILING_STOP: the trail as a price distance (on the tick); or trailPercent."
+    trailPrice: Decimal
+    "TRAILING_STOP: the trail as a percentage (0 < p < 100); or trailPrice."
+    trailPercent: Decimal
     "Unique per account (at most 64 characters); generated when absent."
     clientOrderId: String
   }

@@ -41,6 +41,7 @@ import {
   floorToLot,
   parseCloseRequest,
   parseReplaceRequest,
+  trailingStop,
   type CloseRequest,
 } from './order-rules';
 
@@ -128,7 +129,7 @@ export class OrdersService {
 
   /** What placing the order would do, changing nothing. Refusals come back as reasons, not errors. */
   async whatIf(claims: Claims, input: Record<string, unknown>, requestId?: string) {
-    const request = parseOrderRequest(input);
+    let request = parseOrderRequest(input);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     const rejectReasons: Array<{ field: string; message: string }> = [];
     const warnings: string[] = [];
@@ -136,6 +137,7 @@ export class OrdersService {
     if (!instrument) throw new AppError('UNPROCESSABLE', `Unknown symbol ${request.symbol}`, { field: 'symbol' });
     try {
       checkInstrumentRules(request, instrument);
+      request = withTrailingStop(request, instrument);
       checkPriceBand(request, instrument, this.options.priceBand);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -231,13 +233,15 @@ export class OrdersService {
    */
   private async submit(
     claims: Claims,
-    request: OrderRequest,
+    placed: OrderRequest,
     key: string | null | undefined,
     hash: string,
     requestId?: string,
   ): Promise<OrderRow> {
+    let request = placed;
     const keyOwner = idempotencyOwner(claims);
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
+    request = withTrailingStop(request, instrument);
     checkPriceBand(request, instrument, this.options.priceBand);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE')
@@ -258,8 +262,9 @@ export class OrdersService {
       }
       const inserted: OrderRow[] = await tx.query(
         `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
-                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16)
+                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18,
+                 CASE WHEN $7 = 'TRAILING_STOP' THEN $19::numeric END)
          ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
         [
           request.accountId,
@@ -278,6 +283,9 @@ export class OrdersService {
           buy ? 'ACCEPTED' : 'NEW',
           expiresAt,
           currentTraceparent() ?? null,
+          request.trailPrice ?? null,
+          request.trailPercent ?? null,
+          instrument.lastPrice,
         ],
       );
       const order = inserted[0];
@@ -445,7 +453,7 @@ export class OrdersService {
       const earlier = await this.earlierRow(keyOwner, key, hash);
       if (earlier) return this.answer(earlier);
     }
-    const merged = parseOrderRequest({
+    let merged = parseOrderRequest({
       accountId: existing.account_id,
       symbol: existing.symbol,
       side: existing.side,
@@ -453,17 +461,22 @@ export class OrdersService {
       timeInForce: request.timeInForce ?? existing.time_in_force,
       quantity: request.quantity ?? new Decimal(existing.quantity).toFixed(),
       limitPrice: request.limitPrice ?? (existing.limit_price === null ? undefined : new Decimal(existing.limit_price).toFixed()),
-      stopPrice: request.stopPrice ?? (existing.stop_price === null ? undefined : new Decimal(existing.stop_price).toFixed()),
+      stopPrice:
+        request.stopPrice ??
+        (existing.stop_price === null || existing.type === 'TRAILING_STOP' ? undefined : new Decimal(existing.stop_price).toFixed()),
+      trailPrice: existing.trail_price === null ? undefined : new Decimal(existing.trail_price).toFixed(),
+      trailPercent: existing.trail_percent === null ? undefined : new Decimal(existing.trail_percent).toFixed(),
     });
     const same = (a: string | null, b: string | null) => (a === null ? b === null : b !== null && new Decimal(a).eq(b));
     if (
       same(merged.quantity, existing.quantity) &&
       same(merged.limitPrice, existing.limit_price) &&
-      same(merged.stopPrice, existing.stop_price) &&
+      (existing.type === 'TRAILING_STOP' || same(merged.stopPrice, existing.stop_price)) &&
       merged.timeInForce === existing.time_in_force
     )
       throw new AppError('UNPROCESSABLE', 'Nothing to change: the order already has these terms', { field: 'body' });
     const instrument = checkInstrumentRules(merged, await this.instruments.find(merged.symbol));
+    merged = withTrailingStop(merged, instrument); // a trailing stop starts again from the current price
     checkPriceBand(merged, instrument, this.options.priceBand);
     if (account.status !== 'ACTIVE')
       throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
@@ -489,8 +502,10 @@ export class OrdersService {
       const r = this.reserve(next, instrument);
       const [inserted]: OrderRow[] = await tx.query(
         `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
-                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context, replaces_order_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17) RETURNING *`,
+                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context, replaces_order_id,
+                             trail_price, trail_percent, high_water_mark)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18, $19,
+                 CASE WHEN $7 = 'TRAILING_STOP' THEN $20::numeric END) RETURNING *`,
         [
           next.accountId,
           claims.sub,
@@ -509,6 +524,9 @@ export class OrdersService {
           next.timeInForce === 'DAY' ? this.hours.sessionEnd() : null,
           currentTraceparent() ?? null,
           old!.id,
+          next.trailPrice ?? null,
+          next.trailPercent ?? null,
+          instrument.lastPrice,
         ],
       );
       const order = inserted!;
@@ -792,6 +810,22 @@ export class OrdersService {
     );
     return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentTrade);
   }
+}
+
+/** A trailing stop's first stop, from the current price (its first water mark); other orders as they are. */
+function withTrailingStop(request: OrderRequest, instrument: Instrument): OrderRequest {
+  if (request.type !== 'TRAILING_STOP') return request;
+  const stop = trailingStop(
+    request.side,
+    instrument.lastPrice,
+    { price: request.trailPrice, percent: request.trailPercent },
+    instrument.tickSize,
+  );
+  if (stop.lte(0))
+    throw new AppError('UNPROCESSABLE', `The trail is wider than the price ${instrument.lastPrice}`, {
+      field: request.trailPrice ? 'trailPrice' : 'trailPercent',
+    });
+  return { ...request, stopPrice: stop.toFixed() };
 }
 
 /** Stands in for the order id in an idempotency key's row until the order exists (same transaction). */

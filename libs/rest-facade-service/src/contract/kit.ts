@@ -34,7 +34,7 @@ export const cursor = z.string().nullable().meta({ description: 'Pass as `cursor
 export const text = z.string();
 
 export const ORDER_SIDES = ['BUY', 'SELL'] as const;
-export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT'] as const;
+export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
 export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
 export const ORDER_STATUSES = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'] as const;
 export const CASH_ACTIVITY_TYPES = ['DEPOSIT', 'WITHDRAWAL', 'TRADE', 'FEE'] as const;

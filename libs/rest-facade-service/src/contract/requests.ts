@@ -34,13 +34,17 @@ export const orderRequest = named(
     accountId: uuid,
     symbol: z.string(required).meta({ examples: ['AAPL'] }),
     side: z.enum(ORDER_SIDES, { error: 'must be BUY or SELL' }),
-    type: z.enum(ORDER_TYPES, { error: 'must be MARKET, LIMIT, STOP or STOP_LIMIT' }),
+    type: z.enum(ORDER_TYPES, { error: 'must be MARKET, LIMIT, STOP, STOP_LIMIT or TRAILING_STOP' }),
     timeInForce: z
       .enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' })
-      .meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.' }),
+      .meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.' }),
     quantity: decimalString.meta({ description: 'A multiple of the lot size, within the instrument limits', examples: ['10'] }),
     limitPrice: decimalString.optional().meta({ description: 'LIMIT and STOP_LIMIT only; on the tick' }),
     stopPrice: decimalString.optional().meta({ description: 'STOP and STOP_LIMIT only; on the tick' }),
+    trailPrice: decimalString
+      .optional()
+      .meta({ description: 'TRAILING_STOP: the stop trails the best price by this distance (on the tick); or trailPercent' }),
+    trailPercent: decimalString.optional().meta({ description: 'TRAILING_STOP: the trail as a percentage, 0 < p < 100; or trailPrice' }),
     clientOrderId: z
       .string()
       .max(64, 'must be at most 64 characters')

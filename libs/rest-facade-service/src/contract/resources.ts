@@ -142,6 +142,8 @@ const balanceFields = {
   held: money.meta({ description: 'reserved for open orders and pending withdrawals' }),
   availableToTrade: money,
   availableToWithdraw: money,
+  pendingIn: money.meta({ description: 'deposits not yet cleared (PENDING): added to cash when they clear' }),
+  pendingOut: money.meta({ description: 'withdrawals not yet paid out (PENDING): still in cash and held until then' }),
 };
 const cashBalance = named('CashBalance', o(balanceFields));
 export const accountCashBalance = named('AccountCashBalance', o({ accountId: id, ...balanceFields }));
@@ -186,7 +188,9 @@ export const fundingTransactionPage = named(
 // Orders
 const side = z.enum(ORDER_SIDES);
 const orderType = z.enum(ORDER_TYPES);
-const timeInForce = z.enum(TIMES_IN_FORCE).meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP and STOP_LIMIT: DAY, GTC.' });
+const timeInForce = z
+  .enum(TIMES_IN_FORCE)
+  .meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.' });
 const orderStatus = z.enum(ORDER_STATUSES).meta({
   description: 'ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED',
 });
@@ -236,6 +240,11 @@ const orderFields = {
   expiredAt: timestamp.nullable(),
   rejectedAt: timestamp.nullable(),
   expiresAt: timestamp.nullable(),
+  trailPrice: price.nullable().meta({ description: 'TRAILING_STOP: the trail as a price distance' }),
+  trailPercent: decimal.nullable().meta({ description: 'TRAILING_STOP: the trail as a percentage' }),
+  highWaterMark: price.nullable().meta({
+    description: 'TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it',
+  }),
   replaces: id.nullable().meta({ description: 'The order this one replaced (PUT /oms/order)' }),
   replacedBy: id.nullable().meta({ description: "The order that replaced this one (it is CANCELLED, 'Replaced by order …')" }),
 };

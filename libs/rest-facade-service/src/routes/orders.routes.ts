@@ -8,7 +8,7 @@ import { DECIMAL_SYNTAX } from '@trading/money';
 const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
 const ORDER = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
   averageFillPrice grossAmount commission reservedAmount status statusReason createdAt updatedAt submittedAt triggeredAt filledAt
-  cancelledAt expiredAt rejectedAt expiresAt replaces replacedBy fills { ${TRADE} }`;
+  cancelledAt expiredAt rejectedAt expiresAt trailPrice trailPercent highWaterMark replaces replacedBy fills { ${TRADE} }`;
 const CHANGE = 'before change after';
 const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPrice estimatedPrice estimatedGrossAmount estimatedCommission
   estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }
