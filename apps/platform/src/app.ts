@@ -118,6 +118,8 @@ export interface PlatformOverrides {
     ORDER_EVENTS_REPLAY_MAX_ENTRIES?: number;
     ORDER_EVENTS_REPLAYS_PER_MINUTE?: number;
     CORS_ORIGINS_CACHE_MS?: number;
+    MARKET_EVENTS_HEARTBEAT_MS?: number;
+    MARKET_EVENTS_MAX_STREAMS_PER_USER?: number;
   };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
@@ -160,6 +162,8 @@ export async function createPlatform(
     const events: EventLog = store instanceof RedisStore ? new RedisEventLog(store.client) : new MemoryEventLog();
     life.defer('settlement stream', () => events.close());
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
+    // Price changes for live quotes: a capped stream beside it (the same log, so the in-process one without Redis too).
+    const ticksStream = `${config.PLATFORM_DB_PREFIX}market:ticks`;
 
     // Each service has its own key and all trust each other's public keys. `npm start` hands over the
     // installation's (kept in its data directory: service-identities.ts), so what the OMS signed before a
@@ -256,6 +260,7 @@ export async function createPlatform(
       OMS_INTERNAL_PORT: String(config.OMS_INTERNAL_PORT),
       OMS_DATABASE_URL: db('oms'),
       EVENTS_STREAM: eventsStream,
+      MARKET_TICKS_STREAM: ticksStream,
       BANKING_URL: banking.server.internal.url,
       ACCOUNTS_URL: accountsGraphql,
       ...overrides.oms,
@@ -347,6 +352,9 @@ export async function createPlatform(
           ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 20_000,
           ORDER_EVENTS_REPLAYS_PER_MINUTE: overrides.facade?.ORDER_EVENTS_REPLAYS_PER_MINUTE ?? 30,
           CORS_ORIGINS_CACHE_MS: overrides.facade?.CORS_ORIGINS_CACHE_MS ?? 30_000,
+          MARKET_TICKS_STREAM: ticksStream,
+          MARKET_EVENTS_HEARTBEAT_MS: overrides.facade?.MARKET_EVENTS_HEARTBEAT_MS ?? 15_000,
+          MARKET_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.MARKET_EVENTS_MAX_STREAMS_PER_USER ?? 5,
         },
         { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },
       ),

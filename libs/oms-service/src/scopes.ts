@@ -4,7 +4,8 @@ import type { ScopeRules } from '@trading/subgraph';
  * Who may read what in this subgraph (spec §2.2). Every root field must appear here. The market
  * fields serve account valuation, so they need read:accounts rather than read:orders. What-if
  * is a read (read:orders) shaped as a mutation, so READ_ONLY tokens are refused it like any
- * mutation (the method rule of spec §5.2).
+ * mutation (the method rule of spec §5.2). Market data (quotes, bars, clock, calendar,
+ * instruments) is the same for everyone and needs read:market, which every app may ask for.
  */
 export const omsScopes: ScopeRules = {
   'Query.instruments': ['read:orders'],
@@ -15,6 +16,12 @@ export const omsScopes: ScopeRules = {
   'Account.market': ['read:accounts'],
   'Position.lastPrice': ['read:accounts'],
   'Position.previousClose': ['read:accounts'],
+  'Query.marketQuotes': ['read:market'],
+  'Query.marketBars': ['read:market'],
+  'Query.marketClock': ['read:market'],
+  'Query.marketCalendar': ['read:market'],
+  'Query.marketInstruments': ['read:market'],
+  'Query.marketInstrument': ['read:market'],
   'Mutation.whatIfOrder': ['read:orders'],
   'Mutation.placeOrder': ['write:orders'],
   'Mutation.cancelOrder': ['write:orders'],

@@ -13,6 +13,8 @@ import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
 import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
+import { LiveQuoteFeed } from './market-events/live-quotes';
+import { MARKET_EVENTS_PATH, marketEventsRoute } from './market-events/market-events.route';
 import { LiveOrderFeed } from './order-events/live-feed';
 import { ORDER_EVENTS_PATH, orderEventsRoute } from './order-events/order-events.route';
 import { ROUTES } from './routes';
@@ -43,6 +45,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     const feed = life.own('live order feed', new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger), (f) =>
       f.close(),
     );
+    const quotes = life.own('live quote feed', new LiveQuoteFeed(events, config.MARKET_TICKS_STREAM, logger), (f) => f.close());
     const edge = new EdgeAuthenticator(
       createAccessTokenVerifier({ jwksUrl: config.AUTH_JWKS_URL, issuer: config.AUTH_ISSUER, audience: ACCESS_TOKEN_AUDIENCE }),
       new SessionStore(store),
@@ -77,7 +80,12 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
-      routeGuard([...ROUTES, ...AUTHENTICATED_AUTH_ROUTES, { method: 'GET', path: ORDER_EVENTS_PATH }]),
+      routeGuard([
+        ...ROUTES,
+        ...AUTHENTICATED_AUTH_ROUTES,
+        { method: 'GET', path: ORDER_EVENTS_PATH },
+        { method: 'GET', path: MARKET_EVENTS_PATH },
+      ]),
       authenticate(edge, limits),
       orderEventsRoute(feed, edge, gateway, {
         heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
@@ -88,6 +96,10 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
           perMinute: config.ORDER_EVENTS_REPLAYS_PER_MINUTE,
         }),
         refusals: rateLimitRefusals(metrics, ['event-replays']),
+      }),
+      marketEventsRoute(quotes, edge, gateway, {
+        heartbeatMs: config.MARKET_EVENTS_HEARTBEAT_MS,
+        maxStreamsPerUser: config.MARKET_EVENTS_MAX_STREAMS_PER_USER,
       }),
       routeTableRouter(ROUTES, gateway, limits),
     );

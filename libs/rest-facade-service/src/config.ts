@@ -40,6 +40,12 @@ export const facadeConfigSchema = z.object({
   ORDER_EVENTS_REPLAY_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
   /** Reconnects with Last-Event-ID per user per minute, counted in Redis across instances (429 once spent); 0: unlimited. */
   ORDER_EVENTS_REPLAYS_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(30),
+  /** The OMS's capped stream of price changes: live quotes (GET /v1/market/events) are read from it. */
+  MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),
+  /** A live quote stream's heartbeat. */
+  MARKET_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
+  /** Open live quote streams per user on one facade instance. */
+  MARKET_EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(5),
   /**
    * How long the registered web origins (CORS) read from auth are kept: a suspended app's page
    * may call the API this much longer; auth is asked once per this interval per instance.

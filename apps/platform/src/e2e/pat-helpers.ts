@@ -55,6 +55,9 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       ORDER_EVENTS_REPLAY_MAX_ENTRIES: 20_000,
       ORDER_EVENTS_REPLAYS_PER_MINUTE: 30,
       CORS_ORIGINS_CACHE_MS: 30_000,
+      MARKET_TICKS_STREAM: `${p.config.PLATFORM_DB_PREFIX}market:ticks`,
+      MARKET_EVENTS_HEARTBEAT_MS: 15_000,
+      MARKET_EVENTS_MAX_STREAMS_PER_USER: 5,
     },
     { logger: createLogger('rest-facade', 'silent'), events: p.events.log },
   );

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Scope } from '@trading/auth';
+import { UNRESTRICTED_SCOPES, type Scope } from '@trading/auth';
 import type { Client } from '../registry/registry.service';
 import { preferredLocale } from '../web/locale';
 import type { OAuthContext } from './context';
@@ -79,7 +79,8 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
   if (typeof raw !== 'string' || !raw.trim()) return fail('invalid_scope', 'scopes is required (comma-separated scope values)');
   const parsed = parseScopes(raw);
   if ('unknown' in parsed) return fail('invalid_scope', `"${parsed.unknown.slice(0, 50)}" is not a scope`);
-  const unapproved = parsed.scopes.filter((s) => !client.app.approvedScopes.includes(s));
+  // Market data (read:market) every app may ask for; the rest only as approved at registration.
+  const unapproved = parsed.scopes.filter((s) => !client.app.approvedScopes.includes(s) && !UNRESTRICTED_SCOPES.includes(s));
   if (unapproved.length) return fail('invalid_scope', `${client.app.appName} is not approved for ${unapproved.join(', ')}`);
 
   return { ok: true, request: { client, redirectUri, scope: parsed.scopes, state, codeChallenge: challenge } };

@@ -75,6 +75,7 @@ const MESSAGES = {
       'write:orders': 'Place, change and cancel orders for you',
       'read:banking': 'See your cash balances and funding transactions',
       'write:banking': 'Deposit and withdraw money for you',
+      'read:market': 'See market data: prices, quotes, price history, trading hours and instruments (not your accounts)',
     } satisfies Record<Scope, string>,
   },
   de: {
@@ -151,6 +152,7 @@ const MESSAGES = {
       'write:orders': 'In Ihrem Namen Aufträge erteilen, ändern und stornieren',
       'read:banking': 'Ihre Barguthaben und Ein- und Auszahlungen einsehen',
       'write:banking': 'In Ihrem Namen Geld ein- und auszahlen',
+      'read:market': 'Marktdaten einsehen: Kurse, Quotes, Kursverlauf, Handelszeiten und Instrumente (nicht Ihre Konten)',
     } satisfies Record<Scope, string>,
   },
   fr: {
@@ -226,6 +228,8 @@ const MESSAGES = {
       'write:orders': 'Passer, modifier et annuler des ordres pour vous',
       'read:banking': 'Voir vos soldes et vos opérations de dépôt et de retrait',
       'write:banking': "Déposer et retirer de l'argent pour vous",
+      'read:market':
+        'Voir les données de marché : cours, cotations, historique des prix, horaires de négociation et instruments (pas vos comptes)',
     } satisfies Record<Scope, string>,
   },
 };

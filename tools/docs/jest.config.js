@@ -1,0 +1,1 @@
+module.exports = { displayName: 'tool-docs', preset: '../../jest.preset.js', rootDir: '.' };
