@@ -240,7 +240,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Cash balances in every currency
+         * Cash balances in every currency, with pending deposits (`pendingIn`) and withdrawals (`pendingOut`)
          * @description Scopes: read:banking
          */
         get: operations["listBalances"];
@@ -260,7 +260,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Cash balance in one currency
+         * Cash balance in one currency, with pending deposits (`pendingIn`) and withdrawals (`pendingOut`)
          * @description Scopes: read:banking
          */
         get: operations["getBalance"];

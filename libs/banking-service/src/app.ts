@@ -28,6 +28,7 @@ import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-ho
 import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
 import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
+import { PendingFundingIndex1732230000045 } from './migrations/1732230000045-pending-funding-index';
 import { AccountsSubgraphDirectory, type AccountsDirectory } from '@trading/accounts-directory';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
@@ -84,6 +85,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
           Settlement1732230000022,
           SaleSettlement1732230000024,
           BookBalances1732230000040,
+          PendingFundingIndex1732230000045,
         ],
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,

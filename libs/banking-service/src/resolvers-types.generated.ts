@@ -35,6 +35,10 @@ export type CashBalance = {
   availableToTrade: Scalars['Decimal']['output'];
   /** What a withdrawal may take: free settled cash. */
   availableToWithdraw: Scalars['Decimal']['output'];
+  /** Deposits not yet cleared (PENDING): not in cash until they clear. */
+  pendingIn: Scalars['Decimal']['output'];
+  /** Withdrawals not yet paid out (PENDING): still in cash, and held. */
+  pendingOut: Scalars['Decimal']['output'];
 };
 
 export type Account = {
@@ -376,6 +380,8 @@ export type CashBalanceResolvers<ContextType = SubgraphContext, ParentType exten
   held?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   availableToTrade?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   availableToWithdraw?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  pendingIn?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  pendingOut?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type AccountResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account'], FederationReferenceType extends FederationReferenceTypes['Account'] = FederationReferenceTypes['Account']> = {

@@ -41,6 +41,8 @@ describe('the public GraphQL API', () => {
     for (const money of [
       'CashBalance.cash',
       'CashBalance.availableToWithdraw',
+      'CashBalance.pendingIn',
+      'CashBalance.pendingOut',
       'FundingTransaction.amount',
       'Order.commission',
       'Trade.netAmount',

@@ -204,6 +204,48 @@ describe('banking REST endpoints', () => {
     expect(new Decimal(activity.body.activity[0].balanceAfter).equals(after.cash)).toBe(true);
   });
 
+  it('balances show pending deposits (pendingIn) and withdrawals (pendingOut) until clearing moves them into cash', async () => {
+    // A currency no other test of this file uses: nothing else is pending or clearing in it.
+    const ccy = 'NOK';
+    const nok = async () => {
+      const res = await http('GET', api(`/banking/${aliceCash}/balance/${ccy}`), { token: reader });
+      conforms('GET', '/banking/{accountId}/balance/{ccy}', 200, res.body);
+      return res.body;
+    };
+    const before = await nok();
+    expect(before).toMatchObject({ pendingIn: '0.00', pendingOut: '0.00' });
+
+    const d = await deposit({ accountId: aliceCash, amount: '125.55', currency: ccy });
+    expect(d).toMatchObject({ status: 201, body: { state: 'PENDING' } });
+    // Right after the deposit: shown as pending, not yet cash (clearing takes 3 s in the platform).
+    const pending = await nok();
+    expect(pending).toMatchObject({ currency: ccy, pendingIn: '125.55', pendingOut: '0.00', cash: before.cash, held: before.held });
+    const list = await http('GET', api(`/banking/${aliceCash}/balance`), { token: reader });
+    conforms('GET', '/banking/{accountId}/balance', 200, list.body);
+    expect(list.body.balances.find((b: { currency: string }) => b.currency === ccy)).toMatchObject({ pendingIn: '125.55' });
+    // GraphQL clients see the same fields.
+    const gql = await http('POST', p.urls.gateway, {
+      token: reader,
+      body: { query: `{ account(id: "${aliceCash}") { balance(currency: "${ccy}") { cash pendingIn pendingOut } } }` },
+    });
+    expect(gql.body.data.account.balance).toEqual({ cash: before.cash, pendingIn: '125.55', pendingOut: '0.00' });
+
+    // The clearing worker settles it: nothing pending, the cash is up by the amount, exactly.
+    const cleared = await until(nok, (b) => b.pendingIn === '0.00', 'the deposit to clear');
+    expect(new Decimal(cleared.cash).minus(before.cash).equals('125.55')).toBe(true);
+
+    // A withdrawal: pendingOut (held, still in cash) until it is paid out.
+    const w = await http('POST', api('/banking/withdraw'), {
+      token: writer,
+      body: { accountId: aliceCash, amount: '25.05', currency: ccy },
+    });
+    expect(w).toMatchObject({ status: 201, body: { state: 'PENDING' } });
+    expect(await nok()).toMatchObject({ pendingIn: '0.00', pendingOut: '25.05', cash: cleared.cash, held: '25.05' });
+    const paid = await until(nok, (b) => b.pendingOut === '0.00', 'the withdrawal to clear');
+    expect(paid).toMatchObject({ held: '0.00', pendingIn: '0.00' });
+    expect(new Decimal(cleared.cash).minus(paid.cash).equals('25.05')).toBe(true);
+  });
+
   it('withdrawals hold cash while pending, can be cancelled once, and never overdraw', async () => {
     const before = await balanceOf();
     const tooMuch = await http('POST', api('/banking/withdraw'), {

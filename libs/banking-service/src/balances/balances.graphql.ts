@@ -15,6 +15,10 @@ export const balancesTypeDefs = /* GraphQL */ `
     availableToTrade: Decimal!
     "What a withdrawal may take: free settled cash."
     availableToWithdraw: Decimal!
+    "Deposits not yet cleared (PENDING): not in cash until they clear."
+    pendingIn: Decimal!
+    "Withdrawals not yet paid out (PENDING): still in cash, and held."
+    pendingOut: Decimal!
   }
 
   type Account @key(fields: "id") {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bookCompletedDeposit } from '../funding/funding.service';
-import { ENTITY, startBankingHarness, type BankingHarness } from '../testing/banking-harness';
+import { CANCEL, DEPOSIT, ENTITY, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('banking ledger and balances', () => {
   let account: string;
@@ -108,5 +108,63 @@ describe('banking ledger and balances', () => {
       const res = await entity(fields, { sub: 'u', scope: ['read:accounts'] });
       expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
     }
+  });
+});
+
+describe('balances: pending deposits and withdrawals', () => {
+  let h: BankingHarness;
+  let account: string;
+
+  beforeAll(async () => {
+    // Nothing clears during these tests: the e2e banking spec watches clearing move pendingIn into cash.
+    h = await startBankingHarness({ BANKING_CLEARING_DELAY_MS: '600000' });
+    account = h.openAccount('p');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const BALANCE = '{ currency cash held availableToWithdraw pendingIn pendingOut }';
+  const read = async (fields: string) =>
+    (await h.gql(ENTITY(fields), { r: [{ __typename: 'Account', id: account }] }, { sub: 'p' })).body.data._entities[0];
+  const fund = async (mutation: string, amount: string, currency = 'USD') =>
+    (await h.gql(mutation, { input: { accountId: account, amount, currency } }, { sub: 'p' })).body.data;
+
+  it('adds up PENDING deposits exactly as pendingIn, outside cash, in every currency with any (also one never booked)', async () => {
+    await bookCompletedDeposit(h.service.dataSource, account, 'USD', '100', 'opening');
+    await fund(DEPOSIT, '0.10');
+    await fund(DEPOSIT, '0.20');
+    await fund(DEPOSIT, '1000', 'JPY');
+    expect((await read(`balances ${BALANCE}`)).balances).toEqual([
+      { currency: 'JPY', cash: '0', held: '0', availableToWithdraw: '0', pendingIn: '1000', pendingOut: '0' },
+      { currency: 'USD', cash: '100.00', held: '0.00', availableToWithdraw: '100.00', pendingIn: '0.30', pendingOut: '0.00' },
+    ]);
+    expect((await read(`balance(currency: "JPY") ${BALANCE}`)).balance).toMatchObject({ cash: '0', pendingIn: '1000' });
+    expect((await read(`balance(currency: "CHF") ${BALANCE}`)).balance).toEqual({
+      currency: 'CHF',
+      cash: '0.00',
+      held: '0.00',
+      availableToWithdraw: '0.00',
+      pendingIn: '0.00',
+      pendingOut: '0.00',
+    });
+  });
+
+  it('shows a PENDING withdrawal as pendingOut (still in cash, held), and neither once cancelled', async () => {
+    const { withdraw } = await fund(WITHDRAW, '40.05');
+    expect((await read(`balance(currency: "USD") ${BALANCE}`)).balance).toEqual({
+      currency: 'USD',
+      cash: '100.00',
+      held: '40.05',
+      availableToWithdraw: '59.95',
+      pendingIn: '0.30',
+      pendingOut: '40.05',
+    });
+    await h.gql(CANCEL, { id: withdraw.id }, { sub: 'p' });
+    expect((await read(`balance(currency: "USD") ${BALANCE}`)).balance).toMatchObject({
+      held: '0.00',
+      pendingOut: '0.00',
+      pendingIn: '0.30',
+    });
   });
 });

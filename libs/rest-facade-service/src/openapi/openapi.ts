@@ -98,7 +98,7 @@ const operations: Operations = {
   },
   '/banking/{accountId}/balance': {
     get: {
-      summary: 'Cash balances in every currency',
+      summary: 'Cash balances in every currency, with pending deposits (`pendingIn`) and withdrawals (`pendingOut`)',
       scopes: ['read:banking'],
       params: [accountId],
       ok: { status: 200, schema: 'BalanceList' },
@@ -107,7 +107,7 @@ const operations: Operations = {
   },
   '/banking/{accountId}/balance/{ccy}': {
     get: {
-      summary: 'Cash balance in one currency',
+      summary: 'Cash balance in one currency, with pending deposits (`pendingIn`) and withdrawals (`pendingOut`)',
       scopes: ['read:banking'],
       params: [accountId, { name: 'ccy', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z]{3}$' } }],
       ok: { status: 200, schema: 'AccountCashBalance' },

@@ -3,7 +3,7 @@ import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, uuidP
 import { cancelFundingRequest, CASH_ACTIVITY_TYPES, FUNDING_STATES, FUNDING_TYPES, fundingRequest } from '../contract';
 import type { RestRoute } from './route';
 
-const BALANCE = 'currency cash settledCash unsettledCash held availableToTrade availableToWithdraw';
+const BALANCE = 'currency cash settledCash unsettledCash held availableToTrade availableToWithdraw pendingIn pendingOut';
 const TRANSACTION = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
 
 const fundingMutation = (name: 'deposit' | 'withdraw'): RestRoute => ({
