@@ -274,6 +274,9 @@ export async function createPlatform(
 
     // The auth port must be known before its issuer is: listen first on the configured port.
     const issuer = `http://localhost:${config.AUTH_PORT}`;
+    // The public URLs as clients on this machine call them: DPoP proofs name them (`htu`). With
+    // port 0 (most tests) they are not known before listening; a DPoP spec chooses its ports.
+    const publicApi = `http://localhost:${config.FACADE_PORT}/v1`;
     const adminToken = config.AUTH_ADMIN_TOKEN ?? ensureAdminToken(config.PLATFORM_DATA_DIR);
     const auth = await started(
       await createAuthApp(
@@ -283,6 +286,7 @@ export async function createPlatform(
           AUTH_PORT: config.AUTH_PORT,
           AUTH_DATABASE_URL: db('auth'),
           AUTH_ISSUER: issuer,
+          AUTH_API_URL: publicApi,
           AUTH_ADMIN_TOKEN: adminToken,
           AUTH_KEY_ENCRYPTION_KEY:
             config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
@@ -315,6 +319,7 @@ export async function createPlatform(
           OMS_URL: `${oms.server.internal.url}/graphql`,
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
+          GATEWAY_PUBLIC_URL: [`http://localhost:${config.GATEWAY_PORT}/graphql`],
           SUPERGRAPH_PATH: require.resolve('./supergraph.graphql', {
             paths: [__dirname, `${__dirname}/../../../libs/gateway-service/src`],
           }), // bundle: copied next to main.js; source: the gateway's
@@ -344,6 +349,7 @@ export async function createPlatform(
           AUTH_INTERNAL_URL: auth.server.internal.url,
           AUTH_JWKS_URL: jwks,
           AUTH_ISSUER: issuer,
+          FACADE_PUBLIC_URL: [publicApi],
           FACADE_TRUST_PROXY: [],
           OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
           EVENTS_STREAM: eventsStream,

@@ -1,4 +1,4 @@
-import { deriveServiceSecret, InternalClaimsVerifier, SigningKeyStates, SessionStore } from '@trading/auth';
+import { deriveServiceSecret, DpopNonces, DpopVerifier, InternalClaimsVerifier, SigningKeyStates, SessionStore } from '@trading/auth';
 import { ConfigError } from '@trading/config';
 import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
@@ -162,7 +162,15 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     });
     // The facade reaches auth's API on the internal listener, with the client address it signed.
     internal.use(clientAddressFromFacade(verifier));
-    const patLogin = patLoginRoutes({ login, refusals });
+    // DPoP proofs (RFC 9449): the jti replay cache is in Redis, shared with every instance and both edges.
+    const dpopVerifier = new DpopVerifier(store);
+    const apiUrl = config.AUTH_API_URL.replace(/\/+$/, '');
+    const issuerUrl = config.AUTH_ISSUER.replace(/\/+$/, '');
+    const patLogin = patLoginRoutes({
+      login,
+      refusals,
+      dpop: { verifier: dpopVerifier, urls: [`${apiUrl}/pat/login`, `${issuerUrl}/pat/login`] },
+    });
     app.use(patLogin);
     internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
     internal.use(webOriginsRoute(registry, config.APP_ENV, verifier));
@@ -172,7 +180,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       settings: {
         environment: config.APP_ENV,
         issuer: config.AUTH_ISSUER,
-        apiUrl: config.AUTH_API_URL.replace(/\/+$/, ''),
+        apiUrl,
         codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
         accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
         refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
@@ -185,6 +193,11 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       store: sealed,
       users,
       retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
+      dpop: {
+        verifier: dpopVerifier,
+        nonces: new DpopNonces(deriveServiceSecret(config.SERVICE_KEY, 'dpop-nonces')),
+        nonceRequired: config.DPOP_NONCE_REQUIRED ?? false,
+      },
     };
     const verifyAccessToken = localAccessTokenVerifier(signer, config.AUTH_ISSUER);
     const tokenLimits: ClientLimits = {

@@ -57,6 +57,12 @@ export const authConfigSchema = z.object({
   APP_ENV: field.appEnv(),
   /** {base_url}, the public API address (through the facade), for the authorization-server metadata. */
   AUTH_API_URL: field.url().default('http://localhost:8080/v1'),
+  /**
+   * DPoP (RFC 9449): every DPoP token request must carry the server's current nonce (answered
+   * 400 use_dpop_nonce with a DPoP-Nonce header first). Nonces are stateless (an HMAC of a
+   * 5-minute window under a key derived from SERVICE_KEY), so every auth instance accepts them.
+   */
+  DPOP_NONCE_REQUIRED: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(false),
   /** Lifetime of an authorization code (single use). */
   OAUTH_CODE_TTL_SECONDS: field.seconds(60),
   /** Spec §8: 3600. */
@@ -123,6 +129,7 @@ const dashboardSchema = authConfigSchema.pick({
   LOGIN_FAILURE_WINDOW_SECONDS: true,
   APP_ENV: true,
   AUTH_API_URL: true,
+  DPOP_NONCE_REQUIRED: true,
   OAUTH_CODE_TTL_SECONDS: true,
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,

@@ -1,6 +1,7 @@
 import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
+import { confirmedKey, DpopError, dpopChallenge, DpopVerifier } from './dpop';
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
@@ -54,6 +55,34 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return match?.[1];
 }
 
+/** `Authorization: Bearer <token>` (RFC 6750) or `Authorization: DPoP <token>` (RFC 9449 §7.1). */
+export function presentedToken(authorization: string | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+  const match = /^(Bearer|DPoP)\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization ?? '');
+  if (!match) return undefined;
+  return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
+}
+
+/** What the edge needs to check a DPoP proof against the request it came with. */
+export interface DpopRequest {
+  /** The `DPoP` header. */
+  proof: string | undefined;
+  method: string;
+  /** The request's public URL(s), built from configuration (never from the Host header). */
+  urls: readonly string[];
+}
+
+/**
+ * For a re-check of a request already authenticated, proof included (the order-event stream
+ * confirms its session every second with the headers it opened with): the proof is not checked
+ * again, the token's binding still is.
+ */
+export const PROOF_CHECKED_AT_OPEN = Symbol('DPoP proof checked when the request was accepted');
+
+/** A DPoP request refused: 401 with a `DPoP` challenge (RFC 9449 §7.1). */
+function dpopRefusal(error: 'invalid_token' | 'invalid_dpop_proof', message: string): AppError {
+  return new AppError('UNAUTHENTICATED', message, { challenge: dpopChallenge(error, message), details: { error } });
+}
+
 /**
  * Authenticates a request at the edge (facade for REST, gateway for GraphQL): a valid
  * signature, a live session (revocation), and the PAT's IP restriction. What the caller may do
@@ -70,17 +99,32 @@ export class EdgeAuthenticator {
   /** OAuth sessions this edge has already noted as used (one Redis write per session per edge). */
   private readonly notedUsed = new ExpiringCache<true>();
 
+  private readonly dpop: DpopVerifier;
+
   constructor(
     private readonly verify: AccessTokenVerifier,
     private readonly sessions: SessionStore,
     keys?: SigningKeyStates,
+    dpop?: DpopVerifier,
   ) {
     this.keys = keys ?? new SigningKeyStates(sessions.store);
+    // The proofs' replay cache is the sessions' Redis: every instance of every edge shares it.
+    this.dpop = dpop ?? new DpopVerifier(sessions.store);
   }
 
-  async authenticate(authorization: string | undefined, clientIp: string | undefined): Promise<Claims> {
-    const token = bearerToken(authorization);
-    if (!token) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
+  /**
+   * `request`: the method, public URL and DPoP header of the request, for tokens bound to a key
+   * (`cnf.jkt`): those are accepted only as `Authorization: DPoP` with a valid proof of that key
+   * for this request. Without it, a bound token is refused (fail closed).
+   */
+  async authenticate(
+    authorization: string | undefined,
+    clientIp: string | undefined,
+    request?: DpopRequest | typeof PROOF_CHECKED_AT_OPEN,
+  ): Promise<Claims> {
+    const presented = presentedToken(authorization);
+    if (!presented) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
+    const { token } = presented;
 
     let payload: JWTPayload;
     let kid: string | undefined;
@@ -100,7 +144,8 @@ export class EdgeAuthenticator {
       throw errors.unauthenticated('The access token is invalid');
     }
     const claims = claimsOf(payload);
-    if (!claims) throw errors.unauthenticated('The access token is invalid');
+    const jkt = confirmedKey(payload);
+    if (!claims || jkt === null) throw errors.unauthenticated('The access token is invalid');
     const { sid } = claims;
 
     let session;
@@ -117,9 +162,39 @@ export class EdgeAuthenticator {
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
+    await this.checkBinding(presented.scheme, token, jkt, request);
     if (claims.kind === 'oauth') await this.noteUsed(sid, session.expiresAt);
     const { ipAllowlist: _list, ...rest } = claims;
     return { ...rest, ip: clientIp };
+  }
+
+  /**
+   * RFC 9449 §7: a token bound to a key goes with `Authorization: DPoP` and a proof, by that key,
+   * of this request (method, URL, fresh, never seen, `ath` of this token); a bearer token goes
+   * with `Authorization: Bearer`. Checked last, so a proof's `jti` is spent only by a request
+   * that is otherwise accepted.
+   */
+  private async checkBinding(
+    scheme: 'Bearer' | 'DPoP',
+    token: string,
+    jkt: string | undefined,
+    request: DpopRequest | typeof PROOF_CHECKED_AT_OPEN | undefined,
+  ): Promise<void> {
+    if (!jkt) {
+      if (scheme === 'DPoP')
+        throw dpopRefusal('invalid_token', 'This access token is not bound to a DPoP key: send it as Authorization: Bearer');
+      return;
+    }
+    if (scheme !== 'DPoP')
+      throw dpopRefusal('invalid_token', 'This access token is bound to a DPoP key: send it as Authorization: DPoP, with a DPoP proof');
+    if (request === PROOF_CHECKED_AT_OPEN) return;
+    if (!request) throw dpopRefusal('invalid_dpop_proof', 'DPoP proofs are not accepted at this endpoint');
+    try {
+      await this.dpop.verify({ proof: request.proof, method: request.method, urls: request.urls, accessToken: token, jkt });
+    } catch (err) {
+      if (err instanceof DpopError) throw dpopRefusal('invalid_dpop_proof', err.message);
+      throw errors.unavailable('DPoP proof state is temporarily unavailable; retry shortly');
+    }
   }
 
   /**

@@ -9,3 +9,4 @@ export * from './signing-keys';
 export * from './identity-config';
 export * from './idempotency';
 export * from './expiring-cache';
+export * from './dpop';

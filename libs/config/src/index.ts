@@ -55,6 +55,18 @@ export const field = {
           .map((x) => x.trim())
           .filter(Boolean),
       ),
+  /** Comma-separated URLs, at least one (a service's public address, and any alias clients use). */
+  urls: (fallback: string) =>
+    z
+      .string()
+      .default(fallback)
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim().replace(/\/+$/, ''))
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().url({ message: 'must be URLs' })).min(1, 'must name at least one URL')),
   seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   appEnv: () => z.enum(['DEV', 'UAT', 'PROD']).default('DEV'),
   /** An address to bind a listener to. */

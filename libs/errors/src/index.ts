@@ -67,6 +67,8 @@ export interface AppErrorOptions {
   requiredScopes?: string[];
   /** For 401: the request carried no credentials at all (RFC 6750 §3.1: then no error code). */
   noCredentials?: boolean;
+  /** For 401: the whole `WWW-Authenticate` challenge when it is not a Bearer one (DPoP, RFC 9449 §7.1). */
+  challenge?: string;
 }
 
 /** The one error type services throw on purpose; its message is safe to show to the caller. */
@@ -182,6 +184,7 @@ export function problemFromError(err: unknown, requestId?: string): Problem {
  * does not hold or where only a PAT session will do (the token is unusable here: invalid_token).
  */
 export function wwwAuthenticate(err: AppError): string | undefined {
+  if (err.options.challenge) return err.options.challenge;
   const description = `error_description="${err.message.replace(/"/g, "'")}"`;
   switch (err.code) {
     case 'UNAUTHENTICATED':

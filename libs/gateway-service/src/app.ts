@@ -114,7 +114,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
       limits.byAddress(),
       body,
       refuseBatches,
-      expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits) }),
+      expressMiddleware(server, { context: publicGatewayContext(edge, signer, limits, config.GATEWAY_PUBLIC_URL) }),
     );
     const internalGraphql = graphqlEndpoint(server, internalGatewayContext(verifier, signer));
     serveInternalGraphQL(internalGraphql, { limitBytes: bodyLimitBytes });

@@ -17,6 +17,11 @@ export const gatewayConfigSchema = z.object({
   OMS_URL: field.url().default('http://localhost:4103/graphql'),
   AUTH_JWKS_URL: field.url().default('http://localhost:8081/.well-known/jwks.json'),
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
+  /**
+   * The public URL(s) of /graphql, comma-separated: DPoP proofs (RFC 9449) must name one of them
+   * (`htu`); the Host header is never trusted for it.
+   */
+  GATEWAY_PUBLIC_URL: field.urls('http://localhost:4000/graphql'),
   /** The supergraph composed at build time (`npm run supergraph`). */
   SUPERGRAPH_PATH: z.string().default(join(__dirname, 'supergraph.graphql')),
   /** Proxies whose X-Forwarded-For is believed; Express `trust proxy` values. */

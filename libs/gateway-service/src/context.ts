@@ -59,10 +59,19 @@ function asGraphQLError(err: unknown): GraphQLError {
  * (signature, live session, IP list). A caller's internal claims header never gets this far:
  * the public listener drops it.
  */
-export function publicGatewayContext(edge: EdgeAuthenticator, signer: InternalClaimsSigner, limits: ApiLimits) {
+export function publicGatewayContext(
+  edge: EdgeAuthenticator,
+  signer: InternalClaimsSigner,
+  limits: ApiLimits,
+  publicUrls: readonly string[],
+) {
   return async ({ req, res }: { req: Request; res: Response }): Promise<GatewayContext> => {
     try {
-      const claims = await edge.authenticate(req.get('authorization'), req.ip).catch((err: unknown) => limits.refuseUnknown(req, res, err));
+      // A DPoP-bound token's proof names this endpoint's configured public URL (GATEWAY_PUBLIC_URL), never the Host header.
+      const request = { proof: req.get('dpop'), method: req.method, urls: publicUrls };
+      const claims = await edge
+        .authenticate(req.get('authorization'), req.ip, request)
+        .catch((err: unknown) => limits.refuseUnknown(req, res, err));
       await limits.forCaller(res, claims);
       const chargeOrders = async (count: number) => {
         try {

@@ -17,6 +17,11 @@ export interface KeyValueStore {
   getCached(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
   del(...keys: string[]): Promise<number>;
+  /**
+   * Stores `value` for `ttlSeconds` only when `key` holds nothing (Redis SET NX EX); true when it
+   * was stored, false when the key existed. One-time markers: a DPoP proof's `jti` (replay cache).
+   */
+  setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean>;
   /** Adds to a set and (re)sets the set's time to live. */
   addToSet(key: string, member: string, ttlSeconds: number): Promise<void>;
   members(key: string): Promise<string[]>;
@@ -88,6 +93,14 @@ export class RedisStore implements KeyValueStore {
     else await this.client.set(key, value);
     this.tracked?.forget([key]);
   }
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    const reply = await this.client.set(key, value, {
+      condition: 'NX',
+      expiration: { type: 'EX', value: Math.max(1, Math.ceil(ttlSeconds)) },
+    });
+    this.tracked?.forget([key]);
+    return reply === 'OK';
+  }
   async del(...keys: string[]) {
     if (!keys.length) return 0;
     const deleted = await this.client.del(keys);
@@ -146,6 +159,11 @@ export class MemoryStore implements KeyValueStore {
   }
   async set(key: string, value: string, ttlSeconds?: number) {
     this.values.set(key, { value, expiresAt: ttlSeconds ? Date.now() + ttlSeconds * 1000 : undefined });
+  }
+  async setIfAbsent(key: string, value: string, ttlSeconds: number) {
+    if (this.live(key)) return false;
+    this.values.set(key, { value, expiresAt: Date.now() + Math.max(1, Math.ceil(ttlSeconds)) * 1000 });
+    return true;
   }
   async del(...keys: string[]) {
     let n = 0;

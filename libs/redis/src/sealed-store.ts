@@ -63,6 +63,10 @@ export class SealedStore implements KeyValueStore {
     return this.inner.set(key, this.seal(key, value), ttlSeconds);
   }
 
+  setIfAbsent(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+    return this.inner.setIfAbsent(key, this.seal(key, value), ttlSeconds);
+  }
+
   async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number): Promise<SwapResult | null> {
     const result = await this.inner.swap(oldKey, newKey, this.seal(newKey, value), ttlSeconds);
     if (!result) return null;

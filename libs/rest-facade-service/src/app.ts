@@ -7,7 +7,7 @@ import { createService, finishService, Lifecycle, type GraphQLEndpoint, type Ser
 import type { FacadeConfig } from './config';
 import { corsForRegisteredOrigins } from './cors/cors';
 import { RegisteredOrigins } from './cors/registered-origins';
-import { authenticate } from './edge/authenticate';
+import { authenticate, publicRequest } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
@@ -77,7 +77,9 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     const byAddress = limits.byAddress();
     app.use(BASE_PATH, (req, res, next) => (req.path.startsWith('/oauth/') ? next() : byAddress(req, res, next)));
     const oauthBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
-    app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL }, edge, signer, limits, oauthBudget));
+    // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
+    const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
+    app.use(BASE_PATH, authProxy({ internalUrl: config.AUTH_INTERNAL_URL, publicRequest: publicRequestOf }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
       routeGuard([
@@ -86,7 +88,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
         { method: 'GET', path: ORDER_EVENTS_PATH },
         { method: 'GET', path: MARKET_EVENTS_PATH },
       ]),
-      authenticate(edge, limits),
+      authenticate(edge, limits, publicRequestOf),
       orderEventsRoute(feed, edge, gateway, {
         heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
         maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,

@@ -26,6 +26,12 @@ export const facadeConfigSchema = z.object({
   AUTH_INTERNAL_URL: field.url().default('http://localhost:8181'),
   AUTH_JWKS_URL: field.url().default('http://localhost:8081/.well-known/jwks.json'),
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
+  /**
+   * {base_url}: the public URL clients call /v1 at (auth's AUTH_API_URL), and any alias they may
+   * use, comma-separated. DPoP proofs (RFC 9449) must name the request's URL under one of these
+   * (`htu`); the Host header is never trusted for it.
+   */
+  FACADE_PUBLIC_URL: field.urls('http://localhost:8080/v1'),
   /** The OMS's settlement stream: live order events (GET /v1/oms/{accountId}/events) are read from it. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
   /** An event stream's heartbeat; the caller's session is checked again at each one. */

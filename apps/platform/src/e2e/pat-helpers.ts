@@ -24,9 +24,10 @@ export function utcDate(days: number, years = 0): string {
 
 /**
  * Another REST facade on the same gateway, auth and Redis: a second instance of the
- * deployment (revocation must reach it) or one behind a trusted load balancer.
+ * deployment (revocation must reach it) or one behind a trusted load balancer. `publicUrl`: the
+ * {base_url} it answers for (DPoP proofs name it): the platform's, for a second instance of it.
  */
-export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
+export async function extraFacade(p: TestPlatform, trustProxy: string[] = [], publicUrl = p.urls.api) {
   const issuer = `http://localhost:${p.config.AUTH_PORT}`;
   const app = await createRestFacadeApp(
     {
@@ -47,6 +48,8 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = []) {
       AUTH_INTERNAL_URL: p.urls.authInternal,
       AUTH_JWKS_URL: `${p.urls.login}/.well-known/jwks.json`,
       AUTH_ISSUER: issuer,
+      // Another instance of the same deployment answers at the same public URL (behind one load balancer).
+      FACADE_PUBLIC_URL: [publicUrl],
       FACADE_TRUST_PROXY: trustProxy,
       OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: p.config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
       EVENTS_STREAM: p.events.stream,

@@ -3,7 +3,8 @@
 # reaches only the keys its job needs: a leaked banking password cannot read sessions, and the
 # edges can read session state but not write it (the facade reads the settlement stream for
 # clients' live order events, and cannot write it; the OMS, its producer, reads it only to check
-# that Redis still holds what it published). The one place these rules are written:
+# that Redis still holds what it published). Auth and both edges share the DPoP proofs' replay
+# cache (dpop-jti:*: SET NX with a TTL, one key per proof). The one place these rules are written:
 # docker-compose.yml runs this script in the redis container, the service-mode smoke test runs
 # it on this machine.
 #
@@ -22,9 +23,9 @@ COMMANDS="+@all -@dangerous +info"
 # shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
 exec redis-server "$@" \
   --user default off \
-  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' $COMMANDS \
-  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' "%R~$STREAM" $COMMANDS \
-  --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' $COMMANDS \
+  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
+  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' "%R~$STREAM" $COMMANDS \
+  --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
   --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" $COMMANDS \
   --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
   --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS

@@ -156,10 +156,12 @@ export class TokenSigner {
    * from the token alone, never from what Redis says.
    */
   sign(
-    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & { ipAllowlist?: string[] },
+    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & { ipAllowlist?: string[]; jkt?: string },
     lifetimeSeconds: number,
   ): Promise<string> {
     return new SignJWT({
+      // RFC 9449 §6: a DPoP-bound token names its key by thumbprint; the edges then want a proof by it.
+      ...(claims.jkt ? { cnf: { jkt: claims.jkt } } : {}),
       sid: claims.sid,
       kind: claims.kind,
       ...(claims.clientId ? { client_id: claims.clientId } : {}),

@@ -1,3 +1,4 @@
+import type { DpopNonces, DpopVerifier } from '@trading/auth';
 import type { KeyEncryption } from '../keys/key-encryption';
 import type { SessionStore } from '@trading/auth';
 import type { KeyValueStore } from '@trading/redis';
@@ -31,4 +32,6 @@ export interface OAuthContext {
   users: UsersService;
   /** Encrypts what Redis keeps for a refresh retry (the new pair), with a key Redis never sees. */
   retryCipher: KeyEncryption;
+  /** DPoP (RFC 9449) at the token endpoint: proofs, server nonces, and whether every client must send the nonce. */
+  dpop: { verifier: DpopVerifier; nonces: DpopNonces; nonceRequired: boolean };
 }

@@ -15,7 +15,10 @@ export type OAuthErrorCode =
   | 'unsupported_token_type'
   | 'too_many_requests'
   | 'temporarily_unavailable'
-  | 'server_error';
+  | 'server_error'
+  // RFC 9449 §5, §8
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce';
 
 /** The OAuth error name, status and description are decided where the error is thrown. */
 export class OAuthError extends Error {
@@ -39,6 +42,9 @@ export const oauthErrors = {
   unauthorizedClient: (d: string) => new OAuthError('unauthorized_client', d),
   unsupportedGrantType: (d: string) => new OAuthError('unsupported_grant_type', d),
   invalidScope: (d: string) => new OAuthError('invalid_scope', d),
+  invalidDpopProof: (d: string) => new OAuthError('invalid_dpop_proof', d),
+  /** RFC 9449 §8: try again with this nonce in the proof. */
+  useDpopNonce: (d: string, nonce: string) => new OAuthError('use_dpop_nonce', d, 400, { 'DPoP-Nonce': nonce }),
 };
 
 /** No caching of anything carrying tokens (RFC 6749 §5.1). */

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { SCOPES } from '@trading/auth';
+import { DPOP_ALGORITHMS, SCOPES } from '@trading/auth';
 import { LOCALES } from '../web/locale';
 import type { OAuthSettings } from './context';
 
@@ -21,6 +21,8 @@ export function metadataRoute(settings: OAuthSettings): Router {
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint (and the API) with these algorithms.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     // Non-standard but useful: where users sign in (spec §5.1's documented entry point).
     login_page: `${settings.issuer}/{locale}/login`,
     environment: settings.environment,

@@ -28,6 +28,8 @@ export interface CodeRecord {
 export interface RefreshRecord {
   grant: GrantRecord;
   expiresAt: number;
+  /** DPoP (RFC 9449): the thumbprint of the key the grant's tokens are bound to; every refresh must prove it. */
+  jkt?: string;
 }
 
 /** Tokens that are not well-formed strings are never looked up. */

@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
 import { authenticateClient, requestParams } from './client-auth';
+import { tokenRequestProof } from './dpop';
 import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
 import { noStore, oauthErrors } from './errors';
@@ -29,7 +30,9 @@ export function tokenRoute(ctx: OAuthContext, limits: ClientLimits): Router {
       const client = await authenticateClient(ctx, req, res, params, limits);
       if (!grant)
         throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
-      res.json(await grant(ctx, client, params));
+      // DPoP (RFC 9449): with a proof, the tokens are bound to its key.
+      const jkt = await tokenRequestProof(ctx, req, res, client);
+      res.json(await grant(ctx, client, params, jkt));
     },
   );
 }

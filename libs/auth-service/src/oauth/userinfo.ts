@@ -18,7 +18,12 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
     noStore(res);
     let claims;
     try {
-      claims = await edge.authenticate(req.get('authorization'), req.ip);
+      // A DPoP-bound token comes with a proof for this endpoint's public URL (through the facade, or auth's own).
+      claims = await edge.authenticate(req.get('authorization'), req.ip, {
+        proof: req.get('dpop'),
+        method: req.method,
+        urls: [`${ctx.settings.apiUrl}/oauth/userinfo`, `${ctx.settings.issuer}/oauth/userinfo`],
+      });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);

@@ -7,6 +7,8 @@ export interface LoginRequest {
   token: unknown;
   ip?: string;
   userAgent?: string;
+  /** DPoP: the thumbprint of the key the session token is to be bound to. */
+  jkt?: string;
 }
 
 export type LoginAnswer =
@@ -36,7 +38,7 @@ export class PatLogin {
     const base = { tokenId, ip: request.ip, userAgent: request.userAgent, at };
 
     const current = tightest(before);
-    const result = await this.pats.login(request.token, request.ip, at);
+    const result = await this.pats.login(request.token, request.ip, at, request.jkt);
     if (result.ok) {
       await this.activity.record({ ...base, userId: result.pat.userId });
       return { outcome: 'ok', session: result.session, limit: current };

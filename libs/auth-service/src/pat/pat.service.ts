@@ -76,7 +76,7 @@ export class PatService {
    * Spec §5.2 step 2: exchanges a PAT for a short-lived session JWT. A refusal carries its
    * reason for the record; callers must answer every refusal the same way.
    */
-  async login(token: unknown, clientIp: string | undefined, now = new Date()): Promise<PatLoginResult> {
+  async login(token: unknown, clientIp: string | undefined, now = new Date(), jkt?: string): Promise<PatLoginResult> {
     const parsed = parsePat(token);
     if (!parsed) return { ok: false, reason: 'MALFORMED' };
     const pat = await this.pats.findOneBy({ id: parsed.tokenId });
@@ -108,7 +108,7 @@ export class PatService {
       return { ok: false, reason: 'REVOKED', pat };
     }
     const jwt = await this.signer.sign(
-      { sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist },
+      { sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist, jkt },
       lifetime,
     );
     return { ok: true, pat, session: { userId: pat.userId, token: jwt } };

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 
 /** What a browser page may send besides the CORS-safelisted headers. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'DPoP'];
 /** Response headers the facade sets that a page should be able to read (budgets, retry hints, the request id for support). */
 export const CORS_EXPOSED_HEADERS = [
   'RateLimit-Limit',
@@ -14,6 +14,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Budget',
   'Retry-After',
   'WWW-Authenticate',
+  'DPoP-Nonce',
   'Allow',
   'X-Request-Id',
 ];

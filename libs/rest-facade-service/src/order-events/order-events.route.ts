@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
+import { missingScopes, PROOF_CHECKED_AT_OPEN, type EdgeAuthenticator } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import { compareEntryIds, isEntryId } from '@trading/events';
 import { rateLimited, rateLimitHeaders, type RefusalCounter, type RequestLimiter } from '@trading/rate-limit';
@@ -142,7 +142,8 @@ export function orderEventsRoute(
       if (checking || ended) return;
       checking = true;
       edge
-        .authenticate(req.get('authorization'), req.ip)
+        // A DPoP proof was checked when the stream opened; the token's binding is checked again.
+        .authenticate(req.get('authorization'), req.ip, PROOF_CHECKED_AT_OPEN)
         .then(
           () => undefined,
           (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),

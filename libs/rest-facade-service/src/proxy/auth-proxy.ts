@@ -14,7 +14,7 @@ import {
 } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { ApiLimits, OAuthAddressBudget } from '@trading/rate-limit';
-import { authenticate } from '../edge/authenticate';
+import { authenticate, type PublicRequest } from '../edge/authenticate';
 
 /**
  * Auth's endpoints that need no bearer token: the auth app itself decides (spec §4.1: POST
@@ -50,7 +50,7 @@ function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; remove
  * client address by `oauthBudget` (failures and unauthenticated requests) before anything is signed.
  */
 export function authProxy(
-  auth: { internalUrl: string },
+  auth: { internalUrl: string; publicRequest: PublicRequest },
   edge: EdgeAuthenticator,
   signer: InternalClaimsSigner,
   limits: ApiLimits,
@@ -102,7 +102,7 @@ export function authProxy(
   for (const route of AUTHENTICATED_AUTH_ROUTES) {
     router[route.method === 'GET' ? 'get' : 'post'](
       route.path,
-      authenticate(edge, limits),
+      authenticate(edge, limits, auth.publicRequest),
       async (req, _res, next) => {
         const claims = req.claims!;
         if (route.patSessionOnly && claims.kind !== 'pat')

@@ -13,7 +13,12 @@ import { issueTokens, type TokenResponse } from './issue';
  * spending it and storing the first refresh token are one atomic swap, so it works once. A code
  * presented again revokes the grant its first use created (RFC 6749 §4.1.2, RFC 9700 §4.5).
  */
-export async function authCodeGrant(ctx: OAuthContext, client: Client, params: Record<string, string | undefined>): Promise<TokenResponse> {
+export async function authCodeGrant(
+  ctx: OAuthContext,
+  client: Client,
+  params: Record<string, string | undefined>,
+  jkt?: string,
+): Promise<TokenResponse> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = params;
   if (!code) throw oauthErrors.invalidRequest('code is required');
   if (!redirectUri) throw oauthErrors.invalidRequest('redirect_uri is required (the one used in the authorization request)');
@@ -44,13 +49,14 @@ export async function authCodeGrant(ctx: OAuthContext, client: Client, params: R
 
   const refreshToken = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000 };
+  // A DPoP exchange binds the whole grant to the proof's key: every refresh must prove it too.
+  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000, ...(jkt ? { jkt } : {}) };
   const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(refresh), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (swapped.spent) return reused(ctx, record);
 
   if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  return issueTokens(ctx, stored, stored.scope, refreshToken);
+  return issueTokens(ctx, stored, stored.scope, refreshToken, jkt);
 }
 
 async function reused(ctx: OAuthContext, record: CodeRecord): Promise<never> {

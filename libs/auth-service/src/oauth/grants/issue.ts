@@ -7,7 +7,8 @@ import { scopeString } from '../scopes';
 /** Spec §2.3 plus RFC 6749 §5.1's token_type and scope. */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** DPoP when the token is bound to the client's key (RFC 9449 §5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token: string;
   scope: string;
@@ -18,7 +19,13 @@ export interface TokenResponse {
  * indexed by the grant so that revoking the grant ends it. The grant is checked after the
  * session exists, so a revocation racing this issue never leaves a live session behind.
  */
-export async function issueTokens(ctx: OAuthContext, grant: GrantRecord, scope: string[], refreshToken: string): Promise<TokenResponse> {
+export async function issueTokens(
+  ctx: OAuthContext,
+  grant: GrantRecord,
+  scope: string[],
+  refreshToken: string,
+  jkt?: string,
+): Promise<TokenResponse> {
   const ttl = ctx.settings.accessTokenTtlSeconds;
   const sid = randomUUID();
   await ctx.sessions.create({
@@ -33,6 +40,12 @@ export async function issueTokens(ctx: OAuthContext, grant: GrantRecord, scope: 
     await ctx.sessions.revoke(sid);
     throw oauthErrors.invalidGrant('The grant has been revoked');
   }
-  const accessToken = await ctx.signer.sign({ sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope }, ttl);
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttl, refresh_token: refreshToken, scope: scopeString(scope) };
+  const accessToken = await ctx.signer.sign({ sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope, jkt }, ttl);
+  return {
+    access_token: accessToken,
+    token_type: jkt ? 'DPoP' : 'Bearer',
+    expires_in: ttl,
+    refresh_token: refreshToken,
+    scope: scopeString(scope),
+  };
 }

@@ -22,6 +22,7 @@ export async function refreshTokenGrant(
   ctx: OAuthContext,
   client: Client,
   params: Record<string, string | undefined>,
+  jkt?: string,
 ): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw oauthErrors.invalidRequest('refresh_token is required');
@@ -32,6 +33,11 @@ export async function refreshTokenGrant(
   if (!found) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   const record = JSON.parse(found.value) as RefreshRecord;
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
+  // A DPoP-bound grant stays bound to its key (RFC 9449 §5): checked before anything is spent, so a
+  // thief without the private key can neither refresh nor burn the owner's token.
+  if (record.jkt && !jkt)
+    throw oauthErrors.invalidDpopProof('This refresh token is bound to a DPoP key: send a DPoP proof signed by that key');
+  if (record.jkt && jkt !== record.jkt) throw oauthErrors.invalidGrant('The refresh token is bound to another DPoP key');
   if (found.spent) return reused(ctx, token, record, found.spentAt);
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
@@ -53,11 +59,13 @@ export async function refreshTokenGrant(
   }
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000 };
+  // A bearer grant refreshed with a proof is bound from now on; a bound one never becomes bearer again.
+  const bound = record.jkt ?? jkt;
+  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { jkt: bound } : {}) };
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
-  const answer = await issueTokens(ctx, stored, scope, next);
+  const answer = await issueTokens(ctx, stored, scope, next, bound);
   const grace = ctx.settings.refreshReuseGraceSeconds;
   if (grace > 0)
     await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
