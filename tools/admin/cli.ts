@@ -35,6 +35,9 @@ import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
 
+/** Times as everywhere a person reads one: `YYYY-MM-DD HH:MM UTC` (the API's ISO instants, shortened). */
+const isoMinute = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+
 const adminTokenFile = () => join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), ADMIN_TOKEN_FILE);
 /** Where the credential came from, for an error that says which one was refused. */
 const credentialSource = () => (process.env['ADMIN_TOKEN'] ? 'ADMIN_TOKEN' : adminTokenFile());
@@ -225,7 +228,7 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
           (r['tokens'] as Array<Record<string, any>>)
             .map(
               (t) =>
-                `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} until ${t['expiresAt'].slice(0, 10)}  ${t['revokedAt'] ? `revoked ${t['revokedAt'].slice(0, 10)}` : t['lastUsedAt'] ? `last used ${t['lastUsedAt']}` : 'never used'}`,
+                `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} valid through ${t['validThrough']}  ${t['revokedAt'] ? `revoked ${isoMinute(t['revokedAt'])}` : t['lastUsedAt'] ? `last used ${isoMinute(t['lastUsedAt'])}` : 'never used'}`,
             )
             .join('\n') || `${r['email']} has no personal access tokens`,
       },
@@ -252,7 +255,7 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
         path: '/admin/pats',
         body: { email: need('email'), name: need('name'), scope: need('scope'), expires: need('expires'), ips },
         print: (r) =>
-          `created ${r['scope']} token "${r['name']}" (id ${r['tokenId']}), valid until ${r['expiresAt']}\n\n  ${r['token']}\n\nThis is the only time the token is shown: store it now.`,
+          `created ${r['scope']} token "${r['name']}" (id ${r['tokenId']}), valid through ${r['validThrough']} (UTC)\n\n  ${r['token']}\n\nThis is the only time the token is shown: store it now.`,
       },
     };
   }

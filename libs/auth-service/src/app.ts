@@ -1,5 +1,6 @@
 import { deriveServiceSecret, DpopNonces, DpopVerifier, InternalClaimsVerifier, SigningKeyStates, SessionStore } from '@trading/auth';
 import { ConfigError } from '@trading/config';
+import { configureProblemTypes } from '@trading/errors';
 import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
@@ -27,6 +28,7 @@ import { OAuth1732500000000 } from './migrations/1732500000000-oauth';
 import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-consent';
 import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins';
 import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
+import { PasswordReset1733000000000 } from './migrations/1733000000000-password-reset';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
@@ -49,6 +51,9 @@ import { PatService } from './pat/pat.service';
 import { UserEntity } from './users/user.entity';
 import { UsersService } from './users/users.service';
 import { BrowserSessions } from './web/browser-sessions';
+import { PasswordResets } from './password-reset/password-reset.service';
+import { passwordResetRoutes } from './password-reset/password-reset.routes';
+import { htmlNotFound } from './web/error.page';
 import { pageRouter } from './web/pages';
 import { signInRoutes } from './web/signin.routes';
 
@@ -87,6 +92,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
   if (problems.length) throw new ConfigError('auth', problems);
   const logger = deps.logger ?? createLogger('auth', config.LOG_LEVEL);
   // Everything opened below is closed in reverse on close(), or at once if a later step fails.
+  // Problem `type` URLs name pages this origin serves (/problems/<code>).
+  configureProblemTypes(config.AUTH_ISSUER);
   const life = Lifecycle.of('auth', logger);
   return life.build(async () => {
     const dataSource = life.own(
@@ -101,6 +108,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           GrantConsent1732600000000,
           WebOrigins1732700000000,
           ClientPolicy1732800000000,
+          PasswordReset1733000000000,
         ],
       }),
       (db) => db.destroy(),
@@ -153,6 +161,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       'oauth_client_auth_failures',
       'oauth_address',
       'sign_in',
+      'password_reset',
       'pat_login',
       'admin',
     ]);
@@ -221,16 +230,37 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     app.use(oauthApi);
     internal.use(oauthApi);
     const sessions = new BrowserSessions(sealed, config.DASHBOARD_SESSION_TTL_SECONDS);
+    const signInPerAccount = limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT);
     const signIn = signInRoutes({
       users,
       sessions,
+      limits: { perAccount: signInPerAccount, perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
+      refusals,
+      apps: { registry, environment: config.APP_ENV },
+    });
+    const passwordReset = passwordResetRoutes({
+      resets: new PasswordResets(dataSource, {
+        ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS,
+        publicUrl: config.AUTH_ISSUER.replace(/\/+$/, ''),
+      }),
+      sessions,
       limits: {
-        perAccount: limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT),
-        perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP),
+        perAddress: new RequestLimiter(store, namespace, {
+          name: 'password-reset:ip',
+          perMinute: config.PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE,
+        }),
+        perAccount: new FailureLimiter(store, namespace, {
+          name: 'password-reset:account',
+          maxFailures: config.PASSWORD_RESET_MAX_PER_ACCOUNT,
+          windowSeconds: config.PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS,
+        }),
+        signInPerAccount,
       },
       refusals,
     });
-    app.use(pageRouter(sessions, logger, [signIn, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants, flash: sealed })]));
+    app.use(
+      pageRouter(sessions, logger, [signIn, passwordReset, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants, flash: sealed })]),
+    );
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
     // The service team's API: its own listener (loopback by default), limited and audited.
     const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
@@ -241,6 +271,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       adminRateLimit(store, namespace, config.AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE, refusals, isAdmin),
       adminRoutes(config.AUTH_ADMIN_TOKEN, users, pats, registry, signer, backOfficeRoutes(users, backOffice)),
     );
+    // A browser at an address that does not exist gets a page in its language; API clients keep problem+json.
+    app.use(htmlNotFound());
     finishService(app, logger);
     finishService(internal, logger);
     finishService(admin, logger);

@@ -47,6 +47,13 @@ export const authConfigSchema = z.object({
   /** Failed dashboard sign-ins allowed per (account, client address), and per client address. */
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: count(5),
   SIGNIN_MAX_FAILURES_PER_IP: count(50),
+  /** A password-reset link works once, for this long. */
+  PASSWORD_RESET_TTL_SECONDS: field.seconds(1800),
+  /** Reset mails per account per PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS; beyond, the same answer and no mail. */
+  PASSWORD_RESET_MAX_PER_ACCOUNT: count(3),
+  PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS: field.seconds(3600),
+  /** Reset requests and new-password posts per client address per minute. */
+  PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE: count(10),
   /** PAT login attempts (the owners' login activity) are kept this many days. */
   LOGIN_ACTIVITY_RETENTION_DAYS: count(90),
   /** How often expired rows are purged (login attempts, delivered mail, unredeemed consents). */
@@ -126,6 +133,10 @@ const dashboardSchema = authConfigSchema.pick({
   PAT_LOGIN_MAX_FAILURES_PER_TOKEN: true,
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
   SIGNIN_MAX_FAILURES_PER_IP: true,
+  PASSWORD_RESET_TTL_SECONDS: true,
+  PASSWORD_RESET_MAX_PER_ACCOUNT: true,
+  PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS: true,
+  PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE: true,
   LOGIN_FAILURE_WINDOW_SECONDS: true,
   APP_ENV: true,
   AUTH_API_URL: true,

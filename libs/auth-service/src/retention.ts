@@ -8,8 +8,8 @@ export interface RetentionSettings {
 
 /**
  * Deletes what has outlived its use, so no table grows without bound: login attempts past their
- * retention, delivered mail after 30 days, and consents whose code was never redeemed (a
- * pending grant is only good for the code's lifetime) after a day.
+ * retention, delivered mail after 30 days, password-reset links a day after they expired, and
+ * consents whose code was never redeemed (a pending grant is only good for the code's lifetime) after a day.
  */
 export async function purgeExpired(dataSource: DataSource, settings: RetentionSettings): Promise<Record<string, number>> {
   const count = (result: unknown) => (Array.isArray(result) ? Number(result[1] ?? 0) : 0);
@@ -18,6 +18,7 @@ export async function purgeExpired(dataSource: DataSource, settings: RetentionSe
       await dataSource.query('DELETE FROM pat_login_attempts WHERE at < now() - make_interval(days => $1)', [settings.loginAttemptDays]),
     ),
     sentMail: count(await dataSource.query("DELETE FROM email_outbox WHERE sent_at IS NOT NULL AND sent_at < now() - interval '30 days'")),
+    passwordResetLinks: count(await dataSource.query("DELETE FROM password_reset_tokens WHERE expires_at < now() - interval '1 day'")),
     unredeemedConsents: count(
       await dataSource.query("DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < now() - interval '1 day'"),
     ),

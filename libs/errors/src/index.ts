@@ -113,7 +113,22 @@ export interface Problem {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-const PROBLEM_TYPE_BASE = 'https://docs.trading-api.example/problems/';
+/**
+ * Where a problem's `type` points: `<auth's public origin>/problems/<code>`, a short page per
+ * stable code that the platform serves itself (issue 28 §4). The services that answer people or
+ * API clients (auth, the REST facade, the gateway) set it from their AUTH_ISSUER at start; the
+ * default is auth's default address.
+ */
+let problemTypeBase = 'http://localhost:8081/problems/';
+
+/** `origin` is auth's public address ({login_url}, AUTH_ISSUER). */
+export function configureProblemTypes(origin: string): void {
+  problemTypeBase = `${origin.replace(/\/+$/, '')}/problems/`;
+}
+
+/** The `type` URL of a code (`BAD_USER_INPUT`) or its slug (`bad-user-input`): `…/problems/bad-user-input`. */
+export const problemTypeUrl = (code: string) =>
+  problemTypeBase + (/^[A-Za-z_-]{1,40}$/.test(code) ? code.toLowerCase().replace(/_/g, '-') : 'not-found');
 
 export function problem(
   code: ErrorCode | string,
@@ -122,7 +137,7 @@ export function problem(
 ): Problem {
   const known = isErrorCode(code) ? code : 'INTERNAL_SERVER_ERROR';
   const body: Problem = {
-    type: PROBLEM_TYPE_BASE + known.toLowerCase().replace(/_/g, '-'),
+    type: problemTypeUrl(known),
     title: TITLES[known],
     status: extra.status ?? ERROR_STATUS[known],
     detail,

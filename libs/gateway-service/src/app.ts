@@ -14,6 +14,7 @@ import {
   type ServiceName,
 } from '@trading/auth';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from '@trading/graphql-limits';
+import { configureProblemTypes } from '@trading/errors';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits } from '@trading/rate-limit';
@@ -45,6 +46,8 @@ export interface GatewayApp extends ServiceApp {
 
 export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps = {}): Promise<GatewayApp> {
   const logger = deps.logger ?? createLogger('gateway', config.LOG_LEVEL);
+  // Problem `type` URLs name auth's pages (/problems/<code>).
+  configureProblemTypes(config.AUTH_ISSUER);
   // Closed in reverse on close(), or at once if a later step fails.
   const life = Lifecycle.of('gateway', logger);
   return life.build(async () => {

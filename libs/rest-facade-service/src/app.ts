@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_AUDIENCE, createAccessTokenVerifier, EdgeAuthenticator, InternalClaimsSigner, SessionStore } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
+import { configureProblemTypes, problemTypeUrl } from '@trading/errors';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
@@ -37,6 +38,8 @@ export interface FacadeDeps {
 
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
   const logger = deps.logger ?? createLogger('rest-facade', config.LOG_LEVEL);
+  // Problem `type` URLs name auth's pages (/problems/<code>); /v1/problems/<code> here leads there too.
+  configureProblemTypes(config.AUTH_ISSUER);
   // Closed in reverse on close(), or at once if a later step fails.
   const life = Lifecycle.of('rest-facade', logger);
   return life.build(async () => {
@@ -71,6 +74,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
     // claims), then everything else under /v1 is an authenticated API call from the route table.
     app.use(docsRouter(BASE_PATH));
+    app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
     // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).

@@ -166,8 +166,12 @@ describe('a vendor app in the browser', () => {
     const response = await page.goto(`${p.urls.login}/en/login?${q}`);
     expect(response?.status()).toBe(400);
     expect(new URL(page.url()).origin).toBe(p.urls.login);
-    await expect(page.textContent('#oauth-error h1')).resolves.toBe('This sign-in link does not work');
-    await expect(page.textContent('#oauth-error-detail')).resolves.toContain(
+    // Plain words for the person; the exact reason folded away for the app's developer.
+    await expect(page.textContent('#error-title')).resolves.toBe('This sign-in link does not work');
+    await expect(page.textContent('#error-message')).resolves.toContain('Nothing was shared with the app');
+    await expect(page.isVisible('#error-technical code')).resolves.toBe(false);
+    await page.click('#error-technical summary');
+    await expect(page.textContent('#error-technical code')).resolves.toContain(
       'redirect_uri is not one of the redirect URIs registered for Browser Vendor',
     );
     await context.close();

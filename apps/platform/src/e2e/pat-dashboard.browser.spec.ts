@@ -56,19 +56,21 @@ describe('PAT dashboard in a browser', () => {
     await page.fill('#password', user.password);
     await Promise.all([page.waitForURL(/\/en\/developer$/), page.click('button[type=submit]')]);
 
-    // The page validates before sending, naming the field.
+    // The page validates before sending, in sentences beside each field.
     await page.fill('#name', '   ');
     await page.fill('#ips', '10.0.0.1, not-an-ip');
     await page.click('#create-token button[type=submit]');
-    await expect(page.textContent('[data-error-for=name]')).resolves.toBe('name is required');
-    await expect(page.textContent('[data-error-for=ips]')).resolves.toContain('"not-an-ip" is not an IPv4/IPv6 address or CIDR range');
+    await expect(page.textContent('[data-error-for=name]')).resolves.toBe('Give the token a name.');
+    await expect(page.textContent('[data-error-for=ips]')).resolves.toContain('"not-an-ip" is not an IP address or address range');
     expect(new URL(page.url()).pathname).toBe('/en/developer'); // nothing was submitted
 
     await page.fill('#name', 'browser script');
     await page.fill('#expires', utcDate(30));
     await page.check('#scope-ro');
     await page.fill('#ips', '127.0.0.1, ::1, 2001:db8::/32');
-    await Promise.all([page.waitForURL(/\/en\/developer\/tokens$/), page.click('#create-token button[type=submit]')]);
+    // Post/redirect/get: the token is shown on the dashboard's own address.
+    await Promise.all([page.waitForSelector('#new-token-panel'), page.click('#create-token button[type=submit]')]);
+    expect(new URL(page.url()).pathname).toBe('/en/developer');
     await expect(page.textContent('#new-token-panel')).resolves.toContain('shown only this once');
 
     // Copy it with the button, read it back from the clipboard.
@@ -91,14 +93,14 @@ describe('PAT dashboard in a browser', () => {
     await page.goto(`${p.urls.login}/en/developer`);
     const row = page.locator(`tr[data-token-id="${tokenId}"]`);
     await expect(row.textContent()).resolves.toMatch(
-      /browser script[\s\S]*READ_ONLY[\s\S]*127\.0\.0\.1, ::1, 2001:db8::\/32[\s\S]*127\.0\.0\.1[\s\S]*ACTIVE/,
+      /browser script[\s\S]*READ_ONLY[\s\S]*127\.0\.0\.1, ::1, 2001:db8::\/32[\s\S]*127\.0\.0\.1[\s\S]*Active/,
     );
     page.once('dialog', (dialog) => void dialog.accept());
     // Post/redirect/get: the notice comes from the server, not the URL, which is the dashboard's own.
     await Promise.all([page.waitForSelector('#notice'), row.locator('button', { hasText: 'Revoke' }).click()]);
     await expect(page.textContent('#notice')).resolves.toContain(`Token ${tokenId} is revoked`);
     expect(new URL(page.url()).search).toBe('');
-    await expect(row.textContent()).resolves.toContain('REVOKED');
+    await expect(row.textContent()).resolves.toContain('Revoked');
 
     // The session made from it fails on its next call; the token cannot log in again.
     const after = await http('GET', `${p.urls.api}/accounts`, { token: login.body.token });
@@ -110,8 +112,8 @@ describe('PAT dashboard in a browser', () => {
     await expect(page.locator('#notice').count()).resolves.toBe(0); // shown once
     const activity = await page.locator('#activity tbody tr').allTextContents();
     expect(activity.length).toBeGreaterThanOrEqual(2);
-    expect(activity[0]).toMatch(new RegExp(`browser script[\\s\\S]*${tokenId}[\\s\\S]*browser-e2e-script/1\\.0[\\s\\S]*FAILURE`));
-    expect(activity[1]).toMatch(/browser-e2e-script\/1\.0[\s\S]*SUCCESS/);
+    expect(activity[0]).toMatch(new RegExp(`browser script[\\s\\S]*${tokenId}[\\s\\S]*browser-e2e-script/1\\.0[\\s\\S]*Failed`));
+    expect(activity[1]).toMatch(/browser-e2e-script\/1\.0[\s\S]*Success/);
 
     expect(cspViolations).toEqual([]);
   });
@@ -121,7 +123,7 @@ describe('PAT dashboard in a browser', () => {
     await phone.setViewportSize({ width: 375, height: 740 });
     await phone.goto(`${p.urls.login}/de/developer`);
     await expect(phone.textContent('h1')).resolves.toBe('Persönliche Zugriffstoken');
-    await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('REVOKED');
+    await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('Widerrufen');
     const fits = await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
     expect(fits).toBe(true);
     const label = await phone.evaluate("getComputedStyle(document.querySelector('#tokens td[data-label]'), '::before').content");

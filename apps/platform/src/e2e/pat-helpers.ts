@@ -120,9 +120,12 @@ export class DashboardClient {
     return res;
   }
 
-  /** Submits the create-token form; `token` is set when the page shows a new token. */
+  /**
+   * Submits the create-token form; `token` is set when the page shows a new token. A created one
+   * is answered 303 to the dashboard (post/redirect/get), which is followed: `body` is that page.
+   */
   async createToken(fields: { name?: string; expires?: string; scope?: string; ips?: string }) {
-    const res = await this.request('POST', '/en/developer/tokens', {
+    const posted = await this.request('POST', '/en/developer/tokens', {
       _csrf: this.csrf,
       name: 'token',
       scope: 'READ_ONLY',
@@ -130,6 +133,7 @@ export class DashboardClient {
       expires: utcDate(30),
       ...fields,
     });
+    const res = posted.status === 303 ? { ...(await this.request('GET', posted.headers.get('location')!)), status: 303 } : posted;
     const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(res.body)?.[1];
     const errors = Object.fromEntries([...res.body.matchAll(/id="error-(\w+)">([^<]+)</g)].map((m) => [m[1], m[2]]));
     return { ...res, token, errors };

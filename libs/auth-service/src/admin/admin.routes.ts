@@ -8,7 +8,8 @@ import { adminCredential } from './credential';
 import { adminKeyRoutes } from './keys.routes';
 import { adminAppRoutes } from '../registry/admin-apps.routes';
 import type { RegistryService } from '../registry/registry.service';
-import type { UsersService } from '../users/users.service';
+import { lastValidDay } from '../web/dates';
+import { PASSWORD_RULES, type UsersService } from '../users/users.service';
 
 /** The service team's API (used by `npm run admin`), guarded by the admin credential from config. */
 export function adminRoutes(
@@ -81,6 +82,7 @@ export function adminRoutes(
       scope: pat.access,
       ips: pat.ipAllowlist,
       expiresAt: pat.expiresAt.toISOString(),
+      validThrough: lastValidDay(pat.expiresAt),
       createdAt: pat.createdAt.toISOString(),
     });
   });
@@ -95,14 +97,16 @@ const patSummary = (pat: PersonalAccessToken) => ({
   scope: pat.access,
   ips: pat.ipAllowlist,
   createdAt: pat.createdAt.toISOString(),
+  /** The exclusive end of the chosen day is `expiresAt`; people are shown the day itself (the last valid one). */
   expiresAt: pat.expiresAt.toISOString(),
+  validThrough: lastValidDay(pat.expiresAt),
   revokedAt: pat.revokedAt?.toISOString() ?? null,
   lastUsedAt: pat.lastUsedAt?.toISOString() ?? null,
 });
 
 const newUserSchema = z.object({
   email: z.string().email('must be an e-mail address'),
-  password: z.string().min(12, 'must be at least 12 characters').max(200),
+  password: z.string().min(PASSWORD_RULES.min, `must be at least ${PASSWORD_RULES.min} characters`).max(PASSWORD_RULES.max),
   firstName: z.string().trim().min(1, 'is required').max(100),
   lastName: z.string().trim().min(1, 'is required').max(100),
 });

@@ -3,7 +3,9 @@ import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
 import { html, type SafeHtml } from '../web/html';
 import { messages, type Messages } from '../web/i18n';
+import { isoMinute, lastValidDay } from '../web/dates';
 import { layout } from '../web/layout';
+import { texts, type Texts as PageTexts } from '../web/texts';
 import { expiryBounds, type TokenField, type TokenFormValues } from './token-form';
 
 export interface DashboardView {
@@ -16,45 +18,66 @@ export interface DashboardView {
   /** The form as submitted when the server refused it. */
   form?: TokenFormValues;
   errors?: Partial<Record<TokenField | 'form', string>>;
-  /** Just created: the only time the token string is ever shown. */
+  /** Just created (read once from the flash after the form's redirect): the only time the token string is ever shown. */
   created?: { token: string; name: string };
   notice?: string;
   now?: Date;
 }
 
-const when = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+/**
+ * Text a line may break only at its spaces: Chromium also breaks after a hyphen ("2026-|01-31",
+ * "User-|Agent"), so each word holding one is kept whole. One element, so a card's line keeps it together.
+ */
+const words = (text: string) =>
+  html`<span>${text.split(/(\s+)/).map((part) => (part.includes('-') ? html`<span class="w">${part}</span>` : part))}</span>`;
+const when = (d: Date | null) => (d ? words(isoMinute(d)) : '—');
 const status = (t: PersonalAccessToken, now: Date) => (t.revokedAt ? 'REVOKED' : t.expiresAt <= now ? 'EXPIRED' : 'ACTIVE');
 
 export function dashboardPage(view: DashboardView): string {
   const now = view.now ?? new Date();
   const t = messages(view.locale).dashboard;
+  const x = texts(view.locale).dashboard;
   return layout({
     title: t.title,
     locale: view.locale,
     user: view.user,
+    here: `/${view.locale}/developer`,
     body: html`
 ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
-${view.created ? createdPanel(view.created, t) : ''}
-${createForm(view, now, t)}
-${tokenList(view, now, t)}
+${view.created ? createdPanel(view.created, t, x) : ''}
+${createForm(view, now, t, x)}
+${tokenList(view, now, t, x)}
 ${appList(view, t)}
-${activityList(view, t)}`,
+${activityList(view, t, x)}`,
   });
 }
 
 type Texts = Messages['dashboard'];
+type More = PageTexts['dashboard'];
 
-function createdPanel(created: { token: string; name: string }, t: Texts): SafeHtml {
+/** The sentences the page's script shows before anything is sent (the server's own checks say the same). */
+const scriptMessages = (x: More, max: string) =>
+  JSON.stringify({
+    'name.missing': x.nameMissing,
+    'name.long': x.nameTooLong(100),
+    scope: x.scopeMissing,
+    ips: x.ipInvalid('{value}'),
+    'expires.format': x.dateFormat,
+    'expires.past': x.datePast,
+    'expires.far': x.dateTooFar(max),
+  });
+
+function createdPanel(created: { token: string; name: string }, t: Texts, x: More): SafeHtml {
   return html`<section class="card token-once" id="new-token-panel">
   <h2>${t.created(created.name)}</h2>
   <p><strong>${t.copyNow}</strong> ${t.onlyHash}</p>
   <label for="new-token">${t.yourToken}</label>
   <input id="new-token" type="text" readonly value="${created.token}" spellcheck="false">
-  <button type="button" data-copy="new-token" id="copy-token">${t.copy}</button>
+  <button type="button" data-copy="new-token" data-copied-label="${x.copied}" id="copy-token">${t.copy}</button>
 </section>`;
 }
 
-function createForm(view: DashboardView, now: Date, t: Texts): SafeHtml {
+function createForm(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml {
   const { min, max } = expiryBounds(now);
   const f = view.form ?? { name: '', expires: '', scope: 'READ_ONLY', ips: '' };
   const e = view.errors ?? {};
@@ -63,13 +86,14 @@ function createForm(view: DashboardView, now: Date, t: Texts): SafeHtml {
   <h1>${t.title}</h1>
   <p class="hint">${t.intro[0]} <code>POST /v1/pat/login</code> ${t.intro[1]}</p>
   ${e.form ? html`<p class="alert" role="alert">${e.form}</p>` : ''}
-  <form method="post" action="/${view.locale}/developer/tokens" data-validate novalidate id="create-token">
+  <form method="post" action="/${view.locale}/developer/tokens" data-validate data-messages="${scriptMessages(x, max)}" novalidate id="create-token">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">
     <label for="name">${t.name}</label>
     <input id="name" name="name" type="text" required maxlength="100" value="${f.name}" placeholder="${t.namePlaceholder}">
     ${error('name')}
     <label for="expires">${t.expires(min, max)}</label>
-    <input id="expires" name="expires" type="date" required min="${min}" max="${max}" value="${f.expires}">
+    <input id="expires" name="expires" type="text" inputmode="numeric" autocomplete="off" required pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="YYYY-MM-DD" data-min="${min}" data-max="${max}" maxlength="10" aria-describedby="expires-hint" value="${f.expires}">
+    <p class="hint" id="expires-hint">${x.dateHint}</p>
     ${error('expires')}
     <fieldset>
       <legend>${t.scope}</legend>
@@ -87,23 +111,23 @@ function createForm(view: DashboardView, now: Date, t: Texts): SafeHtml {
 }
 
 /** A table that is a table on a wide screen and a stack of labelled cards on a phone (each cell carries its column's name). */
-const head = (labels: string[]) => html`<thead><tr>${labels.map((l) => html`<th>${l}</th>`)}</tr></thead>`;
+const head = (labels: string[]) => html`<thead><tr>${labels.map((l) => html`<th>${words(l)}</th>`)}</tr></thead>`;
 
-function tokenList(view: DashboardView, now: Date, t: Texts): SafeHtml {
+function tokenList(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml {
   if (!view.tokens.length) return html`<section class="card"><h2>${t.yourTokens}</h2><p>${t.noTokens}</p></section>`;
   return html`<section class="card">
   <h2>${t.yourTokens}</h2>
   <table id="tokens" class="stack">
-    ${head([t.name, t.tokenId, t.scope, t.ipsColumn, t.createdAt, t.expiresAt, t.lastUsed, t.lastIp, t.status, ''])}
+    ${head([t.name, t.tokenId, t.scope, t.ipsColumn, t.createdAt, x.validThrough, t.lastUsed, t.lastIp, t.status, ''])}
     <tbody>
     ${view.tokens.map((token) => {
       const s = status(token, now);
       return html`<tr data-token-id="${token.id}">
-      <td data-label="${t.name}">${token.name}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}">${token.access}</td>
+      <td data-label="${t.name}">${words(token.name)}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}"><code>${token.access}</code></td>
       <td data-label="${t.ipsColumn}">${token.ipAllowlist.length ? token.ipAllowlist.join(', ') : t.any}</td>
-      <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${t.expiresAt}">${when(token.expiresAt)}</td>
+      <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${x.validThrough}" class="day">${lastValidDay(token.expiresAt)}</td>
       <td data-label="${t.lastUsed}">${when(token.lastUsedAt)}</td><td data-label="${t.lastIp}">${token.lastUsedIp ?? '—'}</td>
-      <td data-label="${t.status}" class="status-${s}">${s}</td>
+      <td data-label="${t.status}" class="status-${s}" data-status="${s}">${x.status[s]}</td>
       <td>${
         s === 'ACTIVE'
           ? html`<form method="post" action="/${view.locale}/developer/tokens/${token.id}/revoke" data-confirm="${t.confirmRevokeToken(token.name)}">
@@ -127,7 +151,7 @@ function appList(view: DashboardView, t: Texts): SafeHtml {
     <tbody>
     ${view.apps.map(
       (a) => html`<tr data-grant-id="${a.grantId}">
-      <td data-label="${t.app}"><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${a.appName}</a></td><td data-label="${t.access}"><code>${a.scope.join(' ')}</code></td>
+      <td data-label="${t.app}"><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${words(a.appName)}</a></td><td data-label="${t.access}">${a.scope.map((scope, i) => html`${i ? ' ' : ''}<code>${scope}</code>`)}</td>
       <td data-label="${t.allowed}">${when(a.grantedAt)}</td><td data-label="${t.lastUsed}">${when(a.lastUsedAt)}</td>
       <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="${t.confirmRevokeApp(a.appName)}">
         <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">${t.revoke}</button></form></td>
@@ -138,7 +162,7 @@ function appList(view: DashboardView, t: Texts): SafeHtml {
 </section>`;
 }
 
-function activityList(view: DashboardView, t: Texts): SafeHtml {
+function activityList(view: DashboardView, t: Texts, x: More): SafeHtml {
   const { logins, nextCursor } = view.activity;
   return html`<section class="card">
   <h2>${t.activity}</h2>
@@ -149,7 +173,7 @@ function activityList(view: DashboardView, t: Texts): SafeHtml {
     <tbody>
     ${logins.map(
       (l) =>
-        html`<tr><td data-label="${t.time}">${when(new Date(l.at))}</td><td data-label="${t.token}">${l.tokenName ?? ''} <code>${l.tokenId ?? ''}</code></td><td data-label="${t.ip}">${l.ip ?? ''}</td><td data-label="${t.userAgent}">${l.userAgent ?? ''}</td><td data-label="${t.outcome}" class="outcome-${l.outcome}">${l.outcome}</td></tr>`,
+        html`<tr><td data-label="${t.time}">${when(new Date(l.at))}</td><td data-label="${t.token}">${words(l.tokenName ?? '')} <code>${l.tokenId ?? ''}</code></td><td data-label="${t.ip}">${l.ip ?? ''}</td><td data-label="${t.userAgent}">${words(l.userAgent ?? '')}</td><td data-label="${t.outcome}" class="outcome-${l.outcome}" data-outcome="${l.outcome}">${x.outcome[l.outcome] ?? l.outcome}</td></tr>`,
     )}
     </tbody>
   </table>

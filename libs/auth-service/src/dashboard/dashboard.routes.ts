@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '@trading/errors';
 import type { KeyValueStore } from '@trading/redis';
@@ -8,8 +8,9 @@ import type { PatService } from '../pat/pat.service';
 import { browserOf, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
+import { texts } from '../web/texts';
 import { dashboardPage, type DashboardView } from './dashboard.page';
-import { readTokenForm, toNewPat, TOKEN_FIELDS, type TokenField } from './token-form';
+import { checkTokenForm, readTokenForm, toNewPat, TOKEN_FIELDS, type TokenField } from './token-form';
 
 export interface DashboardDeps {
   pats: PatService;
@@ -20,15 +21,37 @@ export interface DashboardDeps {
 }
 
 /** What a notice says, decided here: the URL never supplies its text. */
-type Flash = { kind: 'token-revoked'; tokenId: string } | { kind: 'app-revoked'; appName: string };
+type Flash =
+  | { kind: 'token-revoked'; tokenId: string }
+  | { kind: 'app-revoked'; appName?: string }
+  /** Post/redirect/get after creating a token: `sealed` is the token, encrypted under the session cookie (see `lock`). */
+  | { kind: 'token-created'; name: string; sealed: string };
 const FLASH_TTL_SECONDS = 60;
 /** One pending notice per browser session, under a hash of the session id (Redis never holds a usable cookie). */
 const flashKey = (sessionId: string) => `dashboard-flash:${createHash('sha256').update(sessionId).digest('base64url')}`;
-const noticeOf = (flash: Flash) =>
-  flash.kind === 'token-revoked'
-    ? `Token ${flash.tokenId} is revoked. Sessions created from it have ended.`
-    : `Access for ${flash.appName} is revoked. Every token it held has stopped working.`;
 
+/**
+ * A new token waits for the GET after the form's redirect in Redis for at most a minute, so it
+ * is encrypted (AES-256-GCM) under a key derived from the browser's session cookie, which Redis
+ * never sees (its keys are a different hash of it): only that browser's next request can read it.
+ */
+const flashCipherKey = (sessionId: string) => createHash('sha256').update('dashboard-flash-token\n').update(sessionId).digest();
+function lock(sessionId: string, token: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashCipherKey(sessionId), iv);
+  const data = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url')).join('.');
+}
+function unlock(sessionId: string, sealed: string): string | undefined {
+  try {
+    const [iv, tag, data] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
+    const decipher = createDecipheriv('aes-256-gcm', flashCipherKey(sessionId), iv!);
+    decipher.setAuthTag(tag!);
+    return Buffer.concat([decipher.update(data!), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
 /** The developer dashboard (spec §5.2 step 1): create, list and revoke PATs, see their logins. */
 export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps): Router {
   const router = Router();
@@ -62,30 +85,44 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
 
   /** Post/redirect/get: the POST leaves its notice here, the next dashboard GET shows it once. */
   const leaveNotice = (res: Response, notice: Flash) => flash.set(flashKey(browserOf(res)!.id), JSON.stringify(notice), FLASH_TTL_SECONDS);
-  async function takeNotice(res: Response): Promise<string | undefined> {
-    const key = flashKey(browserOf(res)!.id);
+  /** Read once: deleting is what claims it, so two tabs reloading at once cannot both show a new token. */
+  async function takeNotice(req: Request, res: Response): Promise<Partial<DashboardView>> {
+    const { id } = browserOf(res)!;
+    const key = flashKey(id);
     const raw = await flash.get(key);
-    if (!raw) return undefined;
-    await flash.del(key);
-    return noticeOf(JSON.parse(raw) as Flash);
+    if (!raw || (await flash.del(key)) !== 1) return {};
+    const x = texts(req.params['locale'] as string).dashboard;
+    const notice = JSON.parse(raw) as Flash;
+    if (notice.kind === 'token-created') {
+      const token = unlock(id, notice.sealed);
+      return token ? { created: { token, name: notice.name } } : {};
+    }
+    return { notice: notice.kind === 'token-revoked' ? x.tokenRevoked(notice.tokenId) : x.appRevoked(notice.appName ?? x.theApp) };
   }
 
   router.get('/:locale/developer', knownLocale, signedIn, async (req, res) => {
-    const notice = await takeNotice(res);
-    await render(req, res, browserOf(res)!.session, notice ? { notice } : {});
+    await render(req, res, browserOf(res)!.session, await takeNotice(req, res));
   });
 
   router.post('/:locale/developer/tokens', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
-    const session = browserOf(res)!.session;
+    const { id, session } = browserOf(res)!;
+    const locale = req.params['locale'] as string;
+    const x = texts(locale).dashboard;
     const values = readTokenForm(req.body as Record<string, unknown>);
+    const refused = checkTokenForm(values, x);
+    if (Object.keys(refused).length) return render(req, res, session, { form: values, errors: refused }, 400);
     try {
       const { token, pat } = await pats.create(toNewPat(session.userId, values));
-      // Rendered in the answer to the POST itself: the token is never stored anywhere to show later.
-      await render(req, res, session, { created: { token, name: pat.name } }, 201);
+      // Post/redirect/get: the token waits (encrypted, a minute at most) for the GET that follows,
+      // which shows it once; a reload of that page neither resubmits nor shows it again.
+      await leaveNotice(res, { kind: 'token-created', name: pat.name, sealed: lock(id, token) });
+      res.redirect(303, `/${locale}/developer`);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
+      // The rules above already passed: what is left is the token limit, or a date that changed at midnight.
       const field = TOKEN_FIELDS.includes(err.field as TokenField) ? (err.field as TokenField) : 'form';
-      await render(req, res, session, { form: values, errors: { [field]: err.message } }, err.status);
+      const message = err.code === 'PAT_LIMIT_REACHED' ? x.tooManyTokens(Number(err.options.details?.['limit'] ?? 0)) : x.refused;
+      await render(req, res, session, { form: values, errors: { [field]: message } }, err.status);
     }
   });
 
@@ -102,7 +139,7 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
     const grantId = req.params['grantId'] as string;
     const app = (await grants.listForUser(userId)).find((a) => a.grantId === grantId);
     await grants.revokeForUser(userId, grantId);
-    await leaveNotice(res, { kind: 'app-revoked', appName: app?.appName ?? 'the app' });
+    await leaveNotice(res, { kind: 'app-revoked', appName: app?.appName });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
   return router;

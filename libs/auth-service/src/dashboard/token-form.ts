@@ -1,3 +1,4 @@
+import { isIpOrCidr } from '@trading/auth';
 import type { NewPat } from '../pat/pat.service';
 
 /** The create-token form as submitted, echoed back into the form when the server refuses it. */
@@ -23,11 +24,57 @@ export function readTokenForm(body: Record<string, unknown>): TokenFormValues {
 
 /** The service validates (and names the field at fault); the form only splits the IP list. */
 export function toNewPat(userId: string, form: TokenFormValues): NewPat {
-  return { userId, name: form.name, access: form.scope, expires: form.expires, ipAllowlist: form.ips.split(/[\s,]+/).filter(Boolean) };
+  return {
+    userId,
+    name: form.name,
+    access: form.scope,
+    expires: form.expires.trim(),
+    ipAllowlist: form.ips.split(/[\s,]+/).filter(Boolean),
+  };
 }
 
 /** Today and one year from today (UTC), the bounds of the expiry date (spec §2.5). */
 export function expiryBounds(now = new Date()): { min: string; max: string } {
   const day = (y: number) => new Date(Date.UTC(y, now.getUTCMonth(), now.getUTCDate())).toISOString().slice(0, 10);
   return { min: day(now.getUTCFullYear()), max: day(now.getUTCFullYear() + 1) };
+}
+
+const MAX_NAME = 100;
+
+/**
+ * The form's rules, checked before the service is called so each refusal is a sentence in the
+ * person's language (the service checks the same rules again and names the field, for the API).
+ */
+export function checkTokenForm(
+  form: TokenFormValues,
+  t: {
+    nameMissing: string;
+    nameTooLong: (max: number) => string;
+    scopeMissing: string;
+    ipInvalid: (value: string) => string;
+    dateFormat: string;
+    dateUnknown: (value: string) => string;
+    datePast: string;
+    dateTooFar: (max: string) => string;
+  },
+  now = new Date(),
+): Partial<Record<TokenField, string>> {
+  const errors: Partial<Record<TokenField, string>> = {};
+  const name = form.name.trim();
+  if (!name) errors.name = t.nameMissing;
+  else if (name.length > MAX_NAME) errors.name = t.nameTooLong(MAX_NAME);
+  if (form.scope !== 'READ_ONLY' && form.scope !== 'READ_WRITE') errors.scope = t.scopeMissing;
+  const badIp = form.ips
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .find((entry) => !isIpOrCidr(entry));
+  if (badIp !== undefined) errors.ips = t.ipInvalid(badIp.slice(0, 60));
+  const date = form.expires.trim();
+  const { min, max } = expiryBounds(now);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) errors.expires = t.dateFormat;
+  else if (Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date)
+    errors.expires = t.dateUnknown(date);
+  else if (date < min) errors.expires = t.datePast;
+  else if (date > max) errors.expires = t.dateTooFar(max);
+  return errors;
 }

@@ -19,6 +19,11 @@ export interface Mail {
   body: string;
   /** Kept in the outbox only until the mail is delivered, then erased. */
   secret?: string;
+  /**
+   * The secret may be written to the development mail log too: only for a short-lived,
+   * single-use link (a password reset), never for a lasting credential such as a client secret.
+   */
+  revealInLog?: boolean;
 }
 
 export interface MailTransport {
@@ -32,11 +37,12 @@ export interface MailTransport {
  * credentials exist if and only if their mail is queued.
  */
 export async function enqueueMail(manager: EntityManager, mail: Mail): Promise<void> {
-  await manager.query('INSERT INTO email_outbox (to_address, subject, body, secret) VALUES ($1, $2, $3, $4)', [
+  await manager.query('INSERT INTO email_outbox (to_address, subject, body, secret, reveal_in_log) VALUES ($1, $2, $3, $4, $5)', [
     mail.to,
     mail.subject,
     mail.body,
     mail.secret ?? null,
+    mail.revealInLog ?? false,
   ]);
 }
 
@@ -73,6 +79,7 @@ interface PendingRow {
   subject: string;
   body: string;
   secret: string | null;
+  reveal_in_log: boolean;
   attempts: number;
 }
 
@@ -102,12 +109,12 @@ export class MailDispatcher {
     let delivered = 0;
     await this.dataSource.transaction(async (tx) => {
       const rows: PendingRow[] = await tx.query(
-        `SELECT id, to_address, subject, body, secret, attempts FROM email_outbox
+        `SELECT id, to_address, subject, body, secret, reveal_in_log, attempts FROM email_outbox
           WHERE sent_at IS NULL AND next_attempt_at <= now() ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED`,
       );
       for (const row of rows) {
         try {
-          const secret = this.transport.kind === 'smtp' ? row.secret : SECRET_WITHHELD;
+          const secret = this.transport.kind === 'smtp' || row.reveal_in_log ? row.secret : SECRET_WITHHELD;
           const text = row.secret === null ? row.body : row.body.replace(SECRET_PLACEHOLDER, secret ?? SECRET_WITHHELD);
           await this.transport.send({ from: this.from, to: row.to_address, subject: row.subject, text });
           await tx.query(

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { UNRESTRICTED_SCOPES, type Scope } from '@trading/auth';
 import type { Client } from '../registry/registry.service';
-import { preferredLocale } from '../web/locale';
+import { requestLocale } from '../web/locale';
 import type { OAuthContext } from './context';
 import { isS256Challenge } from './pkce';
 import { parseScopes } from './scopes';
@@ -92,7 +92,8 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
  */
 export function authorizeRoute(loginUrl: string): Router {
   return Router().get('/oauth/authorize', (req, res) => {
-    const locale = preferredLocale(req.query['ui_locales'], req.get('accept-language'));
+    // The person's own choice (the switcher's cookie), then the app's ui_locales, then Accept-Language.
+    const locale = requestLocale(req, req.query['ui_locales']);
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, `${loginUrl}/${locale}/login${query}`);

@@ -1,7 +1,10 @@
 import type { Scope } from '@trading/auth';
 import { html } from '../web/html';
 import { messages } from '../web/i18n';
+import { errorPage } from '../web/error.page';
 import { layout } from '../web/layout';
+import { safeLogoUrl } from '../web/signin.page';
+import { texts } from '../web/texts';
 import type { VendorApp } from '../registry/registry.service';
 
 export interface ConsentView {
@@ -11,18 +14,26 @@ export interface ConsentView {
   /** The pending request's id (server-side), echoed by the form. */
   requestId: string;
   user: { email: string; csrf: string };
+  /** This page's address, for the language switcher (the authorization request stays in it). */
+  here?: string;
 }
 
 /** Spec §5.1 step 3: the app's name and logo and the requested scopes in plain words; allow or deny. */
 export function consentPage(view: ConsentView): string {
   const t = messages(view.locale);
   const { app } = view;
+  const logo = safeLogoUrl(app.logoUrl);
   return layout({
     title: t.consentTitle,
     locale: view.locale,
     user: view.user,
+    here: view.here,
     body: html`<section class="card narrow" id="consent">
-  <p><img src="${app.logoUrl}" alt="" width="64" height="64" id="app-logo"></p>
+  <p>${
+    logo
+      ? html`<img src="${logo}" alt="${texts(view.locale).signIn.logoAlt(app.appName)}" width="64" height="64" id="app-logo">`
+      : html`<span class="app-badge large" aria-hidden="true" id="app-badge">${(Array.from(app.appName.trim())[0] ?? '?').toLocaleUpperCase()}</span>`
+  }</p>
   <h1 id="consent-heading">${t.consentWants(app.appName)}</h1>
   <p class="hint">${t.consentBy(app.companyName)} · <a href="${app.homepageUrl}" rel="noopener noreferrer" target="_blank">${new URL(app.homepageUrl).host}</a></p>
   ${app.description ? html`<p>${app.description}</p>` : ''}
@@ -40,12 +51,18 @@ export function consentPage(view: ConsentView): string {
   });
 }
 
-/** A request that cannot be trusted enough to go back to the app. */
-export function badRequestPage(locale: string, detail: string): string {
+/**
+ * A request that cannot be trusted enough to go back to the app: plain words for the person
+ * (`message`, or "this sign-in link does not work"), the exact reason for the app's developer
+ * folded under "Technical details".
+ */
+export function badRequestPage(locale: string, detail: { message?: string; technical?: string }, here?: string): string {
   const t = messages(locale);
-  return layout({
-    title: t.badLinkTitle,
+  return errorPage({
     locale,
-    body: html`<section class="card narrow" id="oauth-error"><h1>${t.badLinkTitle}</h1><p class="alert" role="alert" id="oauth-error-detail">${detail}</p><p>${t.badLinkHint}</p></section>`,
+    title: t.badLinkTitle,
+    message: detail.message ?? t.badLinkHint,
+    technical: detail.technical,
+    here,
   });
 }

@@ -6,6 +6,8 @@ import { verifyCsrf } from '../web/csrf';
 import { messages } from '../web/i18n';
 import { knownLocale } from '../web/locale';
 import { widenPolicy } from '../web/security-headers';
+import { safeLogoUrl } from '../web/signin.page';
+import { texts } from '../web/texts';
 import { checkAuthorizationRequest, responseUrl } from './authorize';
 import { badRequestPage, consentPage } from './consent.page';
 import type { OAuthContext } from './context';
@@ -36,10 +38,11 @@ export function loginRoutes(ctx: OAuthContext): Router {
 
   router.get('/:locale/login', knownLocale, async (req, res) => {
     const locale = req.params['locale'] as string;
-    if (req.originalUrl.length > 4000) return void res.status(414).send(badRequestPage(locale, 'The request is too long.'));
+    if (req.originalUrl.length > 4000)
+      return void res.status(414).send(badRequestPage(locale, { technical: texts(locale).errors.tooLong }));
     const checked = await checkAuthorizationRequest(ctx, req.query as Record<string, unknown>);
     if (!checked.ok) {
-      if ('page' in checked) return void res.status(400).send(badRequestPage(locale, checked.page));
+      if ('page' in checked) return void res.status(400).send(badRequestPage(locale, { technical: checked.page }, req.originalUrl));
       return void res.redirect(303, checked.redirect);
     }
     const browser = browserOf(res);
@@ -56,7 +59,8 @@ export function loginRoutes(ctx: OAuthContext): Router {
       codeChallenge: request.codeChallenge,
     };
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
-    widenPolicy(res, { img: [origin(request.client.app.logoUrl)], formAction: [origin(request.redirectUri)] });
+    const logo = safeLogoUrl(request.client.app.logoUrl);
+    widenPolicy(res, { img: logo ? [origin(logo)] : [], formAction: [origin(request.redirectUri)] });
     res.send(
       consentPage({
         locale,
@@ -64,13 +68,14 @@ export function loginRoutes(ctx: OAuthContext): Router {
         scope: request.scope,
         requestId,
         user: { email: browser.session.email, csrf: browser.session.csrf },
+        here: req.originalUrl,
       }),
     );
   });
 
   router.post('/:locale/login/consent', knownLocale, form, async (req: Request, res: Response, next) => {
     const locale = req.params['locale'] as string;
-    const expired = () => res.status(400).send(badRequestPage(locale, messages(locale).consentExpired));
+    const expired = () => res.status(400).send(badRequestPage(locale, { message: messages(locale).consentExpired }));
     if (!browserOf(res)) return void expired();
     verifyCsrf(req, res, (err?: unknown) => (err ? next(err) : void answer().catch(next)));
 
@@ -86,7 +91,7 @@ export function loginRoutes(ctx: OAuthContext): Router {
       // The app may have been suspended, or a redirect URI removed, while the page was open.
       const client = await ctx.registry.findClient(pending.clientId, ctx.settings.environment);
       if (!client || !client.redirectUris.includes(pending.redirectUri))
-        return void res.status(400).send(badRequestPage(locale, 'This app can no longer be authorised.'));
+        return void res.status(400).send(badRequestPage(locale, { message: texts(locale).errors.appGone }));
 
       if (body['decision'] !== 'approve') {
         return void res.redirect(

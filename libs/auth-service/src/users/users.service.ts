@@ -58,3 +58,13 @@ export class UsersService {
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** The one password rule, wherever a password is set (the admin API's new users, password reset). */
+export const PASSWORD_RULES = { min: 12, max: 200 } as const;
+export function passwordProblem(password: string): 'too-short' | 'too-long' | undefined {
+  const { length } = password;
+  return length < PASSWORD_RULES.min ? 'too-short' : length > PASSWORD_RULES.max ? 'too-long' : undefined;
+}
+
+/** The stored form of a new password (argon2id, as `create`). */
+export const hashPassword = (password: string) => argon2.hash(password, { type: argon2.argon2id });

@@ -8,14 +8,26 @@ import { WEB_SCRIPT } from './web-script.generated';
  * (npm run web-assets), the stylesheet is below.
  */
 
+/** Table rows as cards of labelled lines (each cell's data-label), for `table` (a selector). */
+const cardRules = (table: string) => `
+  ${table} thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  ${table}, ${table} tr, ${table} td { display: block; box-sizing: border-box; }
+  ${table} tbody { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 22rem), 1fr)); gap: .75rem; }
+  ${table} tr { border: 1px solid #e3e6ea; border-radius: 6px; padding: .25rem .6rem; min-width: 0; }
+  ${table} td { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: .25rem 1rem; border: 0; padding: .3rem 0; text-align: right; }
+  ${table} td[data-label]::before { content: attr(data-label); font-weight: 600; text-align: left; flex: 0 1 auto; max-width: 45%; white-space: normal; }
+  ${table} td:empty { display: none; }`;
+
 const STYLES = `
 :root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f5f6f8; }
 body { margin: 0; }
-.top { display: flex; justify-content: space-between; align-items: center; padding: .75rem 1.5rem; background: #12263a; color: #fff; }
-.top .brand { font-weight: 600; }
+.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; align-items: center; padding: .75rem 1.5rem; background: #12263a; color: #fff; }
+.top .brand { font-weight: 600; margin-right: auto; }
+.langs { display: flex; gap: .75rem; font-size: .9rem; }
+.langs a { color: #cfe3ff; } .langs [aria-current] { font-weight: 600; }
 .top form { margin: 0; }
 .top .who { opacity: .8; margin-right: .5rem; }
-main { max-width: 72rem; margin: 1.5rem auto; padding: 0 1rem; }
+main { max-width: 80rem; margin: 1.5rem auto; padding: 0 1rem; }
 .card { background: #fff; border: 1px solid #d8dce2; border-radius: 8px; padding: 1.25rem 1.5rem; margin-bottom: 1.5rem; }
 .card.narrow { max-width: 26rem; margin: 3rem auto; }
 h1 { font-size: 1.4rem; margin-top: 0; } h2 { font-size: 1.15rem; margin-top: 0; }
@@ -28,6 +40,13 @@ button.link { background: none; color: inherit; text-decoration: underline; padd
 button.danger { background: #c62828; margin: 0; padding: .3rem .7rem; }
 button.secondary { background: #e3e6ea; color: #1b1f24; margin-left: .5rem; }
 #consent img { border-radius: 8px; } #scopes li { margin: .3rem 0; }
+.app-id { display: flex; gap: .9rem; align-items: center; margin-bottom: .5rem; } .app-id h1 { margin: 0; } .app-id .hint { margin: .2rem 0 0; }
+.app-logo { width: 48px; height: 48px; object-fit: contain; border-radius: 8px; flex: none; }
+.app-badge { display: inline-flex; align-items: center; justify-content: center; width: 48px; height: 48px; flex: none; border-radius: 8px; background: #1f6feb; color: #fff; font-weight: 700; font-size: 1.4rem; }
+.app-badge.large { width: 64px; height: 64px; font-size: 1.8rem; }
+.aside { margin: 1rem 0 0; font-size: .95rem; }
+details.technical { margin: 1rem 0; color: #57606a; font-size: .9rem; } details.technical code { white-space: normal; overflow-wrap: anywhere; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; } dl.facts dd { margin: 0; }
 .error { color: #b42318; min-height: 1em; margin: .25rem 0 0; font-size: .9rem; }
 .alert { background: #fdecea; border: 1px solid #f5c2c0; padding: .6rem .8rem; border-radius: 4px; }
 .notice { background: #e8f3ff; border: 1px solid #b6d7ff; padding: .6rem .8rem; border-radius: 4px; }
@@ -38,18 +57,22 @@ table { width: 100%; border-collapse: collapse; font-size: .92rem; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
 code { font-family: ui-monospace, monospace; }
 .status-ACTIVE { color: #1a7f37; } .status-REVOKED, .status-EXPIRED, .outcome-FAILURE { color: #b42318; } .outcome-SUCCESS { color: #1a7f37; }
-code, td { overflow-wrap: anywhere; }
-/* On a phone each table row becomes a card of labelled lines: no sideways scrolling. */
-@media (max-width: 760px) {
+/* Words are never broken inside: lines wrap at spaces only, and short codes (ids, scopes, days) never wrap. */
+th, td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+code, .w, td.day, td[data-status], td[data-outcome] { white-space: nowrap; }
+/*
+ * Below the width where the token table's ten columns fit, each row becomes a card of labelled
+ * lines: side by side while two fit, one per line on a phone. Wider, the page's script still
+ * turns a table into cards (class "cards") if its content would not fit. Nothing scrolls sideways.
+ */
+@media (max-width: 1199.98px) {
+${cardRules('table.stack')}
+}
+${cardRules('table.stack.cards')}
+@media (max-width: 640px) {
   main { margin: 1rem auto; padding: 0 .5rem; }
   .card { padding: 1rem; }
-  .top { padding: .6rem .75rem; flex-wrap: wrap; gap: .25rem; }
-  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; box-sizing: border-box; }
-  table.stack tr { border: 1px solid #e3e6ea; border-radius: 6px; margin-bottom: .75rem; padding: .25rem .6rem; }
-  table.stack td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .3rem 0; text-align: right; }
-  table.stack td[data-label]::before { content: attr(data-label); font-weight: 600; text-align: left; flex: none; }
-  table.stack td:empty { display: none; }
+  .top { padding: .6rem .75rem; }
 }
 `;
 

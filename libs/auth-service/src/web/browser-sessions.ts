@@ -19,6 +19,8 @@ export const browserOf = (res: Response): { id: string; session: BrowserSession 
 const randomId = () => randomBytes(32).toString('base64url');
 /** Only a hash of the cookie is a key in Redis, so a read of Redis yields no usable cookie. */
 const key = (id: string) => `browser-session:${createHash('sha256').update(id).digest('base64url')}`;
+/** When every browser session of a user was ended (a password reset): sessions started before it are void. */
+const endedKey = (userId: string) => `browser-sessions-ended:${userId}`;
 
 /** Dashboard sign-in sessions: an opaque random cookie, the state in Redis with a time to live. */
 export class BrowserSessions {
@@ -42,13 +44,31 @@ export class BrowserSessions {
     clearCookie(req, res, SESSION_COOKIE);
   }
 
+  /**
+   * Signs the user out of every browser at once (after a password reset). Sessions are keyed by
+   * a hash of their cookie, not by user, so this records the moment instead: every session
+   * started before it is void, and removed when next seen. The mark lives as long as a session can.
+   */
+  async endAllFor(userId: string): Promise<void> {
+    await this.store.set(endedKey(userId), String(Date.now()), this.ttlSeconds);
+  }
+
   /** Middleware: finds the request's session, if its cookie names a live one. */
   load() {
     return async (req: Request, res: Response, next: NextFunction) => {
-      const id = readCookie(req, SESSION_COOKIE);
-      const raw = id && id.length <= 64 ? await this.store.get(key(id)) : null;
-      if (id && raw) res.locals['browser'] = { id, session: JSON.parse(raw) as BrowserSession };
-      next();
+      try {
+        const id = readCookie(req, SESSION_COOKIE);
+        const raw = id && id.length <= 64 ? await this.store.get(key(id)) : null;
+        if (id && raw) {
+          const session = JSON.parse(raw) as BrowserSession;
+          const ended = await this.store.get(endedKey(session.userId));
+          if (ended && session.createdAt <= Number(ended)) await this.store.del(key(id));
+          else res.locals['browser'] = { id, session };
+        }
+        next();
+      } catch (err) {
+        next(err);
+      }
     };
   }
 }

@@ -2,11 +2,16 @@ import { Router, type RequestHandler } from 'express';
 import type { Logger } from '@trading/logging';
 import { assetRoutes } from './assets';
 import type { BrowserSessions } from './browser-sessions';
-import { pageErrors } from './error.page';
+import { pageErrors, problemPage } from './error.page';
+import { languageRoutes } from './language.routes';
 import { pageHeaders } from './security-headers';
 
-/** `/<locale>/<page>`: the paths that are HTML pages, as opposed to the JSON APIs beside them. */
-const PAGE_PATH = /^\/[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*\/(signin|signout|developer|login)(\/|$)/;
+/**
+ * The paths that are HTML pages, as opposed to the JSON APIs beside them: `/<locale>/<page>`,
+ * the language switcher (`/language/<locale>`) and the problem pages (`/problems/<code>`).
+ */
+const PAGE_PATH =
+  /^\/([A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*\/(signin|signout|developer|login|forgot-password|reset-password)|language|problems)(\/|$)/;
 
 /**
  * The server-rendered pages under {login_url}: page security headers, the browser session,
@@ -14,7 +19,8 @@ const PAGE_PATH = /^\/[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*\/(signin|signout|deve
  */
 export function pageRouter(sessions: BrowserSessions, logger: Logger, pages: Router[]): Router {
   const inner = Router();
-  inner.use(pageHeaders, sessions.load(), ...pages, pageErrors(logger));
+  const own = Router().use(languageRoutes()).get('/problems/:code', problemPage);
+  inner.use(pageHeaders, sessions.load(), own, ...pages, pageErrors(logger));
   const onlyPages: RequestHandler = (req, res, next) => (PAGE_PATH.test(req.path) ? inner(req, res, next) : next());
   return Router().use(assetRoutes(), onlyPages);
 }

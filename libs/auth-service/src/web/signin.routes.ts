@@ -1,11 +1,14 @@
 import express, { Router } from 'express';
 import { tightest, type FailureLimiter, type RefusalCounter } from '@trading/rate-limit';
+import type { Environment, RegistryService } from '../registry/registry.service';
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
 import { messages } from './i18n';
 import { knownLocale, DEFAULT_LOCALE } from './locale';
-import { safeNext, signInPage } from './signin.page';
+import { widenPolicy } from './security-headers';
+import { safeLogoUrl, safeNext, signInPage, type SigningInApp } from './signin.page';
+import { texts } from './texts';
 
 export interface SignInDeps {
   users: UsersService;
@@ -13,21 +16,44 @@ export interface SignInDeps {
   limits: { perAccount: FailureLimiter; perIp: FailureLimiter };
   /** Each 429 counted as `sign_in`. */
   refusals: RefusalCounter;
+  /** To name the app an OAuth sign-in continues to (`next` is its authorization request). */
+  apps?: { registry: RegistryService; environment: Environment };
+}
+
+/** `next` = `/<locale>/login?client_id=…`: the app of that request, if it is registered and active here. */
+async function appOf(next: string | undefined, apps: SignInDeps['apps']): Promise<SigningInApp | undefined> {
+  if (!next || !apps) return undefined;
+  const url = new URL(next, 'http://this.site');
+  const clientId = url.searchParams.get('client_id');
+  if (!/^\/[a-z]{2}\/login$/.test(url.pathname) || !clientId || clientId.length > 200) return undefined;
+  const client = await apps.registry.findClient(clientId, apps.environment);
+  if (!client) return undefined;
+  return { name: client.app.appName, company: client.app.companyName, logoUrl: client.app.logoUrl || undefined };
+}
+
+/** The page's policy lets the app's logo load from its own origin (and nothing else). */
+function allowLogo(res: import('express').Response, app: SigningInApp | undefined) {
+  const logo = safeLogoUrl(app?.logoUrl);
+  if (logo) widenPolicy(res, { img: [new URL(logo).origin] });
 }
 
 /** Where a signed-in user lands by default. */
 export const dashboardPath = (locale: string) => `/${locale}/developer`;
 
 /** GET/POST /<locale>/signin and POST /<locale>/signout. */
-export function signInRoutes({ users, sessions, limits, refusals }: SignInDeps): Router {
+export function signInRoutes({ users, sessions, limits, refusals, apps }: SignInDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
-  router.get('/:locale/signin', knownLocale, (req, res) => {
+  router.get('/:locale/signin', knownLocale, async (req, res) => {
     const locale = req.params['locale'] as string;
     const next = safeNext(req.query['next']);
     if (browserOf(res)) return res.redirect(303, next ?? dashboardPath(locale));
-    res.send(signInPage({ locale, csrf: csrfToken(req, res), next }));
+    const app = await appOf(next, apps);
+    allowLogo(res, app);
+    // The text of the notice is the server's; the URL only says which one.
+    const notice = req.query['reset'] === 'done' ? texts(locale).signIn.passwordChanged : undefined;
+    res.send(signInPage({ locale, csrf: csrfToken(req, res), next, app, notice }));
   });
 
   router.post('/:locale/signin', knownLocale, form, verifyCsrf, async (req, res) => {
@@ -37,8 +63,11 @@ export function signInRoutes({ users, sessions, limits, refusals }: SignInDeps):
     const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
     const next = safeNext(body['next']);
     const t = messages(locale);
-    const again = (status: number, error: string) =>
-      res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error }));
+    const app = await appOf(next, apps);
+    const again = (status: number, error: string) => {
+      allowLogo(res, app);
+      return res.status(status).send(signInPage({ locale, csrf: csrfToken(req, res), email, next, error, app }));
+    };
     if (!email.trim() || !password) return again(400, t.enterBoth);
 
     // Failures count per (account, address) — whether the account exists or not, so this tells

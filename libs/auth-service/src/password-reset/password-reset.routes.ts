@@ -1,0 +1,117 @@
+import express, { Router } from 'express';
+import type { FailureLimiter, RefusalCounter, RequestLimiter } from '@trading/rate-limit';
+import type { BrowserSessions } from '../web/browser-sessions';
+import { csrfToken, verifyCsrf } from '../web/csrf';
+import { knownLocale } from '../web/locale';
+import { safeNext } from '../web/signin.page';
+import { texts } from '../web/texts';
+import { normaliseEmail, passwordProblem, PASSWORD_RULES } from '../users/users.service';
+import { forgotPage, linkInvalidPage, resetPage, sentPage } from './password-reset.page';
+import type { PasswordResets } from './password-reset.service';
+
+export interface PasswordResetDeps {
+  resets: PasswordResets;
+  sessions: BrowserSessions;
+  limits: {
+    /** Reset requests (and new-password posts) per client address per minute. */
+    perAddress: RequestLimiter;
+    /** Reset mails per account per window: counted with `fail`, read with `state`. */
+    perAccount: FailureLimiter;
+    /** The sign-in limiter per (account, address): a successful reset clears this browser's count. */
+    signInPerAccount: FailureLimiter;
+  };
+  refusals: RefusalCounter;
+}
+
+/**
+ * GET/POST /<locale>/forgot-password and /<locale>/reset-password (issue 28 §2).
+ *
+ * The limits never stand between a person and signing in: they are separate counters from the
+ * sign-in ones, asking for a link changes nothing about the account (the old password keeps
+ * working until a link is used), and an account over its mail budget gets the same answer, just
+ * no new mail until the window ends.
+ */
+export function passwordResetRoutes({ resets, sessions, limits, refusals }: PasswordResetDeps): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+  const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
+
+  /** Per address: a 429 page (it says nothing about any account). */
+  async function overAddressBudget(ip: string): Promise<number | undefined> {
+    const state = await limits.perAddress.take(ip);
+    if (!state?.blocked) return undefined;
+    refusals.inc({ limit: 'password_reset' });
+    return state.resetSeconds;
+  }
+
+  router.get('/:locale/forgot-password', knownLocale, (req, res) => {
+    const locale = req.params['locale'] as string;
+    res.send(forgotPage({ locale, csrf: csrfToken(req, res), next: safeNext(req.query['next']) }));
+  });
+
+  router.post('/:locale/forgot-password', knownLocale, form, verifyCsrf, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const body = req.body as Record<string, unknown>;
+    const email = text(body['email'], 320).trim();
+    const next = safeNext(body['next']);
+    const t = texts(locale);
+    if (!/^[^\s@]+@[^\s@]+$/.test(email))
+      return void res.status(400).send(forgotPage({ locale, csrf: csrfToken(req, res), email, next, error: t.signIn.emailInvalid }));
+    const wait = await overAddressBudget(req.ip ?? 'unknown');
+    if (wait !== undefined) {
+      res.setHeader('Retry-After', String(wait));
+      return void res
+        .status(429)
+        .send(forgotPage({ locale, csrf: csrfToken(req, res), email, next, error: t.reset.tooMany(Math.ceil(wait / 60)) }));
+    }
+    // Per account: over its budget, the same answer and no mail (whether or not the account exists).
+    const account = normaliseEmail(email);
+    if (!(await limits.perAccount.state(account)).blocked) {
+      await limits.perAccount.fail(account);
+      await resets.request(account, locale);
+    }
+    res.send(sentPage({ locale, email, minutes: resets.minutes, next }));
+  });
+
+  router.get('/:locale/reset-password', knownLocale, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const token = text(req.query['token'], 100);
+    if (!(await resets.isLive(token))) return void res.status(400).send(linkInvalidPage(locale));
+    res.send(resetPage({ locale, csrf: csrfToken(req, res), token }));
+  });
+
+  router.post('/:locale/reset-password', knownLocale, form, verifyCsrf, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const body = req.body as Record<string, unknown>;
+    const token = text(body['token'], 100);
+    const password = text(body['newPassword'], PASSWORD_RULES.max + 1);
+    const confirm = text(body['confirmPassword'], PASSWORD_RULES.max + 1);
+    const t = texts(locale).reset;
+    const wait = await overAddressBudget(req.ip ?? 'unknown');
+    if (wait !== undefined) {
+      res.setHeader('Retry-After', String(wait));
+      return void res
+        .status(429)
+        .send(resetPage({ locale, csrf: csrfToken(req, res), token, errors: { newPassword: t.tooMany(Math.ceil(wait / 60)) } }));
+    }
+    const problem = passwordProblem(password);
+    const errors = {
+      newPassword:
+        problem === 'too-short' ? t.tooShort(PASSWORD_RULES.min) : problem === 'too-long' ? t.tooLong(PASSWORD_RULES.max) : undefined,
+      confirmPassword: !problem && confirm !== password ? t.differ : undefined,
+    };
+    if (errors.newPassword || errors.confirmPassword) {
+      if (!(await resets.isLive(token))) return void res.status(400).send(linkInvalidPage(locale));
+      return void res.status(400).send(resetPage({ locale, csrf: csrfToken(req, res), token, errors }));
+    }
+    const done = await resets.complete(token, password, locale);
+    if (!done) return void res.status(400).send(linkInvalidPage(locale));
+    // Every browser signed in as this user is signed out (this one too); PATs and app grants are untouched.
+    await sessions.endAllFor(done.userId);
+    await sessions.end(req, res);
+    // Someone who locked themselves out here by trying old passwords may sign in at once.
+    await limits.signInPerAccount.clear(`${done.email}|${req.ip ?? 'unknown'}`);
+    res.redirect(303, `/${locale}/signin?reset=done`);
+  });
+  return router;
+}

@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
+import { isoMinute } from '../web/dates';
+import { texts } from '../web/texts';
+import { hashPassword, normaliseEmail } from '../users/users.service';
+
+export interface PasswordResetSettings {
+  /** A link's lifetime (30 minutes by default). */
+  ttlSeconds: number;
+  /** Auth's public address ({login_url}): links are built from configuration, never from a request's Host header. */
+  publicUrl: string;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+/** 32 random bytes, base64url: 43 characters. */
+export const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Password reset by e-mail (issue 28 §2). The link's token is random, kept only as a hash,
+ * short-lived and spent by its first use; asking for one answers the same whether or not the
+ * account exists, and does the same work either way.
+ */
+export class PasswordResets {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly settings: PasswordResetSettings,
+  ) {}
+
+  get minutes(): number {
+    return Math.round(this.settings.ttlSeconds / 60);
+  }
+
+  /**
+   * Queues a link for `email` if it is an account's. One statement whichever it is (the token row
+   * and its mail are inserted only when the user exists), so the answer's time does not say which.
+   */
+  async request(email: string, locale: string): Promise<void> {
+    const token = randomBytes(32).toString('base64url');
+    const t = texts(locale).reset;
+    const link = `${this.settings.publicUrl}/${locale}/reset-password?token=${token}`;
+    await this.dataSource.query(
+      `WITH u AS (SELECT id, email FROM users WHERE email = $1),
+            t AS (INSERT INTO password_reset_tokens (token_hash, user_id, expires_at)
+                  SELECT $2, id, now() + make_interval(secs => $3) FROM u RETURNING user_id)
+       INSERT INTO email_outbox (to_address, subject, body, secret, reveal_in_log)
+       SELECT u.email, $4, $5, $6, true FROM u JOIN t ON t.user_id = u.id`,
+      [
+        normaliseEmail(email),
+        hashToken(token),
+        this.settings.ttlSeconds,
+        t.mailSubject,
+        t.mailBody(SECRET_PLACEHOLDER, this.minutes),
+        link,
+      ],
+    );
+  }
+
+  /** Is this a live, unused link? (The page asks before showing the form.) */
+  async isLive(token: string): Promise<boolean> {
+    if (!RESET_TOKEN_PATTERN.test(token)) return false;
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM password_reset_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()',
+      [hashToken(token)],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Spends the link and sets the password, in one transaction: the first use claims the token
+   * (a second, concurrent one finds it used), every other open link of the user is spent too,
+   * and a "your password was changed" mail is queued. Null when the link is not live.
+   */
+  async complete(token: string, password: string, locale: string): Promise<{ userId: string; email: string } | null> {
+    if (!RESET_TOKEN_PATTERN.test(token)) return null;
+    const passwordHash = await hashPassword(password);
+    return this.dataSource.transaction(async (tx) => {
+      const [claimed] = (await tx.query(
+        `UPDATE password_reset_tokens SET used_at = now()
+          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+        [hashToken(token)],
+      )) as [Array<{ user_id: string }>, number];
+      const userId = claimed[0]?.user_id;
+      if (!userId) return null;
+      await tx.query('UPDATE password_reset_tokens SET used_at = now() WHERE user_id = $1 AND used_at IS NULL', [userId]);
+      const [users] = (await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1 RETURNING email', [userId, passwordHash])) as [
+        Array<{ email: string }>,
+        number,
+      ];
+      const email = users[0]!.email;
+      const t = texts(locale).reset;
+      await enqueueMail(tx, { to: email, subject: t.changedSubject, body: t.changedBody(isoMinute(new Date())) });
+      return { userId, email };
+    });
+  }
+}
