@@ -279,7 +279,8 @@ export const openApiDocument = {
       oauth2: {
         type: 'oauth2',
         description:
-          'Vendor apps: authorization code with PKCE (S256 only); access tokens live an hour, refresh tokens rotate on every use.',
+          'Vendor apps: authorization code with PKCE (S256 only); access tokens live an hour, refresh tokens rotate on every use. ' +
+          'Sender-constrained tokens (DPoP, RFC 9449): send a `DPoP` proof header (a JWT of typ dpop+jwt signed with ES256, EdDSA, PS256 or RS256 by your key, its public key in `jwk`) with the token request, and the tokens are bound to that key (`token_type: DPoP`, `cnf.jkt`); then every call sends `Authorization: DPoP <token>` and a fresh proof with `htm`, `htu` (the public URL of the request, without query), `iat`, a unique `jti` and `ath` (base64url SHA-256 of the token). A bound token sent as Bearer, or with a bad proof, is refused 401 with `WWW-Authenticate: DPoP`.',
         flows: {
           authorizationCode: {
             authorizationUrl: '/v1/oauth/authorize',
@@ -293,7 +294,8 @@ export const openApiDocument = {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'A session JWT from `POST /pat/login` (a READ_ONLY token may only read)',
+        description:
+          'A session JWT from `POST /pat/login` (a READ_ONLY token may only read). A login sent with a DPoP proof (htu: the public /v1/pat/login URL) gets a session bound to that key, used as `Authorization: DPoP` with a proof per call, as for OAuth tokens.',
       },
     },
     headers: {
