@@ -17,7 +17,8 @@
  * autocannon with 50 connections, in a process of its own; each target warmed for
  * BENCH_WARMUP_SECONDS (20) and then measured for BENCH_SECONDS (10), with every involved
  * process's CPU time read around the window. `--only a,b` runs some paths; `--head` measures the
- * last commit (a snapshot) rather than the working tree; BENCH_SKIP_BUILD=1 reuses dist/. Prints a Markdown table and the ratios, and writes tools/bench/results.json
+ * last commit (a snapshot; `--commit <rev>` another) rather than the working tree;
+ * BENCH_SKIP_BUILD=1 reuses dist/. Prints a Markdown table and the ratios, and writes tools/bench/results.json
  * (a full run) or the log folder's results.json (`--only`). Nothing asserts on time: the exit
  * status is 1 only when a target answers wrongly (its preflight, or > 1% of the window).
  */
@@ -472,7 +473,8 @@ async function main(): Promise<number> {
   const only = parseOnly(process.argv.slice(2));
   const id = uniqueId();
   const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const source = process.argv.includes('--head') ? snapshotOfHead() : workingTree();
+  const at = process.argv.indexOf('--commit');
+  const source = at >= 0 ? snapshotOfHead(process.argv[at + 1]) : process.argv.includes('--head') ? snapshotOfHead() : workingTree();
   const generator = LoadGenerator.start();
   const bench = new Bench(generator);
   let memory: Memory | undefined;
@@ -520,7 +522,7 @@ async function main(): Promise<number> {
   const results = {
     date: new Date().toISOString(),
     commit: source.commit,
-    measured: source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head)',
+    measured: source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head, --commit)',
     uncommitted: source.uncommitted,
     machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version },
     method: {

@@ -7,6 +7,7 @@
  * check is exact even beside other holds (resting limit orders of the orders path).
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import Decimal from 'decimal.js';
 import { percentile, type LoadResult, type MarketLoad, type Timing } from './load';
@@ -85,6 +86,8 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
   const streams = new Pool(api.origin, { connections: accounts.length, bodyTimeout: 0 });
   const terminal = new Terminal();
   const gone = new AbortController();
+  // One listener per event stream.
+  setMaxListeners(accounts.length + 10, gone.signal);
   const run = randomBytes(4).toString('hex');
   let measuring = false;
   let stopped = false;
@@ -115,8 +118,8 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
     };
   };
 
-  // One event stream per account, open before the first order.
-  const opened = accounts.map(async (account) => {
+  // One event stream per account, open before the first order (each read on until the load ends).
+  const opened = accounts.map(async (account): Promise<{ reading: Promise<void> }> => {
     const res = await streams.request({
       path: `${base}/oms/${account.id}/events`,
       method: 'GET',
@@ -136,11 +139,12 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
         }
       }
     };
-    return consume().catch((err: unknown) => {
+    const reading = consume().catch((err: unknown) => {
       if (!gone.signal.aborted) fail(`event stream of ${account.id}: ${(err as Error).message}`);
     });
+    return { reading };
   });
-  const consumers = await Promise.all(opened);
+  const consumers = (await Promise.all(opened)).map((o) => o.reading);
   for (const account of accounts) Object.assign(account, await read(account));
 
   /** One order: placed, filled on the stream, then applied in both. Its latency, or a failure. */

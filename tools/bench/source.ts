@@ -1,7 +1,8 @@
 /**
  * What the bench measures: the working tree as it is (the default: a developer's own change),
- * or, with `--head`, the last commit alone, unpacked into a temporary folder (`git archive`, the
- * project's node_modules linked in) so that edits under way in the shared tree are not measured.
+ * or, with `--head`, the last commit alone (`--commit <rev>`: that commit), unpacked into a temporary
+ * folder (`git archive`, the project's node_modules linked in) so that edits under way in the shared
+ * tree are not measured.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -29,8 +30,8 @@ export function workingTree(): Source {
   };
 }
 
-export function snapshotOfHead(): Source {
-  const commit = git('rev-parse', 'HEAD');
+export function snapshotOfHead(rev = 'HEAD'): Source {
+  const commit = git('rev-parse', '--verify', `${rev}^{commit}`);
   const root = mkdtempSync(join(tmpdir(), `bench-${commit.slice(0, 7)}-`));
   execSync(`git archive ${commit} | tar -x -C ${JSON.stringify(root)}`, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
