@@ -38,6 +38,7 @@ import { GrantService } from './oauth/grants';
 import { loginRoutes } from './oauth/login.routes';
 import { metadataRoute } from './oauth/metadata';
 import type { ClientLimits } from './oauth/client-limits';
+import { parRoute } from './oauth/par';
 import { revokeRoute } from './oauth/revoke';
 import { tokenRoute } from './oauth/token';
 import { userinfoRoute } from './oauth/userinfo';
@@ -191,6 +192,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
         issuer: config.AUTH_ISSUER,
         apiUrl,
         codeTtlSeconds: config.OAUTH_CODE_TTL_SECONDS,
+        parTtlSeconds: config.OAUTH_PAR_TTL_SECONDS,
+        requirePushedAuthorizationRequests: config.OAUTH_REQUIRE_PAR,
         accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
         refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
         refreshReuseGraceSeconds: config.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
@@ -223,6 +226,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     internal.use(discovery);
     const oauthApi = Router().use(
       tokenRoute(oauth, tokenLimits),
+      parRoute(oauth, tokenLimits),
       revokeRoute(oauth, verifyAccessToken, tokenLimits),
       userinfoRoute(oauth, verifyAccessToken),
       oauthErrorHandler((err) => logger.error({ err }, 'unhandled OAuth error')),

@@ -70,6 +70,13 @@ export const authConfigSchema = z.object({
    * 5-minute window under a key derived from SERVICE_KEY), so every auth instance accepts them.
    */
   DPOP_NONCE_REQUIRED: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(false),
+  /** Lifetime of a pushed authorization request's request_uri (RFC 9126; single use): `expires_in` of POST /oauth/par. */
+  OAUTH_PAR_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  /** Every app must push its authorization requests (RFC 9126 `require_pushed_authorization_requests`); per app: requirePushedAuthorizationRequests. */
+  OAUTH_REQUIRE_PAR: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Lifetime of an authorization code (single use). */
   OAUTH_CODE_TTL_SECONDS: field.seconds(60),
   /** Spec §8: 3600. */
@@ -142,6 +149,8 @@ const dashboardSchema = authConfigSchema.pick({
   AUTH_API_URL: true,
   DPOP_NONCE_REQUIRED: true,
   OAUTH_CODE_TTL_SECONDS: true,
+  OAUTH_PAR_TTL_SECONDS: true,
+  OAUTH_REQUIRE_PAR: true,
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: true,

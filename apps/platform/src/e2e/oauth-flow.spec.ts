@@ -197,7 +197,7 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
       code_challenge_methods_supported: ['S256'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       response_types_supported: ['code'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     });
     expect(meta.body.token_endpoint).toMatch(/\/v1\/oauth\/token$/);
     const jwks = await http('GET', `${p.urls.login}/.well-known/jwks.json`);

@@ -179,6 +179,21 @@ export class TokenSigner {
       .setJti(randomUUID())
       .sign(this.active.key);
   }
+
+  /**
+   * An OpenID Connect ID token (Core §2): signed with the same key as access tokens (same JWKS),
+   * but `typ: JWT` and `aud` = the client, so no edge ever takes it for an access token.
+   */
+  signIdToken(claims: Record<string, unknown>, subject: string, audience: string, lifetimeSeconds: number): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setSubject(subject)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + lifetimeSeconds)
+      .sign(this.active.key);
+  }
 }
 
 /** Serialises every change of the key set (and its publication) across instances. */

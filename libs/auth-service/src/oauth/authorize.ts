@@ -1,28 +1,31 @@
 import { Router } from 'express';
-import { UNRESTRICTED_SCOPES, type Scope } from '@trading/auth';
+import { UNRESTRICTED_SCOPES } from '@trading/auth';
 import type { Client } from '../registry/registry.service';
 import { requestLocale } from '../web/locale';
 import type { OAuthContext } from './context';
 import { isS256Challenge } from './pkce';
-import { parseScopes } from './scopes';
+import { isOidcScope, parseScopes, type GrantScope } from './scopes';
 
 /** A checked authorization request (spec §5.1, RFC 6749 §4.1.1, RFC 7636 §4.3). */
 export interface AuthorizationRequest {
   client: Client;
   redirectUri: string;
-  scope: Scope[];
+  scope: GrantScope[];
   state?: string;
   codeChallenge: string;
+  /** OpenID Connect: echoed in the id_token, binding it to the app's session (replay protection). */
+  nonce?: string;
 }
 
 export type CheckedRequest =
   | { ok: true; request: AuthorizationRequest }
   /** The client or redirect URI cannot be trusted: an error page, never a redirect (RFC 6749 §4.1.2.1). */
   | { ok: false; page: string }
-  /** Anything else: back to the app with error, error_description and state. */
-  | { ok: false; redirect: string };
+  /** Anything else: back to the app with error, error_description and state (a pushed request answers them as JSON). */
+  | { ok: false; redirect: string; error: string; description: string };
 
 const MAX_STATE = 1024;
+const MAX_NONCE = 512;
 
 /** The app's redirect URI with the authorization response parameters added (keeping its own query), and `iss` (RFC 9207). */
 export function responseUrl(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
@@ -36,7 +39,11 @@ export function responseUrl(redirectUri: string, params: Record<string, string |
  * environment and the redirect URI is one of its own (exact string match) may errors go back
  * to the app; until then the user gets an error page.
  */
-export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record<string, unknown>): Promise<CheckedRequest> {
+export async function checkAuthorizationRequest(
+  ctx: OAuthContext,
+  query: Record<string, unknown>,
+  options: { pushed?: boolean } = {},
+): Promise<CheckedRequest> {
   const clientId = query['client_id'];
   const redirectUri = query['redirect_uri'];
   if (typeof clientId !== 'string' || !clientId) return { ok: false, page: 'client_id is missing (or repeated).' };
@@ -54,12 +61,21 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
   const fail = (error: string, description: string): CheckedRequest => ({
     ok: false,
     redirect: responseUrl(redirectUri, { error, error_description: description, state }, ctx.settings.issuer),
+    error,
+    description,
   });
   if (rawState !== undefined && state === undefined)
     return fail('invalid_request', `state must be given once, at most ${MAX_STATE} characters`);
   if (client.app.status !== 'ACTIVE') return fail('unauthorized_client', 'This app is suspended');
   for (const [name, value] of Object.entries(query))
     if (Array.isArray(value)) return fail('invalid_request', `${name} must not be repeated`);
+  // RFC 9126 §4: an app (or this whole server) may take its authorization requests pushed only.
+  if (!options.pushed && (ctx.settings.requirePushedAuthorizationRequests || client.requirePushedAuthorizationRequests))
+    return fail(
+      'invalid_request',
+      `${client.app.appName} must push its authorization requests (PAR, RFC 9126): POST /oauth/par, then send client_id and request_uri only`,
+    );
+  if (query['request'] !== undefined) return fail('request_not_supported', 'Request objects (request) are not supported; use PAR');
 
   if (query['response_type'] !== 'code') return fail('unsupported_response_type', 'response_type must be code');
   const method = query['code_challenge_method'];
@@ -80,10 +96,16 @@ export async function checkAuthorizationRequest(ctx: OAuthContext, query: Record
   const parsed = parseScopes(raw);
   if ('unknown' in parsed) return fail('invalid_scope', `"${parsed.unknown.slice(0, 50)}" is not a scope`);
   // Market data (read:market) every app may ask for; the rest only as approved at registration.
-  const unapproved = parsed.scopes.filter((s) => !client.app.approvedScopes.includes(s) && !UNRESTRICTED_SCOPES.includes(s));
+  // OpenID Connect's scopes grant no API access: every app may ask for them (the user sees each on the consent page).
+  const unapproved = parsed.scopes.filter(
+    (s) => !isOidcScope(s) && !client.app.approvedScopes.includes(s) && !UNRESTRICTED_SCOPES.includes(s),
+  );
   if (unapproved.length) return fail('invalid_scope', `${client.app.appName} is not approved for ${unapproved.join(', ')}`);
 
-  return { ok: true, request: { client, redirectUri, scope: parsed.scopes, state, codeChallenge: challenge } };
+  const nonce = query['nonce'];
+  if (nonce !== undefined && (typeof nonce !== 'string' || !nonce || nonce.length > MAX_NONCE))
+    return fail('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
+  return { ok: true, request: { client, redirectUri, scope: parsed.scopes, state, codeChallenge: challenge, ...(nonce ? { nonce } : {}) } };
 }
 
 /**

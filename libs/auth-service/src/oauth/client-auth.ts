@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Client } from '../registry/registry.service';
+import { assertionIssuer, clientAssertionProblem, JWT_BEARER_ASSERTION } from './client-assertion';
 import type { OAuthContext } from './context';
 import { countFailure, failuresBlocked, failuresRefused, spendClientBudget, type ClientLimits } from './client-limits';
 import { oauthErrors } from './errors';
@@ -46,8 +47,9 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 }
 
 /**
- * Authenticates the client by HTTP Basic or by client_id/client_secret in the body (one method
- * only). Failures count per (client, address) and per address; once over the limit, a wrong
+ * Authenticates the client by HTTP Basic, by client_id/client_secret in the body, or by a signed
+ * client assertion (private_key_jwt; one method only). A client registered for private_key_jwt
+ * is refused with its secret. Failures count per (client, address) and per address; once over the limit, a wrong
  * secret gets 429 (uncounted), the right one still goes through. Then the client's budget.
  */
 export async function authenticateClient(
@@ -58,6 +60,8 @@ export async function authenticateClient(
   limits: ClientLimits,
 ): Promise<Client> {
   const basic = basicCredentials(req.get('authorization'));
+  if (params['client_assertion'] !== undefined || params['client_assertion_type'] !== undefined)
+    return authenticateByAssertion(ctx, req, res, params, limits, !!basic);
   if (basic && params['client_secret'] !== undefined)
     throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
   if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id)
@@ -75,6 +79,52 @@ export async function authenticateClient(
     throw oauthErrors.invalidClient(
       `Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`,
     );
+  }
+  // A client registered for private_key_jwt has left its secret behind (in this environment): it counts as a failure.
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
+    if (blocked) throw failuresRefused(limits, blocked);
+    await countFailure(limits, id, req);
+    throw oauthErrors.invalidClient('This client authenticates with private_key_jwt (client_assertion); its client secret is not accepted');
+  }
+  if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
+  await spendClientBudget(limits, client.clientId, res);
+  return client;
+}
+
+/**
+ * private_key_jwt (RFC 7523 §2.2): client_assertion_type and client_assertion, and no other
+ * client credential. A failing assertion counts as a failed client authentication, exactly as a
+ * wrong secret does (per client and address, per address); once over the limit, a failing one
+ * gets 429 and a valid one still passes.
+ */
+async function authenticateByAssertion(
+  ctx: OAuthContext,
+  req: Request,
+  res: Response,
+  params: Params,
+  limits: ClientLimits,
+  basic: boolean,
+): Promise<Client> {
+  if (basic || params['client_secret'] !== undefined)
+    throw oauthErrors.invalidRequest('Use one client authentication method: a client assertion, HTTP Basic or client_secret, not several');
+  if (params['client_assertion_type'] !== JWT_BEARER_ASSERTION)
+    throw oauthErrors.invalidRequest(`client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+  const assertion = params['client_assertion'];
+  if (!assertion) throw oauthErrors.invalidRequest('client_assertion is required with client_assertion_type');
+  const id = assertionIssuer(assertion);
+  if (!id) throw oauthErrors.invalidClient('client_assertion must be a signed JWT whose iss is the client_id');
+  if (params['client_id'] !== undefined && params['client_id'] !== id)
+    throw oauthErrors.invalidRequest("client_id does not match the client assertion's iss");
+
+  const blocked = await failuresBlocked(limits, id, req);
+  const client = await ctx.registry.findClient(id, ctx.settings.environment, { includeSuspended: true });
+  const problem = client
+    ? await clientAssertionProblem(ctx, client, assertion)
+    : `unknown client, or a client of another environment than ${ctx.settings.environment}`;
+  if (problem || !client) {
+    if (blocked) throw failuresRefused(limits, blocked);
+    await countFailure(limits, id, req);
+    throw oauthErrors.invalidClient(`Client authentication failed: ${problem}`);
   }
   if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
   await spendClientBudget(limits, client.clientId, res);

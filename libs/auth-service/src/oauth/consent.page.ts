@@ -1,4 +1,3 @@
-import type { Scope } from '@trading/auth';
 import { html } from '../web/html';
 import { messages } from '../web/i18n';
 import { errorPage } from '../web/error.page';
@@ -6,11 +5,12 @@ import { layout } from '../web/layout';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
 import type { VendorApp } from '../registry/registry.service';
+import { isOidcScope, type GrantScope } from './scopes';
 
 export interface ConsentView {
   locale: string;
   app: VendorApp;
-  scope: Scope[];
+  scope: GrantScope[];
   /** The pending request's id (server-side), echoed by the form. */
   requestId: string;
   user: { email: string; csrf: string };
@@ -38,7 +38,7 @@ export function consentPage(view: ConsentView): string {
   <p class="hint">${t.consentBy(app.companyName)} · <a href="${app.homepageUrl}" rel="noopener noreferrer" target="_blank">${new URL(app.homepageUrl).host}</a></p>
   ${app.description ? html`<p>${app.description}</p>` : ''}
   <p>${t.consentWill}</p>
-  <ul id="scopes">${view.scope.map((s) => html`<li data-scope="${s}">${t.scopes[s]} <code>${s}</code></li>`)}</ul>
+  <ul id="scopes">${view.scope.map((s) => html`<li data-scope="${s}">${isOidcScope(s) ? t.oidcScopes[s] : t.scopes[s]} <code>${s}</code></li>`)}</ul>
   <p class="hint">${t.consentSignedInAs} <strong>${view.user.email}</strong>. ${t.consentRevokeHint}</p>
   <p class="hint"><a href="${app.privacyPolicyUrl}" rel="noopener noreferrer" target="_blank">${t.privacyPolicy}</a> · <a href="${app.termsOfServiceUrl}" rel="noopener noreferrer" target="_blank">${t.terms}</a></p>
   <form method="post" action="/${view.locale}/login/consent" id="consent-form">

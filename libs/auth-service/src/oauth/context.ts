@@ -15,6 +15,10 @@ export interface OAuthSettings {
   /** {base_url}: where clients reach /oauth/token, /oauth/revoke, /oauth/userinfo (through the facade). */
   apiUrl: string;
   codeTtlSeconds: number;
+  /** Lifetime of a pushed authorization request (RFC 9126). */
+  parTtlSeconds: number;
+  /** Server-wide: authorization requests only by PAR (every app, whatever its own setting). */
+  requirePushedAuthorizationRequests: boolean;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   /** A spent refresh token presented again within this time is a concurrent refresh, not a theft: refused without revoking. */

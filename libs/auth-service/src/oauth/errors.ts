@@ -9,6 +9,8 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'access_denied'
   | 'invalid_scope'
   | 'invalid_token'
   | 'insufficient_scope'

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { Router, type Request, type Response } from 'express';
-import type { Scope } from '@trading/auth';
 import { browserOf } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { messages } from '../web/i18n';
@@ -8,10 +7,12 @@ import { knownLocale } from '../web/locale';
 import { widenPolicy } from '../web/security-headers';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
-import { checkAuthorizationRequest, responseUrl } from './authorize';
+import { responseUrl } from './authorize';
 import { badRequestPage, consentPage } from './consent.page';
 import type { OAuthContext } from './context';
 import type { GrantRecord } from './grants';
+import { resolveAuthorizationRequest } from './par';
+import type { GrantScope } from './scopes';
 import { codeKey, newCode, type CodeRecord } from './token-store';
 
 /** An authorization request the user is looking at, kept server-side between the page and the answer. */
@@ -19,9 +20,12 @@ interface PendingConsent {
   userId: string;
   clientId: string;
   redirectUri: string;
-  scope: Scope[];
+  scope: GrantScope[];
   state?: string;
   codeChallenge: string;
+  /** OpenID Connect: the request's nonce, and when the user signed in (epoch seconds), for the id_token. */
+  nonce?: string;
+  authTime?: number;
 }
 const CONSENT_TTL_SECONDS = 600;
 const pendingKey = (id: string) => `oauth-consent:${id}`;
@@ -40,7 +44,8 @@ export function loginRoutes(ctx: OAuthContext): Router {
     const locale = req.params['locale'] as string;
     if (req.originalUrl.length > 4000)
       return void res.status(414).send(badRequestPage(locale, { technical: texts(locale).errors.tooLong }));
-    const checked = await checkAuthorizationRequest(ctx, req.query as Record<string, unknown>);
+    // A plain request, or a pushed one (request_uri, RFC 9126), spent here once the user is signed in.
+    const checked = await resolveAuthorizationRequest(ctx, req.query as Record<string, unknown>, !!browserOf(res));
     if (!checked.ok) {
       if ('page' in checked) return void res.status(400).send(badRequestPage(locale, { technical: checked.page }, req.originalUrl));
       return void res.redirect(303, checked.redirect);
@@ -57,6 +62,8 @@ export function loginRoutes(ctx: OAuthContext): Router {
       scope: request.scope,
       state: request.state,
       codeChallenge: request.codeChallenge,
+      nonce: request.nonce,
+      authTime: Math.floor(browser.session.createdAt / 1000),
     };
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
     const logo = safeLogoUrl(request.client.app.logoUrl);
@@ -116,6 +123,8 @@ export function loginRoutes(ctx: OAuthContext): Router {
         grant,
         redirectUri: pending.redirectUri,
         codeChallenge: pending.codeChallenge,
+        ...(pending.nonce ? { nonce: pending.nonce } : {}),
+        ...(pending.authTime ? { authTime: pending.authTime } : {}),
         expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
       };
       await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);

@@ -20,6 +20,9 @@ export interface CodeRecord {
   grant: GrantRecord;
   redirectUri: string;
   codeChallenge: string;
+  /** OpenID Connect: the authorization request's nonce and the user's sign-in time (epoch seconds), for the id_token. */
+  nonce?: string;
+  authTime?: number;
   /** Epoch milliseconds. */
   expiresAt: number;
 }

@@ -4,11 +4,14 @@ import { EdgeAuthenticator, missingScopes } from '@trading/auth';
 import { AppError, wwwAuthenticate } from '@trading/errors';
 import type { OAuthContext } from './context';
 import { noStore, OAuthError } from './errors';
+import { pairwiseSubject, scopedClaims } from './id-token';
 
 const REQUIRED = ['read:accounts'];
 
 /**
- * GET {base_url}/oauth/userinfo (spec §4.1, §2.4): a bearer access token with read:accounts.
+ * GET {base_url}/oauth/userinfo (spec §4.1, §2.4; OpenID Connect Core §5.3): a bearer access
+ * token with read:accounts (the spec's fields), or of a grant with openid (sub, and the claims
+ * of profile and email as granted).
  * The facade passes /oauth/* through, so auth authenticates the token itself, exactly as the
  * edge does (signature, live session).
  */
@@ -32,8 +35,12 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
         'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"',
       });
     }
-    if (missingScopes(claims.scope, REQUIRED).length) {
-      throw new OAuthError('insufficient_scope', 'userinfo needs scope read:accounts', 403, {
+    // OpenID Connect (issue 27): the grant's own scopes (openid, profile, email stay off access tokens) say what is released.
+    const granted = claims.kind === 'oauth' ? await grantScopes(ctx, claims.sid) : [];
+    const oidc = granted.includes('openid');
+    const accounts = !missingScopes(claims.scope, REQUIRED).length;
+    if (!accounts && !oidc) {
+      throw new OAuthError('insufficient_scope', 'userinfo needs scope read:accounts or openid', 403, {
         'WWW-Authenticate': `Bearer realm="trading-api", error="insufficient_scope", scope="${REQUIRED.join(' ')}"`,
       });
     }
@@ -42,6 +49,23 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
       throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, {
         'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
       });
-    res.json({ sub: user.id, userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
+    // With openid, sub is the app's pairwise identifier, as in its ID tokens; the spec's own fields stay with read:accounts.
+    const client = oidc && claims.clientId ? await ctx.registry.findClient(claims.clientId, ctx.settings.environment) : null;
+    if (oidc && !client)
+      throw new OAuthError('invalid_token', 'The app of this token is no longer active', 401, {
+        'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
+      });
+    res.json({
+      sub: client ? pairwiseSubject(client, user.id) : user.id,
+      ...(oidc ? scopedClaims(user, granted) : {}),
+      ...(accounts ? { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName } : {}),
+    });
   });
+}
+
+/** The scopes of the grant behind an OAuth session (the live grant in PostgreSQL), or none. */
+async function grantScopes(ctx: OAuthContext, sid: string): Promise<string[]> {
+  const session = await ctx.sessions.get(sid);
+  const grant = session?.grantId ? await ctx.grants.find(session.grantId) : null;
+  return grant && !grant.revokedAt ? grant.scope : [];
 }

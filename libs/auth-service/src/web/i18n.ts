@@ -1,4 +1,5 @@
 import type { Scope } from '@trading/auth';
+import type { OidcScope } from '../oauth/scopes';
 
 /** The texts of the pages people see (sign-in, consent, OAuth errors, the developer dashboard), per locale. */
 const MESSAGES = {
@@ -68,6 +69,11 @@ const MESSAGES = {
       older: 'Older logins',
       noLogins: 'No logins with your tokens yet.',
     },
+    oidcScopes: {
+      openid: 'Sign you in with your Trading API account: the app learns an identifier for you that only it gets, and when you signed in',
+      profile: 'See your name',
+      email: 'See your e-mail address',
+    } satisfies Record<OidcScope, string>,
     scopes: {
       'read:accounts': 'See your accounts, positions, margin and profile (name and e-mail)',
       'write:accounts': 'Change your account settings',
@@ -145,6 +151,12 @@ const MESSAGES = {
       older: 'Ältere Anmeldungen',
       noLogins: 'Noch keine Anmeldungen mit Ihren Token.',
     },
+    oidcScopes: {
+      openid:
+        'Sie mit Ihrem Trading-API-Konto anmelden: Die App erfährt eine Kennung für Sie, die nur sie erhält, und wann Sie sich angemeldet haben',
+      profile: 'Ihren Namen sehen',
+      email: 'Ihre E-Mail-Adresse sehen',
+    } satisfies Record<OidcScope, string>,
     scopes: {
       'read:accounts': 'Ihre Konten, Positionen, Margin und Ihr Profil (Name und E-Mail) einsehen',
       'write:accounts': 'Ihre Kontoeinstellungen ändern',
@@ -221,6 +233,12 @@ const MESSAGES = {
       older: 'Connexions plus anciennes',
       noLogins: 'Aucune connexion avec vos jetons pour le moment.',
     },
+    oidcScopes: {
+      openid:
+        "Vous connecter avec votre compte Trading API : l'application reçoit un identifiant qui lui est propre et l'heure de votre connexion",
+      profile: 'Voir votre nom',
+      email: 'Voir votre adresse e-mail',
+    } satisfies Record<OidcScope, string>,
     scopes: {
       'read:accounts': 'Voir vos comptes, positions, marge et profil (nom et e-mail)',
       'write:accounts': 'Modifier les paramètres de votre compte',

@@ -14,10 +14,13 @@ const authorizeParameters = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
+  'request_uri',
 ].map((name) => ({
   name,
   in: 'query',
-  required: name !== 'scopes',
+  // With request_uri (a pushed request, RFC 9126) only client_id counts.
+  required: name === 'client_id',
   schema: { type: 'string' },
 }));
 
@@ -59,6 +62,45 @@ export const oauthPaths = {
         },
       },
       responses: { 200: { description: 'Revoked (also for unknown tokens)' }, 401: oauthError('invalid_client') },
+    },
+  },
+  '/oauth/par': {
+    post: {
+      operationId: 'pushAuthorizationRequest',
+      tags: ['OAuth'],
+      summary: 'Push an authorization request (RFC 9126); then send the user to /oauth/authorize with client_id and request_uri only',
+      description:
+        'Client-authenticated exactly as the token endpoint (HTTP Basic, client_secret in the body, or private_key_jwt: client_assertion_type and client_assertion). The body carries the authorization request parameters (response_type, redirect_uri, scope or scopes, state, code_challenge, code_challenge_method, nonce), checked as /oauth/authorize checks them. The request_uri works once, for the client that pushed it, for expires_in seconds. Apps that require PAR (requirePushedAuthorizationRequests; PROD by default) are refused a plain authorization request.',
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+          'application/json': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
+      },
+      responses: {
+        201: {
+          description: 'The pushed request',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['request_uri', 'expires_in'],
+                properties: {
+                  request_uri: { type: 'string', example: 'urn:ietf:params:oauth:request_uri:6esc_11ACC5bwc014ltc14eY22c' },
+                  expires_in: { type: 'integer', example: 60 },
+                },
+              },
+            },
+          },
+        },
+        400: oauthError(
+          'invalid_request, invalid_scope, unsupported_response_type, unauthorized_client (the request as /oauth/authorize would refuse it)',
+        ),
+        401: oauthError('invalid_client (with WWW-Authenticate)'),
+        429: oauthError('temporarily_unavailable, with Retry-After (as at the token endpoint)'),
+      },
     },
   },
   '/oauth/authorize': {

@@ -5,6 +5,7 @@ import { oauthErrors } from '../errors';
 import { isVerifier, verifierMatches } from '../pkce';
 import { codeKey, newRefreshToken, plausibleToken, refreshKey, type CodeRecord, type RefreshRecord } from '../token-store';
 import { sameGrant } from '../grants';
+import { issueIdToken } from '../id-token';
 import { issueTokens, type TokenResponse } from './issue';
 
 /**
@@ -56,7 +57,10 @@ export async function authCodeGrant(
   if (swapped.spent) return reused(ctx, record);
 
   if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  return issueTokens(ctx, stored, stored.scope, refreshToken, jkt);
+  const tokens = await issueTokens(ctx, stored, stored.scope, refreshToken, jkt);
+  // OpenID Connect (issue 27): a grant with openid gets an ID token for this sign-in, with the request's nonce.
+  if (!stored.scope.includes('openid')) return tokens;
+  return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };
 }
 
 async function reused(ctx: OAuthContext, record: CodeRecord): Promise<never> {

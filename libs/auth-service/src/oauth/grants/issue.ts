@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import type { GrantRecord } from '../grants';
-import { scopeString } from '../scopes';
+import { apiScopes, scopeString } from '../scopes';
 
 /** Spec §2.3 plus RFC 6749 §5.1's token_type and scope. */
 export interface TokenResponse {
@@ -12,6 +12,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
+  /** OpenID Connect: when the grant includes openid (the code exchange only). */
+  id_token?: string;
 }
 
 /**
@@ -40,7 +42,11 @@ export async function issueTokens(
     await ctx.sessions.revoke(sid);
     throw oauthErrors.invalidGrant('The grant has been revoked');
   }
-  const accessToken = await ctx.signer.sign({ sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope, jkt }, ttl);
+  // OpenID Connect scopes stay on the grant and in the response: the access token carries API scopes only.
+  const accessToken = await ctx.signer.sign(
+    { sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope: apiScopes(scope), jkt },
+    ttl,
+  );
   return {
     access_token: accessToken,
     token_type: jkt ? 'DPoP' : 'Bearer',
