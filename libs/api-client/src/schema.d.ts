@@ -34,6 +34,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/par": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push an authorization request (RFC 9126); then send the user to /oauth/authorize with client_id and request_uri only
+         * @description Client-authenticated exactly as the token endpoint (HTTP Basic, client_secret in the body, or private_key_jwt: client_assertion_type and client_assertion). The body carries the authorization request parameters (response_type, redirect_uri, scope or scopes, state, code_challenge, code_challenge_method, nonce), checked as /oauth/authorize checks them. The request_uri works once, for the client that pushed it, for expires_in seconds. Apps that require PAR (requirePushedAuthorizationRequests; PROD by default) are refused a plain authorization request.
+         */
+        post: operations["pushAuthorizationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/authorize": {
         parameters: {
             query?: never;
@@ -1694,16 +1714,79 @@ export interface operations {
             };
         };
     };
+    pushAuthorizationRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+                "application/json": {
+                    [key: string]: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pushed request */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example urn:ietf:params:oauth:request_uri:6esc_11ACC5bwc014ltc14eY22c */
+                        request_uri: string;
+                        /** @example 60 */
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_scope, unsupported_response_type, unauthorized_client (the request as /oauth/authorize would refuse it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client (with WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable, with Retry-After (as at the token endpoint) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
     authorize: {
         parameters: {
             query: {
-                response_type: string;
+                response_type?: string;
                 client_id: string;
-                redirect_uri: string;
+                redirect_uri?: string;
                 scopes?: string;
-                state: string;
-                code_challenge: string;
-                code_challenge_method: string;
+                state?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                nonce?: string;
+                request_uri?: string;
             };
             header?: never;
             path?: never;
