@@ -32,7 +32,8 @@ describe('IP restrictions', () => {
 describe('PAT access scopes', () => {
   it('READ_ONLY gets read scopes and safe methods only', () => {
     expect(scopesForPatAccess('READ_ONLY').every((s) => s.startsWith('read:'))).toBe(true);
-    expect(scopesForPatAccess('READ_WRITE')).toHaveLength(6);
+    expect(scopesForPatAccess('READ_WRITE')).toHaveLength(7);
+    expect(scopesForPatAccess('READ_ONLY')).toContain('read:market');
     expect(methodAllowedFor('READ_ONLY', 'GET')).toBe(true);
     expect(methodAllowedFor('READ_ONLY', 'post')).toBe(false);
     expect(methodAllowedFor('READ_WRITE', 'DELETE')).toBe(true);

@@ -1,5 +1,13 @@
 /** Spec §2.2. */
-export const SCOPES = ['read:accounts', 'write:accounts', 'read:orders', 'write:orders', 'read:banking', 'write:banking'] as const;
+export const SCOPES = [
+  'read:accounts',
+  'write:accounts',
+  'read:orders',
+  'write:orders',
+  'read:banking',
+  'write:banking',
+  'read:market',
+] as const;
 
 /** What each scope lets an app do, in a line (the OpenAPI document's OAuth flow lists them). */
 export const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
@@ -9,8 +17,16 @@ export const SCOPE_DESCRIPTIONS: Record<(typeof SCOPES)[number], string> = {
   'write:orders': 'Place and cancel orders',
   'read:banking': 'See cash balances and activity',
   'write:banking': 'Deposit, withdraw and cancel transfers',
+  'read:market': 'See market data: quotes, price bars, the market clock and calendar, instruments and live prices',
 };
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * Scopes any registered app may ask for without being approved for them: market data is the
+ * same for everyone and no account's (a token still needs the user's consent to it, and is
+ * rate limited like any other).
+ */
+export const UNRESTRICTED_SCOPES: readonly Scope[] = ['read:market'];
 
 export const READ_SCOPES: Scope[] = SCOPES.filter((s) => s.startsWith('read:'));
 
@@ -22,7 +38,7 @@ export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 
-/** DESIGN §4: READ_ONLY carries the read:* scopes, READ_WRITE all six. */
+/** DESIGN §4: READ_ONLY carries the read:* scopes (read:market among them), READ_WRITE all of them. */
 export function scopesForPatAccess(access: PatAccess): Scope[] {
   return access === 'READ_WRITE' ? [...SCOPES] : [...READ_SCOPES];
 }

@@ -27,7 +27,11 @@ export interface DeliveredEvent extends DomainEvent {
  */
 export interface EventLog {
   readonly kind: 'redis' | 'memory';
-  append(stream: string, event: DomainEvent): Promise<string>;
+  /**
+   * Adds an entry; `maxLen` bounds the stream to about that many entries (the oldest go), for
+   * streams read only live (market ticks). Without it the stream keeps about a million.
+   */
+  append(stream: string, event: DomainEvent, options?: { maxLen?: number }): Promise<string>;
   ensureGroup(stream: string, group: string): Promise<void>;
   /** `pending`: this consumer's delivered-but-unacked entries; otherwise new entries (waiting up to `blockMs`). */
   read(

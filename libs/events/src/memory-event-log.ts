@@ -28,10 +28,13 @@ export class MemoryEventLog implements EventLog {
     return g;
   }
 
-  async append(stream: string, event: DomainEvent): Promise<string> {
+  async append(stream: string, event: DomainEvent, options: { maxLen?: number } = {}): Promise<string> {
     const s = this.stream(stream);
     const entryId = `${Date.now()}-${++this.seq}`;
     s.entries.push({ ...event, payload: JSON.parse(JSON.stringify(event.payload)) as Record<string, unknown>, entryId });
+    // A bounded stream read only live (no consumer group indexes into it) drops its oldest entries.
+    if (options.maxLen !== undefined && !s.groups.size && s.entries.length > options.maxLen)
+      s.entries.splice(0, s.entries.length - options.maxLen);
     for (const wake of [...s.waiters]) wake();
     return entryId;
   }

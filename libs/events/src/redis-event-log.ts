@@ -53,10 +53,10 @@ export class RedisEventLog implements EventLog {
     return new RedisEventLog(await openRedisClient(url), true);
   }
 
-  append(stream: string, event: DomainEvent): Promise<string> {
+  append(stream: string, event: DomainEvent, options: { maxLen?: number } = {}): Promise<string> {
     // Approximate trimming keeps the stream bounded; consumers run far closer to the head than this.
     return this.client.xAdd(stream, '*', asMessage(event), {
-      TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: 1_000_000 },
+      TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: options.maxLen ?? 1_000_000 },
     }) as Promise<string>;
   }
 

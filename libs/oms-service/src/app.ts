@@ -14,6 +14,9 @@ import { MarketService } from './market/market.service';
 import { PriceFeed } from './market/price-feed';
 import { marketResolvers } from './market/resolvers';
 import { TradingHours } from './market/trading-hours';
+import { MarketDataService } from './market-data/market-data.service';
+import { marketDataResolvers } from './market-data/resolvers';
+import { MarketTicks } from './market-data/ticks';
 import { omsMigrations } from './migrations';
 import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
@@ -93,6 +96,12 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
             instrumentsResolvers(instruments),
             ordersResolvers(orders, accounts),
             marketResolvers(new MarketService(dataSource, instruments)),
+            marketDataResolvers(
+              new MarketDataService(dataSource, instruments, hours, new CursorCodec(cursorKey), {
+                spread: config.OMS_QUOTE_SPREAD,
+                retentionDays: config.OMS_MARKET_TICK_RETENTION_DAYS,
+              }),
+            ),
           ];
         },
         routes: (internal, dataSource) =>
@@ -131,6 +140,16 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       ds,
       { seed: config.OMS_PRICE_SEED, volatility: config.OMS_PRICE_VOLATILITY, tickMs: config.OMS_PRICE_TICK_MS },
       logger,
+      new MarketTicks(
+        events,
+        {
+          stream: config.MARKET_TICKS_STREAM,
+          streamMaxLen: config.MARKET_TICKS_STREAM_MAX_LEN,
+          retentionDays: config.OMS_MARKET_TICK_RETENTION_DAYS,
+          spread: config.OMS_QUOTE_SPREAD,
+        },
+        logger,
+      ),
     );
     feed.start();
     life.defer('price feed', () => feed.stop());

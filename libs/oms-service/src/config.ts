@@ -49,6 +49,14 @@ export const omsConfigSchema = z.object({
     .string()
     .regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)')
     .default('always'),
+  /** The capped Redis stream each price change's quotes are published on; the facade's live quotes (GET /v1/market/events) read it. */
+  MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),
+  /** About how many entries that stream keeps (it is read live only; older entries are trimmed). */
+  MARKET_TICKS_STREAM_MAX_LEN: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+  /** Days of ticks (every price the feed sets) kept for bars; older ones are pruned hourly. */
+  OMS_MARKET_TICK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
+  /** A quote's bid-ask spread as a fraction of the last price (each side rounded up to whole ticks, at least one). */
+  OMS_QUOTE_SPREAD: decimal('0.001'),
   /** A buy still ACCEPTED this long after placement (its hold never confirmed, e.g. banking was down) is rejected and its hold released. */
   OMS_ACCEPT_TIMEOUT_MS: millis(60_000, 1000),
   /** How often the relay publishes outbox rows to the stream. */

@@ -49,6 +49,44 @@ export type Query = {
   __typename?: 'Query';
   /** Every instrument of the paper market, ordered by symbol. */
   instruments: Array<Instrument>;
+  /** Quotes of 1 to 100 instruments, in the order asked (needs read:market). */
+  marketQuotes: Array<MarketQuote>;
+  /** OHLCV bars of one instrument, oldest first; timeframe 1Min, 5Min, 1Hour or 1Day; end exclusive (needs read:market). */
+  marketBars: MarketBarPage;
+  /** Whether the market is open and when it next opens and closes (needs read:market). */
+  marketClock: MarketClock;
+  /** Trading days with their sessions; start and end are dates, both included, at most 366 days (needs read:market). */
+  marketCalendar: Array<TradingDay>;
+  /** Every instrument, ordered by symbol (needs read:market). */
+  marketInstruments: Array<Instrument>;
+  /** One instrument; NOT_FOUND naming symbol when unknown (needs read:market). */
+  marketInstrument: Instrument;
+};
+
+
+export type QueryMarketQuotesArgs = {
+  symbols: Array<Scalars['String']['input']>;
+};
+
+
+export type QueryMarketBarsArgs = {
+  symbol: Scalars['String']['input'];
+  timeframe: Scalars['String']['input'];
+  start?: InputMaybe<Scalars['String']['input']>;
+  end?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryMarketCalendarArgs = {
+  start?: InputMaybe<Scalars['String']['input']>;
+  end?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryMarketInstrumentArgs = {
+  symbol: Scalars['String']['input'];
 };
 
 /** Buy or sell. */
@@ -549,6 +587,73 @@ export type Position = {
   previousClose: Scalars['Decimal']['output'];
 };
 
+/** An instrument's simulated top of book: a spread around the last price on the tick grid. Decimals are strings. */
+export type MarketQuote = {
+  __typename?: 'MarketQuote';
+  symbol: Scalars['String']['output'];
+  /** ISO 4217 */
+  currency: Scalars['String']['output'];
+  lastPrice: Scalars['Decimal']['output'];
+  /** Below the last price by half the spread, in whole ticks (at least one, unless the price is one tick). */
+  bid: Scalars['Decimal']['output'];
+  /** Above the last price by half the spread, in whole ticks (at least one). */
+  ask: Scalars['Decimal']['output'];
+  /** Units bid (multiples of the lot; simulated, deterministic in symbol and price). */
+  bidSize: Scalars['Decimal']['output'];
+  /** Units offered. */
+  askSize: Scalars['Decimal']['output'];
+  /** When the last price was set. */
+  timestamp: Scalars['DateTime']['output'];
+};
+
+/** One OHLCV bar aggregated from the ticks kept. */
+export type MarketBar = {
+  __typename?: 'MarketBar';
+  /** The bucket's start, aligned to UTC. */
+  start: Scalars['DateTime']['output'];
+  /** The bucket's first tick. */
+  open: Scalars['Decimal']['output'];
+  high: Scalars['Decimal']['output'];
+  low: Scalars['Decimal']['output'];
+  /** The bucket's last tick. */
+  close: Scalars['Decimal']['output'];
+  /** Summed simulated volume of the bucket's ticks. */
+  volume: Scalars['Decimal']['output'];
+  /** Ticks in the bucket. */
+  trades: Scalars['Int']['output'];
+};
+
+/** A page of bars, oldest first. */
+export type MarketBarPage = {
+  __typename?: 'MarketBarPage';
+  symbol: Scalars['String']['output'];
+  /** 1Min, 5Min, 1Hour or 1Day */
+  timeframe: Scalars['String']['output'];
+  /** ISO 4217 */
+  currency: Scalars['String']['output'];
+  nodes: Array<MarketBar>;
+  nextCursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** The paper market's clock (OMS_TRADING_HOURS). */
+export type MarketClock = {
+  __typename?: 'MarketClock';
+  isOpen: Scalars['Boolean']['output'];
+  nextOpen: Scalars['DateTime']['output'];
+  nextClose: Scalars['DateTime']['output'];
+  /** Now, as the clock was read. */
+  timestamp: Scalars['DateTime']['output'];
+};
+
+/** A trading day and its session. */
+export type TradingDay = {
+  __typename?: 'TradingDay';
+  /** YYYY-MM-DD (UTC) */
+  date: Scalars['String']['output'];
+  open: Scalars['DateTime']['output'];
+  close: Scalars['DateTime']['output'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -653,6 +758,7 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   OrderSide: OrderSide;
   OrderType: OrderType;
   TimeInForce: TimeInForce;
@@ -665,7 +771,6 @@ export type ResolversTypes = {
   TimeInForceRule: ResolverTypeWrapper<TimeInForceRule>;
   InstrumentRule: ResolverTypeWrapper<InstrumentRule>;
   OrderRules: ResolverTypeWrapper<OrderRules>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Change: ResolverTypeWrapper<Change>;
   MarginImpact: ResolverTypeWrapper<MarginImpact>;
   WhatIfRejectReason: ResolverTypeWrapper<WhatIfRejectReason>;
@@ -679,6 +784,11 @@ export type ResolversTypes = {
   FxRate: ResolverTypeWrapper<FxRate>;
   MarketSnapshot: ResolverTypeWrapper<MarketSnapshot>;
   Position: ResolverTypeWrapper<Position>;
+  MarketQuote: ResolverTypeWrapper<MarketQuote>;
+  MarketBar: ResolverTypeWrapper<MarketBar>;
+  MarketBarPage: ResolverTypeWrapper<MarketBarPage>;
+  MarketClock: ResolverTypeWrapper<MarketClock>;
+  TradingDay: ResolverTypeWrapper<TradingDay>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -689,6 +799,7 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   Boolean: Scalars['Boolean']['output'];
   Query: Record<PropertyKey, never>;
+  Int: Scalars['Int']['output'];
   Order: OrderViewModel;
   ID: Scalars['ID']['output'];
   Trade: Trade;
@@ -697,7 +808,6 @@ export type ResolversParentTypes = {
   TimeInForceRule: TimeInForceRule;
   InstrumentRule: InstrumentRule;
   OrderRules: OrderRules;
-  Int: Scalars['Int']['output'];
   Change: Change;
   MarginImpact: MarginImpact;
   WhatIfRejectReason: WhatIfRejectReason;
@@ -711,6 +821,11 @@ export type ResolversParentTypes = {
   FxRate: FxRate;
   MarketSnapshot: MarketSnapshot;
   Position: Position | FederationReferenceTypes['Position'];
+  MarketQuote: MarketQuote;
+  MarketBar: MarketBar;
+  MarketBarPage: MarketBarPage;
+  MarketClock: MarketClock;
+  TradingDay: TradingDay;
 };
 
 export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
@@ -736,6 +851,12 @@ export type InstrumentResolvers<ContextType = SubgraphContext, ParentType extend
 
 export type QueryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   instruments?: Resolver<Array<ResolversTypes['Instrument']>, ParentType, ContextType>;
+  marketQuotes?: Resolver<Array<ResolversTypes['MarketQuote']>, ParentType, ContextType, RequireFields<QueryMarketQuotesArgs, 'symbols'>>;
+  marketBars?: Resolver<ResolversTypes['MarketBarPage'], ParentType, ContextType, RequireFields<QueryMarketBarsArgs, 'symbol' | 'timeframe'>>;
+  marketClock?: Resolver<ResolversTypes['MarketClock'], ParentType, ContextType>;
+  marketCalendar?: Resolver<Array<ResolversTypes['TradingDay']>, ParentType, ContextType, Partial<QueryMarketCalendarArgs>>;
+  marketInstruments?: Resolver<Array<ResolversTypes['Instrument']>, ParentType, ContextType>;
+  marketInstrument?: Resolver<ResolversTypes['Instrument'], ParentType, ContextType, RequireFields<QueryMarketInstrumentArgs, 'symbol'>>;
 };
 
 export type OrderResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
@@ -918,6 +1039,48 @@ export type PositionResolvers<ContextType = SubgraphContext, ParentType extends 
   previousClose?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
+export type MarketQuoteResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketQuote'] = ResolversParentTypes['MarketQuote']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastPrice?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  bid?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  ask?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  bidSize?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  askSize?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type MarketBarResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketBar'] = ResolversParentTypes['MarketBar']> = {
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  open?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  high?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  low?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  close?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  volume?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  trades?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type MarketBarPageResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketBarPage'] = ResolversParentTypes['MarketBarPage']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timeframe?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['MarketBar']>, ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type MarketClockResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketClock'] = ResolversParentTypes['MarketClock']> = {
+  isOpen?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nextOpen?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  nextClose?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type TradingDayResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TradingDay'] = ResolversParentTypes['TradingDay']> = {
+  date?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  open?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  close?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = SubgraphContext> = {
   Decimal?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
@@ -940,5 +1103,10 @@ export type Resolvers<ContextType = SubgraphContext> = {
   FxRate?: FxRateResolvers<ContextType>;
   MarketSnapshot?: MarketSnapshotResolvers<ContextType>;
   Position?: PositionResolvers<ContextType>;
+  MarketQuote?: MarketQuoteResolvers<ContextType>;
+  MarketBar?: MarketBarResolvers<ContextType>;
+  MarketBarPage?: MarketBarPageResolvers<ContextType>;
+  MarketClock?: MarketClockResolvers<ContextType>;
+  TradingDay?: TradingDayResolvers<ContextType>;
 };
 

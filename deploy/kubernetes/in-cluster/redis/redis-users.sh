@@ -6,7 +6,8 @@
 # that Redis still holds what it published). Auth and both edges share the DPoP proofs' replay
 # cache (dpop-jti:*: SET NX with a TTL, one key per proof). The one place these rules are written:
 # docker-compose.yml runs this script in the redis container, the service-mode smoke test runs
-# it on this machine.
+# it on this machine. The OMS writes the market ticks stream (live quotes, MARKET_TICKS_STREAM),
+# which the facade only reads.
 #
 #   REDIS_AUTH_PASSWORD=… REDIS_FACADE_PASSWORD=… REDIS_GATEWAY_PASSWORD=… REDIS_ACCOUNTS_PASSWORD=… \
 #   REDIS_BANKING_PASSWORD=… REDIS_OMS_PASSWORD=… EVENTS_STREAM=trading:oms:events \
@@ -18,14 +19,15 @@ set -eu
 : "${REDIS_AUTH_PASSWORD:?}" "${REDIS_FACADE_PASSWORD:?}" "${REDIS_GATEWAY_PASSWORD:?}"
 : "${REDIS_ACCOUNTS_PASSWORD:?}" "${REDIS_BANKING_PASSWORD:?}" "${REDIS_OMS_PASSWORD:?}"
 STREAM="${EVENTS_STREAM:-trading:oms:events}"
+TICKS="${MARKET_TICKS_STREAM:-trading:market:ticks}"
 COMMANDS="+@all -@dangerous +info"
 
 # shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
 exec redis-server "$@" \
   --user default off \
   --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~pat-logins:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
-  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' "%R~$STREAM" $COMMANDS \
+  --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' "%R~$STREAM" "%R~$TICKS" $COMMANDS \
   --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
-  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" $COMMANDS \
+  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" "~$TICKS" $COMMANDS \
   --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
   --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS

@@ -3,60 +3,89 @@ import Decimal from 'decimal.js';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@trading/logging';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
+import type { QuoteSource } from '../market-data/quote';
+import { simulatedVolume, type MarketTicks, type Tick } from '../market-data/ticks';
 
 /**
  * The paper market's price feed: a seeded random walk. Step n of an instrument moves its price
  * by a normal draw whose randomness comes only from (seed, symbol, n), so the same seed and
  * start prices give the same prices step by step, in any process. Prices stay on the tick.
  * The step counter lives in the database, so several OMS instances share one clock.
+ * With `ticks`, every price it sets is also kept as a tick (market_ticks, for bars) with a
+ * simulated volume, and published for live quotes; old ticks are pruned hourly.
  */
 export class PriceFeed {
   private task: PeriodicTask | undefined;
+  private pruning: PeriodicTask | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly options: { seed: number; volatility: string; tickMs: number },
     private readonly logger: Logger,
+    readonly ticks?: MarketTicks,
   ) {}
 
   start(): void {
+    const ticks = this.ticks;
+    if (ticks) this.pruning ??= startPeriodic('market tick retention', 3_600_000, () => ticks.prune(this.dataSource), this.logger);
     if (this.options.tickMs <= 0) return;
     this.task ??= startPeriodic('price feed', this.options.tickMs, () => this.step(), this.logger);
   }
 
   async stop(): Promise<void> {
     await this.task?.stop();
+    await this.pruning?.stop();
     this.task = undefined;
+    this.pruning = undefined;
   }
 
   /** Moves every instrument `steps` steps; returns the new clock. */
   async step(steps = 1): Promise<number> {
     let clock = 0;
     for (let i = 0; i < steps; i++) {
+      const changed: QuoteSource[] = [];
       clock = await this.dataSource.transaction(async (tx) => {
-        const [[{ step }]] = await tx.query(
-          'UPDATE market_clock SET step = step + 1, updated_at = now() WHERE id = 1 RETURNING step::int AS step',
+        const [[{ step, at }]] = await tx.query(
+          'UPDATE market_clock SET step = step + 1, updated_at = now() WHERE id = 1 RETURNING step::int AS step, now() AS at',
         );
-        const rows: Array<{ symbol: string; last_price: string; tick_size: string }> = await tx.query(
-          'SELECT symbol, last_price, tick_size FROM instruments WHERE tradable ORDER BY symbol FOR UPDATE',
+        const rows: Array<{ symbol: string; last_price: string; tick_size: string; lot_size: string; currency: string }> = await tx.query(
+          'SELECT symbol, last_price, tick_size, lot_size, currency FROM instruments WHERE tradable ORDER BY symbol FOR UPDATE',
         );
+        const ticks: Tick[] = [];
         for (const row of rows) {
           const next = nextPrice(row.last_price, row.tick_size, draw(this.options.seed, row.symbol, step), this.options.volatility);
-          await tx.query('UPDATE instruments SET last_price = $2 WHERE symbol = $1', [row.symbol, next]);
+          await tx.query('UPDATE instruments SET last_price = $2, price_at = $3 WHERE symbol = $1', [row.symbol, next, at]);
+          ticks.push({ symbol: row.symbol, price: next, volume: simulatedVolume(this.options.seed, row.symbol, step, row.lot_size), at });
+          changed.push({
+            symbol: row.symbol,
+            currency: row.currency,
+            lastPrice: next,
+            tickSize: row.tick_size,
+            lotSize: row.lot_size,
+            priceAt: at,
+          });
         }
+        await this.ticks?.record(tx, ticks);
         return step as number;
       });
+      await this.ticks?.publish(changed);
     }
     return clock;
   }
 
-  /** Sets one price (on the tick); for tests and operators. */
+  /** Sets one price (on the tick); for tests and operators. Kept as a tick with no volume (nothing traded). */
   async setPrice(symbol: string, price: string): Promise<void> {
-    const res = await this.dataSource.query('UPDATE instruments SET last_price = $2 WHERE symbol = $1 RETURNING symbol', [
-      symbol,
-      new Decimal(price).toFixed(),
-    ]);
-    if (!res[0]?.length) throw new Error(`no instrument ${symbol}`);
+    const changed = await this.dataSource.transaction(async (tx) => {
+      const [rows]: [Array<{ tick_size: string; lot_size: string; currency: string; at: Date }>] = await tx.query(
+        'UPDATE instruments SET last_price = $2, price_at = now() WHERE symbol = $1 RETURNING tick_size, lot_size, currency, price_at AS at',
+        [symbol, new Decimal(price).toFixed()],
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`no instrument ${symbol}`);
+      await this.ticks?.record(tx, [{ symbol, price: new Decimal(price).toFixed(), volume: '0', at: row.at }]);
+      return { symbol, currency: row.currency, lastPrice: price, tickSize: row.tick_size, lotSize: row.lot_size, priceAt: row.at };
+    });
+    await this.ticks?.publish([changed]);
   }
 }
 

@@ -23,4 +23,27 @@ export class TradingHours {
     const close = midnight + this.session.close * 60_000;
     return new Date(now.getTime() < close ? close : close + 86400_000);
   }
+
+  /**
+   * The market clock: open now or not, and when it next opens and closes. Always open: sessions
+   * are whole UTC days, so it next closes (and at once opens again) at the coming UTC midnight.
+   */
+  clock(now = new Date()): { isOpen: boolean; nextOpen: Date; nextClose: Date } {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const nextClose = this.sessionEnd(now);
+    if (!this.session) return { isOpen: true, nextOpen: new Date(midnight + 86400_000), nextClose };
+    const open = midnight + this.session.open * 60_000;
+    return { isOpen: this.isOpen(now), nextOpen: new Date(now.getTime() < open ? open : open + 86400_000), nextClose };
+  }
+
+  /** The sessions of the UTC days from `first` to `last` (both included, any time of day), every day (the paper market has no holidays). */
+  sessions(first: Date, last: Date): Array<{ open: Date; close: Date }> {
+    const day0 = Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate());
+    const sessions: Array<{ open: Date; close: Date }> = [];
+    for (let day = day0; day <= last.getTime(); day += 86400_000) {
+      const [open, close] = this.session ? [this.session.open, this.session.close] : [0, 24 * 60];
+      sessions.push({ open: new Date(day + open * 60_000), close: new Date(day + close * 60_000) });
+    }
+    return sessions;
+  }
 }

@@ -2,3 +2,4 @@ export * from './kit';
 export * from './requests';
 export * from './resources';
 export * from './oauth';
+export * from './market';

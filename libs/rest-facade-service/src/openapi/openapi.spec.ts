@@ -6,6 +6,7 @@ import { SCOPES } from '@trading/auth';
 import { z } from '@trading/config';
 import { createRestFacadeApp, loadFacadeConfig } from '../app';
 import { orderRequest } from '../contract';
+import { MARKET_EVENTS_PATH, MARKET_EVENTS_SCOPES } from '../market-events/market-events.route';
 import { ORDER_EVENTS_PATH, ORDER_EVENTS_SCOPES } from '../order-events/order-events.route';
 import { AUTHENTICATED_AUTH_ROUTES, isPublicAuthPath } from '../proxy/auth-proxy';
 import { ROUTES } from '../routes';
@@ -29,6 +30,7 @@ describe('OpenAPI document', () => {
     for (const route of ROUTES)
       guards.set(`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`, [{ oauth2: route.scopes }, { patSession: [] }]);
     guards.set(`GET ${ORDER_EVENTS_PATH.replace(/:(\w+)/g, '{$1}')}`, [{ oauth2: [...ORDER_EVENTS_SCOPES] }, { patSession: [] }]);
+    guards.set(`GET ${MARKET_EVENTS_PATH}`, [{ oauth2: [...MARKET_EVENTS_SCOPES] }, { patSession: [] }]);
     for (const route of AUTHENTICATED_AUTH_ROUTES)
       guards.set(
         `${route.method} ${route.path}`,
@@ -93,7 +95,7 @@ describe('OpenAPI document', () => {
     expect(ids.filter((id) => typeof id !== 'string')).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const op of operations)
-      expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders'].includes(op.tags?.[0]) }).toEqual({
+      expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders', 'Market data'].includes(op.tags?.[0]) }).toEqual({
         at: op.at,
         tag: true,
       });

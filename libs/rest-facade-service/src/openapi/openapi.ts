@@ -2,6 +2,7 @@ import { SCOPE_DESCRIPTIONS } from '@trading/auth';
 import { z } from '@trading/config';
 import { contract } from '../contract';
 import { accountId, idempotency, list, type Op, type Operations } from './kit';
+import { marketOperations } from './market.openapi';
 import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
 
@@ -170,6 +171,7 @@ const operations: Operations = {
 };
 // The orders' operations, merged path by path (closing positions adds DELETE to an accounts path).
 for (const [path, ops] of Object.entries(orderOperations)) operations[path] = { ...operations[path], ...ops };
+Object.assign(operations, marketOperations);
 
 /** Every operation's stable name in generated clients. */
 const OPERATION_IDS: Record<string, string> = {
@@ -199,8 +201,15 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /oms/{accountId}/order/{orderId}': 'getOrder',
   'GET /oms/{accountId}/events': 'streamOrderEvents',
   'GET /oms/{accountId}/trades': 'listTrades',
+  'GET /market/quotes': 'getQuotes',
+  'GET /market/bars/{symbol}': 'getBars',
+  'GET /market/clock': 'getMarketClock',
+  'GET /market/calendar': 'getMarketCalendar',
+  'GET /market/instruments': 'listInstruments',
+  'GET /market/instruments/{symbol}': 'getInstrument',
+  'GET /market/events': 'streamQuotes',
 };
-const TAGS: Record<string, string> = { pat: 'PATs', accounts: 'Accounts', banking: 'Banking', oms: 'Orders' };
+const TAGS: Record<string, string> = { pat: 'PATs', accounts: 'Accounts', banking: 'Banking', oms: 'Orders', market: 'Market data' };
 
 const problemResponse = (status: number) => ({
   description: PROBLEM_TEXT[status] ?? 'Error',
@@ -273,6 +282,7 @@ export const openApiDocument = {
     { name: 'Accounts', description: 'Accounts, positions, margin and portfolios' },
     { name: 'Banking', description: 'Cash balances, activity, deposits and withdrawals' },
     { name: 'Orders', description: 'Order rules, what-if, orders, trades and live order events' },
+    { name: 'Market data', description: 'Quotes, price bars, the market clock and calendar, instruments and live quotes (read:market)' },
   ],
   components: {
     securitySchemes: {

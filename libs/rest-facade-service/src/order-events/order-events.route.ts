@@ -1,10 +1,11 @@
 import { Router, type Request, type Response } from 'express';
-import { missingScopes, PROOF_CHECKED_AT_OPEN, type EdgeAuthenticator } from '@trading/auth';
-import { AppError, errors } from '@trading/errors';
+import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
+import { errors } from '@trading/errors';
 import { compareEntryIds, isEntryId } from '@trading/events';
 import { rateLimited, rateLimitHeaders, type RefusalCounter, type RequestLimiter } from '@trading/rate-limit';
 import type { GatewayClient } from '../edge/gateway-client';
 import { uuidParam } from '../routes/params';
+import { openEventStream, StreamSlots } from '../sse/event-stream';
 import type { ClientEvent } from './client-events';
 import type { LiveOrderFeed } from './live-feed';
 
@@ -52,7 +53,7 @@ export function orderEventsRoute(
   gateway: GatewayClient,
   options: OrderEventsOptions,
 ): Router {
-  const perUser = new Map<string, number>();
+  const slots = new StreamSlots(options.maxStreamsPerUser, 'event streams');
   return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
     if (missingScopes(claims.scope, [...ORDER_EVENTS_SCOPES]).length) throw errors.insufficientScope([...ORDER_EVENTS_SCOPES]);
@@ -61,30 +62,8 @@ export function orderEventsRoute(
     if (resumeFrom !== undefined && !isEntryId(resumeFrom))
       throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
 
-    // The slot is taken, and given back when the client leaves, before anything is awaited: a
-    // listener attached later misses a client that hangs up meanwhile, and its slot stays taken.
-    const open = perUser.get(claims.sub) ?? 0;
-    if (open >= options.maxStreamsPerUser)
-      throw new AppError('RATE_LIMITED', `At most ${options.maxStreamsPerUser} event streams may be open at once; close one first`);
-    perUser.set(claims.sub, open + 1);
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
-      const left = (perUser.get(claims.sub) ?? 1) - 1;
-      if (left > 0) perUser.set(claims.sub, left);
-      else perUser.delete(claims.sub);
-    };
-    const gone = new AbortController();
-    res.once('close', () => {
-      gone.abort();
-      release();
-    });
-    // Hung up before this handler ran (while being authenticated): `close` has already fired.
-    if (req.socket.destroyed) {
-      gone.abort();
-      release();
-    }
+    // The slot is taken, and given back when the client leaves, before anything is awaited.
+    const { gone, release } = slots.take(req, res, claims.sub);
 
     try {
       // The account must be the caller's, as for every other orders endpoint.
@@ -106,52 +85,27 @@ export function orderEventsRoute(
       release();
       throw err;
     }
-    if (gone.signal.aborted) return;
-
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.flushHeaders();
-    res.write('retry: 3000\n\n');
+    if (gone.aborted) return;
 
     let lastSent = resumeFrom ?? '0-0';
-    let ended = false;
     const send = (event: ClientEvent) => {
-      if (ended || compareEntryIds(event.id, lastSent) <= 0) return; // already sent (replay and live overlap)
+      if (stream.ended || compareEntryIds(event.id, lastSent) <= 0) return; // already sent (replay and live overlap)
       lastSent = event.id;
-      res.write(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      stream.write(`id: ${event.id}\nevent: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
     };
     // Live events wait while the replay runs, then go out in order after it.
     let backlog: ClientEvent[] | undefined = [];
     const unsubscribe = feed.subscribe(accountId, (event) => (backlog ? backlog.push(event) : send(event)));
-    const end = (reason?: string) => {
-      if (ended) return;
-      ended = true;
-      clearInterval(heartbeat);
-      clearInterval(accessCheck);
-      unsubscribe();
-      release();
-      if (reason && !res.writableEnded) res.write(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
-      res.end();
-    };
-    let checking = false;
-    const accessCheck = setInterval(() => {
-      if (checking || ended) return;
-      checking = true;
-      edge
-        // A DPoP proof was checked when the stream opened; the token's binding is checked again.
-        .authenticate(req.get('authorization'), req.ip, PROOF_CHECKED_AT_OPEN)
-        .then(
-          () => undefined,
-          (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
-        )
-        .finally(() => (checking = false));
-    }, options.accessCheckMs ?? 1000);
-    const heartbeat = setInterval(() => ended || res.write(': heartbeat\n\n'), options.heartbeatMs);
-    gone.signal.addEventListener('abort', () => end(), { once: true });
+    const stream = openEventStream(req, res, edge, {
+      heartbeatMs: options.heartbeatMs,
+      accessCheckMs: options.accessCheckMs,
+      signal: gone,
+      onEnd: () => {
+        unsubscribe();
+        release();
+      },
+    });
+    const end = stream.end;
 
     try {
       if (resumeFrom) {
@@ -159,11 +113,11 @@ export function orderEventsRoute(
         // replay reads, or that no trusted key verifies any more cannot be replayed: say so (no id, so
         // a client's Last-Event-ID stays put), then replay what is read; the client reads its orders again.
         const lost = await feed.lostAfter(resumeFrom);
-        const replay = await feed.replay(accountId, resumeFrom, { maxEntries: options.replayMaxEntries, signal: gone.signal });
-        if (!replay || ended) return;
+        const replay = await feed.replay(accountId, resumeFrom, { maxEntries: options.replayMaxEntries, signal: gone });
+        if (!replay || stream.ended) return;
         // One gap, however many reasons: the client does the same for each.
         const gap = replay.capped ? CAPPED_REASON : lost ? GAP_REASON : replay.unverified ? UNVERIFIED_REASON : undefined;
-        if (gap) res.write(`event: gap\ndata: ${JSON.stringify({ reason: gap })}\n\n`);
+        if (gap) stream.write(`event: gap\ndata: ${JSON.stringify({ reason: gap })}\n\n`);
         for (const event of replay.events) send(event);
       }
     } catch {

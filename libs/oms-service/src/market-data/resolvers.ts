@@ -1,0 +1,16 @@
+import type { Resolvers } from '../resolvers-types.generated';
+import type { MarketDataService } from './market-data.service';
+
+/** Market data is the same for every caller: no ownership to check, only the scope (read:market). */
+export function marketDataResolvers(market: MarketDataService): Resolvers {
+  return {
+    Query: {
+      marketQuotes: (_root, { symbols }) => market.quotes(symbols),
+      marketBars: (_root, args) => market.bars(args),
+      marketClock: () => market.clock(),
+      marketCalendar: (_root, args) => market.calendar(args),
+      marketInstruments: () => market.instrumentList(),
+      marketInstrument: (_root, { symbol }) => market.instrument(symbol),
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/** Market data's operations (issue 26; schemas in ../contract/market.ts). */
+import { BAR_TIMEFRAMES } from '../contract/market';
+import type { Operations } from './kit';
+
+const symbolPath = { name: 'symbol', in: 'path' as const, required: true, schema: { type: 'string', pattern: '^[A-Z0-9.]{1,12}$' } };
+const symbols = {
+  name: 'symbols',
+  in: 'query' as const,
+  required: true,
+  schema: { type: 'string' },
+  description: 'Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; an unknown one is a 422 naming `symbols`',
+};
+const scopes = ['read:market' as const];
+
+export const marketOperations: Operations = {
+  '/market/quotes': {
+    get: {
+      summary:
+        'Quotes: the last price and a simulated book around it (bid below and ask above by half the spread in whole ticks, sizes in whole lots), with when the price was set',
+      scopes,
+      params: [symbols],
+      ok: { status: 200, schema: 'QuoteList' },
+      errors: [400, 422],
+    },
+  },
+  '/market/bars/{symbol}': {
+    get: {
+      summary:
+        'OHLCV bars of one instrument, oldest first, aggregated from every price the paper market set (open the first, close the last of each bucket; volume simulated). Ticks are kept OMS_MARKET_TICK_RETENTION_DAYS (7 by default); buckets without ticks are left out.',
+      scopes,
+      params: [
+        symbolPath,
+        { name: 'timeframe', in: 'query', required: true, schema: { enum: BAR_TIMEFRAMES }, description: 'Bucket size, aligned to UTC' },
+        {
+          name: 'start',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'RFC 3339 time or date (00:00 UTC), inclusive; default: as far back as ticks are kept',
+        },
+        { name: 'end', in: 'query', schema: { type: 'string' }, description: 'RFC 3339 time or date (00:00 UTC), exclusive; default: now' },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        {
+          name: 'cursor',
+          in: 'query',
+          schema: { type: 'string' },
+          description: '`nextCursor` of the previous page (with the same symbol, timeframe, start and end)',
+        },
+      ],
+      ok: { status: 200, schema: 'BarPage' },
+      errors: [400, 404, 422],
+    },
+  },
+  '/market/clock': {
+    get: {
+      summary: 'Whether the market is open now, and when it next opens and closes (always open by default: sessions are whole UTC days)',
+      scopes,
+      ok: { status: 200, schema: 'MarketClock' },
+    },
+  },
+  '/market/calendar': {
+    get: {
+      summary: 'Trading days with their open and close times (UTC), every day of the range (the paper market has no holidays)',
+      scopes,
+      params: [
+        { name: 'start', in: 'query', schema: { type: 'string', format: 'date' }, description: 'First day (default today)' },
+        {
+          name: 'end',
+          in: 'query',
+          schema: { type: 'string', format: 'date' },
+          description: 'Last day, included (default 29 days after start); at most 366 days in all',
+        },
+      ],
+      ok: { status: 200, schema: 'MarketCalendar' },
+      errors: [400, 422],
+    },
+  },
+  '/market/instruments': {
+    get: {
+      summary: 'Every listed instrument, by symbol: tick and lot size, quantity limits, status and last price',
+      scopes,
+      ok: { status: 200, schema: 'MarketInstrumentList' },
+    },
+  },
+  '/market/instruments/{symbol}': {
+    get: {
+      summary: 'One instrument (404 naming `symbol` when it is not listed)',
+      scopes,
+      params: [symbolPath],
+      ok: { status: 200, schema: 'MarketInstrument' },
+      errors: [400, 404],
+    },
+  },
+  '/market/events': {
+    get: {
+      summary:
+        'Live quotes (Server-Sent Events): `event: quote` with a MarketQuote each time a price of one of `symbols` changes. It starts with the current quote of each symbol, also on a reconnect with `Last-Event-ID` (quotes are not replayed: the latest is what counts). Each event has an `id`; a comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.',
+      scopes,
+      params: [
+        symbols,
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          schema: { type: 'string', pattern: '^\\d+-\\d+$' },
+          description: 'Accepted for reconnecting clients: the stream starts again with the current quotes',
+        },
+      ],
+      ok: {
+        status: 200,
+        schema: 'MarketQuote',
+        mediaType: 'text/event-stream',
+        description: 'A stream of `id: …`, `event: quote|end` and `data: <JSON>` blocks; the data of each quote is a MarketQuote',
+      },
+      errors: [400, 422, 429],
+    },
+  },
+};

@@ -1,0 +1,118 @@
+import type { Request } from 'express';
+import { errors } from '@trading/errors';
+import { queryParam } from './params';
+import type { RestRoute } from './route';
+
+/**
+ * Market data (issue 26): the same for every caller, so no account in the path; read:market.
+ * Value rules (known symbols, timeframes, ranges) are the OMS's, refused there with a 422 naming
+ * the parameter; here only the parameters' shape (given once).
+ */
+const QUOTE = 'symbol lastPrice bid ask bidSize askSize timestamp currency';
+const INSTRUMENT = 'symbol name currency tickSize lotSize minQuantity maxQuantity tradable lastPrice previousClose';
+
+const instrument = (i: Record<string, unknown> & { tradable: boolean }) => ({
+  symbol: i['symbol'],
+  name: i['name'],
+  currency: i['currency'],
+  tickSize: i['tickSize'],
+  lotSize: i['lotSize'],
+  minQuantity: i['minQuantity'],
+  maxQuantity: i['maxQuantity'],
+  status: i.tradable ? 'ACTIVE' : 'HALTED',
+  tradable: i.tradable,
+  lastPrice: i['lastPrice'],
+  previousClose: i['previousClose'],
+});
+
+/** `symbols=AAPL,MSFT` (comma-separated; the OMS checks each, at most 100). */
+export function symbolsParam(req: Request): string[] {
+  const raw = queryParam(req, 'symbols');
+  if (raw === undefined || !raw.trim())
+    throw errors.unprocessable('symbols', 'symbols is required: a comma-separated list, e.g. AAPL,MSFT');
+  if (raw.length > 2000) throw errors.unprocessable('symbols', 'symbols is too long (at most 100 symbols)');
+  return raw.split(',').map((s) => s.trim());
+}
+
+/** An optional integer limit as the OMS takes it (it checks the range; 400 naming `limit`). */
+const limitParam = (req: Request) => {
+  const raw = queryParam(req, 'limit');
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,6}$/.test(raw)) throw errors.badInput('limit', 'limit must be an integer from 1 to 100');
+  return Number(raw);
+};
+
+export const marketRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/market/quotes',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketQuotes($symbols: [String!]!) { marketQuotes(symbols: $symbols) { ${QUOTE} } }
+    `,
+    variables: (req) => ({ symbols: symbolsParam(req) }),
+    shape: (data) => ({ quotes: data.marketQuotes }),
+  },
+  {
+    method: 'GET',
+    path: '/market/bars/:symbol',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketBars($symbol: String!, $timeframe: String!, $start: String, $end: String, $limit: Int, $cursor: String) {
+        bars: marketBars(symbol: $symbol, timeframe: $timeframe, start: $start, end: $end, limit: $limit, cursor: $cursor) {
+          symbol timeframe currency nodes { start open high low close volume trades } nextCursor
+        }
+      }
+    `,
+    variables: (req) => ({
+      symbol: req.params['symbol'],
+      timeframe: queryParam(req, 'timeframe') ?? '',
+      start: queryParam(req, 'start'),
+      end: queryParam(req, 'end'),
+      limit: limitParam(req),
+      cursor: queryParam(req, 'cursor'),
+    }),
+    shape: (data) => {
+      const { nodes, ...page } = data.bars;
+      return { symbol: page.symbol, timeframe: page.timeframe, currency: page.currency, bars: nodes, nextCursor: page.nextCursor };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/market/clock',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketClock { marketClock { isOpen nextOpen nextClose timestamp } }
+    `,
+    shape: (data) => data.marketClock,
+  },
+  {
+    method: 'GET',
+    path: '/market/calendar',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketCalendar($start: String, $end: String) { marketCalendar(start: $start, end: $end) { date open close } }
+    `,
+    variables: (req) => ({ start: queryParam(req, 'start'), end: queryParam(req, 'end') }),
+    shape: (data) => ({ calendar: data.marketCalendar }),
+  },
+  {
+    method: 'GET',
+    path: '/market/instruments',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketInstruments { marketInstruments { ${INSTRUMENT} } }
+    `,
+    shape: (data) => ({ instruments: data.marketInstruments.map(instrument) }),
+  },
+  {
+    method: 'GET',
+    path: '/market/instruments/:symbol',
+    scopes: ['read:market'],
+    document: /* GraphQL */ `
+      query MarketInstrument($symbol: String!) { marketInstrument(symbol: $symbol) { ${INSTRUMENT} } }
+    `,
+    variables: (req) => ({ symbol: req.params['symbol'] }),
+    shape: (data) => instrument(data.marketInstrument),
+  },
+];
