@@ -757,6 +757,20 @@ export interface components {
             trailPercent?: string;
             /** @description Unique per account; generated when absent */
             clientOrderId?: string;
+            /**
+             * @description SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other. DAY or GTC.
+             * @enum {string}
+             */
+            orderClass?: "SIMPLE" | "BRACKET" | "OCO" | "OTO";
+            /** @description BRACKET, OTO: a LIMIT order on the other side, same quantity */
+            takeProfit?: {
+                limitPrice: string;
+            };
+            /** @description BRACKET, OTO: a STOP (STOP_LIMIT with limitPrice) on the other side; OCO: the stop leg, same side */
+            stopLoss?: {
+                stopPrice: string;
+                limitPrice?: string;
+            };
         };
         ReplaceOrderRequest: {
             /** Format: uuid */
@@ -1317,6 +1331,97 @@ export interface components {
              */
             executedAt: string;
         };
+        OrderLegView: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            accountId: string;
+            clientOrderId: string;
+            symbol: string;
+            /**
+             * @description ISO 4217
+             * @example USD
+             */
+            currency: string;
+            /** @enum {string} */
+            side: "BUY" | "SELL";
+            /** @enum {string} */
+            type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
+            /**
+             * @description MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.
+             * @enum {string}
+             */
+            timeInForce: "DAY" | "GTC" | "IOC" | "FOK";
+            /**
+             * @description A plain decimal
+             * @example 10
+             */
+            quantity: string;
+            /**
+             * @description A plain decimal
+             * @example 10
+             */
+            filledQuantity: string;
+            /**
+             * @description A plain decimal
+             * @example 10
+             */
+            remainingQuantity: string;
+            limitPrice: string | null;
+            stopPrice: string | null;
+            averageFillPrice: string | null;
+            /**
+             * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
+             * @example 1250.00
+             */
+            grossAmount: string;
+            /**
+             * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
+             * @example 1250.00
+             */
+            commission: string;
+            /** @description Cash held in banking for a buy (null for sells) */
+            reservedAmount: string | null;
+            /**
+             * @description ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED. PENDING: a BRACKET or OTO child waiting for its entry to fill
+             * @enum {string}
+             */
+            status: "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+            statusReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            updatedAt: string;
+            submittedAt: string | null;
+            triggeredAt: string | null;
+            filledAt: string | null;
+            cancelledAt: string | null;
+            expiredAt: string | null;
+            rejectedAt: string | null;
+            expiresAt: string | null;
+            /** @description TRAILING_STOP: the trail as a price distance */
+            trailPrice: string | null;
+            /** @description TRAILING_STOP: the trail as a percentage */
+            trailPercent: string | null;
+            /** @description TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it */
+            highWaterMark: string | null;
+            /** @enum {string} */
+            orderClass: "SIMPLE" | "BRACKET" | "OCO" | "OTO";
+            /** @description A child's entry order (or an OCO leg's first leg) */
+            parentOrderId: string | null;
+            /** @description Which exit a child is */
+            leg: ("TAKE_PROFIT" | "STOP_LOSS") | null;
+            /** @description The order this one replaced (PUT /oms/order) */
+            replaces: string | null;
+            /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
+            replacedBy: string | null;
+        };
         Order: {
             /** Format: uuid */
             id: string;
@@ -1369,10 +1474,10 @@ export interface components {
             /** @description Cash held in banking for a buy (null for sells) */
             reservedAmount: string | null;
             /**
-             * @description ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED
+             * @description ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED. PENDING: a BRACKET or OTO child waiting for its entry to fill
              * @enum {string}
              */
-            status: "ACCEPTED" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+            status: "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
             statusReason: string | null;
             /**
              * Format: date-time
@@ -1397,10 +1502,18 @@ export interface components {
             trailPercent: string | null;
             /** @description TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it */
             highWaterMark: string | null;
+            /** @enum {string} */
+            orderClass: "SIMPLE" | "BRACKET" | "OCO" | "OTO";
+            /** @description A child's entry order (or an OCO leg's first leg) */
+            parentOrderId: string | null;
+            /** @description Which exit a child is */
+            leg: ("TAKE_PROFIT" | "STOP_LOSS") | null;
             /** @description The order this one replaced (PUT /oms/order) */
             replaces: string | null;
             /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
             replacedBy: string | null;
+            /** @description This order's children: a bracket's exits, an OTO's child, an OCO's other leg */
+            legs: components["schemas"]["OrderLegView"][];
             fills: components["schemas"]["Trade"][];
         };
         OrderUpdate: {
@@ -1455,10 +1568,10 @@ export interface components {
             /** @description Cash held in banking for a buy (null for sells) */
             reservedAmount: string | null;
             /**
-             * @description ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED
+             * @description ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED. PENDING: a BRACKET or OTO child waiting for its entry to fill
              * @enum {string}
              */
-            status: "ACCEPTED" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+            status: "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
             statusReason: string | null;
             /**
              * Format: date-time
@@ -1483,6 +1596,12 @@ export interface components {
             trailPercent: string | null;
             /** @description TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it */
             highWaterMark: string | null;
+            /** @enum {string} */
+            orderClass: "SIMPLE" | "BRACKET" | "OCO" | "OTO";
+            /** @description A child's entry order (or an OCO leg's first leg) */
+            parentOrderId: string | null;
+            /** @description Which exit a child is */
+            leg: ("TAKE_PROFIT" | "STOP_LOSS") | null;
             /** @description The order this one replaced (PUT /oms/order) */
             replaces: string | null;
             /** @description The order that replaced this one (it is CANCELLED, 'Replaced by order …') */
@@ -1614,6 +1733,34 @@ export interface components {
                  */
                 after: string;
             } | null;
+            /** @enum {string} */
+            orderClass: "SIMPLE" | "BRACKET" | "OCO" | "OTO";
+            /** @description The children; reservedAmount above includes what the buys among them hold */
+            legs: {
+                /** @enum {string} */
+                leg: "TAKE_PROFIT" | "STOP_LOSS";
+                /** @enum {string} */
+                side: "BUY" | "SELL";
+                /** @enum {string} */
+                type: "MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP";
+                limitPrice: string | null;
+                stopPrice: string | null;
+                /**
+                 * @description A plain decimal
+                 * @example 10
+                 */
+                quantity: string;
+                /**
+                 * @example the order fills
+                 * @example at once
+                 */
+                startsWhen: string;
+                /**
+                 * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
+                 * @example 1250.00
+                 */
+                reservedAmount: string;
+            }[];
             wouldBeRejected: boolean;
             rejectReasons: {
                 field: string;
@@ -1625,6 +1772,7 @@ export interface components {
             /** Format: uuid */
             accountId: string;
             orderTypes: ("MARKET" | "LIMIT" | "STOP" | "STOP_LIMIT" | "TRAILING_STOP")[];
+            orderClasses: ("SIMPLE" | "BRACKET" | "OCO" | "OTO")[];
             timesInForce: ("DAY" | "GTC" | "IOC" | "FOK")[];
             timeInForceByType: {
                 /** @enum {string} */
@@ -4446,7 +4594,7 @@ export interface operations {
                 from?: string;
                 /** @description Date (inclusive, whole day) or RFC 3339 time (exclusive) */
                 to?: string;
-                status?: "ACCEPTED" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+                status?: "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
             };
             header?: never;
             path: {

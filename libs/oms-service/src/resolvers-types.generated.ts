@@ -109,6 +109,38 @@ export type OrderType =
   /** A stop that trails the best price seen (trailPrice or trailPercent away): a market order once the price comes back to it. */
   | 'TRAILING_STOP';
 
+/** SIMPLE: one order. BRACKET: an entry with a take-profit and a stop-loss that start when it fills and cancel each other. OCO: a LIMIT leg and a stop leg that cancel each other. OTO: an entry and one child that starts when it fills. */
+export type OrderClass =
+  /** One order. */
+  | 'SIMPLE'
+  /** Entry + takeProfit + stopLoss. */
+  | 'BRACKET'
+  /** One cancels the other: the order (LIMIT) and its stopLoss leg. */
+  | 'OCO'
+  /** One triggers the other: an entry and takeProfit or stopLoss. */
+  | 'OTO';
+
+/** Which exit a child order is. */
+export type OrderLeg =
+  /** The LIMIT exit. */
+  | 'TAKE_PROFIT'
+  /** The STOP (or STOP_LIMIT) exit. */
+  | 'STOP_LOSS';
+
+/** A take-profit child: a LIMIT order on the other side. */
+export type TakeProfitInput = {
+  /** On the tick. */
+  limitPrice: Scalars['Decimal']['input'];
+};
+
+/** A stop-loss child: a STOP order on the other side (STOP_LIMIT with limitPrice). */
+export type StopLossInput = {
+  /** On the tick. */
+  stopPrice: Scalars['Decimal']['input'];
+  /** Makes it a STOP_LIMIT. */
+  limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
+};
+
 /** How long an order works. */
 export type TimeInForce =
   /** Until the end of the trading session it was placed in (then EXPIRED). */
@@ -124,6 +156,8 @@ export type TimeInForce =
 export type OrderStatus =
   /** Recorded, reserving buying power; not yet working. */
   | 'ACCEPTED'
+  /** A BRACKET or OTO child waiting for its entry to fill (then NEW; cancelled if the entry ends otherwise). */
+  | 'PENDING'
   /** Working, nothing filled yet. */
   | 'NEW'
   /** Working, partly filled. */
@@ -202,6 +236,14 @@ export type Order = {
   trailPercent?: Maybe<Scalars['Decimal']['output']>;
   /** TRAILING_STOP: the best price since it started working (the highest for a sell, the lowest for a buy); stopPrice trails it. */
   highWaterMark?: Maybe<Scalars['Decimal']['output']>;
+  /** SIMPLE, BRACKET, OCO or OTO. */
+  orderClass: OrderClass;
+  /** A child's entry order (or an OCO leg's first leg). */
+  parentOrderId?: Maybe<Scalars['ID']['output']>;
+  /** Which exit a child is. */
+  leg?: Maybe<OrderLeg>;
+  /** This order's children: a bracket's exits, an OTO's child, an OCO's other leg. */
+  legs: Array<Order>;
   /** The order this one replaced (replaceOrder). */
   replaces?: Maybe<Scalars['ID']['output']>;
   /** The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too. */
@@ -298,6 +340,8 @@ export type OrderRules = {
   accountId: Scalars['ID']['output'];
   /** Order types it may send. */
   orderTypes: Array<OrderType>;
+  /** Order classes it may send. */
+  orderClasses: Array<OrderClass>;
   /** Times in force it may use. */
   timesInForce: Array<TimeInForce>;
   /** Which times in force each order type accepts. */
@@ -388,6 +432,10 @@ export type WhatIfResult = {
   margin: MarginImpact;
   /** Sells: the quantity available to sell. */
   position?: Maybe<Change>;
+  /** SIMPLE, BRACKET, OCO or OTO. */
+  orderClass: OrderClass;
+  /** Its children (reservedAmount above includes what the buys among them hold). */
+  legs: Array<WhatIfLeg>;
   /** Whether placing it now would be refused. */
   wouldBeRejected: Scalars['Boolean']['output'];
   /** Why it would be refused (empty when not). */
@@ -420,6 +468,33 @@ export type OrderInput = {
   trailPercent?: InputMaybe<Scalars['Decimal']['input']>;
   /** Unique per account (at most 64 characters); generated when absent. */
   clientOrderId?: InputMaybe<Scalars['String']['input']>;
+  /** SIMPLE (default), BRACKET, OCO or OTO. */
+  orderClass?: InputMaybe<Scalars['String']['input']>;
+  /** BRACKET, OTO: the take-profit child. */
+  takeProfit?: InputMaybe<TakeProfitInput>;
+  /** BRACKET, OTO, OCO: the stop-loss child (an OCO's other leg). */
+  stopLoss?: InputMaybe<StopLossInput>;
+};
+
+/** A child of a BRACKET, OCO or OTO order, as what-if sees it. */
+export type WhatIfLeg = {
+  __typename?: 'WhatIfLeg';
+  /** Which exit. */
+  leg: OrderLeg;
+  /** Its side. */
+  side: OrderSide;
+  /** Its type. */
+  type: OrderType;
+  /** Its limit. */
+  limitPrice?: Maybe<Scalars['Decimal']['output']>;
+  /** Its stop. */
+  stopPrice?: Maybe<Scalars['Decimal']['output']>;
+  /** Its quantity. */
+  quantity: Scalars['Decimal']['output'];
+  /** 'the order fills' or 'at once'. */
+  startsWhen: Scalars['String']['output'];
+  /** What it would hold in banking (buys). */
+  reservedAmount: Scalars['Decimal']['output'];
 };
 
 /** What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. */
@@ -761,6 +836,10 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   OrderSide: OrderSide;
   OrderType: OrderType;
+  OrderClass: OrderClass;
+  OrderLeg: OrderLeg;
+  TakeProfitInput: TakeProfitInput;
+  StopLossInput: StopLossInput;
   TimeInForce: TimeInForce;
   OrderStatus: OrderStatus;
   Order: ResolverTypeWrapper<OrderViewModel>;
@@ -776,6 +855,7 @@ export type ResolversTypes = {
   WhatIfRejectReason: ResolverTypeWrapper<WhatIfRejectReason>;
   WhatIfResult: ResolverTypeWrapper<WhatIfResult>;
   OrderInput: OrderInput;
+  WhatIfLeg: ResolverTypeWrapper<WhatIfLeg>;
   ReplaceOrderInput: ReplaceOrderInput;
   ClosePositionInput: ClosePositionInput;
   Account: ResolverTypeWrapper<AccountReferenceModel>;
@@ -800,6 +880,8 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   Query: Record<PropertyKey, never>;
   Int: Scalars['Int']['output'];
+  TakeProfitInput: TakeProfitInput;
+  StopLossInput: StopLossInput;
   Order: OrderViewModel;
   ID: Scalars['ID']['output'];
   Trade: Trade;
@@ -813,6 +895,7 @@ export type ResolversParentTypes = {
   WhatIfRejectReason: WhatIfRejectReason;
   WhatIfResult: WhatIfResult;
   OrderInput: OrderInput;
+  WhatIfLeg: WhatIfLeg;
   ReplaceOrderInput: ReplaceOrderInput;
   ClosePositionInput: ClosePositionInput;
   Account: AccountReferenceModel;
@@ -891,6 +974,10 @@ export type OrderResolvers<ContextType = SubgraphContext, ParentType extends Res
   trailPrice?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   trailPercent?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   highWaterMark?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  orderClass?: Resolver<ResolversTypes['OrderClass'], ParentType, ContextType>;
+  parentOrderId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  leg?: Resolver<Maybe<ResolversTypes['OrderLeg']>, ParentType, ContextType>;
+  legs?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType>;
   replaces?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   replacedBy?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   fills?: Resolver<Array<ResolversTypes['Trade']>, ParentType, ContextType>;
@@ -942,6 +1029,7 @@ export type InstrumentRuleResolvers<ContextType = SubgraphContext, ParentType ex
 export type OrderRulesResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['OrderRules'] = ResolversParentTypes['OrderRules']> = {
   accountId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   orderTypes?: Resolver<Array<ResolversTypes['OrderType']>, ParentType, ContextType>;
+  orderClasses?: Resolver<Array<ResolversTypes['OrderClass']>, ParentType, ContextType>;
   timesInForce?: Resolver<Array<ResolversTypes['TimeInForce']>, ParentType, ContextType>;
   timeInForceByType?: Resolver<Array<ResolversTypes['TimeInForceRule']>, ParentType, ContextType>;
   shortSellingAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -989,9 +1077,22 @@ export type WhatIfResultResolvers<ContextType = SubgraphContext, ParentType exte
   buyingPower?: Resolver<ResolversTypes['Change'], ParentType, ContextType>;
   margin?: Resolver<ResolversTypes['MarginImpact'], ParentType, ContextType>;
   position?: Resolver<Maybe<ResolversTypes['Change']>, ParentType, ContextType>;
+  orderClass?: Resolver<ResolversTypes['OrderClass'], ParentType, ContextType>;
+  legs?: Resolver<Array<ResolversTypes['WhatIfLeg']>, ParentType, ContextType>;
   wouldBeRejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   rejectReasons?: Resolver<Array<ResolversTypes['WhatIfRejectReason']>, ParentType, ContextType>;
   warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WhatIfLegResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['WhatIfLeg'] = ResolversParentTypes['WhatIfLeg']> = {
+  leg?: Resolver<ResolversTypes['OrderLeg'], ParentType, ContextType>;
+  side?: Resolver<ResolversTypes['OrderSide'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['OrderType'], ParentType, ContextType>;
+  limitPrice?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  stopPrice?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  startsWhen?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reservedAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type AccountResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account'], FederationReferenceType extends FederationReferenceTypes['Account'] = FederationReferenceTypes['Account']> = {
@@ -1097,6 +1198,7 @@ export type Resolvers<ContextType = SubgraphContext> = {
   MarginImpact?: MarginImpactResolvers<ContextType>;
   WhatIfRejectReason?: WhatIfRejectReasonResolvers<ContextType>;
   WhatIfResult?: WhatIfResultResolvers<ContextType>;
+  WhatIfLeg?: WhatIfLegResolvers<ContextType>;
   Account?: AccountResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Mark?: MarkResolvers<ContextType>;

@@ -6,7 +6,7 @@ import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
-import { announceClose, announceOrder, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
+import { activateChildren, announceClose, announceOrder, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
 import { floorToLot } from './order-rules';
 import { finishReplacement } from './replacement';
 
@@ -246,6 +246,25 @@ export class ExecutionEngine {
     const collar = order.collar_price === null ? null : new Decimal(order.collar_price);
     const marketable = buy ? (!limit || price.lte(limit)) && (!collar || price.lte(collar)) : !limit || price.gte(limit);
     const remaining = new Decimal(order.quantity).minus(order.filled_quantity);
+    // Legs that cancel each other (a bracket's exits, an OCO): all of them locked before one fills,
+    // so exactly one fills and the others are cancelled exactly once.
+    let siblings: OrderRow[] = [];
+    if (order.oco_group_id) {
+      const [{ n }] = await tx.query('SELECT count(*)::int AS n FROM orders WHERE oco_group_id = $1 AND id <> $2', [
+        order.oco_group_id,
+        id,
+      ]);
+      siblings = await tx.query('SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 FOR UPDATE SKIP LOCKED', [
+        order.oco_group_id,
+        id,
+      ]);
+      if (siblings.length < n) return new Decimal(0); // a sibling is busy (a cancel, another instance): next pass
+      const first = siblings.find((s) => new Decimal(s.filled_quantity).gt(0));
+      if (first) {
+        await closeOrder(tx, order, 'CANCELLED', `OCO: order ${first.id} filled first`);
+        return new Decimal(0);
+      }
+    }
     if (!marketable) {
       if (immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: not marketable at ${price.toString()}`);
       return new Decimal(0);
@@ -303,6 +322,10 @@ export class ExecutionEngine {
       },
     });
     await announceOrder(tx, updated);
+    for (const sibling of siblings)
+      if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
+        await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${id} filled`);
+    if (done) await activateChildren(tx, updated);
     if (done) await announceClose(tx, updated);
     else if (order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
     return quantity;

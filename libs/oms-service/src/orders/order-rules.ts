@@ -5,6 +5,10 @@ import type { Instrument } from '../instruments/entities/instrument.entity';
 export const ORDER_SIDES = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
 export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
+/** SIMPLE: one order. BRACKET: an entry whose take-profit and stop-loss start when it fills and cancel each other. OCO: a limit and a stop that cancel each other. OTO: an entry and one child that starts when it fills. */
+export const ORDER_CLASSES = ['SIMPLE', 'BRACKET', 'OCO', 'OTO'] as const;
+export type OrderClass = (typeof ORDER_CLASSES)[number];
+export type OrderLeg = 'TAKE_PROFIT' | 'STOP_LOSS';
 export type OrderSide = (typeof ORDER_SIDES)[number];
 export type OrderType = (typeof ORDER_TYPES)[number];
 export type TimeInForce = (typeof TIMES_IN_FORCE)[number];
@@ -116,6 +120,97 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
     );
   }
   return request;
+}
+
+/** One child of a BRACKET, OCO or OTO order: an order of its own, and whether it waits for its parent to fill. */
+export interface LegRequest {
+  leg: OrderLeg;
+  request: OrderRequest;
+  /** Waits (PENDING) until the entry fills: BRACKET and OTO children; an OCO's legs work at once. */
+  pending: boolean;
+}
+
+/**
+ * The children an order's class asks for, each an OrderRequest of its own (fields named
+ * `takeProfit.limitPrice`, `stopLoss.stopPrice` …). BRACKET: takeProfit and stopLoss, the
+ * opposite side of the entry, same quantity, working once the entry fills and cancelling each
+ * other. OTO: one of them. OCO: the order itself is the LIMIT leg; stopLoss the other leg, same
+ * side and quantity, both working at once. An entry's time in force is DAY or GTC (its children
+ * take it too).
+ */
+export function parseLegs(input: Record<string, unknown>, parent: OrderRequest): { orderClass: OrderClass; legs: LegRequest[] } {
+  const given = (name: string) => input[name] !== undefined && input[name] !== null;
+  const orderClass = given('orderClass') ? oneOf(input['orderClass'], ORDER_CLASSES, 'orderClass') : 'SIMPLE';
+  if (orderClass === 'SIMPLE') {
+    for (const name of ['takeProfit', 'stopLoss']) if (given(name)) throw bad(name, `${name} needs orderClass BRACKET, OTO or OCO`);
+    return { orderClass, legs: [] };
+  }
+  if (parent.timeInForce !== 'DAY' && parent.timeInForce !== 'GTC')
+    throw refused('timeInForce', `A ${orderClass} order is DAY or GTC (its legs work after it)`);
+  if (parent.type === 'TRAILING_STOP') throw refused('type', `A ${orderClass} order cannot be a TRAILING_STOP`);
+  const object = (name: string): Record<string, unknown> | null => {
+    if (!given(name)) return null;
+    const v = input[name];
+    if (typeof v !== 'object' || Array.isArray(v)) throw bad(name, `${name} must be an object`);
+    return v as Record<string, unknown>;
+  };
+  const takeProfit = object('takeProfit');
+  const stopLoss = object('stopLoss');
+  const opposite = parent.side === 'BUY' ? 'SELL' : 'BUY';
+  const child = (leg: OrderLeg, body: Record<string, unknown>, name: string, side: OrderSide, pending: boolean): LegRequest => {
+    for (const key of Object.keys(body))
+      if (!(leg === 'TAKE_PROFIT' ? ['limitPrice'] : ['stopPrice', 'limitPrice']).includes(key))
+        throw bad(`${name}.${key}`, `${name}.${key} is not a field of ${name}`);
+    try {
+      const request = parseOrderRequest({
+        accountId: parent.accountId,
+        symbol: parent.symbol,
+        side,
+        type: leg === 'TAKE_PROFIT' ? 'LIMIT' : body['limitPrice'] === undefined || body['limitPrice'] === null ? 'STOP' : 'STOP_LIMIT',
+        timeInForce: parent.timeInForce,
+        quantity: parent.quantity,
+        limitPrice: body['limitPrice'],
+        stopPrice: body['stopPrice'],
+      });
+      return { leg, request, pending };
+    } catch (err) {
+      throw prefixed(err, name);
+    }
+  };
+  if (orderClass === 'OCO') {
+    if (parent.type !== 'LIMIT') throw refused('type', 'An OCO order is a LIMIT order (the take-profit leg) with a stopLoss leg');
+    if (takeProfit) throw bad('takeProfit', 'An OCO order is itself the take-profit leg: give its limitPrice, and stopLoss');
+    if (!stopLoss) throw bad('stopLoss', 'An OCO order needs stopLoss');
+    const legs = [child('STOP_LOSS', stopLoss, 'stopLoss', parent.side, false)];
+    checkExitPrices(parent.side, parent.limitPrice!, legs[0]!.request.stopPrice!);
+    return { orderClass, legs };
+  }
+  if (orderClass === 'BRACKET') {
+    if (!takeProfit) throw bad('takeProfit', 'A BRACKET order needs takeProfit');
+    if (!stopLoss) throw bad('stopLoss', 'A BRACKET order needs stopLoss');
+  } else if (!takeProfit === !stopLoss)
+    throw bad(takeProfit ? 'stopLoss' : 'takeProfit', 'An OTO order has one child: takeProfit or stopLoss');
+  const legs: LegRequest[] = [];
+  if (takeProfit) legs.push(child('TAKE_PROFIT', takeProfit, 'takeProfit', opposite, true));
+  if (stopLoss) legs.push(child('STOP_LOSS', stopLoss, 'stopLoss', opposite, true));
+  if (legs.length === 2) checkExitPrices(opposite, legs[0]!.request.limitPrice!, legs[1]!.request.stopPrice!);
+  return { orderClass, legs };
+}
+
+/** Exits that sell take profit above their stop; exits that buy, below it. */
+function checkExitPrices(side: OrderSide, takeProfit: string, stop: string): void {
+  const ok = side === 'SELL' ? new Decimal(takeProfit).gt(stop) : new Decimal(takeProfit).lt(stop);
+  if (!ok)
+    throw refused(
+      'stopLoss.stopPrice',
+      `stopLoss.stopPrice must be ${side === 'SELL' ? 'below' : 'above'} the take-profit limit ${takeProfit} (the legs ${side === 'SELL' ? 'sell' : 'buy'})`,
+    );
+}
+
+/** An AppError about a child's field, named as the request spells it (`stopLoss.stopPrice`). */
+export function prefixed(err: unknown, name: string): unknown {
+  if (!(err instanceof AppError) || !err.field || err.field.includes('.')) return err;
+  return new AppError(err.code, `${name}.${err.message}`, { ...err.options, field: `${name}.${err.field}` });
 }
 
 /** Closing a position: all of it, a quantity, or a percentage of it (not both). */

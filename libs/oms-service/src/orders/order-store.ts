@@ -2,9 +2,9 @@ import { currentTraceparent } from '@trading/tracing';
 import Decimal from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import { canonical, formatMoney, formatPrice } from '@trading/money';
-import type { OrderSide, OrderType, TimeInForce } from './order-rules';
+import type { OrderClass, OrderLeg, OrderSide, OrderType, TimeInForce } from './order-rules';
 
-export type OrderStatus = 'ACCEPTED' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
+export type OrderStatus = 'ACCEPTED' | 'PENDING' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
 export const OPEN_STATUSES: readonly OrderStatus[] = ['NEW', 'PARTIALLY_FILLED'];
 
 /** An orders row as PostgreSQL returns it. */
@@ -48,6 +48,14 @@ export interface OrderRow {
   trail_percent: string | null;
   /** TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); the stop trails it. */
   high_water_mark: string | null;
+  /** SIMPLE, BRACKET, OCO or OTO (issue 26 §4). */
+  order_class: OrderClass;
+  /** A child's entry (BRACKET, OTO) or an OCO's first leg. */
+  parent_order_id: string | null;
+  /** Which exit a child is. */
+  leg: OrderLeg | null;
+  /** Orders that cancel each other (a bracket's exits, an OCO's legs): the first fill cancels the others. */
+  oco_group_id: string | null;
   /** The order replacing this one: set when the replace begins (the engine leaves the order alone from then on). */
   replaced_by_order_id: string | null;
 }
@@ -107,6 +115,9 @@ export function presentOrder(o: OrderRow) {
     trailPrice: o.trail_price === null || o.trail_price === undefined ? null : formatPrice(o.trail_price, o.currency),
     trailPercent: o.trail_percent === null || o.trail_percent === undefined ? null : canonical(o.trail_percent),
     highWaterMark: o.high_water_mark === null || o.high_water_mark === undefined ? null : formatPrice(o.high_water_mark, o.currency),
+    orderClass: o.order_class ?? 'SIMPLE',
+    parentOrderId: o.parent_order_id ?? null,
+    leg: o.leg ?? null,
     replaces: o.replaces_order_id ?? null,
     replacedBy: o.replaced_by_order_id ?? null,
   };
@@ -175,7 +186,24 @@ export async function closeOrder(
   );
   await announceOrder(tx, row);
   await announceClose(tx, row);
+  // An entry that ends without filling takes its waiting children with it (a filled one starts them).
+  if (status !== 'FILLED') {
+    const children: OrderRow[] = await tx.query(
+      "SELECT * FROM orders WHERE parent_order_id = $1 AND status = 'PENDING' ORDER BY seq FOR UPDATE",
+      [order.id],
+    );
+    for (const child of children) await closeOrder(tx, child, 'CANCELLED', `The parent order ${order.id} ended ${status} before it filled`);
+  }
   return row as OrderRow;
+}
+
+/** A filled entry's children start working (PENDING → NEW), in the fill's transaction. */
+export async function activateChildren(tx: EntityManager, parent: OrderRow): Promise<void> {
+  const [rows]: [OrderRow[]] = await tx.query(
+    "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE parent_order_id = $1 AND status = 'PENDING' RETURNING *",
+    [parent.id],
+  );
+  for (const row of rows) await announceOrder(tx, row);
 }
 
 /** The order.closed event of a buy with a hold, written with the state change that closed it. */

@@ -21,6 +21,40 @@ export const ordersTypeDefs = /* GraphQL */ `
     TRAILING_STOP
   }
 
+  "SIMPLE: one order. BRACKET: an entry with a take-profit and a stop-loss that start when it fills and cancel each other. OCO: a LIMIT leg and a stop leg that cancel each other. OTO: an entry and one child that starts when it fills."
+  enum OrderClass {
+    "One order."
+    SIMPLE
+    "Entry + takeProfit + stopLoss."
+    BRACKET
+    "One cancels the other: the order (LIMIT) and its stopLoss leg."
+    OCO
+    "One triggers the other: an entry and takeProfit or stopLoss."
+    OTO
+  }
+
+  "Which exit a child order is."
+  enum OrderLeg {
+    "The LIMIT exit."
+    TAKE_PROFIT
+    "The STOP (or STOP_LIMIT) exit."
+    STOP_LOSS
+  }
+
+  "A take-profit child: a LIMIT order on the other side."
+  input TakeProfitInput {
+    "On the tick."
+    limitPrice: Decimal!
+  }
+
+  "A stop-loss child: a STOP order on the other side (STOP_LIMIT with limitPrice)."
+  input StopLossInput {
+    "On the tick."
+    stopPrice: Decimal!
+    "Makes it a STOP_LIMIT."
+    limitPrice: Decimal
+  }
+
   "How long an order works."
   enum TimeInForce {
     "Until the end of the trading session it was placed in (then EXPIRED)."
@@ -37,6 +71,8 @@ export const ordersTypeDefs = /* GraphQL */ `
   enum OrderStatus {
     "Recorded, reserving buying power; not yet working."
     ACCEPTED
+    "A BRACKET or OTO child waiting for its entry to fill (then NEW; cancelled if the entry ends otherwise)."
+    PENDING
     "Working, nothing filled yet."
     NEW
     "Working, partly filled."
@@ -115,6 +151,14 @@ export const ordersTypeDefs = /* GraphQL */ `
     trailPercent: Decimal
     "TRAILING_STOP: the best price since it started working (the highest for a sell, the lowest for a buy); stopPrice trails it."
     highWaterMark: Decimal
+    "SIMPLE, BRACKET, OCO or OTO."
+    orderClass: OrderClass!
+    "A child's entry order (or an OCO leg's first leg)."
+    parentOrderId: ID
+    "Which exit a child is."
+    leg: OrderLeg
+    "This order's children: a bracket's exits, an OTO's child, an OCO's other leg."
+    legs: [Order!]!
     "The order this one replaced (replaceOrder)."
     replaces: ID
     "The order that replaced this one (it is CANCELLED, 'Replaced by order …'); set while the replace is under way too."
@@ -205,6 +249,8 @@ export const ordersTypeDefs = /* GraphQL */ `
     accountId: ID!
     "Order types it may send."
     orderTypes: [OrderType!]!
+    "Order classes it may send."
+    orderClasses: [OrderClass!]!
     "Times in force it may use."
     timesInForce: [TimeInForce!]!
     "Which times in force each order type accepts."
@@ -291,6 +337,10 @@ export const ordersTypeDefs = /* GraphQL */ `
     margin: MarginImpact!
     "Sells: the quantity available to sell."
     position: Change
+    "SIMPLE, BRACKET, OCO or OTO."
+    orderClass: OrderClass!
+    "Its children (reservedAmount above includes what the buys among them hold)."
+    legs: [WhatIfLeg!]!
     "Whether placing it now would be refused."
     wouldBeRejected: Boolean!
     "Why it would be refused (empty when not)."
@@ -323,6 +373,32 @@ export const ordersTypeDefs = /* GraphQL */ `
     trailPercent: Decimal
     "Unique per account (at most 64 characters); generated when absent."
     clientOrderId: String
+    "SIMPLE (default), BRACKET, OCO or OTO."
+    orderClass: String
+    "BRACKET, OTO: the take-profit child."
+    takeProfit: TakeProfitInput
+    "BRACKET, OTO, OCO: the stop-loss child (an OCO's other leg)."
+    stopLoss: StopLossInput
+  }
+
+  "A child of a BRACKET, OCO or OTO order, as what-if sees it."
+  type WhatIfLeg {
+    "Which exit."
+    leg: OrderLeg!
+    "Its side."
+    side: OrderSide!
+    "Its type."
+    type: OrderType!
+    "Its limit."
+    limitPrice: Decimal
+    "Its stop."
+    stopPrice: Decimal
+    "Its quantity."
+    quantity: Decimal!
+    "'the order fills' or 'at once'."
+    startsWhen: String!
+    "What it would hold in banking (buys)."
+    reservedAmount: Decimal!
   }
 
   "What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder."

@@ -40,6 +40,12 @@ import {
   type OrderRequest,
   floorToLot,
   parseCloseRequest,
+  parseLegs,
+  ORDER_CLASSES,
+  prefixed,
+  type LegRequest,
+  type OrderClass,
+  type OrderLeg,
   parseReplaceRequest,
   trailingStop,
   type CloseRequest,
@@ -58,7 +64,16 @@ export interface OrdersOptions {
   maxOrderValue: string;
 }
 
-const ORDER_STATUSES: readonly OrderStatus[] = ['ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'];
+const ORDER_STATUSES: readonly OrderStatus[] = [
+  'ACCEPTED',
+  'PENDING',
+  'NEW',
+  'PARTIALLY_FILLED',
+  'FILLED',
+  'CANCELLED',
+  'REJECTED',
+  'EXPIRED',
+];
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 
 /** What an order would reserve and cost, from the instrument's current price. */
@@ -100,6 +115,7 @@ export class OrdersService {
     return {
       accountId,
       orderTypes: [...ORDER_TYPES],
+      orderClasses: [...ORDER_CLASSES],
       timesInForce: [...TIMES_IN_FORCE],
       timeInForceByType: ORDER_TYPES.map((type) => ({ type, timesInForce: [...TIME_IN_FORCE_BY_TYPE[type]] })),
       shortSellingAllowed: SHORT_SELLING_ALLOWED,
@@ -130,6 +146,7 @@ export class OrdersService {
   /** What placing the order would do, changing nothing. Refusals come back as reasons, not errors. */
   async whatIf(claims: Claims, input: Record<string, unknown>, requestId?: string) {
     let request = parseOrderRequest(input);
+    const group = parseLegs(input, request);
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     const rejectReasons: Array<{ field: string; message: string }> = [];
     const warnings: string[] = [];
@@ -143,6 +160,18 @@ export class OrdersService {
       if (!(err instanceof AppError)) throw err;
       rejectReasons.push({ field: err.field ?? 'body', message: err.message });
     }
+    // Each leg on its own rules; the buys among them hold their cash too.
+    const legs = group.legs.map((leg) => {
+      let held = new Decimal(0);
+      try {
+        const lr = this.checkLeg(leg, instrument);
+        if (leg.request.side === 'BUY') held = lr.holdAmount;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        rejectReasons.push({ field: err.field ?? 'body', message: err.message });
+      }
+      return { leg, held };
+    });
     if (account.status !== 'ACTIVE') rejectReasons.push({ field: 'accountId', message: `The account is ${account.status}` });
     const currency = instrument.currency;
     const r = this.reserve(request, instrument);
@@ -154,8 +183,8 @@ export class OrdersService {
     const cashChange = buy ? gross.plus(commission).neg() : gross.minus(commission);
     const balance = await this.banking.balance(request.accountId, currency, claims);
     const available = new Decimal(balance.availableToTrade);
-    const reserve = buy ? r.holdAmount : new Decimal(0);
-    if (buy && reserve.gt(available)) {
+    const reserve = (buy ? r.holdAmount : new Decimal(0)).plus(legs.reduce((sum, l) => sum.plus(l.held), new Decimal(0)));
+    if (reserve.gt(available)) {
       rejectReasons.push({
         field: 'quantity',
         message: `Insufficient buying power: the order reserves ${formatMoney(reserve, currency)} ${currency}, ${formatMoney(available, currency)} available to trade`,
@@ -207,6 +236,17 @@ export class OrdersService {
         maintenanceRequirementChange: formatMoney(gross.times(maintenanceRate).times(sign), currency),
       },
       position,
+      orderClass: group.orderClass,
+      legs: legs.map(({ leg, held }) => ({
+        leg: leg.leg,
+        side: leg.request.side,
+        type: leg.request.type,
+        limitPrice: leg.request.limitPrice === null ? null : formatPrice(leg.request.limitPrice, currency, instrument.tickSize),
+        stopPrice: leg.request.stopPrice === null ? null : formatPrice(leg.request.stopPrice, currency, instrument.tickSize),
+        quantity: leg.request.quantity,
+        startsWhen: leg.pending ? 'the order fills' : 'at once',
+        reservedAmount: formatMoney(held, currency),
+      })),
       wouldBeRejected: rejectReasons.length > 0,
       rejectReasons,
       warnings,
@@ -222,8 +262,11 @@ export class OrdersService {
    */
   async place(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
     const request = parseOrderRequest(input);
+    const group = parseLegs(input, request);
     const key = parseIdempotencyKey(idempotencyKey);
-    return this.answer(await this.submit(claims, request, key, requestHash('placeOrder', request), requestId));
+    // A SIMPLE order hashes as it always has, so keys given before order classes still answer.
+    const hash = requestHash('placeOrder', group.orderClass === 'SIMPLE' ? request : { ...request, ...group });
+    return this.answer(await this.submit(claims, request, key, hash, requestId, group));
   }
 
   /**
@@ -237,12 +280,14 @@ export class OrdersService {
     key: string | null | undefined,
     hash: string,
     requestId?: string,
+    group: { orderClass: OrderClass; legs: LegRequest[] } = { orderClass: 'SIMPLE', legs: [] },
   ): Promise<OrderRow> {
     let request = placed;
     const keyOwner = idempotencyOwner(claims);
     const instrument = checkInstrumentRules(request, await this.instruments.find(request.symbol));
     request = withTrailingStop(request, instrument);
     checkPriceBand(request, instrument, this.options.priceBand);
+    const legs = group.legs.map((leg) => ({ ...leg, reservation: this.checkLeg(leg, instrument) }));
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE')
       throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
@@ -260,42 +305,36 @@ export class OrdersService {
         // The key's row is written first: a concurrent duplicate waits on it, then replays.
         if (!(await orderIdempotency.claim(tx, keyOwner, key, hash)).first) return { replay: key };
       }
-      const inserted: OrderRow[] = await tx.query(
-        `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
-                             collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18,
-                 CASE WHEN $7 = 'TRAILING_STOP' THEN $19::numeric END)
-         ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
-        [
-          request.accountId,
-          claims.sub,
-          clientOrderId,
-          request.symbol,
-          instrument.currency,
-          request.side,
-          request.type,
-          request.timeInForce,
-          request.quantity,
-          request.limitPrice,
-          request.stopPrice,
-          r.collarPrice?.toFixed() ?? null,
-          buy ? r.holdAmount.toFixed() : null,
-          buy ? 'ACCEPTED' : 'NEW',
-          expiresAt,
-          currentTraceparent() ?? null,
-          request.trailPrice ?? null,
-          request.trailPercent ?? null,
-          instrument.lastPrice,
-        ],
-      );
-      const order = inserted[0];
+      // Every buy of the group (the order, an OCO's other leg, a child that buys) holds its cash before any of it works.
+      const holds = buy || legs.some((l) => l.request.side === 'BUY');
+      const order = await this.insertOrder(tx, claims.sub, clientOrderId, request, instrument, {
+        reservation: buy ? r : null,
+        status: holds ? 'ACCEPTED' : 'NEW',
+        expiresAt,
+        orderClass: group.orderClass,
+      });
       if (!order)
         throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, {
           field: 'clientOrderId',
         });
       await this.checkOpenOrderCap(tx, request.accountId);
       if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
+      if (group.orderClass === 'OCO') await tx.query('UPDATE orders SET oco_group_id = id WHERE id = $1', [order.id]);
+      const exitGroup = group.orderClass === 'BRACKET' ? randomUUID() : group.orderClass === 'OCO' ? order.id : null;
+      for (const leg of legs) {
+        const legBuy = leg.request.side === 'BUY';
+        await this.insertOrder(tx, claims.sub, `${clientOrderId}:${leg.leg === 'TAKE_PROFIT' ? 'tp' : 'sl'}`, leg.request, instrument, {
+          reservation: legBuy ? leg.reservation : null,
+          status: leg.pending ? 'PENDING' : legBuy ? 'ACCEPTED' : 'NEW',
+          expiresAt,
+          orderClass: group.orderClass,
+          parentOrderId: order.id,
+          leg: leg.leg,
+          ocoGroupId: exitGroup,
+        });
+      }
       if (!buy) {
+        // An OCO's legs sell the same shares once: its group is counted once (sellable()).
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
         if (new Decimal(request.quantity).gt(sellable)) {
           return closeOrder(
@@ -305,14 +344,126 @@ export class OrdersService {
             `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`,
           );
         }
-        await announceOrder(tx, order); // a sell is NEW at once; a buy once banking holds its cash
+        if (!holds) {
+          await announceOrder(tx, order); // a sell is NEW at once; a buy once banking holds its cash
+          for (const leg of await this.legRows(tx, order.id)) if (leg.status === 'NEW') await announceOrder(tx, leg);
+        }
       }
       return order;
     });
     if ('replay' in recorded) return (await this.earlierRow(keyOwner, key!, hash))!;
     let order = recorded;
+    if (order.status !== 'ACCEPTED') return order;
+    if (legs.length) return this.confirmGroup(order, claims.sub);
     if (buy) order = await this.confirmHold(order, claims.sub);
     return order;
+  }
+
+  /** A leg's own rules (tick, lots, price band) and, for a buy, what it holds; errors name `takeProfit.…` / `stopLoss.…`. */
+  private checkLeg(leg: LegRequest, instrument: Instrument): Reservation {
+    const name = leg.leg === 'TAKE_PROFIT' ? 'takeProfit' : 'stopLoss';
+    try {
+      checkInstrumentRules(leg.request, instrument);
+      checkPriceBand(leg.request, instrument, this.options.priceBand);
+      return this.reserve(leg.request, instrument);
+    } catch (err) {
+      throw prefixed(err, name);
+    }
+  }
+
+  private async insertOrder(
+    tx: EntityManager,
+    userId: string,
+    clientOrderId: string,
+    request: OrderRequest,
+    instrument: Instrument,
+    o: {
+      reservation: Reservation | null;
+      status: OrderStatus;
+      expiresAt: Date | null;
+      orderClass: OrderClass;
+      parentOrderId?: string;
+      leg?: OrderLeg;
+      ocoGroupId?: string | null;
+    },
+  ): Promise<OrderRow | undefined> {
+    const inserted: OrderRow[] = await tx.query(
+      `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
+                           collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark,
+                           order_class, parent_order_id, leg, oco_group_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18,
+               CASE WHEN $7 = 'TRAILING_STOP' THEN $19::numeric END, $20, $21, $22, $23)
+       ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
+      [
+        request.accountId,
+        userId,
+        clientOrderId,
+        request.symbol,
+        instrument.currency,
+        request.side,
+        request.type,
+        request.timeInForce,
+        request.quantity,
+        request.limitPrice,
+        request.stopPrice,
+        o.reservation?.collarPrice?.toFixed() ?? null,
+        o.reservation ? o.reservation.holdAmount.toFixed() : null,
+        o.status,
+        o.expiresAt,
+        currentTraceparent() ?? null,
+        request.trailPrice ?? null,
+        request.trailPercent ?? null,
+        instrument.lastPrice,
+        o.orderClass,
+        o.parentOrderId ?? null,
+        o.leg ?? null,
+        o.ocoGroupId ?? null,
+      ],
+    );
+    return inserted[0];
+  }
+
+  private async legRows(tx: EntityManager, parentId: string): Promise<OrderRow[]> {
+    return tx.query('SELECT * FROM orders WHERE parent_order_id = $1 ORDER BY seq', [parentId]);
+  }
+
+  /**
+   * A BRACKET, OCO or OTO order with buys in it: each buy's hold in banking, then the order (and
+   * an OCO's other leg) NEW, the children still PENDING. Any refusal rejects the whole group (the
+   * children are cancelled with it, and what banking did hold comes back with each order's close).
+   */
+  private async confirmGroup(order: OrderRow, userId: string): Promise<OrderRow> {
+    const group = [order, ...(await this.legRows(this.dataSource.manager, order.id))];
+    try {
+      for (const o of group)
+        if (o.side === 'BUY' && o.hold_amount !== null)
+          await this.banking.placeHold(
+            { orderId: o.id, accountId: o.account_id, currency: o.currency, amount: formatMoney(o.hold_amount, o.currency) },
+            userId,
+          );
+    } catch (err) {
+      const refused = err instanceof AppError && err.code === 'UNPROCESSABLE';
+      if (!refused) throw err; // 503: the engine's sweep rejects the group once it is stale, releasing what was held
+      return this.dataSource.transaction(async (tx) => {
+        const [locked]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE", [order.id]);
+        if (!locked) return (await this.row(order.id))!;
+        const rejected = await closeOrder(tx, locked, 'REJECTED', err.message);
+        const legs: OrderRow[] = await tx.query("SELECT * FROM orders WHERE parent_order_id = $1 AND status = 'ACCEPTED' FOR UPDATE", [
+          order.id,
+        ]);
+        for (const leg of legs) await closeOrder(tx, leg, 'REJECTED', err.message);
+        return rejected;
+      });
+    }
+    return this.dataSource.transaction(async (tx) => {
+      const [rows]: [OrderRow[]] = await tx.query(
+        `UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now()
+          WHERE (id = $1 OR parent_order_id = $1) AND status = 'ACCEPTED' RETURNING *`,
+        [order.id],
+      );
+      for (const row of rows) await announceOrder(tx, row);
+      return (await tx.query('SELECT * FROM orders WHERE id = $1', [order.id]))[0] as OrderRow;
+    });
   }
 
   /** A buy's hold in banking, then NEW; a refusal rejects the order. */
@@ -411,9 +562,11 @@ export class OrdersService {
     const [row] = await tx.query(
       `SELECT
          (SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0) FROM trades WHERE account_id = $1 AND symbol = $2)::text AS traded,
-         (SELECT coalesce(sum(quantity - filled_quantity), 0) FROM orders
-           WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')
-             AND replaced_by_order_id IS NULL AND id IS DISTINCT FROM $3::uuid)::text AS promised`,
+         (SELECT coalesce(sum(promised), 0) FROM (
+            SELECT max(quantity - filled_quantity) AS promised FROM orders
+             WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')
+               AND replaced_by_order_id IS NULL AND coalesce(oco_group_id, id) IS DISTINCT FROM $3::uuid
+             GROUP BY coalesce(oco_group_id, id)) g)::text AS promised`,
       [account.id, symbol, excludeOrder ?? null],
     );
     const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
@@ -490,6 +643,10 @@ export class OrdersService {
         throw new AppError('CONFLICT', 'The order is still being accepted; try again in a moment', { field: 'orderId' });
       if (old!.status !== 'NEW' && old!.status !== 'PARTIALLY_FILLED')
         throw new AppError('CONFLICT', `The order is already closed (${old!.status})`, { field: 'orderId' });
+      if (old!.order_class !== 'SIMPLE')
+        throw new AppError('UNPROCESSABLE', `A ${old!.order_class} order's legs cannot be replaced; cancel it and place a new one`, {
+          field: 'orderId',
+        });
       if (old!.replaced_by_order_id)
         throw new AppError('CONFLICT', `The order is already being replaced by ${old!.replaced_by_order_id}`, { field: 'orderId' });
       const filled = new Decimal(old!.filled_quantity);
@@ -709,6 +866,14 @@ export class OrdersService {
             throw new AppError('CONFLICT', `The order is being replaced by ${locked!.replaced_by_order_id}; cancel that one`, {
               field: 'orderId',
             });
+          // An OCO leg, or a bracket's exit, takes the legs it would have cancelled with it.
+          if (locked!.oco_group_id) {
+            const siblings: OrderRow[] = await tx.query(
+              "SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 AND status IN ('PENDING', 'NEW', 'PARTIALLY_FILLED') ORDER BY seq FOR UPDATE",
+              [locked!.oco_group_id, locked!.id],
+            );
+            for (const sibling of siblings) await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${locked!.id} was cancelled`);
+          }
           return closeOrder(tx, locked!, 'CANCELLED', 'Cancelled by the client');
       }
     });
@@ -729,6 +894,16 @@ export class OrdersService {
   private async row(id: string): Promise<OrderRow | null> {
     const [row] = await this.dataSource.query('SELECT * FROM orders WHERE id = $1', [id]);
     return (row as OrderRow | undefined) ?? null;
+  }
+
+  /** The children of several orders (a DataLoader's batch), in the order of `orderIds`: a bracket's exits, an OTO's child, an OCO's other leg. */
+  async legsOf(orderIds: readonly string[]): Promise<OrderView[][]> {
+    const rows: OrderRow[] = await this.dataSource.query('SELECT * FROM orders WHERE parent_order_id = ANY($1::uuid[]) ORDER BY seq', [
+      orderIds,
+    ]);
+    const byOrder = new Map<string, OrderView[]>(orderIds.map((id) => [id, []]));
+    for (const row of rows) byOrder.get(row.parent_order_id!)?.push(presentOrder(row));
+    return orderIds.map((id) => byOrder.get(id)!);
   }
 
   /** One order of this account (null for an unknown id or another account's order). */

@@ -22,6 +22,8 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
       // One query for the fills of every order in the answer, not one per order.
       fills: (order, _args, ctx) =>
         perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => orders.fillsOf(ids))).load(order.id),
+      legs: (order, _args, ctx) =>
+        perRequest(ctx, 'legs', () => new DataLoader((ids: readonly string[]) => orders.legsOf(ids))).load(order.id),
     },
     Mutation: {
       // Mutations name an account directly: ownership is asked of the accounts subgraph with the caller's claims.

@@ -1,6 +1,6 @@
 import { z } from '@trading/config';
 import { DECIMAL_SYNTAX } from '@trading/money';
-import { named, ORDER_SIDES, ORDER_TYPES, TIMES_IN_FORCE } from './kit';
+import { named, ORDER_CLASSES, ORDER_SIDES, ORDER_TYPES, TIMES_IN_FORCE } from './kit';
 
 /** What the facade accepts as request bodies: checked here (each failure a 400 naming the field), documented from the same schemas. */
 const required = { error: 'is required' };
@@ -50,6 +50,18 @@ export const orderRequest = named(
       .max(64, 'must be at most 64 characters')
       .optional()
       .meta({ description: 'Unique per account; generated when absent' }),
+    orderClass: z.enum(ORDER_CLASSES, { error: 'must be SIMPLE, BRACKET, OCO or OTO' }).optional().meta({
+      description:
+        'SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other. DAY or GTC.',
+    }),
+    takeProfit: z
+      .object({ limitPrice: decimalString })
+      .optional()
+      .meta({ description: 'BRACKET, OTO: a LIMIT order on the other side, same quantity' }),
+    stopLoss: z
+      .object({ stopPrice: decimalString, limitPrice: decimalString.optional() })
+      .optional()
+      .meta({ description: 'BRACKET, OTO: a STOP (STOP_LIMIT with limitPrice) on the other side; OCO: the stop leg, same side' }),
   }),
 );
 

@@ -10,6 +10,8 @@ import {
   money,
   named,
   ORDER_SIDES,
+  ORDER_CLASSES,
+  ORDER_LEGS,
   ORDER_STATUSES,
   ORDER_TYPES,
   price,
@@ -192,7 +194,8 @@ const timeInForce = z
   .enum(TIMES_IN_FORCE)
   .meta({ description: 'MARKET: DAY, IOC, FOK. LIMIT: all. STOP, STOP_LIMIT and TRAILING_STOP: DAY, GTC.' });
 const orderStatus = z.enum(ORDER_STATUSES).meta({
-  description: 'ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED',
+  description:
+    'ACCEPTED (recorded, reserving buying power) → NEW (working) → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED. PENDING: a BRACKET or OTO child waiting for its entry to fill',
 });
 export const trade = named(
   'Trade',
@@ -245,10 +248,21 @@ const orderFields = {
   highWaterMark: price.nullable().meta({
     description: 'TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); stopPrice trails it',
   }),
+  orderClass: z.enum(ORDER_CLASSES),
+  parentOrderId: id.nullable().meta({ description: "A child's entry order (or an OCO leg's first leg)" }),
+  leg: z.enum(ORDER_LEGS).nullable().meta({ description: 'Which exit a child is' }),
   replaces: id.nullable().meta({ description: 'The order this one replaced (PUT /oms/order)' }),
   replacedBy: id.nullable().meta({ description: "The order that replaced this one (it is CANCELLED, 'Replaced by order …')" }),
 };
-export const order = named('Order', o({ ...orderFields, fills: list(trade) }));
+const orderLegView = named('OrderLegView', o(orderFields), "A child order as its parent's `legs` show it (without fills)");
+export const order = named(
+  'Order',
+  o({
+    ...orderFields,
+    legs: list(orderLegView).meta({ description: "This order's children: a bracket's exits, an OTO's child, an OCO's other leg" }),
+    fills: list(trade),
+  }),
+);
 export const orderUpdate = named('OrderUpdate', o(orderFields), 'An order as an `event: order` carries it: the order without its fills');
 export const orderEvent = named(
   'OrderEvent',
@@ -285,6 +299,19 @@ export const whatIfResult = named(
     position: o({ before: quantity, change: quantity, after: quantity })
       .nullable()
       .meta({ description: 'Sells: quantity available to sell' }),
+    orderClass: z.enum(ORDER_CLASSES),
+    legs: list(
+      o({
+        leg: z.enum(ORDER_LEGS),
+        side,
+        type: orderType,
+        limitPrice: price.nullable(),
+        stopPrice: price.nullable(),
+        quantity,
+        startsWhen: text.meta({ examples: ['the order fills', 'at once'] }),
+        reservedAmount: money,
+      }),
+    ).meta({ description: 'The children; reservedAmount above includes what the buys among them hold' }),
     wouldBeRejected: z.boolean(),
     rejectReasons: list(o({ field: text, message: text })),
     warnings: list(text),
@@ -295,6 +322,7 @@ export const orderRules = named(
   o({
     accountId: id,
     orderTypes: list(orderType),
+    orderClasses: list(z.enum(ORDER_CLASSES)),
     timesInForce: list(timeInForce),
     timeInForceByType: list(o({ type: orderType, timesInForce: list(timeInForce) })),
     shortSellingAllowed: z.boolean(),

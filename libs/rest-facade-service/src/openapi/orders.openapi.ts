@@ -2,7 +2,11 @@
 import { ORDER_STATUSES } from '../contract/kit';
 import { accountId, idempotency, list, type Operations } from './kit';
 
-const status = { enum: ORDER_STATUSES, description: 'ACCEPTED → NEW → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED' };
+const status = {
+  enum: ORDER_STATUSES,
+  description:
+    'ACCEPTED → NEW → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED; PENDING: a BRACKET or OTO child waiting for its entry',
+};
 
 const symbol = (description: string) => ({
   name: 'symbol',

@@ -6,14 +6,16 @@ import type { RestRoute } from './route';
 import { DECIMAL_SYNTAX } from '@trading/money';
 
 const TRADE = 'id orderId accountId symbol side quantity price currency grossAmount commission netAmount executedAt';
-const ORDER = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
+const ORDER_FIELDS = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
   averageFillPrice grossAmount commission reservedAmount status statusReason createdAt updatedAt submittedAt triggeredAt filledAt
-  cancelledAt expiredAt rejectedAt expiresAt trailPrice trailPercent highWaterMark replaces replacedBy fills { ${TRADE} }`;
+  cancelledAt expiredAt rejectedAt expiresAt trailPrice trailPercent highWaterMark orderClass parentOrderId leg replaces replacedBy`;
+const ORDER = `${ORDER_FIELDS} legs { ${ORDER_FIELDS} } fills { ${TRADE} }`;
 const CHANGE = 'before change after';
 const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPrice estimatedPrice estimatedGrossAmount estimatedCommission
   estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }
-  position { ${CHANGE} } wouldBeRejected rejectReasons { field message } warnings`;
-const RULES = `accountId orderTypes timesInForce timeInForceByType { type timesInForce } shortSellingAllowed marketOpen tradingHours
+  position { ${CHANGE} } orderClass legs { leg side type limitPrice stopPrice quantity startsWhen reservedAmount } wouldBeRejected
+  rejectReasons { field message } warnings`;
+const RULES = `accountId orderTypes orderClasses timesInForce timeInForceByType { type timesInForce } shortSellingAllowed marketOpen tradingHours
   commissionRate minimumCommission priceBand maxOpenOrders marketOrderCollar instruments { symbol name currency tickSize lotSize minQuantity maxQuantity fractional tradable lastPrice }`;
 
 const symbolParam = (req: Request) => {

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { openApiDocument } from '@trading/rest-facade-service';
+import { http, openApiResponseValidator } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { expectInvariants, ServiceDatabases, settled } from './invariants';
+import { startOrdersPlatform, until } from './orders-platform';
+import { patSession } from './sessions';
+import type { TestPlatform } from './test-platform';
+
+const conforms = openApiResponseValidator(openApiDocument);
+const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
+const aliceMargin = DEMO_ACCOUNTS[1]!.id; // AAPL 10, MSFT 5
+
+type Order = Record<string, any>;
+
+/**
+ * Issue 26 §4: BRACKET (entry + take-profit + stop-loss that start when it fills and cancel
+ * each other), OCO (two legs that cancel each other) and OTO (entry + one child).
+ */
+describe('orders: brackets, OCO and OTO', () => {
+  let p: TestPlatform;
+  let db: ServiceDatabases;
+  let writer: string;
+  beforeAll(async () => {
+    p = await startOrdersPlatform({ OMS_FILL_LIQUIDITY: '100' });
+    writer = await patSession(p, alice.email, 'READ_WRITE');
+    db = new ServiceDatabases(p);
+    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('MSFT', '400.00');
+  }, 60_000);
+  afterAll(async () => {
+    await db?.end();
+    await p?.stop();
+  });
+
+  const api = (path: string) => p.urls.api + path;
+  const place = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    http('POST', api('/oms/order'), { token: writer, body, headers });
+  const getOrder = (accountId: string, id: string): Promise<Order> =>
+    http('GET', api(`/oms/${accountId}/order/${id}`), { token: writer }).then((r) => r.body);
+  const waitFor = (accountId: string, id: string, status: string) =>
+    until(
+      () => getOrder(accountId, id),
+      (o) => o['status'] === status,
+      `order ${id} ${status}`,
+    );
+  const balance = (accountId: string) => http('GET', api(`/banking/${accountId}/balance/USD`), { token: writer }).then((r) => r.body);
+  const leg = (o: Order, name: string): Order => o['legs'].find((l: Order) => l['leg'] === name);
+  const noHoldLeft = (accountId: string) =>
+    until(
+      () => balance(accountId),
+      (b) => b.held === '0.00',
+      'no hold left',
+    );
+
+  it('a bracket whose take-profit fills cancels its stop-loss, exactly once', async () => {
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'MARKET',
+      timeInForce: 'DAY',
+      quantity: '2',
+      orderClass: 'BRACKET',
+      takeProfit: { limitPrice: '200.00' },
+      stopLoss: { stopPrice: '180.00' },
+    });
+    expect(res.status).toBe(201);
+    conforms('POST', '/oms/order', 201, res.body);
+    expect(res.body).toMatchObject({ orderClass: 'BRACKET', side: 'BUY' });
+    expect(leg(res.body, 'TAKE_PROFIT')).toMatchObject({
+      status: 'PENDING',
+      side: 'SELL',
+      type: 'LIMIT',
+      limitPrice: '200.00',
+      quantity: '2',
+    });
+    expect(leg(res.body, 'STOP_LOSS')).toMatchObject({
+      status: 'PENDING',
+      side: 'SELL',
+      type: 'STOP',
+      stopPrice: '180.00',
+      reservedAmount: null,
+    });
+    const entry = await waitFor(aliceCash, res.body.id, 'FILLED');
+    const tp = leg(entry, 'TAKE_PROFIT');
+    const sl = leg(entry, 'STOP_LOSS');
+    expect([tp.status, sl.status]).toEqual(['NEW', 'NEW']);
+    await new Promise((r) => setTimeout(r, 300));
+    await p.oms.feed.setPrice('AAPL', '200.50');
+    expect(await waitFor(aliceCash, tp.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.50', parentOrderId: res.body.id });
+    const cancelled = await waitFor(aliceCash, sl.id, 'CANCELLED');
+    expect(cancelled.statusReason).toBe(`OCO: order ${tp.id} filled`);
+    expect(cancelled.fills).toEqual([]);
+    // The price falls through the old stop: nothing more happens.
+    await p.oms.feed.setPrice('AAPL', '179.00');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await getOrder(aliceCash, sl.id)).toMatchObject({ status: 'CANCELLED', filledQuantity: '0' });
+    const [{ n }] = await db.query(
+      'oms',
+      "SELECT count(*)::int AS n FROM outbox WHERE type = 'order.updated' AND payload->'order'->>'id' = $1 AND payload->'order'->>'status' = 'CANCELLED'",
+      [sl.id],
+    );
+    expect(n).toBe(1);
+    await noHoldLeft(aliceCash);
+    await p.oms.feed.setPrice('AAPL', '190.00');
+  });
+
+  it('cancelling the entry cancels its pending children', async () => {
+    const res = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      limitPrice: '150.00',
+      timeInForce: 'GTC',
+      quantity: '1',
+      orderClass: 'BRACKET',
+      takeProfit: { limitPrice: '210.00' },
+      stopLoss: { stopPrice: '140.00', limitPrice: '139.00' },
+    });
+    expect(leg(res.body, 'STOP_LOSS')).toMatchObject({ type: 'STOP_LIMIT', limitPrice: '139.00' });
+    const cancel = await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: res.body.id } });
+    expect(cancel.body.legs.map((l: Order) => l['status'])).toEqual(['CANCELLED', 'CANCELLED']);
+    await noHoldLeft(aliceCash);
+  });
+
+  it('OCO: two sells of one position working at once, counted once against it; the stop fills and the limit is cancelled', async () => {
+    const res = await place({
+      accountId: aliceMargin,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'LIMIT',
+      limitPrice: '210.00',
+      timeInForce: 'GTC',
+      quantity: '5',
+      orderClass: 'OCO',
+      stopLoss: { stopPrice: '170.00' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'NEW', orderClass: 'OCO' });
+    const stop = leg(res.body, 'STOP_LOSS');
+    expect(stop).toMatchObject({ status: 'NEW', side: 'SELL', type: 'STOP', quantity: '5' });
+    // The position is 10: the OCO promises 5 of it once, so 5 more may be sold, not 6.
+    const more = { accountId: aliceMargin, symbol: 'AAPL', side: 'SELL', type: 'LIMIT', limitPrice: '250.00', timeInForce: 'GTC' };
+    expect((await place({ ...more, quantity: '6' })).body).toMatchObject({ status: 422, field: 'quantity' });
+    const five = await place({ ...more, quantity: '5' });
+    expect(five.status).toBe(201);
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: five.body.id } });
+    await p.oms.feed.setPrice('AAPL', '169.50');
+    expect(await waitFor(aliceMargin, stop.id, 'FILLED')).toMatchObject({ averageFillPrice: '169.50' });
+    expect(await waitFor(aliceMargin, res.body.id, 'CANCELLED')).toMatchObject({
+      filledQuantity: '0',
+      statusReason: `OCO: order ${stop.id} filled`,
+    });
+    await p.oms.feed.setPrice('AAPL', '190.00');
+  });
+
+  it('OTO with a buy-side child: a sell entry whose buy-back holds its cash when placed; cancelling the child cancels nothing else', async () => {
+    const before = await balance(aliceMargin);
+    const res = await place({
+      accountId: aliceMargin,
+      symbol: 'MSFT',
+      side: 'SELL',
+      type: 'MARKET',
+      timeInForce: 'DAY',
+      quantity: '2',
+      orderClass: 'OTO',
+      takeProfit: { limitPrice: '380.00' },
+    });
+    expect(res.status).toBe(201);
+    const child = leg(res.body, 'TAKE_PROFIT');
+    expect(child).toMatchObject({ side: 'BUY', type: 'LIMIT', status: 'PENDING', reservedAmount: '760.38' });
+    expect(new Decimal(before.held).plus('760.38').toFixed(2)).toBe((await balance(aliceMargin)).held);
+    await waitFor(aliceMargin, res.body.id, 'FILLED');
+    await waitFor(aliceMargin, child.id, 'NEW');
+    expect((await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: child.id } })).body).toMatchObject({
+      status: 'CANCELLED',
+    });
+    await noHoldLeft(aliceMargin);
+  });
+
+  it('refuses with a problem naming the field', async () => {
+    const entry = {
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      limitPrice: '185.00',
+      timeInForce: 'GTC',
+      quantity: '1',
+    };
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ ...entry, orderClass: 'BRACKET', takeProfit: { limitPrice: '200.00' } }, 400, 'stopLoss'],
+      [{ ...entry, takeProfit: { limitPrice: '200.00' } }, 400, 'takeProfit'],
+      [
+        { ...entry, orderClass: 'BRACKET', takeProfit: { limitPrice: '170.00' }, stopLoss: { stopPrice: '180.00' } },
+        422,
+        'stopLoss.stopPrice',
+      ],
+      [
+        { ...entry, orderClass: 'BRACKET', takeProfit: { limitPrice: '200.005' }, stopLoss: { stopPrice: '180.00' } },
+        422,
+        'takeProfit.limitPrice',
+      ],
+      [{ ...entry, orderClass: 'BRACKET', takeProfit: { limitPrice: '200.00' }, stopLoss: { stopPrice: 'x' } }, 400, 'stopLoss.stopPrice'],
+      [
+        { ...entry, orderClass: 'BRACKET', timeInForce: 'IOC', takeProfit: { limitPrice: '200.00' }, stopLoss: { stopPrice: '180.00' } },
+        422,
+        'timeInForce',
+      ],
+      [{ ...entry, orderClass: 'OTO', takeProfit: { limitPrice: '200.00' }, stopLoss: { stopPrice: '180.00' } }, 400, 'stopLoss'],
+      [
+        { ...entry, type: 'STOP', limitPrice: undefined, stopPrice: '195.00', orderClass: 'OCO', stopLoss: { stopPrice: '180.00' } },
+        422,
+        'type',
+      ],
+      [{ ...entry, orderClass: 'FANCY' }, 400, 'orderClass'],
+    ];
+    for (const [body, status, field] of cases)
+      expect({ body, answer: (await place(body)).body }).toMatchObject({ answer: { status, field } });
+  });
+
+  it('what-if and rules cover the classes; a retry with the Idempotency-Key answers the same bracket', async () => {
+    const rules = (await http('GET', api(`/oms/${aliceCash}/order/rules?symbol=AAPL`), { token: writer })).body;
+    expect(rules.orderClasses).toEqual(['SIMPLE', 'BRACKET', 'OCO', 'OTO']);
+    const body = {
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      limitPrice: '150.00',
+      timeInForce: 'GTC',
+      quantity: '1',
+      orderClass: 'BRACKET',
+      takeProfit: { limitPrice: '210.00' },
+      stopLoss: { stopPrice: '140.00' },
+    };
+    const whatIf = await http('POST', api('/oms/what-if'), { token: writer, body });
+    conforms('POST', '/oms/what-if', 200, whatIf.body);
+    expect(whatIf.body).toMatchObject({ orderClass: 'BRACKET', wouldBeRejected: false, reservedAmount: '150.08' });
+    expect(whatIf.body.legs).toEqual([
+      expect.objectContaining({ leg: 'TAKE_PROFIT', side: 'SELL', type: 'LIMIT', limitPrice: '210.00', startsWhen: 'the order fills' }),
+      expect.objectContaining({ leg: 'STOP_LOSS', side: 'SELL', type: 'STOP', stopPrice: '140.00', reservedAmount: '0.00' }),
+    ]);
+    const key = { 'Idempotency-Key': `bracket-${randomUUID()}` };
+    const [a, b] = await Promise.all([place(body, key), place(body, key)]);
+    expect(b.body.id).toBe(a.body.id);
+    expect(b.body.legs.map((l: Order) => l['id'])).toEqual(a.body.legs.map((l: Order) => l['id']));
+    expect((await place({ ...body, stopLoss: { stopPrice: '141.00' } }, key)).body).toMatchObject({ status: 422, field: 'idempotencyKey' });
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: a.body.id } });
+  });
+
+  it('keeps every invariant', async () => {
+    await settled(db);
+    await expectInvariants(db);
+  });
+});
