@@ -3,6 +3,7 @@ import { Market1732230000013 } from './1732230000013-market';
 import { OrderManagement1732230000021 } from './1732230000021-order-management';
 import { TraceContext1732230000031 } from './1732230000031-trace-context';
 import { OutboxStreamEntry1732230000032 } from './1732230000032-outbox-stream-entry';
+import { MarketData1732230000041 } from './1732230000041-market-data';
 import { OrderReplace1732230000050 } from './1732230000050-order-replace';
 import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 import { OrderClasses1732230000052 } from './1732230000052-order-classes';
@@ -14,6 +15,7 @@ export const omsMigrations = [
   OrderManagement1732230000021,
   TraceContext1732230000031,
   OutboxStreamEntry1732230000032,
+  MarketData1732230000041,
   OrderReplace1732230000050,
   TrailingStop1732230000051,
   OrderClasses1732230000052,

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { EdgeAuthenticator } from '@trading/auth';
+import { PROOF_CHECKED_AT_OPEN, type EdgeAuthenticator } from '@trading/auth';
 import { AppError } from '@trading/errors';
 
 /**
@@ -104,7 +104,7 @@ export function openEventStream(req: Request, res: Response, edge: EdgeAuthentic
     checking = true;
     edge
       // A DPoP proof was checked when the stream opened; the token's binding is checked again.
-      .authenticate(req.get('authorization'), req.ip)
+      .authenticate(req.get('authorization'), req.ip, PROOF_CHECKED_AT_OPEN)
       .then(
         () => undefined,
         (err: unknown) => end(err instanceof AppError ? err.message : 'The session could not be confirmed'),
