@@ -21,7 +21,7 @@ import {
 import { Lifecycle, listenService, type GraphQLEndpoint, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
-import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS } from './demo-data';
+import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
 
 export { loadPlatformConfig, type PlatformConfig } from './config';
@@ -358,6 +358,8 @@ export async function createPlatform(
           ORDER_EVENTS_REPLAY_MAX_ENTRIES: overrides.facade?.ORDER_EVENTS_REPLAY_MAX_ENTRIES ?? 20_000,
           ORDER_EVENTS_REPLAYS_PER_MINUTE: overrides.facade?.ORDER_EVENTS_REPLAYS_PER_MINUTE ?? 30,
           CORS_ORIGINS_CACHE_MS: overrides.facade?.CORS_ORIGINS_CACHE_MS ?? 30_000,
+          // The API docs' Authorize dialog signs in as the demo app (its redirect URI: demo-start.ts).
+          DOCS_OAUTH_CLIENT_ID: config.PLATFORM_SEED_DEMO ? DEMO_VENDOR_APP.clientId : undefined,
           MARKET_TICKS_STREAM: ticksStream,
           MARKET_EVENTS_HEARTBEAT_MS: overrides.facade?.MARKET_EVENTS_HEARTBEAT_MS ?? 15_000,
           MARKET_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.MARKET_EVENTS_MAX_STREAMS_PER_USER ?? 5,

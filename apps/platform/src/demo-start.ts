@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DOCS_OAUTH_REDIRECT_PATH } from '@trading/rest-facade-service';
 import type { Platform, PlatformConfig } from './app';
 import { DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
 
@@ -61,8 +62,17 @@ export async function prepareDemo(platform: Platform, config: PlatformConfig): P
     clientSecret = (await registry.rotateSecret(clientId, 'DEV')).clientSecret;
   }
 
+  // The API docs (Swagger UI at /docs) sign in as the demo app with PKCE: its redirect page, as the browser spells the facade.
+  await registry.addDevRedirectUris(clientId, docsRedirectUris(platform.urls.api));
+
   writeCredentials(file, { pat: pat.token, patExpiresAt: pat.expiresAt.toISOString(), clientId, clientSecret });
   return file;
+}
+
+/** Swagger UI's OAuth redirect page on this platform's facade, at localhost and at 127.0.0.1. */
+export function docsRedirectUris(apiUrl: string): string[] {
+  const { port, protocol } = new URL(apiUrl);
+  return ['localhost', '127.0.0.1'].map((host) => `${protocol}//${host}${port ? `:${port}` : ''}${DOCS_OAUTH_REDIRECT_PATH}`);
 }
 
 /** The recorded credentials, if the file exists; refused when another user owns it or others can read it. */

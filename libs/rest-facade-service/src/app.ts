@@ -14,6 +14,7 @@ import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
 import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
+export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
 import { LiveQuoteFeed } from './market-events/live-quotes';
 import { MARKET_EVENTS_PATH, marketEventsRoute } from './market-events/market-events.route';
 import { LiveOrderFeed } from './order-events/live-feed';
@@ -73,7 +74,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
     // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
     // claims), then everything else under /v1 is an authenticated API call from the route table.
-    app.use(docsRouter(BASE_PATH));
+    app.use(docsRouter(BASE_PATH, { publicUrl: config.FACADE_PUBLIC_URL[0]!, oauthClientId: config.DOCS_OAUTH_CLIENT_ID }));
     app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);

@@ -59,6 +59,15 @@ export const facadeConfigSchema = z.object({
   CORS_ORIGINS_CACHE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Proxies (load balancers) whose X-Forwarded-For is believed; Express `trust proxy` values. */
   FACADE_TRUST_PROXY: field.list(),
+  /**
+   * A DEV client id the API docs' Authorize dialog (Swagger UI at /docs) starts with, for the
+   * authorization code flow with PKCE; its redirect URIs must include `<facade>/docs/assets/oauth2-redirect.html`.
+   * The all-in-one sets its demo app's. Unset: the dialog asks for one.
+   */
+  DOCS_OAUTH_CLIENT_ID: z
+    .string()
+    .regex(/^tci_dev_/, 'must be a DEV client id (tci_dev_…)')
+    .optional(),
 });
 
 export type FacadeConfig = z.output<typeof facadeConfigSchema>;

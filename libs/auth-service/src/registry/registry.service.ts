@@ -231,6 +231,27 @@ export class RegistryService {
     await this.provision(document, { credentials });
   }
 
+  /**
+   * Adds redirect URIs to a DEV client (those it has stay; each checked as at registration): the
+   * all-in-one registers the API docs' OAuth redirect for its demo app this way. DEV only: no other
+   * environment's redirect URIs change outside registration and promotion.
+   */
+  async addDevRedirectUris(clientId: string, uris: string[]): Promise<string[]> {
+    const checked = validateRedirectUris(uris);
+    if (!checked.ok) throw new RegistrationError(checked.problems);
+    const rows = returnedRows<{ redirect_uris: string[] }>(
+      await this.dataSource.query(
+        `UPDATE vendor_app_credentials
+            SET redirect_uris = redirect_uris || ARRAY(SELECT u FROM unnest($2::text[]) WITH ORDINALITY AS n(u, i) WHERE u <> ALL (redirect_uris) ORDER BY i)
+          WHERE client_id = $1 AND environment = 'DEV'
+          RETURNING redirect_uris`,
+        [clientId, checked.value],
+      ),
+    );
+    if (!rows[0]) throw new AppError('NOT_FOUND', `No DEV client "${clientId}"`, { field: 'clientId' });
+    return rows[0].redirect_uris;
+  }
+
   /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs (and web origins, if any). */
   async promote(
     ref: string,

@@ -1,28 +1,102 @@
 import express, { Router } from 'express';
 import { openApiDocument } from './openapi';
 
-/** `/v1/openapi.json` and interactive docs at `/docs` (Swagger UI, served from the package, offline-safe). */
-export function docsRouter(basePath: string): Router {
+/** Swagger UI's page that hands the OAuth authorization code back to the docs (served from the package). */
+export const DOCS_OAUTH_REDIRECT_PATH = '/docs/assets/oauth2-redirect.html';
+
+export interface DocsOptions {
+  /** {base_url}, absolute (FACADE_PUBLIC_URL's first): the served document's `servers` and OAuth URLs. */
+  publicUrl: string;
+  /** A DEV client id the Authorize dialog starts with (the all-in-one's demo app), for the authorization code flow with PKCE. */
+  oauthClientId?: string;
+}
+
+/** The document as this deployment serves it: its own absolute {base_url} instead of the template. */
+export function servedDocument(publicUrl: string) {
+  const base = publicUrl.replace(/\/+$/, '');
+  const oauth2 = openApiDocument.components.securitySchemes.oauth2;
+  return {
+    ...openApiDocument,
+    servers: [{ url: base, description: 'This deployment' }],
+    components: {
+      ...openApiDocument.components,
+      securitySchemes: {
+        ...openApiDocument.components.securitySchemes,
+        oauth2: {
+          ...oauth2,
+          flows: {
+            authorizationCode: {
+              ...oauth2.flows.authorizationCode,
+              authorizationUrl: `${base}/oauth/authorize`,
+              tokenUrl: `${base}/oauth/token`,
+              refreshUrl: `${base}/oauth/token`,
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * `/v1/openapi.json` and interactive docs at `/docs` (Swagger UI, served from the package,
+ * offline-safe). Its Authorize dialog takes a PAT session (see the patSession scheme) or signs in
+ * with the authorization code flow and PKCE (S256) as `oauthClientId`, whose redirect URI must be
+ * this facade's DOCS_OAUTH_REDIRECT_PATH.
+ */
+export function docsRouter(basePath: string, options: DocsOptions): Router {
   const router = Router();
   const assets: string = require('swagger-ui-dist').getAbsoluteFSPath();
-  const document = JSON.stringify(openApiDocument);
+  const document = JSON.stringify(servedDocument(options.publicUrl));
+  const settings = JSON.stringify({
+    url: `${basePath}/openapi.json`,
+    redirectPath: DOCS_OAUTH_REDIRECT_PATH,
+    clientId: options.oauthClientId ?? null,
+  });
+  const script = initScript(settings);
   router.get(`${basePath}/openapi.json`, (_req, res) => {
     res.type('application/json').send(document);
   });
+  const page = docsPage(options.publicUrl);
   router.get('/docs', (_req, res) => {
-    res.type('html').send(DOCS_PAGE);
+    res.type('html').send(page);
   });
   router.get('/docs/init.js', (_req, res) => {
-    res
-      .type('application/javascript')
-      .send(`window.ui = SwaggerUIBundle({ url: '${basePath}/openapi.json', dom_id: '#docs', deepLinking: true });`);
+    res.type('application/javascript').send(script);
   });
   router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1d' }));
   return router;
 }
 
-const DOCS_PAGE = `<!doctype html>
+/** Runs in the page: Swagger UI, and the OAuth client its Authorize dialog starts with (PKCE, S256). */
+const initScript = (settings: string) => `(function (settings) {
+  window.ui = SwaggerUIBundle({
+    url: settings.url,
+    dom_id: '#docs',
+    deepLinking: true,
+    oauth2RedirectUrl: window.location.origin + settings.redirectPath,
+  });
+  if (settings.clientId)
+    window.ui.initOAuth({ clientId: settings.clientId, usePkceWithAuthorizationCodeGrant: true, appName: 'Trading API docs' });
+})(${settings});
+`;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const docsPage = (publicUrl: string) => `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Trading API docs</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
-<body><div id="docs"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body>
+<body>
+<section id="docs-auth" class="swagger-ui"><div class="wrapper">
+<h2>Trying the API here</h2>
+<p>Press <b>Authorize</b> and use one of:</p>
+<ul>
+<li><b>patSession</b> (your own scripts): exchange your personal access token first:
+<code>curl -X POST ${escapeHtml(publicUrl.replace(/\/+$/, ''))}/pat/login -H 'content-type: application/json' -d '{"token":"tpat_…"}'</code>,
+then paste the <code>token</code> it returns (a session JWT, not the PAT itself).</li>
+<li><b>oauth2</b> (a vendor app): the authorization code flow with PKCE. The client id is filled in where this server has a demo app
+(<code>npm start</code>: the secret is in <code>demo-credentials.json</code> in its data directory); pick the scopes, sign in and consent.</li>
+</ul>
+</div></section>
+<div id="docs"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body>
 </html>`;

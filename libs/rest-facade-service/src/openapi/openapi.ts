@@ -275,7 +275,14 @@ export const openApiDocument = {
     description:
       "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.\n\n**Limits.** Authenticated requests are counted per token (300 a minute by default; order placements have a tighter budget of their own), per vendor app over all its users' grants (6,000 a minute) and per user over all their tokens, never per client address. Requests with no valid token are counted per client address (1,200 a minute) as a flood guard. Every answer carries the tightest budget it used in `RateLimit-*` and `X-RateLimit-*`; `X-RateLimit-Budget` and `RateLimit-Policy` name it (`token`, `app`, `user`, `orders`, `user-orders`, `address`), and a 429 also says it in the problem's `budget`.",
   },
-  servers: [{ url: '/v1' }],
+  // {base_url}: each deployment serves the document with its own (docs.ts, FACADE_PUBLIC_URL).
+  servers: [
+    {
+      url: '{base_url}',
+      description: "The API's public base URL",
+      variables: { base_url: { default: 'http://localhost:8080/v1', description: 'e.g. https://api.trading.example/v1' } },
+    },
+  ],
   tags: [
     { name: 'OAuth', description: 'Tokens for vendor apps' },
     { name: 'PATs', description: 'Personal access token sessions' },
@@ -305,7 +312,7 @@ export const openApiDocument = {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'A session JWT from `POST /pat/login` (a READ_ONLY token may only read). A login sent with a DPoP proof (htu: the public /v1/pat/login URL) gets a session bound to that key, used as `Authorization: DPoP` with a proof per call, as for OAuth tokens.',
+          'Users\' own scripts: a PAT session. POST /pat/login with your personal access token (`{ "token": "tpat_…" }`) and paste the returned `token` here: a session JWT (15 minutes by default), not the PAT itself. A READ_ONLY token may only read. A login sent with a DPoP proof (htu: the public /v1/pat/login URL) gets a session bound to that key, used as `Authorization: DPoP` with a proof per call, as for OAuth tokens.',
       },
     },
     headers: {
