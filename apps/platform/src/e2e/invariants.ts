@@ -185,7 +185,10 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
       if (hold) stillHeld = stillHeld.plus(hold.amount);
       continue;
     }
-    expect({ order: o.id, open: ['NEW', 'PARTIALLY_FILLED', 'ACCEPTED'].includes(o.status) }).toEqual({ order: o.id, open: false });
+    expect({ order: o.id, open: ['NEW', 'PARTIALLY_FILLED', 'ACCEPTED', 'PENDING'].includes(o.status) }).toEqual({
+      order: o.id,
+      open: false,
+    });
     if (hold)
       expect({ order: o.id, state: hold.state, captured: new Decimal(hold.captured).toFixed(2) }).toEqual({
         order: o.id,

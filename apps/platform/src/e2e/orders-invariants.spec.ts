@@ -18,7 +18,8 @@ function prng(seed: number) {
 
 /**
  * Issue 6: a randomised run of concurrent orders, cancels, deposits and withdrawals across three
- * accounts while the price feed moves, then every settlement event delivered a second time
+ * accounts while the price feed moves (issue 26: brackets, OCO and trailing stops among the
+ * orders, replaces and position closes among the changes), then every settlement event delivered a second time
  * (a relay that crashed after publishing). Afterwards: the ledger balances, every holding is
  * its seed plus its fills, no closed order keeps a hold, no cash book is negative, and each
  * event was applied exactly once.
@@ -49,7 +50,8 @@ describe('orders: invariants after a randomised concurrent run', () => {
   it('keeps every invariant', async () => {
     const random = prng(6);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
-    const placed: Array<{ id: string; user: string }> = [];
+    const placed: Array<{ id: string; user: string; accountId: string }> = [];
+    const done = { classes: 0, trailing: 0, replaces: 0, closes: 0 };
     const statuses: number[] = [];
     const lastPrice = async (symbol: string) =>
       new Decimal((await q('oms', 'SELECT last_price FROM instruments WHERE symbol = $1', [symbol]))[0].last_price);
@@ -79,9 +81,49 @@ describe('orders: invariants after a randomised concurrent run', () => {
           if (type === 'LIMIT' || type === 'STOP_LIMIT') body['limitPrice'] = near(random() < 0.5 ? away : -away);
           if (type === 'STOP' || type === 'STOP_LIMIT') body['stopPrice'] = near(away / 2);
           if (type === 'STOP_LIMIT') body['limitPrice'] = near(away);
+          // Issue 26: some orders come with exits (a bracket on a buy, an OCO on a limit sell) or trail.
+          const c = random();
+          if (
+            side === 'BUY' &&
+            (type === 'MARKET' || type === 'LIMIT') &&
+            c < 0.3 &&
+            body['timeInForce'] !== 'IOC' &&
+            body['timeInForce'] !== 'FOK'
+          ) {
+            body['orderClass'] = c < 0.2 ? 'BRACKET' : 'OTO';
+            body['takeProfit'] = { limitPrice: near(0.006) };
+            if (c < 0.2) body['stopLoss'] = { stopPrice: near(-0.006) };
+          } else if (side === 'SELL' && type === 'LIMIT' && c < 0.3 && (body['timeInForce'] === 'DAY' || body['timeInForce'] === 'GTC')) {
+            body['orderClass'] = 'OCO';
+            body['limitPrice'] = near(0.004);
+            body['stopLoss'] = { stopPrice: near(-0.004) };
+          } else if ((type === 'STOP' || type === 'STOP_LIMIT') && c < 0.4) {
+            body['type'] = 'TRAILING_STOP';
+            delete body['stopPrice'];
+            delete body['limitPrice'];
+            body['trailPercent'] = '0.3';
+          }
           const res = await http('POST', api('/oms/order'), { token, body });
           statuses.push(res.status);
-          if (res.status === 201) placed.push({ id: res.body.id, user: a.user });
+          if (res.status === 201) placed.push({ id: res.body.id, user: a.user, accountId: a.id });
+          if (res.status === 201 && body['orderClass']) done.classes++;
+          if (res.status === 201 && body['type'] === 'TRAILING_STOP') done.trailing++;
+        } else if (r < 0.63 && placed.length) {
+          // Replace: a new total quantity (and, for limits, a new price); refusals are fine, 5xx are not.
+          const o = pick(placed);
+          const body: Record<string, unknown> = { accountId: o.accountId, orderId: o.id, quantity: String(1 + Math.floor(random() * 12)) };
+          const res = await http('PUT', api('/oms/order'), { token: tokens[o.user]!, body });
+          statuses.push(res.status);
+          if (res.status === 200) placed.push({ id: res.body.id, user: o.user, accountId: o.accountId });
+          if (res.status === 200) done.replaces++;
+        } else if (r < 0.67) {
+          // Close part or all of a position (404 when there is none, 409 when sells already cover it).
+          const symbol = pick(a.symbols);
+          const query = random() < 0.5 ? '?percentage=50' : '';
+          const res = await http('DELETE', api(`/accounts/${a.id}/positions/${symbol}${query}`), { token });
+          statuses.push(res.status);
+          if (res.status === 200) placed.push({ id: res.body.id, user: a.user, accountId: a.id });
+          if (res.status === 200) done.closes++;
         } else if (r < 0.8 && placed.length) {
           const o = pick(placed);
           statuses.push((await http('DELETE', api('/oms/order'), { token: tokens[o.user]!, body: { orderId: o.id } })).status);
@@ -104,15 +146,40 @@ describe('orders: invariants after a randomised concurrent run', () => {
     }
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(10);
+    expect(done.classes).toBeGreaterThan(0);
+    expect(done.replaces).toBeGreaterThan(0);
 
     // Close what is still working, stop the market, let the relay and both consumers catch up.
     await p.oms.feed.stop();
-    for (const { id } of await q('oms', "SELECT id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED')")) {
-      const o = placed.find((x) => x.id === id)!;
-      const res = await http('DELETE', api(`/oms/order?orderId=${id}`), { token: tokens[o.user]! });
-      expect([200, 409]).toContain(res.status);
+    // Again until none is left: a bracket entry filling meanwhile starts its exits.
+    for (let pass = 0; pass < 5; pass++) {
+      const working = await q('oms', "SELECT id, account_id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') ORDER BY seq");
+      if (!working.length) break;
+      for (const { id, account_id } of working) {
+        const owner = accounts.find((x) => x.id === account_id)!;
+        const res = await http('DELETE', api(`/oms/order?orderId=${id}`), { token: tokens[owner.user]! });
+        expect([200, 409]).toContain(res.status);
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    const caughtUp = await settled(db);
+    // Timed out: say which events banking or accounts never applied, before failing.
+    const caughtUp = await settled(db).catch(async (err) => {
+      const banked = new Set((await q('banking', 'SELECT event_id::text FROM settlement_events')).map((r) => r.event_id));
+      const booked = new Set((await q('accounts', 'SELECT event_id::text FROM settlement_events')).map((r) => r.event_id));
+      for (const row of await q(
+        'oms',
+        "SELECT event_id::text, type, payload FROM outbox WHERE type IN ('trade.executed', 'order.closed') ORDER BY seq",
+      ))
+        if (!banked.has(row.event_id) || (row.type === 'trade.executed' && !booked.has(row.event_id)))
+          console.log(
+            'not applied (banking, accounts):',
+            row.type,
+            banked.has(row.event_id),
+            booked.has(row.event_id),
+            JSON.stringify(row.payload),
+          );
+      throw err;
+    });
     expect(caughtUp.trades).toBeGreaterThan(5);
 
     // A relay that crashed after publishing publishes everything again: nothing is applied twice.
