@@ -665,9 +665,11 @@ export type Position = {
 /** An instrument's simulated top of book: a spread around the last price on the tick grid. Decimals are strings. */
 export type MarketQuote = {
   __typename?: 'MarketQuote';
+  /** The instrument (e.g. AAPL). */
   symbol: Scalars['String']['output'];
   /** ISO 4217 */
   currency: Scalars['String']['output'];
+  /** The paper market's last price. */
   lastPrice: Scalars['Decimal']['output'];
   /** Below the last price by half the spread, in whole ticks (at least one, unless the price is one tick). */
   bid: Scalars['Decimal']['output'];
@@ -688,7 +690,9 @@ export type MarketBar = {
   start: Scalars['DateTime']['output'];
   /** The bucket's first tick. */
   open: Scalars['Decimal']['output'];
+  /** The bucket's highest tick. */
   high: Scalars['Decimal']['output'];
+  /** The bucket's lowest tick. */
   low: Scalars['Decimal']['output'];
   /** The bucket's last tick. */
   close: Scalars['Decimal']['output'];
@@ -701,20 +705,26 @@ export type MarketBar = {
 /** A page of bars, oldest first. */
 export type MarketBarPage = {
   __typename?: 'MarketBarPage';
+  /** The instrument the bars are of. */
   symbol: Scalars['String']['output'];
   /** 1Min, 5Min, 1Hour or 1Day */
   timeframe: Scalars['String']['output'];
   /** ISO 4217 */
   currency: Scalars['String']['output'];
+  /** The bars of this page, oldest first. */
   nodes: Array<MarketBar>;
+  /** Pass as cursor (with the same query) for the next page; null on the last. */
   nextCursor?: Maybe<Scalars['String']['output']>;
 };
 
 /** The paper market's clock (OMS_TRADING_HOURS). */
 export type MarketClock = {
   __typename?: 'MarketClock';
+  /** Whether orders that need an open market are accepted now. */
   isOpen: Scalars['Boolean']['output'];
+  /** When the market next opens (now or later). */
   nextOpen: Scalars['DateTime']['output'];
+  /** When the current or next session closes. */
   nextClose: Scalars['DateTime']['output'];
   /** Now, as the clock was read. */
   timestamp: Scalars['DateTime']['output'];
@@ -725,7 +735,9 @@ export type TradingDay = {
   __typename?: 'TradingDay';
   /** YYYY-MM-DD (UTC) */
   date: Scalars['String']['output'];
+  /** When that day's session opens. */
   open: Scalars['DateTime']['output'];
+  /** When that day's session closes. */
   close: Scalars['DateTime']['output'];
 };
 

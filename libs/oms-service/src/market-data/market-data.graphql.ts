@@ -1,9 +1,11 @@
 export const marketDataTypeDefs = /* GraphQL */ `
   "An instrument's simulated top of book: a spread around the last price on the tick grid. Decimals are strings."
   type MarketQuote {
+    "The instrument (e.g. AAPL)."
     symbol: String!
     "ISO 4217"
     currency: String!
+    "The paper market's last price."
     lastPrice: Decimal!
     "Below the last price by half the spread, in whole ticks (at least one, unless the price is one tick)."
     bid: Decimal!
@@ -23,7 +25,9 @@ export const marketDataTypeDefs = /* GraphQL */ `
     start: DateTime!
     "The bucket's first tick."
     open: Decimal!
+    "The bucket's highest tick."
     high: Decimal!
+    "The bucket's lowest tick."
     low: Decimal!
     "The bucket's last tick."
     close: Decimal!
@@ -35,19 +39,25 @@ export const marketDataTypeDefs = /* GraphQL */ `
 
   "A page of bars, oldest first."
   type MarketBarPage {
+    "The instrument the bars are of."
     symbol: String!
     "1Min, 5Min, 1Hour or 1Day"
     timeframe: String!
     "ISO 4217"
     currency: String!
+    "The bars of this page, oldest first."
     nodes: [MarketBar!]!
+    "Pass as cursor (with the same query) for the next page; null on the last."
     nextCursor: String
   }
 
   "The paper market's clock (OMS_TRADING_HOURS)."
   type MarketClock {
+    "Whether orders that need an open market are accepted now."
     isOpen: Boolean!
+    "When the market next opens (now or later)."
     nextOpen: DateTime!
+    "When the current or next session closes."
     nextClose: DateTime!
     "Now, as the clock was read."
     timestamp: DateTime!
@@ -57,22 +67,37 @@ export const marketDataTypeDefs = /* GraphQL */ `
   type TradingDay {
     "YYYY-MM-DD (UTC)"
     date: String!
+    "When that day's session opens."
     open: DateTime!
+    "When that day's session closes."
     close: DateTime!
   }
 
   extend type Query {
     "Quotes of 1 to 100 instruments, in the order asked (needs read:market)."
-    marketQuotes(symbols: [String!]!): [MarketQuote!]!
+    marketQuotes("1 to 100 symbols." symbols: [String!]!): [MarketQuote!]!
     "OHLCV bars of one instrument, oldest first; timeframe 1Min, 5Min, 1Hour or 1Day; end exclusive (needs read:market)."
-    marketBars(symbol: String!, timeframe: String!, start: String, end: String, limit: Int, cursor: String): MarketBarPage!
+    marketBars(
+      "The instrument."
+      symbol: String!
+      "1Min, 5Min, 1Hour or 1Day."
+      timeframe: String!
+      "RFC 3339; the first bucket that may be included."
+      start: String
+      "RFC 3339, exclusive."
+      end: String
+      "Bars per page."
+      limit: Int
+      "nextCursor of the previous page."
+      cursor: String
+    ): MarketBarPage!
     "Whether the market is open and when it next opens and closes (needs read:market)."
     marketClock: MarketClock!
     "Trading days with their sessions; start and end are dates, both included, at most 366 days (needs read:market)."
-    marketCalendar(start: String, end: String): [TradingDay!]!
+    marketCalendar("YYYY-MM-DD, included." start: String, "YYYY-MM-DD, included." end: String): [TradingDay!]!
     "Every instrument, ordered by symbol (needs read:market)."
     marketInstruments: [Instrument!]!
     "One instrument; NOT_FOUND naming symbol when unknown (needs read:market)."
-    marketInstrument(symbol: String!): Instrument!
+    marketInstrument("The instrument's symbol." symbol: String!): Instrument!
   }
 `;
