@@ -102,7 +102,7 @@ export type PlatformConfig = z.output<typeof platformConfigSchema>;
 export const loadPlatformConfig = (env: NodeJS.ProcessEnv = process.env): PlatformConfig => {
   if (env['NODE_ENV'] === 'production') {
     throw new ConfigError('platform', [
-      'NODE_ENV: the all-in-one demo platform never runs with NODE_ENV=production; run each service on its own (see README, "Service mode")',
+      'NODE_ENV: the all-in-one demo platform never runs with NODE_ENV=production; run each service on its own (see docs/operations.md, "Running one service alone")',
     ]);
   }
   return loadConfig('platform', platformConfigSchema, env);
