@@ -115,6 +115,47 @@ describe('internal hold API', () => {
     expect((await h.holds('GET', `/ord-3?accountId=${account}`)).body).toMatchObject({ state: 'HELD', amount: '10.00' });
   });
 
+  it('replaces a hold in one step: the old keeps what its fills cost, the new one holds from cash plus what that frees; idempotent; a refusal changes nothing', async () => {
+    const other = h.openAccount('u');
+    await bookCompletedDeposit(h.service.dataSource, other, 'USD', '1000', 'opening');
+    const held = async () =>
+      (
+        await h.gql(
+          ENTITY('balance(currency: "USD") { cash held availableToTrade }'),
+          { r: [{ __typename: 'Account', id: other }] },
+          { sub: 'u' },
+        )
+      ).body.data._entities[0].balance;
+    expect((await h.holds('POST', '', { orderId: 'rep-1', accountId: other, currency: 'USD', amount: '600' })).status).toBe(201);
+    // 400 free + the 600 given back covers 900.
+    const grown = await h.holds('POST', '/rep-1/replace', { accountId: other, replacementOrderId: 'rep-2', keep: '0.00', amount: '900' });
+    expect(grown.body).toMatchObject({ orderId: 'rep-2', amount: '900.00', state: 'HELD' });
+    expect((await h.holds('GET', `/rep-1?accountId=${other}`)).body).toMatchObject({ state: 'RELEASED' });
+    expect(await held()).toEqual({ cash: '1000.00', held: '900.00', availableToTrade: '100.00' });
+    const again = await h.holds('POST', '/rep-1/replace', { accountId: other, replacementOrderId: 'rep-2', keep: '0.00', amount: '900' });
+    expect(again.body).toEqual(grown.body);
+    // 100 free + 800 freed is not 950: refused, nothing moves.
+    expect(
+      (await h.holds('POST', '/rep-2/replace', { accountId: other, replacementOrderId: 'rep-3', keep: '100.00', amount: '950' })).body,
+    ).toMatchObject({ status: 422, field: 'amount' });
+    expect(await held()).toEqual({ cash: '1000.00', held: '900.00', availableToTrade: '100.00' });
+    const shrunk = await h.holds('POST', '/rep-2/replace', {
+      accountId: other,
+      replacementOrderId: 'rep-3',
+      keep: '100.00',
+      amount: '200',
+    });
+    expect(shrunk.body).toMatchObject({ orderId: 'rep-3', amount: '200.00', state: 'HELD' });
+    expect((await h.holds('GET', `/rep-2?accountId=${other}`)).body).toMatchObject({ state: 'HELD', amount: '100.00' });
+    expect(await held()).toEqual({ cash: '1000.00', held: '300.00', availableToTrade: '700.00' });
+    expect(
+      (await h.holds('POST', '/rep-1/replace', { accountId: other, replacementOrderId: 'rep-4', keep: '0.00', amount: '1' })).body,
+    ).toMatchObject({ status: 409, field: 'orderId' });
+    expect(
+      (await h.holds('POST', '/rep-3/replace', { accountId: other, replacementOrderId: 'rep-5', keep: '300.00', amount: '1' })).body,
+    ).toMatchObject({ status: 422, field: 'keep' });
+  });
+
   it('refuses callers without valid internal claims (401) or without internal:holds (403)', async () => {
     const body = { orderId: 'ord-x', accountId: randomUUID(), currency: 'USD', amount: '1' };
     const none = await http('POST', `${h.url}/internal/holds`, { body });
