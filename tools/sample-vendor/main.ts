@@ -2,17 +2,26 @@
  * `npm run sample-vendor`: the sample vendor app on http://localhost:3000, configured by
  * environment variables. The defaults are the all-in-one mode's demo vendor app, so after
  * `npm start` it works as it is: open http://localhost:3000 and connect as a demo user.
+ *
+ * SAMPLE_VENDOR_PROFILE=fapi2 switches to the FAPI 2.0 client (PAR, private_key_jwt, DPoP, OpenID
+ * Connect). Its signing key lives in SAMPLE_VENDOR_KEY_FILE (made on first start); the app prints
+ * its public JWKS (also at /jwks.json) for the operator to register with
+ * `npm run admin -- apps promote … --token-endpoint-auth-method private_key_jwt --jwks-file <file>`.
+ * `npm run sample-vendor -- --print-jwks` prints that JWKS alone and exits.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPlatformDataDir } from '@trading/config';
-import { createSampleVendorApp } from './app';
+import { createSampleVendorApp, type SampleVendorConfig } from './app';
+import { loadOrCreateClientKey } from './oauth';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
+const list = (value: string) => value.split(/[\s,]+/).filter(Boolean);
+const dataDir = () => process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir();
 
 /** The demo vendor app's secret, random per data directory: `npm start` keeps it in demo-credentials.json there. */
 function demoClientSecret(): string {
-  const file = join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), 'demo-credentials.json');
+  const file = join(dataDir(), 'demo-credentials.json');
   try {
     return (JSON.parse(readFileSync(file, 'utf8')) as { clientSecret: string }).clientSecret;
   } catch {
@@ -20,21 +29,45 @@ function demoClientSecret(): string {
     return process.exit(1);
   }
 }
-const port = Number(env('SAMPLE_VENDOR_PORT', '3000'));
-const config = {
-  clientId: env('SAMPLE_VENDOR_CLIENT_ID', 'tci_dev_demo00000000000000'),
-  clientSecret: process.env['SAMPLE_VENDOR_CLIENT_SECRET'] || demoClientSecret(),
-  redirectUri: env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`),
-  loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
-  apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
-  scopes: env('SAMPLE_VENDOR_SCOPES', 'read:accounts')
-    .split(/[\s,]+/)
-    .filter(Boolean),
-  locale: env('SAMPLE_VENDOR_LOCALE', 'en'),
-};
 
-createSampleVendorApp(config).listen(port, () => {
-  console.log(
-    `Sample vendor app on http://localhost:${port} (client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`,
-  );
+async function main() {
+  const profile = env('SAMPLE_VENDOR_PROFILE', 'plain');
+  if (profile !== 'plain' && profile !== 'fapi2') throw new Error(`SAMPLE_VENDOR_PROFILE must be plain or fapi2, not ${profile}`);
+  const fapi = profile === 'fapi2';
+  const keyFile = env('SAMPLE_VENDOR_KEY_FILE', join(dataDir(), 'sample-vendor-key.json'));
+  const clientKey = fapi || process.argv.includes('--print-jwks') ? await loadOrCreateClientKey(keyFile) : undefined;
+  const jwks = clientKey && JSON.stringify({ keys: [clientKey.publicJwk] }, null, 2);
+  if (process.argv.includes('--print-jwks')) return void console.log(jwks);
+
+  const port = Number(env('SAMPLE_VENDOR_PORT', '3000'));
+  const config: SampleVendorConfig = {
+    profile,
+    clientId: env('SAMPLE_VENDOR_CLIENT_ID', 'tci_dev_demo00000000000000'),
+    clientSecret: fapi ? undefined : process.env['SAMPLE_VENDOR_CLIENT_SECRET'] || demoClientSecret(),
+    clientKey,
+    redirectUri: env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`),
+    loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
+    apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
+    // OpenID Connect's scopes come first in the FAPI profile: the ID token names the user.
+    scopes: list(env('SAMPLE_VENDOR_SCOPES', `${fapi ? 'openid profile email ' : ''}read:accounts read:banking read:orders read:market`)),
+    locale: env('SAMPLE_VENDOR_LOCALE', 'en'),
+    watchlist: list(env('SAMPLE_VENDOR_WATCHLIST', 'AAPL,MSFT')),
+    liveIntervalMs: Number(env('SAMPLE_VENDOR_LIVE_INTERVAL_MS', '2000')),
+  };
+
+  createSampleVendorApp(config).listen(port, () => {
+    if (jwks)
+      console.log(
+        `Client key ${keyFile}; its public JWKS (also at http://localhost:${port}/jwks.json), to register with ` +
+          `apps promote --token-endpoint-auth-method private_key_jwt --jwks-file <this saved as a file>:\n${jwks}`,
+      );
+    console.log(
+      `Sample vendor app on http://localhost:${port} (profile ${profile}, client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`,
+    );
+  });
+}
+
+main().catch((err) => {
+  console.error((err as Error).message);
+  process.exit(1);
 });

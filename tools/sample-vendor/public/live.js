@@ -1,0 +1,66 @@
+// Live quotes and orders for the dashboard: asks the vendor's own backend (GET /live.json, by the
+// session cookie) every few seconds and rewrites two tables. No token ever reaches the browser:
+// the backend calls the Trading API. Without JavaScript the page still shows what it had on load.
+(function () {
+  'use strict';
+  const root = document.querySelector('[data-live]');
+  if (!root) return;
+  const url = root.getAttribute('data-live');
+  const every = Number(root.getAttribute('data-interval') || '2000');
+  const status = document.getElementById('live-status');
+
+  function cell(row, label, text, className) {
+    const td = document.createElement('td');
+    td.setAttribute('data-label', label);
+    td.textContent = text == null ? '' : String(text);
+    if (className) td.className = className;
+    row.appendChild(td);
+  }
+
+  function renderQuotes(quotes) {
+    const body = document.querySelector('#quotes tbody');
+    if (!body) return;
+    body.replaceChildren(
+      ...quotes.map((q) => {
+        const row = document.createElement('tr');
+        row.setAttribute('data-symbol', q.symbol);
+        cell(row, 'Symbol', q.symbol);
+        cell(row, 'Bid', q.bid, 'num');
+        cell(row, 'Ask', q.ask, 'num');
+        cell(row, 'Last', q.lastPrice, 'num');
+        return row;
+      }),
+    );
+  }
+
+  function renderOrders(orders) {
+    const body = document.querySelector('#orders tbody');
+    if (!body) return;
+    body.replaceChildren(
+      ...orders.map((o) => {
+        const row = document.createElement('tr');
+        row.setAttribute('data-order', o.id);
+        cell(row, 'Order', o.label);
+        cell(row, 'Qty', o.quantity, 'num');
+        cell(row, 'Price', o.price, 'num');
+        cell(row, 'Status', o.status);
+        return row;
+      }),
+    );
+  }
+
+  async function tick() {
+    try {
+      const res = await fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      if (!res.ok) throw new Error(String(res.status));
+      const live = await res.json();
+      if (live.quotes) renderQuotes(live.quotes);
+      if (live.orders) renderOrders(live.orders);
+      if (status) status.textContent = 'Live · updated ' + new Date().toLocaleTimeString();
+    } catch (err) {
+      if (status) status.textContent = 'Live updates paused (' + err.message + '), retrying…';
+    }
+    setTimeout(tick, every);
+  }
+  setTimeout(tick, every);
+})();
