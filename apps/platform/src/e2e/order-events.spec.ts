@@ -7,57 +7,8 @@ import { admin, provisionApp, tokensFor } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { extraFacade, newUser, sessionToken } from './pat-helpers';
 import { scopedSession } from './sessions';
-import { takeServerSentEvents, type ServerSentEvent } from './server-sent-events';
+import { EventStreamReader as EventStream } from './server-sent-events';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
-
-/** An open `text/event-stream` response, read event by event (comments and `retry:` skipped). */
-class EventStream {
-  private buffer = '';
-  private readonly events: ServerSentEvent[] = [];
-  private done = false;
-
-  private constructor(
-    readonly status: number,
-    readonly headers: Headers,
-    private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
-    private readonly abort: AbortController,
-  ) {}
-
-  static async open(url: string, token: string, lastEventId?: string): Promise<EventStream> {
-    const abort = new AbortController();
-    const res = await fetch(url, {
-      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-      signal: abort.signal,
-    });
-    return new EventStream(res.status, res.headers, res.ok ? res.body!.getReader() : undefined, abort);
-  }
-
-  /** The next event (or null once the server ended the stream), within `ms`. */
-  async next(ms = 10_000): Promise<ServerSentEvent | null> {
-    const deadline = Date.now() + ms;
-    const decoder = new TextDecoder();
-    while (!this.events.length && !this.done) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no event in time');
-      let timer: NodeJS.Timeout | undefined;
-      const chunk = await Promise.race([
-        this.reader!.read(),
-        new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), left))),
-      ]).finally(() => clearTimeout(timer));
-      if (chunk === 'timeout') throw new Error('no event in time');
-      if (chunk.done) this.done = true;
-      else this.buffer += decoder.decode(chunk.value, { stream: true });
-      const { events, rest } = takeServerSentEvents(this.buffer);
-      this.buffer = rest;
-      this.events.push(...events);
-    }
-    return this.events.shift() ?? null;
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-}
 
 /** Issue 13 §4: live order events over Server-Sent Events, resumable with Last-Event-ID. */
 describe('GET /v1/oms/{accountId}/events', () => {

@@ -33,6 +33,8 @@ export class EventStreamReader {
 
   private constructor(
     readonly status: number,
+    readonly headers: Headers,
+    /** The answer's body when it was not a stream (a refusal). */
     readonly body: string | undefined,
     private readonly reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
     private readonly abort: AbortController,
@@ -44,8 +46,8 @@ export class EventStreamReader {
       headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
       signal: abort.signal,
     });
-    if (!res.ok) return new EventStreamReader(res.status, await res.text(), undefined, abort);
-    return new EventStreamReader(res.status, undefined, res.body!.getReader(), abort);
+    if (!res.ok) return new EventStreamReader(res.status, res.headers, await res.text(), undefined, abort);
+    return new EventStreamReader(res.status, res.headers, undefined, res.body!.getReader(), abort);
   }
 
   /** The next event (or null once the server ended the stream), within `ms`. */
