@@ -100,7 +100,7 @@ describe('CORS for registered web origins', () => {
       const res = await preflight('/accounts', origin, 'GET', 'authorization, idempotency-key');
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(origin);
-      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, PUT');
       expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, Last-Event-ID, DPoP');
       expect(res.headers.get('access-control-max-age')).toBe('600');
       expect(res.headers.get('vary')).toMatch(/\bOrigin\b/);
