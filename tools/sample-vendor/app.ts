@@ -237,7 +237,10 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
       fetch: async (request) => {
         const again = request.clone(); // a body can be sent once
         const response = await send(request);
-        if (s.dpop && s.dpop.remember(request.url, response) && (await asksForNonce(response))) return send(again);
+        if (s.dpop && s.dpop.remember(request.url, response) && (await asksForNonce(response))) {
+          s.dpop.nonceRetries++;
+          return send(again);
+        }
         return response;
       },
     }));
@@ -298,6 +301,7 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
       tokenType: s.tokens?.tokenType ?? null,
       lastAuthScheme: s.lastAuthScheme ?? null,
       dpopThumbprint: s.dpop?.thumbprint ?? null,
+      dpopNonceRetries: s.dpop?.nonceRetries ?? 0,
       scope: s.tokens?.scope ?? null,
       refreshes: s.refreshes,
       idTokenSubject: s.user?.sub ?? null,

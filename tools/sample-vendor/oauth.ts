@@ -107,6 +107,8 @@ export async function clientAuthParams(auth: ClientAuth): Promise<Record<string,
 export class DpopKey {
   /** The latest `DPoP-Nonce` each server sent (RFC 9449 §8 and §9), by origin. */
   private readonly nonces = new Map<string, string>();
+  /** How many requests were sent again with a server's new nonce (use_dpop_nonce). */
+  nonceRetries = 0;
 
   private constructor(
     private readonly privateKey: KeyLike,
@@ -176,7 +178,10 @@ export async function postForm(
     if (dpop) headers['dpop'] = await dpop.proof('POST', url);
     const response = await fetch(url, { method: 'POST', headers, body });
     const fresh = dpop?.remember(url, response) ?? false;
-    if (attempt === 0 && fresh && (await asksForNonce(response))) continue;
+    if (attempt === 0 && fresh && (await asksForNonce(response))) {
+      dpop!.nonceRetries++;
+      continue;
+    }
     const text = await response.text();
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
   }
