@@ -125,6 +125,9 @@ export class EdgeAuthenticator {
     const presented = presentedToken(authorization);
     if (!presented) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
     const { token } = presented;
+    // A request made with the DPoP scheme is refused with a DPoP challenge (RFC 9449 §7.1), whatever the reason.
+    const refuse = (message: string) =>
+      presented.scheme === 'DPoP' ? dpopRefusal('invalid_token', message) : errors.unauthenticated(message);
 
     let payload: JWTPayload;
     let kid: string | undefined;
@@ -137,15 +140,15 @@ export class EdgeAuthenticator {
         if (typeof payload.exp === 'number') this.verified.set(token, { payload, kid }, payload.exp * 1000);
       }
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw errors.unauthenticated('The access token has expired');
+      if (err instanceof joseErrors.JWTExpired) throw refuse('The access token has expired');
       if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {
         throw errors.unavailable('Token verification is temporarily unavailable');
       }
-      throw errors.unauthenticated('The access token is invalid');
+      throw refuse('The access token is invalid');
     }
     const claims = claimsOf(payload);
     const jkt = confirmedKey(payload);
-    if (!claims || jkt === null) throw errors.unauthenticated('The access token is invalid');
+    if (!claims || jkt === null) throw refuse('The access token is invalid');
     const { sid } = claims;
 
     let session;
@@ -156,9 +159,9 @@ export class EdgeAuthenticator {
       throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
     }
     // Checked on cache hits too: a retired key's tokens stop working everywhere the moment auth says so.
-    if (keyState === 'retired') throw errors.unauthenticated('The access token was signed by a retired key');
+    if (keyState === 'retired') throw refuse('The access token was signed by a retired key');
     if (!session || session.userId !== claims.sub || session.kind !== claims.kind)
-      throw errors.unauthenticated('The session has ended (revoked or expired)');
+      throw refuse('The session has ended (revoked or expired)');
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
