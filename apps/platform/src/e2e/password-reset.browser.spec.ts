@@ -151,7 +151,11 @@ describe('password reset in a browser', () => {
     // Past the page's own check (a script-less browser, or a forged post): the server says the same.
     await page.fill('#new-password', 'short');
     await page.fill('#confirm-password', 'short');
-    await Promise.all([page.waitForLoadState(), page.evaluate("document.getElementById('reset-form').submit()")]);
+    // The server's answer is a new page: wait for its error, not for the old page's load state.
+    await Promise.all([
+      page.waitForSelector('#error-newPassword:not(:empty)'),
+      page.evaluate("document.getElementById('reset-form').submit()"),
+    ]);
     await expect(page.textContent('#error-newPassword')).resolves.toBe('Le mot de passe doit compter au moins 12 caractères.');
     await context.close();
   });

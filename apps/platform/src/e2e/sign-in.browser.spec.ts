@@ -150,7 +150,7 @@ describe('sign-in and error pages in a browser', () => {
       expect(await fitsWidth(page)).toBe(true);
       await screenshot(page, 'not-found-fr');
       // The switcher works here too (no locale in the path: the cookie decides).
-      await Promise.all([page.waitForLoadState(), page.click('#languages a[data-lang=de]')]);
+      await Promise.all([page.waitForSelector('#error-title:has-text("Seite nicht gefunden")'), page.click('#languages a[data-lang=de]')]);
       await expect(page.textContent('#error-title')).resolves.toBe('Seite nicht gefunden');
 
       const api = await fetch(`${p.urls.login}/no/such/page`, { headers: { accept: 'application/json' } });
