@@ -28,6 +28,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDatabaseName } from '@trading/db';
 import { startAllInOne } from './all-in-one';
+import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
@@ -40,6 +41,7 @@ import { deleteKeys } from './streams';
 import {
   createUser,
   fund,
+  http,
   lastPrice,
   listInstrument,
   provisionApp,
@@ -254,6 +256,34 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
         { method: 'GET', headers: bearer },
         () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
       );
+    if (only.has('service-rest')) {
+      // The same read with a DPoP-bound session: a fresh proof per request, checked at the facade (issue 27).
+      const key = newDpopKey();
+      const token = await dpopPatSession(urls, services.adminToken, user.email, key);
+      const url = `${urls.api}/accounts`;
+      const expectBody = await bench.preflight('service-rest-dpop', url, {
+        method: 'GET',
+        headers: { authorization: `DPoP ${token}`, dpop: proofSigner(key)('GET', url, token) },
+      });
+      await bench.measure(
+        {
+          name: 'service-rest-dpop',
+          path: 'ours, service mode, GET /v1/accounts, PAT session bound to a DPoP key (a proof per request)',
+          unit: 'req/s',
+        },
+        {
+          kind: 'fixed',
+          url,
+          method: 'GET',
+          headers: {},
+          expectBody,
+          dpop: { key, accessToken: token },
+          warmupSeconds: WARMUP_SECONDS,
+          seconds: SECONDS,
+        },
+        () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
+      );
+    }
     if (only.has('gateway'))
       await bench.fixed(
         { name: 'gateway', path: 'ours, service mode, the same query straight at our gateway' },
@@ -301,6 +331,20 @@ async function grants(urls: Urls, app: VendorApp, user: WorldUser): Promise<stri
 }
 
 /** ROTATION_CHAINS chains at `url`, each exchanging its refresh token for the next (HTTP Basic, a form body). */
+/** A READ_WRITE PAT for `email` (admin API), exchanged with a proof of `key`: the session token is bound to it. */
+async function dpopPatSession(urls: Urls, adminToken: string, email: string, key: DpopKey): Promise<string> {
+  const expires = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+  const pat = await http('POST', `${urls.admin}/admin/pats`, {
+    token: adminToken,
+    body: { email, name: 'bench dpop', scope: 'READ_WRITE', expires },
+  });
+  if (pat.status !== 201 && pat.status !== 200) throw new Error(`POST /admin/pats answered ${pat.status}`);
+  const url = `${urls.api}/pat/login`;
+  const login = await http('POST', url, { body: { token: pat.body.token }, headers: { dpop: proofSigner(key)('POST', url) } });
+  if (login.status !== 200) throw new Error(`POST /v1/pat/login with a DPoP proof answered ${login.status}: ${JSON.stringify(login.body)}`);
+  return login.body.token as string;
+}
+
 async function rotation(
   bench: Bench,
   row: Pick<Row, 'name' | 'path'>,
@@ -499,6 +543,7 @@ async function main(): Promise<number> {
     'stock',
     'all-in-one',
     'service-rest',
+    'service-rest-dpop',
     'gateway',
     'rotation-facade',
     'all-in-one-rotation',

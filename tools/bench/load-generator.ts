@@ -6,8 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { proofSigner } from './dpop';
 import {
   CONNECTIONS,
+  type FixedLoad,
   percentile,
   type FromGenerator,
   type LoadResult,
@@ -32,16 +34,18 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   if (spec.kind === 'rotation') return rotate(spec);
   if (spec.kind === 'market') return marketLoad(spec, () => send({ type: 'window' }));
   const options: autocannon.Options =
-    spec.kind === 'fixed'
-      ? {
-          url: spec.url,
-          method: spec.method,
-          headers: spec.headers,
-          body: spec.body,
-          connections: CONNECTIONS,
-          ...(spec.expectBody === undefined ? {} : { expectBody: spec.expectBody }),
-        }
-      : orderOptions(spec);
+    spec.kind === 'fixed' && spec.dpop
+      ? dpopOptions(spec)
+      : spec.kind === 'fixed'
+        ? {
+            url: spec.url,
+            method: spec.method,
+            headers: spec.headers,
+            body: spec.body,
+            connections: CONNECTIONS,
+            ...(spec.expectBody === undefined ? {} : { expectBody: spec.expectBody }),
+          }
+        : orderOptions(spec);
   if (spec.warmupSeconds > 0) await autocannon({ ...options, duration: spec.warmupSeconds });
   send({ type: 'window' });
   let sample: string | undefined;
@@ -61,6 +65,29 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     ...(errors
       ? { sample: sample ?? `${result.errors} socket errors, ${result.timeouts} timeouts, ${result.mismatches} wrong bodies` }
       : {}),
+  };
+}
+
+/** The fixed request with a fresh DPoP proof each time (a proof's jti is single use, so it cannot repeat). */
+function dpopOptions(spec: FixedLoad): autocannon.Options {
+  const url = new URL(spec.url);
+  const { key, accessToken } = spec.dpop!;
+  const proof = proofSigner(key);
+  return {
+    url: url.origin,
+    connections: CONNECTIONS,
+    // autocannon compares bodies only for a fixed request; here a non-2xx answer is what counts as wrong.
+    requests: [
+      {
+        method: spec.method,
+        path: `${url.pathname}${url.search}`,
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...spec.headers, authorization: `DPoP ${accessToken}`, dpop: proof(spec.method, spec.url, accessToken) },
+          ...(spec.body === undefined ? {} : { body: spec.body }),
+        }),
+      },
+    ],
   };
 }
 

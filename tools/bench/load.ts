@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import type { DpopKey } from './dpop';
 
 export const CONNECTIONS = 50;
 export const ROTATION_CHAINS = 32;
@@ -20,6 +21,8 @@ export interface FixedLoad {
   headers: Record<string, string>;
   body?: string;
   expectBody?: string;
+  /** A DPoP-bound token: every request gets `Authorization: DPoP` and a fresh proof of this key (RFC 9449). */
+  dpop?: { key: DpopKey; accessToken: string };
 }
 
 /** Limit buys that rest far below the market, each with its own clientOrderId and Idempotency-Key, across `accounts`. */

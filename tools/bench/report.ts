@@ -9,7 +9,7 @@ export type PathName = (typeof PATHS)[number];
 export const ROTATION_TARGET = 1600;
 
 export interface Row {
-  name: PathName | 'all-in-one-rotation' | 'rotation-facade' | 'orders-spread' | 'pgbench';
+  name: PathName | 'service-rest-dpop' | 'all-in-one-rotation' | 'rotation-facade' | 'orders-spread' | 'pgbench';
   /** What was measured, as the table shows it. */
   path: string;
   unit: 'req/s' | 'rotations/s' | 'orders/s' | 'fills/s' | 'tps';
@@ -128,6 +128,7 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
   };
   versusStock('REST, all-in-one (GET /v1/accounts)', byName(rows, 'all-in-one'));
   versusStock('REST, service mode (GET /v1/accounts)', byName(rows, 'service-rest'));
+  lines.push(...dpopVersusBearer(rows));
 
   const hop = byName(rows, 'gateway');
   const rest = byName(rows, 'service-rest');
@@ -200,4 +201,20 @@ export function parseOnly(argv: string[]): Set<PathName> {
   const unknown = names.filter((n) => !(PATHS as readonly string[]).includes(n));
   if (unknown.length) throw new Error(`--only: unknown path ${unknown.join(', ')} (known: ${PATHS.join(', ')})`);
   return new Set(names as PathName[]);
+}
+
+/** Issue 27: the read with a DPoP proof per request beside the same read with a bearer token (the proof check must stay cheap). */
+export function dpopVersusBearer(rows: Row[]): string[] {
+  const bearer = byName(rows, 'service-rest');
+  const dpop = byName(rows, 'service-rest-dpop');
+  if (!bearer || !dpop) return [];
+  const facadeCpu = (row: Row) => cpuMsPerRequest(row, ['facade']);
+  const [withProof, without] = [facadeCpu(dpop), facadeCpu(bearer)];
+  return [
+    `REST read with DPoP (service mode): ${thousands(dpop.perSecond)} req/s = ${ratio(dpop.perSecond / bearer.perSecond)} the bearer read's ` +
+      `${thousands(bearer.perSecond)} req/s; p99 ${ms(dpop.p99)} against ${ms(bearer.p99)}` +
+      (withProof !== undefined && without !== undefined
+        ? `; facade CPU per request ${withProof.toFixed(2)} ms against ${without.toFixed(2)} ms.`
+        : '.'),
+  ];
 }

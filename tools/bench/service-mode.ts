@@ -159,6 +159,7 @@ export async function startServiceMode(options: {
           ...common,
           ...limitsOff,
           FACADE_PORT: String(port['rest-facade']),
+          FACADE_PUBLIC_URL: `${at(port['rest-facade'])}/v1`, // the URL DPoP proofs name (htu)
           FACADE_INTERNAL_PORT: String(internal['rest-facade']),
           GATEWAY_URL: `${at(internal.gateway)}/graphql`,
           AUTH_INTERNAL_URL: at(internal.auth),
