@@ -158,6 +158,37 @@ describe('orders: brackets, OCO and OTO', () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
   });
 
+  it('attack: an OCO selling more than the position is refused whole; its stop leg never works on its own (no short sale)', async () => {
+    const res = await place({
+      accountId: aliceMargin,
+      symbol: 'MSFT', // 5 held
+      side: 'SELL',
+      type: 'LIMIT',
+      limitPrice: '450.00',
+      timeInForce: 'GTC',
+      quantity: '6',
+      orderClass: 'OCO',
+      stopLoss: { stopPrice: '390.00' },
+    });
+    expect(res.body).toMatchObject({ status: 422, field: 'quantity' });
+    const group = await db.query(
+      'oms',
+      "SELECT leg, status FROM orders WHERE account_id = $1 AND symbol = 'MSFT' AND order_class = 'OCO' ORDER BY seq",
+      [aliceMargin],
+    );
+    expect(group).toEqual([
+      { leg: null, status: 'REJECTED' },
+      { leg: 'STOP_LOSS', status: 'REJECTED' },
+    ]);
+    // The price crosses the stop: nothing sells (before the fix, the leg filled and left the account short).
+    await p.oms.feed.setPrice('MSFT', '380.00');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await db.query('oms', "SELECT count(*)::int AS n FROM trades WHERE account_id = $1 AND symbol = 'MSFT'", [aliceMargin])).toEqual(
+      [{ n: 0 }],
+    );
+    await p.oms.feed.setPrice('MSFT', '400.00');
+  });
+
   it('OTO with a buy-side child: a sell entry whose buy-back holds its cash when placed; cancelling the child cancels nothing else', async () => {
     const before = await balance(aliceMargin);
     const res = await place({

@@ -18,7 +18,7 @@ export function inProcessPlatformConfig(prefix: string, env: Record<string, stri
     DATABASE_URL: TEST_POSTGRES_URL,
     REDIS_URL: TEST_REDIS_URL,
     PLATFORM_DB_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'silent', // E2E_LOG_LEVEL=warn shows the apps' own logs when a spec fails
     FACADE_PORT: '0',
     AUTH_PORT: '0',
     GATEWAY_PORT: '0',

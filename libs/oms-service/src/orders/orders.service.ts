@@ -337,12 +337,10 @@ export class OrdersService {
         // An OCO's legs sell the same shares once: its group is counted once (sellable()).
         const sellable = await this.sellable(tx, account, request.symbol, order.id);
         if (new Decimal(request.quantity).gt(sellable)) {
-          return closeOrder(
-            tx,
-            order,
-            'REJECTED',
-            `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`,
-          );
+          const reason = `Insufficient position: ${sellable.toString()} ${request.symbol} available to sell (short selling is not allowed)`;
+          // The whole group is refused: an OCO's other leg (NEW) or a bracket's children must not work on their own.
+          for (const leg of await this.legRows(tx, order.id)) await closeOrder(tx, leg, 'REJECTED', reason);
+          return closeOrder(tx, order, 'REJECTED', reason);
         }
         if (!holds) {
           await announceOrder(tx, order); // a sell is NEW at once; a buy once banking holds its cash
