@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '@trading/testing';
 import { DEMO_USERS } from '../app';
 import { pkce, provisionApp, type ProvisionedApp } from './oauth-helpers';
+import { startSampleVendor } from './sample-vendor-process';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /** Debian's chromium (tools/ci/provision.sh installs it); never a downloaded browser build. */
@@ -19,32 +19,6 @@ const FLAGS = [
   '--disable-sync',
 ];
 const alice = DEMO_USERS[0]!;
-
-const ROOT = join(__dirname, '../../../..');
-
-/** `npm run sample-vendor` as a vendor would run it: its own process, configured by environment variables. */
-async function startSampleVendor(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['tools/sample-vendor/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sample vendor did not start: ${output}`)), 30_000);
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Sample vendor app on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`sample vendor exited with ${code}: ${output}`)));
-  });
-  return child;
-}
 
 /**
  * Spec §5.1 in a real headless Chromium with the sample vendor app (tools/sample-vendor): connect,
@@ -88,15 +62,17 @@ describe('a vendor app in the browser', () => {
       logoUrl: `${vendorUrl}/logo.svg`,
       scopes: ['read:accounts', 'read:banking'],
     });
-    vendor = await startSampleVendor({
-      SAMPLE_VENDOR_PORT: String(port),
-      SAMPLE_VENDOR_CLIENT_ID: app.clientId,
-      SAMPLE_VENDOR_CLIENT_SECRET: app.clientSecret,
-      SAMPLE_VENDOR_REDIRECT_URI: app.redirectUri,
-      SAMPLE_VENDOR_LOGIN_URL: p.urls.login,
-      SAMPLE_VENDOR_API_URL: p.urls.api,
-      SAMPLE_VENDOR_SCOPES: 'read:accounts',
-    });
+    vendor = (
+      await startSampleVendor({
+        SAMPLE_VENDOR_PORT: String(port),
+        SAMPLE_VENDOR_CLIENT_ID: app.clientId,
+        SAMPLE_VENDOR_CLIENT_SECRET: app.clientSecret,
+        SAMPLE_VENDOR_REDIRECT_URI: app.redirectUri,
+        SAMPLE_VENDOR_LOGIN_URL: p.urls.login,
+        SAMPLE_VENDOR_API_URL: p.urls.api,
+        SAMPLE_VENDOR_SCOPES: 'read:accounts',
+      })
+    ).child;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   }, 60_000);
   afterAll(async () => {

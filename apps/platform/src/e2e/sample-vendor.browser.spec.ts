@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort, http } from '@trading/testing';
 import { DEMO_USERS } from '../app';
 import { provisionApp, type ProvisionedApp } from './oauth-helpers';
+import { SAMPLE_VENDOR_ROOT as ROOT, SAMPLE_VENDOR_TSX as TSX, startSampleVendor } from './sample-vendor-process';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /** Debian's chromium (tools/ci/provision.sh installs it); never a downloaded browser build. */
@@ -22,32 +23,6 @@ const FLAGS = [
   '--disable-sync',
 ];
 const alice = DEMO_USERS[0]!;
-const ROOT = join(__dirname, '../../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-
-/** `npm run sample-vendor` as a vendor runs it: its own process, configured by environment variables. */
-async function startSampleVendor(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(TSX, ['tools/sample-vendor/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sample vendor did not start: ${output}`)), 30_000);
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Sample vendor app on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`sample vendor exited with ${code}: ${output}`)));
-  });
-  return { child, output: () => output };
-}
 
 /**
  * The sample vendor app (tools/sample-vendor) as a vendor would copy it, in headless Chromium:
