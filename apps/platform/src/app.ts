@@ -292,6 +292,7 @@ export async function createPlatform(
             config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_'),
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
           PAT_MAX_LIVE_PER_USER: config.PAT_MAX_LIVE_PER_USER,
+          OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT,
           // One installation, one folder: its mail log lives beside its cluster and credentials.
           MAIL_LOG_FILE: join(config.PLATFORM_DATA_DIR, 'mail.log'),
           AUTH_TRUST_PROXY: [],

@@ -89,6 +89,8 @@ export const platformConfigSchema = z.object({
   PAT_MAX_LIVE_PER_USER: z.coerce.number().int().positive().default(50),
   /** Sale proceeds settle T+n business days (banking). */
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
+  /** Successful /oauth/token and /oauth/revoke calls per vendor app per minute (auth's own setting, passed on). */
+  OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: z.coerce.number().int().positive().default(6000),
   ...apiLimitSchema,
   ...oauthLimitSchema,
   ...edgeSessionSchema,

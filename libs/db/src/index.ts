@@ -12,6 +12,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** How long the pool's sessions may wait or stall; DATABASE_SESSION_LIMITS unless a test shortens them. */
   limits?: Partial<DatabaseSessionLimits>;
+  /**
+   * The service's own settings, sent with every pooled session's start (`-c name=value`), for
+   * rules the database enforces itself: e.g. `oms.max_open_orders`, read by the OMS's trigger.
+   */
+  settings?: Record<string, string>;
 }
 
 export interface DatabaseSessionLimits {
@@ -51,7 +56,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     migrations: options.migrations,
     synchronize: false,
     migrationsRun: false,
-    extra: { max: options.poolSize ?? 10, ...sessionSettings({ ...DATABASE_SESSION_LIMITS, ...options.limits }) },
+    extra: {
+      max: options.poolSize ?? 10,
+      ...sessionSettings({ ...DATABASE_SESSION_LIMITS, ...options.limits }),
+      ...(options.settings ? { options: startupOptions(options.settings) } : {}),
+    },
   });
   await dataSource.initialize();
   try {
@@ -70,6 +79,17 @@ function sessionSettings(limits: DatabaseSessionLimits) {
     idle_in_transaction_session_timeout: limits.idleInTransactionMs,
     connectionTimeoutMillis: limits.acquireTimeoutMs,
   };
+}
+
+/** `-c name=value` pairs; names are a service's own (dotted), values plain, so neither needs quoting. */
+function startupOptions(settings: Record<string, string>): string {
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!/^[a-z_]+\.[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.-]*$/.test(value))
+        throw new Error(`database setting ${name}: unsupported name or value`);
+      return `-c ${name}=${value}`;
+    })
+    .join(' ');
 }
 
 async function withAdvisoryLock<T>(url: string, name: string, fn: () => Promise<T>): Promise<T> {

@@ -17,7 +17,7 @@ import { TradingHours } from './market/trading-hours';
 import { MarketDataService } from './market-data/market-data.service';
 import { marketDataResolvers } from './market-data/resolvers';
 import { MarketTicks } from './market-data/ticks';
-import { omsMigrations } from './migrations';
+import { OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
 import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
@@ -66,6 +66,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         name: 'oms',
         logger,
         databaseUrl: config.OMS_DATABASE_URL,
+        // The open-order cap is counted and enforced by the database (migration 060): it reads the limit from here.
+        databaseSettings: { [OPEN_ORDER_CAP_SETTING]: String(config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT) },
         identity: config,
         // Orders and trades are read and written with SQL (order-store.ts); instruments and FX rates through these schemas.
         entities: [FxRateEntity],

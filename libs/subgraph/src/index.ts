@@ -223,6 +223,8 @@ export interface SubgraphServiceOptions {
   name: ServiceName;
   logger: Logger;
   databaseUrl: string;
+  /** Settings every database session starts with (see openDatabase's `settings`). */
+  databaseSettings?: Record<string, string>;
   identity: ServiceIdentity;
   entities: DatabaseOptions['entities'];
   migrations: DatabaseOptions['migrations'];
@@ -255,7 +257,12 @@ export function identityTools(identity: ServiceIdentity) {
  * scope rules, and serve it with health, readiness and metrics. Every subgraph is this shape.
  */
 export async function createSubgraphService(options: SubgraphServiceOptions): Promise<SubgraphService> {
-  const dataSource = await openDatabase({ url: options.databaseUrl, entities: options.entities, migrations: options.migrations });
+  const dataSource = await openDatabase({
+    url: options.databaseUrl,
+    entities: options.entities,
+    migrations: options.migrations,
+    settings: options.databaseSettings,
+  });
   try {
     const subgraph = await createSubgraph({
       name: options.name,

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, parseUuid } from '@trading/errors';
-import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
+import { bookTotals, cashLockName, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
 
 /** A hold's life: HELD, then RELEASED in full or CAPTURED (the rest released). */
@@ -68,11 +68,13 @@ export class HoldsService {
     const currency = parseCurrency(body['currency']);
     const amount = parseAmount(body['amount'], currency);
     return this.dataSource.transaction(async (tx) => {
-      // The insert comes first: a concurrent place for the same order waits on the primary key.
+      // The account's cash lock, then the hold's row, in one statement (the insert reads the lock's
+      // row): a concurrent place for the same order waits on the lock, then finds this one.
       const [row]: HoldRow[] = await tx.query(
-        `INSERT INTO holds (order_id, account_id, user_id, currency, amount, state) VALUES ($1, $2, $3, $4, $5, 'HELD')
+        `INSERT INTO holds (order_id, account_id, user_id, currency, amount, state)
+         SELECT $1, $2, $3, $4, $5, 'HELD' FROM (SELECT pg_advisory_xact_lock(hashtext($6))) AS locked
          ON CONFLICT (order_id) DO NOTHING RETURNING *`,
-        [orderId, accountId, userId, currency, amount],
+        [orderId, accountId, userId, currency, amount, cashLockName(accountId, currency)],
       );
       if (!row) {
         const [existing]: HoldRow[] = await tx.query('SELECT * FROM holds WHERE order_id = $1', [orderId]);
@@ -87,7 +89,7 @@ export class HoldsService {
         }
         return { hold: toView(existing), created: false };
       }
-      await lockAccountCurrency(tx, accountId, currency);
+      // A new statement, so it sees every spend committed before the lock was ours.
       const { cash, unsettled } = await bookTotals(tx, accountId, currency);
       const available = cash.plus(unsettled);
       if (available.lt(amount)) {

@@ -59,19 +59,34 @@ export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<str
   if (!total.isZero()) throw new Error(`journal entry ${spec.kind} does not balance (${total.toFixed()})`);
   // Every posting updates its account's running totals (a row lock per book until commit): taking the
   // account's lock first orders every transaction that books on it, so two can never wait on each other.
-  await lockAccountCurrency(tx, spec.accountId, spec.currency);
-  const [entry] = await tx.query(
-    `INSERT INTO journal_entries (kind, description, funding_transaction_id, hold_order_id) VALUES ($1, $2, $3, $4) RETURNING id`,
-    [spec.kind, spec.description, spec.fundingTransactionId ?? null, spec.holdOrderId ?? null],
+  // One statement (one round trip): the lock, then the entry (it reads the lock's row), then its postings.
+  const values = legs.map((_, i) => `($${i * 2 + 8}::text, $${i * 2 + 9}::numeric)`).join(', ');
+  const [entry]: Array<{ id: string }> = await tx.query(
+    `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext($1))),
+          entry AS (
+            INSERT INTO journal_entries (kind, description, funding_transaction_id, hold_order_id)
+            SELECT $2, $3, $4, $5 FROM locked RETURNING id
+          )${
+            legs.length
+              ? `, posted AS (
+            INSERT INTO postings (entry_id, account_id, book, currency, amount)
+            SELECT entry.id, $6, leg.book, $7, leg.amount FROM entry, (VALUES ${values}) AS leg (book, amount)
+          )`
+              : ''
+          }
+     SELECT id FROM entry`,
+    [
+      cashLockName(spec.accountId, spec.currency),
+      spec.kind,
+      spec.description,
+      spec.fundingTransactionId ?? null,
+      spec.holdOrderId ?? null,
+      spec.accountId,
+      spec.currency,
+      ...legs.flatMap((l) => [l.book, new Decimal(l.amount).toFixed()]),
+    ],
   );
-  const values = legs.map((_, i) => `($1, $2, $${i * 2 + 4}, $3, $${i * 2 + 5}::numeric)`).join(', ');
-  await tx.query(`INSERT INTO postings (entry_id, account_id, book, currency, amount) VALUES ${values}`, [
-    entry.id,
-    spec.accountId,
-    spec.currency,
-    ...legs.flatMap((l) => [l.book, new Decimal(l.amount).toFixed()]),
-  ]);
-  return entry.id as string;
+  return entry!.id;
 }
 
 /**
@@ -80,8 +95,11 @@ export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<str
  * taken under it. Re-entrant: a spend takes it before reading the totals, postEntry again.
  */
 export async function lockAccountCurrency(tx: EntityManager, accountId: string, currency: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cash:${accountId}:${currency}`]);
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [cashLockName(accountId, currency)]);
 }
+
+/** The advisory lock's name (hashed) for an account's cash in one currency; for statements that take it themselves. */
+export const cashLockName = (accountId: string, currency: string): string => `cash:${accountId}:${currency}`;
 
 export interface BookTotals {
   cash: Decimal;

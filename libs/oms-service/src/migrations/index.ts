@@ -7,6 +7,9 @@ import { MarketData1732230000041 } from './1732230000041-market-data';
 import { OrderReplace1732230000050 } from './1732230000050-order-replace';
 import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 import { OrderClasses1732230000052 } from './1732230000052-order-classes';
+import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
+
+export { OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
 
 /** The OMS database's migrations, oldest first. */
 export const omsMigrations = [
@@ -19,4 +22,5 @@ export const omsMigrations = [
   OrderReplace1732230000050,
   TrailingStop1732230000051,
   OrderClasses1732230000052,
+  OpenOrderCount1732230000060,
 ];

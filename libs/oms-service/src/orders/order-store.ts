@@ -163,6 +163,28 @@ export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<v
   await writeEvent(tx, ORDER_UPDATED, { order: presentOrder(row) });
 }
 
+/**
+ * An ACCEPTED order (its hold made) starts working, NEW, announced: one statement, so its own
+ * transaction (no BEGIN and COMMIT round trips). The event is the row as the update leaves it,
+ * built beforehand: only status and the two timestamps change, and only while it is still
+ * ACCEPTED (nothing else changes an ACCEPTED order's row). The timestamp never precedes the row's
+ * own. Undefined when the order is no longer ACCEPTED (the sweep rejected it meanwhile).
+ */
+export async function startWorking(db: EntityManager, order: OrderRow): Promise<OrderRow | undefined> {
+  const at = new Date(Math.max(Date.now(), new Date(order.updated_at).getTime()));
+  const working: OrderRow = { ...order, status: 'NEW', submitted_at: at, updated_at: at };
+  const rows: OrderRow[] = await db.query(
+    `WITH working AS (
+       UPDATE orders SET status = 'NEW', submitted_at = $2, updated_at = $2 WHERE id = $1 AND status = 'ACCEPTED' RETURNING *
+     ), announced AS (
+       INSERT INTO outbox (type, payload, trace_context) SELECT $3::text, $4::jsonb, $5::text FROM working
+     )
+     SELECT * FROM working`,
+    [order.id, at, ORDER_UPDATED, JSON.stringify({ order: presentOrder(working) }), currentTraceparent() ?? null],
+  );
+  return rows[0];
+}
+
 const TIMESTAMP_OF: Partial<Record<OrderStatus, string>> = {
   FILLED: 'filled_at',
   CANCELLED: 'cancelled_at',

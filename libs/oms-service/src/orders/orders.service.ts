@@ -13,10 +13,12 @@ import type { TradingHours } from '../market/trading-hours';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
 import { finishReplacement } from './replacement';
+import { OPEN_ORDER_CAP_SQLSTATE } from '../migrations';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
 import {
   announceOrder,
+  startWorking,
   closeOrder,
   OPEN_STATUSES,
   presentOrder,
@@ -300,7 +302,7 @@ export class OrdersService {
     const buy = request.side === 'BUY';
     const expiresAt = request.timeInForce === 'DAY' ? this.hours.sessionEnd() : null;
 
-    const recorded = await this.dataSource.transaction(async (tx): Promise<OrderRow | { replay: string }> => {
+    const record = async (tx: EntityManager): Promise<OrderRow | { replay: string }> => {
       if (key) {
         // The key's row is written first: a concurrent duplicate waits on it, then replays.
         if (!(await orderIdempotency.claim(tx, keyOwner, key, hash)).first) return { replay: key };
@@ -317,7 +319,6 @@ export class OrdersService {
         throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, {
           field: 'clientOrderId',
         });
-      await this.checkOpenOrderCap(tx, request.accountId);
       if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
       if (group.orderClass === 'OCO') await tx.query('UPDATE orders SET oco_group_id = id WHERE id = $1', [order.id]);
       const exitGroup = group.orderClass === 'BRACKET' ? randomUUID() : group.orderClass === 'OCO' ? order.id : null;
@@ -348,7 +349,11 @@ export class OrdersService {
         }
       }
       return order;
-    });
+    };
+    // A plain buy writes one row (its hold comes next, in banking): one statement is its own
+    // transaction, without the round trips of BEGIN and COMMIT. Anything more is one transaction.
+    const oneRow = buy && !key && !legs.length;
+    const recorded = oneRow ? await record(this.dataSource.manager) : await this.dataSource.transaction(record);
     if ('replay' in recorded) return (await this.earlierRow(keyOwner, key!, hash))!;
     let order = recorded;
     if (order.status !== 'ACCEPTED') return order;
@@ -385,7 +390,8 @@ export class OrdersService {
       ocoGroupId?: string | null;
     },
   ): Promise<OrderRow | undefined> {
-    const inserted: OrderRow[] = await tx.query(
+    const inserted: OrderRow[] = await this.insertQuery(
+      tx,
       `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
                            collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark,
                            order_class, parent_order_id, leg, oco_group_id)
@@ -419,6 +425,15 @@ export class OrdersService {
       ],
     );
     return inserted[0];
+  }
+
+  /** An insert into orders, with the database's refusal at the open-order cap named for the caller. */
+  private async insertQuery(tx: EntityManager, sql: string, params: unknown[]): Promise<OrderRow[]> {
+    try {
+      return await tx.query(sql, params);
+    } catch (err) {
+      throw this.openOrderCapError(err);
+    }
   }
 
   private async legRows(tx: EntityManager, parentId: string): Promise<OrderRow[]> {
@@ -488,15 +503,7 @@ export class OrdersService {
       if (!refused) throw err; // 503: the client may retry (a new clientOrderId or the same Idempotency-Key answers REJECTED)
       return rejected;
     }
-    const row = await this.dataSource.transaction(async (tx) => {
-      const [[accepted]]: [OrderRow[]] = await tx.query(
-        "UPDATE orders SET status = 'NEW', submitted_at = now(), updated_at = now() WHERE id = $1 AND status = 'ACCEPTED' RETURNING *",
-        [order.id],
-      );
-      if (accepted) await announceOrder(tx, accepted);
-      return accepted;
-    });
-    return row ?? (await this.row(order.id))!;
+    return (await startWorking(this.dataSource.manager, order)) ?? (await this.row(order.id))!;
   }
 
   /** A rejected order is answered with a 422 naming the quantity; others as they are. */
@@ -687,7 +694,6 @@ export class OrdersService {
       const order = inserted!;
       // From here the engine, expiry and cancels leave the old order alone.
       await tx.query('UPDATE orders SET replaced_by_order_id = $2, updated_at = now() WHERE id = $1', [old!.id, order.id]);
-      await this.checkOpenOrderCap(tx, next.accountId);
       if (key) await orderIdempotency.remember(tx, keyOwner, key, order.id);
       if (buy) return order; // banking moves the hold next
       const sellable = await this.sellable(tx, account, next.symbol, order.id);
@@ -924,22 +930,16 @@ export class OrdersService {
   }
 
   /**
-   * At most `maxOpenOrdersPerAccount` working orders per account, counted under a per-account
-   * lock so concurrent placements cannot both slip past the cap (the new order included).
+   * At most `maxOpenOrdersPerAccount` working orders per account: the database counts them and
+   * refuses the insert that would pass the cap (migration 060); this names it for the caller.
    */
-  private async checkOpenOrderCap(tx: EntityManager, accountId: string): Promise<void> {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('open-orders:' || $1))", [accountId]);
-    const [{ open }] = await tx.query(
-      "SELECT count(*)::int AS open FROM orders WHERE account_id = $1 AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL",
-      [accountId],
+  private openOrderCapError(err: unknown): unknown {
+    if ((err as { driverError?: { code?: string } })?.driverError?.code !== OPEN_ORDER_CAP_SQLSTATE) return err;
+    return new AppError(
+      'UNPROCESSABLE',
+      `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`,
+      { field: 'accountId' },
     );
-    if (open > this.options.maxOpenOrdersPerAccount) {
-      throw new AppError(
-        'UNPROCESSABLE',
-        `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`,
-        { field: 'accountId' },
-      );
-    }
   }
 
   /** The account's orders, newest first; filter by status and creation time. */
