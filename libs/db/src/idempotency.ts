@@ -53,6 +53,18 @@ export class IdempotencyKeys<R> {
     return { first: false, result: (await this.earlier(tx, owner, key, hash))! };
   }
 
+  /**
+   * The claim as a common table expression named `claimed` (one row when this request is the
+   * key's first), for a single statement that performs the effect only then and stores its result
+   * with it: parameters owner, key, hash and result at `$first` to `$first + 3`. A key that exists,
+   * expired or not, yields no row: the caller then takes the transactional path (`claim`).
+   */
+  claimedCte(first: number): string {
+    const [owner, key, hash, result] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
+    return `claimed AS (INSERT INTO ${this.table} (user_id, key, request_hash, ${this.resultColumn}) VALUES (${owner}, ${key}, ${hash}, ${result})
+      ON CONFLICT (user_id, key) DO NOTHING RETURNING key)`;
+  }
+
   /** The earlier result for this key, if any, outside a transaction too (a fast path before the work). */
   async earlier(db: Queryable, owner: string, key: string, hash: string): Promise<R | undefined> {
     const [stored] = await db.query(

@@ -99,5 +99,22 @@ describe('200 concurrent orders at one account whose cash covers 100', () => {
     expect(statements.filter((s) => /INSERT INTO orders/.test(s))).toHaveLength(1);
     expect(statements.filter((s) => /WITH working/.test(s))).toHaveLength(1);
     expect(statements.filter((s) => /open-orders|count\(\*\)/.test(s))).toEqual([]);
+
+    // With an Idempotency-Key: the key's claim is part of the same insert, and a retry answers the same order.
+    const keyed = await recordingStatements(p.oms.dataSource, () =>
+      http('POST', api('/oms/order'), { token: bobs, body: order, headers: { 'idempotency-key': 'one-statement-1' } }),
+    );
+    expect(keyed.result.status).toBe(201);
+    expect(keyed.statements.filter((s) => /order_idempotency_keys/.test(s))).toEqual([
+      expect.stringMatching(/claimed AS[\s\S]*INSERT INTO orders/),
+    ]);
+    const retry = await http('POST', api('/oms/order'), { token: bobs, body: order, headers: { 'idempotency-key': 'one-statement-1' } });
+    expect(retry.body.id).toBe(keyed.result.body.id);
+    const other = await http('POST', api('/oms/order'), {
+      token: bobs,
+      body: { ...order, quantity: '2' },
+      headers: { 'idempotency-key': 'one-statement-1' },
+    });
+    expect(other.body).toMatchObject({ status: 422, field: 'idempotencyKey' });
   });
 });

@@ -293,13 +293,17 @@ export class OrdersService {
     const account = await this.ownedAccount(request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
     if (account.status !== 'ACTIVE')
       throw new AppError('UNPROCESSABLE', `The account is ${account.status}: it cannot trade`, { field: 'accountId' });
-    if (key) {
+    const buy = request.side === 'BUY';
+    // A plain buy writes one row (its hold comes next, in banking), with its key's claim: one
+    // statement, its own transaction, without the round trips of BEGIN and COMMIT. Anything more
+    // (a sell, legs, or a key that exists) is the transaction below.
+    const oneRow = buy && !legs.length;
+    if (key && !oneRow) {
       const earlier = await this.earlierRow(keyOwner, key, hash);
       if (earlier) return earlier;
     }
     const clientOrderId = request.clientOrderId ?? randomUUID();
     const r = this.reserve(request, instrument);
-    const buy = request.side === 'BUY';
     const expiresAt = request.timeInForce === 'DAY' ? this.hours.sessionEnd() : null;
 
     const record = async (tx: EntityManager): Promise<OrderRow | { replay: string }> => {
@@ -350,10 +354,11 @@ export class OrdersService {
       }
       return order;
     };
-    // A plain buy writes one row (its hold comes next, in banking): one statement is its own
-    // transaction, without the round trips of BEGIN and COMMIT. Anything more is one transaction.
-    const oneRow = buy && !key && !legs.length;
-    const recorded = oneRow ? await record(this.dataSource.manager) : await this.dataSource.transaction(record);
+    const row = { reservation: r, status: 'ACCEPTED' as const, expiresAt, orderClass: group.orderClass };
+    const claim = key ? { owner: keyOwner, key, hash } : undefined;
+    const recorded =
+      (oneRow && (await this.insertFirst(claims.sub, clientOrderId, request, instrument, row, claim))) ||
+      (await this.dataSource.transaction(record));
     if ('replay' in recorded) return (await this.earlierRow(keyOwner, key!, hash))!;
     let order = recorded;
     if (order.status !== 'ACCEPTED') return order;
@@ -389,15 +394,21 @@ export class OrdersService {
       leg?: OrderLeg;
       ocoGroupId?: string | null;
     },
+    /** Only if its key is first (`claimed`, a CTE yielding a row then, its parameters from $24 on): the order as `id`. */
+    claim?: { id: string; claimed: string; params: unknown[] },
   ): Promise<OrderRow | undefined> {
+    const columns = `account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
+                     collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark,
+                     order_class, parent_order_id, leg, oco_group_id`;
+    const values = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18,
+                    CASE WHEN $7 = 'TRAILING_STOP' THEN $19::numeric END, $20, $21, $22, $23`;
     const inserted: OrderRow[] = await this.insertQuery(
       tx,
-      `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
-                           collar_price, hold_amount, status, submitted_at, expires_at, trace_context, trail_price, trail_percent, high_water_mark,
-                           order_class, parent_order_id, leg, oco_group_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18,
-               CASE WHEN $7 = 'TRAILING_STOP' THEN $19::numeric END, $20, $21, $22, $23)
-       ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
+      claim
+        ? `WITH ${claim.claimed}
+           INSERT INTO orders (id, ${columns}) SELECT $${24 + claim.params.length}::uuid, ${values} FROM claimed
+           ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`
+        : `INSERT INTO orders (${columns}) VALUES (${values}) ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
       [
         request.accountId,
         userId,
@@ -422,9 +433,38 @@ export class OrdersService {
         o.parentOrderId ?? null,
         o.leg ?? null,
         o.ocoGroupId ?? null,
+        ...(claim ? [...claim.params, claim.id] : []),
       ],
     );
     return inserted[0];
+  }
+
+  /**
+   * The one-statement placement: the order row with its key's claim, if it has a key. Undefined
+   * when that is not the whole story (the key exists: a replay, a concurrent duplicate or an
+   * expired key; the clientOrderId was used before), for the transaction to decide.
+   */
+  private async insertFirst(
+    userId: string,
+    clientOrderId: string,
+    request: OrderRequest,
+    instrument: Instrument,
+    o: Parameters<OrdersService['insertOrder']>[5],
+    claim: { owner: string; key: string; hash: string } | null | undefined,
+  ): Promise<OrderRow | undefined> {
+    if (!claim) return this.insertOrder(this.dataSource.manager, userId, clientOrderId, request, instrument, o);
+    const id = randomUUID();
+    try {
+      return await this.insertOrder(this.dataSource.manager, userId, clientOrderId, request, instrument, o, {
+        id,
+        claimed: orderIdempotency.claimedCte(24),
+        params: [claim.owner, claim.key, claim.hash, id],
+      });
+    } catch (err) {
+      // The key was claimed for an order the clientOrderId refused (the deferred key → order check at commit).
+      if ((err as { driverError?: { code?: string } }).driverError?.code === '23503') return undefined;
+      throw err;
+    }
   }
 
   /** An insert into orders, with the database's refusal at the open-order cap named for the caller. */
