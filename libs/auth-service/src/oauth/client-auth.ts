@@ -71,8 +71,12 @@ export async function authenticateClient(
   if (!id || !secret)
     throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
 
-  const blocked = await failuresBlocked(limits, id, req);
-  const client = await ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true });
+  // Both at once (one Redis and one PostgreSQL round trip in flight together): whether failures
+  // from here are over the limit matters only if the secret turns out wrong.
+  const [blocked, client] = await Promise.all([
+    failuresBlocked(limits, id, req),
+    ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true }),
+  ]);
   if (!client) {
     if (blocked) throw failuresRefused(limits, blocked);
     await countFailure(limits, id, req);
@@ -116,8 +120,10 @@ async function authenticateByAssertion(
   if (params['client_id'] !== undefined && params['client_id'] !== id)
     throw oauthErrors.invalidRequest("client_id does not match the client assertion's iss");
 
-  const blocked = await failuresBlocked(limits, id, req);
-  const client = await ctx.registry.findClient(id, ctx.settings.environment, { includeSuspended: true });
+  const [blocked, client] = await Promise.all([
+    failuresBlocked(limits, id, req),
+    ctx.registry.findClient(id, ctx.settings.environment, { includeSuspended: true }),
+  ]);
   const problem = client
     ? await clientAssertionProblem(ctx, client, assertion)
     : `unknown client, or a client of another environment than ${ctx.settings.environment}`;

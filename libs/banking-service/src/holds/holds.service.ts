@@ -50,6 +50,38 @@ export function parseOrderId(value: unknown): string {
 }
 
 /**
+ * A hold in one statement ($1 order, $2 account, $3 user, $4 currency, $5 amount, $6 the cash
+ * lock's name, $7 the entry's description). The customer's books are read FOR UPDATE after the
+ * account's cash lock: the lock is the one every booking on the account takes first, and a row
+ * changed since the statement began is read as committed (READ COMMITTED re-reads a row it
+ * locks), so the sum is the cash as it is once the lock is ours. Only then, and only if the cash
+ * covers it, the hold's row (none if the order already has one: nothing is booked), its journal
+ * entry and the two postings. The answer: what was available, and the new hold's row if any.
+ */
+const PLACE_HOLD = `
+  WITH locked AS (SELECT pg_advisory_xact_lock(hashtext($6))),
+  books AS (
+    SELECT b.book, b.amount FROM book_balances b, locked WHERE b.account_id = $2 AND b.currency = $4 FOR UPDATE OF b
+  ),
+  totals AS (
+    SELECT coalesce(sum(amount) FILTER (WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_UNSETTLED')), 0) AS available FROM books
+  ),
+  hold AS (
+    INSERT INTO holds (order_id, account_id, user_id, currency, amount, state)
+    SELECT $1, $2, $3, $4, $5::numeric, 'HELD' FROM totals WHERE totals.available >= $5::numeric
+    ON CONFLICT (order_id) DO NOTHING RETURNING *
+  ),
+  entry AS (
+    INSERT INTO journal_entries (kind, description, hold_order_id) SELECT 'HOLD', $7, order_id FROM hold RETURNING id
+  ),
+  posted AS (
+    INSERT INTO postings (entry_id, account_id, book, currency, amount)
+    SELECT entry.id, $2, leg.book, $4, leg.amount
+      FROM entry, (VALUES ('CUSTOMER_CASH', -$5::numeric), ('CUSTOMER_HELD', $5::numeric)) AS leg (book, amount)
+  )
+  SELECT totals.available::text AS available, hold.* FROM totals LEFT JOIN hold ON true`;
+
+/**
  * Buying-power holds for the OMS (DESIGN §5), each idempotent by order id:
  *   place    CUSTOMER_CASH → CUSTOMER_HELD, only from available-to-trade cash (serialised per
  *            account and currency with withdrawals);
@@ -67,51 +99,35 @@ export class HoldsService {
     const accountId = parseUuid(body['accountId'], 'accountId');
     const currency = parseCurrency(body['currency']);
     const amount = parseAmount(body['amount'], currency);
-    return this.dataSource.transaction(async (tx) => {
-      // The account's cash lock, then the hold's row, in one statement (the insert reads the lock's
-      // row): a concurrent place for the same order waits on the lock, then finds this one.
-      const [row]: HoldRow[] = await tx.query(
-        `INSERT INTO holds (order_id, account_id, user_id, currency, amount, state)
-         SELECT $1, $2, $3, $4, $5, 'HELD' FROM (SELECT pg_advisory_xact_lock(hashtext($6))) AS locked
-         ON CONFLICT (order_id) DO NOTHING RETURNING *`,
-        [orderId, accountId, userId, currency, amount, cashLockName(accountId, currency)],
-      );
-      if (!row) {
-        const [existing]: HoldRow[] = await tx.query('SELECT * FROM holds WHERE order_id = $1', [orderId]);
-        if (
-          !existing ||
-          existing.user_id !== userId ||
-          existing.account_id !== accountId ||
-          existing.currency !== currency ||
-          !new Decimal(existing.amount).eq(amount)
-        ) {
-          throw new AppError('UNPROCESSABLE', 'This orderId already has a hold with other terms', { field: 'orderId' });
-        }
-        return { hold: toView(existing), created: false };
-      }
-      // A new statement, so it sees every spend committed before the lock was ours.
-      const { cash, unsettled } = await bookTotals(tx, accountId, currency);
-      const available = cash.plus(unsettled);
-      if (available.lt(amount)) {
-        throw new AppError(
-          'UNPROCESSABLE',
-          `Insufficient funds: ${formatMoney(Decimal.max(available, 0), currency)} ${currency} available to trade`,
-          { field: 'amount' },
-        );
-      }
-      await postEntry(tx, {
-        kind: 'HOLD',
-        description: `Hold for order ${orderId}`,
-        accountId,
-        currency,
-        holdOrderId: orderId,
-        legs: [
-          { book: 'CUSTOMER_CASH', amount: new Decimal(amount).neg() },
-          { book: 'CUSTOMER_HELD', amount },
-        ],
-      });
-      return { hold: toView(row), created: true };
-    });
+    // One statement, its own transaction: the account's cash lock is held for as long as the
+    // database takes to run it and commit, never across a round trip to this process (under load,
+    // an account's next hold would otherwise wait on this process's event loop, not on the database).
+    const [placed]: Array<HoldRow & { available: string }> = await this.dataSource.query(PLACE_HOLD, [
+      orderId,
+      accountId,
+      userId,
+      currency,
+      amount,
+      cashLockName(accountId, currency),
+      `Hold for order ${orderId}`,
+    ]);
+    if (placed?.order_id) return { hold: toView(placed), created: true };
+    const [existing]: HoldRow[] = await this.dataSource.query('SELECT * FROM holds WHERE order_id = $1', [orderId]);
+    if (existing) {
+      if (
+        existing.user_id !== userId ||
+        existing.account_id !== accountId ||
+        existing.currency !== currency ||
+        !new Decimal(existing.amount).eq(amount)
+      )
+        throw new AppError('UNPROCESSABLE', 'This orderId already has a hold with other terms', { field: 'orderId' });
+      return { hold: toView(existing), created: false };
+    }
+    throw new AppError(
+      'UNPROCESSABLE',
+      `Insufficient funds: ${formatMoney(Decimal.max(placed?.available ?? 0, 0), currency)} ${currency} available to trade`,
+      { field: 'amount' },
+    );
   }
 
   /**
