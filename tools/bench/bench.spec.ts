@@ -1,4 +1,4 @@
-import { readCpuTicks, readRssBytes, cpuPercent, cpuTicksOf, rssBytesOf } from './proc';
+import { readCpuTicks, readRssBytes, cpuPercent, cpuTicksOf, machineTicksOf, rssBytesOf } from './proc';
 import { parsePgbench } from './pgbench';
 import { percentile } from './load';
 import { parseSseBlocks } from './market-load';
@@ -205,6 +205,21 @@ describe('issue 25 words', () => {
     );
     expect(cpuPerOrderInWords('order placed', { ...orders, total: 4000 })).toMatch(/= 1\.38 ms in all \(target ≤ 2\.5 ms: met\)\.$/);
     expect(cpuPerOrderInWords('order placed', { ...orders, total: 0 })).toBeUndefined();
+    // PostgreSQL and the whole machine are stated beside ours, not counted in it.
+    const withServer = {
+      ...orders,
+      cpu: [...orders.cpu, { name: 'postgres', percent: 30, seconds: 3 }],
+      machine: { percent: 190, cores: 2, seconds: 19 },
+    };
+    expect(cpuPerOrderInWords('order placed', withServer)).toBe(
+      'CPU per order placed: facade 1.50, oms 4.00 ms = 5.50 ms in all (target ≤ 2.5 ms: not met); PostgreSQL 3.00 ms; ' +
+        'the machine was 190% busy of 200% (19.00 ms per order, everything included).',
+    );
+  });
+
+  it("reads the machine's busy share from /proc/stat (idle and iowait are not busy)", () => {
+    expect(machineTicksOf('cpu  100 5 50 800 20 3 2 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n')).toEqual({ busy: 160, total: 980 });
+    expect(() => machineTicksOf('intr 1 2 3')).toThrow(/not a \/proc\/stat cpu line/);
   });
 
   it('puts market fills beside pgbench', () => {

@@ -32,7 +32,7 @@ import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
-import { readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
+import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
 import { answers200, freePort, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
 import { buildBundles, startServiceMode } from './service-mode';
@@ -100,9 +100,11 @@ class Bench {
   ): Promise<Row> {
     progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
     let window: ReturnType<typeof startCpuWindow> | undefined;
-    const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }];
+    // The database server too: on this machine it shares the cores with everything measured.
+    const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }, ...postgresServer()];
     const result = await this.generator.run(load, () => (window = startCpuWindow(processes())));
     const cpu = window ? window.finish() : [];
+    const machine = window?.machine();
     const measured: Row = {
       ...row,
       perSecond: result.perSecond,
@@ -111,6 +113,7 @@ class Bench {
       total: result.total,
       errors: result.errors,
       cpu,
+      ...(machine ? { machine } : {}),
     };
     this.rows.push(measured);
     if (result.errors > result.total * MAX_ERROR_RATE)

@@ -1,6 +1,7 @@
 /** CPU time and resident size of processes, read from Linux's /proc: what each process of a target costs. */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /** Clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on every Linux this runs on). */
 export const CLOCK_TICKS = (() => {
@@ -58,6 +59,13 @@ export interface Watched {
   pid: number;
 }
 
+/** The whole machine during a window: busy share (100 per core busy) and CPU-seconds, every process and the kernel included. */
+export interface MachineUse {
+  percent: number;
+  cores: number;
+  seconds: number;
+}
+
 export interface CpuUse {
   name: string;
   /** Share of one core during the window (100 = one full core). */
@@ -66,17 +74,63 @@ export interface CpuUse {
   seconds: number;
 }
 
-/** Reads every watched process's CPU time now; `finish()` gives each one's use since. */
-export function startCpuWindow(processes: Watched[]): { finish(): CpuUse[] } {
+/**
+ * Busy and total CPU ticks of the whole machine, every core, from /proc/stat's first line: busy
+ * is everything but idle and iowait. What a row cost the machine, database and kernel included.
+ */
+export function machineTicksOf(stat: string): { busy: number; total: number } {
+  const fields = stat.split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) throw new Error(`not a /proc/stat cpu line: ${stat.slice(0, 80)}`);
+  const total = fields.reduce((sum, f) => sum + f, 0);
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+/** The local PostgreSQL server's processes (the bench's databases are on it), all named `postgres`. */
+export function postgresServer(): Watched[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map((pid) => ({ name: 'postgres', pid: Number(pid) }));
+}
+
+/** A process's CPU ticks, or `fallback` once it has gone (a database session that ended in the window). */
+const ticksOr = (pid: number, fallback: number) => {
+  try {
+    return readCpuTicks(pid);
+  } catch {
+    return fallback;
+  }
+};
+
+/**
+ * Reads every watched process's CPU time now; `finish()` gives each one's use since, one entry per
+ * name (PostgreSQL's processes add up under `postgres`), and the whole machine's busy share.
+ */
+export function startCpuWindow(processes: Watched[]): { finish(): CpuUse[]; machine(): MachineUse } {
   const started = process.hrtime.bigint();
-  const before = processes.map((p) => readCpuTicks(p.pid));
+  const before = processes.map((p) => ticksOr(p.pid, 0));
+  const machineBefore = machineTicksOf(readFileSync('/proc/stat', 'utf8'));
+  let machine: MachineUse | undefined;
   return {
     finish() {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      return processes.map((p, i) => {
-        const ticks = readCpuTicks(p.pid) - before[i]!;
-        return { name: p.name, percent: cpuPercent(ticks, seconds), seconds: ticks / CLOCK_TICKS };
-      });
+      const after = machineTicksOf(readFileSync('/proc/stat', 'utf8'));
+      const cores = availableParallelism();
+      const busy = after.busy - machineBefore.busy;
+      machine = { percent: (busy / Math.max(1, after.total - machineBefore.total)) * cores * 100, cores, seconds: busy / CLOCK_TICKS };
+      const byName = new Map<string, number>();
+      processes.forEach((p, i) => byName.set(p.name, (byName.get(p.name) ?? 0) + ticksOr(p.pid, before[i]!) - before[i]!));
+      return [...byName].map(([name, ticks]) => ({ name, percent: cpuPercent(ticks, seconds), seconds: ticks / CLOCK_TICKS }));
+    },
+    machine() {
+      if (!machine) throw new Error('machine() before finish()');
+      return machine;
     },
   };
 }

@@ -96,6 +96,8 @@ export async function startServiceMode(options: {
       SERVICE_KEY: exportServiceKey(keys[app]),
       SERVICE_TRUSTED_KEYS: trusted,
       REDIS_URL: options.redisUrl,
+      // A diagnosis (`BENCH_LOG_LEVEL=debug`: every hop's access-log line, with its time); the product's default otherwise.
+      ...(process.env['BENCH_LOG_LEVEL'] ? { LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] } : {}),
     };
     switch (app) {
       case 'auth':

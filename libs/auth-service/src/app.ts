@@ -1,7 +1,7 @@
 import { deriveServiceSecret, DpopNonces, DpopVerifier, InternalClaimsVerifier, SigningKeyStates, SessionStore } from '@trading/auth';
 import { ConfigError } from '@trading/config';
 import { configureProblemTypes } from '@trading/errors';
-import { databaseNameOf, databasePoolMetrics, openDatabase, pingDatabase, type DataSource } from '@trading/db';
+import { databaseNameOf, databasePoolMetrics, NotifiedCache, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { FailureLimiter, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
@@ -29,12 +29,13 @@ import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-cons
 import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins';
 import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
 import { PasswordReset1733000000000 } from './migrations/1733000000000-password-reset';
+import { GRANTS_CHANGED_CHANNEL, GrantsChanged1733100000000 } from './migrations/1733100000000-grants-changed';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
 import type { OAuthContext } from './oauth/context';
 import { oauthErrorHandler } from './oauth/errors';
-import { GrantService } from './oauth/grants';
+import { GrantService, type StoredGrant } from './oauth/grants';
 import { loginRoutes } from './oauth/login.routes';
 import { metadataRoute } from './oauth/metadata';
 import type { ClientLimits } from './oauth/client-limits';
@@ -110,6 +111,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           WebOrigins1732700000000,
           ClientPolicy1732800000000,
           PasswordReset1733000000000,
+          GrantsChanged1733100000000,
         ],
       }),
       (db) => db.destroy(),
@@ -124,7 +126,18 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const users = new UsersService(dataSource);
     const sessionStore = new SessionStore(store);
     const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS, config.PAT_MAX_LIVE_PER_USER);
-    const grants = new GrantService(dataSource, sessionStore);
+    const rememberedGrants = life.own(
+      'grants cache',
+      new NotifiedCache<StoredGrant | null>({
+        url: config.AUTH_DATABASE_URL,
+        channel: GRANTS_CHANGED_CHANNEL,
+        logger,
+        maxEntries: config.OAUTH_GRANT_CACHE_ENTRIES,
+      }),
+      (c) => c.close(),
+    );
+    rememberedGrants.start();
+    const grants = new GrantService(dataSource, sessionStore, rememberedGrants);
     const registry = new RegistryService(dataSource, grants);
     const mail = new MailDispatcher(
       dataSource,

@@ -96,6 +96,12 @@ export const authConfigSchema = z.object({
    * a backend refreshing for many users from one address (100 per second by default).
    */
   OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: count(6000),
+  /**
+   * Grants an instance keeps in memory (every refresh reads its grant). A trigger announces each
+   * change at commit and every instance drops it; nothing is answered from memory while that is
+   * not heard. 0 reads the database every time.
+   */
+  OAUTH_GRANT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
   /** Failed client authentications per client address, whichever client ids it tries (in LOGIN_FAILURE_WINDOW_SECONDS). */
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: count(100),
   /** Failed client authentications per (client id, client address) (in LOGIN_FAILURE_WINDOW_SECONDS); never blocks the right secret. */
@@ -155,6 +161,7 @@ const dashboardSchema = authConfigSchema.pick({
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: true,
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: true,
   OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: true,
+  OAUTH_GRANT_CACHE_ENTRIES: true,
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: true,
   OAUTH_CLIENT_MAX_FAILURES: true,
   SMTP_URL: true,

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { SessionStore } from '@trading/auth';
 import { errors } from '@trading/errors';
-import { queryPrepared, type PreparedStatement } from '@trading/db';
+import { queryPrepared, type NotifiedCache, type PreparedStatement } from '@trading/db';
 import { returnedRows } from '../registry/sql';
 
 export type RevokeReason = 'USER' | 'CLIENT' | 'CODE_REUSED' | 'REFRESH_TOKEN_REUSED' | 'APP_SUSPENDED';
@@ -78,6 +78,8 @@ export class GrantService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly sessions: SessionStore,
+    /** Grants this instance has read, kept current by the grants-changed trigger (each refresh reads one). */
+    private readonly remembered?: Pick<NotifiedCache<StoredGrant | null>, 'get' | 'forget'>,
   ) {}
 
   /** The user's consent, recorded when it is given (before its code exists); not active until the code is redeemed. */
@@ -89,11 +91,16 @@ export class GrantService {
       grant.clientId,
       grant.scope,
     ]);
+    this.remembered?.forget(grant.id);
   }
 
-  /** The grant as PostgreSQL knows it: what a code or refresh token claims is checked against this. */
+  /** The grant as PostgreSQL knows it (or as this instance remembers it while nothing changed): what a code or refresh token claims is checked against this. */
   async find(grantId: string): Promise<StoredGrant | null> {
     if (!/^[0-9a-f-]{36}$/i.test(grantId)) return null;
+    return this.remembered ? this.remembered.get(grantId, () => this.load(grantId)) : this.load(grantId);
+  }
+
+  private async load(grantId: string): Promise<StoredGrant | null> {
     const [row]: Array<{
       id: string;
       user_id: string;
@@ -125,6 +132,7 @@ export class GrantService {
         [grantId],
       ),
     );
+    this.remembered?.forget(grantId);
     return rows.length > 0;
   }
 
@@ -157,6 +165,7 @@ export class GrantService {
         reason,
       ]);
     }
+    this.remembered?.forget(grantId);
     await this.sessions.revokeGrant(grantId);
   }
 
@@ -176,7 +185,10 @@ export class GrantService {
         [appId],
       ),
     );
-    for (const row of rows) await this.sessions.revokeGrant(row.id);
+    for (const row of rows) {
+      this.remembered?.forget(row.id);
+      await this.sessions.revokeGrant(row.id);
+    }
     return rows.length;
   }
 

@@ -5,10 +5,10 @@ import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
 import { noStore, oauthErrors } from './errors';
 import { authCodeGrant } from './grants/auth-code';
-import { refreshTokenGrant } from './grants/refresh-token';
+import { readRefreshRecord, refreshTokenGrant } from './grants/refresh-token';
 
 /** Spec §4.1 spells grant types in capitals over JSON; RFC 6749 clients send the standard names. Both work either way. */
-const GRANT_TYPES: Record<string, typeof authCodeGrant> = {
+const GRANT_TYPES: Record<string, typeof authCodeGrant | typeof refreshTokenGrant> = {
   AUTH_CODE: authCodeGrant,
   authorization_code: authCodeGrant,
   REFRESH_TOKEN: refreshTokenGrant,
@@ -27,12 +27,13 @@ export function tokenRoute(ctx: OAuthContext, limits: ClientLimits): Router {
       const grantType = params['grant_type'];
       if (!grantType) throw oauthErrors.invalidRequest('grant_type is required');
       const grant = Object.hasOwn(GRANT_TYPES, grantType) ? GRANT_TYPES[grantType] : undefined;
+      const record = grant === refreshTokenGrant ? readRefreshRecord(ctx, params) : undefined;
       const client = await authenticateClient(ctx, req, res, params, limits);
       if (!grant)
         throw oauthErrors.unsupportedGrantType(`grant_type must be AUTH_CODE or REFRESH_TOKEN (authorization_code or refresh_token)`);
       // DPoP (RFC 9449): with a proof, the tokens are bound to its key.
       const jkt = await tokenRequestProof(ctx, req, res, client);
-      res.json(await grant(ctx, client, params, jkt));
+      res.json(await grant(ctx, client, params, jkt, record));
     },
   );
 }

@@ -23,13 +23,15 @@ export async function refreshTokenGrant(
   client: Client,
   params: Record<string, string | undefined>,
   jkt?: string,
+  /** The record as `readRefreshRecord` started reading it, while the client was authenticated. */
+  read?: Promise<string | null>,
 ): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw oauthErrors.invalidRequest('refresh_token is required');
   if (!plausibleToken(token)) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
   const key = refreshKey(token);
-  const found = swapResult(await ctx.store.get(key));
+  const found = swapResult(await (read ?? ctx.store.get(key)));
   if (!found) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   const record = JSON.parse(found.value) as RefreshRecord;
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
@@ -70,6 +72,19 @@ export async function refreshTokenGrant(
   if (grace > 0)
     await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
   return answer;
+}
+
+/**
+ * Starts reading a refresh token's record at once, so that it travels to Redis with the client
+ * authentication's reads; nothing is decided on it until the client has authenticated (an error
+ * is the grant's to report). Undefined for a token not worth looking up.
+ */
+export function readRefreshRecord(ctx: OAuthContext, params: Record<string, string | undefined>): Promise<string | null> | undefined {
+  const token = params.refresh_token;
+  if (!plausibleToken(token)) return undefined;
+  const read = ctx.store.get(refreshKey(token));
+  read.catch(() => undefined); // not unhandled if the client fails first; the grant awaits it again
+  return read;
 }
 
 /**
