@@ -60,6 +60,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
     );
     const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    // The engine is made once the database is open (below); a market order placed before that has nothing to wake.
+    const made: { engine?: ExecutionEngine } = {};
     const service = life.own(
       'subgraph',
       await createSubgraphService({
@@ -90,6 +92,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
               priceBand: config.OMS_PRICE_BAND,
               maxOpenOrdersPerAccount: config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT,
               maxOrderValue: config.OMS_MAX_ORDER_VALUE,
+              actNow: () => made.engine?.wake(),
             },
             logger,
           );
@@ -133,9 +136,12 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         liquidity: config.OMS_FILL_LIQUIDITY,
         commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION },
         acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS,
+        // A pass that filled has settlement events waiting: sent now, not at the relay's next pass.
+        afterFills: () => relay.wake(),
       },
       logger,
     );
+    made.engine = engine;
     engine.start();
     life.defer('execution engine', () => engine.stop());
     const feed = new PriceFeed(

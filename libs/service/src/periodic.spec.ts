@@ -54,4 +54,40 @@ describe('startPeriodic', () => {
     expect(calls).toBeGreaterThanOrEqual(2);
     await task.stop();
   });
+
+  it('wake() runs a pass now rather than at the interval, and wakes during a pass come to one more pass, never two at once', async () => {
+    let passes = 0;
+    let running = 0;
+    let most = 0;
+    const task = startPeriodic(
+      'woken',
+      3_600_000,
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        passes += 1;
+        await sleep(30);
+        running -= 1;
+      },
+      logger,
+    );
+    await sleep(20);
+    expect(passes).toBe(0); // an hour's interval: nothing yet
+    const waitFor = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await sleep(10);
+    };
+    task.wake();
+    await waitFor(() => passes === 1);
+    expect(passes).toBe(1);
+    task.wake(); // during the pass: one more right after it
+    task.wake();
+    await waitFor(() => passes === 2 && running === 0);
+    await sleep(50);
+    expect(passes).toBe(2);
+    expect(most).toBe(1);
+    await task.stop();
+    task.wake(); // stopped: nothing
+    await sleep(20);
+    expect(passes).toBe(2);
+  });
 });

@@ -5,6 +5,11 @@ export interface PeriodicTask {
   stop(): Promise<void>;
   /** Waits for the pass under way, if any (scheduling goes on). */
   idle(): Promise<void>;
+  /**
+   * Runs a pass now rather than at the next interval: at once when none is under way, else right
+   * after the one under way (wakes while it runs come to one pass). For work that has just arrived.
+   */
+  wake(): void;
 }
 
 /**
@@ -16,17 +21,25 @@ export function startPeriodic(name: string, intervalMs: number, task: () => Prom
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  const schedule = () => {
+  /** A wake arrived while a pass ran: the next one follows at once. */
+  let woken = false;
+  const run = () => {
+    timer = undefined;
+    woken = false;
+    running = task()
+      .then(() => undefined)
+      .catch((err: unknown) => logger.error({ err, task: name }, `${name} failed; trying again in ${intervalMs} ms`))
+      .finally(() => {
+        running = undefined;
+        schedule(woken ? 0 : intervalMs);
+      });
+  };
+  const schedule = (delayMs: number) => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      running = task()
-        .then(() => undefined)
-        .catch((err: unknown) => logger.error({ err, task: name }, `${name} failed; trying again in ${intervalMs} ms`))
-        .finally(schedule);
-    }, intervalMs);
+    timer = setTimeout(run, delayMs);
     timer.unref();
   };
-  schedule();
+  schedule(intervalMs);
   return {
     stop: async () => {
       stopped = true;
@@ -35,6 +48,14 @@ export function startPeriodic(name: string, intervalMs: number, task: () => Prom
     },
     idle: async () => {
       await running;
+    },
+    wake: () => {
+      if (stopped) return;
+      if (running) woken = true;
+      else if (timer) {
+        clearTimeout(timer);
+        schedule(0);
+      }
     },
   };
 }

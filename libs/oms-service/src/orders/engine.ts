@@ -17,6 +17,8 @@ export interface EngineOptions {
   commission: CommissionSchedule;
   /** ACCEPTED orders older than this lost their placing request (crash): their hold is released and they are rejected. */
   acceptTimeoutMs?: number;
+  /** Told after a pass that filled something (its settlement events are in the outbox: the relay may send them now). */
+  afterFills?: () => void;
 }
 
 interface Quote {
@@ -170,6 +172,11 @@ export class ExecutionEngine {
     this.paused = false;
   }
 
+  /** A pass now (an order that must act at once has started working), not at the next interval. */
+  wake(): void {
+    if (!this.paused) this.task?.wake();
+  }
+
   async runOnce(): Promise<void> {
     await this.expire();
     await this.sweepUnconfirmed();
@@ -180,6 +187,7 @@ export class ExecutionEngine {
     await this.dataSource.query(TRAIL);
     const working: Candidate[] = await this.dataSource.query(WORTH_A_LOOK);
     const allotted = this.allot(working, quotes);
+    let filled = false;
     for (const { id, symbol, side, account_id, must_look } of working) {
       const quote = quotes.get(symbol);
       if (!quote) continue;
@@ -189,7 +197,9 @@ export class ExecutionEngine {
       if (left.isZero() && !must_look) continue;
       const used = await this.dataSource.transaction((tx) => this.work(tx, id, quote, left));
       allotted.set(key, left.minus(used));
+      if (used.gt(0)) filled = true;
     }
+    if (filled) this.options.afterFills?.();
   }
 
   /**

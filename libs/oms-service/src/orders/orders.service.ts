@@ -64,6 +64,8 @@ export interface OrdersOptions {
   maxOpenOrdersPerAccount: number;
   /** The most one order may be worth (quantity × limit, collar or last price), in the instrument's currency. */
   maxOrderValue: string;
+  /** Told when an order that must act at once starts working (the engine's wake). */
+  actNow?: () => void;
 }
 
 const ORDER_STATUSES: readonly OrderStatus[] = [
@@ -361,9 +363,16 @@ export class OrdersService {
       (await this.dataSource.transaction(record));
     if ('replay' in recorded) return (await this.earlierRow(keyOwner, key!, hash))!;
     let order = recorded;
-    if (order.status !== 'ACCEPTED') return order;
-    if (legs.length) return this.confirmGroup(order, claims.sub);
+    if (order.status !== 'ACCEPTED') return this.started(order);
+    if (legs.length) return this.started(await this.confirmGroup(order, claims.sub));
     if (buy) order = await this.confirmHold(order, claims.sub);
+    return this.started(order);
+  }
+
+  /** An order that must act at once (market, IOC, FOK) and now works: the engine is told to look now, not at its next pass. */
+  private started(order: OrderRow): OrderRow {
+    if (order.status === 'NEW' && (order.type === 'MARKET' || order.time_in_force === 'IOC' || order.time_in_force === 'FOK'))
+      this.options.actNow?.();
     return order;
   }
 

@@ -55,6 +55,11 @@ export class OutboxRelay {
     private readonly onRepublish: (rows: number) => void = () => undefined,
   ) {}
 
+  /** A pass now (events just written, e.g. an engine pass's fills), not at the next interval. */
+  wake(): void {
+    this.task?.wake();
+  }
+
   start(): void {
     this.task ??= startPeriodic('outbox relay', this.intervalMs, () => this.publishPending(), this.logger);
   }
