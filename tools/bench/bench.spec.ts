@@ -213,7 +213,7 @@ describe('issue 25 words', () => {
     };
     expect(cpuPerOrderInWords('order placed', withServer)).toBe(
       'CPU per order placed: facade 1.50, oms 4.00 ms = 5.50 ms in all (target ≤ 2.5 ms: not met); PostgreSQL 3.00 ms; ' +
-        'the machine was 190% busy of 200% (19.00 ms per order, everything included).',
+        'the machine was 190% busy of 200% (19.00 ms per order placed, everything included).',
     );
   });
 

@@ -75,7 +75,7 @@ export function cpuPerOrderInWords(label: string, row: Row): string | undefined 
     `(target ≤ ${ORDER_CPU_TARGET_MS} ms: ${total <= ORDER_CPU_TARGET_MS ? 'met' : 'not met'})` +
     (postgres && row.cpu.some((c) => c.name === 'postgres') ? `; PostgreSQL ${postgres.toFixed(2)} ms` : '') +
     (machine
-      ? `; the machine was ${Math.round(machine.percent)}% busy of ${machine.cores * 100}% (${((machine.seconds / row.total) * 1000).toFixed(2)} ms per ${label.split(' ')[0]}, everything included)`
+      ? `; the machine was ${Math.round(machine.percent)}% busy of ${machine.cores * 100}% (${((machine.seconds / row.total) * 1000).toFixed(2)} ms per ${label.replace(/ \(.*\)$/, '')}, everything included)`
       : '') +
     '.'
   );
