@@ -17,7 +17,7 @@ import { TradingHours } from './market/trading-hours';
 import { MarketDataService } from './market-data/market-data.service';
 import { marketDataResolvers } from './market-data/resolvers';
 import { MarketTicks } from './market-data/ticks';
-import { OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
+import { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
 import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
@@ -120,6 +120,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       (s) => s.close(),
     );
     const ds = service.dataSource;
+    await checkOpenOrderCapSetting(ds, config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT);
     // Idempotency keys answer for a day; then they are deleted.
     const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
     life.defer('retention', () => retention.stop());

@@ -8,6 +8,19 @@ export const OPEN_ORDER_CAP_SQLSTATE = 'OM001';
 const OPEN = "IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')";
 
 /**
+ * Checks at start that the cap reaches the database's sessions: a connection pooler that drops
+ * startup options would leave the trigger without a limit, and every account uncapped.
+ */
+export async function checkOpenOrderCapSetting(db: { query(sql: string): Promise<unknown> }, cap: number): Promise<void> {
+  const [row] = (await db.query(`SELECT current_setting('${OPEN_ORDER_CAP_SETTING}', true) AS cap`)) as Array<{ cap: string | null }>;
+  if (row?.cap !== String(cap))
+    throw new Error(
+      `OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: the database session has ${OPEN_ORDER_CAP_SETTING} = ${row?.cap ?? 'unset'}, not ${cap}; ` +
+        'something between the OMS and PostgreSQL (a connection pooler?) drops the startup option "options" the cap travels in',
+    );
+}
+
+/**
  * Each account's working orders, counted by the database from the orders themselves: a trigger
  * moves the count on every insert, status change, replacement link and delete, so no code path
  * can miss it. Before this, every placement counted the account's open orders under an advisory

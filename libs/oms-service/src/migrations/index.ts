@@ -9,7 +9,7 @@ import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 import { OrderClasses1732230000052 } from './1732230000052-order-classes';
 import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
 
-export { OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
+export { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
 
 /** The OMS database's migrations, oldest first. */
 export const omsMigrations = [
