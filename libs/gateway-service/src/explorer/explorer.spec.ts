@@ -3,7 +3,9 @@ import { MemoryStore } from '@trading/redis';
 import { listenService, type RunningService, type ServiceApp } from '@trading/service';
 import { testKeys } from '@trading/testing';
 import { createGatewayApp, explorerEnabled, loadGatewayConfig } from '../app';
-import { EXPLORER_SCRIPT, EXPLORER_STYLE } from './explorer-assets.generated';
+import explorerAssets from './explorer-assets.generated.json';
+
+const { script: EXPLORER_SCRIPT, style: EXPLORER_STYLE } = explorerAssets;
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { EXPLORER_SCRIPT, EXPLORER_STYLE } from './explorer-assets.generated';
+import explorerAssets from './explorer-assets.generated.json';
+
+const { script: EXPLORER_SCRIPT, style: EXPLORER_STYLE } = explorerAssets;
 
 /** Where the explorer's script and style are served (under /graphql, so an ingress routing /graphql serves them too). */
 export const EXPLORER_ASSETS_PATH = '/graphql/explorer';
