@@ -11,7 +11,7 @@ import { RegisteredOrigins } from './cors/registered-origins';
 import { authenticate, publicRequest } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
-import { AUTHENTICATED_AUTH_ROUTES, authProxy } from './proxy/auth-proxy';
+import { AUTHENTICATED_AUTH_ROUTES, authConnections, authProxy } from './proxy/auth-proxy';
 import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
 export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
@@ -84,9 +84,10 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     const oauthBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
     // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
     const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
+    const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL), (a) => a.destroy());
     app.use(
       BASE_PATH,
-      authProxy({ internalUrl: config.AUTH_INTERNAL_URL, publicRequest: publicRequestOf }, edge, signer, limits, oauthBudget),
+      authProxy({ internalUrl: config.AUTH_INTERNAL_URL, publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget),
     );
     app.use(
       BASE_PATH,

@@ -27,7 +27,12 @@ export function utcDate(days: number, years = 0): string {
  * deployment (revocation must reach it) or one behind a trusted load balancer. `publicUrl`: the
  * {base_url} it answers for (DPoP proofs name it): the platform's, for a second instance of it.
  */
-export async function extraFacade(p: TestPlatform, trustProxy: string[] = [], publicUrl = p.urls.api) {
+export async function extraFacade(
+  p: TestPlatform,
+  trustProxy: string[] = [],
+  publicUrl = p.urls.api,
+  authInternalUrl = p.urls.authInternal,
+) {
   const issuer = `http://localhost:${p.config.AUTH_PORT}`;
   const app = await createRestFacadeApp(
     {
@@ -45,7 +50,7 @@ export async function extraFacade(p: TestPlatform, trustProxy: string[] = [], pu
       FACADE_PORT: 0,
       FACADE_INTERNAL_PORT: 0,
       GATEWAY_URL: p.urls.gatewayInternal,
-      AUTH_INTERNAL_URL: p.urls.authInternal,
+      AUTH_INTERNAL_URL: authInternalUrl,
       AUTH_JWKS_URL: `${p.urls.login}/.well-known/jwks.json`,
       AUTH_ISSUER: issuer,
       // Another instance of the same deployment answers at the same public URL (behind one load balancer).

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Router, type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import {
@@ -43,6 +44,17 @@ function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; remove
 }
 
 /**
+ * Kept-alive connections to auth's internal listener. http-proxy opens a new connection for every
+ * request when it is given no agent (and asks auth to close it): on a token endpoint that a
+ * vendor's backend calls for every user, that was a TCP handshake and teardown per refresh on
+ * both sides. The caller owns it (destroy() on close).
+ */
+export function authConnections(internalUrl: string): HttpAgent {
+  const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 30_000 };
+  return new URL(internalUrl).protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+}
+
+/**
  * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them to auth's
  * internal listener. The client address the facade decided on (under its own trust-proxy
  * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
@@ -50,7 +62,7 @@ function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; remove
  * client address by `oauthBudget` (failures and unauthenticated requests) before anything is signed.
  */
 export function authProxy(
-  auth: { internalUrl: string; publicRequest: PublicRequest },
+  auth: { internalUrl: string; publicRequest: PublicRequest; connections: HttpAgent },
   edge: EdgeAuthenticator,
   signer: InternalClaimsSigner,
   limits: ApiLimits,
@@ -72,6 +84,7 @@ export function authProxy(
   const budget = oauthBudget?.middleware();
   const publicProxy = createProxyMiddleware<IncomingMessage>({
     target: auth.internalUrl,
+    agent: auth.connections,
     changeOrigin: false,
     proxyTimeout: 10_000,
     on: { proxyReq: forwardSigned },
@@ -89,6 +102,7 @@ export function authProxy(
   // Acting for a signed-in caller: auth's internal listener, the only one that reads claims.
   const authenticated = createProxyMiddleware<IncomingMessage>({
     target: auth.internalUrl,
+    agent: auth.connections,
     changeOrigin: false,
     proxyTimeout: 10_000,
     on: {
