@@ -1,4 +1,4 @@
-import type { KeyValueStore } from '@trading/redis';
+import type { KeyValueStore, SwapWrites } from '@trading/redis';
 
 /**
  * Live session state, shared by every service instance through Redis. A token whose `sid`
@@ -29,14 +29,26 @@ export class SessionStore {
   constructor(readonly store: KeyValueStore) {}
 
   async create(record: SessionRecord): Promise<void> {
-    const ttl = Math.max(1, record.expiresAt - Math.floor(Date.now() / 1000));
-    // The record and its index (by PAT, by grant: revoking either ends every session made from it)
-    // are sent together; callers check the PAT or grant is still live only after both are written.
+    const { values, members } = this.creation(record);
     await Promise.all([
-      this.store.set(sessionKey(record.sid), JSON.stringify(record), ttl),
-      record.patId && this.store.addToSet(patSessionsKey(record.patId), record.sid, ttl),
-      record.grantId && this.store.addToSet(grantSessionsKey(record.grantId), record.sid, ttl),
+      ...values.map((v) => this.store.set(v.key, v.value, v.ttlSeconds)),
+      ...members.map((m) => this.store.addToSet(m.key, m.member, m.ttlSeconds)),
     ]);
+  }
+
+  /**
+   * The writes that create a session: the record and its index (by PAT, by grant: revoking either
+   * ends every session made from it), sent together; callers check the PAT or grant is still live
+   * only after both are written. A refresh sends them with its token swap (`KeyValueStore.swap`),
+   * to this store's Redis.
+   */
+  creation(record: SessionRecord): Required<SwapWrites> {
+    const ttlSeconds = Math.max(1, record.expiresAt - Math.floor(Date.now() / 1000));
+    const indexes = [record.patId && patSessionsKey(record.patId), record.grantId && grantSessionsKey(record.grantId)];
+    return {
+      values: [{ key: sessionKey(record.sid), value: JSON.stringify(record), ttlSeconds }],
+      members: indexes.filter((key): key is string => !!key).map((key) => ({ key, member: record.sid, ttlSeconds })),
+    };
   }
 
   /** The live record, or null once revoked or expired; answered from memory where the store caches reads (the edges). */

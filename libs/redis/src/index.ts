@@ -32,11 +32,23 @@ export interface KeyValueStore {
    * marked spent (keeping its time to live), `value` is stored at `newKey` for `ttlSeconds`, and
    * the old value comes back as `{ spent: false }`. When `oldKey` was already spent, nothing is
    * written and its value comes back as `{ spent: true, spentAt }` (reuse detection). Missing: null.
-   * Two concurrent swaps of one key: exactly one gets `spent: false`.
+   * Two concurrent swaps of one key: exactly one gets `spent: false`. `also`: more writes made in
+   * the same atomic step, only by the swap that spends the old value.
    */
-  swap(oldKey: string, newKey: string, value: string, ttlSeconds: number): Promise<SwapResult | null>;
+  swap(oldKey: string, newKey: string, value: string, ttlSeconds: number, also?: SwapWrites): Promise<SwapResult | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Writes that travel with a swap (a refresh's new session and its retry answer): one round trip,
+ * and none of them exists unless the old value was spent by this swap.
+ */
+export interface SwapWrites {
+  /** SET key value EX ttl. `sealed`: a SealedStore seals this value for its key (others pass as given, for readers through a plain store). */
+  values?: Array<{ key: string; value: string; ttlSeconds: number; sealed?: boolean }>;
+  /** SADD key member, then EXPIRE key ttl (the set's time to live). */
+  members?: Array<{ key: string; member: string; ttlSeconds: number }>;
 }
 
 export interface SwapResult {
@@ -58,7 +70,16 @@ local now = redis.call('TIME')
 local spent = ARGV[3] .. (now[1] * 1000 + math.floor(now[2] / 1000)) .. ':' .. old
 if ttl > 0 then redis.call('SET', KEYS[1], spent, 'PX', ttl) else redis.call('SET', KEYS[1], spent) end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+local values, members = tonumber(ARGV[4]), tonumber(ARGV[5])
+for i = 1, values do redis.call('SET', KEYS[2 + i], ARGV[4 + 2 * i], 'EX', ARGV[5 + 2 * i]) end
+for i = 1, members do
+  local key = KEYS[2 + values + i]
+  redis.call('SADD', key, ARGV[4 + 2 * values + 2 * i])
+  redis.call('EXPIRE', key, ARGV[5 + 2 * values + 2 * i])
+end
 return old`;
+
+const seconds = (ttlSeconds: number) => String(Math.max(1, Math.ceil(ttlSeconds)));
 
 /** Reads a value that `swap` may have marked spent (e.g. one fetched with `get`). */
 export function swapResult(raw: string | null): SwapResult | null {
@@ -119,13 +140,27 @@ export class RedisStore implements KeyValueStore {
     const [count, , ttl] = (await this.client.multi().incr(key).expire(key, windowSeconds, 'NX').ttl(key).exec()) as unknown as number[];
     return { count: Number(count ?? 0), resetSeconds: Number(ttl) > 0 ? Number(ttl) : windowSeconds };
   }
-  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number) {
+  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number, also: SwapWrites = {}) {
+    const values = also.values ?? [];
+    const members = also.members ?? [];
     // By its SHA (the key prefix applies to its keys); the first call after a Redis restart loads it.
-    const args = { keys: [oldKey, newKey], arguments: [value, String(Math.max(1, Math.ceil(ttlSeconds))), SPENT_MARK] };
+    const args = {
+      keys: [oldKey, newKey, ...values.map((v) => v.key), ...members.map((m) => m.key)],
+      arguments: [
+        value,
+        seconds(ttlSeconds),
+        SPENT_MARK,
+        String(values.length),
+        String(members.length),
+        ...values.flatMap((v) => [v.value, seconds(v.ttlSeconds)]),
+        ...members.flatMap((m) => [m.member, seconds(m.ttlSeconds)]),
+      ],
+    };
     const raw = await this.client.evalSha(SWAP_SHA, args).catch((err: Error) => {
       if (!err.message.startsWith('NOSCRIPT')) throw err;
       return this.client.eval(SWAP_SCRIPT, args);
     });
+    this.tracked?.forget(values.map((v) => v.key));
     return swapResult(raw as string | null);
   }
   async ping() {
@@ -187,7 +222,7 @@ export class MemoryStore implements KeyValueStore {
     this.values.set(key, { value: String(count), expiresAt });
     return { count, resetSeconds: Math.max(1, Math.ceil((expiresAt - Date.now()) / 1000)) };
   }
-  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number) {
+  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number, also: SwapWrites = {}) {
     // One synchronous block between awaits: nothing else in this process can interleave.
     const entry = this.live(oldKey);
     if (!entry || typeof entry.value !== 'string') return null;
@@ -195,6 +230,9 @@ export class MemoryStore implements KeyValueStore {
     if (!old.startsWith(SPENT_MARK)) {
       this.values.set(oldKey, { value: `${SPENT_MARK}${Date.now()}:${old}`, expiresAt: entry.expiresAt });
       this.values.set(newKey, { value, expiresAt: Date.now() + Math.max(1, Math.ceil(ttlSeconds)) * 1000 });
+      // set and addToSet never await: they are done when they return, inside this block.
+      for (const v of also.values ?? []) void this.set(v.key, v.value, Math.max(1, Math.ceil(v.ttlSeconds)));
+      for (const m of also.members ?? []) void this.addToSet(m.key, m.member, m.ttlSeconds);
     }
     return swapResult(old);
   }

@@ -48,6 +48,26 @@ describe.each([
     expect(await store.get('never')).toBeNull();
   });
 
+  it("makes a swap's other writes only for the swap that spends the key, in the same step", async () => {
+    await store.set('rt-old', 'grant', 60);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        store.swap('rt-old', `rt-new-${i}`, `v${i}`, 60, {
+          values: [{ key: `session-${i}`, value: `s${i}`, ttlSeconds: 30 }],
+          members: [{ key: 'grant-index', member: `session-${i}`, ttlSeconds: 30 }],
+        }),
+      ),
+    );
+    const winner = results.findIndex((r) => r && !r.spent);
+    expect(results.filter((r) => r && !r.spent)).toHaveLength(1);
+    const sessions = await Promise.all(results.map((_, i) => store.get(`session-${i}`)));
+    expect(sessions).toEqual(results.map((_, i) => (i === winner ? `s${i}` : null)));
+    expect(await store.members('grant-index')).toEqual([`session-${winner}`]);
+    // Nothing for a missing key either.
+    expect(await store.swap('rt-missing', 'rt-never', 'x', 60, { values: [{ key: 'orphan', value: 'o', ttlSeconds: 30 }] })).toBeNull();
+    expect(await store.get('orphan')).toBeNull();
+  });
+
   it('keeps the time to live of a spent key', async () => {
     await store.set('brief', 'x', 1);
     expect((await store.swap('brief', 'next', 'y', 60))?.spent).toBe(false);

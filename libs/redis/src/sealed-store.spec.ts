@@ -23,6 +23,20 @@ describe('SealedStore on real Redis', () => {
     expect(await sealed.get('refresh:1')).toBe('{"user":"alice","n":1}');
   });
 
+  it('seals the writes a swap carries that ask for it, and passes the others as they are', async () => {
+    await sealed.set('refresh:a', 'old', 60);
+    await sealed.swap('refresh:a', 'refresh:b', 'new', 60, {
+      values: [
+        { key: 'answer:a', value: 'retry-answer', ttlSeconds: 30, sealed: true },
+        { key: 'session:a', value: '{"sid":"a"}', ttlSeconds: 30 },
+      ],
+    });
+    expect(await sealed.get('answer:a')).toBe('retry-answer');
+    expect(await raw.get('answer:a')).not.toBe('retry-answer');
+    // The session record is read through a plain store by the edges.
+    expect(await raw.get('session:a')).toBe('{"sid":"a"}');
+  });
+
   it('attack: a value written straight into Redis, changed there, or copied to another key reads as missing', async () => {
     await raw.set('forged', '{"user":"bob"}', 60);
     expect(await sealed.get('forged')).toBeNull();

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { swapResult, type KeyValueStore, type SwapResult } from './index';
+import { swapResult, type KeyValueStore, type SwapResult, type SwapWrites } from './index';
 
 const VERSION = 'v1';
 
@@ -67,8 +67,9 @@ export class SealedStore implements KeyValueStore {
     return this.inner.setIfAbsent(key, this.seal(key, value), ttlSeconds);
   }
 
-  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number): Promise<SwapResult | null> {
-    const result = await this.inner.swap(oldKey, newKey, this.seal(newKey, value), ttlSeconds);
+  async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number, also: SwapWrites = {}): Promise<SwapResult | null> {
+    const values = also.values?.map((v) => (v.sealed ? { ...v, value: this.seal(v.key, v.value) } : v));
+    const result = await this.inner.swap(oldKey, newKey, this.seal(newKey, value), ttlSeconds, { ...also, values });
     if (!result) return null;
     const opened = this.open(oldKey, result.value);
     return opened === null ? null : { ...result, value: opened };

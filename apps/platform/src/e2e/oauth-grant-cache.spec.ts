@@ -62,4 +62,30 @@ describe('the grants an auth instance remembers', () => {
     answer = await refresh(`${p.urls.api}`, app, first.body.refresh_token);
     expect(answer.body.error).toBe('invalid_grant');
   });
+
+  it('a revocation the cache never heard of still stops the refresh after the swap: its session and retry answer do not survive', async () => {
+    const tokens = await tokensFor(p, app, alice);
+    const first = await refresh(`${other.url}`, app, tokens.refresh_token);
+    expect(first.status).toBe(200);
+    const [{ id }] = (await db.query('SELECT id FROM oauth_grants WHERE client_id = $1 ORDER BY created_at DESC LIMIT 1', [app.clientId]))
+      .rows;
+    // Revoked by hand with triggers off: no notification, so the other instance still remembers it live.
+    await db.query('BEGIN');
+    await db.query("SET LOCAL session_replication_role = 'replica'");
+    await db.query("UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'USER' WHERE id = $1", [id]);
+    await db.query('COMMIT');
+    const refused = await refresh(`${other.url}`, app, first.body.refresh_token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    // The session the swap wrote was ended at once: of the three made under the grant (code, two
+    // refreshes), only the two from before the silent revocation are still in Redis.
+    const sids = await p.store.members(`grant-sessions:${id}`);
+    expect(sids).toHaveLength(3);
+    const live = (await Promise.all(sids.map((sid) => p.store.get(`session:${sid}`)))).filter(Boolean);
+    expect(live).toHaveLength(2);
+    // A retry of the same token within the window finds no answer to repeat.
+    const retry = await refresh(`${other.url}`, app, first.body.refresh_token);
+    expect(retry.status).toBe(400);
+    expect(retry.body.access_token).toBeUndefined();
+  });
 });

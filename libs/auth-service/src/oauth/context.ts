@@ -32,6 +32,7 @@ export interface OAuthContext {
   grants: GrantService;
   sessions: SessionStore;
   signer: TokenSigner;
+  /** Sealed records (codes, refresh tokens, retry answers), over the same Redis as `sessions.store`: a swap here may write sessions too. */
   store: KeyValueStore;
   users: UsersService;
   /** Encrypts what Redis keeps for a refresh retry (the new pair), with a key Redis never sees. */

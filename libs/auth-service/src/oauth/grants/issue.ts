@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SessionRecord } from '@trading/auth';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import type { GrantRecord } from '../grants';
@@ -16,6 +17,12 @@ export interface TokenResponse {
   id_token?: string;
 }
 
+/** A new access token under a grant, signed but not yet live: its session still has to be written. */
+export interface PreparedTokens {
+  session: SessionRecord;
+  answer: TokenResponse;
+}
+
 /**
  * A new access token under a grant: a session of its own (kind 'oauth', exactly `scope`),
  * indexed by the grant so that revoking the grant ends it. The grant is checked after the
@@ -28,30 +35,54 @@ export async function issueTokens(
   refreshToken: string,
   jkt?: string,
 ): Promise<TokenResponse> {
+  const { session, answer } = await prepareTokens(ctx, grant, scope, refreshToken, jkt);
+  await ctx.sessions.create(session);
+  await confirmGrantLive(ctx, grant.id, session.sid);
+  return answer;
+}
+
+/** The session and the response for a new access token; nothing is stored (a refresh sends the session with its swap). */
+export async function prepareTokens(
+  ctx: OAuthContext,
+  grant: GrantRecord,
+  scope: string[],
+  refreshToken: string,
+  jkt?: string,
+): Promise<PreparedTokens> {
   const ttl = ctx.settings.accessTokenTtlSeconds;
   const sid = randomUUID();
-  await ctx.sessions.create({
+  const session: SessionRecord = {
     sid,
     userId: grant.userId,
     kind: 'oauth',
     clientId: grant.clientId,
     grantId: grant.id,
     expiresAt: Math.floor(Date.now() / 1000) + ttl,
-  });
-  if (!(await ctx.grants.touchIfActive(grant.id))) {
-    await ctx.sessions.revoke(sid);
-    throw oauthErrors.invalidGrant('The grant has been revoked');
-  }
+  };
   // OpenID Connect scopes stay on the grant and in the response: the access token carries API scopes only.
   const accessToken = await ctx.signer.sign(
     { sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope: apiScopes(scope), jkt },
     ttl,
   );
   return {
-    access_token: accessToken,
-    token_type: jkt ? 'DPoP' : 'Bearer',
-    expires_in: ttl,
-    refresh_token: refreshToken,
-    scope: scopeString(scope),
+    session,
+    answer: {
+      access_token: accessToken,
+      token_type: jkt ? 'DPoP' : 'Bearer',
+      expires_in: ttl,
+      refresh_token: refreshToken,
+      scope: scopeString(scope),
+    },
   };
+}
+
+/**
+ * Once the session is written: the grant must still be live, or the session ends at once (with
+ * `alsoForget`, keys written with it) and the request fails. Revoking a grant ends the sessions
+ * its index lists, so of a revocation and an issue racing, one of the two always ends the session.
+ */
+export async function confirmGrantLive(ctx: OAuthContext, grantId: string, sid: string, alsoForget: string[] = []): Promise<void> {
+  if (await ctx.grants.touchIfActive(grantId)) return;
+  await Promise.all([ctx.sessions.revoke(sid), alsoForget.length && ctx.store.del(...alsoForget)]);
+  throw oauthErrors.invalidGrant('The grant has been revoked');
 }

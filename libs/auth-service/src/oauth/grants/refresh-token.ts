@@ -6,7 +6,7 @@ import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
 import { newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
 import { sameGrant } from '../grants';
-import { issueTokens, type TokenResponse } from './issue';
+import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
 /**
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
@@ -64,13 +64,23 @@ export async function refreshTokenGrant(
   // A bearer grant refreshed with a proof is bound from now on; a bound one never becomes bearer again.
   const bound = record.jkt ?? jkt;
   const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { jkt: bound } : {}) };
-  const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl);
-  if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
-  const answer = await issueTokens(ctx, stored, scope, next, bound);
+  // Signed before the swap, so that the swap also writes the new session and the answer a retry
+  // gets: one Redis round trip, and neither exists unless this request spent the token.
+  const { session, answer } = await prepareTokens(ctx, stored, scope, next, bound);
+  const writes = ctx.sessions.creation(session);
+  const answerKey = refreshAnswerKey(token);
   const grace = ctx.settings.refreshReuseGraceSeconds;
   if (grace > 0)
-    await ctx.store.set(refreshAnswerKey(token), ctx.retryCipher.encrypt(refreshAnswerKey(token), JSON.stringify(answer)), grace + 1);
+    writes.values.push({
+      key: answerKey,
+      value: ctx.retryCipher.encrypt(answerKey, JSON.stringify(answer)),
+      ttlSeconds: grace + 1,
+      sealed: true,
+    });
+  const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl, writes);
+  if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
+  await confirmGrantLive(ctx, stored.id, session.sid, [answerKey]);
   return answer;
 }
 
