@@ -2,7 +2,7 @@ import express from 'express';
 import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, type Claims } from '@trading/auth';
 import { listen, type RunningServer } from '@trading/service';
 import { testKeys } from '@trading/testing';
-import { AccountsSubgraphDirectory } from './index';
+import { AccountsSubgraphDirectory, KnownOwners } from './index';
 
 describe('AccountsSubgraphDirectory', () => {
   const keys = testKeys();
@@ -12,11 +12,13 @@ describe('AccountsSubgraphDirectory', () => {
   let seen: Claims | null = null;
   let asked: { query?: string; variables?: Record<string, unknown> } = {};
   let answer: unknown;
+  let questions = 0;
 
   beforeAll(async () => {
     const app = express();
     app.use(express.json());
     app.post('/graphql', async (req, res) => {
+      questions += 1;
       seen = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
       asked = req.body;
       res.json(answer);
@@ -49,5 +51,30 @@ describe('AccountsSubgraphDirectory', () => {
     const ownership = new AccountsSubgraphDirectory('http://127.0.0.1:1/graphql', keys.signer('banking'));
     await expect(ownership.find('a', claims)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     await ownership.close();
+  });
+
+  it('KnownOwners asks once per confirmed (user, account) pair, never remembers a refusal, and is bounded', async () => {
+    const directory = new AccountsSubgraphDirectory(`${server.url}/graphql`, keys.signer('banking'));
+    const owners = new KnownOwners(directory, 2);
+    const bob: Claims = { ...claims, sub: 'bob' };
+    questions = 0;
+    answer = { data: { account: { id: 'a', type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' } } };
+    expect(await owners.owns('a', claims)).toBe(true);
+    expect(await owners.owns('a', claims)).toBe(true);
+    expect(questions).toBe(1);
+    // Another user naming alice's account is asked about as themselves, every time: a refusal is not kept.
+    answer = { data: { account: null } };
+    expect(await owners.owns('a', bob)).toBe(false);
+    expect(await owners.owns('a', bob)).toBe(false);
+    expect(questions).toBe(3);
+    expect(seen).toMatchObject({ sub: 'bob' });
+    // At most two pairs: a third confirmation drops the oldest, which is asked about again.
+    answer = { data: { account: { id: 'x', type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' } } };
+    await owners.owns('b', claims);
+    await owners.owns('c', claims);
+    questions = 0;
+    await owners.owns('a', claims);
+    expect(questions).toBe(1);
+    await directory.close();
   });
 });

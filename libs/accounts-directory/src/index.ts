@@ -84,3 +84,30 @@ export class AccountsSubgraphDirectory implements AccountsDirectory {
     return this.client.close();
   }
 }
+
+/**
+ * Whether a user owns an account, for a service that needs ownership alone (banking's holds,
+ * asked on every buy). An account never changes owner (accounts has no statement that moves
+ * one), so a confirmed pair stays true and accounts is asked once per pair; only confirmations
+ * are kept, so an account opened later is still found. Status is not ownership: whoever must
+ * refuse a restricted account asks `find` (the OMS does, on every order).
+ */
+export class KnownOwners {
+  /** `${userId} ${accountId}`, oldest first (a Set keeps insertion order). */
+  private readonly pairs = new Set<string>();
+
+  constructor(
+    private readonly directory: AccountsDirectory,
+    /** Pairs kept at most: about 100 bytes each. */
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  async owns(accountId: string, claims: Claims, requestId?: string): Promise<boolean> {
+    const pair = `${claims.sub} ${accountId}`;
+    if (this.pairs.has(pair)) return true;
+    if (!(await this.directory.find(accountId, claims, { requestId }))) return false;
+    this.pairs.add(pair);
+    if (this.pairs.size > this.maxEntries) this.pairs.delete(this.pairs.values().next().value!);
+    return true;
+  }
+}

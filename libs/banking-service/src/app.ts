@@ -29,7 +29,7 @@ import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
 import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
 import { PendingFundingIndex1732230000045 } from './migrations/1732230000045-pending-funding-index';
-import { AccountsSubgraphDirectory, type AccountsDirectory } from '@trading/accounts-directory';
+import { AccountsSubgraphDirectory, KnownOwners, type AccountsDirectory } from '@trading/accounts-directory';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
 import { SaleSettlements } from './settlement/sale-settlement';
@@ -104,7 +104,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         },
         routes: (internal, dataSource) => {
           const verifier = new InternalClaimsVerifier('banking', config.SERVICE_TRUSTED_KEYS);
-          mountHoldRoutes(internal, new HoldsService(dataSource), verifier, ownership);
+          mountHoldRoutes(internal, new HoldsService(dataSource), verifier, new KnownOwners(ownership));
           mountBankingBackOffice(internal, dataSource, new BalancesService(dataSource), verifier);
         },
       }),

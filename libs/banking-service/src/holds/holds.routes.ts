@@ -2,7 +2,7 @@ import type { Express, Request } from 'express';
 import { INTERNAL_HOLDS_SCOPE, type InternalClaimsVerifier } from '@trading/auth';
 import { AppError, parseUuid } from '@trading/errors';
 import { internalApi, jsonBody as body } from '@trading/subgraph';
-import type { AccountsDirectory } from '@trading/accounts-directory';
+import type { KnownOwners } from '@trading/accounts-directory';
 import type { HoldOwner, HoldsService } from './holds.service';
 
 /**
@@ -17,12 +17,7 @@ import type { HoldOwner, HoldsService } from './holds.service';
  * user owns the account; every later call must name the hold's user and account, so an order
  * id alone moves nothing. Errors are problem+json like every other service error.
  */
-export function mountHoldRoutes(
-  internal: Express,
-  holds: HoldsService,
-  verifier: InternalClaimsVerifier,
-  ownership: AccountsDirectory,
-): void {
+export function mountHoldRoutes(internal: Express, holds: HoldsService, verifier: InternalClaimsVerifier, owners: KnownOwners): void {
   const router = internalApi(verifier, { caller: 'oms', scope: INTERNAL_HOLDS_SCOPE });
   const owner = (req: Request, accountId: unknown): HoldOwner => ({
     userId: req.internalClaims!.sub,
@@ -31,8 +26,8 @@ export function mountHoldRoutes(
 
   router.post('/', async (req, res) => {
     const { accountId } = owner(req, body(req)['accountId']);
-    // The OMS says whose order this is; accounts says whether that user owns the account.
-    if (!(await ownership.find(accountId, req.internalClaims!, { requestId: req.requestId })))
+    // The OMS says whose order this is; accounts says whether that user owns the account (once per pair: owners never change).
+    if (!(await owners.owns(accountId, req.internalClaims!, req.requestId)))
       throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
     const { hold, created } = await holds.place(req.internalClaims!.sub, body(req));
     res.status(created ? 201 : 200).json(hold);
