@@ -89,17 +89,20 @@ export class OutboxRelay {
           // What the stream lost comes before the pending rows: read them again, lost rows first.
           if (await this.recoverLostEntries(tx)) rows = await pending();
         }
-        const entryIds: string[] = [];
-        for (const row of rows) {
-          const event = {
-            eventId: row.event_id,
-            type: row.type,
-            payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() },
-          };
-          const signed = signEvent(event, this.signingKey);
-          // The trace travels beside the signed event, not in it: it says where to look, never what to book.
-          entryIds.push(await this.events.append(this.stream, row.trace_context ? { ...signed, traceparent: row.trace_context } : signed));
-        }
+        // Sent together, not one round trip per row: one connection keeps them in this order, so
+        // the stream holds them in outbox order as before.
+        const entryIds = await Promise.all(
+          rows.map((row) => {
+            const event = {
+              eventId: row.event_id,
+              type: row.type,
+              payload: { ...row.payload, eventId: row.event_id, type: row.type, occurredAt: new Date(row.created_at).toISOString() },
+            };
+            const signed = signEvent(event, this.signingKey);
+            // The trace travels beside the signed event, not in it: it says where to look, never what to book.
+            return this.events.append(this.stream, row.trace_context ? { ...signed, traceparent: row.trace_context } : signed);
+          }),
+        );
         if (!rows.length) return 0;
         await tx.query(
           `UPDATE outbox SET published_at = now(), stream_entry_id = v.entry_id
