@@ -164,6 +164,8 @@ export async function createPlatform(
     const eventsStream = `${config.PLATFORM_DB_PREFIX}oms:events`;
     // Price changes for live quotes: a capped stream beside it (the same log, so the in-process one without Redis too).
     const ticksStream = `${config.PLATFORM_DB_PREFIX}market:ticks`;
+    // Accounts' changes, for the OMS's memory of accounts.
+    const accountChangesStream = `${config.PLATFORM_DB_PREFIX}accounts:changes`;
 
     // Each service has its own key and all trust each other's public keys. `npm start` hands over the
     // installation's (kept in its data directory: service-identities.ts), so what the OMS signed before a
@@ -219,6 +221,7 @@ export async function createPlatform(
             ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT,
             ACCOUNTS_DATABASE_URL: accountsDb,
             ACCOUNTS_CACHE_ENTRIES: config.ACCOUNTS_CACHE_ENTRIES,
+            ACCOUNT_CHANGES_STREAM: accountChangesStream,
             SETTLEMENT_CLAIM_IDLE_MS: config.SETTLEMENT_CLAIM_IDLE_MS,
             EVENTS_STREAM: eventsStream,
           },
@@ -261,6 +264,7 @@ export async function createPlatform(
       OMS_DATABASE_URL: db('oms'),
       EVENTS_STREAM: eventsStream,
       MARKET_TICKS_STREAM: ticksStream,
+      ACCOUNT_CHANGES_STREAM: accountChangesStream,
       BANKING_URL: banking.server.internal.url,
       ACCOUNTS_URL: accountsGraphql,
       ...overrides.oms,

@@ -111,3 +111,4 @@ export class KnownOwners {
     return true;
   }
 }
+export * from './account-changes';

@@ -1,4 +1,5 @@
 import { InternalClaimsVerifier } from '@trading/auth';
+import { AccountChangesAnnouncer } from '@trading/accounts-directory';
 import { NotifiedCache } from '@trading/db';
 import {
   connectEventLog,
@@ -101,6 +102,13 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
     // After the migrations: the trigger that announces changes exists by now.
     accountsOfUser.start();
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    // What the cache hears, passed on to the OMS (which remembers accounts between orders).
+    const announcer = life.own(
+      'accounts changes announcer',
+      new AccountChangesAnnouncer(accountsOfUser, events, config.ACCOUNT_CHANGES_STREAM, config.SERVICE_KEY, logger),
+      (a) => a.close(),
+    );
+    announcer.start();
     const positions = settlement!;
     const consumer = settlementConsumer(
       'accounts',

@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { accountsCacheSchema, commonSchema, settlementConsumerSchema, field, loadConfig, z } from '@trading/config';
+import { accountChangesSchema, accountsCacheSchema, commonSchema, settlementConsumerSchema, field, loadConfig, z } from '@trading/config';
 
 export const accountsConfigSchema = z.object({
   ...commonSchema,
@@ -10,6 +10,8 @@ export const accountsConfigSchema = z.object({
   ACCOUNTS_INTERNAL_PORT: field.port(4101),
   ACCOUNTS_DATABASE_URL: field.postgresUrl(),
   ...accountsCacheSchema,
+  /** Every change its cache hears is passed on here, with a signed "listening" each second while it hears them. */
+  ...accountChangesSchema,
   /** The stream the OMS publishes settlement events to; accounts reads it as consumer group `accounts`. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
   ...settlementConsumerSchema,

@@ -128,6 +128,10 @@ export const accountsCacheSchema = {
    */
   ACCOUNTS_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
 };
+/** Where accounts announces its changes to services that remember accounts (accounts writes it, the OMS reads it). */
+export const accountChangesSchema = {
+  ACCOUNT_CHANGES_STREAM: z.string().min(1).default('trading:accounts:changes'),
+};
 /** How the settlement stream's consumer groups (accounts, banking) share work across instances. */
 export const settlementConsumerSchema = {
   /**

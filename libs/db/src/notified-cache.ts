@@ -44,6 +44,7 @@ const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 export class NotifiedCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
   private changes = 0;
+  private readonly changeListeners: Array<(key: string) => void> = [];
   private listener: Client | undefined;
   private listening = false;
   private closed = false;
@@ -80,6 +81,11 @@ export class NotifiedCache<V> {
     return value;
   }
 
+  /** Told every change heard from the channel (`*`: everything), e.g. to pass it on to services that cannot listen here. */
+  onChange(listener: (key: string) => void): void {
+    this.changeListeners.push(listener);
+  }
+
   /** Drops `key` here at once (this instance's own write); the others hear of it from the trigger. */
   forget(key: string): void {
     this.changes += 1;
@@ -114,6 +120,7 @@ export class NotifiedCache<V> {
         this.changes += 1;
         this.entries.clear();
       } else this.forget(message.payload);
+      for (const listener of this.changeListeners) listener(message.payload || '*');
     });
     const lost = (err?: Error) => {
       if (this.listener !== client) return;

@@ -18,7 +18,7 @@ import { MarketDataService } from './market-data/market-data.service';
 import { marketDataResolvers } from './market-data/resolvers';
 import { MarketTicks } from './market-data/ticks';
 import { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
-import { AccountsSubgraphDirectory } from '@trading/accounts-directory';
+import { AccountsSubgraphDirectory, RememberedAccounts } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
 import { orderIdempotency, OrdersService } from './orders/orders.service';
@@ -43,6 +43,8 @@ export interface OmsDeps {
 
 /** The OMS subgraph plus its workers: the price feed, the execution engine and the outbox relay. */
 export interface OmsApp extends SubgraphService {
+  /** The accounts this instance remembers between orders (whether it answers from memory: `serving`). */
+  accounts: RememberedAccounts;
   feed: PriceFeed;
   engine: ExecutionEngine;
   relay: OutboxRelay;
@@ -55,11 +57,22 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   // Closed in reverse on close(), or at once if a later step fails.
   const life = Lifecycle.of('oms', logger);
   return life.build(async () => {
-    const accounts = life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (c) =>
-      c.close(),
-    );
     const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
     const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    // Accounts remembered between orders while accounts' announcements are heard (OMS_ACCOUNT_CACHE_ENTRIES).
+    const accounts = life.own(
+      'accounts client',
+      new RememberedAccounts(
+        new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql),
+        events,
+        config.ACCOUNT_CHANGES_STREAM,
+        config.SERVICE_TRUSTED_KEYS,
+        logger,
+        config.OMS_ACCOUNT_CACHE_ENTRIES,
+      ),
+      (c) => c.close(),
+    );
+    accounts.start();
     // The engine is made once the database is open (below); a market order placed before that has nothing to wake.
     const made: { engine?: ExecutionEngine } = {};
     const service = life.own(
@@ -115,6 +128,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
             dataSource,
             new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)),
             new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS),
+            (accountId) => accounts.forgetAccount(accountId),
           ),
       }),
       (s) => s.close(),
@@ -162,6 +176,6 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
     );
     feed.start();
     life.defer('price feed', () => feed.stop());
-    return { ...service, feed, engine, relay, close: () => life.close() };
+    return { ...service, accounts, feed, engine, relay, close: () => life.close() };
   });
 }

@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { accountChangesSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 const decimal = (fallback: string) =>
@@ -22,6 +22,14 @@ export const omsConfigSchema = z.object({
   BANKING_URL: field.url().default('http://localhost:4102'),
   /** The accounts subgraph's internal listener: ownership of an account and the position a sell needs. */
   ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
+  /**
+   * Accounts an instance remembers between orders (owner, type, currency, status), dropped the
+   * moment accounts announces a change to its owner on ACCOUNT_CHANGES_STREAM; nothing is answered
+   * from memory unless accounts' signed "listening" arrived within the last 3 s. 0: ask accounts
+   * on every order.
+   */
+  OMS_ACCOUNT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+  ...accountChangesSchema,
   /** Seed of the simulated price feed: the same seed and start prices give the same prices, step by step. */
   OMS_PRICE_SEED: z.coerce.number().int().default(20260101),
   /** How often the feed moves prices one step; 0 pauses it (tests step it themselves). */

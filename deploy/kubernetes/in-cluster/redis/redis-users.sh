@@ -7,7 +7,8 @@
 # cache (dpop-jti:*: SET NX with a TTL, one key per proof). The one place these rules are written:
 # docker-compose.yml runs this script in the redis container, the service-mode smoke test runs
 # it on this machine. The OMS writes the market ticks stream (live quotes, MARKET_TICKS_STREAM),
-# which the facade only reads.
+# which the facade only reads. Accounts writes its changes stream (ACCOUNT_CHANGES_STREAM), which
+# the OMS only reads: the OMS remembers accounts while accounts says it is listening.
 #
 #   REDIS_AUTH_PASSWORD=… REDIS_FACADE_PASSWORD=… REDIS_GATEWAY_PASSWORD=… REDIS_ACCOUNTS_PASSWORD=… \
 #   REDIS_BANKING_PASSWORD=… REDIS_OMS_PASSWORD=… EVENTS_STREAM=trading:oms:events \
@@ -20,6 +21,7 @@ set -eu
 : "${REDIS_ACCOUNTS_PASSWORD:?}" "${REDIS_BANKING_PASSWORD:?}" "${REDIS_OMS_PASSWORD:?}"
 STREAM="${EVENTS_STREAM:-trading:oms:events}"
 TICKS="${MARKET_TICKS_STREAM:-trading:market:ticks}"
+CHANGES="${ACCOUNT_CHANGES_STREAM:-trading:accounts:changes}"
 COMMANDS="+@all -@dangerous +info"
 
 # shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
@@ -28,6 +30,6 @@ exec redis-server "$@" \
   --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~browser-sessions-ended:*' '~dashboard-flash:*' '~pat-logins:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
   --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' "%R~$STREAM" "%R~$TICKS" $COMMANDS \
   --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
-  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" "~$TICKS" $COMMANDS \
+  --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" "~$TICKS" "%R~$CHANGES" $COMMANDS \
   --user banking on ">$REDIS_BANKING_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS \
-  --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" $COMMANDS
+  --user accounts on ">$REDIS_ACCOUNTS_PASSWORD" resetkeys "~$STREAM" "~$STREAM:*" "~$CHANGES" $COMMANDS

@@ -26,10 +26,14 @@ export function mountOmsBackOffice(
   dataSource: DataSource,
   instruments: InstrumentsBackOffice,
   verifier: InternalClaimsVerifier,
+  /** The account is being closed (accounts has restricted it): this instance stops answering its status from memory. */
+  closing: (accountId: string) => void = () => undefined,
 ): void {
   const router = internalApi(verifier, { caller: 'auth', scope: INTERNAL_BACK_OFFICE_SCOPE });
   router.get('/accounts/:id/closing-blockers', async (req, res) => {
-    res.json({ blockers: await closingBlockers(dataSource, parseUuid(req.params['id'], 'accountId')) });
+    const accountId = parseUuid(req.params['id'], 'accountId');
+    closing(accountId);
+    res.json({ blockers: await closingBlockers(dataSource, accountId) });
   });
   router.get('/instruments', async (_req, res) => {
     res.json({ instruments: await instruments.list() });
