@@ -301,6 +301,9 @@ if grep -qi "content-type: text/event-stream" <<<"$events" && grep -q "retry: 30
 else fail "GET /v1/oms/{accountId}/events -> $events"; fi
 sleep 1
 grep -q "settlement stream for order events failed" "$LOG_DIR/rest-facade.log" && fail "the facade could not read the settlement stream (see $LOG_DIR/rest-facade.log)" || pass "the facade reads the settlement stream as its ACL user"
+# Accounts' announcements (the OMS remembers accounts while it hears them): written and read as each one's ACL user.
+grep -q "could not announce an accounts change" "$LOG_DIR/accounts.log" && fail "accounts could not write ACCOUNT_CHANGES_STREAM (see $LOG_DIR/accounts.log)" || pass "accounts announces its changes as its ACL user"
+grep -q "reading accounts' announcements failed" "$LOG_DIR/oms.log" && fail "the OMS could not read ACCOUNT_CHANGES_STREAM (see $LOG_DIR/oms.log)" || pass "the OMS reads accounts' announcements as its ACL user"
 
 code="$(curl -s -o /dev/null -w '%{http_code}' "$FACADE/accounts")"
 [ "$code" = 401 ] && pass "GET /v1/accounts without a token 401" || fail "GET /v1/accounts without token -> $code"
