@@ -1,6 +1,6 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Claims } from '@trading/auth';
-import { compareEntryIds, eventSignatureProblem, signEvent, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
+import { eventSignatureProblem, followStream, signEvent, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { AccountsDirectory, OwnedAccount } from './index';
 
@@ -168,29 +168,23 @@ export class RememberedAccounts implements AccountsDirectory {
     this.byUser.clear();
   }
 
-  private async follow(): Promise<void> {
-    let cursor: string | undefined;
-    while (this.running) {
-      try {
-        // From the stream's end: nothing is remembered yet, so nothing before now matters.
-        cursor ??= await this.log.lastId(this.stream);
-        for (const entry of await this.log.after(this.stream, cursor, { count: 500, blockMs: 1000 })) {
-          if (compareEntryIds(entry.entryId, cursor) > 0) cursor = entry.entryId;
-          this.heard(entry);
-        }
-      } catch (err) {
-        if (!this.running) break;
+  private follow(): Promise<void> {
+    // From the stream's end: nothing is remembered yet, so nothing before now matters.
+    return followStream(this.log, this.stream, {
+      running: () => this.running,
+      count: 500,
+      onEntry: (entry) => this.heard(entry),
+      onError: (err) => {
         // What was announced meanwhile may be lost: start again from nothing.
         this.heardAt = 0;
         this.forgetAll();
-        cursor = undefined;
         this.logger.warn(
           { err, stream: this.stream },
           "reading accounts' announcements failed; asking accounts on every order until it is back",
         );
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+        return 'restart';
+      },
+    });
   }
 
   private heard(entry: DeliveredEvent): void {

@@ -121,3 +121,40 @@ export function compareEntryIds(a: string, b: string): number {
 
 /** A stream entry id as a client may send it back (Last-Event-ID). */
 export const isEntryId = (value: unknown): value is string => typeof value === 'string' && /^\d{1,15}-\d{1,15}$/.test(value);
+
+/** How `followStream` reads, and what it does with what it reads. */
+export interface StreamFollower {
+  /** Checked before each read: false ends the loop (a read under way still finishes, within `blockMs`). */
+  running(): boolean;
+  onEntry(entry: DeliveredEvent): void;
+  /**
+   * A read failed (Redis away): `resume` goes on from the last entry read (readers who must miss
+   * nothing), `restart` from the stream's end again (readers who dropped what they knew). The
+   * next read is half a second later.
+   */
+  onError(err: unknown): 'resume' | 'restart';
+  /** Entries per read (default 200). */
+  count?: number;
+}
+
+/**
+ * Reads a stream live from its end, with no consumer group (every reader sees every entry): the
+ * facade's live order events and quotes, the OMS's view of accounts' announcements. One blocking
+ * read at a time, of up to a second.
+ */
+export async function followStream(log: EventLog, stream: string, follower: StreamFollower): Promise<void> {
+  let cursor: string | undefined;
+  while (follower.running()) {
+    try {
+      cursor ??= await log.lastId(stream);
+      for (const entry of await log.after(stream, cursor, { count: follower.count ?? 200, blockMs: 1000 })) {
+        if (compareEntryIds(entry.entryId, cursor) > 0) cursor = entry.entryId;
+        follower.onEntry(entry);
+      }
+    } catch (err) {
+      if (!follower.running()) break;
+      if (follower.onError(err) === 'restart') cursor = undefined;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { compareEntryIds, type EventLog } from '@trading/events';
+import { followStream, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import { marketQuote } from '../contract/market';
 
@@ -51,28 +51,24 @@ export class LiveQuoteFeed {
     return this.log.lastId(this.stream);
   }
 
-  private async run(): Promise<void> {
-    let cursor: string | undefined;
-    while (this.running) {
-      try {
-        cursor ??= await this.log.lastId(this.stream);
-        for (const entry of await this.log.after(this.stream, cursor, { count: 200, blockMs: 1000 })) {
-          if (compareEntryIds(entry.entryId, cursor) > 0) cursor = entry.entryId;
-          if (entry.type !== MARKET_QUOTES_EVENT || !Array.isArray(entry.payload['quotes'])) continue;
-          for (const raw of entry.payload['quotes'] as unknown[]) {
-            const symbol = (raw as { symbol?: unknown } | null)?.symbol;
-            if (typeof symbol !== 'string' || !this.subscribers.has(symbol)) continue;
-            const quote = marketQuote.safeParse(raw);
-            if (!quote.success) continue;
-            for (const deliver of [...(this.subscribers.get(symbol) ?? [])]) deliver(entry.entryId, quote.data);
-          }
+  private run(): Promise<void> {
+    return followStream(this.log, this.stream, {
+      running: () => this.running,
+      onEntry: (entry) => {
+        if (entry.type !== MARKET_QUOTES_EVENT || !Array.isArray(entry.payload['quotes'])) return;
+        for (const raw of entry.payload['quotes'] as unknown[]) {
+          const symbol = (raw as { symbol?: unknown } | null)?.symbol;
+          if (typeof symbol !== 'string' || !this.subscribers.has(symbol)) continue;
+          const quote = marketQuote.safeParse(raw);
+          if (!quote.success) continue;
+          for (const deliver of [...(this.subscribers.get(symbol) ?? [])]) deliver(entry.entryId, quote.data);
         }
-      } catch (err) {
-        if (!this.running) break;
+      },
+      onError: (err) => {
         this.logger.error({ err }, 'reading the market quotes stream failed; retrying');
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+        return 'resume';
+      },
+    });
   }
 
   async close(): Promise<void> {

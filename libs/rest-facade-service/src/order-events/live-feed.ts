@@ -1,4 +1,4 @@
-import { compareEntryIds, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
+import { followStream, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import { claimedAccountOf, clientEventOf, readClientEvent, type ClientEvent } from './client-events';
 
@@ -129,26 +129,22 @@ export class LiveOrderFeed {
     return open;
   }
 
-  private async run(): Promise<void> {
-    let cursor: string | undefined;
-    while (this.running) {
-      try {
-        cursor ??= await this.log.lastId(this.stream);
-        for (const entry of await this.log.after(this.stream, cursor, { count: 200, blockMs: 1000 })) {
-          if (compareEntryIds(entry.entryId, cursor) > 0) cursor = entry.entryId;
-          const claimed = claimedAccountOf(entry);
-          if (claimed === undefined || !this.subscribers.has(claimed)) continue; // nobody here follows it: not verified
-          const event = clientEventOf(entry, this.signers);
-          if (!event) continue;
-          for (const deliver of [...(this.subscribers.get(event.accountId) ?? [])]) deliver(event);
-        }
-      } catch (err) {
-        if (!this.running) break;
+  private run(): Promise<void> {
+    return followStream(this.log, this.stream, {
+      running: () => this.running,
+      onEntry: (entry) => {
+        const claimed = claimedAccountOf(entry);
+        if (claimed === undefined || !this.subscribers.has(claimed)) return; // nobody here follows it: not verified
+        const event = clientEventOf(entry, this.signers);
+        if (!event) return;
+        for (const deliver of [...(this.subscribers.get(event.accountId) ?? [])]) deliver(event);
+      },
+      onError: (err) => {
         // Redis away: keep the cursor, so clients miss nothing once it is back.
         this.logger.error({ err }, 'reading the settlement stream for order events failed; retrying');
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+        return 'resume';
+      },
+    });
   }
 
   async close(): Promise<void> {
