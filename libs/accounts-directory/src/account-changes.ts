@@ -70,11 +70,11 @@ export class AccountChangesAnnouncer {
  * the moment accounts announces a change to its owner (restricted, closed). Ownership, type and
  * currency never change; status does, and is what the announcements are for. A sell (which
  * needs the holding), and every call while announcements are not heard, asks accounts. Only
- * accounts found are kept, at most `maxEntries`, each for at most `maxAgeMs`.
+ * accounts found are kept, for at most `maxEntries` users, each for at most `maxAgeMs`.
  */
 export class RememberedAccounts implements AccountsDirectory {
-  private readonly byAccount = new Map<string, { userId: string; account: OwnedAccount; expires: number }>();
-  private readonly byUser = new Map<string, Set<string>>();
+  /** By owner, as announcements name them (oldest owner first): a lookup for another user finds nothing. */
+  private readonly byUser = new Map<string, Map<string, { account: OwnedAccount; expires: number }>>();
   /** Counts drops: an answer read while one happened is not kept (it may predate the change). */
   private changes = 0;
   private heardAt = 0;
@@ -110,8 +110,8 @@ export class RememberedAccounts implements AccountsDirectory {
       return this.directory.find(accountId, claims, options);
     }
     if (!options.symbol) {
-      const hit = this.byAccount.get(accountId);
-      if (hit && hit.userId === claims.sub && hit.expires > Date.now()) return hit.account;
+      const hit = this.byUser.get(claims.sub)?.get(accountId);
+      if (hit && hit.expires > Date.now()) return hit.account;
     }
     const before = this.changes;
     const found = await this.directory.find(accountId, claims, options);
@@ -129,9 +129,9 @@ export class RememberedAccounts implements AccountsDirectory {
 
   /** Asks accounts about this account from now on (closing it: its status is changing). */
   forgetAccount(accountId: string): void {
-    const entry = this.byAccount.get(accountId);
     this.changes += 1;
-    if (entry) this.forgetUser(entry.userId);
+    // A back-office step, rare: a look through every owner is cheap enough.
+    for (const [userId, accounts] of this.byUser) if (accounts.has(accountId)) this.forgetUser(userId);
   }
 
   async close(): Promise<void> {
@@ -143,28 +143,22 @@ export class RememberedAccounts implements AccountsDirectory {
 
   private remember(userId: string, account: OwnedAccount): void {
     const { positionSettlement: _holding, ...kept } = account;
-    this.byAccount.delete(account.id);
-    this.byAccount.set(account.id, { userId, account: kept, expires: Date.now() + this.maxAgeMs });
-    let ids = this.byUser.get(userId);
-    if (!ids) this.byUser.set(userId, (ids = new Set()));
-    ids.add(account.id);
-    if (this.byAccount.size > this.maxEntries) {
-      const [oldest, entry] = this.byAccount.entries().next().value!;
-      this.byAccount.delete(oldest);
-      this.byUser.get(entry.userId)?.delete(oldest);
+    let accounts = this.byUser.get(userId);
+    if (!accounts) {
+      this.byUser.set(userId, (accounts = new Map()));
+      if (this.byUser.size > this.maxEntries) this.byUser.delete(this.byUser.keys().next().value!);
     }
+    accounts.set(account.id, { account: kept, expires: Date.now() + this.maxAgeMs });
   }
 
   private forgetUser(userId: string): void {
     this.changes += 1;
-    for (const id of this.byUser.get(userId) ?? []) this.byAccount.delete(id);
     this.byUser.delete(userId);
   }
 
   private forgetAll(): void {
-    if (!this.byAccount.size) return;
+    if (!this.byUser.size) return;
     this.changes += 1;
-    this.byAccount.clear();
     this.byUser.clear();
   }
 

@@ -2,7 +2,9 @@ import express from 'express';
 import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, type Claims } from '@trading/auth';
 import { listen, type RunningServer } from '@trading/service';
 import { testKeys } from '@trading/testing';
-import { AccountsSubgraphDirectory, KnownOwners } from './index';
+import { MemoryEventLog } from '@trading/events';
+import { createLogger } from '@trading/logging';
+import { AccountChangesAnnouncer, AccountsSubgraphDirectory, KnownOwners, RememberedAccounts } from './index';
 
 describe('AccountsSubgraphDirectory', () => {
   const keys = testKeys();
@@ -77,4 +79,55 @@ describe('AccountsSubgraphDirectory', () => {
     expect(questions).toBe(1);
     await directory.close();
   });
+
+  it('RememberedAccounts: answers a remembered owner from memory while accounts announces it listens, never another user, and forgets on a change or a closing', async () => {
+    const log = new MemoryEventLog();
+    const listeners: Array<(userId: string) => void> = [];
+    const heard = { serving: true, onChange: (l: (userId: string) => void) => void listeners.push(l) };
+    const logger = createLogger('test', 'silent');
+    const announcer = new AccountChangesAnnouncer(heard, log, 'changes', keys.identity('accounts').SERVICE_KEY, logger, 50);
+    const remembered = new RememberedAccounts(
+      new AccountsSubgraphDirectory(`${server.url}/graphql`, keys.signer('oms')),
+      log,
+      'changes',
+      keys.trusted,
+      logger,
+      10,
+    );
+    remembered.start();
+    announcer.start();
+    for (let i = 0; i < 100 && !remembered.serving; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(remembered.serving).toBe(true);
+    answer = { data: { account: { id: 'a', type: 'CASH', baseCurrency: 'USD', status: 'ACTIVE' } } };
+    questions = 0;
+    await remembered.find('a', claims);
+    expect(await remembered.find('a', claims)).toMatchObject({ status: 'ACTIVE' });
+    expect(questions).toBe(1);
+    // Another user naming the same account is asked about as themselves.
+    answer = { data: { account: null } };
+    expect(await remembered.find('a', { ...claims, sub: 'bob' })).toBeNull();
+    expect(questions).toBe(2);
+    // A change to alice's accounts, announced (the in-process log hands it over at once): asked again.
+    answer = { data: { account: { id: 'a', type: 'CASH', baseCurrency: 'USD', status: 'RESTRICTED' } } };
+    for (const l of listeners) l('alice');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await remembered.find('a', claims)).toMatchObject({ status: 'RESTRICTED' });
+    expect(questions).toBe(3);
+    const asked = questions;
+    await remembered.find('a', claims);
+    expect(questions).toBe(asked);
+    // Closing the account: asked again.
+    remembered.forgetAccount('a');
+    await remembered.find('a', claims);
+    expect(questions).toBe(asked + 1);
+    // Accounts stops hearing its database: within the stale time, nothing from memory.
+    heard.serving = false;
+    await new Promise((r) => setTimeout(r, 3100));
+    expect(remembered.serving).toBe(false);
+    await remembered.find('a', claims);
+    expect(questions).toBe(asked + 2);
+    announcer.close();
+    await remembered.close();
+    await log.close();
+  }, 15_000);
 });

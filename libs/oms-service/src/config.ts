@@ -23,7 +23,7 @@ export const omsConfigSchema = z.object({
   /** The accounts subgraph's internal listener: ownership of an account and the position a sell needs. */
   ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
   /**
-   * Accounts an instance remembers between orders (owner, type, currency, status), dropped the
+   * Users whose accounts an instance remembers between orders (owner, type, currency, status), dropped the
    * moment accounts announces a change to its owner on ACCOUNT_CHANGES_STREAM; nothing is answered
    * from memory unless accounts' signed "listening" arrived within the last 3 s. 0: ask accounts
    * on every order.
