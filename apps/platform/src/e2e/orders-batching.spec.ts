@@ -50,4 +50,34 @@ describe('order list fields are batched', () => {
     expect(nodes.filter((o) => ids.includes(o.id)).every((o) => o.fills.length === 1)).toBe(true);
     expect(statements.filter((s) => /FROM trades/.test(s))).toHaveLength(1);
   });
+
+  it('answers a placed order that has filled nothing without reading fills or legs', async () => {
+    await p.oms.feed.setPrice('MSFT', '100.00');
+    const order = {
+      accountId: aliceCash,
+      symbol: 'MSFT',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice: '50.00',
+    };
+    const { result: res, statements } = await recordingStatements(p.oms.dataSource, () =>
+      http('POST', `${p.urls.api}/oms/order`, { token: writer, body: order }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'NEW', filledQuantity: '0', legs: [], fills: [] });
+    expect(statements.filter((s) => /FROM trades|parent_order_id = ANY/.test(s))).toEqual([]);
+
+    // A bracket's entry still answers its legs, read in one query.
+    const { result: bracket, statements: read } = await recordingStatements(p.oms.dataSource, () =>
+      http('POST', `${p.urls.api}/oms/order`, {
+        token: writer,
+        body: { ...order, orderClass: 'BRACKET', takeProfit: { limitPrice: '60.00' }, stopLoss: { stopPrice: '40.00' } },
+      }),
+    );
+    expect(bracket.status).toBe(201);
+    expect(bracket.body.legs.map((l: { leg: string }) => l.leg).sort()).toEqual(['STOP_LOSS', 'TAKE_PROFIT']);
+    expect(read.filter((s) => /parent_order_id = ANY/.test(s))).toHaveLength(1);
+  });
 });

@@ -1,8 +1,14 @@
+import Decimal from 'decimal.js';
 import DataLoader from 'dataloader';
 import { callerOwnsAccount, perRequest } from '@trading/subgraph';
 import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { OrdersService } from './orders.service';
 import type { Resolvers } from '../resolvers-types.generated';
+
+/** An order's view as the service answers it: what it has filled and where it sits in a group. */
+type OrderShape = { filledQuantity: string; orderClass: string; parentOrderId: string | null };
+const hasFills = (order: OrderShape) => !new Decimal(order.filledQuantity).isZero();
+const hasLegs = (order: OrderShape) => order.orderClass !== 'SIMPLE' && order.parentOrderId === null;
 
 export function ordersResolvers(orders: OrdersService, accounts: AccountsDirectory): Resolvers {
   return {
@@ -19,11 +25,16 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
       orderRules: (account, args) => orders.rules(account.id, args.symbol),
     },
     Order: {
-      // One query for the fills of every order in the answer, not one per order.
+      // One query for the fills of every order in the answer, not one per order; none for an order
+      // that has filled nothing (a trade and the filled quantity are written in one transaction),
+      // which is every order just placed to rest: its answer then costs no second read.
       fills: (order, _args, ctx) =>
-        perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => orders.fillsOf(ids))).load(order.id),
+        hasFills(order)
+          ? perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => orders.fillsOf(ids))).load(order.id)
+          : [],
+      // Only a BRACKET, OCO or OTO entry has legs (a SIMPLE order cannot be given any, a leg has none of its own).
       legs: (order, _args, ctx) =>
-        perRequest(ctx, 'legs', () => new DataLoader((ids: readonly string[]) => orders.legsOf(ids))).load(order.id),
+        hasLegs(order) ? perRequest(ctx, 'legs', () => new DataLoader((ids: readonly string[]) => orders.legsOf(ids))).load(order.id) : [],
     },
     Mutation: {
       // Mutations name an account directly: ownership is asked of the accounts subgraph with the caller's claims.
