@@ -170,16 +170,21 @@ const TRANSIENT_ERROR_NAMES = new Set(['QueryRunnerProviderAlreadyReleasedError'
  */
 export function isTransientFailure(err: unknown): boolean {
   if (err instanceof AppError || typeof err !== 'object' || err === null) return false;
-  const { code, message, name, driverError } = err as {
-    code?: unknown;
-    message?: unknown;
-    name?: unknown;
-    driverError?: { code?: unknown };
-  };
+  const { message, name } = err as { message?: unknown; name?: unknown };
   if (TRANSIENT_ERROR_NAMES.has(String(name))) return true;
-  const sqlstate = String(code ?? driverError?.code ?? '');
+  const sqlstate = sqlstateOf(err);
   if (TRANSIENT_SQLSTATES.has(sqlstate) || /^08[0-9A-Z]{3}$/.test(sqlstate) || TRANSIENT_SOCKET_CODES.has(sqlstate)) return true;
   return typeof message === 'string' && TRANSIENT_MESSAGES.test(message);
+}
+
+/**
+ * The error code of a failed database call (a SQLSTATE, or a socket's code), whichever way it
+ * came: TypeORM wraps pg's error (`driverError`), a statement sent to pg directly does not.
+ */
+export function sqlstateOf(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return '';
+  const { code, driverError } = err as { code?: unknown; driverError?: { code?: unknown } };
+  return String(code ?? driverError?.code ?? '');
 }
 
 export const TRANSIENT_FAILURE_MESSAGE = 'A service this request needs is briefly unavailable; nothing was changed, try again shortly';

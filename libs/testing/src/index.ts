@@ -129,6 +129,22 @@ export async function askSubgraph(
   const header = await to.keys.sign({ sid: 'test-session', kind: 'pat', scope: [...SCOPES], ...claims }, to.subgraph);
   return http('POST', url, { body: { query, variables }, headers: { 'x-internal-claims': header } });
 }
+/**
+ * The columns of `table` a statement's column list leaves out, and the names it lists that the
+ * table lacks: both empty when a prepared statement's named columns are every column of the row.
+ */
+export async function columnListGaps(
+  db: { query(sql: string, params: unknown[]): Promise<Array<{ column_name: string }>> },
+  table: string,
+  list: string,
+): Promise<{ missing: string[]; unknown: string[] }> {
+  const actual = (await db.query('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).map(
+    (r) => r.column_name,
+  );
+  const named = list.split(',').map((c) => c.trim());
+  return { missing: actual.filter((c) => !named.includes(c)), unknown: named.filter((c) => !actual.includes(c)) };
+}
+
 export * from './openapi';
 export * from './ports';
 export * from './world';

@@ -58,9 +58,18 @@ export async function recordingStatements<T>(
     statements.push(args[0]);
     return original.apply(dataSource, args);
   }) as DataSource['query'];
+  // Prepared statements (queryPrepared) go to the pool itself, as { name, text, values }.
+  const pool = (dataSource.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+  const poolQuery = pool.query;
+  pool.query = (...args: unknown[]) => {
+    const first = args[0] as string | { text?: string };
+    statements.push(typeof first === 'string' ? first : (first.text ?? ''));
+    return poolQuery.apply(pool, args);
+  };
   try {
     return { result: await action(), statements };
   } finally {
     dataSource.query = original;
+    pool.query = poolQuery;
   }
 }

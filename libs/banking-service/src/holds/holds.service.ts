@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared, type PreparedStatement } from '@trading/db';
 import { AppError, parseUuid } from '@trading/errors';
 import { bookTotals, cashLockName, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
@@ -58,7 +59,11 @@ export function parseOrderId(value: unknown): string {
  * covers it, the hold's row (none if the order already has one: nothing is booked), its journal
  * entry and the two postings. The answer: what was available, and the new hold's row if any.
  */
-const PLACE_HOLD = `
+/** A hold row's columns, named: the hold statement is prepared once per connection, where a `*` would break once a migration adds one. */
+export const HOLD_COLUMNS =
+  'order_id, account_id, user_id, currency, amount, state, captured_amount, settled_amount, created_at, updated_at';
+
+const PLACE_HOLD_TEXT = `
   WITH locked AS (SELECT pg_advisory_xact_lock(hashtext($6))),
   books AS (
     SELECT b.book, b.amount FROM book_balances b, locked WHERE b.account_id = $2 AND b.currency = $4 FOR UPDATE OF b
@@ -69,7 +74,7 @@ const PLACE_HOLD = `
   hold AS (
     INSERT INTO holds (order_id, account_id, user_id, currency, amount, state)
     SELECT $1, $2, $3, $4, $5::numeric, 'HELD' FROM totals WHERE totals.available >= $5::numeric
-    ON CONFLICT (order_id) DO NOTHING RETURNING *
+    ON CONFLICT (order_id) DO NOTHING RETURNING ${HOLD_COLUMNS}
   ),
   entry AS (
     INSERT INTO journal_entries (kind, description, hold_order_id) SELECT 'HOLD', $7, order_id FROM hold RETURNING id
@@ -80,6 +85,8 @@ const PLACE_HOLD = `
       FROM entry, (VALUES ('CUSTOMER_CASH', -$5::numeric), ('CUSTOMER_HELD', $5::numeric)) AS leg (book, amount)
   )
   SELECT totals.available::text AS available, hold.* FROM totals LEFT JOIN hold ON true`;
+/** Prepared: PostgreSQL parses and plans it once per connection, not once per order. */
+const PLACE_HOLD: PreparedStatement = { name: 'banking-place-hold', text: PLACE_HOLD_TEXT };
 
 /**
  * Buying-power holds for the OMS (DESIGN §5), each idempotent by order id:
@@ -102,7 +109,7 @@ export class HoldsService {
     // One statement, its own transaction: the account's cash lock is held for as long as the
     // database takes to run it and commit, never across a round trip to this process (under load,
     // an account's next hold would otherwise wait on this process's event loop, not on the database).
-    const [placed]: Array<HoldRow & { available: string }> = await this.dataSource.query(PLACE_HOLD, [
+    const [placed] = await queryPrepared<HoldRow & { available: string }>(this.dataSource, PLACE_HOLD, [
       orderId,
       accountId,
       userId,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { http } from '@trading/testing';
+import { columnListGaps, http } from '@trading/testing';
+import { HOLD_COLUMNS } from './holds.service';
 import { bookCompletedDeposit } from '../funding/funding.service';
 import { ENTITY, startBankingHarness, type BankingHarness } from '../testing/banking-harness';
 
@@ -32,6 +33,10 @@ describe('internal hold API', () => {
         { sub: 'u' },
       )
     ).body.data._entities[0].cashActivity.nodes;
+
+  it('names every column of a hold in the prepared hold statement', async () => {
+    expect(await columnListGaps(h.service.dataSource, 'holds', HOLD_COLUMNS)).toEqual({ missing: [], unknown: [] });
+  });
 
   it('places a hold once per order id: a retry returns it, other terms are refused, too much is refused', async () => {
     const body = { orderId: 'ord-1', accountId: account, currency: 'USD', amount: '300' };

@@ -1,6 +1,7 @@
 import { currentTraceparent } from '@trading/tracing';
 import Decimal from 'decimal.js';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared, type PreparedStatement } from '@trading/db';
 import { canonical, formatMoney, formatPrice } from '@trading/money';
 import type { OrderClass, OrderLeg, OrderSide, OrderType, TimeInForce } from './order-rules';
 
@@ -75,6 +76,16 @@ export interface TradeRow {
   net_amount: string;
   executed_at: Date;
 }
+
+/**
+ * Every column of an orders row (OrderRow), named: for statements PostgreSQL prepares once per
+ * connection, where a `*` would fail ("cached plan must not change result type") once a
+ * migration adds a column under running instances. A spec checks it against the table.
+ */
+export const ORDER_COLUMNS = `id, seq, account_id, user_id, client_order_id, trace_context, symbol, currency, side, type, time_in_force,
+  quantity, limit_price, stop_price, collar_price, hold_amount, filled_quantity, filled_value, gross_amount, commission, status,
+  status_reason, created_at, updated_at, submitted_at, triggered_at, filled_at, cancelled_at, expired_at, rejected_at, expires_at,
+  replaces_order_id, trail_price, trail_percent, high_water_mark, order_class, parent_order_id, leg, oco_group_id, replaced_by_order_id`;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -170,18 +181,26 @@ export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<v
  * ACCEPTED (nothing else changes an ACCEPTED order's row). The timestamp never precedes the row's
  * own. Undefined when the order is no longer ACCEPTED (the sweep rejected it meanwhile).
  */
-export async function startWorking(db: EntityManager, order: OrderRow): Promise<OrderRow | undefined> {
+const START_WORKING: PreparedStatement = {
+  name: 'oms-start-working',
+  text: `WITH working AS (
+           UPDATE orders SET status = 'NEW', submitted_at = $2, updated_at = $2 WHERE id = $1 AND status = 'ACCEPTED' RETURNING ${ORDER_COLUMNS}
+         ), announced AS (
+           INSERT INTO outbox (type, payload, trace_context) SELECT $3::text, $4::jsonb, $5::text FROM working
+         )
+         SELECT * FROM working`,
+};
+
+export async function startWorking(db: DataSource, order: OrderRow): Promise<OrderRow | undefined> {
   const at = new Date(Math.max(Date.now(), new Date(order.updated_at).getTime()));
   const working: OrderRow = { ...order, status: 'NEW', submitted_at: at, updated_at: at };
-  const rows: OrderRow[] = await db.query(
-    `WITH working AS (
-       UPDATE orders SET status = 'NEW', submitted_at = $2, updated_at = $2 WHERE id = $1 AND status = 'ACCEPTED' RETURNING *
-     ), announced AS (
-       INSERT INTO outbox (type, payload, trace_context) SELECT $3::text, $4::jsonb, $5::text FROM working
-     )
-     SELECT * FROM working`,
-    [order.id, at, ORDER_UPDATED, JSON.stringify({ order: presentOrder(working) }), currentTraceparent() ?? null],
-  );
+  const rows = await queryPrepared<OrderRow>(db, START_WORKING, [
+    order.id,
+    at,
+    ORDER_UPDATED,
+    JSON.stringify({ order: presentOrder(working) }),
+    currentTraceparent() ?? null,
+  ]);
   return rows[0];
 }
 

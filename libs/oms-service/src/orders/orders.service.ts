@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/auth';
-import { IdempotencyKeys, requestHash } from '@trading/db';
-import { AppError } from '@trading/errors';
+import { IdempotencyKeys, queryPrepared, requestHash, type PreparedStatement } from '@trading/db';
+import { AppError, sqlstateOf } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import type { Instrument } from '../instruments/entities/instrument.entity';
@@ -21,6 +21,7 @@ import {
   startWorking,
   closeOrder,
   OPEN_STATUSES,
+  ORDER_COLUMNS,
   presentOrder,
   presentTrade,
   type OrderRow,
@@ -92,6 +93,9 @@ interface Reservation {
 }
 
 export class OrdersService {
+  /** The placement insert's prepared statements by text (two: with and without a key's claim). */
+  private readonly insertStatements = new Map<string, PreparedStatement>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly instruments: InstrumentsService,
@@ -416,8 +420,8 @@ export class OrdersService {
       claim
         ? `WITH ${claim.claimed}
            INSERT INTO orders (id, ${columns}) SELECT $${24 + claim.params.length}::uuid, ${values} FROM claimed
-           ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`
-        : `INSERT INTO orders (${columns}) VALUES (${values}) ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
+           ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING ${ORDER_COLUMNS}`
+        : `INSERT INTO orders (${columns}) VALUES (${values}) ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING ${ORDER_COLUMNS}`,
       [
         request.accountId,
         userId,
@@ -471,7 +475,7 @@ export class OrdersService {
       });
     } catch (err) {
       // The key was claimed for an order the clientOrderId refused (the deferred key → order check at commit).
-      if ((err as { driverError?: { code?: string } }).driverError?.code === '23503') return undefined;
+      if (sqlstateOf(err) === '23503') return undefined;
       throw err;
     }
   }
@@ -479,10 +483,23 @@ export class OrdersService {
   /** An insert into orders, with the database's refusal at the open-order cap named for the caller. */
   private async insertQuery(tx: EntityManager, sql: string, params: unknown[]): Promise<OrderRow[]> {
     try {
+      // Outside a transaction (the one-statement placement, every plain buy) the text is one of two,
+      // prepared once per connection: PostgreSQL then neither parses nor plans it per order.
+      if (!tx.queryRunner) return await queryPrepared<OrderRow>(this.dataSource, this.insertStatement(sql), params);
       return await tx.query(sql, params);
     } catch (err) {
       throw this.openOrderCapError(err);
     }
+  }
+
+  /** The insert's prepared statement, named by its text (with or without a key's claim; the texts never vary otherwise). */
+  private insertStatement(text: string): PreparedStatement {
+    let statement = this.insertStatements.get(text);
+    if (!statement) {
+      statement = { name: `oms-place-order-${this.insertStatements.size}`, text };
+      this.insertStatements.set(text, statement);
+    }
+    return statement;
   }
 
   private async legRows(tx: EntityManager, parentId: string): Promise<OrderRow[]> {
@@ -552,7 +569,7 @@ export class OrdersService {
       if (!refused) throw err; // 503: the client may retry (a new clientOrderId or the same Idempotency-Key answers REJECTED)
       return rejected;
     }
-    return (await startWorking(this.dataSource.manager, order)) ?? (await this.row(order.id))!;
+    return (await startWorking(this.dataSource, order)) ?? (await this.row(order.id))!;
   }
 
   /** A rejected order is answered with a 422 naming the quantity; others as they are. */
@@ -983,7 +1000,7 @@ export class OrdersService {
    * refuses the insert that would pass the cap (migration 060); this names it for the caller.
    */
   private openOrderCapError(err: unknown): unknown {
-    if ((err as { driverError?: { code?: string } })?.driverError?.code !== OPEN_ORDER_CAP_SQLSTATE) return err;
+    if (sqlstateOf(err) !== OPEN_ORDER_CAP_SQLSTATE) return err;
     return new AppError(
       'UNPROCESSABLE',
       `This account already has ${this.options.maxOpenOrdersPerAccount} working orders, the most allowed; cancel some first`,
