@@ -30,6 +30,7 @@ import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins'
 import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
 import { PasswordReset1733000000000 } from './migrations/1733000000000-password-reset';
 import { GRANTS_CHANGED_CHANNEL, GrantsChanged1733100000000 } from './migrations/1733100000000-grants-changed';
+import { CLIENTS_CHANGED_CHANNEL, ClientsChanged1733200000000 } from './migrations/1733200000000-clients-changed';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
@@ -43,7 +44,7 @@ import { parRoute } from './oauth/par';
 import { revokeRoute } from './oauth/revoke';
 import { tokenRoute } from './oauth/token';
 import { userinfoRoute } from './oauth/userinfo';
-import { RegistryService } from './registry/registry.service';
+import { RegistryService, type ClientRow } from './registry/registry.service';
 import { LoginActivityService } from './pat/login-activity.service';
 import { PatLoginAttemptEntity } from './pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from './pat/pat.entity';
@@ -112,6 +113,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           ClientPolicy1732800000000,
           PasswordReset1733000000000,
           GrantsChanged1733100000000,
+          ClientsChanged1733200000000,
         ],
       }),
       (db) => db.destroy(),
@@ -138,7 +140,18 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     );
     rememberedGrants.start();
     const grants = new GrantService(dataSource, sessionStore, rememberedGrants);
-    const registry = new RegistryService(dataSource, grants);
+    const rememberedClients = life.own(
+      'clients cache',
+      new NotifiedCache<ClientRow>({
+        url: config.AUTH_DATABASE_URL,
+        channel: CLIENTS_CHANGED_CHANNEL,
+        logger,
+        maxEntries: config.OAUTH_CLIENT_CACHE_ENTRIES,
+      }),
+      (c) => c.close(),
+    );
+    rememberedClients.start();
+    const registry = new RegistryService(dataSource, grants, rememberedClients);
     const mail = new MailDispatcher(
       dataSource,
       config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger),

@@ -102,6 +102,11 @@ export const authConfigSchema = z.object({
    * not heard. 0 reads the database every time.
    */
   OAUTH_GRANT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+  /**
+   * Clients (with their apps) an instance keeps in memory: every token request authenticates one.
+   * Kept current the same way as the grants; 0 reads the database every time.
+   */
+  OAUTH_CLIENT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Failed client authentications per client address, whichever client ids it tries (in LOGIN_FAILURE_WINDOW_SECONDS). */
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: count(100),
   /** Failed client authentications per (client id, client address) (in LOGIN_FAILURE_WINDOW_SECONDS); never blocks the right secret. */
@@ -162,6 +167,7 @@ const dashboardSchema = authConfigSchema.pick({
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: true,
   OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: true,
   OAUTH_GRANT_CACHE_ENTRIES: true,
+  OAUTH_CLIENT_CACHE_ENTRIES: true,
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: true,
   OAUTH_CLIENT_MAX_FAILURES: true,
   SMTP_URL: true,

@@ -92,6 +92,12 @@ export class NotifiedCache<V> {
     this.entries.delete(key);
   }
 
+  /** Drops everything here at once (this instance's own write, of rows whose keys it does not know). */
+  forgetAll(): void {
+    this.changes += 1;
+    this.entries.clear();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
@@ -103,8 +109,7 @@ export class NotifiedCache<V> {
 
   private stopServing(): void {
     this.listening = false;
-    this.changes += 1;
-    this.entries.clear();
+    this.forgetAll();
   }
 
   private async listen(): Promise<void> {
@@ -116,10 +121,8 @@ export class NotifiedCache<V> {
     });
     client.on('notification', (message) => {
       if (message.channel !== this.options.channel || message.payload?.startsWith(PROBE_PREFIX)) return;
-      if (!message.payload || message.payload === '*') {
-        this.changes += 1;
-        this.entries.clear();
-      } else this.forget(message.payload);
+      if (!message.payload || message.payload === '*') this.forgetAll();
+      else this.forget(message.payload);
       for (const listener of this.changeListeners) listener(message.payload || '*');
     });
     const lost = (err?: Error) => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AppError, errors, isUuid } from '@trading/errors';
-import { queryPrepared, type PreparedStatement } from '@trading/db';
+import { queryPrepared, type NotifiedCache, type PreparedStatement } from '@trading/db';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import type { GrantService } from '../oauth/grants';
 import { returnedRows } from './sql';
@@ -117,13 +117,17 @@ const toPolicy = (r: Record<string, any>): ClientPolicy => ({
   dpopBoundAccessTokens: r['dpop_bound_access_tokens'],
 });
 
+/** A client with its app, whatever its environment and status (the caller decides: the row is remembered by client id). */
 const CLIENT_ROW: PreparedStatement = {
   name: 'client-with-secret',
   text: `SELECT ${APP_COLUMNS}, a.subject_secret, c.client_id, c.redirect_uris, c.environment AS client_environment, c.secret_hash,
                 ${POLICY_COLUMNS}
            FROM vendor_app_credentials c JOIN vendor_apps a ON a.id = c.app_id
-          WHERE c.client_id = $1 AND c.environment = $2 AND (a.status = 'ACTIVE' OR $3)`,
+          WHERE c.client_id = $1`,
 };
+
+/** A client's row as read for token requests, kept by client id (null: no such client). */
+export type ClientRow = Record<string, any> | null;
 
 function toApp(r: Record<string, any>): VendorApp {
   return {
@@ -156,6 +160,8 @@ export class RegistryService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly grants: GrantService,
+    /** Clients read for token requests, by client id, dropped when a trigger announces a change to them or their app. */
+    private readonly rememberedClients?: Pick<NotifiedCache<ClientRow>, 'get' | 'forgetAll'>,
   ) {}
 
   /**
@@ -240,12 +246,14 @@ export class RegistryService {
     const checked = validateRedirectUris(uris);
     if (!checked.ok) throw new RegistrationError(checked.problems);
     const rows = returnedRows<{ redirect_uris: string[] }>(
-      await this.dataSource.query(
-        `UPDATE vendor_app_credentials
+      await this.written(() =>
+        this.dataSource.query(
+          `UPDATE vendor_app_credentials
             SET redirect_uris = redirect_uris || ARRAY(SELECT u FROM unnest($2::text[]) WITH ORDINALITY AS n(u, i) WHERE u <> ALL (redirect_uris) ORDER BY i)
           WHERE client_id = $1 AND environment = 'DEV'
           RETURNING redirect_uris`,
-        [clientId, checked.value],
+          [clientId, checked.value],
+        ),
       ),
     );
     if (!rows[0]) throw new AppError('NOT_FOUND', `No DEV client "${clientId}"`, { field: 'clientId' });
@@ -259,102 +267,110 @@ export class RegistryService {
   ): Promise<IssuedCredentials> {
     const uris = validateRedirectUris(input.redirectUris);
     const origins = validateWebOrigins(input.webOrigins);
-    return this.dataSource.transaction(async (tx) => {
-      const locked = await this.lockApp(tx, ref);
-      if (locked.status !== 'ACTIVE') throw new AppError('CONFLICT', `${locked.appName} is suspended and cannot be promoted`);
-      const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(locked.environment) + 1];
-      if (!next) throw new AppError('CONFLICT', `${locked.appName} is already in PROD`);
-      if (input.to !== undefined && input.to !== next) {
-        throw new AppError(
-          'CONFLICT',
-          `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`,
-          { field: 'to' },
+    return this.written(() =>
+      this.dataSource.transaction(async (tx) => {
+        const locked = await this.lockApp(tx, ref);
+        if (locked.status !== 'ACTIVE') throw new AppError('CONFLICT', `${locked.appName} is suspended and cannot be promoted`);
+        const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(locked.environment) + 1];
+        if (!next) throw new AppError('CONFLICT', `${locked.appName} is already in PROD`);
+        if (input.to !== undefined && input.to !== next) {
+          throw new AppError(
+            'CONFLICT',
+            `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`,
+            { field: 'to' },
+          );
+        }
+        // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
+        const pages = validatePublicPages(locked, input.pages);
+        // Each environment has its own client authentication and policy: PROD requires PAR and DPoP unless told otherwise.
+        const given = input.policy && typeof input.policy === 'object' && !Array.isArray(input.policy) ? input.policy : {};
+        const policy = validateClientPolicy(given as Record<string, unknown>, next);
+        const problems = [
+          ...(uris.ok ? [] : uris.problems),
+          ...(origins.ok ? [] : origins.problems),
+          ...(pages.ok ? [] : pages.problems),
+          ...(policy.ok ? [] : policy.problems),
+        ];
+        if (problems.length || !uris.ok || !origins.ok || !pages.ok || !policy.ok) throw new RegistrationError(problems);
+        const promoted = { ...locked, ...pages.value, environment: next };
+        await tx.query(
+          `UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`,
+          [promoted.id, next, promoted.logoUrl, promoted.privacyPolicyUrl, promoted.termsOfServiceUrl],
         );
-      }
-      // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
-      const pages = validatePublicPages(locked, input.pages);
-      // Each environment has its own client authentication and policy: PROD requires PAR and DPoP unless told otherwise.
-      const given = input.policy && typeof input.policy === 'object' && !Array.isArray(input.policy) ? input.policy : {};
-      const policy = validateClientPolicy(given as Record<string, unknown>, next);
-      const problems = [
-        ...(uris.ok ? [] : uris.problems),
-        ...(origins.ok ? [] : origins.problems),
-        ...(pages.ok ? [] : pages.problems),
-        ...(policy.ok ? [] : policy.problems),
-      ];
-      if (problems.length || !uris.ok || !origins.ok || !pages.ok || !policy.ok) throw new RegistrationError(problems);
-      const promoted = { ...locked, ...pages.value, environment: next };
-      await tx.query(
-        `UPDATE vendor_apps SET environment = $2, logo_url = $3, privacy_policy_url = $4, terms_of_service_url = $5 WHERE id = $1`,
-        [promoted.id, next, promoted.logoUrl, promoted.privacyPolicyUrl, promoted.termsOfServiceUrl],
-      );
-      const clientSecret = newClientSecret();
-      const clientId = newClientId(next);
-      await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value, origins.value, policy.value);
-      return {
-        app: promoted,
-        environment: next,
-        clientId,
-        clientSecret,
-        redirectUris: uris.value,
-        webOrigins: origins.value,
-        policy: policy.value,
-      };
-    });
+        const clientSecret = newClientSecret();
+        const clientId = newClientId(next);
+        await this.insertCredentials(tx, promoted, next, clientId, clientSecret, uris.value, origins.value, policy.value);
+        return {
+          app: promoted,
+          environment: next,
+          clientId,
+          clientSecret,
+          redirectUris: uris.value,
+          webOrigins: origins.value,
+          policy: policy.value,
+        };
+      }),
+    );
   }
 
   /** A new secret for one environment; the old one stops working at once. */
   async rotateSecret(ref: string, environment?: unknown): Promise<IssuedCredentials> {
-    return this.dataSource.transaction(async (tx) => {
-      const app = await this.lockApp(tx, ref);
-      const env = (environment ?? (ref.startsWith('tci_') ? ref.split('_')[1]!.toUpperCase() : undefined)) as Environment | undefined;
-      if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
-      const clientSecret = newClientSecret();
-      const rows = returnedRows<Record<string, any> & { client_id: string; redirect_uris: string[]; web_origins: string[] }>(
-        await tx.query(
-          `UPDATE vendor_app_credentials c SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2
+    return this.written(() =>
+      this.dataSource.transaction(async (tx) => {
+        const app = await this.lockApp(tx, ref);
+        const env = (environment ?? (ref.startsWith('tci_') ? ref.split('_')[1]!.toUpperCase() : undefined)) as Environment | undefined;
+        if (!env || !ENVIRONMENTS.includes(env)) throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
+        const clientSecret = newClientSecret();
+        const rows = returnedRows<Record<string, any> & { client_id: string; redirect_uris: string[]; web_origins: string[] }>(
+          await tx.query(
+            `UPDATE vendor_app_credentials c SET secret_hash = $3, secret_rotated_at = now() WHERE app_id = $1 AND environment = $2
            RETURNING client_id, redirect_uris, web_origins, ${POLICY_COLUMNS}`,
-          [app.id, env, hashSecret(clientSecret)],
-        ),
-      );
-      const creds = rows[0];
-      if (!creds)
-        throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, { field: 'environment' });
-      await enqueueMail(tx, {
-        ...credentialsMail(
+            [app.id, env, hashSecret(clientSecret)],
+          ),
+        );
+        const creds = rows[0];
+        if (!creds)
+          throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, {
+            field: 'environment',
+          });
+        await enqueueMail(tx, {
+          ...credentialsMail(
+            app,
+            env,
+            creds.client_id,
+            creds.redirect_uris,
+            creds.web_origins,
+            'Your client secret was rotated; the previous one no longer works.',
+          ),
+          secret: clientSecret,
+        });
+        return {
           app,
-          env,
-          creds.client_id,
-          creds.redirect_uris,
-          creds.web_origins,
-          'Your client secret was rotated; the previous one no longer works.',
-        ),
-        secret: clientSecret,
-      });
-      return {
-        app,
-        environment: env,
-        clientId: creds.client_id,
-        clientSecret,
-        redirectUris: creds.redirect_uris,
-        webOrigins: creds.web_origins,
-        policy: toPolicy(creds),
-      };
-    });
+          environment: env,
+          clientId: creds.client_id,
+          clientSecret,
+          redirectUris: creds.redirect_uris,
+          webOrigins: creds.web_origins,
+          policy: toPolicy(creds),
+        };
+      }),
+    );
   }
 
   /** Suspends an app: its clients are refused from now on and every grant it holds ends. */
   async suspend(ref: string): Promise<{ app: VendorApp; grantsRevoked: number }> {
-    const app = await this.dataSource.transaction(async (tx) => {
-      const found = await this.lockApp(tx, ref);
-      if (found.status === 'SUSPENDED') return found;
-      const [row] = returnedRows<Record<string, any>>(
-        await tx.query(`UPDATE vendor_apps a SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1 RETURNING ${APP_COLUMNS}`, [
-          found.id,
-        ]),
-      );
-      return toApp(row!);
-    });
+    const app = await this.written(() =>
+      this.dataSource.transaction(async (tx) => {
+        const found = await this.lockApp(tx, ref);
+        if (found.status === 'SUSPENDED') return found;
+        const [row] = returnedRows<Record<string, any>>(
+          await tx.query(`UPDATE vendor_apps a SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1 RETURNING ${APP_COLUMNS}`, [
+            found.id,
+          ]),
+        );
+        return toApp(row!);
+      }),
+    );
     return { app, grantsRevoked: await this.grants.revokeForApp(app.id) };
   }
 
@@ -402,8 +418,9 @@ export class RegistryService {
   }
 
   /**
-   * The client whose secret this is, or null. One query whether or not the client exists, and
-   * the comparison runs either way, so neither the answer's time nor its shape says which failed.
+   * The client whose secret this is, or null. The comparison runs whether or not the client
+   * exists, so the answer's shape never says which failed. (Whether a client id exists is no
+   * secret: it is in every authorization URL; a remembered one may answer sooner.)
    */
   async authenticate(
     clientId: unknown,
@@ -418,15 +435,28 @@ export class RegistryService {
     return row && ok ? toClient(row) : null;
   }
 
+  /** A write to clients or apps: this instance forgets the clients it remembers at once (the others hear the trigger's announcement). */
+  private async written<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.rememberedClients?.forgetAll();
+    }
+  }
+
   private async clientRow(
     clientId: unknown,
     environment: Environment,
     options: { includeSuspended?: boolean },
   ): Promise<Record<string, any> | null> {
     if (typeof clientId !== 'string' || clientId.length > 100) return null;
-    // Read on every token request: a prepared statement (planned once per connection).
-    const rows = await queryPrepared<Record<string, any>>(this.dataSource, CLIENT_ROW, [clientId, environment, !!options.includeSuspended]);
-    return rows[0] ?? null;
+    // Read on every token request: from memory while PostgreSQL's announcements of changes are
+    // heard (rememberedClients), else a prepared statement (planned once per connection).
+    const load = async (): Promise<ClientRow> =>
+      (await queryPrepared<Record<string, any>>(this.dataSource, CLIENT_ROW, [clientId]))[0] ?? null;
+    const row = this.rememberedClients ? await this.rememberedClients.get(clientId, load) : await load();
+    if (!row || row['client_environment'] !== environment) return null;
+    return row['status'] === 'ACTIVE' || options.includeSuspended ? row : null;
   }
 
   private async lockApp(tx: EntityManager, ref: string): Promise<VendorApp> {
