@@ -1,5 +1,5 @@
 import { currentTraceparent } from '@trading/tracing';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
 import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/auth';
@@ -492,11 +492,15 @@ export class OrdersService {
     }
   }
 
-  /** The insert's prepared statement, named by its text (with or without a key's claim; the texts never vary otherwise). */
+  /**
+   * The insert's prepared statement (two texts: with and without a key's claim), named after a
+   * hash of its text: pg skips the parse for a name a connection has seen, so one name must never
+   * stand for two texts, whoever else prepares on the same pool.
+   */
   private insertStatement(text: string): PreparedStatement {
     let statement = this.insertStatements.get(text);
     if (!statement) {
-      statement = { name: `oms-place-order-${this.insertStatements.size}`, text };
+      statement = { name: `oms-place-order-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
       this.insertStatements.set(text, statement);
     }
     return statement;
