@@ -1,16 +1,19 @@
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL } from '@trading/testing';
 import { DEMO_USERS } from '../app';
-import { extraAuth, provisionApp, refresh, tokenRequest, tokensFor, type ProvisionedApp } from './oauth-helpers';
+import { admin, extraAuth, provisionApp, refresh, tokenRequest, tokensFor, type ProvisionedApp } from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
 /**
- * Issue 25: each auth instance remembers the grants its refreshes read (OAUTH_GRANT_CACHE_ENTRIES),
- * kept current by a trigger's notifications. Attacks on that memory: a grant revoked at one
- * instance, or changed by hand in the database, must stop refreshing at every other instance.
+ * Issue 25: each auth instance remembers the grants its refreshes read (OAUTH_GRANT_CACHE_ENTRIES)
+ * and the clients its token requests authenticate (OAUTH_CLIENT_CACHE_ENTRIES), kept current by
+ * triggers' notifications. Attacks on that memory: a grant revoked at one instance, or changed by
+ * hand in the database, must stop refreshing at every other instance; so must a client whose app
+ * was suspended or whose secret changed.
  */
 describe('the grants an auth instance remembers', () => {
   let p: TestPlatform;
@@ -87,5 +90,58 @@ describe('the grants an auth instance remembers', () => {
     const retry = await refresh(`${other.url}`, app, first.body.refresh_token);
     expect(retry.status).toBe(400);
     expect(retry.body.access_token).toBeUndefined();
+  });
+
+  // The clients (OAUTH_CLIENT_CACHE_ENTRIES): triggers on the credentials and their apps announce
+  // each change. A client whose app was suspended, or whose secret changed, by hand in the database
+  // or at another instance, must stop working at every instance that remembers it.
+  describe('and the clients it remembers', () => {
+    /** The notification leaves at commit and reaches the other instance's listener within milliseconds: a moment for it. */
+    const heard = () => new Promise((r) => setTimeout(r, 250));
+
+    it('an app suspended by hand in the database is refused by an instance that remembered its client', async () => {
+      const app = await provisionApp(p);
+      const tokens = await tokensFor(p, app, alice);
+      const first = await refresh(`${other.url}`, app, tokens.refresh_token);
+      expect(first.status).toBe(200);
+      // Only the app's row changes: its grants stay live, so only the client check can refuse.
+      await db.query("UPDATE vendor_apps SET status = 'SUSPENDED', suspended_at = now() WHERE id = $1", [app.appId]);
+      await heard();
+      const refused = await refresh(`${other.url}`, app, first.body.refresh_token);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('unauthorized_client');
+    });
+
+    it('a secret changed by hand in the database: the old one is refused, the new one works, wherever the client was remembered', async () => {
+      const app = await provisionApp(p);
+      const tokens = await tokensFor(p, app, alice);
+      const first = await refresh(`${other.url}`, app, tokens.refresh_token);
+      expect(first.status).toBe(200);
+      const secret = 'tcs_changed_by_hand_0123456789abcdef';
+      await db.query('UPDATE vendor_app_credentials SET secret_hash = $2 WHERE client_id = $1', [
+        app.clientId,
+        createHash('sha256').update(secret).digest('hex'),
+      ]);
+      await heard();
+      const old = await refresh(`${other.url}`, app, first.body.refresh_token);
+      expect(old.status).toBe(401);
+      expect(old.body.error).toBe('invalid_client');
+      const fresh = await refresh(`${other.url}`, { ...app, clientSecret: secret }, first.body.refresh_token);
+      expect(fresh.status).toBe(200);
+    });
+
+    it('a secret rotated through the admin API is refused at once by the instance that rotated it', async () => {
+      const app = await provisionApp(p);
+      const tokens = await tokensFor(p, app, alice);
+      const first = await refresh(`${p.urls.api}`, app, tokens.refresh_token);
+      expect(first.status).toBe(200);
+      const rotated = await admin(p, 'POST', `/apps/${app.appId}/rotate-secret`, { environment: 'DEV' });
+      expect(rotated.status).toBe(200);
+      // No wait: this instance forgot its clients when its own write committed.
+      const old = await refresh(`${p.urls.api}`, app, first.body.refresh_token);
+      expect(old.body.error).toBe('invalid_client');
+      const fresh = await refresh(`${p.urls.api}`, { ...app, clientSecret: rotated.body.clientSecret }, first.body.refresh_token);
+      expect(fresh.status).toBe(200);
+    });
   });
 });
