@@ -43,7 +43,7 @@ export async function fund(p: TestPlatform, token: string, accountId: string, am
 
 /**
  * Runs `action` while recording every statement `dataSource` sends (the real DataSource, only
- * observed). Every argument is passed on: a transaction's own queries carry its query runner,
+ * observed), through TypeORM or prepared on its pool (queryPrepared). Every argument is passed on: a transaction's own queries carry its query runner,
  * and one dropped here would run on another connection, outside the transaction, and wait for
  * the transaction's own row locks for ever (a relay pass hung that way once, and with it the
  * whole OMS's shutdown).

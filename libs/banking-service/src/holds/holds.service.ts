@@ -50,6 +50,10 @@ export function parseOrderId(value: unknown): string {
   return value;
 }
 
+/** A hold row's columns, named: the hold statement is prepared once per connection, where a `*` would break once a migration adds one. */
+export const HOLD_COLUMNS =
+  'order_id, account_id, user_id, currency, amount, state, captured_amount, settled_amount, created_at, updated_at';
+
 /**
  * A hold in one statement ($1 order, $2 account, $3 user, $4 currency, $5 amount, $6 the cash
  * lock's name, $7 the entry's description). The customer's books are read FOR UPDATE after the
@@ -59,10 +63,6 @@ export function parseOrderId(value: unknown): string {
  * covers it, the hold's row (none if the order already has one: nothing is booked), its journal
  * entry and the two postings. The answer: what was available, and the new hold's row if any.
  */
-/** A hold row's columns, named: the hold statement is prepared once per connection, where a `*` would break once a migration adds one. */
-export const HOLD_COLUMNS =
-  'order_id, account_id, user_id, currency, amount, state, captured_amount, settled_amount, created_at, updated_at';
-
 const PLACE_HOLD_TEXT = `
   WITH locked AS (SELECT pg_advisory_xact_lock(hashtext($6))),
   books AS (

@@ -174,13 +174,7 @@ export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<v
   await writeEvent(tx, ORDER_UPDATED, { order: presentOrder(row) });
 }
 
-/**
- * An ACCEPTED order (its hold made) starts working, NEW, announced: one statement, so its own
- * transaction (no BEGIN and COMMIT round trips). The event is the row as the update leaves it,
- * built beforehand: only status and the two timestamps change, and only while it is still
- * ACCEPTED (nothing else changes an ACCEPTED order's row). The timestamp never precedes the row's
- * own. Undefined when the order is no longer ACCEPTED (the sweep rejected it meanwhile).
- */
+/** The start of a working order, with its event: prepared (parsed and planned once per connection). */
 const START_WORKING: PreparedStatement = {
   name: 'oms-start-working',
   text: `WITH working AS (
@@ -191,6 +185,13 @@ const START_WORKING: PreparedStatement = {
          SELECT * FROM working`,
 };
 
+/**
+ * An ACCEPTED order (its hold made) starts working, NEW, announced: one statement, so its own
+ * transaction (no BEGIN and COMMIT round trips). The event is the row as the update leaves it,
+ * built beforehand: only status and the two timestamps change, and only while it is still
+ * ACCEPTED (nothing else changes an ACCEPTED order's row). The timestamp never precedes the row's
+ * own. Undefined when the order is no longer ACCEPTED (the sweep rejected it meanwhile).
+ */
 export async function startWorking(db: DataSource, order: OrderRow): Promise<OrderRow | undefined> {
   const at = new Date(Math.max(Date.now(), new Date(order.updated_at).getTime()));
   const working: OrderRow = { ...order, status: 'NEW', submitted_at: at, updated_at: at };
