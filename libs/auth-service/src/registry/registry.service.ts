@@ -452,8 +452,9 @@ export class RegistryService {
     if (typeof clientId !== 'string' || clientId.length > 100) return null;
     // Read on every token request: from memory while PostgreSQL's announcements of changes are
     // heard (rememberedClients), else a prepared statement (planned once per connection).
+    // Frozen: a remembered row is shared by every request that reads it, so none may change it for the others.
     const load = async (): Promise<ClientRow> =>
-      (await queryPrepared<Record<string, any>>(this.dataSource, CLIENT_ROW, [clientId]))[0] ?? null;
+      deepFreeze((await queryPrepared<Record<string, any>>(this.dataSource, CLIENT_ROW, [clientId]))[0] ?? null);
     const row = this.rememberedClients ? await this.rememberedClients.get(clientId, load) : await load();
     if (!row || row['client_environment'] !== environment) return null;
     return row['status'] === 'ACTIVE' || options.includeSuspended ? row : null;
@@ -526,6 +527,14 @@ function credentialsMail(app: VendorApp, env: Environment, clientId: string, red
       'Keep the client secret on your server only; we keep only a hash of it and cannot show it again.',
     ].join('\n'),
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 const toClient = (r: Record<string, any>): Client => ({
