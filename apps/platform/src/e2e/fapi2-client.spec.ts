@@ -36,9 +36,18 @@ describe('FAPI 2.0 with a standards client (oauth4webapi)', () => {
   let urls: { issuer: string; api: string; gateway: string };
 
   beforeAll(async () => {
-    const [auth, facade, gateway] = [await freePort(), await freePort(), await freePort()];
-    p = await startTestPlatform({ AUTH_PORT: String(auth), FACADE_PORT: String(facade), GATEWAY_PORT: String(gateway) });
-    urls = { issuer: `http://localhost:${auth}`, api: `http://localhost:${facade}/v1`, gateway: `http://localhost:${gateway}/graphql` };
+    // A port found free can be taken by a parallel suite before the platform listens on it: new ports, up to three times.
+    for (let attempt = 1; ; attempt++) {
+      const [auth, facade, gateway] = [await freePort(), await freePort(), await freePort()];
+      try {
+        p = await startTestPlatform({ AUTH_PORT: String(auth), FACADE_PORT: String(facade), GATEWAY_PORT: String(gateway) });
+      } catch (err) {
+        if (attempt < 3 && (err as { code?: string }).code === 'EADDRINUSE') continue;
+        throw err;
+      }
+      urls = { issuer: `http://localhost:${auth}`, api: `http://localhost:${facade}/v1`, gateway: `http://localhost:${gateway}/graphql` };
+      break;
+    }
   }, 60_000);
   afterAll(() => p?.stop());
 
