@@ -128,29 +128,15 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const users = new UsersService(dataSource);
     const sessionStore = new SessionStore(store);
     const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS, config.PAT_MAX_LIVE_PER_USER);
-    const rememberedGrants = life.own(
-      'grants cache',
-      new NotifiedCache<StoredGrant | null>({
-        url: config.AUTH_DATABASE_URL,
-        channel: GRANTS_CHANGED_CHANNEL,
-        logger,
-        maxEntries: config.OAUTH_GRANT_CACHE_ENTRIES,
-      }),
-      (c) => c.close(),
-    );
-    rememberedGrants.start();
+    // Rows read on every token request, kept current by PostgreSQL's announcements (one listening session each).
+    const remembered = <V>(name: string, channel: string, maxEntries: number) => {
+      const cache = life.own(name, new NotifiedCache<V>({ url: config.AUTH_DATABASE_URL, channel, logger, maxEntries }), (c) => c.close());
+      cache.start();
+      return cache;
+    };
+    const rememberedGrants = remembered<StoredGrant | null>('grants cache', GRANTS_CHANGED_CHANNEL, config.OAUTH_GRANT_CACHE_ENTRIES);
     const grants = new GrantService(dataSource, sessionStore, rememberedGrants);
-    const rememberedClients = life.own(
-      'clients cache',
-      new NotifiedCache<ClientRow>({
-        url: config.AUTH_DATABASE_URL,
-        channel: CLIENTS_CHANGED_CHANNEL,
-        logger,
-        maxEntries: config.OAUTH_CLIENT_CACHE_ENTRIES,
-      }),
-      (c) => c.close(),
-    );
-    rememberedClients.start();
+    const rememberedClients = remembered<ClientRow>('clients cache', CLIENTS_CHANGED_CHANNEL, config.OAUTH_CLIENT_CACHE_ENTRIES);
     const registry = new RegistryService(dataSource, grants, rememberedClients);
     const mail = new MailDispatcher(
       dataSource,
