@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
+import { BudgetChain } from './budget-chain';
 import type { KeyValueStore } from '@trading/redis';
 import type { Registry } from 'prom-client';
 import { rateLimitRefusals, type RefusalCounter } from './refusals';
@@ -32,8 +33,8 @@ const userKey = (caller: LimitedCaller) => `user:${caller.sub}`;
 const appKey = (caller: LimitedCaller) => `app:${caller.clientId}`;
 
 type BudgetName = 'address' | 'token' | 'app' | 'user' | 'orders' | 'user-orders';
-/** A budget as charged: its limiter, whose key it counts under, and its name in refusals. */
-type Budget = [RequestLimiter, (caller: LimitedCaller) => string, BudgetName];
+/** A budget as charged: its limiter (named for refusals) and whose key it counts under. */
+type Budget = [RequestLimiter, (caller: LimitedCaller) => string];
 
 /**
  * The edges' request limits (facade and gateway share the counts, so a token has one budget):
@@ -54,10 +55,13 @@ export class ApiLimits {
   private readonly orders: RequestLimiter;
   private readonly userOrders: RequestLimiter;
   private readonly refusals: RefusalCounter | undefined;
+  /** On Redis: every budget of a request charged in one round trip. */
+  private readonly chain: BudgetChain | undefined;
 
   /** `metrics`: where refusals are counted (`rate_limit_refusals_total` by budget), when given. */
   constructor(store: KeyValueStore, settings: ApiLimitSettings, metrics?: Registry) {
     this.refusals = metrics ? rateLimitRefusals(metrics, ['address', 'token', 'app', 'user', 'orders', 'user-orders']) : undefined;
+    this.chain = BudgetChain.on(store);
     const namespace = settings.API_RATE_LIMIT_NAMESPACE;
     const limiter = (name: BudgetName, perMinute: number) => new RequestLimiter(store, namespace, { name, perMinute });
     this.perAddress = limiter('address', settings.API_ADDRESS_RATE_LIMIT_PER_MINUTE);
@@ -75,7 +79,7 @@ export class ApiLimits {
   byAddress(): RequestHandler {
     return async (req, res, next) => {
       if (req.get('authorization')) return next();
-      next(this.decide(res, [[await this.perAddress.take(req.ip ?? 'unknown'), 'address']]));
+      next(this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')]));
     };
   }
 
@@ -85,13 +89,13 @@ export class ApiLimits {
    */
   async refuseUnknown(req: Request, res: Response, err: unknown): Promise<never> {
     if (!req.get('authorization')) throw err; // no token at all: byAddress charged it already
-    throw this.decide(res, [[await this.perAddress.take(req.ip ?? 'unknown'), 'address']]) ?? err;
+    throw this.decide(res, [await this.perAddress.take(req.ip ?? 'unknown')]) ?? err;
   }
 
   /** One request of a known caller: its token's, its vendor app's and its user's budgets; throws the 429 when one is spent. */
   async forCaller(res: Response, caller: LimitedCaller): Promise<void> {
-    const app: Budget[] = caller.clientId && !caller.patId ? [[this.perApp, appKey, 'app']] : [];
-    await this.charge(res, caller, 1, [[this.perToken, tokenKey, 'token'], ...app, [this.perUser, userKey, 'user']]);
+    const app: Budget[] = caller.clientId && !caller.patId ? [[this.perApp, appKey]] : [];
+    await this.charge(res, caller, 1, [[this.perToken, tokenKey], ...app, [this.perUser, userKey]]);
   }
 
   /**
@@ -101,34 +105,41 @@ export class ApiLimits {
   async forOrders(res: Response, caller: LimitedCaller, count = 1): Promise<void> {
     if (count > 0)
       await this.charge(res, caller, count, [
-        [this.orders, tokenKey, 'orders'],
-        [this.userOrders, userKey, 'user-orders'],
+        [this.orders, tokenKey],
+        [this.userOrders, userKey],
       ]);
   }
 
   /**
    * The budgets in order, narrowest first (token, then app, then user): each is charged only while
    * the ones before it allowed the request, so a refusal by the token's own budget costs the app
-   * and the user nothing (see the class comment).
+   * and the user nothing (see the class comment). On Redis, one script does it all.
    */
   private async charge(res: Response, caller: LimitedCaller, points: number, budgets: Budget[]): Promise<void> {
-    const taken: Array<[LimitState | undefined, BudgetName]> = [];
-    for (const [limiter, key, name] of budgets) {
-      const state = await limiter.take(key(caller), points);
-      taken.push([state, name]);
-      if (state?.blocked) break;
-    }
-    const refusal = this.decide(res, taken);
-    if (!refusal) return;
+    const steps = budgets.filter(([limiter]) => limiter.on).map(([limiter, key]) => ({ limiter, key: key(caller) }));
     // A refused request of several points gives them back: what was refused never ran.
-    if (points > 1) for (const [limiter, key] of budgets.slice(0, taken.length)) await limiter.refund(key(caller), points);
-    throw refusal;
+    const giveBack = points > 1;
+    const taken = this.chain ? await this.chain.take(steps, points, giveBack) : await this.takeInTurn(steps, points, giveBack);
+    const refusal = this.decide(res, taken);
+    if (refusal) throw refusal;
   }
 
-  private decide(res: Response, taken: Array<[LimitState | undefined, BudgetName]>) {
-    const spent = taken.find(([s]) => s?.blocked);
-    if (spent) this.refusals?.inc({ limit: spent[1] });
-    const used = taken.map(([s]) => s).filter((s): s is LimitState => !!s);
+  /** The chain's semantics one budget at a time (the memory store of the all-in-one without Redis). */
+  private async takeInTurn(steps: Array<{ limiter: RequestLimiter; key: string }>, points: number, giveBack: boolean) {
+    const taken: LimitState[] = [];
+    for (const { limiter, key } of steps) {
+      const state = (await limiter.take(key, points))!;
+      taken.push(state);
+      if (state.blocked) break;
+    }
+    if (giveBack && taken.at(-1)?.blocked) for (const { limiter, key } of steps.slice(0, taken.length)) await limiter.refund(key, points);
+    return taken;
+  }
+
+  private decide(res: Response, taken: Array<LimitState | undefined>) {
+    const used = taken.filter((s): s is LimitState => !!s);
+    const spent = used.find((s) => s.blocked);
+    if (spent) this.refusals?.inc({ limit: spent.budget! });
     if (!used.length) return undefined;
     const current = res.locals['rateLimit'] as LimitState | undefined;
     const state = tightest(current ? [current, ...used] : used);

@@ -99,6 +99,7 @@ export class FailureLimiter {
  */
 export class RequestLimiter {
   private readonly limiter: RateLimiterAbstract | undefined;
+  readonly windowSeconds = 60;
 
   constructor(
     store: KeyValueStore,
@@ -106,8 +107,18 @@ export class RequestLimiter {
     readonly rule: { name: string; perMinute: number },
   ) {
     if (rule.perMinute <= 0) return;
-    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: 60 };
+    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: this.windowSeconds };
     this.limiter = limiterOn(store, options);
+  }
+
+  /** False when the limit is off (0): nothing is counted. */
+  get on(): boolean {
+    return this.limiter !== undefined;
+  }
+
+  /** The Redis key that counts `key` (the library's own, so `take` and a `BudgetChain` count the same requests). */
+  storeKey(key: string): string {
+    return this.limiter!.getKey(hashKey(key));
   }
 
   /** Counts one request (or `points` units of it); undefined when the limit is off. */
@@ -120,13 +131,18 @@ export class RequestLimiter {
       if (!(err instanceof RateLimiterRes)) throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
       res = err;
     }
+    return this.stateAfter(res.consumedPoints, res.msBeforeNext);
+  }
+
+  /** Where a key stands once `consumed` points of its window are used, `msLeft` before the window ends. */
+  stateAfter(consumed: number, msLeft: number): LimitState {
     const limit = this.rule.perMinute;
     return {
       limit,
-      remaining: Math.max(0, limit - res.consumedPoints),
-      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-      windowSeconds: 60,
-      blocked: res.consumedPoints > limit,
+      remaining: Math.max(0, limit - consumed),
+      resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+      windowSeconds: this.windowSeconds,
+      blocked: consumed > limit,
       budget: this.rule.name,
     };
   }
@@ -178,6 +194,7 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
     details: { retryAfterSeconds: state.resetSeconds, ...(state.budget ? { budget: state.budget } : {}) },
   });
 }
+export { BudgetChain } from './budget-chain';
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';
 export { OAuthAddressBudget } from './oauth-address-budget';

@@ -1,7 +1,8 @@
+import type { Response } from 'express';
 import { Registry } from 'prom-client';
-import { connectStore, MemoryStore, type KeyValueStore } from '@trading/redis';
+import { connectStore, MemoryStore, openRedisClient, RedisStore, type KeyValueStore } from '@trading/redis';
 import { TEST_REDIS_URL, testKeyPrefix, uniqueId } from '@trading/testing';
-import { ApiLimits, FailureLimiter, rateLimited, rateLimitHeaders, rateLimitRefusals, tightest } from './index';
+import { ApiLimits, FailureLimiter, rateLimited, rateLimitHeaders, rateLimitRefusals, RequestLimiter, tightest } from './index';
 
 describe.each([
   ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
@@ -43,6 +44,146 @@ describe.each([
     expect((await limiter.fail('k')).blocked).toBe(true);
     await new Promise((r) => setTimeout(r, 1100));
     expect((await limiter.state('k')).blocked).toBe(false);
+  });
+});
+
+/** What ApiLimits uses of an Express response: its locals and the headers it sets. */
+function answer() {
+  const headers: Record<string, string> = {};
+  const res = { locals: {}, set: (h: Record<string, string>) => Object.assign(headers, h) } as unknown as Response;
+  return { res, headers };
+}
+
+/** The code an ApiLimits call threw, or 'ok'. */
+const outcome = (call: Promise<void>) =>
+  call.then(
+    () => 'ok',
+    (err: { code?: string; options?: { details?: { budget?: string } } }) => `${err.code}:${err.options?.details?.budget ?? ''}`,
+  );
+
+describe.each([
+  ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
+  ['memory', async () => new MemoryStore()],
+])('ApiLimits on the %s store', (_kind, open) => {
+  let store: KeyValueStore;
+  beforeAll(async () => {
+    store = await open();
+  });
+  afterAll(() => store.close());
+
+  const limitsWith = (perMinute: Partial<Record<'token' | 'user' | 'orders' | 'userOrders' | 'app', number>>) => {
+    const namespace = uniqueId();
+    const limits = new ApiLimits(store, {
+      API_RATE_LIMIT_PER_MINUTE: perMinute.token ?? 0,
+      API_USER_RATE_LIMIT_PER_MINUTE: perMinute.user ?? 0,
+      API_APP_RATE_LIMIT_PER_MINUTE: perMinute.app ?? 0,
+      API_ORDER_RATE_LIMIT_PER_MINUTE: perMinute.orders ?? 0,
+      API_USER_ORDER_RATE_LIMIT_PER_MINUTE: perMinute.userOrders ?? 0,
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: 0,
+      API_RATE_LIMIT_NAMESPACE: namespace,
+    });
+    return { limits, namespace };
+  };
+
+  it("charges the user only for what the token's own budget allowed", async () => {
+    const { limits } = limitsWith({ token: 2, user: 5 });
+    const leaked = { sub: 'u1', patId: 'p1' };
+    const other = { sub: 'u1', patId: 'p2' };
+    const leakedRuns = [];
+    for (let i = 0; i < 4; i++) leakedRuns.push(await outcome(limits.forCaller(answer().res, leaked)));
+    expect(leakedRuns).toEqual(['ok', 'ok', 'RATE_LIMITED:token', 'RATE_LIMITED:token']);
+    // The user's budget of 5 holds the leaked token's 2 accepted requests only: 3 more fit.
+    const otherRuns = [];
+    for (let i = 0; i < 3; i++) otherRuns.push(await outcome(limits.forCaller(answer().res, other)));
+    expect(otherRuns).toEqual(['ok', 'ok', 'RATE_LIMITED:token']);
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'u1', patId: 'p3' }))).toBe('ok');
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'u1', patId: 'p4' }))).toBe('RATE_LIMITED:user');
+  });
+
+  it("charges a vendor app's budget over all its users, between the token's and the user's", async () => {
+    const { limits } = limitsWith({ token: 10, app: 2, user: 10 });
+    const { res, headers } = answer();
+    expect(await outcome(limits.forCaller(res, { sub: 'a', clientId: 'app1' }))).toBe('ok');
+    expect(headers['X-RateLimit-Budget']).toBe('app'); // the tightest budget it used
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'b', clientId: 'app1' }))).toBe('ok');
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'c', clientId: 'app1' }))).toBe('RATE_LIMITED:app');
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'c', clientId: 'app2' }))).toBe('ok');
+  });
+
+  it('refuses several orders whole and gives their points back', async () => {
+    const { limits } = limitsWith({ orders: 5, userOrders: 20 });
+    const caller = { sub: 'u', patId: 'p' };
+    const { res, headers } = answer();
+    expect(await outcome(limits.forOrders(res, caller, 10))).toBe('RATE_LIMITED:orders');
+    expect(headers['Retry-After']).toMatch(/^\d+$/);
+    expect(await outcome(limits.forOrders(answer().res, caller, 5))).toBe('ok');
+    expect(await outcome(limits.forOrders(answer().res, caller, 1))).toBe('RATE_LIMITED:orders');
+    // The user's order budget kept only the 5 that ran (and the single refused one): 14 more fit.
+    expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'q' }, 5))).toBe('ok');
+  });
+});
+
+describe('ApiLimits on Redis', () => {
+  it("charges a request's budgets in one round trip, and an order's in one more", async () => {
+    const prefix = testKeyPrefix();
+    const store = await connectStore(TEST_REDIS_URL, { keyPrefix: prefix });
+    const monitor = await openRedisClient(TEST_REDIS_URL);
+    const seen: string[] = [];
+    await monitor.monitor((line) => {
+      // Commands from scripts are shown as `[0 lua]`: only the client's own round trips count here.
+      if (line.includes(prefix) && !line.includes(' lua]')) seen.push(line);
+    });
+    try {
+      const limits = new ApiLimits(store, {
+        API_RATE_LIMIT_PER_MINUTE: 10,
+        API_APP_RATE_LIMIT_PER_MINUTE: 100,
+        API_ORDER_RATE_LIMIT_PER_MINUTE: 10,
+        API_ADDRESS_RATE_LIMIT_PER_MINUTE: 10,
+        API_RATE_LIMIT_NAMESPACE: uniqueId(),
+      });
+      const caller = { sub: 'u', clientId: 'app' };
+      await limits.forCaller(answer().res, caller);
+      await limits.forOrders(answer().res, caller);
+      await store.get('marker'); // MONITOR shows commands in order: once this is seen, so are the ones before it
+      for (let i = 0; i < 50 && !seen.some((l) => l.includes('marker')); i++) await new Promise((r) => setTimeout(r, 20));
+      const charges = seen.filter((l) => !l.includes('marker'));
+      expect(charges).toHaveLength(2);
+      // Three budgets (token, app, user) in the first, two (orders, user-orders) in the second.
+      expect(charges.map((l) => (l.match(/:ratelimit:/g) ?? []).length)).toEqual([3, 2]);
+    } finally {
+      await monitor.close().catch(() => monitor.destroy());
+      await store.close();
+    }
+  });
+
+  it('counts under the same keys as a lone RequestLimiter of the same budget (facade and gateway share counts)', async () => {
+    const store = await connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() });
+    const namespace = uniqueId();
+    const limits = new ApiLimits(store, {
+      API_RATE_LIMIT_PER_MINUTE: 3,
+      API_ORDER_RATE_LIMIT_PER_MINUTE: 0,
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: 0,
+      API_RATE_LIMIT_NAMESPACE: namespace,
+    });
+    await limits.forCaller(answer().res, { sub: 'u', patId: 'p' });
+    await limits.forCaller(answer().res, { sub: 'u', patId: 'p' });
+    const lone = new RequestLimiter(store, namespace, { name: 'token', perMinute: 3 });
+    expect(await lone.take('pat:p')).toMatchObject({ remaining: 0, blocked: false });
+    expect(await lone.take('pat:p')).toMatchObject({ blocked: true });
+    await store.close();
+  });
+
+  it('fails closed when Redis cannot answer', async () => {
+    const store = await connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() });
+    expect(store).toBeInstanceOf(RedisStore);
+    const limits = new ApiLimits(store, {
+      API_RATE_LIMIT_PER_MINUTE: 10,
+      API_ORDER_RATE_LIMIT_PER_MINUTE: 10,
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: 10,
+      API_RATE_LIMIT_NAMESPACE: uniqueId(),
+    });
+    await store.close();
+    await expect(limits.forCaller(answer().res, { sub: 'u', patId: 'p' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 });
 
