@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dropDatabase, withDatabaseName } from '@trading/db';
 import { childrenOf, type Watched } from './proc';
-import { freePort, startTsx, stopProcess, waitUntil, type Started } from './processes';
+import { freePort, rateLimitsEnv, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { deleteStream } from './streams';
 import type { Urls } from '@trading/testing';
 
@@ -45,9 +45,7 @@ export async function startAllInOne(options: {
     PLATFORM_DATA_DIR: join(options.logDir, 'platform-data'),
     AUTH_ADMIN_TOKEN: adminToken,
     AUTH_KEY_ENCRYPTION_KEY: `kek_bench_${randomBytes(24).toString('hex')}`,
-    API_RATE_LIMIT_PER_MINUTE: '0',
-    API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
-    API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+    ...rateLimitsEnv(`${options.prefix}api`),
     // Token calls per vendor app: the rotation load is one app's 32 chains.
     OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: '1000000000',
     ...ports,

@@ -33,7 +33,7 @@ import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type L
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
-import { answers200, freePort, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
+import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
 import { buildBundles, startServiceMode } from './service-mode';
 import { snapshotOfHead, workingTree, type Source } from './source';
@@ -561,7 +561,7 @@ async function main(): Promise<number> {
   const words = ratiosInWords(rows, memory);
   console.log(
     `\n${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ` +
-      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
+      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${rateLimitsMeasured() ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
   );
   console.log(formatTable(rows));
   console.log();
@@ -578,6 +578,7 @@ async function main(): Promise<number> {
       warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
       rotationChains: ROTATION_CHAINS,
+      rateLimits: rateLimitsMeasured() ? 'on, budgets no load reaches' : 'off (BENCH_RATE_LIMITS=off)',
       paths: [...only],
     },
     rows,

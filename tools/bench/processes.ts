@@ -78,3 +78,24 @@ export async function stopProcess(p: Started, graceMs = 20_000): Promise<void> {
 
 /** A port nothing listens on now (the kernel's choice). */
 export { freePort } from '@trading/testing';
+
+/** A budget no bench load reaches in its minute: the limits run (and cost what they cost) but never refuse. */
+const NEVER_BINDS = '1000000000';
+
+/**
+ * The edges' request budgets for the targets. On by default, as every deployment runs them, with
+ * budgets no load reaches: what is measured is their cost, never a refusal. `BENCH_RATE_LIMITS=off`
+ * sets them to 0 (not counted at all), as the runs before round five did.
+ */
+export function rateLimitsEnv(namespace: string): Record<string, string> {
+  const budget = rateLimitsMeasured() ? NEVER_BINDS : '0';
+  return {
+    API_RATE_LIMIT_PER_MINUTE: budget,
+    API_ORDER_RATE_LIMIT_PER_MINUTE: budget,
+    API_ADDRESS_RATE_LIMIT_PER_MINUTE: budget,
+    API_APP_RATE_LIMIT_PER_MINUTE: budget,
+    API_RATE_LIMIT_NAMESPACE: namespace,
+  };
+}
+
+export const rateLimitsMeasured = () => process.env['BENCH_RATE_LIMITS'] !== 'off';

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { exportServiceKey, generateServiceKey, SERVICE_NAMES, TrustedServiceKeys, type ServiceName } from '@trading/auth';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@trading/db';
 import type { Watched } from './proc';
-import { answers200, freePort, startProcess, stopProcess, waitUntil, type Started } from './processes';
+import { answers200, freePort, rateLimitsEnv, startProcess, stopProcess, waitUntil, type Started } from './processes';
 import { deleteStream } from './streams';
 import type { Urls } from '@trading/testing';
 
@@ -80,12 +80,7 @@ export async function startServiceMode(options: {
   const at = (p: number) => `http://127.0.0.1:${p}`;
   const issuer = `http://localhost:${port.auth}`;
   const stream = `${options.prefix}oms:events`;
-  const limitsOff = {
-    API_RATE_LIMIT_PER_MINUTE: '0',
-    API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
-    API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
-    API_RATE_LIMIT_NAMESPACE: `${options.prefix}api`,
-  };
+  const limits = rateLimitsEnv(`${options.prefix}api`);
 
   // smoke.sh's app_env, app by app.
   const envOf = (app: App): Record<string, string> => {
@@ -147,7 +142,7 @@ export async function startServiceMode(options: {
       case 'gateway':
         return {
           ...common,
-          ...limitsOff,
+          ...limits,
           GATEWAY_PORT: String(port.gateway),
           GATEWAY_INTERNAL_PORT: String(internal.gateway),
           ACCOUNTS_URL: `${at(internal.accounts)}/graphql`,
@@ -159,7 +154,7 @@ export async function startServiceMode(options: {
       case 'rest-facade':
         return {
           ...common,
-          ...limitsOff,
+          ...limits,
           FACADE_PORT: String(port['rest-facade']),
           FACADE_PUBLIC_URL: `${at(port['rest-facade'])}/v1`, // the URL DPoP proofs name (htu)
           FACADE_INTERNAL_PORT: String(internal['rest-facade']),
