@@ -194,7 +194,7 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
     details: { retryAfterSeconds: state.resetSeconds, ...(state.budget ? { budget: state.budget } : {}) },
   });
 }
-export { BudgetChain } from './budget-chain';
+export { BudgetChain, type ChainStep } from './budget-chain';
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';
 export { OAuthAddressBudget } from './oauth-address-budget';
