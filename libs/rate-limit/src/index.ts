@@ -42,12 +42,32 @@ export class FailureLimiter {
    * database name), so neither counts the other's failures.
    */
   constructor(
-    store: KeyValueStore,
+    private readonly store: KeyValueStore,
     namespace: string,
     readonly rule: FailureLimitRule,
   ) {
     const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.maxFailures, duration: rule.windowSeconds };
     this.limiter = limiterOn(store, options);
+  }
+
+  /**
+   * The state of `key` when it is blocked, else undefined: for a check made on every request. On
+   * Redis the count is a tracked read (`getCached`: answered from memory until Redis says the
+   * counter changed or expired), so a key with no failures, the usual case, costs no round trip;
+   * only a key at its limit is read in full, for its time left.
+   */
+  async ifBlocked(key: string): Promise<LimitState | undefined> {
+    if (this.store instanceof RedisStore) {
+      let count: string | null;
+      try {
+        count = await this.store.getCached(this.limiter.getKey(hashKey(key)));
+      } catch {
+        throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
+      }
+      if (Number(count ?? 0) < this.rule.maxFailures) return undefined;
+    }
+    const state = await this.state(key);
+    return state.blocked ? state : undefined;
   }
 
   /** Reads the count without adding to it. */

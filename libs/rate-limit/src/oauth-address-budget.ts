@@ -30,8 +30,8 @@ export class OAuthAddressBudget {
       if (!failures) return next();
       const address = req.ip ?? 'unknown';
       try {
-        const state = await failures.state(address);
-        if (state.blocked) {
+        const state = await failures.ifBlocked(address);
+        if (state) {
           this.refusals?.inc({ limit: 'oauth-address' });
           res.set(rateLimitHeaders(state));
           return next(

@@ -6,6 +6,7 @@ import { ApiLimits, FailureLimiter, rateLimited, rateLimitHeaders, rateLimitRefu
 
 describe.each([
   ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
+  ['redis (tracked reads)', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix(), cachedReads: { maxEntries: 100 } })],
   ['memory', async () => new MemoryStore()],
 ])('FailureLimiter on the %s store', (_kind, open) => {
   let store: KeyValueStore;
@@ -26,8 +27,11 @@ describe.each([
     expect(third.resetSeconds).toBeLessThanOrEqual(60);
     expect((await limiter.fail('a')).blocked).toBe(true);
     expect((await limiter.state('b')).blocked).toBe(false);
+    expect(await limiter.ifBlocked('a')).toMatchObject({ blocked: true, remaining: 0 });
+    expect(await limiter.ifBlocked('b')).toBeUndefined();
     await limiter.clear('a');
     expect((await limiter.state('a')).blocked).toBe(false);
+    expect(await limiter.ifBlocked('a')).toBeUndefined();
   });
 
   it('keeps namespaces apart', async () => {
@@ -42,7 +46,9 @@ describe.each([
   it('starts a fresh window when the old one ends', async () => {
     const limiter = new FailureLimiter(store, uniqueId(), { name: 'short', maxFailures: 1, windowSeconds: 1 });
     expect((await limiter.fail('k')).blocked).toBe(true);
+    expect(await limiter.ifBlocked('k')).toBeDefined();
     await new Promise((r) => setTimeout(r, 1100));
+    expect(await limiter.ifBlocked('k')).toBeUndefined();
     expect((await limiter.state('k')).blocked).toBe(false);
   });
 });
@@ -120,6 +126,28 @@ describe.each([
     expect(await outcome(limits.forOrders(answer().res, caller, 1))).toBe('RATE_LIMITED:orders');
     // The user's order budget kept only the 5 that ran (and the single refused one): 14 more fit.
     expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'q' }, 5))).toBe('ok');
+  });
+});
+
+describe('FailureLimiter.ifBlocked on Redis with tracked reads', () => {
+  it("sees failures another instance counted after this one remembered the key's count", async () => {
+    const prefix = testKeyPrefix();
+    const here = await connectStore(TEST_REDIS_URL, { keyPrefix: prefix, cachedReads: { maxEntries: 100 } });
+    const there = await connectStore(TEST_REDIS_URL, { keyPrefix: prefix });
+    try {
+      const namespace = uniqueId();
+      const rule = { name: 'oauth-address', maxFailures: 2, windowSeconds: 60 };
+      const mine = new FailureLimiter(here, namespace, rule);
+      const theirs = new FailureLimiter(there, namespace, rule);
+      expect(await mine.ifBlocked('203.0.113.9')).toBeUndefined(); // read once: now answered from memory
+      expect(await mine.ifBlocked('203.0.113.9')).toBeUndefined();
+      await theirs.fail('203.0.113.9');
+      await theirs.fail('203.0.113.9');
+      expect(await mine.ifBlocked('203.0.113.9')).toMatchObject({ blocked: true, budget: 'oauth-address' });
+    } finally {
+      await here.close();
+      await there.close();
+    }
   });
 });
 
