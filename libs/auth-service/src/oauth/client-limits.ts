@@ -44,12 +44,13 @@ export const throttled = (detail: string, retryAfterSeconds: number) =>
 /** Whether failures from here for this client are over the limit (checked before the secret, acted on only if it is wrong). */
 export async function failuresBlocked(limits: ClientLimits, clientId: string, req: Request): Promise<FailuresBlocked | null> {
   const keys = failureKeys(clientId, req);
+  // Asked on every token request: `ifBlocked` reads a count with no failures from memory where the store tracks reads.
   const [perClientAddress, perAddress] = await Promise.all([
-    limits.perClientAddress.state(keys.clientAddress),
-    limits.perAddress.state(keys.address),
+    limits.perClientAddress.ifBlocked(keys.clientAddress),
+    limits.perAddress.ifBlocked(keys.address),
   ]);
-  const state = tightest([perClientAddress, perAddress]);
-  if (!state.blocked) return null;
+  if (!perClientAddress && !perAddress) return null;
+  const state = tightest([perClientAddress, perAddress].filter((s): s is LimitState => !!s));
   return { state, budget: state === perClientAddress ? 'oauth_client_auth_failures' : 'oauth_address' };
 }
 
