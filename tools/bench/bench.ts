@@ -56,6 +56,8 @@ import {
 
 const SECONDS = wholeNumber('BENCH_SECONDS', 10, 1);
 const WARMUP_SECONDS = wholeNumber('BENCH_WARMUP_SECONDS', 20, 0);
+/** Read at start, so a bad BENCH_RATE_LIMITS stops the run before anything is built. */
+const RATE_LIMITS = rateLimitsMeasured();
 /** Users placing orders side by side in the spread order load (besides the one user of the first). */
 const ORDER_TRADERS = 24;
 /** Above this share of wrong answers a figure measures the failure path, not the target. */
@@ -561,7 +563,7 @@ async function main(): Promise<number> {
   const words = ratiosInWords(rows, memory);
   console.log(
     `\n${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ` +
-      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${rateLimitsMeasured() ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
+      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${RATE_LIMITS ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
   );
   console.log(formatTable(rows));
   console.log();
@@ -578,7 +580,7 @@ async function main(): Promise<number> {
       warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
       rotationChains: ROTATION_CHAINS,
-      rateLimits: rateLimitsMeasured() ? 'on, budgets no load reaches' : 'off (BENCH_RATE_LIMITS=off)',
+      rateLimits: RATE_LIMITS ? 'on, budgets no load reaches' : 'off (BENCH_RATE_LIMITS=off)',
       paths: [...only],
     },
     rows,

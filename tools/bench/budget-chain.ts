@@ -10,10 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import { BudgetChain, RequestLimiter, type ChainStep } from '@trading/rate-limit';
 import { connectStore, RedisStore } from '@trading/redis';
+import { NEVER_BINDS } from './processes';
 
 const ORDERS = 20_000;
 const IN_FLIGHT = 50;
-const NEVER_BINDS = 1_000_000_000;
 
 type Way = 'one by one' | 'chained';
 interface Figures {

@@ -80,7 +80,7 @@ export async function stopProcess(p: Started, graceMs = 20_000): Promise<void> {
 export { freePort } from '@trading/testing';
 
 /** A budget no bench load reaches in its minute: the limits run (and cost what they cost) but never refuse. */
-const NEVER_BINDS = '1000000000';
+export const NEVER_BINDS = 1_000_000_000;
 
 /**
  * The edges' request budgets for the targets. On by default, as every deployment runs them, with
@@ -88,7 +88,7 @@ const NEVER_BINDS = '1000000000';
  * sets them to 0 (not counted at all), as the runs before round five did.
  */
 export function rateLimitsEnv(namespace: string): Record<string, string> {
-  const budget = rateLimitsMeasured() ? NEVER_BINDS : '0';
+  const budget = rateLimitsMeasured() ? String(NEVER_BINDS) : '0';
   return {
     API_RATE_LIMIT_PER_MINUTE: budget,
     API_ORDER_RATE_LIMIT_PER_MINUTE: budget,
@@ -98,4 +98,9 @@ export function rateLimitsEnv(namespace: string): Record<string, string> {
   };
 }
 
-export const rateLimitsMeasured = () => process.env['BENCH_RATE_LIMITS'] !== 'off';
+/** BENCH_RATE_LIMITS: unset or `on` (the default), `off`; anything else stops the bench with the reason. */
+export function rateLimitsMeasured(): boolean {
+  const value = process.env['BENCH_RATE_LIMITS'] ?? 'on';
+  if (value !== 'on' && value !== 'off') throw new Error(`BENCH_RATE_LIMITS must be on or off, not ${JSON.stringify(value)}`);
+  return value === 'on';
+}
