@@ -36,6 +36,8 @@ export interface LimitState {
 
 export class FailureLimiter {
   private readonly limiter: RateLimiterAbstract;
+  /** Keys whose failures this process is counting now, and how many. */
+  private readonly counting = new Map<string, number>();
 
   /**
    * `namespace` keeps deployments that share one Redis apart (each auth deployment passes its
@@ -57,7 +59,10 @@ export class FailureLimiter {
    * only a key at its limit is read in full, for its time left.
    */
   async ifBlocked(key: string): Promise<LimitState | undefined> {
-    if (this.store instanceof RedisStore) {
+    // A failure this process is still counting is read in full, on the connection that counts it,
+    // so after it: memory would answer the count before it until Redis's invalidation arrives, and
+    // a caller quick enough could slip attempts past the limit in that gap.
+    if (this.store instanceof RedisStore && !this.counting.has(hashKey(key))) {
       let count: string | null;
       try {
         count = await this.store.getCached(this.limiter.getKey(hashKey(key)));
@@ -78,8 +83,16 @@ export class FailureLimiter {
 
   /** Counts one failure and returns the state after it. */
   async fail(key: string): Promise<LimitState> {
-    const res = await this.call(() => this.limiter.consume(hashKey(key)));
-    return this.toState(res);
+    const hashed = hashKey(key);
+    this.counting.set(hashed, (this.counting.get(hashed) ?? 0) + 1);
+    try {
+      return this.toState(await this.call(() => this.limiter.consume(hashed)));
+    } finally {
+      const left = this.counting.get(hashed)! - 1;
+      if (left) this.counting.set(hashed, left);
+      else this.counting.delete(hashed);
+      if (this.store instanceof RedisStore) this.store.forgetCached([this.limiter.getKey(hashed)]);
+    }
   }
 
   /** Forgets the failures of `key` (e.g. after a successful sign-in to that account). */

@@ -151,6 +151,23 @@ describe('FailureLimiter.ifBlocked on Redis with tracked reads', () => {
   });
 });
 
+describe('FailureLimiter.ifBlocked right after a failure at the same instance', () => {
+  it('sees a failure it is still counting, not the count it remembered before it', async () => {
+    const store = await connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix(), cachedReads: { maxEntries: 100 } });
+    try {
+      const limiter = new FailureLimiter(store, uniqueId(), { name: 'oauth-address', maxFailures: 1, windowSeconds: 60 });
+      expect(await limiter.ifBlocked('203.0.113.7')).toBeUndefined(); // the count (none) is now remembered
+      // As the facade does: the failure is counted after the answer, and the caller's next request is checked at once.
+      const counted = limiter.fail('203.0.113.7');
+      expect(await limiter.ifBlocked('203.0.113.7')).toMatchObject({ blocked: true });
+      await counted;
+      expect(await limiter.ifBlocked('203.0.113.7')).toMatchObject({ blocked: true });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('ApiLimits on Redis', () => {
   it("charges a request's budgets in one round trip, and an order's in one more", async () => {
     const prefix = testKeyPrefix();

@@ -105,6 +105,13 @@ export class RedisStore implements KeyValueStore {
   getCached(key: string) {
     return this.tracked ? this.tracked.get(key) : this.client.get(key);
   }
+  /**
+   * Drops what this process remembers of `keys` for `getCached`, at once: for a writer that
+   * changed them by another way than this store's own methods (a rate limiter's script).
+   */
+  forgetCached(keys: readonly string[]): void {
+    this.tracked?.forget(keys);
+  }
   /** The client-side cache's counters, when this store keeps one. */
   cacheStats() {
     return this.tracked?.stats();
