@@ -84,11 +84,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     const oauthBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
     // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
     const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
-    const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL), (a) => a.destroy());
-    app.use(
-      BASE_PATH,
-      authProxy({ internalUrl: config.AUTH_INTERNAL_URL, publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget),
-    );
+    const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL), (a) => a.close());
+    app.use(BASE_PATH, authProxy({ publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
       routeGuard([

@@ -1,7 +1,4 @@
-import { Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { Router, type Request } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
 import {
   CLIENT_ADDRESS_HEADER,
   ExpiringCache,
@@ -16,6 +13,7 @@ import {
 import { AppError, errors } from '@trading/errors';
 import type { ApiLimits, OAuthAddressBudget } from '@trading/rate-limit';
 import { authenticate, type PublicRequest } from '../edge/authenticate';
+import { Forwarder } from './forward';
 
 /**
  * Auth's endpoints that need no bearer token: the auth app itself decides (spec §4.1: POST
@@ -33,25 +31,12 @@ export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: st
   { method: 'GET', path: '/pat/login-activity', scopes: ['read:accounts'], patSessionOnly: true },
 ];
 
-/** The signed headers of a request (claims, client address), handed from the route to the proxy hook. */
-const signedHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
-
-/** Sets the headers the route signed and drops what a caller must not pass on. */
-function forwardSigned(proxyReq: { setHeader(n: string, v: string): void; removeHeader(n: string): void }, req: IncomingMessage): void {
-  proxyReq.removeHeader('x-forwarded-for');
-  proxyReq.removeHeader(INTERNAL_CLAIMS_HEADER);
-  for (const [name, value] of Object.entries(signedHeaders.get(req) ?? {})) proxyReq.setHeader(name, value);
-}
-
 /**
- * Kept-alive connections to auth's internal listener. http-proxy opens a new connection for every
- * request when it is given no agent (and asks auth to close it): on a token endpoint that a
- * vendor's backend calls for every user, that was a TCP handshake and teardown per refresh on
- * both sides. The caller owns it (destroy() on close).
+ * Kept-alive connections to auth's internal listener, for the requests the facade passes on.
+ * The caller owns it (close() on close).
  */
-export function authConnections(internalUrl: string): HttpAgent {
-  const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 30_000 };
-  return new URL(internalUrl).protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+export function authConnections(internalUrl: string): Forwarder {
+  return new Forwarder(internalUrl, 'auth', { connections: 256, timeoutMs: 10_000 });
 }
 
 /**
@@ -62,7 +47,7 @@ export function authConnections(internalUrl: string): HttpAgent {
  * client address by `oauthBudget` (failures and unauthenticated requests) before anything is signed.
  */
 export function authProxy(
-  auth: { internalUrl: string; publicRequest: PublicRequest; connections: HttpAgent },
+  auth: { publicRequest: PublicRequest; connections: Forwarder },
   edge: EdgeAuthenticator,
   signer: InternalClaimsSigner,
   limits: ApiLimits,
@@ -82,56 +67,39 @@ export function authProxy(
     return { [CLIENT_ADDRESS_HEADER]: header };
   };
   const budget = oauthBudget?.middleware();
-  const publicProxy = createProxyMiddleware<IncomingMessage>({
-    target: auth.internalUrl,
-    agent: auth.connections,
-    changeOrigin: false,
-    proxyTimeout: 10_000,
-    on: { proxyReq: forwardSigned },
-  });
   router.use((req, res, next) => {
     if (!budget || !req.path.startsWith('/oauth/')) return next();
     return budget(req, res, next);
   });
   router.use(async (req, res, next) => {
     if (!isPublicAuthPath(req.path)) return next();
-    signedHeaders.set(req, await signAddress(req));
-    return publicProxy(req, res, next);
+    // The address travels signed; a caller's own X-Forwarded-For or claims header is dropped.
+    return auth.connections.forward(req, res, {
+      ...(await signAddress(req)),
+      'x-forwarded-for': undefined,
+      [INTERNAL_CLAIMS_HEADER]: undefined,
+    });
   });
 
-  // Acting for a signed-in caller: auth's internal listener, the only one that reads claims.
-  const authenticated = createProxyMiddleware<IncomingMessage>({
-    target: auth.internalUrl,
-    agent: auth.connections,
-    changeOrigin: false,
-    proxyTimeout: 10_000,
-    on: {
-      proxyReq: (proxyReq, req) => {
-        forwardSigned(proxyReq, req);
-        // Auth needs the verified claims, not the caller's token.
-        proxyReq.removeHeader('authorization');
-      },
-    },
-  });
   for (const route of AUTHENTICATED_AUTH_ROUTES) {
-    router[route.method === 'GET' ? 'get' : 'post'](
-      route.path,
-      authenticate(edge, limits, auth.publicRequest),
-      async (req, _res, next) => {
-        const claims = req.claims!;
-        if (route.patSessionOnly && claims.kind !== 'pat')
-          throw new AppError(
-            'PAT_SESSION_REQUIRED',
-            "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token",
-          );
-        if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
-        // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
-        const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };
-        signedHeaders.set(req, { ...(await signAddress(req)), [INTERNAL_CLAIMS_HEADER]: await signer.signFor(forAuth, 'auth') });
-        next();
-      },
-      authenticated,
-    );
+    router[route.method === 'GET' ? 'get' : 'post'](route.path, authenticate(edge, limits, auth.publicRequest), async (req, res) => {
+      const claims = req.claims!;
+      if (route.patSessionOnly && claims.kind !== 'pat')
+        throw new AppError(
+          'PAT_SESSION_REQUIRED',
+          "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token",
+        );
+      if (missingScopes(claims.scope, route.scopes).length) throw errors.insufficientScope(route.scopes);
+      // Auth is trusted with account scopes only: pass on no more (a READ_WRITE PAT holds all six).
+      const forAuth = { ...claims, scope: claims.scope.filter((s) => INTERNAL_TRUST.auth['rest-facade']!.includes(s)) };
+      // Auth's internal listener, the only one that reads claims: it gets the verified claims, not the caller's token.
+      await auth.connections.forward(req, res, {
+        ...(await signAddress(req)),
+        'x-forwarded-for': undefined,
+        authorization: undefined,
+        [INTERNAL_CLAIMS_HEADER]: await signer.signFor(forAuth, 'auth'),
+      });
+    });
   }
   return router;
 }
