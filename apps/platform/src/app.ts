@@ -201,7 +201,7 @@ export async function createPlatform(
     const log = (name: string) => createLogger(name, config.LOG_LEVEL, overrides.logDestination);
 
     // A peer of this process, called without a socket unless PLATFORM_IN_PROCESS_CALLS=false.
-    const inProcess = (endpoint: () => GraphQLEndpoint | undefined) => (config.PLATFORM_IN_PROCESS_CALLS ? endpoint : undefined);
+    const inProcess = <T>(endpoint: () => T | undefined) => (config.PLATFORM_IN_PROCESS_CALLS ? endpoint : undefined);
     const startSettlementService = async <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => {
       const service = await (overrides.startSettlementService ?? startOnce)(spec);
       life.defer(`${spec.group} (with its listeners)`, () => service.close());
@@ -369,7 +369,13 @@ export async function createPlatform(
           MARKET_EVENTS_HEARTBEAT_MS: overrides.facade?.MARKET_EVENTS_HEARTBEAT_MS ?? 15_000,
           MARKET_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.MARKET_EVENTS_MAX_STREAMS_PER_USER ?? 5,
         },
-        { logger: log('rest-facade'), store, events, gateway: inProcess(() => gateway.app.graphql) },
+        {
+          logger: log('rest-facade'),
+          store,
+          events,
+          gateway: inProcess(() => gateway.app.graphql),
+          auth: inProcess(() => auth.app.internal),
+        },
       ),
       at(config.FACADE_PORT, config.FACADE_INTERNAL_PORT),
     );

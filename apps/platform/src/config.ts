@@ -44,7 +44,7 @@ export const platformConfigSchema = z.object({
     .max(64)
     .default(() => Math.min(availableParallelism(), 8)),
   /**
-   * The facade calls the gateway, and the gateway the subgraphs, of its own process directly
+   * The facade calls the gateway and auth, and the gateway the subgraphs, of its own process directly
    * (the same signed claims, checks and limits as over HTTP, without a socket per hop): the
    * apps of one process share an event loop anyway. Every listener still serves as usual.
    * `false`: every hop over its listener, as in service mode (the tracing test, to see each hop).

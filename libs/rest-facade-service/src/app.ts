@@ -12,6 +12,7 @@ import { authenticate, publicRequest } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
 import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authConnections, authProxy } from './proxy/auth-proxy';
+import type { InProcessApp } from './proxy/forward';
 import { routeGuard } from './edge/route-guard';
 import { docsRouter } from './openapi/docs';
 export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
@@ -35,6 +36,8 @@ export interface FacadeDeps {
   events?: EventLog;
   /** The gateway's GraphQL when it runs in this process (the all-in-one), called instead of its listener. */
   gateway?: () => GraphQLEndpoint | undefined;
+  /** Auth's internal listener's app when it runs in this process (the all-in-one), handed `/oauth/*` and `/pat/*` instead of a socket. */
+  auth?: () => InProcessApp | undefined;
 }
 
 export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps = {}): Promise<ServiceApp> {
@@ -84,7 +87,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     const oauthBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
     // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
     const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
-    const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL), (a) => a.close());
+    const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL, deps.auth), (a) => a.close());
     app.use(BASE_PATH, authProxy({ publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,

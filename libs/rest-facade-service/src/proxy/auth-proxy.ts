@@ -13,7 +13,7 @@ import {
 import { AppError, errors } from '@trading/errors';
 import type { ApiLimits, OAuthAddressBudget } from '@trading/rate-limit';
 import { authenticate, type PublicRequest } from '../edge/authenticate';
-import { Forwarder } from './forward';
+import { Forwarder, type InProcessApp } from './forward';
 
 /**
  * Auth's endpoints that need no bearer token: the auth app itself decides (spec §4.1: POST
@@ -32,11 +32,11 @@ export const AUTHENTICATED_AUTH_ROUTES: Array<{ method: 'GET' | 'POST'; path: st
 ];
 
 /**
- * Kept-alive connections to auth's internal listener, for the requests the facade passes on.
- * The caller owns it (close() on close).
+ * Kept-alive connections to auth's internal listener, for the requests the facade passes on, or
+ * that listener's app itself when auth runs in this process. The caller owns it (close() on close).
  */
-export function authConnections(internalUrl: string): Forwarder {
-  return new Forwarder(internalUrl, 'auth', { connections: 256, timeoutMs: 10_000 });
+export function authConnections(internalUrl: string, inProcess?: () => InProcessApp | undefined): Forwarder {
+  return new Forwarder(internalUrl, 'auth', { connections: 256, timeoutMs: 10_000, inProcess });
 }
 
 /**

@@ -34,10 +34,11 @@ describe('Forwarder', () => {
   let aborted: Promise<void>;
   let noteAborted: () => void;
   const finishedFrom: Array<string | undefined> = [];
+  let up: express.Express;
 
   beforeAll(async () => {
     aborted = new Promise((resolve) => (noteAborted = resolve));
-    const up = express();
+    up = express();
     up.all('/echo{/*rest}', express.text({ type: '*/*' }), (req, res) => {
       res.setHeader('connection', 'keep-alive, x-hop');
       res.setHeader('x-hop', 'connection-scoped');
@@ -101,11 +102,17 @@ describe('Forwarder', () => {
     expect(finishedFrom).toEqual(['127.0.0.1']);
   });
 
-  it('streams a chunked request body and a chunked answer', async () => {
+  it('passes on a chunked request body whole, and streams a chunked answer', async () => {
     const body = await send(`${front.url}/v1/echo`, 'PUT', { 'content-type': 'text/plain' }, ['part one, ', 'part two']);
     expect(body.status).toBe(201);
     expect(JSON.parse(body.text)).toMatchObject({ method: 'PUT', body: 'part one, part two' });
     expect(await (await fetch(`${front.url}/v1/stream`)).text()).toBe('one,two');
+  });
+
+  it('refuses a body over its limit with 400 naming the body, before anything is sent on', async () => {
+    const res = await fetch(`${front.url}/v1/echo`, { method: 'POST', body: 'x'.repeat(64 * 1024 + 1) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'BAD_USER_INPUT', field: 'body' });
   });
 
   it('answers 502 BAD_GATEWAY as a problem when the upstream does not answer in time', async () => {
@@ -130,6 +137,45 @@ describe('Forwarder', () => {
     } finally {
       await server.close();
       await away.close();
+    }
+  });
+
+  it('hands the request to the upstream app itself when it runs in this process, with the same headers applied', async () => {
+    let present = true;
+    const local = new Forwarder('http://127.0.0.1:9', 'auth', {
+      connections: 1,
+      timeoutMs: 300,
+      inProcess: () => (present ? up : undefined),
+    });
+    const app = express();
+    app.use('/v1', async (req, res) => {
+      res.once('finish', () => finishedFrom.push(req.socket?.remoteAddress));
+      await local.forward(req, res, { 'x-added': 'signed', 'x-forwarded-for': undefined });
+    });
+    finishService(app, createLogger('rest-facade', 'silent'));
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      finishedFrom.length = 0;
+      const res = await send(`${server.url}/v1/echo/token?x=2`, 'POST', { 'content-type': 'text/plain', 'x-forwarded-for': '6.6.6.6' }, [
+        'a=',
+        'b',
+      ]);
+      expect(res.status).toBe(201);
+      const seen = JSON.parse(res.text) as { url: string; headers: Record<string, string>; body: string };
+      expect(seen).toMatchObject({ url: '/echo/token?x=2', body: 'a=b' });
+      expect(seen.headers['x-added']).toBe('signed');
+      expect(seen.headers['x-forwarded-for']).toBeUndefined();
+      expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+      await new Promise((r) => setImmediate(r));
+      expect(finishedFrom).toEqual(['127.0.0.1']);
+      // Stopped (nothing to hand to): a 502 problem, as an unreachable listener is.
+      present = false;
+      const away = await fetch(`${server.url}/v1/echo`);
+      expect(away.status).toBe(502);
+      expect(await away.json()).toMatchObject({ code: 'BAD_GATEWAY' });
+    } finally {
+      await server.close();
+      await local.close();
     }
   });
 

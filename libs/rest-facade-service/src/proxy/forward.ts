@@ -1,5 +1,6 @@
-import { PassThrough, pipeline, type Readable } from 'node:stream';
+import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { Pool } from 'undici';
 import { AppError } from '@trading/errors';
 
@@ -19,30 +20,33 @@ function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[
   return out;
 }
 
-/**
- * The request's body as a stream of its own. Handed the request itself, undici destroys it once
- * read and detaches its socket, which the access log still reads when the answer ends.
- */
-function bodyOf(req: IncomingMessage): Readable {
-  return pipeline(req, new PassThrough(), () => undefined);
-}
+/** An app that answers a request itself (an Express app): the upstream when it runs in this process. */
+export type InProcessApp = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 export interface ForwardOptions {
   /** Keep-alive connections to the target. */
   connections: number;
   /** The answer's headers, and then each piece of its body, must arrive within this. */
   timeoutMs: number;
+  /** The largest request body passed on (default 64 KiB). */
+  maxBodyBytes?: number;
+  /**
+   * The upstream's app when it runs in this process (the all-in-one): handed the request itself,
+   * with the same headers applied, instead of a socket; none (it stopped) is an unreachable upstream.
+   */
+  inProcess?: () => InProcessApp | undefined;
 }
 
 /**
- * Passes requests on to one upstream over a pool of kept-alive connections, streaming both
- * bodies. It replaced http-proxy for the facade's hop to auth: on the token endpoint, which
+ * Passes requests on to one upstream over a pool of kept-alive connections, streaming the
+ * answer. It replaced http-proxy for the facade's hop to auth: on the token endpoint, which
  * every vendor backend calls for every user, http-proxy cost about a third of the facade's CPU.
  * An upstream that cannot be reached, or does not answer in time, is a 502 BAD_GATEWAY problem
  * (a stable code, not a proxy's plain-text page); a caller who goes away aborts the upstream call.
  */
 export class Forwarder {
   private readonly pool: Pool;
+  private readonly readBody: RequestHandler;
 
   constructor(
     target: string,
@@ -50,6 +54,7 @@ export class Forwarder {
     private readonly options: ForwardOptions,
   ) {
     this.pool = new Pool(new URL(target).origin, { connections: options.connections, keepAliveTimeout: 30_000 });
+    this.readBody = express.raw({ type: () => true, limit: options.maxBodyBytes ?? 64 * 1024 });
   }
 
   /**
@@ -58,36 +63,74 @@ export class Forwarder {
    * answer into `res`, keeping any header already set on `res` that the answer does not name.
    */
   async forward(req: IncomingMessage, res: ServerResponse, headers: Record<string, string | undefined>): Promise<void> {
+    if (this.options.inProcess) return this.handOver(this.options.inProcess(), req, res, headers);
+    const body = await this.bodyOf(req, res);
     const outgoing = endToEnd(req.headers);
+    // The body goes on as read: whole, decoded, its length counted again by the client.
+    delete outgoing['content-length'];
+    if (body) delete outgoing['content-encoding'];
     for (const [name, value] of Object.entries(headers)) {
       if (value === undefined) delete outgoing[name];
       else outgoing[name] = value;
     }
-    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    const abort = new AbortController();
+    // An emitter, not an AbortController: undici takes either, and this one costs no DOMException per request.
+    const abort = new EventEmitter();
     const onClose = () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) abort.emit('abort');
     };
     res.once('close', onClose);
-    let answer;
     try {
-      answer = await this.pool.request({
-        method: req.method as 'GET',
-        path: req.url ?? '/',
-        headers: outgoing,
-        body: hasBody && req.method !== 'GET' && req.method !== 'HEAD' ? bodyOf(req) : undefined,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-        signal: abort.signal,
-      });
+      // stream(): the answer's body is written straight into `res`, without a readable in between.
+      await this.pool.stream(
+        {
+          method: req.method as 'GET',
+          path: req.url ?? '/',
+          headers: outgoing,
+          body,
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: this.options.timeoutMs,
+          signal: abort,
+        },
+        ({ statusCode, headers: answered }) => {
+          for (const [name, value] of Object.entries(endToEnd(answered))) res.setHeader(name, value);
+          res.writeHead(statusCode);
+          return res;
+        },
+      );
     } catch {
-      res.off('close', onClose);
-      if (abort.signal.aborted) return;
+      // Once the answer has begun, undici has ended `res` itself; before, the caller gets a problem.
+      if (res.headersSent || res.destroyed) return;
       throw new AppError('BAD_GATEWAY', `The ${this.peer} service could not be reached; try again`);
+    } finally {
+      res.off('close', onClose);
     }
-    for (const [name, value] of Object.entries(endToEnd(answer.headers))) res.setHeader(name, value);
-    res.writeHead(answer.statusCode);
-    pipeline(answer.body, res, () => res.off('close', onClose));
+  }
+
+  /**
+   * The request's body, read whole (auth's endpoints take a few kilobytes at most): a buffer is
+   * sent with one write, where a stream costs a pipeline per request. Over the limit it is a 400
+   * naming the body, as every listener's parser answers.
+   */
+  private bodyOf(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+    return new Promise((resolve, reject) =>
+      this.readBody(req as Request, res as Response, (err) =>
+        err ? reject(err) : resolve(Buffer.isBuffer((req as Request).body) ? ((req as Request).body as Buffer) : undefined),
+      ),
+    );
+  }
+
+  /** The in-process upstream answers `req` itself: its headers changed in place, as the forwarded copy would be. */
+  private handOver(app: InProcessApp | undefined, req: IncomingMessage, res: ServerResponse, headers: Record<string, string | undefined>) {
+    if (!app) throw new AppError('BAD_GATEWAY', `The ${this.peer} service could not be reached; try again`);
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) delete req.headers[name];
+      else req.headers[name] = value;
+    }
+    return new Promise<void>((resolve, reject) => {
+      res.once('close', () => resolve());
+      // Its own last handlers answer every request (404, problems): reaching past them is a fault.
+      app(req, res, (err) => reject(err ?? new AppError('BAD_GATEWAY', `The ${this.peer} service did not answer; try again`)));
+    });
   }
 
   close(): Promise<void> {
