@@ -18,7 +18,7 @@ import {
   type ServiceKey,
   type ServiceName,
 } from '@trading/auth';
-import { Lifecycle, listenService, type GraphQLEndpoint, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
+import { Lifecycle, listenService, type RunningService, type ServiceApp, type ServicePlan } from '@trading/service';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
