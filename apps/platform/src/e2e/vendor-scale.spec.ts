@@ -28,8 +28,10 @@ describe('a vendor backend acting for many users from one address', () => {
     const statuses = new Map<number, number>();
     const inFlight: Promise<void>[] = [];
     const started = Date.now();
+    let inFirstMinute = 0;
     // Three requests every 100 ms, round robin over the sessions: each session sends one every 2 s.
     for (let tick = 0; Date.now() - started < 90_000; tick++) {
+      if (Date.now() - started < 60_000) inFirstMinute += 3;
       for (let i = 0; i < 3; i++) {
         const token = sessions[(tick * 3 + i) % sessions.length]!;
         inFlight.push(
@@ -40,7 +42,9 @@ describe('a vendor backend acting for many users from one address', () => {
     }
     await Promise.all(inFlight);
     expect(Object.fromEntries(statuses)).toEqual({ 200: inFlight.length });
-    expect(inFlight.length).toBeGreaterThanOrEqual(2600); // 30/s for 90 s, give or take the last tick
+    // More than the address's 1,200 in its first minute (1,800 planned): a busy machine may send
+    // fewer than planned, but never so few that the address budget was not crossed.
+    expect(inFirstMinute).toBeGreaterThan(1200);
 
     // One token past its own 300 a minute: 429, and the answer says it is that token's budget.
     const greedy = sessions[0]!;
