@@ -62,10 +62,11 @@ export class FailureLimiter {
     // A failure this process is still counting is read in full, on the connection that counts it,
     // so after it: memory would answer the count before it until Redis's invalidation arrives, and
     // a caller quick enough could slip attempts past the limit in that gap.
-    if (this.store instanceof RedisStore && !this.counting.has(hashKey(key))) {
+    const hashed = hashKey(key);
+    if (this.store instanceof RedisStore && !this.counting.has(hashed)) {
       let count: string | null;
       try {
-        count = await this.store.getCached(this.limiter.getKey(hashKey(key)));
+        count = await this.store.getCached(this.limiter.getKey(hashed));
       } catch {
         throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
       }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
-import { INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, SessionStore } from '@trading/auth';
+import { CLIENT_ADDRESS_HEADER, INTERNAL_CLAIMS_HEADER, InternalClaimsVerifier, SessionStore } from '@trading/auth';
 import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
 import { listen, type RunningServer, type ServiceApp } from '@trading/service';
@@ -21,6 +21,7 @@ describe('REST facade', () => {
   let server: RunningServer;
   let nextAnswer: { status?: number; body: unknown } = { body: {} };
   let seenClaims: string | undefined;
+  const tokenRequests: Array<{ headers: Record<string, unknown>; body: string }> = [];
 
   beforeAll(async () => {
     const keys = await generateKeyPair('ES256');
@@ -31,6 +32,10 @@ describe('REST facade', () => {
     stand.post('/graphql', express.json(), (req, res) => {
       seenClaims = req.get(INTERNAL_CLAIMS_HEADER);
       res.status(nextAnswer.status ?? 200).json(nextAnswer.body);
+    });
+    stand.post('/oauth/token', express.text({ type: () => true }), (req, res) => {
+      tokenRequests.push({ headers: req.headers, body: req.body as string });
+      res.status(400).json({ error: 'invalid_grant' });
     });
     upstream = await listen(stand, 0, '127.0.0.1');
     facade = await createRestFacadeApp(
@@ -98,6 +103,28 @@ describe('REST facade', () => {
     nextAnswer = { status: 200, body: 'not json' as unknown };
     const broken = await http('GET', `${server.url}/v1/accounts`, { token: await session() });
     expect(broken.status).toBe(502);
+  });
+
+  it("passes /v1/oauth/token to auth with the address it signed, never the caller's claims or forwarding headers", async () => {
+    tokenRequests.length = 0;
+    const res = await fetch(`${server.url}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', [INTERNAL_CLAIMS_HEADER]: 'forged', 'x-forwarded-for': '6.6.6.6' },
+      body: 'grant_type=refresh_token&refresh_token=r1',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_grant' }); // auth's answer, as auth gave it
+    expect(tokenRequests).toHaveLength(1);
+    expect(tokenRequests[0]!.body).toBe('grant_type=refresh_token&refresh_token=r1');
+    expect(tokenRequests[0]!.headers[INTERNAL_CLAIMS_HEADER]).toBeUndefined();
+    expect(tokenRequests[0]!.headers['x-forwarded-for']).toBeUndefined();
+    expect(tokenRequests[0]!.headers[CLIENT_ADDRESS_HEADER]).toEqual(expect.any(String));
+
+    // A body no token request needs: refused here, naming the body, and auth never sees it.
+    const huge = await fetch(`${server.url}/v1/oauth/token`, { method: 'POST', body: 'x'.repeat(65 * 1024) });
+    expect(huge.status).toBe(400);
+    expect(await huge.json()).toMatchObject({ code: 'BAD_USER_INPUT', field: 'body' });
+    expect(tokenRequests).toHaveLength(1);
   });
 
   it('checks route scopes before calling the gateway', async () => {
