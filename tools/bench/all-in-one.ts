@@ -1,7 +1,7 @@
 /**
  * The all-in-one as a user starts it (`npm start` = tsx apps/platform/src/main.ts): its own
- * databases on the local server (PLATFORM_DB_PREFIX), free ports, request limits off and
- * the per-vendor token-call budget raised (the rotation load), every other setting (LOG_LEVEL,
+ * databases on the local server (PLATFORM_DB_PREFIX), free ports, request budgets no load reaches,
+ * the per-vendor token-call budget and the open-order cap raised (the rotation and order loads), every other setting (LOG_LEVEL,
  * workers per core, demo seed) the product's default.
  */
 import { randomBytes } from 'node:crypto';
@@ -48,9 +48,13 @@ export async function startAllInOne(options: {
     ...rateLimitsEnv(`${options.prefix}api`),
     // Token calls per vendor app: the rotation load is one app's 32 chains.
     OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: '1000000000',
+    // The order load's book of resting orders grows by thousands per account.
+    OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: '1000000000',
     ...ports,
   };
-  const primary = startTsx('all-in-one', 'apps/platform/src/main.ts', env, options.logDir, options.root);
+  // BENCH_CPU_PROFILE=<dir>: the primary and its workers (which inherit its flags) each write a V8 CPU profile there when they stop.
+  const profile = process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [];
+  const primary = startTsx('all-in-one', 'apps/platform/src/main.ts', env, options.logDir, options.root, profile);
   const stop = async () => {
     await stopProcess(primary);
     for (const name of DATABASES) await dropDatabase(withDatabaseName(`${options.postgresServer}/postgres`, `${options.prefix}${name}`));

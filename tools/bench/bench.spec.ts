@@ -145,9 +145,20 @@ describe('report', () => {
     expect(words).toEqual([
       'Gateway CPU per request: ours 1.15 ms alone, the stock gateway 1.00 ms: 1.15× (target ≤ 1.0×).',
       'Refresh-token rotation (32 chains, reuse detection on): 800/s = 0.50× the 1,600/s target, p99 90 ms.',
-      'Order placement: 100 orders/s ÷ pgbench 2,000 tps on the same server = 0.050×.',
+      'Order placement, service mode: 100 orders/s ÷ pgbench 2,000 tps on the same server = 0.050×, p99 900 ms. (Target ≥ 0.35×, p99 ≤ 120 ms.)',
       'Memory, all-in-one (1 processes): 700 MB resident after start (primary 700 MB), 800 MB at the peak of the REST load.',
     ]);
+  });
+
+  it('states order placement in each run mode beside pgbench', () => {
+    const allInOne = row({ name: 'all-in-one-orders', path: 'aio orders', unit: 'orders/s', perSecond: 800, p50: 50, p99: 110 });
+    const spread = row({ name: 'all-in-one-orders-spread', path: 'aio spread', unit: 'orders/s', perSecond: 700, p50: 60, p99: 130 });
+    const words = ratiosInWords([...rows, allInOne, spread]);
+    expect(words).toContain(
+      'Order placement, all-in-one: 800 orders/s ÷ pgbench 2,000 tps on the same server = 0.40×, p99 110 ms; ' +
+        "spread over many users' accounts 700 orders/s = 0.35×, p99 130 ms. (Target ≥ 0.35×, p99 ≤ 120 ms.)",
+    );
+    expect(words.filter((w) => w.startsWith('Order placement'))).toHaveLength(2);
   });
 
   it('counts CPU per request over the named processes', () => {

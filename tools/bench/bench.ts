@@ -196,8 +196,11 @@ async function stockChain(bench: Bench, logDir: string) {
   }
 }
 
-/** The all-in-one's REST read, with its resident size after start and at the peak of the load. */
-async function allInOne(bench: Bench, source: Source, id: string, logDir: string): Promise<Memory> {
+/**
+ * The all-in-one (`npm start`): its REST read, with its resident size after start and at the peak
+ * of the load, and rotation (`all-in-one`); order placement (`all-in-one-orders`).
+ */
+async function allInOne(bench: Bench, source: Source, only: Set<PathName>, id: string, logDir: string): Promise<Memory | undefined> {
   progress('starting the all-in-one (npm start)…');
   const platform = await startAllInOne({
     root: source.root,
@@ -208,6 +211,11 @@ async function allInOne(bench: Bench, source: Source, id: string, logDir: string
   });
   try {
     const user = await createUser(platform.urls, platform.adminToken);
+    if (only.has('all-in-one-orders')) {
+      const { symbol, traders } = await tradingWorld(platform.urls, platform.adminToken, user);
+      await orders(bench, 'all-in-one', platform.urls, user, traders, symbol, platform.processes);
+    }
+    if (!only.has('all-in-one')) return undefined;
     const settled = platform.processes();
     const processes = settled.map((p) => ({ name: p.name, bytes: readRssBytes(p.pid) }));
     const peak = watchPeakRss(platform.processes);
@@ -320,10 +328,12 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
         () => [services.pidOf('auth')],
       );
     }
-    if (only.has('orders') || only.has('market'))
-      await trading(bench, only, urls, services.adminToken, user, id, () =>
-        (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app)),
-      );
+    if (only.has('orders') || only.has('market')) {
+      const { symbol, traders } = await tradingWorld(urls, services.adminToken, user);
+      const watched = () => (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app));
+      if (only.has('orders')) await orders(bench, 'service mode', urls, user, traders, symbol, watched);
+      if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched);
+    }
   } finally {
     await services.stop();
   }
@@ -420,23 +430,18 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
   }
 }
 
-/** The orders and market paths on one instrument and 1 + ORDER_TRADERS funded users, then pgbench on the same server. */
-async function trading(
-  bench: Bench,
-  only: Set<PathName>,
-  urls: Urls,
-  adminToken: string,
-  user: WorldUser,
-  id: string,
-  watched: () => Watched[],
-) {
+/** One instrument, and 1 + ORDER_TRADERS funded users (`user` first): what the order and market paths trade with. */
+async function tradingWorld(urls: Urls, adminToken: string, user: WorldUser): Promise<{ symbol: string; traders: WorldUser[] }> {
   progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
   const symbol = await listInstrument(urls, adminToken, '100.00');
   const traders = [user];
   for (let i = 0; i < ORDER_TRADERS; i++) traders.push(await createUser(urls, adminToken, 'trader'));
   for (const trader of traders) await fund(urls, trader, '10000000.00');
-  if (only.has('orders')) await orders(bench, urls, user, traders, symbol, watched);
-  if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched);
+  return { symbol, traders };
+}
+
+/** The database's own commit rate on the same server: what the order paths are measured against. */
+async function pgbench(bench: Bench, id: string) {
   progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
   const pg = await runPgbench(withDatabaseName(TEST_POSTGRES_URL, `bench_${id}_pgbench`), SECONDS);
   bench.rows.push({
@@ -478,7 +483,17 @@ async function market(bench: Bench, traders: WorldUser[], urls: Urls, symbol: st
 }
 
 /** Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking. */
-async function orders(bench: Bench, urls: Urls, user: WorldUser, traders: WorldUser[], symbol: string, watched: () => Watched[]) {
+async function orders(
+  bench: Bench,
+  mode: 'service mode' | 'all-in-one',
+  urls: Urls,
+  user: WorldUser,
+  traders: WorldUser[],
+  symbol: string,
+  watched: () => Watched[],
+) {
+  const [oneUser, spread] =
+    mode === 'all-in-one' ? (['all-in-one-orders', 'all-in-one-orders-spread'] as const) : (['orders', 'orders-spread'] as const);
   const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
   const url = `${urls.api}/oms/order`;
   const probe = await fetch(url, {
@@ -499,8 +514,8 @@ async function orders(bench: Bench, urls: Urls, user: WorldUser, traders: WorldU
   // One user's two accounts: every order takes the same two accounts' locks (an account's spends are serial by design).
   await bench.measure(
     {
-      name: 'orders',
-      path: `order placement, POST /v1/oms/order (limit buys that rest, hold in banking; one user, 2 accounts)`,
+      name: oneUser,
+      path: `order placement, ${mode}, POST /v1/oms/order (limit buys that rest, hold in banking; one user, 2 accounts)`,
       unit: 'orders/s',
     },
     { ...load, traders: [{ token: user.session, accounts: user.accounts }] },
@@ -509,8 +524,8 @@ async function orders(bench: Bench, urls: Urls, user: WorldUser, traders: WorldU
   // A broker's order flow: many users' accounts at once.
   await bench.measure(
     {
-      name: 'orders-spread',
-      path: `order placement as above, ${ORDER_TRADERS} other users' ${ORDER_TRADERS * 2} accounts in turn`,
+      name: spread,
+      path: `order placement as above, ${mode}, ${ORDER_TRADERS} other users' ${ORDER_TRADERS * 2} accounts in turn`,
       unit: 'orders/s',
     },
     { ...load, traders: traders.slice(1).map((t) => ({ token: t.session, accounts: t.accounts })) },
@@ -532,9 +547,10 @@ async function main(): Promise<number> {
     if (only.has('bare')) await bare(bench, logDir);
     if (only.has('stock')) await stockChain(bench, logDir);
     if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
-    if (only.has('all-in-one')) memory = await allInOne(bench, source, id, logDir);
+    if (only.has('all-in-one') || only.has('all-in-one-orders')) memory = await allInOne(bench, source, only, id, logDir);
     if (['service-rest', 'gateway', 'rotation', 'orders', 'market'].some((p) => only.has(p as PathName)))
       await serviceMode(bench, source, only, id, logDir);
+    if (['orders', 'market', 'all-in-one-orders'].some((p) => only.has(p as PathName))) await pgbench(bench, id);
   } catch (err) {
     failed = true;
     console.error(err instanceof Error ? err.message : err);
@@ -556,6 +572,8 @@ async function main(): Promise<number> {
     'oidc-peer',
     'orders',
     'orders-spread',
+    'all-in-one-orders',
+    'all-in-one-orders-spread',
     'market',
     'pgbench',
   ];

@@ -34,8 +34,8 @@ export function startProcess(
 }
 
 /** A node process running TypeScript through tsx, as `npm start` and the tools do. */
-export const startTsx = (name: string, file: string, env: Record<string, string>, logDir: string, cwd = ROOT) =>
-  startProcess(name, process.execPath, ['--import', 'tsx', file], env, logDir, cwd);
+export const startTsx = (name: string, file: string, env: Record<string, string>, logDir: string, cwd = ROOT, nodeFlags: string[] = []) =>
+  startProcess(name, process.execPath, [...nodeFlags, '--import', 'tsx', file], env, logDir, cwd);
 
 export const logTail = (p: Started, lines = 25) => {
   try {

@@ -267,6 +267,7 @@ export async function createPlatform(
       ACCOUNT_CHANGES_STREAM: accountChangesStream,
       BANKING_URL: banking.server.internal.url,
       ACCOUNTS_URL: accountsGraphql,
+      OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: String(config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT),
       ...overrides.oms,
       // The schema takes key objects as well as JSON, so the launcher hands over the ones it made.
       ...(identity('oms') as unknown as Record<string, string>),

@@ -91,6 +91,8 @@ export const platformConfigSchema = z.object({
   BANKING_SETTLEMENT_DAYS: z.coerce.number().int().min(0).max(10).default(1),
   /** Successful /oauth/token and /oauth/revoke calls per vendor app per minute (auth's own setting, passed on). */
   OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: z.coerce.number().int().positive().default(6000),
+  /** Working orders one account may hold at once (the OMS's own setting, passed on). */
+  OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
   ...apiLimitSchema,
   ...oauthLimitSchema,
   ...edgeSessionSchema,
