@@ -8,6 +8,7 @@ import { OrderReplace1732230000050 } from './1732230000050-order-replace';
 import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 import { OrderClasses1732230000052 } from './1732230000052-order-classes';
 import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
+import { EngineIndexes1732230000070 } from './1732230000070-engine-indexes';
 
 export { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
 
@@ -23,4 +24,5 @@ export const omsMigrations = [
   TrailingStop1732230000051,
   OrderClasses1732230000052,
   OpenOrderCount1732230000060,
+  EngineIndexes1732230000070,
 ];

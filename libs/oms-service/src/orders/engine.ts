@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared, type PreparedStatement } from '@trading/db';
 import type { Logger } from '@trading/logging';
 import { inSpan } from '@trading/tracing';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
@@ -35,29 +36,111 @@ const MARKETABLE = `(o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last
 /** Price-time priority: market orders, then the best limit, then the oldest. */
 const PRIORITY = "(o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.limit_price ELSE o.limit_price END, o.seq";
 
+/** A working order: open, and not frozen by a replacement under way. */
+const WORKING = "o.status IN ('NEW', 'PARTIALLY_FILLED') AND o.replaced_by_order_id IS NULL";
+/** Orders that trade at a price: market and limit orders, and stops once triggered. */
+const TRADES_AT_A_PRICE = "(o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL)";
+/** IOC and FOK orders are read by their own branch of `WHERE_TO_LOOK`, whatever their price. */
+const IMMEDIATE_ELSEWHERE = " AND o.time_in_force NOT IN ('IOC', 'FOK')";
 /**
- * The working orders that can do something at the current price: marketable ones, stops the
- * price has reached, and IOC/FOK orders (filled or cancelled in their first pass), of
- * instruments not halted. An order resting away from the market costs nothing per pass, so
- * thousands of them cannot starve anyone else's market order.
+ * A working order `o` that can do something at its instrument `i`'s price: marketable, a stop
+ * the price has reached, or an IOC/FOK order (filled or cancelled in its first pass), of an
+ * instrument not halted. This decides; `WHERE_TO_LOOK` only finds the rows to decide on.
+ */
+export const CAN_ACT = `i.tradable AND (
+    o.time_in_force IN ('IOC', 'FOK')
+    OR (o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND ${STOP_REACHED})
+    OR (${TRADES_AT_A_PRICE} AND ${MARKETABLE}))`;
+
+/** What the engine reads of an order to decide on it. */
+const CANDIDATE_COLUMNS = [
+  'id',
+  'symbol',
+  'side',
+  'account_id',
+  'type',
+  'time_in_force',
+  'quantity',
+  'filled_quantity',
+  'limit_price',
+  'stop_price',
+  'collar_price',
+  'triggered_at',
+  'seq',
+]
+  .map((c) => `o.${c}`)
+  .join(', ');
+
+/**
+ * Every order that `CAN_ACT` could accept, and few others, read through the engine's indexes
+ * (migration 070) as one range per tradable instrument and kind: the IOC/FOK orders, the stops
+ * the price has reached on either side, the orders with no limit, and the limits the price has
+ * reached. The kinds do not overlap, so no order comes twice. An order resting away from the
+ * price is never read, so a large book costs a pass nothing (reading every working order and
+ * testing each cost PostgreSQL 27 ms per pass with 25,000 of them).
+ */
+const WHERE_TO_LOOK = `
+  instruments i CROSS JOIN LATERAL (
+    ${[
+      "o.time_in_force IN ('IOC', 'FOK')",
+      `o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND o.side = 'BUY' AND o.stop_price <= i.last_price`,
+      `o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND o.side = 'SELL' AND o.stop_price >= i.last_price`,
+      // No OR of the two in one branch: PostgreSQL would read the whole side to test it.
+      `${TRADES_AT_A_PRICE} AND o.side = 'BUY' AND o.limit_price IS NULL`,
+      `${TRADES_AT_A_PRICE} AND o.side = 'BUY' AND o.limit_price >= i.last_price`,
+      `${TRADES_AT_A_PRICE} AND o.side = 'SELL' AND o.limit_price IS NULL`,
+      `${TRADES_AT_A_PRICE} AND o.side = 'SELL' AND o.limit_price <= i.last_price`,
+    ]
+      .map(
+        (kind, n) =>
+          `SELECT ${CANDIDATE_COLUMNS} FROM orders o WHERE o.symbol = i.symbol AND ${WORKING} AND ${kind}${n ? IMMEDIATE_ELSEWHERE : ''}`,
+      )
+      .join('\n    UNION ALL ')}
+  ) o`;
+
+/**
+ * The working orders that can do something at the current price (`CAN_ACT`). An order resting
+ * away from the market costs nothing per pass, in the engine or in PostgreSQL, so thousands of
+ * them can neither starve anyone else's market order nor load the database.
  *
  * Each row says how much its order could still take (`remaining`, when `can_trade`), whether it
  * must be looked at even with no liquidity for it (`must_look`: an IOC/FOK to cancel, a stop to
  * trigger), and its place in its account's queue on that symbol and side (`turn`, by price-time
  * priority). Rows come first turns first, so a cut at the limit keeps every account's best orders.
  */
-const WORTH_A_LOOK = `
+const WORTH_A_LOOK: PreparedStatement = {
+  name: 'engine-worth-a-look',
+  text: `
   SELECT o.id, o.symbol, o.side, o.account_id, (o.quantity - o.filled_quantity)::text AS remaining,
-         (o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL OR ${STOP_REACHED}) AND ${MARKETABLE} AS can_trade,
+         (${TRADES_AT_A_PRICE} OR ${STOP_REACHED}) AND ${MARKETABLE} AS can_trade,
          o.time_in_force IN ('IOC', 'FOK') OR (o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL) AS must_look,
          row_number() OVER (PARTITION BY o.symbol, o.side, o.account_id ORDER BY ${PRIORITY}) AS turn
-  FROM orders o JOIN instruments i ON i.symbol = o.symbol
-  WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND o.replaced_by_order_id IS NULL AND i.tradable AND (
-    o.time_in_force IN ('IOC', 'FOK')
-    OR (o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND ${STOP_REACHED})
-    OR ((o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS NOT NULL) AND ${MARKETABLE}))
+  FROM ${WHERE_TO_LOOK}
+  WHERE ${CAN_ACT}
   ORDER BY turn, o.symbol, ${PRIORITY}
-  LIMIT 2000`;
+  LIMIT 2000`,
+};
+
+/** DAY orders past their session (a partial index on working orders that expire). */
+const EXPIRED: PreparedStatement = {
+  name: 'engine-expired',
+  text: `SELECT o.id FROM orders o WHERE ${WORKING} AND o.expires_at IS NOT NULL AND o.expires_at <= now() ORDER BY o.seq LIMIT 500`,
+};
+
+/** Placements (and replacements) whose request died before the hold was confirmed: a partial index on ACCEPTED orders. */
+const UNCONFIRMED_REPLACEMENTS: PreparedStatement = {
+  name: 'engine-unconfirmed-replacements',
+  text: "SELECT id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NOT NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+};
+const UNCONFIRMED_PLACEMENTS: PreparedStatement = {
+  name: 'engine-unconfirmed-placements',
+  text: "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
+};
+
+const QUOTES: PreparedStatement = { name: 'engine-quotes', text: 'SELECT symbol, last_price, lot_size FROM instruments' };
+
+/** What each pass reads, as prepared statements (planned once per connection: planning these cost more than running them). */
+export const ENGINE_READS = { WORTH_A_LOOK, EXPIRED, UNCONFIRMED_REPLACEMENTS, UNCONFIRMED_PLACEMENTS } as const;
 
 /**
  * Trailing stops follow the price: a sell's water mark rises with it (a buy's falls), and the
@@ -66,7 +149,9 @@ const WORTH_A_LOOK = `
  * untriggered trailing stops), each under its row lock (SKIP LOCKED: a cancel or replace holding
  * it goes first). Run once per pass, before the stops are looked at.
  */
-const TRAIL = `
+const TRAIL: PreparedStatement = {
+  name: 'engine-trail',
+  text: `
   UPDATE orders o SET high_water_mark = i.last_price, updated_at = now(),
          stop_price = CASE o.side
            WHEN 'SELL' THEN greatest(i.tick_size, floor((i.last_price - coalesce(o.trail_price, i.last_price * o.trail_percent / 100)) / i.tick_size) * i.tick_size)
@@ -76,7 +161,8 @@ const TRAIL = `
     SELECT t.id FROM orders t JOIN instruments j ON j.symbol = t.symbol
     WHERE t.type = 'TRAILING_STOP' AND t.triggered_at IS NULL AND t.status IN ('NEW', 'PARTIALLY_FILLED') AND t.replaced_by_order_id IS NULL
       AND CASE t.side WHEN 'SELL' THEN j.last_price > t.high_water_mark ELSE j.last_price < t.high_water_mark END
-    FOR UPDATE OF t SKIP LOCKED)`;
+    FOR UPDATE OF t SKIP LOCKED)`,
+};
 
 interface Candidate {
   id: string;
@@ -182,10 +268,10 @@ export class ExecutionEngine {
     await this.sweepUnconfirmed();
     if (!this.hours.isOpen()) return;
     const quotes = new Map<string, Quote>();
-    for (const q of await this.dataSource.query('SELECT symbol, last_price, lot_size FROM instruments'))
+    for (const q of await queryPrepared<{ symbol: string; last_price: string; lot_size: string }>(this.dataSource, QUOTES, []))
       quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
-    await this.dataSource.query(TRAIL);
-    const working: Candidate[] = await this.dataSource.query(WORTH_A_LOOK);
+    await queryPrepared(this.dataSource, TRAIL, []);
+    const working = await queryPrepared<Candidate>(this.dataSource, WORTH_A_LOOK, []);
     const allotted = this.allot(working, quotes);
     let filled = false;
     for (const { id, symbol, side, account_id, must_look } of working) {
@@ -342,9 +428,7 @@ export class ExecutionEngine {
   }
 
   private async expire(): Promise<void> {
-    const due: Array<{ id: string }> = await this.dataSource.query(
-      "SELECT id FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL AND expires_at <= now() ORDER BY seq LIMIT 500",
-    );
+    const due = await queryPrepared<{ id: string }>(this.dataSource, EXPIRED, []);
     for (const { id } of due) {
       await this.dataSource.transaction(async (tx) => {
         const [order]: OrderRow[] = await tx.query(
@@ -361,15 +445,11 @@ export class ExecutionEngine {
     const timeout = (this.options.acceptTimeoutMs ?? 60_000) / 1000;
     // A replace that died between freezing the old order and moving its hold: banking's move is
     // idempotent, so it is asked again; done or refused, the replace is finished either way.
-    const replacing: Array<{ id: string }> = await this.dataSource.query(
-      "SELECT id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NOT NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
-      [timeout],
-    );
+    const replacing = await queryPrepared<{ id: string }>(this.dataSource, UNCONFIRMED_REPLACEMENTS, [timeout]);
     for (const { id } of replacing) await finishReplacement(this.dataSource, this.banking, id).catch(() => undefined); // banking down: next pass
-    const stale: Array<{ id: string; user_id: string | null; account_id: string }> = await this.dataSource.query(
-      "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
-      [timeout],
-    );
+    const stale = await queryPrepared<{ id: string; user_id: string | null; account_id: string }>(this.dataSource, UNCONFIRMED_PLACEMENTS, [
+      timeout,
+    ]);
     for (const { id, user_id, account_id } of stale) {
       if (!(await this.banking.releaseHold(id, { userId: user_id ?? 'unknown', accountId: account_id }))) continue; // banking down: next pass
       await this.dataSource.transaction(async (tx) => {
