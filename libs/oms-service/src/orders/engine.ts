@@ -149,7 +149,7 @@ export const ENGINE_READS = { WORTH_A_LOOK, EXPIRED, UNCONFIRMED_REPLACEMENTS, U
  * untriggered trailing stops), each under its row lock (SKIP LOCKED: a cancel or replace holding
  * it goes first). Run once per pass, before the stops are looked at.
  */
-const TRAIL: PreparedStatement = {
+export const TRAIL: PreparedStatement = {
   name: 'engine-trail',
   text: `
   UPDATE orders o SET high_water_mark = i.last_price, updated_at = now(),
