@@ -27,7 +27,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withDatabaseName } from '@trading/db';
-import { startAllInOne } from './all-in-one';
+import { startAllInOne, type AllInOne } from './all-in-one';
 import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
@@ -211,38 +211,44 @@ async function allInOne(bench: Bench, source: Source, only: Set<PathName>, id: s
   });
   try {
     const user = await createUser(platform.urls, platform.adminToken);
+    const memory = only.has('all-in-one') ? await allInOneReadAndRotation(bench, platform, user) : undefined;
+    // After the read: its memory figures are of the platform as started, before a book of orders.
     if (only.has('all-in-one-orders')) {
       const { symbol, traders } = await tradingWorld(platform.urls, platform.adminToken, user);
       await orders(bench, 'all-in-one', platform.urls, user, traders, symbol, platform.processes);
     }
-    if (!only.has('all-in-one')) return undefined;
-    const settled = platform.processes();
-    const processes = settled.map((p) => ({ name: p.name, bytes: readRssBytes(p.pid) }));
-    const peak = watchPeakRss(platform.processes);
-    await bench.fixed(
-      { name: 'all-in-one', path: `ours, all-in-one (${settled.length} processes), GET /v1/accounts, PAT session` },
-      `${platform.urls.api}/accounts`,
-      { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
-      platform.processes,
-    );
-    const memory = { afterStart: processes.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes };
-    // Rotation where a vendor calls it: the metadata's token_endpoint, {base_url}/oauth/token.
-    const app = await provisionApp(platform.urls, platform.adminToken);
-    await rotation(
-      bench,
-      {
-        name: 'all-in-one-rotation',
-        path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token (all-in-one)`,
-      },
-      `${platform.urls.api}/oauth/token`,
-      app,
-      await grants(platform.urls, app, user),
-      platform.processes,
-    );
     return memory;
   } finally {
     await platform.stop();
   }
+}
+
+/** The all-in-one's REST read (with its resident size after start and at the peak of the load), then rotation at its `{base_url}`. */
+async function allInOneReadAndRotation(bench: Bench, platform: AllInOne, user: WorldUser): Promise<Memory> {
+  const settled = platform.processes();
+  const processes = settled.map((p) => ({ name: p.name, bytes: readRssBytes(p.pid) }));
+  const peak = watchPeakRss(platform.processes);
+  await bench.fixed(
+    { name: 'all-in-one', path: `ours, all-in-one (${settled.length} processes), GET /v1/accounts, PAT session` },
+    `${platform.urls.api}/accounts`,
+    { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
+    platform.processes,
+  );
+  const memory = { afterStart: processes.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes };
+  // Rotation where a vendor calls it: the metadata's token_endpoint, {base_url}/oauth/token.
+  const app = await provisionApp(platform.urls, platform.adminToken);
+  await rotation(
+    bench,
+    {
+      name: 'all-in-one-rotation',
+      path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token (all-in-one)`,
+    },
+    `${platform.urls.api}/oauth/token`,
+    app,
+    await grants(platform.urls, app, user),
+    platform.processes,
+  );
+  return memory;
 }
 
 async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id: string, logDir: string) {
