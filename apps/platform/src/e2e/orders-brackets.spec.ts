@@ -284,6 +284,57 @@ describe('orders: brackets, OCO and OTO', () => {
     await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: a.body.id } });
   });
 
+  it('attack: the shares a partly filled bracket entry bought belong to its exits; no other sell or close takes them (no short sale)', async () => {
+    await p.oms.engine.pause();
+    try {
+      await p.oms.feed.setPrice('AAPL', '50.00');
+      const entry = await place({
+        accountId: aliceCash, // no AAPL before
+        symbol: 'AAPL',
+        side: 'BUY',
+        type: 'LIMIT',
+        limitPrice: '50.00',
+        timeInForce: 'GTC',
+        quantity: '150',
+        orderClass: 'BRACKET',
+        takeProfit: { limitPrice: '60.00' },
+        stopLoss: { stopPrice: '40.00' },
+      });
+      expect(entry.status).toBe(201);
+      await p.oms.engine.runOnce(); // 100 of 150 (liquidity 100): the exits wait for the rest
+      expect(await getOrder(aliceCash, entry.body.id)).toMatchObject({ status: 'PARTIALLY_FILLED', filledQuantity: '100' });
+      // Before the fix both were accepted: the 100 sold here, then the take-profit sold all 150.
+      const sell = { accountId: aliceCash, symbol: 'AAPL', side: 'SELL', type: 'LIMIT', limitPrice: '55.00', timeInForce: 'GTC' };
+      expect((await place({ ...sell, quantity: '1' })).body).toMatchObject({ status: 422, field: 'quantity' });
+      expect((await http('DELETE', api(`/accounts/${aliceCash}/positions/AAPL`), { token: writer })).body).toMatchObject({
+        status: 409,
+        field: 'symbol',
+      });
+      await p.oms.engine.runOnce(); // the rest: the exits start, each selling all 150, once
+      expect(await getOrder(aliceCash, entry.body.id)).toMatchObject({ status: 'FILLED', filledQuantity: '150' });
+      const exits = await db.query('oms', 'SELECT status, quantity::text FROM orders WHERE parent_order_id = $1 ORDER BY leg', [
+        entry.body.id,
+      ]);
+      expect(exits).toEqual([
+        { status: 'NEW', quantity: '150.00000000' },
+        { status: 'NEW', quantity: '150.00000000' },
+      ]);
+      expect((await place({ ...sell, quantity: '1' })).body).toMatchObject({ status: 422, field: 'quantity' });
+      await p.oms.feed.setPrice('AAPL', '60.00');
+      await p.oms.engine.runOnce(); // the take-profit sells 100, its stop-loss is cancelled
+      await p.oms.engine.runOnce(); // and the last 50
+      const [{ net }] = await db.query(
+        'oms',
+        "SELECT sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades WHERE account_id = $1 AND symbol = 'AAPL'",
+        [aliceCash],
+      );
+      expect(new Decimal(net).toFixed()).toBe('0');
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '190.00');
+      p.oms.engine.resume();
+    }
+  });
+
   it('keeps every invariant', async () => {
     await settled(db);
     await expectInvariants(db);

@@ -626,7 +626,12 @@ export class OrdersService {
     return held.minus(promised);
   }
 
-  /** The holding including trades accounts has not applied yet, and what open sells (but `excludeOrder`) already promise of it. */
+  /**
+   * The holding including trades accounts has not applied yet, and what open sells (but
+   * `excludeOrder`) already promise of it. A bracket's (or OTO's) waiting exit promises what its
+   * entry has bought so far: it starts selling the whole entry once that fills, so the shares a
+   * partly filled entry bought are not free for another sell or a close (that was a short sale).
+   */
   private async holding(
     tx: EntityManager,
     account: OwnedAccount,
@@ -638,10 +643,11 @@ export class OrdersService {
       `SELECT
          (SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0) FROM trades WHERE account_id = $1 AND symbol = $2)::text AS traded,
          (SELECT coalesce(sum(promised), 0) FROM (
-            SELECT max(quantity - filled_quantity) AS promised FROM orders
-             WHERE account_id = $1 AND symbol = $2 AND side = 'SELL' AND status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED')
-               AND replaced_by_order_id IS NULL AND coalesce(oco_group_id, id) IS DISTINCT FROM $3::uuid
-             GROUP BY coalesce(oco_group_id, id)) g)::text AS promised`,
+            SELECT max(CASE WHEN o.status = 'PENDING' THEN least(o.quantity, e.filled_quantity) ELSE o.quantity - o.filled_quantity END) AS promised
+              FROM orders o LEFT JOIN orders e ON e.id = o.parent_order_id
+             WHERE o.account_id = $1 AND o.symbol = $2 AND o.side = 'SELL' AND o.status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'PENDING')
+               AND o.replaced_by_order_id IS NULL AND coalesce(o.oco_group_id, o.id) IS DISTINCT FROM $3::uuid
+             GROUP BY coalesce(o.oco_group_id, o.id)) g)::text AS promised`,
       [account.id, symbol, excludeOrder ?? null],
     );
     const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
