@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { withDatabaseName } from '@trading/db';
 import { startAllInOne, type AllInOne } from './all-in-one';
 import { newDpopKey, proofSigner, type DpopKey } from './dpop';
-import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type RotationLoad } from './load';
+import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type MarketLoad, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
@@ -257,11 +257,12 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
     await buildBundles(source.root);
   }
   progress('starting the six services…');
+  const prefix = `bench_${id}_svc_`;
   const services = await startServiceMode({
     root: source.root,
     postgresServer: POSTGRES_SERVER,
     redisUrl: TEST_REDIS_URL,
-    prefix: `bench_${id}_svc_`,
+    prefix,
     logDir,
   });
   try {
@@ -338,7 +339,9 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
       const { symbol, traders } = await tradingWorld(urls, services.adminToken, user);
       const watched = () => (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app));
       if (only.has('orders')) await orders(bench, 'service mode', urls, user, traders, symbol, watched);
-      if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched);
+      const database = (name: string) => withDatabaseName(TEST_POSTGRES_URL, `${prefix}${name}`);
+      const databases = { banking: database('banking'), accounts: database('accounts') };
+      if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched, databases);
     }
   } finally {
     await services.stop();
@@ -465,7 +468,14 @@ async function pgbench(bench: Bench, id: string) {
  * Market buys of 1 share across the traders' accounts, MARKET_CONCURRENCY in flight (one per
  * account at a time), each timed from placement until banking and accounts both show its fill.
  */
-async function market(bench: Bench, traders: WorldUser[], urls: Urls, symbol: string, watched: () => Watched[]) {
+async function market(
+  bench: Bench,
+  traders: WorldUser[],
+  urls: Urls,
+  symbol: string,
+  watched: () => Watched[],
+  databases: MarketLoad['databases'],
+) {
   await bench.measure(
     {
       name: 'market',
@@ -481,6 +491,7 @@ async function market(bench: Bench, traders: WorldUser[], urls: Urls, symbol: st
       symbol,
       quantity: '1',
       concurrency: MARKET_CONCURRENCY,
+      databases,
       warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
     },

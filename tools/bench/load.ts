@@ -57,6 +57,11 @@ export interface MarketLoad {
   symbol: string;
   quantity: string;
   concurrency: number;
+  /**
+   * PostgreSQL URLs of banking's and accounts' databases: read by primary key to learn when a fill
+   * is applied, so that the REST reads that confirm it are not a polling storm of their own.
+   */
+  databases: { banking: string; accounts: string };
 }
 
 /** How long to warm the target, then how long to measure it. */
