@@ -6,8 +6,8 @@
  * that costs PostgreSQL microseconds), and once both show it, the account's cash balance (banking:
  * the hold back where it was, the cash lower) and its position (accounts: the quantity grown)
  * through the API, until they show it as a vendor sees it: the latency ends there. Polling the
- * API itself every few ms (before) was 32 REST reads per 5 ms in flight, which took the machine's
- * CPU from what it measured. One order in flight per account, so each check is exact even beside
+ * API itself every few ms would be up to 32 REST reads per 5 ms, CPU taken from what is measured.
+ * One order in flight per account, so each check is exact even beside
  * other holds (resting limit orders of the orders path).
  */
 import { randomBytes } from 'node:crypto';
@@ -125,6 +125,8 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
 
   const banking = new pg.Pool({ connectionString: spec.databases.banking, max: spec.concurrency });
   const accountsDb = new pg.Pool({ connectionString: spec.databases.accounts, max: spec.concurrency });
+  // An idle connection that breaks is a failure of the run, not a crash of the load generator.
+  for (const db of [banking, accountsDb]) db.on('error', (err) => fail(`database connection: ${err.message}`));
   /** Banking applied the order's close (its hold captured or released) and accounts its fill. */
   const appliedInBoth = async (account: Account, orderId: string, quantity: Decimal) => {
     const [hold, position] = await Promise.all([
