@@ -22,6 +22,20 @@ class CreateThings1700000000000 {
   }
 }
 
+/** Like migration 070 of the OMS: an index built CONCURRENTLY, outside a transaction, after a slow step. */
+class SlowThenConcurrentIndex1700000000001 {
+  name = 'SlowThenConcurrentIndex1700000000001';
+  transaction = false;
+  async up(q: { query(sql: string): Promise<unknown> }) {
+    await q.query('CREATE TABLE IF NOT EXISTS slow_things (id int PRIMARY KEY, n int)');
+    await q.query('SELECT pg_sleep(1.5)'); // the other instances are waiting for the migration lock by now
+    await q.query('CREATE INDEX CONCURRENTLY IF NOT EXISTS slow_things_n_idx ON slow_things (n)');
+  }
+  async down(q: { query(sql: string): Promise<unknown> }) {
+    await q.query('DROP TABLE slow_things');
+  }
+}
+
 // Not @trading/testing: it is built on this lib, and a spec importing it would make a cycle.
 const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -46,6 +60,32 @@ describe('database helpers', () => {
     const [{ count }] = await sources[0]!.query('SELECT count(*)::int AS count FROM migrations');
     expect(count).toBe(1);
     for (const s of sources) await s.destroy();
+  });
+
+  it('migrates CONCURRENTLY while other instances wait for the migration lock (a waiter holding a snapshot made the build time out)', async () => {
+    const concurrent = withDatabaseName(TEST_POSTGRES_URL, `t_${process.pid}_${Date.now().toString(36)}_cic`);
+    await ensureDatabase(concurrent);
+    try {
+      // A build CONCURRENTLY waits for every statement of its database older than it; a short lock
+      // timeout turns a wait on the instances queued for the lock into a failure at once.
+      const sources = await Promise.all(
+        [1, 2].map(() =>
+          openDatabase({
+            url: concurrent,
+            entities: [],
+            migrations: [SlowThenConcurrentIndex1700000000001],
+            limits: { lockTimeoutMs: 1000 },
+          }),
+        ),
+      );
+      const [index] = await sources[0]!.query(
+        "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'slow_things_n_idx'",
+      );
+      expect(index).toEqual({ indisvalid: true });
+      for (const s of sources) await s.destroy();
+    } finally {
+      await dropDatabase(concurrent);
+    }
   });
 });
 

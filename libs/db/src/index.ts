@@ -99,11 +99,22 @@ function startupOptions(settings: Record<string, string>): string {
   return [WITHOUT_JIT, ...own].join(' ');
 }
 
+/**
+ * Runs `fn` while this session holds the advisory lock `name`, one instance at a time. The lock is
+ * tried, not waited for: a statement blocked in `pg_advisory_lock` keeps its snapshot, and a
+ * migration building an index CONCURRENTLY in the holder waits for every older snapshot of the
+ * database, so it waited on its own queue until lock_timeout failed it (two OMS instances
+ * starting together on an empty database).
+ */
 async function withAdvisoryLock<T>(url: string, name: string, fn: () => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
+      if (rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     return await fn();
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => undefined);
