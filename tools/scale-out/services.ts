@@ -1,7 +1,7 @@
 /** The six apps, two instances each, as separate node processes of the built bundles (as tools/service-mode/smoke.sh runs them). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testKeys, type TestKeys } from '@trading/testing';
 import type { PrivatePostgres } from './postgres';
@@ -221,6 +221,15 @@ export class Services {
     return join(this.dir, `${x.name}.log`);
   }
 
+  /** The last lines of an instance's log: a CI machine keeps only what was printed. */
+  logTail(x: Instance, lines = 15): string {
+    try {
+      return readFileSync(this.logFile(x), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
   running(x: Instance): boolean {
     return !!x.child && x.child.exitCode === null && x.child.signalCode === null;
   }
@@ -231,7 +240,7 @@ export class Services {
       if (!this.running(x)) throw new Error(`${x.name} exited (see ${this.logFile(x)})`);
       return (await statusOf(`${x.publicUrl}/readyz`)) === 200 && (await statusOf(`${x.internalUrl}/readyz`)) === 200;
     }).catch((err: Error) => {
-      if (!this.running(x)) throw new Error(`${x.name} exited during start (see ${this.logFile(x)})`);
+      if (!this.running(x)) throw new Error(`${x.name} exited during start; the end of ${this.logFile(x)}:\n${this.logTail(x)}`);
       throw err;
     });
   }
