@@ -65,10 +65,11 @@ describe('database helpers', () => {
   it('migrates CONCURRENTLY while other instances wait for the migration lock (a waiter holding a snapshot made the build time out)', async () => {
     const concurrent = withDatabaseName(TEST_POSTGRES_URL, `t_${process.pid}_${Date.now().toString(36)}_cic`);
     await ensureDatabase(concurrent);
+    const sources: DataSource[] = [];
     try {
       // A build CONCURRENTLY waits for every statement of its database older than it; a short lock
       // timeout turns a wait on the instances queued for the lock into a failure at once.
-      const sources = await Promise.all(
+      const opened = await Promise.allSettled(
         [1, 2].map(() =>
           openDatabase({
             url: concurrent,
@@ -78,12 +79,15 @@ describe('database helpers', () => {
           }),
         ),
       );
+      for (const o of opened) if (o.status === 'fulfilled') sources.push(o.value);
+      for (const o of opened) if (o.status === 'rejected') throw o.reason;
       const [index] = await sources[0]!.query(
         "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'slow_things_n_idx'",
       );
       expect(index).toEqual({ indisvalid: true });
-      for (const s of sources) await s.destroy();
     } finally {
+      // Closed first, whatever happened: an open pool would make the drop fail and hide the cause.
+      for (const s of sources) await s.destroy();
       await dropDatabase(concurrent);
     }
   });

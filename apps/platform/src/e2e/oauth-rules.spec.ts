@@ -1,9 +1,9 @@
-import { until } from './orders-platform';
 import { Client } from 'pg';
 import { withDatabaseName } from '@trading/db';
 import { connectStore } from '@trading/redis';
 import { http, TEST_POSTGRES_URL, TEST_REDIS_URL, testKeyPrefix } from '@trading/testing';
 import { DEMO_USERS } from '../app';
+import { until } from './orders-platform';
 import {
   admin,
   authorizationCode,
