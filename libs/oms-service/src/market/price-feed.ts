@@ -48,13 +48,15 @@ export class PriceFeed {
         const [[{ step, at }]] = await tx.query(
           'UPDATE market_clock SET step = step + 1, updated_at = now() WHERE id = 1 RETURNING step::int AS step, now() AS at',
         );
+        // FOR NO KEY UPDATE, not FOR UPDATE: a new order's foreign key takes KEY SHARE on its
+        // instrument, which FOR UPDATE would block for the whole step; this still keeps a price
+        // set meanwhile (an operator's, a test's) from being lost under the step's.
         const rows: Array<{ symbol: string; last_price: string; tick_size: string; lot_size: string; currency: string }> = await tx.query(
-          'SELECT symbol, last_price, tick_size, lot_size, currency FROM instruments WHERE tradable ORDER BY symbol FOR UPDATE',
+          'SELECT symbol, last_price, tick_size, lot_size, currency FROM instruments WHERE tradable ORDER BY symbol FOR NO KEY UPDATE',
         );
         const ticks: Tick[] = [];
         for (const row of rows) {
           const next = nextPrice(row.last_price, row.tick_size, draw(this.options.seed, row.symbol, step), this.options.volatility);
-          await tx.query('UPDATE instruments SET last_price = $2, price_at = $3 WHERE symbol = $1', [row.symbol, next, at]);
           ticks.push({ symbol: row.symbol, price: next, volume: simulatedVolume(this.options.seed, row.symbol, step, row.lot_size), at });
           changed.push({
             symbol: row.symbol,
@@ -65,6 +67,13 @@ export class PriceFeed {
             priceAt: at,
           });
         }
+        // One statement for every instrument: the step's locks are held for a few round trips, not one per instrument.
+        if (ticks.length)
+          await tx.query(
+            `UPDATE instruments i SET last_price = n.price, price_at = $3
+             FROM unnest($1::text[], $2::numeric[]) AS n(symbol, price) WHERE i.symbol = n.symbol`,
+            [ticks.map((t) => t.symbol), ticks.map((t) => t.price), at],
+          );
         await this.ticks?.record(tx, ticks);
         return step as number;
       });
