@@ -15,9 +15,13 @@ import {
   PATHS,
   ratio,
   ratiosInWords,
+  pgWaitsInWords,
   rotationVersusPeer,
   type Row,
 } from './report';
+import { Client } from 'pg';
+import { createTestDatabases, TEST_POSTGRES_URL } from '@trading/testing';
+import { startPgWaits } from './pg-waits';
 
 describe('/proc readings', () => {
   it('takes utime + stime after the command name, even one with spaces and parentheses', () => {
@@ -278,5 +282,52 @@ describe('DPoP in the bench (issue 27)', () => {
       ),
     ]);
     expect(dpopVersusBearer([row({ name: 'service-rest', path: 'bearer', perSecond: 1 })])).toEqual([]);
+  });
+});
+
+describe("what the database's backends wait on (pg-waits)", () => {
+  it('counts a backend that waits on a row lock, under the statement that waits, in the databases named', async () => {
+    const db = await createTestDatabases(['waits']);
+    const holder = new Client({ connectionString: db.urls.waits });
+    const waiter = new Client({ connectionString: db.urls.waits });
+    try {
+      await holder.connect();
+      await waiter.connect();
+      await holder.query('CREATE TABLE balances (id int PRIMARY KEY, amount int NOT NULL)');
+      await holder.query('INSERT INTO balances VALUES (1, 0)');
+      await holder.query('BEGIN');
+      await holder.query('UPDATE balances SET amount = amount + 1 WHERE id = 1');
+      const waiting = waiter.query('UPDATE balances SET amount = amount + 2 WHERE id = 1');
+      const server = TEST_POSTGRES_URL.replace(/\/[^/]*$/, '');
+      const name = new URL(db.urls.waits).pathname.slice(1);
+      const ours = await startPgWaits(server, name.slice(0, -'waits'.length), 10);
+      const others = await startPgWaits(server, 'no_such_database_', 10);
+      await new Promise((r) => setTimeout(r, 400));
+      const [seen, unseen] = [await ours.finish(), await others.finish()];
+      await holder.query('COMMIT');
+      await waiting;
+
+      expect(seen.samples).toBeGreaterThan(5);
+      expect(seen.top[0]).toEqual({
+        event: 'Lock/transactionid',
+        statement: 'UPDATE balances SET amount = amount + 2 WHERE id = 1',
+        backends: expect.any(Number),
+      });
+      // The one waiter in (nearly) every sample; the idle holder is not running a statement.
+      expect(seen.top[0]!.backends).toBeGreaterThan(0.8);
+      expect(seen.waiting).toBeCloseTo(seen.top[0]!.backends, 5);
+      expect(seen.busy).toBeGreaterThanOrEqual(seen.waiting);
+      expect(unseen).toMatchObject({ busy: 0, waiting: 0, top: [] });
+
+      expect(
+        pgWaitsInWords('placing orders', row({ name: 'orders', path: 'orders', unit: 'orders/s', perSecond: 1, waits: seen })),
+      ).toMatch(
+        /^PostgreSQL while placing orders: [\d.]+ backends running a statement on average, [\d.]+ of them waiting: Lock\/transactionid [\d.]+ \(UPDATE balances SET amount = amount \+ 2 WHERE id = 1…\) \(\d+ samples\)\.$/,
+      );
+    } finally {
+      await holder.end().catch(() => undefined);
+      await waiter.end().catch(() => undefined);
+      await db.drop();
+    }
   });
 });

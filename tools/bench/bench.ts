@@ -32,6 +32,7 @@ import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type MarketLoad, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
+import { startPgWaits } from './pg-waits';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
 import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
@@ -80,7 +81,11 @@ const progress = (message: string) => process.stderr.write(`${message}\n`);
 class Bench {
   readonly rows: Row[] = [];
   readonly failures: string[] = [];
-  constructor(private readonly generator: LoadGenerator) {}
+  /** `databases`: the prefix of this run's database names, whose backends a money path's window samples (pg-waits.ts). */
+  constructor(
+    private readonly generator: LoadGenerator,
+    private readonly databases: string,
+  ) {}
 
   /**
    * One request first, so a target that is down or refusing is not timed at its error path:
@@ -99,14 +104,20 @@ class Bench {
     row: Omit<Row, 'perSecond' | 'p50' | 'p99' | 'total' | 'errors' | 'cpu'>,
     load: LoadSpec,
     watched: () => Watched[],
+    options: { pgWaits?: boolean } = {},
   ): Promise<Row> {
     progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
     let window: ReturnType<typeof startCpuWindow> | undefined;
+    let sampling: ReturnType<typeof startPgWaits> | undefined;
     // The database server too: on this machine it shares the cores with everything measured.
     const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }, ...postgresServer()];
-    const result = await this.generator.run(load, () => (window = startCpuWindow(processes())));
+    const result = await this.generator.run(load, () => {
+      window = startCpuWindow(processes());
+      if (options.pgWaits) sampling = startPgWaits(POSTGRES_SERVER, this.databases);
+    });
     const cpu = window ? window.finish() : [];
     const machine = window?.machine();
+    const waits = await (await sampling)?.finish();
     const measured: Row = {
       ...row,
       perSecond: result.perSecond,
@@ -116,6 +127,7 @@ class Bench {
       errors: result.errors,
       cpu,
       ...(machine ? { machine } : {}),
+      ...(waits ? { waits } : {}),
     };
     this.rows.push(measured);
     if (result.errors > result.total * MAX_ERROR_RATE)
@@ -496,6 +508,7 @@ async function market(
       seconds: SECONDS,
     },
     watched,
+    { pgWaits: true },
   );
 }
 
@@ -537,6 +550,7 @@ async function orders(
     },
     { ...load, traders: [{ token: user.session, accounts: user.accounts }] },
     watched,
+    { pgWaits: true },
   );
   // A broker's order flow: many users' accounts at once.
   await bench.measure(
@@ -547,6 +561,7 @@ async function orders(
     },
     { ...load, traders: traders.slice(1).map((t) => ({ token: t.session, accounts: t.accounts })) },
     watched,
+    { pgWaits: true },
   );
 }
 
@@ -557,7 +572,7 @@ async function main(): Promise<number> {
   const at = process.argv.indexOf('--commit');
   const source = at >= 0 ? snapshotOfHead(process.argv[at + 1]) : process.argv.includes('--head') ? snapshotOfHead() : workingTree();
   const generator = LoadGenerator.start();
-  const bench = new Bench(generator);
+  const bench = new Bench(generator, `bench_${id}_`);
   let memory: Memory | undefined;
   let failed = false;
   try {

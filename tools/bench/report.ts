@@ -1,5 +1,6 @@
 /** The bench's figures as a Markdown table (printed, and pasted into the README) and the ratios issue 11 targets, in words. */
 import type { CpuUse, MachineUse } from './proc';
+import type { PgWaits } from './pg-waits';
 
 /** The measured paths, by the name `--only` takes. */
 export const PATHS = [
@@ -41,6 +42,8 @@ export interface Row {
   cpu: CpuUse[];
   /** The whole machine in the window (PostgreSQL, Redis and the kernel included); rows measured before it was recorded have none. */
   machine?: MachineUse;
+  /** What the run's database backends waited on in the window (the money paths only). */
+  waits?: PgWaits;
 }
 
 export interface Memory {
@@ -162,8 +165,27 @@ function ordersInWords(rows: Row[], mode: string, oneUser: Row['name'], spreadNa
   ] as const) {
     const words = row && cpuPerOrderInWords(label, row);
     if (words) lines.push(words);
+    const waits = row && pgWaitsInWords(label.replace(/^order placed/, 'placing orders'), row);
+    if (waits) lines.push(waits);
   }
   return lines;
+}
+
+/**
+ * What the database's backends waited on while `row` was measured, one sentence: a lock that
+ * serialises the path shows as backends waiting on it, a full machine as busy backends that wait
+ * on nothing. `LWLock/WALWrite` is a commit waiting for the WAL to reach the disk.
+ */
+export function pgWaitsInWords(label: string, row: Row): string | undefined {
+  const waits = row.waits;
+  if (!waits?.samples) return undefined;
+  const top = waits.top.map((w) => `${w.event} ${w.backends.toFixed(2)} (${w.statement}…)`);
+  return (
+    `PostgreSQL while ${label}: ${waits.busy.toFixed(2)} backends running a statement on average, ` +
+    `${waits.waiting.toFixed(2)} of them waiting` +
+    (top.length ? `: ${top.join('; ')}` : '') +
+    ` (${waits.samples} samples).`
+  );
 }
 
 /** Issue 11's targets, each as one sentence; a path that was not measured is left out. */
@@ -219,6 +241,8 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
     );
     const words = cpuPerOrderInWords('market order settled (its event stream and settlement reads included)', market);
     if (words) lines.push(words);
+    const waits = pgWaitsInWords('settling market orders', market);
+    if (waits) lines.push(waits);
   }
   if (memory)
     lines.push(
