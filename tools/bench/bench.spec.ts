@@ -330,4 +330,14 @@ describe("what the database's backends wait on (pg-waits)", () => {
       await db.drop();
     }
   });
+
+  it('says nothing, and never fails the run, when the server cannot be reached', async () => {
+    const nowhere = await startPgWaits('postgres://postgres@127.0.0.1:1', 'bench_', 10);
+    await new Promise((r) => setTimeout(r, 50));
+    const waits = await nowhere.finish();
+    expect(waits).toEqual({ samples: 0, busy: 0, waiting: 0, top: [] });
+    expect(
+      pgWaitsInWords('placing orders', row({ name: 'orders', path: 'orders', unit: 'orders/s', perSecond: 1, waits })),
+    ).toBeUndefined();
+  });
 });

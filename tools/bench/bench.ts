@@ -32,7 +32,7 @@ import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type LoadSpec, type MarketLoad, type RotationLoad } from './load';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
-import { startPgWaits } from './pg-waits';
+import { startPgWaits, type PgWaits } from './pg-waits';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
 import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
@@ -111,13 +111,19 @@ class Bench {
     let sampling: ReturnType<typeof startPgWaits> | undefined;
     // The database server too: on this machine it shares the cores with everything measured.
     const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }, ...postgresServer()];
-    const result = await this.generator.run(load, () => {
-      window = startCpuWindow(processes());
-      if (options.pgWaits) sampling = startPgWaits(POSTGRES_SERVER, this.databases);
-    });
+    let result: Awaited<ReturnType<LoadGenerator['run']>>;
+    let waits: PgWaits | undefined;
+    try {
+      result = await this.generator.run(load, () => {
+        window = startCpuWindow(processes());
+        if (options.pgWaits) sampling = startPgWaits(POSTGRES_SERVER, this.databases);
+      });
+    } finally {
+      // Its connection closed even when the load failed, or the bench would not exit.
+      waits = await (await sampling)?.finish();
+    }
     const cpu = window ? window.finish() : [];
     const machine = window?.machine();
-    const waits = await (await sampling)?.finish();
     const measured: Row = {
       ...row,
       perSecond: result.perSecond,

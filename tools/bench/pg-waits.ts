@@ -26,19 +26,23 @@ const WAIT_TYPES = ['Lock', 'LWLock', 'IPC'];
  * Samples pg_stat_activity every `everyMs` for the databases whose names start with `prefix`:
  * what serialises an order shows up as backends waiting on a lock, where a full machine shows
  * none. One connection of its own; a sample costs PostgreSQL a fraction of a millisecond.
+ * Never rejects: `finish()` must be called, whatever happened to the load meanwhile.
  */
 export async function startPgWaits(serverUrl: string, prefix: string, everyMs = 50): Promise<{ finish(): Promise<PgWaits> }> {
   const client = new Client({ connectionString: `${serverUrl}/postgres` });
-  // A broken sampling connection ends the sampling, not the bench.
+  // A sampling connection that fails or breaks ends the sampling (no samples: nothing said), not the bench.
   client.on('error', () => undefined);
-  await client.connect();
+  const connected = await client.connect().then(
+    () => true,
+    () => false,
+  );
   const counts = new Map<string, { event: string; statement: string; n: number }>();
   let samples = 0;
   let busy = 0;
   let waiting = 0;
   let stopped = false;
   const loop = (async () => {
-    while (!stopped) {
+    while (connected && !stopped) {
       const { rows } = await client.query<{ event: string | null; statement: string }>(
         `SELECT CASE WHEN wait_event_type = ANY($2) THEN wait_event_type || '/' || wait_event END AS event,
                 left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS statement
