@@ -7,8 +7,8 @@
  * the hold back where it was, the cash lower) and its position (accounts: the quantity grown)
  * through the API, until they show it as a vendor sees it: the latency ends there. Polling the
  * API itself every few ms would be up to 32 REST reads per 5 ms, CPU taken from what is measured.
- * One order in flight per account, so each check is exact even beside
- * other holds (resting limit orders of the orders path).
+ * One order in flight per account, so each check is exact even beside other holds (resting limit
+ * orders of the orders path).
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';

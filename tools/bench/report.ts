@@ -159,13 +159,13 @@ function ordersInWords(rows: Row[], mode: string, oneUser: Row['name'], spreadNa
           : '.') +
         ' (Target ≥ 0.35×, p99 ≤ 120 ms.)',
     );
-  for (const [label, row] of [
-    [`order placed (${mode}, one user)`, orders],
-    [`order placed (${mode}, spread)`, spread],
+  for (const [which, row] of [
+    [`${mode}, one user`, orders],
+    [`${mode}, spread`, spread],
   ] as const) {
-    const words = row && cpuPerOrderInWords(label, row);
+    const words = row && cpuPerOrderInWords(`order placed (${which})`, row);
     if (words) lines.push(words);
-    const waits = row && pgWaitsInWords(label.replace(/^order placed/, 'placing orders'), row);
+    const waits = row && pgWaitsInWords(`placing orders (${which})`, row);
     if (waits) lines.push(waits);
   }
   return lines;
