@@ -67,13 +67,14 @@ export class NotifiedCache<V> {
     return this.listening;
   }
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  /** The value of `key` from memory, or from `load`; kept only if `keep` says so (e.g. not an absence, which anyone can ask for). */
+  async get(key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V> {
     if (!this.listening) return load();
     const hit = this.entries.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
     const before = this.changes;
     const value = await load();
-    if (this.listening && this.changes === before) {
+    if (this.listening && this.changes === before && (keep?.(value) ?? true)) {
       this.entries.delete(key);
       this.entries.set(key, { value, expires: Date.now() + (this.options.maxAgeMs ?? 60_000) });
       if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);

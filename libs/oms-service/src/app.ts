@@ -1,5 +1,6 @@
 import { InternalClaimsVerifier } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
+import { NotifiedCache, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
@@ -7,7 +8,7 @@ import { createSubgraphService, identityTools, scalarResolvers, type SubgraphSer
 import { mountOmsBackOffice } from './back-office/back-office.routes';
 import { InstrumentsBackOffice } from './back-office/instruments.back-office';
 import type { OmsConfig } from './config';
-import { InstrumentsService } from './instruments/instruments.service';
+import { InstrumentsService, type ListedInstrument } from './instruments/instruments.service';
 import { instrumentsResolvers } from './instruments/resolvers';
 import { FxRateEntity } from './market/entities/fx-rate.entity';
 import { MarketService } from './market/market.service';
@@ -17,7 +18,7 @@ import { TradingHours } from './market/trading-hours';
 import { MarketDataService } from './market-data/market-data.service';
 import { marketDataResolvers } from './market-data/resolvers';
 import { MarketTicks } from './market-data/ticks';
-import { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
+import { checkOpenOrderCapSetting, INSTRUMENTS_CHANGED_CHANNEL, OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
 import { AccountsSubgraphDirectory, RememberedAccounts } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
@@ -49,6 +50,8 @@ export interface OmsApp extends SubgraphService {
   /** The accounts this instance remembers between orders (whether it answers from memory: `serving`). */
   accounts: RememberedAccounts;
   feed: PriceFeed;
+  /** The instruments this instance reads and remembers (whether it answers from memory: `serving`). */
+  instruments: InstrumentsService;
   engine: ExecutionEngine;
   relay: OutboxRelay;
 }
@@ -76,6 +79,20 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       (c) => c.close(),
     );
     accounts.start();
+    // Instruments remembered between orders while the trigger's notifications are heard (OMS_INSTRUMENTS_CACHE_ENTRIES).
+    const rememberedInstruments = life.own(
+      'instruments cache',
+      new NotifiedCache<ListedInstrument | null>({
+        url: config.OMS_DATABASE_URL,
+        channel: INSTRUMENTS_CHANGED_CHANNEL,
+        logger,
+        maxEntries: config.OMS_INSTRUMENTS_CACHE_ENTRIES,
+      }),
+      (c) => c.close(),
+    );
+    // One per instance, shared by orders, quotes, the back office and the feed, so that its own changes are seen at once.
+    let instruments: InstrumentsService | undefined;
+    const instrumentsOf = (dataSource: DataSource) => (instruments ??= new InstrumentsService(dataSource, rememberedInstruments));
     // The engine is made once the database is open (below); a market order placed before that has nothing to wake.
     const made: { engine?: ExecutionEngine } = {};
     const service = life.own(
@@ -93,7 +110,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         typeDefs: omsSubgraphSdl,
         scopes: omsScopes,
         resolvers: (dataSource) => {
-          const instruments = new InstrumentsService(dataSource);
+          const instruments = instrumentsOf(dataSource);
           const orders = new OrdersService(
             dataSource,
             instruments,
@@ -129,7 +146,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
           mountOmsBackOffice(
             internal,
             dataSource,
-            new InstrumentsBackOffice(dataSource, new InstrumentsService(dataSource)),
+            new InstrumentsBackOffice(dataSource, instrumentsOf(dataSource)),
             new InternalClaimsVerifier('oms', config.SERVICE_TRUSTED_KEYS),
             (accountId) => accounts.forgetAccount(accountId),
           ),
@@ -137,6 +154,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       (s) => s.close(),
     );
     const ds = service.dataSource;
+    // After the migrations: the trigger that announces changes exists by now.
+    rememberedInstruments.start();
     await checkOpenOrderCapSetting(ds, config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT);
     // Idempotency keys answer for a day; then they are deleted.
     const retention = startPeriodic('retention', 3_600_000, () => orderIdempotency.purgeExpired(ds), logger);
@@ -176,9 +195,10 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         },
         logger,
       ),
+      (symbols) => instruments?.changed(symbols),
     );
     feed.start();
     life.defer('price feed', () => feed.stop());
-    return { ...service, accounts, feed, engine, relay, close: () => life.close() };
+    return { ...service, accounts, feed, instruments: instrumentsOf(ds), engine, relay, close: () => life.close() };
   });
 }

@@ -29,6 +29,12 @@ export const omsConfigSchema = z.object({
    * on every order.
    */
   OMS_ACCOUNT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+  /**
+   * Instruments an instance remembers between orders, dropped the moment one changes (the
+   * `instruments_changed` trigger: a price step, a halt) and read from the database whenever the
+   * notifications are not being heard. 0: read the instrument on every order.
+   */
+  OMS_INSTRUMENTS_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   ...accountChangesSchema,
   /** Seed of the simulated price feed: the same seed and start prices give the same prices, step by step. */
   OMS_PRICE_SEED: z.coerce.number().int().default(20260101),

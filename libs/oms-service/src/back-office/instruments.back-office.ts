@@ -49,6 +49,7 @@ export class InstrumentsBackOffice {
       [symbol, name, currency, tick.toFixed(), lot.toFixed(), price.toFixed(), minQuantity.toFixed(), maxQuantity.toFixed()],
     );
     if (!inserted.length) throw new AppError('CONFLICT', `${symbol} is already listed`, { field: 'symbol' });
+    this.instruments.changed([symbol]);
     return (await this.instruments.find(symbol))!;
   }
 
@@ -64,6 +65,8 @@ export class InstrumentsBackOffice {
       [symbol, tradable],
     );
     if (!updated.length) throw new AppError('NOT_FOUND', `Unknown symbol ${symbol}`, { field: 'symbol' });
+    // A halt takes effect on this instance's next order at once; on the others when they hear the trigger.
+    this.instruments.changed([symbol]);
     return (await this.instruments.find(symbol))!;
   }
 }

@@ -1,5 +1,5 @@
 import { canonical, formatPrice } from '@trading/money';
-import { queryPrepared, type DataSource, type PreparedStatement } from '@trading/db';
+import { queryPrepared, type DataSource, type NotifiedCache, type PreparedStatement } from '@trading/db';
 import type { Instrument } from './entities/instrument.entity';
 
 /** The instruments table is read and written with SQL only (the feed, the engine and the back office write it). */
@@ -21,15 +21,42 @@ const present = (i: Instrument): Required<Instrument> => ({
   maxQuantity: canonical(i.maxQuantity ?? '100000'),
 });
 
-export class InstrumentsService {
-  constructor(private readonly dataSource: DataSource) {}
+export type ListedInstrument = Readonly<Required<Instrument>>;
 
-  async list(): Promise<Required<Instrument>[]> {
+export class InstrumentsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    /**
+     * Instruments read, by symbol, kept current by the `instruments_changed` trigger (migration
+     * 080): every order reads its instrument, and a round trip for a row that changes once a
+     * second (the price) was a quarter of a resting order's statements. None when absent.
+     */
+    private readonly remembered?: NotifiedCache<ListedInstrument | null>,
+  ) {}
+
+  async list(): Promise<ListedInstrument[]> {
     return (await queryPrepared<Instrument>(this.dataSource, ALL_INSTRUMENTS, [])).map(present);
   }
 
-  async find(symbol: string): Promise<Required<Instrument> | null> {
-    const [row] = await queryPrepared<Instrument>(this.dataSource, ONE_INSTRUMENT, [symbol]);
-    return row ? present(row) : null;
+  async find(symbol: string): Promise<ListedInstrument | null> {
+    const load = async () => {
+      const [row] = await queryPrepared<Instrument>(this.dataSource, ONE_INSTRUMENT, [symbol]);
+      return row ? Object.freeze(present(row)) : null;
+    };
+    // An unknown symbol is not kept: anyone can ask for any number of them.
+    return this.remembered ? this.remembered.get(symbol, load, (found) => found !== null) : load();
+  }
+
+  /** Whether instruments are answered from memory now (the trigger's notifications are being heard). */
+  get serving(): boolean {
+    return this.remembered?.serving ?? false;
+  }
+
+  /**
+   * This instance changed these instruments (a price step, a halt): its own next read sees the
+   * change at once; other instances hear of it from the trigger when the change commits.
+   */
+  changed(symbols: readonly string[]): void {
+    for (const symbol of symbols) this.remembered?.forget(symbol);
   }
 }

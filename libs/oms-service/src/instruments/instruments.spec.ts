@@ -1,13 +1,13 @@
 import { createLogger } from '@trading/logging';
 import type { RunningServer } from '@trading/service';
-import type { SubgraphService } from '@trading/subgraph';
 import { askSubgraph, startAccountsStandIn, startOnTestDatabase, testKeys, type ServiceOnTestDatabase } from '@trading/testing';
-import { createOmsApp, loadOmsConfig, seedOmsDemo } from '../app';
+import { Client } from 'pg';
+import { createOmsApp, loadOmsConfig, seedOmsDemo, type OmsApp } from '../app';
 
 describe('oms instruments and orders', () => {
   const keys = testKeys();
-  let running: ServiceOnTestDatabase<SubgraphService>;
-  let service: SubgraphService;
+  let running: ServiceOnTestDatabase<OmsApp>;
+  let service: OmsApp;
   let internal: RunningServer;
   let accounts: Awaited<ReturnType<typeof startAccountsStandIn>>;
   const ALICE_ACCOUNT = '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01';
@@ -66,6 +66,84 @@ describe('oms instruments and orders', () => {
       { r },
     );
     expect(denied.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  describe('instruments remembered between orders', () => {
+    const instrument = async (symbol: string) =>
+      (
+        await askSubgraph(
+          `${internal.url}/graphql`,
+          { keys, subgraph: 'oms' },
+          'query($s: String!) { marketInstrument(symbol: $s) { lastPrice tradable } }',
+          { sub: 'u' },
+          { s: symbol },
+        )
+      ).body;
+    /** Another session's change; `unannounced` keeps the trigger from firing (as a change nobody announces). */
+    const elsewhere = async (sql: string, unannounced = false) => {
+      const db = new Client({ connectionString: running.databaseUrl });
+      await db.connect();
+      try {
+        await db.query('BEGIN');
+        if (unannounced) await db.query('SET LOCAL session_replication_role = replica');
+        await db.query(sql);
+        await db.query('COMMIT');
+      } finally {
+        await db.end();
+      }
+    };
+    const until = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+      return check();
+    };
+
+    beforeAll(async () => {
+      await seedOmsDemo(service.dataSource, {
+        instruments: [
+          {
+            symbol: 'MEM',
+            name: 'Memo',
+            currency: 'USD',
+            tickSize: '0.01',
+            lotSize: '1',
+            lastPrice: '10.00',
+            previousClose: '10.00',
+            tradable: true,
+          },
+        ],
+      });
+      expect(await until(async () => service.instruments.serving)).toBe(true);
+    });
+
+    it('answers from memory, and a change another instance commits reaches it through the trigger', async () => {
+      expect((await instrument('MEM')).data.marketInstrument).toEqual({ lastPrice: '10.00', tradable: true });
+      // Unannounced, the change is not seen: the answer came from memory, not from a read.
+      await elsewhere("UPDATE instruments SET last_price = 11 WHERE symbol = 'MEM'", true);
+      expect((await instrument('MEM')).data.marketInstrument).toEqual({ lastPrice: '10.00', tradable: true });
+      // Announced at commit (a halt by another instance): every instance drops it and reads it again.
+      await elsewhere("UPDATE instruments SET tradable = false WHERE symbol = 'MEM'");
+      expect(await until(async () => (await instrument('MEM')).data.marketInstrument.tradable === false)).toBe(true);
+      expect((await instrument('MEM')).data.marketInstrument).toEqual({ lastPrice: '11.00', tradable: false });
+      await elsewhere("UPDATE instruments SET tradable = true WHERE symbol = 'MEM'");
+      expect(await until(async () => (await instrument('MEM')).data.marketInstrument.tradable === true)).toBe(true);
+    });
+
+    it("sees this instance's own change at once (a price it sets, a halt), before any notification", async () => {
+      await instrument('MEM');
+      await elsewhere("UPDATE instruments SET last_price = 12 WHERE symbol = 'MEM'", true);
+      expect((await instrument('MEM')).data.marketInstrument.lastPrice).toBe('11.00');
+      service.instruments.changed(['MEM']);
+      expect((await instrument('MEM')).data.marketInstrument.lastPrice).toBe('12.00');
+    });
+
+    it('never keeps an unknown symbol (anyone can ask for any number of them)', async () => {
+      expect((await instrument('NEWCO')).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      await elsewhere(
+        "INSERT INTO instruments (symbol, name, currency, tick_size, lot_size, last_price, previous_close, tradable) VALUES ('NEWCO', 'New', 'USD', 0.01, 1, 5, 5, true)",
+        true,
+      );
+      expect((await instrument('NEWCO')).data.marketInstrument).toEqual({ lastPrice: '5.00', tradable: true });
+    });
   });
 
   it("attack: another user's representation of an account resolves to null through _entities", async () => {

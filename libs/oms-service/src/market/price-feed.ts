@@ -23,6 +23,8 @@ export class PriceFeed {
     private readonly options: { seed: number; volatility: string; tickMs: number },
     private readonly logger: Logger,
     readonly ticks?: MarketTicks,
+    /** Told the symbols it repriced once the change has committed (this instance's instruments cache forgets them). */
+    private readonly repriced?: (symbols: readonly string[]) => void,
   ) {}
 
   start(): void {
@@ -77,6 +79,7 @@ export class PriceFeed {
         await this.ticks?.record(tx, ticks);
         return step as number;
       });
+      this.repriced?.(changed.map((c) => c.symbol));
       await this.ticks?.publish(changed);
     }
     return clock;
@@ -94,6 +97,7 @@ export class PriceFeed {
       await this.ticks?.record(tx, [{ symbol, price: new Decimal(price).toFixed(), volume: '0', at: row.at }]);
       return { symbol, currency: row.currency, lastPrice: price, tickSize: row.tick_size, lotSize: row.lot_size, priceAt: row.at };
     });
+    this.repriced?.([symbol]);
     await this.ticks?.publish([changed]);
   }
 }

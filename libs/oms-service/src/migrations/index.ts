@@ -9,7 +9,9 @@ import { TrailingStop1732230000051 } from './1732230000051-trailing-stop';
 import { OrderClasses1732230000052 } from './1732230000052-order-classes';
 import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
 import { EngineIndexes1732230000070 } from './1732230000070-engine-indexes';
+import { InstrumentsChanged1732230000080 } from './1732230000080-instruments-changed';
 
+export { INSTRUMENTS_CHANGED_CHANNEL } from './1732230000080-instruments-changed';
 export { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
 
 /** The OMS database's migrations, oldest first. */
@@ -25,4 +27,5 @@ export const omsMigrations = [
   OrderClasses1732230000052,
   OpenOrderCount1732230000060,
   EngineIndexes1732230000070,
+  InstrumentsChanged1732230000080,
 ];
