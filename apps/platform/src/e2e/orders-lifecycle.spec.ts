@@ -61,6 +61,18 @@ describe('order lifecycle', () => {
       netAmount: '-1900.95',
     });
     for (const t of ['createdAt', 'submittedAt', 'filledAt']) expect(order[t]).toEqual(expect.any(String));
+    // On the settlement stream: its start, then the fill's trade, state and close, in that order (the three in one statement).
+    const events: Array<{ type: string; status: string | null }> = await p.oms.dataSource.query(
+      `SELECT type, payload->'order'->>'status' AS status FROM outbox
+        WHERE payload->'order'->>'id' = $1 OR payload->'trade'->>'orderId' = $1 ORDER BY seq`,
+      [res.body.id],
+    );
+    expect(events).toEqual([
+      { type: 'order.updated', status: 'NEW' },
+      { type: 'trade.executed', status: null },
+      { type: 'order.updated', status: 'FILLED' },
+      { type: 'order.closed', status: 'FILLED' },
+    ]);
     const after = await until(
       () => balance(aliceCash),
       (b) => b.held === '0.00' && b.cash !== before.cash,

@@ -7,7 +7,17 @@ import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { TradingHours } from '../market/trading-hours';
 import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
-import { activateChildren, announceClose, announceOrder, closeOrder, TRADE_EXECUTED, writeEvent, type OrderRow } from './order-store';
+import {
+  activateChildren,
+  announceClose,
+  closeOrder,
+  orderClosed,
+  orderUpdated,
+  TRADE_EXECUTED,
+  writeEvents,
+  type OrderRow,
+  type OutboxEvent,
+} from './order-store';
 import { floorToLot } from './order-rules';
 import { finishReplacement } from './replacement';
 
@@ -401,29 +411,36 @@ export class ExecutionEngine {
               status = $6, filled_at = CASE WHEN $6 = 'FILLED' THEN now() END, updated_at = now() WHERE id = $1 RETURNING *`,
       [id, filled.toFixed(), valueAfter.toFixed(), gross.toFixed(), commission.toFixed(), done ? 'FILLED' : 'PARTIALLY_FILLED'],
     );
-    await writeEvent(tx, TRADE_EXECUTED, {
-      trade: {
-        id: trade.id,
-        orderId: id,
-        accountId: order.account_id,
-        symbol: order.symbol,
-        side: order.side,
-        quantity: quantity.toFixed(),
-        price: price.toFixed(),
-        currency: order.currency,
-        grossAmount: gross.toFixed(),
-        commission: commission.toFixed(),
-        netAmount: net.toFixed(),
-        executedAt: new Date(trade.executed_at).toISOString(),
+    const executed: OutboxEvent = {
+      type: TRADE_EXECUTED,
+      payload: {
+        trade: {
+          id: trade.id,
+          orderId: id,
+          accountId: order.account_id,
+          symbol: order.symbol,
+          side: order.side,
+          quantity: quantity.toFixed(),
+          price: price.toFixed(),
+          currency: order.currency,
+          grossAmount: gross.toFixed(),
+          commission: commission.toFixed(),
+          netAmount: net.toFixed(),
+          executedAt: new Date(trade.executed_at).toISOString(),
+        },
       },
-    });
-    await announceOrder(tx, updated);
+    };
+    // A simple order has no legs to cancel or children to start: its trade, its state and (filled)
+    // its close go out in one statement, in the order the consumers expect them.
+    const simple = !siblings.length && updated.order_class === 'SIMPLE';
+    const closed = done && simple ? orderClosed(updated) : null;
+    await writeEvents(tx, closed ? [executed, orderUpdated(updated), closed] : [executed, orderUpdated(updated)]);
     for (const sibling of siblings)
       if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
         await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${id} filled`);
-    if (done) await activateChildren(tx, updated);
-    if (done) await announceClose(tx, updated);
-    else if (order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
+    if (done && !simple) await activateChildren(tx, updated);
+    if (done && !simple) await announceClose(tx, updated);
+    else if (!done && order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
     return quantity;
   }
 

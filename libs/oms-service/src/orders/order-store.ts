@@ -169,9 +169,36 @@ export async function writeEvent(tx: EntityManager, type: string, payload: Recor
   ]);
 }
 
+export interface OutboxEvent {
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Several events in one statement, kept in this order (a multi-row VALUES takes the outbox's
+ * sequence row by row): a fill's trade, its order and its close, one round trip instead of three.
+ */
+export async function writeEvents(tx: EntityManager, events: readonly OutboxEvent[]): Promise<void> {
+  if (events.length <= 1) {
+    for (const e of events) await writeEvent(tx, e.type, e.payload);
+    return;
+  }
+  const traceparent = currentTraceparent() ?? null;
+  await tx.query(
+    `INSERT INTO outbox (type, payload, trace_context) VALUES ${events.map((_, i) => `($${2 * i + 2}, $${2 * i + 3}, $1)`).join(', ')}`,
+    [traceparent, ...events.flatMap((e) => [e.type, JSON.stringify(e.payload)])],
+  );
+}
+
+/** The order as its owner now sees it (order.updated). */
+export function orderUpdated(row: OrderRow): OutboxEvent {
+  return { type: ORDER_UPDATED, payload: { order: presentOrder(row) } };
+}
+
 /** The order as its owner now sees it, announced in the transaction that changed it. */
 export async function announceOrder(tx: EntityManager, row: OrderRow): Promise<void> {
-  await writeEvent(tx, ORDER_UPDATED, { order: presentOrder(row) });
+  const { type, payload } = orderUpdated(row);
+  await writeEvent(tx, type, payload);
 }
 
 /** The start of a working order, with its event: prepared (parsed and planned once per connection). */
@@ -248,21 +275,28 @@ export async function activateChildren(tx: EntityManager, parent: OrderRow): Pro
   for (const row of rows) await announceOrder(tx, row);
 }
 
-/** The order.closed event of a buy with a hold, written with the state change that closed it. */
-export async function announceClose(tx: EntityManager, row: OrderRow): Promise<void> {
-  const status = row.status;
-  if (row.side === 'BUY' && row.hold_amount !== null) {
-    await writeEvent(tx, ORDER_CLOSED, {
+/** The order.closed event of a closed buy with a hold (banking gives back what its fills did not use); none for others. */
+export function orderClosed(row: OrderRow): OutboxEvent | null {
+  if (row.side !== 'BUY' || row.hold_amount === null) return null;
+  return {
+    type: ORDER_CLOSED,
+    payload: {
       order: {
         id: row.id,
         accountId: row.account_id,
         side: row.side,
-        status,
+        status: row.status,
         currency: row.currency,
         holdAmount: new Decimal(row.hold_amount).toFixed(),
         filledQuantity: new Decimal(row.filled_quantity).toFixed(),
         settledAmount: new Decimal(row.gross_amount).plus(row.commission).toFixed(),
       },
-    });
-  }
+    },
+  };
+}
+
+/** The order.closed event of a buy with a hold, written with the state change that closed it. */
+export async function announceClose(tx: EntityManager, row: OrderRow): Promise<void> {
+  const closed = orderClosed(row);
+  if (closed) await writeEvent(tx, closed.type, closed.payload);
 }
