@@ -11,6 +11,7 @@ import {
   dpopVersusBearer,
   cpuPerOrderInWords,
   formatTable,
+  instructionsInWords,
   parseOnly,
   PATHS,
   ratio,
@@ -22,6 +23,8 @@ import {
 import { Client } from 'pg';
 import { createTestDatabases, TEST_POSTGRES_URL } from '@trading/testing';
 import { startPgWaits } from './pg-waits';
+import { spawnSync } from 'node:child_process';
+import { instructionsIn, startInstructionCount } from './instructions';
 
 describe('/proc readings', () => {
   it('takes utime + stime after the command name, even one with spaces and parentheses', () => {
@@ -231,6 +234,58 @@ describe('issue 25 words', () => {
         'the machine was 190% busy of 200% (19.00 ms per order placed, everything included).',
     );
   });
+
+  it('states instructions per order per process, PostgreSQL and the machine beside ours', () => {
+    const orders = row({
+      name: 'orders',
+      path: 'orders',
+      unit: 'orders/s',
+      perSecond: 100,
+      total: 1000,
+      instructions: {
+        machine: 20e9,
+        byName: [
+          { name: 'facade', instructions: 3e9 },
+          { name: 'oms', instructions: 4.5e9 },
+          { name: 'load', instructions: 1e9 },
+          { name: 'postgres', instructions: 6e9 },
+        ],
+      },
+    });
+    expect(instructionsInWords('order placed', orders)).toBe(
+      'Instructions per order placed (perf), in millions: facade 3.00, oms 4.50 = 7.50 in ours; PostgreSQL 6.00; the machine 20.00, everything included.',
+    );
+    expect(instructionsInWords('order placed', { ...orders, instructions: undefined })).toBeUndefined();
+  });
+
+  it("reads perf's CSV count, and nothing where it could not count", () => {
+    expect(instructionsIn('# started on Fri Nov 27 12:14:49 2026\n\n610205590,,instructions,591209378,100.00,,\n')).toBe(610205590);
+    expect(instructionsIn('1200,,instructions:u,1000,100.00,,')).toBe(1200);
+    expect(instructionsIn('<not supported>,,instructions,0,100.00,,')).toBeNull();
+    expect(instructionsIn('<not counted>,,instructions,0,100.00,,')).toBeNull();
+    expect(instructionsIn('Problems finding threads of monitor')).toBeNull();
+  });
+
+  const perfCounts = spawnSync('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], { encoding: 'utf8' });
+  // Where perf cannot count (not installed, no counters in the VM) the bench leaves instructions out; this machine counts them.
+  (instructionsIn(perfCounts.stderr ?? '') !== null ? it : it.skip)(
+    'counts the instructions of a busy process with perf, and leaves out a process it cannot follow',
+    async () => {
+      const counting = startInstructionCount([
+        { name: 'this', pid: process.pid },
+        { name: 'gone', pid: 4_194_000 },
+      ]);
+      await new Promise((r) => setTimeout(r, 300)); // perf attaches
+      let x = 0;
+      for (const end = Date.now() + 300; Date.now() < end; ) x += Math.sqrt(x + 1);
+      expect(x).toBeGreaterThan(0);
+      const counted = await counting.finish();
+      const mine = counted?.byName.find((c) => c.name === 'this')?.instructions ?? 0;
+      expect(mine).toBeGreaterThan(1e7);
+      expect(counted!.machine).toBeGreaterThanOrEqual(mine);
+      expect(counted!.byName.map((c) => c.name)).toEqual(['this']);
+    },
+  );
 
   it("reads the machine's busy share from /proc/stat (idle and iowait are not busy)", () => {
     expect(machineTicksOf('cpu  100 5 50 800 20 3 2 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n')).toEqual({ busy: 160, total: 980 });

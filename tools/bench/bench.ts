@@ -33,6 +33,7 @@ import { CONNECTIONS, LoadGenerator, MARKET_CONCURRENCY, ROTATION_CHAINS, type L
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { startPgWaits, type PgWaits } from './pg-waits';
+import { startInstructionCount, type InstructionUse } from './instructions';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
 import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
@@ -104,23 +105,30 @@ class Bench {
     row: Omit<Row, 'perSecond' | 'p50' | 'p99' | 'total' | 'errors' | 'cpu'>,
     load: LoadSpec,
     watched: () => Watched[],
+    /** The money paths: what the database waited on, and the instructions each process retired. */
     options: { pgWaits?: boolean } = {},
   ): Promise<Row> {
     progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
     let window: ReturnType<typeof startCpuWindow> | undefined;
     let sampling: ReturnType<typeof startPgWaits> | undefined;
+    let counting: ReturnType<typeof startInstructionCount> | undefined;
     // The database server too: on this machine it shares the cores with everything measured.
     const processes = () => [...watched(), { name: 'load', pid: this.generator.pid }, ...postgresServer()];
     let result: Awaited<ReturnType<LoadGenerator['run']>>;
     let waits: PgWaits | undefined;
+    let instructions: InstructionUse | undefined;
     try {
       result = await this.generator.run(load, () => {
         window = startCpuWindow(processes());
-        if (options.pgWaits) sampling = startPgWaits(POSTGRES_SERVER, this.databases);
+        if (options.pgWaits) {
+          sampling = startPgWaits(POSTGRES_SERVER, this.databases);
+          counting = startInstructionCount(processes());
+        }
       });
     } finally {
-      // Its connection closed even when the load failed, or the bench would not exit.
+      // Its connection closed even when the load failed, or the bench would not exit; perf stopped likewise.
       waits = await (await sampling)?.finish();
+      instructions = await counting?.finish();
     }
     const cpu = window ? window.finish() : [];
     const machine = window?.machine();
@@ -134,6 +142,7 @@ class Bench {
       cpu,
       ...(machine ? { machine } : {}),
       ...(waits ? { waits } : {}),
+      ...(instructions ? { instructions } : {}),
     };
     this.rows.push(measured);
     if (result.errors > result.total * MAX_ERROR_RATE)

@@ -1,5 +1,6 @@
 /** The bench's figures as a Markdown table (printed, and pasted into the README) and the ratios issue 11 targets, in words. */
 import type { CpuUse, MachineUse } from './proc';
+import type { InstructionUse } from './instructions';
 import type { PgWaits } from './pg-waits';
 
 /** The measured paths, by the name `--only` takes. */
@@ -44,6 +45,8 @@ export interface Row {
   machine?: MachineUse;
   /** What the run's database backends waited on in the window (the money paths only). */
   waits?: PgWaits;
+  /** Instructions retired in the window, by perf where it can count them (the money paths only). */
+  instructions?: InstructionUse;
 }
 
 export interface Memory {
@@ -165,10 +168,30 @@ function ordersInWords(rows: Row[], mode: string, oneUser: Row['name'], spreadNa
   ] as const) {
     const words = row && cpuPerOrderInWords(`order placed (${which})`, row);
     if (words) lines.push(words);
+    const counted = row && instructionsInWords(`order placed (${which})`, row);
+    if (counted) lines.push(counted);
     const waits = row && pgWaitsInWords(`placing orders (${which})`, row);
     if (waits) lines.push(waits);
   }
   return lines;
+}
+
+/**
+ * Instructions per order (or fill) in each of our processes, in PostgreSQL and in the whole
+ * machine, in millions: one sentence. Unlike CPU time they do not move with the hour's speed.
+ */
+export function instructionsInWords(label: string, row: Row): string | undefined {
+  const counted = row.instructions;
+  if (!counted || !row.total) return undefined;
+  const per = (n: number) => (n / row.total / 1e6).toFixed(2);
+  const ours = counted.byName.filter((c) => c.name !== 'load' && c.name !== 'postgres');
+  const postgres = counted.byName.find((c) => c.name === 'postgres');
+  return (
+    `Instructions per ${label} (perf), in millions: ${ours.map((c) => `${c.name} ${per(c.instructions)}`).join(', ')}` +
+    ` = ${per(ours.reduce((sum, c) => sum + c.instructions, 0))} in ours` +
+    (postgres ? `; PostgreSQL ${per(postgres.instructions)}` : '') +
+    `; the machine ${per(counted.machine)}, everything included.`
+  );
 }
 
 /**
@@ -241,6 +264,8 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
     );
     const words = cpuPerOrderInWords('market order settled (its event stream and settlement reads included)', market);
     if (words) lines.push(words);
+    const counted = instructionsInWords('market order settled', market);
+    if (counted) lines.push(counted);
     const waits = pgWaitsInWords('settling market orders', market);
     if (waits) lines.push(waits);
   }
