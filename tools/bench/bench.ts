@@ -106,7 +106,7 @@ class Bench {
     load: LoadSpec,
     watched: () => Watched[],
     /** The money paths: what the database waited on, and the instructions each process retired. */
-    options: { pgWaits?: boolean } = {},
+    options: { moneyPath?: boolean } = {},
   ): Promise<Row> {
     progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
     let window: ReturnType<typeof startCpuWindow> | undefined;
@@ -120,7 +120,7 @@ class Bench {
     try {
       result = await this.generator.run(load, () => {
         window = startCpuWindow(processes());
-        if (options.pgWaits) {
+        if (options.moneyPath) {
           sampling = startPgWaits(POSTGRES_SERVER, this.databases);
           counting = startInstructionCount(processes());
         }
@@ -523,7 +523,7 @@ async function market(
       seconds: SECONDS,
     },
     watched,
-    { pgWaits: true },
+    { moneyPath: true },
   );
 }
 
@@ -565,7 +565,7 @@ async function orders(
     },
     { ...load, traders: [{ token: user.session, accounts: user.accounts }] },
     watched,
-    { pgWaits: true },
+    { moneyPath: true },
   );
   // A broker's order flow: many users' accounts at once.
   await bench.measure(
@@ -576,7 +576,7 @@ async function orders(
     },
     { ...load, traders: traders.slice(1).map((t) => ({ token: t.session, accounts: t.accounts })) },
     watched,
-    { pgWaits: true },
+    { moneyPath: true },
   );
 }
 

@@ -195,7 +195,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         },
         logger,
       ),
-      (symbols) => instruments?.changed(symbols),
+      (symbols) => instrumentsOf(ds).changed(symbols),
     );
     feed.start();
     life.defer('price feed', () => feed.stop());

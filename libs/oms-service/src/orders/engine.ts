@@ -438,9 +438,10 @@ export class ExecutionEngine {
     for (const sibling of siblings)
       if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
         await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${id} filled`);
-    if (done && !simple) await activateChildren(tx, updated);
-    if (done && !simple) await announceClose(tx, updated);
-    else if (!done && order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
+    if (done && !simple) {
+      await activateChildren(tx, updated);
+      await announceClose(tx, updated);
+    } else if (!done && order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
     return quantity;
   }
 
