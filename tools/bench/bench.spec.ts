@@ -205,6 +205,37 @@ describe('issue 25 words', () => {
     expect(rotationVersusPeer(rotations.slice(1))).toEqual([]);
   });
 
+  it('sets instructions per rotation beside the peer where perf counted both', () => {
+    const counted = (perSecond: number, byName: Array<{ name: string; instructions: number }>) => ({
+      perSecond,
+      total: perSecond * 10,
+      instructions: { machine: 1e12, byName },
+    });
+    const [peer, facade] = [
+      {
+        ...rotations[0]!,
+        ...counted(2000, [
+          { name: 'oidc-provider', instructions: 20e9 },
+          { name: 'load', instructions: 9e9 },
+        ]),
+      },
+      {
+        ...rotations[1]!,
+        ...counted(800, [
+          { name: 'facade', instructions: 8e9 },
+          { name: 'auth', instructions: 12e9 },
+          { name: 'postgres', instructions: 4e9 },
+        ]),
+      },
+    ];
+    expect(rotationVersusPeer([peer, facade])).toEqual([
+      "Rotation, ours at {base_url}/oauth/token (the metadata's token_endpoint) through the facade, service mode: 800/s ÷ node-oidc-provider's 2,000/s = 0.40×; " +
+        'p99 60 ms against its 20 ms; 2.50 M instructions per rotation in ours against its 1.00 M (0.40×).',
+    ]);
+    // Without the peer's count there is nothing to set beside ours.
+    expect(rotationVersusPeer([rotations[0]!, facade])[0]).toMatch(/against its 20 ms\.$/);
+  });
+
   it('states CPU per order per process, the load generator left out', () => {
     const orders = row({
       name: 'orders',

@@ -105,8 +105,11 @@ class Bench {
     row: Omit<Row, 'perSecond' | 'p50' | 'p99' | 'total' | 'errors' | 'cpu'>,
     load: LoadSpec,
     watched: () => Watched[],
-    /** The money paths: what the database waited on, and the instructions each process retired. */
-    options: { moneyPath?: boolean } = {},
+    /**
+     * `moneyPath`: what the database waited on, and the instructions each process retired;
+     * `instructions`: the instructions alone (rotation, beside its peer).
+     */
+    options: { moneyPath?: boolean; instructions?: boolean } = {},
   ): Promise<Row> {
     progress(`measuring ${row.path}: ${load.warmupSeconds} s warm-up, ${load.seconds} s window…`);
     let window: ReturnType<typeof startCpuWindow> | undefined;
@@ -120,10 +123,8 @@ class Bench {
     try {
       result = await this.generator.run(load, () => {
         window = startCpuWindow(processes());
-        if (options.moneyPath) {
-          sampling = startPgWaits(POSTGRES_SERVER, this.databases);
-          counting = startInstructionCount(processes());
-        }
+        if (options.moneyPath) sampling = startPgWaits(POSTGRES_SERVER, this.databases);
+        if (options.moneyPath || options.instructions) counting = startInstructionCount(processes());
       });
     } finally {
       // Its connection closed even when the load failed, or the bench would not exit; perf stopped likewise.
@@ -413,7 +414,8 @@ async function rotation(
     warmupSeconds: WARMUP_SECONDS,
     seconds: SECONDS,
   };
-  await bench.measure({ ...row, unit: 'rotations/s' }, load, watched);
+  // Instructions too: unlike rotations/s they compare ours with the peer's across hours.
+  await bench.measure({ ...row, unit: 'rotations/s' }, load, watched, { instructions: true });
 }
 
 /**

@@ -117,9 +117,13 @@ export function rotationVersusPeer(rows: Row[]): string[] {
   return places.flatMap(([name, label]) => {
     const row = byName(rows, name);
     if (!row) return [];
+    const [ours, theirs] = [instructionsPer(row), instructionsPer(peer)];
     return [
       `Rotation, ${label}: ${thousands(row.perSecond)}/s ÷ node-oidc-provider's ${thousands(peer.perSecond)}/s = ${ratio(row.perSecond / peer.perSecond)}; ` +
-        `p99 ${ms(row.p99)} against its ${ms(peer.p99)}.`,
+        `p99 ${ms(row.p99)} against its ${ms(peer.p99)}` +
+        (ours !== undefined && theirs !== undefined
+          ? `; ${ours.toFixed(2)} M instructions per rotation in ours against its ${theirs.toFixed(2)} M (${ratio(theirs / ours)}).`
+          : '.'),
     ];
   });
 }
@@ -176,6 +180,14 @@ function ordersInWords(rows: Row[], mode: string, oneUser: Row['name'], spreadNa
   return lines;
 }
 
+/** Millions of instructions our processes (or the peer's) retired per request of `row`, when perf counted them. */
+function instructionsPer(row: Row): number | undefined {
+  const counted = row.instructions;
+  if (!counted || !row.total) return undefined;
+  const ours = counted.byName.filter((c) => c.name !== 'load' && c.name !== 'postgres');
+  return ours.reduce((sum, c) => sum + c.instructions, 0) / row.total / 1e6;
+}
+
 /**
  * Instructions per order (or fill) in each of our processes, in PostgreSQL and in the whole
  * machine, in millions: one sentence. Unlike CPU time they do not move with the hour's speed.
@@ -188,7 +200,7 @@ export function instructionsInWords(label: string, row: Row): string | undefined
   const postgres = counted.byName.find((c) => c.name === 'postgres');
   return (
     `Instructions per ${label} (perf), in millions: ${ours.map((c) => `${c.name} ${per(c.instructions)}`).join(', ')}` +
-    ` = ${per(ours.reduce((sum, c) => sum + c.instructions, 0))} in ours` +
+    ` = ${instructionsPer(row)!.toFixed(2)} in ours` +
     (postgres ? `; PostgreSQL ${per(postgres.instructions)}` : '') +
     `; the machine ${per(counted.machine)}, everything included.`
   );
