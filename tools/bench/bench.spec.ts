@@ -205,6 +205,23 @@ describe('issue 25 words', () => {
     expect(rotationVersusPeer(rotations.slice(1))).toEqual([]);
   });
 
+  it('says what a bare proxy hop costs the peer, beside the peer alone', () => {
+    const cpu = (name: string, seconds: number) => ({ name, seconds, percent: seconds * 10 });
+    const peer = { ...rotations[0]!, total: 20_000, cpu: [cpu('oidc-provider', 8), cpu('load', 2)] };
+    const proxied = row({
+      name: 'oidc-peer-proxied',
+      path: 'proxied',
+      unit: 'rotations/s',
+      perSecond: 1200,
+      total: 12_000,
+      cpu: [cpu('proxy', 3), cpu('oidc-provider', 6)],
+    });
+    expect(rotationVersusPeer([peer, proxied, rotations[3]!])).toEqual([
+      "Rotation, ours at auth's own listener, service mode (for reference): 1,200/s ÷ node-oidc-provider's 2,000/s = 0.60×; p99 40 ms against its 20 ms.",
+      "The peer behind a bare Node proxy (the hop alone, nothing of an edge): 1,200/s = 0.60× itself; the proxy's CPU 0.25 ms per rotation, the peer's 0.40 ms.",
+    ]);
+  });
+
   it('sets instructions per rotation beside the peer where perf counted both', () => {
     const counted = (perSecond: number, byName: Array<{ name: string; instructions: number }>) => ({
       perSecond,

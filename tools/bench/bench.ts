@@ -447,6 +447,7 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
     },
     logDir,
   );
+  let proxy: ReturnType<typeof startProcess> | undefined;
   try {
     await waitUntil(server, 'an answer', () => answers200(`${client.issuer}/.well-known/openid-configuration`));
     progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
@@ -462,7 +463,40 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
       tokens,
       () => [{ name: 'oidc-provider', pid: server.pid }],
     );
+    // The same peer behind the leanest proxy hop Node offers: what a hop alone costs on this
+    // machine (our token endpoint sits behind the facade, the peer behind nothing).
+    const proxyPort = await freePort();
+    proxy = startProcess(
+      'oidc-peer-proxy',
+      process.execPath,
+      ['tools/bench/oidc-peer/proxy.mjs'],
+      {
+        PORT: String(proxyPort),
+        TARGET: client.issuer,
+      },
+      logDir,
+    );
+    const proxied = `http://127.0.0.1:${proxyPort}`;
+    await waitUntil(proxy, 'an answer', () => answers200(`${proxied}/.well-known/openid-configuration`));
+    progress(`making ${ROTATION_CHAINS} more grants at node-oidc-provider…`);
+    const more = await peerRefreshTokens(client, ROTATION_CHAINS);
+    const hop = proxy;
+    await rotation(
+      bench,
+      {
+        name: 'oidc-peer-proxied',
+        path: `refresh-token rotation, ${ROTATION_CHAINS} chains, node-oidc-provider's /token behind a bare Node proxy (node:http + undici)`,
+      },
+      `${proxied}/token`,
+      client,
+      more,
+      () => [
+        { name: 'proxy', pid: hop.pid },
+        { name: 'oidc-provider', pid: server.pid },
+      ],
+    );
   } finally {
+    if (proxy) await stopProcess(proxy);
     await stopProcess(server);
     await deleteKeys(TEST_REDIS_URL, `${prefix}*`);
   }
@@ -619,6 +653,7 @@ async function main(): Promise<number> {
     'all-in-one-rotation',
     'rotation',
     'oidc-peer',
+    'oidc-peer-proxied',
     'orders',
     'orders-spread',
     'all-in-one-orders',

@@ -27,6 +27,7 @@ export interface Row {
     | 'service-rest-dpop'
     | 'all-in-one-rotation'
     | 'rotation-facade'
+    | 'oidc-peer-proxied'
     | 'orders-spread'
     | 'all-in-one-orders-spread'
     | 'pgbench';
@@ -75,6 +76,8 @@ export function cpuMsPerRequest(row: Row, names?: string[]): number | undefined 
   return (seconds / row.total) * 1000;
 }
 
+const cpuMs = (ms?: number) => (ms === undefined ? 'unknown' : `${ms.toFixed(2)} ms`);
+
 const byName = (rows: Row[], name: Row['name']) => rows.find((r) => r.name === name);
 
 /** What issue 25 asks an order to cost in CPU, across every process of ours. */
@@ -114,18 +117,27 @@ export function rotationVersusPeer(rows: Row[]): string[] {
     ['all-in-one-rotation', 'ours at {base_url}/oauth/token, all-in-one'],
     ['rotation', "ours at auth's own listener, service mode (for reference)"],
   ];
-  return places.flatMap(([name, label]) => {
-    const row = byName(rows, name);
-    if (!row) return [];
-    const [ours, theirs] = [instructionsPer(row), instructionsPer(peer)];
-    return [
-      `Rotation, ${label}: ${thousands(row.perSecond)}/s ÷ node-oidc-provider's ${thousands(peer.perSecond)}/s = ${ratio(row.perSecond / peer.perSecond)}; ` +
-        `p99 ${ms(row.p99)} against its ${ms(peer.p99)}` +
-        (ours !== undefined && theirs !== undefined
-          ? `; ${ours.toFixed(2)} M instructions per rotation in ours against its ${theirs.toFixed(2)} M (${ratio(theirs / ours)}).`
-          : '.'),
-    ];
-  });
+  const proxied = byName(rows, 'oidc-peer-proxied');
+  const hop = proxied
+    ? [
+        `The peer behind a bare Node proxy (the hop alone, nothing of an edge): ${thousands(proxied.perSecond)}/s = ${ratio(proxied.perSecond / peer.perSecond)} itself; ` +
+          `the proxy's CPU ${cpuMs(cpuMsPerRequest(proxied, ['proxy']))} per rotation, the peer's ${cpuMs(cpuMsPerRequest(peer, ['oidc-provider']))}.`,
+      ]
+    : [];
+  return places
+    .flatMap(([name, label]) => {
+      const row = byName(rows, name);
+      if (!row) return [];
+      const [ours, theirs] = [instructionsPer(row), instructionsPer(peer)];
+      return [
+        `Rotation, ${label}: ${thousands(row.perSecond)}/s ÷ node-oidc-provider's ${thousands(peer.perSecond)}/s = ${ratio(row.perSecond / peer.perSecond)}; ` +
+          `p99 ${ms(row.p99)} against its ${ms(peer.p99)}` +
+          (ours !== undefined && theirs !== undefined
+            ? `; ${ours.toFixed(2)} M instructions per rotation in ours against its ${theirs.toFixed(2)} M (${ratio(theirs / ours)}).`
+            : '.'),
+      ];
+    })
+    .concat(hop);
 }
 
 /** Markdown, columns padded so it reads as well on a terminal. */
