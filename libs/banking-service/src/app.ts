@@ -29,6 +29,7 @@ import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
 import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
 import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
 import { PendingFundingIndex1732230000045 } from './migrations/1732230000045-pending-funding-index';
+import { PostingsPerStatement1732230000050 } from './migrations/1732230000050-postings-per-statement';
 import { AccountsSubgraphDirectory, KnownOwners, type AccountsDirectory } from '@trading/accounts-directory';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
@@ -86,6 +87,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
           SaleSettlement1732230000024,
           BookBalances1732230000040,
           PendingFundingIndex1732230000045,
+          PostingsPerStatement1732230000050,
         ],
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,
