@@ -23,20 +23,16 @@ import { mountBankingBackOffice } from './back-office/back-office.routes';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
 import { fundingIdempotency } from './idempotency/idempotency';
-import { Ledger1732230000002 } from './migrations/1732230000002-ledger';
-import { FundingHolds1732230000005 } from './migrations/1732230000005-funding-holds';
-import { Settlement1732230000022 } from './migrations/1732230000022-settlement';
-import { SaleSettlement1732230000024 } from './migrations/1732230000024-sale-settlement';
-import { BookBalances1732230000040 } from './migrations/1732230000040-book-balances';
-import { PendingFundingIndex1732230000045 } from './migrations/1732230000045-pending-funding-index';
-import { PostingsPerStatement1732230000050 } from './migrations/1732230000050-postings-per-statement';
 import { AccountsSubgraphDirectory, KnownOwners, type AccountsDirectory } from '@trading/accounts-directory';
 import { bankingSubgraphSdl } from './schema';
 import { bankingScopes } from './scopes';
 import { SaleSettlements } from './settlement/sale-settlement';
 import { SettlementService } from './settlement/settlement.service';
+import { bankingMigrations } from './migrations';
 
 export { BOOK_BALANCE_DRIFT_SQL } from './ledger/ledger';
+export { HoldsService } from './holds/holds.service';
+export { bankingMigrations };
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo, type BankingDemoData } from './demo-seed';
 
@@ -80,15 +76,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         identity: config,
         // Every banking table is read and written with SQL (the ledger's postings, holds, funding, idempotency keys).
         entities: [],
-        migrations: [
-          Ledger1732230000002,
-          FundingHolds1732230000005,
-          Settlement1732230000022,
-          SaleSettlement1732230000024,
-          BookBalances1732230000040,
-          PendingFundingIndex1732230000045,
-          PostingsPerStatement1732230000050,
-        ],
+        migrations: bankingMigrations,
         typeDefs: bankingSubgraphSdl,
         scopes: bankingScopes,
         resolvers: (dataSource) => {

@@ -10,7 +10,6 @@ import { OrderClasses1732230000052 } from './1732230000052-order-classes';
 import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
 import { EngineIndexes1732230000070 } from './1732230000070-engine-indexes';
 import { InstrumentsChanged1732230000080 } from './1732230000080-instruments-changed';
-import { OpenOrderCountWhenChanged1732230000090 } from './1732230000090-open-order-count-when-changed';
 import { OrdersUnusedIndexes1732230000091 } from './1732230000091-orders-unused-indexes';
 
 export { INSTRUMENTS_CHANGED_CHANNEL } from './1732230000080-instruments-changed';
@@ -30,6 +29,5 @@ export const omsMigrations = [
   OpenOrderCount1732230000060,
   EngineIndexes1732230000070,
   InstrumentsChanged1732230000080,
-  OpenOrderCountWhenChanged1732230000090,
   OrdersUnusedIndexes1732230000091,
 ];
