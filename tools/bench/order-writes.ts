@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bankingMigrations, HoldsService } from '@trading/banking-service';
-import { openDatabase, type DataSource } from '@trading/db';
+import { openDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
 import { OPEN_ORDER_CAP_SETTING, omsMigrations, startWorking, type OrderRow } from '@trading/oms-service';
 import { createTestDatabases } from '@trading/testing';
 import { CLOCK_TICKS, readCpuTicks } from './proc';
@@ -32,8 +32,12 @@ interface Side {
 
 const accountOf = (i: number) => `00000000-0000-4000-8000-${String(i % ACCOUNTS).padStart(12, '0')}`;
 
-async function open(url: string, migrations: unknown[], settings: Record<string, string> = {}): Promise<{ db: DataSource; pid: number }> {
-  const db = await openDatabase({ url, entities: [], migrations: migrations as never, poolSize: 1, settings });
+async function open(
+  url: string,
+  migrations: DatabaseOptions['migrations'],
+  settings: Record<string, string> = {},
+): Promise<{ db: DataSource; pid: number }> {
+  const db = await openDatabase({ url, entities: [], migrations, poolSize: 1, settings });
   const [{ pid }]: Array<{ pid: number }> = await db.query('SELECT pg_backend_pid() AS pid');
   return { db, pid };
 }
