@@ -466,7 +466,7 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
     // The same peer behind the leanest proxy hop Node offers: what a hop alone costs on this
     // machine (our token endpoint sits behind the facade, the peer behind nothing).
     const proxyPort = await freePort();
-    proxy = startProcess(
+    const hop = startProcess(
       'oidc-peer-proxy',
       process.execPath,
       ['tools/bench/oidc-peer/proxy.mjs'],
@@ -476,11 +476,11 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
       },
       logDir,
     );
+    proxy = hop;
     const proxied = `http://127.0.0.1:${proxyPort}`;
-    await waitUntil(proxy, 'an answer', () => answers200(`${proxied}/.well-known/openid-configuration`));
+    await waitUntil(hop, 'an answer', () => answers200(`${proxied}/.well-known/openid-configuration`));
     progress(`making ${ROTATION_CHAINS} more grants at node-oidc-provider…`);
     const more = await peerRefreshTokens(client, ROTATION_CHAINS);
-    const hop = proxy;
     await rotation(
       bench,
       {

@@ -10,9 +10,10 @@
  *
  *   npx tsx tools/bench/engine-pass.ts   (TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test)
  */
-import { openDatabase, queryPrepared, type DataSource } from '@trading/db';
+import { queryPrepared, type DataSource } from '@trading/db';
 import { ENGINE_READS, OPEN_ORDER_CAP_SETTING, omsMigrations, TRAIL } from '@trading/oms-service';
 import { createTestDatabases } from '@trading/testing';
+import { openOneSession } from './one-session';
 import { CLOCK_TICKS, readCpuTicks } from './proc';
 
 const BOOKS = [1_000, 10_000, 50_000];
@@ -108,19 +109,12 @@ async function main(): Promise<void> {
       ['now', omsMigrations],
     ] as const) {
       const url = way === 'before' ? dbs.urls.engine_before : dbs.urls.engine_now;
-      const client = await openDatabase({
-        url,
-        entities: [],
-        migrations: [...migrations],
-        poolSize: 1,
-        settings: { [OPEN_ORDER_CAP_SETTING]: '1000000000' },
-      });
+      const { db: client, backend } = await openOneSession(url, [...migrations], { [OPEN_ORDER_CAP_SETTING]: '1000000000' });
       await client.query(
         `INSERT INTO instruments (symbol, name, currency, tick_size, lot_size, last_price, previous_close)
          SELECT 'S' || g, 'Stock ' || g, 'USD', 0.01, 1, 100, 100 FROM generate_series(0, 19) g`,
       );
-      const [{ pid }]: Array<{ pid: number }> = await client.query('SELECT pg_backend_pid() AS pid');
-      clients[way] = { client, backend: pid };
+      clients[way] = { client, backend };
     }
     console.log(`The engine's reads per pass, ${PASSES} passes each way, alternated; 20 instruments, nothing marketable.\n`);
     console.log(

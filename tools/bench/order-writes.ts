@@ -3,9 +3,10 @@
  * with the OMS schema as it stood before migration 091 (two more indexes on orders, which nothing
  * read) and as it stands now. Each way has its own OMS and banking databases, opened as the
  * services open them (one pooled session each, the same session settings), and gets the same
- * orders: the OMS's insert of the ACCEPTED order, banking's hold (`HoldsService.place`, the
- * service's own statement; the same schema both ways, so its column is the run's noise), and the
- * OMS's start (`startWorking`, its own), spread over 48 accounts. Prints each backend's CPU per
+ * orders: the ACCEPTED order's row (written here with the columns a plain limit buy sets: the
+ * service builds its insert per request), banking's hold (`HoldsService.place`, the service's own
+ * statement; the same schema both ways, so its column is the run's noise), and the OMS's start
+ * (`startWorking`, its own), spread over 48 accounts. Prints each backend's CPU per
  * order (from /proc, so PostgreSQL must run on this machine), the WAL written per order (the
  * server's, so nothing else should write meanwhile), the wall time, and the ratios.
  *
@@ -13,9 +14,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bankingMigrations, HoldsService } from '@trading/banking-service';
-import { openDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
+import type { DataSource } from '@trading/db';
 import { OPEN_ORDER_CAP_SETTING, omsMigrations, startWorking, type OrderRow } from '@trading/oms-service';
 import { createTestDatabases } from '@trading/testing';
+import { openOneSession } from './one-session';
 import { CLOCK_TICKS, readCpuTicks } from './proc';
 
 const ORDERS = 2_000;
@@ -31,16 +33,6 @@ interface Side {
 }
 
 const accountOf = (i: number) => `00000000-0000-4000-8000-${String(i % ACCOUNTS).padStart(12, '0')}`;
-
-async function open(
-  url: string,
-  migrations: DatabaseOptions['migrations'],
-  settings: Record<string, string> = {},
-): Promise<{ db: DataSource; pid: number }> {
-  const db = await openDatabase({ url, entities: [], migrations, poolSize: 1, settings });
-  const [{ pid }]: Array<{ pid: number }> = await db.query('SELECT pg_backend_pid() AS pid');
-  return { db, pid };
-}
 
 /** One resting limit buy, as the order path writes it: the order, its hold, its start. */
 async function placeOne(side: Side, i: number): Promise<void> {
@@ -80,12 +72,15 @@ async function main(): Promise<void> {
   const sides: Partial<Record<Way, Side>> = {};
   try {
     for (const way of ['before', 'now'] as const) {
-      const oms = await open(
+      const oms = await openOneSession(
         way === 'before' ? dbs.urls.writes_oms_before : dbs.urls.writes_oms_now,
         way === 'before' ? omsMigrations.filter((m) => m.name !== 'OrdersUnusedIndexes1732230000091') : omsMigrations,
         { [OPEN_ORDER_CAP_SETTING]: '1000000000' },
       );
-      const banking = await open(way === 'before' ? dbs.urls.writes_banking_before : dbs.urls.writes_banking_now, bankingMigrations);
+      const banking = await openOneSession(
+        way === 'before' ? dbs.urls.writes_banking_before : dbs.urls.writes_banking_now,
+        bankingMigrations,
+      );
       await oms.db.query(
         `INSERT INTO instruments (symbol, name, currency, tick_size, lot_size, last_price, previous_close) VALUES ('AAA', 'A', 'USD', 0.01, 1, 100, 100)`,
       );
@@ -101,7 +96,7 @@ async function main(): Promise<void> {
         oms: oms.db,
         banking: banking.db,
         holds: new HoldsService(banking.db),
-        backends: { oms: oms.pid, banking: banking.pid },
+        backends: { oms: oms.backend, banking: banking.backend },
       };
     }
     console.log(
