@@ -24,6 +24,7 @@ import { explorerRouter } from './explorer/explorer';
 import { internalGatewayContext, publicGatewayContext, type GatewayContext } from './context';
 import { maskError } from './mask-errors';
 import { operationMetrics } from './operation-metrics';
+import { operationResolution } from './operation-resolution';
 import { orderBudget } from './order-budget';
 import { inProcess, SubgraphSource, subgraphConnections } from './subgraph-source';
 
@@ -83,6 +84,7 @@ export async function createGatewayApp(config: GatewayConfig, deps: GatewayDeps 
         ApolloServerPluginLandingPageDisabled(),
         ...operationLimits.plugins,
         operationMetrics(metrics),
+        operationResolution(),
         orderBudget(),
       ],
       validationRules: operationLimits.validationRules,

@@ -80,6 +80,30 @@ describe('gateway', () => {
     expect(res.body.data ?? null).toBeNull();
   });
 
+  it('answers a request the client got wrong with a 400 that says what, never a 500', async () => {
+    const header = await keys.sign(claims, 'gateway', 'rest-facade');
+    const unknownName = await http('POST', `${server.internal.url}/graphql`, {
+      body: { query: 'query Accounts { accounts { id } }', operationName: 'Stale' },
+      headers: { 'x-internal-claims': header },
+    });
+    expect(unknownName.status).toBe(400);
+    expect(unknownName.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
+    expect(unknownName.body.errors[0].message).toContain('Stale');
+    const twoUnnamed = await http('POST', `${server.internal.url}/graphql`, {
+      body: { query: 'query A { accounts { id } } query B { accounts { id } }' },
+      headers: { 'x-internal-claims': header },
+    });
+    expect(twoUnnamed.status).toBe(400);
+    expect(twoUnnamed.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
+    const noQuery = await http('POST', `${server.internal.url}/graphql`, {
+      body: { variables: {} },
+      headers: { 'x-internal-claims': header },
+    });
+    expect(noQuery.status).toBe(400);
+    expect(noQuery.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(noQuery.body.errors[0].message).toMatch(/query/i);
+  });
+
   it('has introspection and field suggestions off unless GRAPHQL_INTROSPECTION=true; metrics only on the internal listener', async () => {
     const header = await keys.sign(claims, 'gateway', 'rest-facade');
     const schema = await ask(server.internal.url, header, '{ __schema { types { name } } }');

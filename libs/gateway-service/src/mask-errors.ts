@@ -1,8 +1,18 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { isErrorCode } from '@trading/errors';
 
-/** Apollo's answers to a persisted-query hash it does not hold: the client's cue to send the text (standard APQ). */
-const PERSISTED_QUERY_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+/**
+ * Apollo's own answers to a request the client got wrong, worded for the client: a persisted-query
+ * hash it does not hold (the cue to send the text, standard APQ), a request with no operation, or an
+ * `operationName` the document does not define. Masking them would turn a client's mistake into
+ * "Internal server error".
+ */
+const REQUEST_LEVEL_CODES = new Set([
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
 
 /**
  * What leaves the gateway: the code (and the field at fault) of deliberate errors; never a
@@ -12,7 +22,7 @@ export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedErr
   const ext = formatted.extensions ?? {};
   const code = ext['code'];
   // A request-level answer of Apollo's (no path: not from a subgraph), worded by Apollo.
-  if (typeof code === 'string' && PERSISTED_QUERY_CODES.has(code) && !formatted.path)
+  if (typeof code === 'string' && REQUEST_LEVEL_CODES.has(code) && !formatted.path)
     return { message: formatted.message, extensions: { code } };
   if (isErrorCode(code) && code !== 'INTERNAL_SERVER_ERROR' && code !== 'BAD_GATEWAY' && code !== 'SERVICE_UNAVAILABLE') {
     const kept: Record<string, unknown> = { code };
