@@ -3,7 +3,7 @@
  * service's private key (`<SERVICE>_SERVICE_KEY`, to be given to that service alone as its
  * SERVICE_KEY) and the public keys every service trusts (SERVICE_TRUSTED_KEYS, the same for all).
  *
- *   npm run service-keys > .env.keys        # docker compose --env-file .env.keys …; or kubectl create secret
+ *   npm run --silent service-keys > ~/.config/trading-api/keys.env   # outside the repository; docker compose --env-file …, or kubectl create secret
  *   npm run service-keys -- --json          # { "keys": { "auth": "<JWK>", … }, "trusted": { "keys": [ … ] } }
  *
  * Rotating a service's key: generate a new one, add its public key to SERVICE_TRUSTED_KEYS
