@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import childProcess, { type SpawnOptions } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
 import { ensureSecretFile } from './admin-token';
+import { portIsFree } from './ports';
+import { StartError } from './start-error';
 
 export interface EmbeddedPostgresServer {
   url: string;
@@ -32,7 +33,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   if (!(await portIsFree(port)))
     throw new StartError(
       `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +
-        `Stop it, or start on another port with EMBEDDED_POSTGRES_PORT=<free port> npm start.`,
+        `Stop it, or start a second copy with its own port and data directory: EMBEDDED_POSTGRES_PORT=<free port> PLATFORM_DATA_DIR=<another folder> npm start.`,
     );
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   // No password yet: a new installation. As root its cluster lives outside the data directory, so
@@ -95,11 +96,6 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
-/** A start that failed for a reason the operator can act on: printed as it is, without a stack trace. */
-export class StartError extends Error {
-  override name = 'StartError';
-}
-
 /**
  * Runs `start` with every process it spawns in a process group of its own. Ctrl-C signals the
  * terminal's whole foreground group: PostgreSQL in it would shut down at once (SIGINT is its
@@ -118,15 +114,6 @@ async function inItsOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
     (childProcess as { spawn: unknown }).spawn = original;
     syncBuiltinESMExports();
   }
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer()
-      .once('error', () => resolve(false))
-      .once('listening', () => probe.close(() => resolve(true)));
-    probe.listen(port, '127.0.0.1');
-  });
 }
 
 /** Creates `dir` 0700 when missing; refuses a symlink, another user's folder, or one others can read. */

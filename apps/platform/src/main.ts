@@ -5,7 +5,8 @@ import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
 import { loadPlatformConfig } from './config';
-import { StartError } from './embedded-postgres';
+import { StartError } from './start-error';
+import { refuseTakenPorts } from './ports';
 import { isWorker, runPrimary } from './primary';
 
 /** `npm start`: the whole product on every core (or in this one process), then a banner with what a newcomer needs. */
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   console.log(
     config.DATABASE_URL ? 'Starting every service…' : `Starting every service (embedded PostgreSQL in ${config.PLATFORM_DATA_DIR})…`,
   );
+  await refuseTakenPorts(config);
   if (config.PLATFORM_WORKERS > 1 && (await redisReachable(config.REDIS_URL))) return runPrimary(config, logger, config.PLATFORM_WORKERS);
 
   const { createPlatform } = await import('./app.js');

@@ -13,7 +13,7 @@ import { KeyEncryption } from '@trading/auth-service';
 import type { Logger } from '@trading/logging';
 import { ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import type { PlatformConfig } from './config';
-import { StartError } from './embedded-postgres';
+import { StartError } from './start-error';
 
 export const SERVICE_IDENTITIES_FILE = 'service-identities.json';
 /** Bound into the ciphertext: a value sealed for anything else (a signing key's row) does not open as this file. */

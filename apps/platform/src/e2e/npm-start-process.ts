@@ -7,24 +7,10 @@ import { dropDatabase, withDatabaseName } from '@trading/db';
 import { freePort, http, TEST_POSTGRES_URL, TEST_REDIS_URL, uniqueId } from '@trading/testing';
 import { DEMO_USERS } from '../demo-data';
 import { clusterPath } from '../embedded-postgres';
+import { LISTENER_PORTS } from '../ports';
 import { inDays } from './test-platform';
 
 const ROOT = join(__dirname, '../../../..');
-const PORTS = [
-  'FACADE_PORT',
-  'AUTH_PORT',
-  'GATEWAY_PORT',
-  'ACCOUNTS_PORT',
-  'BANKING_PORT',
-  'OMS_PORT',
-  'FACADE_INTERNAL_PORT',
-  'AUTH_INTERNAL_PORT',
-  'GATEWAY_INTERNAL_PORT',
-  'ACCOUNTS_INTERNAL_PORT',
-  'BANKING_INTERNAL_PORT',
-  'OMS_INTERNAL_PORT',
-  'AUTH_ADMIN_PORT',
-];
 
 /** Pids of `pid`'s children, from /proc (the cluster's workers). */
 export const childrenOf = (pid: number): number[] => {
@@ -81,7 +67,7 @@ export async function startNpmStart(
 ): Promise<NpmStart> {
   const prefix = options.over?.prefix ?? `t_${uniqueId()}_`;
   const env: Record<string, string> = {};
-  for (const name of PORTS) env[name] = String(await freePort());
+  for (const name of LISTENER_PORTS) env[name] = String(await freePort());
   const adminToken = options.over?.adminToken ?? `adm_test_${uniqueId()}_${uniqueId()}`;
   const keyEncryptionKey = options.over?.keyEncryptionKey ?? `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`;
   const dataDir = options.over?.dataDir ?? mkdtempSync(join(tmpdir(), 'npm-start-'));
