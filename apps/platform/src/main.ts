@@ -5,6 +5,7 @@ import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
 import { loadPlatformConfig } from './config';
+import { claimDataDir } from './data-dir-lock';
 import { StartError } from './start-error';
 import { refuseTakenPorts } from './ports';
 import { isWorker, runPrimary } from './primary';
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   console.log(
     config.DATABASE_URL ? 'Starting every service…' : `Starting every service (embedded PostgreSQL in ${config.PLATFORM_DATA_DIR})…`,
   );
+  claimDataDir(config.PLATFORM_DATA_DIR);
   await refuseTakenPorts(config);
   if (config.PLATFORM_WORKERS > 1 && (await redisReachable(config.REDIS_URL))) return runPrimary(config, logger, config.PLATFORM_WORKERS);
 
