@@ -1,57 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
+import { decodeJwt } from 'jose';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../app';
+import { dpopCall, DpopKey, freePort } from './dpop-helpers';
 import { authorizationCode, extraAuth, provisionApp, type ProvisionedApp } from './oauth-helpers';
 import { extraFacade } from './pat-helpers';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
-
-/** A client's DPoP key (P-256, made with jose), and the proofs it signs (RFC 9449 §4.2). */
-class DpopKey {
-  private constructor(
-    private readonly privateKey: KeyLike,
-    readonly jwk: JWK,
-    readonly jkt: string,
-  ) {}
-
-  static async generate(): Promise<DpopKey> {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
-    const jwk = await exportJWK(publicKey);
-    return new DpopKey(privateKey, jwk, await calculateJwkThumbprint(jwk, 'sha256'));
-  }
-
-  proof(
-    method: string,
-    url: string,
-    options: { accessToken?: string; nonce?: string; iat?: number; jti?: string; omitAth?: boolean; signedBy?: DpopKey } = {},
-  ): Promise<string> {
-    const ath = options.accessToken && !options.omitAth ? createHash('sha256').update(options.accessToken).digest('base64url') : undefined;
-    const signer = options.signedBy ?? this;
-    return new SignJWT({ htm: method, htu: url, ...(ath ? { ath } : {}), ...(options.nonce ? { nonce: options.nonce } : {}) })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: signer.jwk })
-      .setJti(options.jti ?? randomUUID())
-      .setIssuedAt(options.iat ?? Math.floor(Date.now() / 1000))
-      .sign(signer.privateKey);
-  }
-}
-
-/** A port nobody listens on now: the DPoP URLs (htu) must be known before the platform listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const dpopCall = (method: string, url: string, token: string, proof: string | undefined, body?: unknown) =>
-  http(method, url, { body, headers: { authorization: `DPoP ${token}`, ...(proof ? { dpop: proof } : {}) } });
 
 /**
  * Issue 27, DPoP (RFC 9449) end to end over HTTP with real proofs: an authorization code + PKCE

@@ -1,3 +1,4 @@
+import { confirmedKey } from '@trading/auth';
 import { swapResult } from '@trading/redis';
 import { decodeJwt } from 'jose';
 import type { Client } from '../../registry/registry.service';
@@ -12,10 +13,12 @@ import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
  * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
  * concurrent refreshes exactly one succeeds. Within a window after that (60 s by default), the
- * same client presenting the same spent token gets the same new pair again while that pair is
- * unused (a retry after a timeout logs nobody out; a thief racing the client holds the same
- * tokens, and the next rotation by either side exposes the other); a reuse after the window, or
- * after the new refresh token or access token was used, revokes the whole grant (RFC 9700 §4.14.2).
+ * same client presenting the same spent token with the same DPoP binding (a proof of the grant's
+ * key, or no proof for a bearer grant) gets the same new pair again while that pair is unused (a
+ * retry after a timeout logs nobody out; a thief racing the client holds the same tokens, and the
+ * next rotation by either side exposes the other); any other presentation of a spent token (another
+ * key, no proof for a bound grant, a proof for a bearer one), a reuse after the window, or one after
+ * the new refresh token or access token was used, revokes the whole grant (RFC 9700 §4.14.2).
  * The client is checked before any of that. `scope` may narrow the new access token, never widen it.
  */
 export async function refreshTokenGrant(
@@ -35,12 +38,19 @@ export async function refreshTokenGrant(
   if (!found) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
   const record = JSON.parse(found.value) as RefreshRecord;
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
-  // A DPoP-bound grant stays bound to its key (RFC 9449 §5): checked before anything is spent, so a
-  // thief without the private key can neither refresh nor burn the owner's token.
+  if (found.spent) return reused(ctx, token, record, found.spentAt, jkt);
+  // The refresh token's binding is fixed at the code exchange and never changes: a grant exchanged
+  // with a DPoP proof stays bound to that key, one exchanged without stays bearer. Binding a bearer
+  // grant later would let a thief holding the token and the client's credentials tie it to its own
+  // key. Checked before anything is spent, so a request without the right binding can neither
+  // refresh nor burn the owner's token.
   if (record.jkt && !jkt)
     throw oauthErrors.invalidDpopProof('This refresh token is bound to a DPoP key: send a DPoP proof signed by that key');
   if (record.jkt && jkt !== record.jkt) throw oauthErrors.invalidGrant('The refresh token is bound to another DPoP key');
-  if (found.spent) return reused(ctx, token, record, found.spentAt);
+  if (!record.jkt && jkt)
+    throw oauthErrors.invalidDpopProof(
+      'This grant was authorized without DPoP, so its tokens stay bearer tokens: refresh without a DPoP proof, or authorize again with one for DPoP-bound tokens',
+    );
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
 
   // The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live.
@@ -61,8 +71,7 @@ export async function refreshTokenGrant(
   }
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  // A bearer grant refreshed with a proof is bound from now on; a bound one never becomes bearer again.
-  const bound = record.jkt ?? jkt;
+  const bound = record.jkt;
   const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { jkt: bound } : {}) };
   // Signed before the swap, so that the swap also writes the new session and the answer a retry
   // gets: one Redis round trip, and neither exists unless this request spent the token.
@@ -79,7 +88,7 @@ export async function refreshTokenGrant(
     });
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl, writes);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt);
+  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt, jkt);
   await confirmGrantLive(ctx, stored.id, session.sid, [answerKey]);
   return answer;
 }
@@ -100,30 +109,52 @@ export function readRefreshRecord(ctx: OAuthContext, params: Record<string, stri
 /**
  * A spent token again: within the window, the answer it got (waiting a moment for a refresh still
  * under way), unless that answer's tokens have been used since (the client moved on, so this is
- * someone else); after the window, or in that case, the grant ends.
+ * someone else); after the window, or in that case, the grant ends. Only the client's own retry
+ * carries the binding the token was spent with (`jkt`: a proof of the grant's key, or none for a
+ * bearer grant), and the kept pair must be bound to that same key: any other presentation is
+ * someone else's, and ends the grant at once, so a thief can neither take the client's pair nor
+ * hand the client its own.
  */
-async function reused(ctx: OAuthContext, token: string, record: RefreshRecord, spentAt: number | undefined): Promise<TokenResponse> {
+async function reused(
+  ctx: OAuthContext,
+  token: string,
+  record: RefreshRecord,
+  spentAt: number | undefined,
+  jkt: string | undefined,
+): Promise<TokenResponse> {
+  const anotherBinding =
+    'The refresh token was already used, and this request is not bound as the grant is (a proof of its DPoP key, or none for a bearer grant); the grant has been revoked';
+  if (jkt !== record.jkt) return endGrant(ctx, record, anotherBinding);
   const windowMs = ctx.settings.refreshReuseGraceSeconds * 1000;
   if (spentAt !== undefined && Date.now() - spentAt < windowMs) {
     for (let waited = 0; waited <= 1500; waited += 50) {
       const kept = await ctx.store.get(refreshAnswerKey(token));
       if (kept) {
         const answer = JSON.parse(ctx.retryCipher.decrypt(refreshAnswerKey(token), kept)) as TokenResponse;
-        if (await movedOn(ctx, answer)) break;
+        const claims = decodeJwt(answer.access_token); // our own token, kept encrypted: its claims are as signed
+        if (confirmedKey(claims) !== jkt) return endGrant(ctx, record, anotherBinding);
+        if (await movedOn(ctx, answer))
+          return endGrant(
+            ctx,
+            record,
+            'The refresh token was already used, and the tokens it was exchanged for have been used since; the grant has been revoked',
+          );
+        // A pair whose grant has ended since works nowhere: no answer to give.
+        if (typeof claims.sid !== 'string' || !(await ctx.sessions.get(claims.sid)))
+          throw oauthErrors.invalidGrant('The grant has been revoked');
         return answer;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
-    if (await ctx.store.get(refreshAnswerKey(token))) {
-      await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
-      throw oauthErrors.invalidGrant(
-        'The refresh token was already used, and the tokens it was exchanged for have been used since; the grant has been revoked',
-      );
-    }
     throw oauthErrors.invalidGrant('The refresh token was just used by a concurrent request; use the refresh token that request received');
   }
+  return endGrant(ctx, record, 'The refresh token was already used; the grant has been revoked');
+}
+
+/** Reuse detection: the grant and every token issued under it end. */
+async function endGrant(ctx: OAuthContext, record: RefreshRecord, why: string): Promise<never> {
   await ctx.grants.revoke(record.grant.id, 'REFRESH_TOKEN_REUSED');
-  throw oauthErrors.invalidGrant('The refresh token was already used; the grant has been revoked');
+  throw oauthErrors.invalidGrant(why);
 }
 
 /** The pair a refresh gave has been used: its refresh token spent, or its access token accepted by an edge. */
