@@ -1,5 +1,6 @@
 export * from './listeners';
 export * from './problems';
+export * from './page-headers';
 export * from './server';
 export { startPeriodic, type PeriodicTask } from './periodic';
 export { Lifecycle } from './lifecycle';

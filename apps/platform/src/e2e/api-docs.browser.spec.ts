@@ -44,6 +44,8 @@ describe('API docs (Swagger UI) in a browser', () => {
   let docs: string;
   let demo: DemoCredentials;
   const dataDir = mkdtempSync(join(tmpdir(), 'api-docs-'));
+  /** Anything a page's Content-Security-Policy refused, in the docs or the sign-in popup. */
+  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     // Known ports: {base_url} (FACADE_PUBLIC_URL) is http://localhost:<FACADE_PORT>/v1 and the sign-in pages'
@@ -54,7 +56,11 @@ describe('API docs (Swagger UI) in a browser', () => {
     demo = JSON.parse(readFileSync(await prepareDemo(p, p.config), 'utf8')) as DemoCredentials;
     docs = `http://localhost:${port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    page = await (await browser.newContext()).newPage();
+    const context = await browser.newContext();
+    context.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    page = await context.newPage();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -131,4 +137,30 @@ describe('API docs (Swagger UI) in a browser', () => {
     expect(accounts.status).toBe(200);
     expect((await http('GET', `${docs}/v1/banking/${accounts.body.accounts[0].id}/balance`, { token })).status).toBe(403); // read:accounts only
   }, 60_000);
+
+  it('"Try it out" calls the API, and nothing the docs or the sign-in need was refused by their policy', async () => {
+    // The OAuth token of the test before is what it sends (read:accounts).
+    await page.click('.modal-ux .close-modal');
+    const list = page.locator('.opblock', { hasText: '/accounts' }).first();
+    await list.locator('.opblock-summary').click();
+    await list.getByRole('button', { name: 'Try it out' }).click();
+    await list.getByRole('button', { name: 'Execute' }).click();
+    const status = list.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor();
+    await expect(status.textContent()).resolves.toMatch(/^\s*200/);
+    expect(cspViolations).toEqual([]);
+  }, 60_000);
+
+  it('cannot be framed by another site (clickjacking)', async () => {
+    const attacker = await (await browser.newContext()).newPage();
+    try {
+      await attacker.setContent(`<iframe id="docs-frame" src="${docs}/docs" width="800" height="600"></iframe>`);
+      const frame = (await (await attacker.waitForSelector('#docs-frame')).contentFrame())!;
+      await frame.waitForLoadState('load');
+      // Refused, the frame holds the browser's error page, not Swagger UI.
+      expect(await frame.locator('#docs').count()).toBe(0);
+    } finally {
+      await attacker.close();
+    }
+  }, 30_000);
 });

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { Router, type Request, type Response } from 'express';
+import { widenPolicy } from '@trading/service';
 import { browserOf } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { messages } from '../web/i18n';
 import { knownLocale } from '../web/locale';
-import { widenPolicy } from '../web/security-headers';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
 import { responseUrl } from './authorize';
@@ -67,7 +67,7 @@ export function loginRoutes(ctx: OAuthContext): Router {
     };
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
     const logo = safeLogoUrl(request.client.app.logoUrl);
-    widenPolicy(res, { img: logo ? [origin(logo)] : [], formAction: [origin(request.redirectUri)] });
+    widenPolicy(res, { 'img-src': logo ? [origin(logo)] : [], 'form-action': [origin(request.redirectUri)] });
     res.send(
       consentPage({
         locale,

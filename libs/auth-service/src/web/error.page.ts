@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, ERROR_STATUS, isErrorCode, isTransientFailure, type ErrorCode } from '@trading/errors';
 import type { Logger } from '@trading/logging';
+import { pageHeaders } from '@trading/service';
 import { browserOf } from './browser-sessions';
 import { CsrfError } from './csrf';
 import { html, type SafeHtml } from './html';
 import { isLocale, localeOf } from './locale';
 import { layout } from './layout';
-import { pageHeaders } from './security-headers';
 import { texts } from './texts';
 
 export interface ErrorView {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { setCookie } from './cookies';
 import { isLocale, LANG_COOKIE, LOCALES } from './locale';
-import { safeNext } from './signin.page';
+import { pathOf, returnPath, returnUrl } from './return-path';
 
 const ONE_YEAR_SECONDS = 365 * 24 * 3600;
 const LEADING_LOCALE = new RegExp(`^/(${LOCALES.join('|')})(?=/|$)`);
@@ -17,11 +17,14 @@ export function languageRoutes(): Router {
     const to = req.params['to'];
     if (!isLocale(to)) return void res.redirect(303, '/en/signin');
     setCookie(req, res, LANG_COOKIE, to, ONE_YEAR_SECONDS);
-    const back = new URL(safeNext(req.query['back']) ?? `/${to}/signin`, 'http://this.site');
+    const fallback = `/${to}/signin`;
+    const back = returnUrl(returnPath(req.query['back']) ?? fallback);
     back.pathname = back.pathname.replace(LEADING_LOCALE, `/${to}`);
     // The page a sign-in continues to (an authorization request) follows the choice too.
-    const next = safeNext(back.searchParams.get('next'));
+    const next = returnPath(back.searchParams.get('next'));
     if (next) back.searchParams.set('next', next.replace(LEADING_LOCALE, `/${to}`));
-    res.redirect(303, back.pathname + back.search);
+    else if (back.searchParams.has('next')) back.searchParams.delete('next');
+    back.hash = '';
+    res.redirect(303, pathOf(back) ?? fallback);
   });
 }

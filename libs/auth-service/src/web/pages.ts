@@ -1,10 +1,10 @@
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from '@trading/logging';
+import { pageHeaders } from '@trading/service';
 import { assetRoutes } from './assets';
 import type { BrowserSessions } from './browser-sessions';
 import { pageErrors, problemPage } from './error.page';
 import { languageRoutes } from './language.routes';
-import { pageHeaders } from './security-headers';
 
 /**
  * The paths that are HTML pages, as opposed to the JSON APIs beside them: `/<locale>/<page>`,

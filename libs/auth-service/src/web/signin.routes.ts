@@ -1,13 +1,14 @@
 import express, { Router } from 'express';
 import { tightest, type FailureLimiter, type RefusalCounter } from '@trading/rate-limit';
+import { widenPolicy } from '@trading/service';
 import type { Environment, RegistryService } from '../registry/registry.service';
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
 import { messages } from './i18n';
 import { knownLocale, DEFAULT_LOCALE } from './locale';
-import { widenPolicy } from './security-headers';
-import { safeLogoUrl, safeNext, signInPage, type SigningInApp } from './signin.page';
+import { returnPath } from './return-path';
+import { safeLogoUrl, signInPage, type SigningInApp } from './signin.page';
 import { texts } from './texts';
 
 export interface SignInDeps {
@@ -34,7 +35,7 @@ async function appOf(next: string | undefined, apps: SignInDeps['apps']): Promis
 /** The page's policy lets the app's logo load from its own origin (and nothing else). */
 function allowLogo(res: import('express').Response, app: SigningInApp | undefined) {
   const logo = safeLogoUrl(app?.logoUrl);
-  if (logo) widenPolicy(res, { img: [new URL(logo).origin] });
+  if (logo) widenPolicy(res, { 'img-src': [new URL(logo).origin] });
 }
 
 /** Where a signed-in user lands by default. */
@@ -47,7 +48,7 @@ export function signInRoutes({ users, sessions, limits, refusals, apps }: SignIn
 
   router.get('/:locale/signin', knownLocale, async (req, res) => {
     const locale = req.params['locale'] as string;
-    const next = safeNext(req.query['next']);
+    const next = returnPath(req.query['next']);
     if (browserOf(res)) return res.redirect(303, next ?? dashboardPath(locale));
     const app = await appOf(next, apps);
     allowLogo(res, app);
@@ -61,7 +62,7 @@ export function signInRoutes({ users, sessions, limits, refusals, apps }: SignIn
     const body = req.body as Record<string, unknown>;
     const email = typeof body['email'] === 'string' ? body['email'].slice(0, 320) : '';
     const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
-    const next = safeNext(body['next']);
+    const next = returnPath(body['next']);
     const t = messages(locale);
     const app = await appOf(next, apps);
     const again = (status: number, error: string) => {

@@ -96,4 +96,48 @@ describe('API docs (served document and Swagger UI)', () => {
     }
     expect(() => loadFacadeConfig({ ...testKeys().env('rest-facade'), DOCS_OAUTH_CLIENT_ID: 'tci_prod_x' })).toThrow(/DEV client id/);
   });
+
+  it('serves the docs, their script and Swagger UI’s files and redirect page with the same security headers as the sign-in pages', async () => {
+    const f = await facade({ FACADE_PUBLIC_URL: 'https://api.trading.example/v1' });
+    try {
+      for (const path of [
+        '/docs',
+        '/docs/init.js',
+        DOCS_OAUTH_REDIRECT_PATH,
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/swagger-ui.css',
+      ]) {
+        const res = await fetch(`${f.url}${path}`);
+        expect([path, res.status]).toEqual([path, 200]);
+        const csp = res.headers.get('content-security-policy') ?? '';
+        const directives = Object.fromEntries(csp.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+        expect([path, directives]).toEqual([
+          path,
+          expect.objectContaining({
+            'default-src': "'none'",
+            'script-src': "'self'",
+            'style-src': "'self'",
+            'img-src': "'self' data:",
+            'connect-src': "'self' https://api.trading.example",
+            'frame-ancestors': "'none'",
+            'base-uri': "'none'",
+            'form-action': "'self'",
+          }),
+        ]);
+        expect([
+          path,
+          res.headers.get('x-frame-options'),
+          res.headers.get('x-content-type-options'),
+          res.headers.get('referrer-policy'),
+        ]).toEqual([path, 'DENY', 'nosniff', 'no-referrer']);
+      }
+      // The page is never cached; Swagger UI's own files are, for a day.
+      expect((await fetch(`${f.url}/docs`)).headers.get('cache-control')).toBe('no-store');
+      expect((await fetch(`${f.url}/docs/assets/swagger-ui-bundle.js`)).headers.get('cache-control')).toBe('public, max-age=86400');
+      // No badge from an outside validator: the CSP would refuse it, and it would tell swagger.io where our document is.
+      expect((await http('GET', `${f.url}/docs/init.js`)).body).toContain('validatorUrl: null');
+    } finally {
+      await f.close();
+    }
+  });
 });

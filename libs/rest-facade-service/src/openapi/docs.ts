@@ -1,4 +1,5 @@
-import express, { Router } from 'express';
+import express, { Router, type Response } from 'express';
+import { pageHeadersWith, widenedPolicy } from '@trading/service';
 import { openApiDocument } from './openapi';
 
 /** Swagger UI's page that hands the OAuth authorization code back to the docs (served from the package). */
@@ -57,16 +58,27 @@ export function docsRouter(basePath: string, options: DocsOptions): Router {
   router.get(`${basePath}/openapi.json`, (_req, res) => {
     res.type('application/json').send(document);
   });
+  const headers = pageHeadersWith(docsPolicy(options.publicUrl));
   const page = docsPage(options.publicUrl);
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', headers, (_req, res) => {
     res.type('html').send(page);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/docs/init.js', headers, (_req, res) => {
     res.type('application/javascript').send(script);
   });
-  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1d' }));
+  // Swagger UI's files and its OAuth redirect page (a page too): the same headers, kept a day.
+  const cached = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=86400');
+  router.use('/docs/assets', headers, express.static(assets, { index: false, setHeaders: cached }));
   return router;
 }
+
+/**
+ * The page policy of every page we serve, with what Swagger UI needs besides: its stylesheet's
+ * icons are data: URLs, and "Try it out" and the token exchange call {base_url}, which may be
+ * another origin than the one the docs are read on. Its script and style are our own files
+ * (no inline code).
+ */
+export const docsPolicy = (publicUrl: string) => widenedPolicy({ 'img-src': ['data:'], 'connect-src': [new URL(publicUrl).origin] });
 
 /** Runs in the page: Swagger UI, and the OAuth client its Authorize dialog starts with (PKCE, S256). */
 const initScript = (settings: string) => `(function (settings) {
@@ -75,6 +87,8 @@ const initScript = (settings: string) => `(function (settings) {
     dom_id: '#docs',
     deepLinking: true,
     oauth2RedirectUrl: window.location.origin + settings.redirectPath,
+    // No badge from swagger.io's online validator: it would send our document's address there.
+    validatorUrl: null,
   });
   if (settings.clientId)
     window.ui.initOAuth({ clientId: settings.clientId, usePkceWithAuthorizationCodeGrant: true, appName: 'Trading API docs' });
