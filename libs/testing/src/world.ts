@@ -117,7 +117,11 @@ export async function provisionApp(urls: Urls, adminToken: string): Promise<Vend
 /** A browser without JavaScript for auth's pages: a cookie jar, redirects followed by hand. */
 export class CookieBrowser {
   private readonly cookies = new Map<string, string>();
-  constructor(readonly loginUrl: string) {}
+  /** `headers`: sent with every request, e.g. the X-Forwarded-For a trusted proxy would add. */
+  constructor(
+    readonly loginUrl: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   /** `url` absolute, or a path on `loginUrl`. */
   async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
@@ -125,6 +129,7 @@ export class CookieBrowser {
       method,
       redirect: 'manual',
       headers: {
+        ...this.headers,
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },

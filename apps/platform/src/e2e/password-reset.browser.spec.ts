@@ -10,7 +10,8 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 /**
  * Issue 28 §2 in Chromium: "Forgot password?" → the same answer for any address → a mail in the
  * development mail log with a single-use link → a new password under the usual rule → every
- * browser session of the user ends, their PATs keep working; the limits never stop a sign-in.
+ * browser session of the user ends; their PATs keep working when "sign out everywhere" (ticked by
+ * default) is unticked; the limits never stop a sign-in.
  */
 describe('password reset in a browser', () => {
   let p: TestPlatform;
@@ -61,7 +62,7 @@ describe('password reset in a browser', () => {
     await p?.stop();
   });
 
-  it('resets a password through the mailed link, ends the browser sessions and leaves PATs alone', async () => {
+  it('resets a password through the mailed link, ends the browser sessions and, unticked, leaves PATs alone', async () => {
     const user = await newUser(p, 'the-old-password-123');
     const pat = await p.auth.pats.create({
       userId: user.id,
@@ -110,6 +111,10 @@ describe('password reset in a browser', () => {
     await expect(page.textContent('[data-error-for=confirmPassword]')).resolves.toBe('The two passwords are not the same.');
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'reset-form');
+    // "Sign out everywhere and revoke all tokens" is offered ticked; this user keeps their tokens.
+    await expect(page.isChecked('#sign-out-everywhere')).resolves.toBe(true);
+    await expect(page.textContent('label[for=sign-out-everywhere]')).resolves.toBe('Sign out everywhere and revoke all tokens');
+    await page.uncheck('#sign-out-everywhere');
     await page.fill('#confirm-password', 'a-brand-new-passphrase');
     await Promise.all([page.waitForURL(/\/en\/signin\?reset=done$/), page.click('#reset-form button[type=submit]')]);
     await expect(page.textContent('#notice')).resolves.toBe('Your password has been changed. Sign in with your new password.');
@@ -157,15 +162,17 @@ describe('password reset in a browser', () => {
       page.evaluate("document.getElementById('reset-form').submit()"),
     ]);
     await expect(page.textContent('#error-newPassword')).resolves.toBe('Le mot de passe doit compter au moins 12 caractères.');
+    await expect(page.textContent('label[for=sign-out-everywhere]')).resolves.toBe('Se déconnecter partout et révoquer tous les jetons');
+    await expect(page.isChecked('#sign-out-everywhere')).resolves.toBe(true);
     await context.close();
   });
 
-  it('limits mails per account without ever stopping the account from signing in', async () => {
+  it('limits mails per account and address without ever stopping the account from signing in', async () => {
     const user = await newUser(p);
     const { context, page } = await open(375);
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await askForLink(page, user.email));
-    // Four requests, four identical answers, three mails (the account's budget for the hour).
+    // Four requests, four identical answers, three mails (this address's budget for the account for the hour).
     expect(new Set(answers).size).toBe(1);
     expect(await mailsTo(user.email)).toHaveLength(3);
     await page.goto(`${base}/en/signin`);

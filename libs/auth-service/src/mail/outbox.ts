@@ -86,11 +86,13 @@ interface PendingRow {
 /**
  * Delivers the outbox: pending rows are claimed with SKIP LOCKED (several instances never send
  * one mail twice at once), sent, then marked sent with the secret erased. Failures are retried
- * with a growing delay.
+ * with a growing delay. Each pass first runs the sources: work recorded elsewhere that becomes
+ * mail out of band (password-reset requests).
  */
 export class MailDispatcher {
   private task?: PeriodicTask;
   private running?: Promise<number>;
+  private readonly sources: Array<() => Promise<unknown>> = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -99,10 +101,30 @@ export class MailDispatcher {
     private readonly logger: Logger,
   ) {}
 
-  /** Sends what is due; returns how many were delivered. */
+  /** Work that queues mail, run at the start of every pass. */
+  addSource(source: () => Promise<unknown>): void {
+    this.sources.push(source);
+  }
+
+  /**
+   * Sends what is due; returns how many were delivered. A pass under way is waited for first, so
+   * what was queued before this call is in the pass it returns (callers at once share one).
+   */
   async runOnce(): Promise<number> {
-    this.running ??= this.deliver().finally(() => (this.running = undefined));
+    await this.running?.catch(() => undefined);
+    this.running ??= this.pass().finally(() => (this.running = undefined));
     return this.running;
+  }
+
+  /** A pass now rather than at the next interval (nothing when the dispatcher is off: tests deliver by hand). */
+  wake(): void {
+    this.task?.wake();
+  }
+
+  private async pass(): Promise<number> {
+    for (const source of this.sources)
+      await source().catch((err: unknown) => this.logger.error({ err }, 'a mail source failed; the outbox is delivered anyway'));
+    return this.deliver();
   }
 
   private async deliver(): Promise<number> {

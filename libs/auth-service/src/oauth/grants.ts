@@ -179,10 +179,19 @@ export class GrantService {
 
   /** Suspending an app ends every grant it holds. */
   async revokeForApp(appId: string): Promise<number> {
+    return this.revokeWhere('app_id = $1', appId, 'APP_SUSPENDED');
+  }
+
+  /** Every grant of a user to any app ends, with its tokens (a password reset that signs out everywhere). */
+  async revokeAllOfUser(userId: string): Promise<number> {
+    return this.revokeWhere('user_id = $1', userId, 'USER');
+  }
+
+  private async revokeWhere(condition: 'app_id = $1' | 'user_id = $1', id: string, reason: RevokeReason): Promise<number> {
     const rows = returnedRows<{ id: string }>(
       await this.dataSource.query(
-        `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'APP_SUSPENDED' WHERE app_id = $1 AND revoked_at IS NULL RETURNING id`,
-        [appId],
+        `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE ${condition} AND revoked_at IS NULL RETURNING id`,
+        [id, reason],
       ),
     );
     for (const row of rows) {

@@ -59,6 +59,8 @@ export interface ResetView {
   locale: string;
   csrf: string;
   token: string;
+  /** "Sign out everywhere and revoke all tokens": ticked unless the person unticked it. */
+  signOutEverywhere?: boolean;
   errors?: { newPassword?: string; confirmPassword?: string };
 }
 
@@ -84,6 +86,10 @@ export function resetPage(view: ResetView): string {
     <label for="confirm-password">${t.confirm}</label>
     <input id="confirm-password" name="confirmPassword" type="password" autocomplete="new-password" required maxlength="${PASSWORD_RULES.max}">
     <p class="error" data-error-for="confirmPassword" id="error-confirmPassword">${e.confirmPassword ?? ''}</p>
+    <fieldset>
+      <input type="checkbox" id="sign-out-everywhere" name="signOutEverywhere" value="yes" aria-describedby="sign-out-everywhere-hint" ${view.signOutEverywhere === false ? '' : 'checked'}><label for="sign-out-everywhere">${t.signOutEverywhere}</label>
+    </fieldset>
+    <p class="hint" id="sign-out-everywhere-hint">${t.signOutEverywhereHint}</p>
     <button type="submit">${t.save}</button>
   </form>
   <p class="hint">${t.afterNote}</p>

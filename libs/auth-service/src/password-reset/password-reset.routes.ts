@@ -1,22 +1,27 @@
 import express, { Router } from 'express';
 import type { FailureLimiter, RefusalCounter, RequestLimiter } from '@trading/rate-limit';
+import type { GrantService } from '../oauth/grants';
+import type { PatService } from '../pat/pat.service';
 import type { BrowserSessions } from '../web/browser-sessions';
 import { csrfToken, verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
-import { safeNext } from '../web/signin.page';
+import { returnPath } from '../web/return-path';
 import { texts } from '../web/texts';
 import { normaliseEmail, passwordProblem, PASSWORD_RULES } from '../users/users.service';
 import { forgotPage, linkInvalidPage, resetPage, sentPage } from './password-reset.page';
 import type { PasswordResets } from './password-reset.service';
+import type { ResetMailBudget } from './reset-mail-budget';
 
 export interface PasswordResetDeps {
   resets: PasswordResets;
   sessions: BrowserSessions;
+  /** What "sign out everywhere and revoke all tokens" ends, through the services that revoke them one by one. */
+  credentials: { pats: Pick<PatService, 'revokeAllOfUser'>; grants: Pick<GrantService, 'revokeAllOfUser'> };
   limits: {
     /** Reset requests (and new-password posts) per client address per minute. */
     perAddress: RequestLimiter;
-    /** Reset mails per account per window: counted with `fail`, read with `state`. */
-    perAccount: FailureLimiter;
+    /** Reset mails per (account, address) and per account, with a floor of one per account. */
+    mails: ResetMailBudget;
     /** The sign-in limiter per (account, address): a successful reset clears this browser's count. */
     signInPerAccount: FailureLimiter;
   };
@@ -28,10 +33,10 @@ export interface PasswordResetDeps {
  *
  * The limits never stand between a person and signing in: they are separate counters from the
  * sign-in ones, asking for a link changes nothing about the account (the old password keeps
- * working until a link is used), and an account over its mail budget gets the same answer, just
- * no new mail until the window ends.
+ * working until a link is used), and a request over a mail budget gets the same answer, just no
+ * new mail. Nobody else's requests keep the owner from a link (see `ResetMailBudget`).
  */
-export function passwordResetRoutes({ resets, sessions, limits, refusals }: PasswordResetDeps): Router {
+export function passwordResetRoutes({ resets, sessions, credentials, limits, refusals }: PasswordResetDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
   const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
@@ -46,14 +51,14 @@ export function passwordResetRoutes({ resets, sessions, limits, refusals }: Pass
 
   router.get('/:locale/forgot-password', knownLocale, (req, res) => {
     const locale = req.params['locale'] as string;
-    res.send(forgotPage({ locale, csrf: csrfToken(req, res), next: safeNext(req.query['next']) }));
+    res.send(forgotPage({ locale, csrf: csrfToken(req, res), next: returnPath(req.query['next']) }));
   });
 
   router.post('/:locale/forgot-password', knownLocale, form, verifyCsrf, async (req, res) => {
     const locale = req.params['locale'] as string;
     const body = req.body as Record<string, unknown>;
     const email = text(body['email'], 320).trim();
-    const next = safeNext(body['next']);
+    const next = returnPath(body['next']);
     const t = texts(locale);
     if (!/^[^\s@]+@[^\s@]+$/.test(email))
       return void res.status(400).send(forgotPage({ locale, csrf: csrfToken(req, res), email, next, error: t.signIn.emailInvalid }));
@@ -64,12 +69,10 @@ export function passwordResetRoutes({ resets, sessions, limits, refusals }: Pass
         .status(429)
         .send(forgotPage({ locale, csrf: csrfToken(req, res), email, next, error: t.reset.tooMany(Math.ceil(wait / 60)) }));
     }
-    // Per account: over its budget, the same answer and no mail (whether or not the account exists).
+    // The same work for every address, existing or not: the budgets (Redis), then at most a recorded
+    // request. The lookup, the link and the mail come after the answer, so it cannot depend on them.
     const account = normaliseEmail(email);
-    if (!(await limits.perAccount.state(account)).blocked) {
-      await limits.perAccount.fail(account);
-      await resets.request(account, locale);
-    }
+    if (await limits.mails.allows(account, req.ip ?? 'unknown')) await resets.request(account, locale);
     res.send(sentPage({ locale, email, minutes: resets.minutes, next }));
   });
 
@@ -86,13 +89,21 @@ export function passwordResetRoutes({ resets, sessions, limits, refusals }: Pass
     const token = text(body['token'], 100);
     const password = text(body['newPassword'], PASSWORD_RULES.max + 1);
     const confirm = text(body['confirmPassword'], PASSWORD_RULES.max + 1);
+    // A checkbox sends its value only when ticked: absent means the person unticked it.
+    const signOutEverywhere = body['signOutEverywhere'] === 'yes';
     const t = texts(locale).reset;
     const wait = await overAddressBudget(req.ip ?? 'unknown');
     if (wait !== undefined) {
       res.setHeader('Retry-After', String(wait));
-      return void res
-        .status(429)
-        .send(resetPage({ locale, csrf: csrfToken(req, res), token, errors: { newPassword: t.tooMany(Math.ceil(wait / 60)) } }));
+      return void res.status(429).send(
+        resetPage({
+          locale,
+          csrf: csrfToken(req, res),
+          token,
+          signOutEverywhere,
+          errors: { newPassword: t.tooMany(Math.ceil(wait / 60)) },
+        }),
+      );
     }
     const problem = passwordProblem(password);
     const errors = {
@@ -102,11 +113,16 @@ export function passwordResetRoutes({ resets, sessions, limits, refusals }: Pass
     };
     if (errors.newPassword || errors.confirmPassword) {
       if (!(await resets.isLive(token))) return void res.status(400).send(linkInvalidPage(locale));
-      return void res.status(400).send(resetPage({ locale, csrf: csrfToken(req, res), token, errors }));
+      return void res.status(400).send(resetPage({ locale, csrf: csrfToken(req, res), token, signOutEverywhere, errors }));
     }
-    const done = await resets.complete(token, password, locale);
+    const done = await resets.complete(token, password, locale, signOutEverywhere);
     if (!done) return void res.status(400).send(linkInvalidPage(locale));
-    // Every browser signed in as this user is signed out (this one too); PATs and app grants are untouched.
+    // Ticked: every PAT and app grant ends too, with their live sessions, so every edge refuses them at once.
+    if (signOutEverywhere) {
+      await credentials.pats.revokeAllOfUser(done.userId);
+      await credentials.grants.revokeAllOfUser(done.userId);
+    }
+    // Every browser signed in as this user is signed out (this one too).
     await sessions.endAllFor(done.userId);
     await sessions.end(req, res);
     // Someone who locked themselves out here by trying old passwords may sign in at once.

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
 import { isoMinute } from '../web/dates';
 import { texts } from '../web/texts';
@@ -18,41 +18,62 @@ export const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Password reset by e-mail (issue 28 §2). The link's token is random, kept only as a hash,
- * short-lived and spent by its first use; asking for one answers the same whether or not the
- * account exists, and does the same work either way.
+ * short-lived and spent by its first use. Asking for one only records the request, the same
+ * write for any address, and answers; the account lookup, the token and the mail come after, out
+ * of band (`issuePending`, run by the mail dispatcher), so the answer neither waits on nor
+ * reveals whether the account exists.
  */
 export class PasswordResets {
   constructor(
     private readonly dataSource: DataSource,
     private readonly settings: PasswordResetSettings,
+    /** Called once a request is recorded: the dispatcher picks it up now rather than at its next pass. */
+    private readonly recorded: () => void = () => undefined,
   ) {}
 
   get minutes(): number {
     return Math.round(this.settings.ttlSeconds / 60);
   }
 
-  /**
-   * Queues a link for `email` if it is an account's. One statement whichever it is (the token row
-   * and its mail are inserted only when the user exists), so the answer's time does not say which.
-   */
+  /** Records a request for a link to `email`: one insert, whatever the address. */
   async request(email: string, locale: string): Promise<void> {
+    await this.dataSource.query('INSERT INTO password_reset_requests (email, locale) VALUES ($1, $2)', [normaliseEmail(email), locale]);
+    this.recorded();
+  }
+
+  /**
+   * Turns recorded requests into links: each claimed with SKIP LOCKED (instances never handle
+   * one twice), its link and mail queued when the address is an account's, then deleted.
+   * Returns how many requests were handled.
+   */
+  async issuePending(): Promise<number> {
+    let handled = 0;
+    for (;;) {
+      const done = await this.dataSource.transaction(async (tx) => {
+        const rows: Array<{ id: string; email: string; locale: string }> = await tx.query(
+          'SELECT id, email, locale FROM password_reset_requests ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED',
+        );
+        for (const row of rows) await this.issue(tx, row.email, row.locale);
+        if (rows.length) await tx.query('DELETE FROM password_reset_requests WHERE id = ANY($1)', [rows.map((r) => r.id)]);
+        return rows.length;
+      });
+      handled += done;
+      if (done < 20) return handled;
+    }
+  }
+
+  /** Queues a link for `email` if it is an account's: the token row and its mail are inserted only when the user exists. */
+  private async issue(tx: EntityManager, email: string, locale: string): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const t = texts(locale).reset;
     const link = `${this.settings.publicUrl}/${locale}/reset-password?token=${token}`;
-    await this.dataSource.query(
+    await tx.query(
       `WITH u AS (SELECT id, email FROM users WHERE email = $1),
             t AS (INSERT INTO password_reset_tokens (token_hash, user_id, expires_at)
                   SELECT $2, id, now() + make_interval(secs => $3) FROM u RETURNING user_id)
        INSERT INTO email_outbox (to_address, subject, body, secret, reveal_in_log)
        SELECT u.email, $4, $5, $6, true FROM u JOIN t ON t.user_id = u.id`,
-      [
-        normaliseEmail(email),
-        hashToken(token),
-        this.settings.ttlSeconds,
-        t.mailSubject,
-        t.mailBody(SECRET_PLACEHOLDER, this.minutes),
-        link,
-      ],
+      [email, hashToken(token), this.settings.ttlSeconds, t.mailSubject, t.mailBody(SECRET_PLACEHOLDER, this.minutes), link],
     );
   }
 
@@ -69,9 +90,10 @@ export class PasswordResets {
   /**
    * Spends the link and sets the password, in one transaction: the first use claims the token
    * (a second, concurrent one finds it used), every other open link of the user is spent too,
-   * and a "your password was changed" mail is queued. Null when the link is not live.
+   * and a "your password was changed" mail is queued, saying whether every token was revoked
+   * with it (`revokedAll`). Null when the link is not live.
    */
-  async complete(token: string, password: string, locale: string): Promise<{ userId: string; email: string } | null> {
+  async complete(token: string, password: string, locale: string, revokedAll: boolean): Promise<{ userId: string; email: string } | null> {
     if (!RESET_TOKEN_PATTERN.test(token)) return null;
     const passwordHash = await hashPassword(password);
     return this.dataSource.transaction(async (tx) => {
@@ -89,7 +111,7 @@ export class PasswordResets {
       ];
       const email = users[0]!.email;
       const t = texts(locale).reset;
-      await enqueueMail(tx, { to: email, subject: t.changedSubject, body: t.changedBody(isoMinute(new Date())) });
+      await enqueueMail(tx, { to: email, subject: t.changedSubject, body: t.changedBody(isoMinute(new Date()), revokedAll) });
       return { userId, email };
     });
   }

@@ -3,6 +3,7 @@ import { IsNull, MoreThan, type DataSource, type Repository } from 'typeorm';
 import { ipAllowed, isIpOrCidr, scopesForPatAccess, SessionStore, PAT_ACCESS, type PatAccess } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { TokenSigner } from '../keys/token-signer';
+import { returnedRows } from '../registry/sql';
 import { PersonalAccessTokenEntity, type PersonalAccessToken } from './pat.entity';
 import type { LoginFailureReason } from './login-attempt.entity';
 import { hashSecret, mintPat, parsePat, secretMatches, TOKEN_ID_PATTERN } from './pat-token';
@@ -139,6 +140,21 @@ export class PatService {
     }
     await this.sessions.revokePat(pat.id);
     return pat;
+  }
+
+  /**
+   * Revokes every live PAT of a user at once (a password reset that signs out everywhere): new
+   * logins stop in PostgreSQL and every live session ends in the store, as with `revoke`.
+   */
+  async revokeAllOfUser(userId: string, now = new Date()): Promise<number> {
+    const rows = returnedRows<{ id: string }>(
+      await this.dataSource.query(
+        'UPDATE personal_access_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+        [userId, now],
+      ),
+    );
+    for (const row of rows) await this.sessions.revokePat(row.id);
+    return rows.length;
   }
 }
 

@@ -40,14 +40,16 @@ const EN = {
     linkInvalid: 'Password links work once, for a short time. Ask for a new one.',
     askAgain: 'Ask for a new link',
     tooMany: (minutes: number) => `Too many requests from your network. Try again in ${minutes} minute(s).`,
-    afterNote:
-      'Every browser signed in to your account has been signed out. Your personal access tokens and the apps you allowed keep working: review them in your dashboard if you think someone else knew your password.',
+    signOutEverywhere: 'Sign out everywhere and revoke all tokens',
+    signOutEverywhereHint:
+      'Ends every personal access token and every app you allowed, at once. Leave it ticked if someone else may have known your password; untick it to keep your scripts and apps working.',
+    afterNote: 'Every browser signed in to your account will be signed out.',
     mailSubject: 'Choose a new password for your Trading API account',
     mailBody: (link: string, minutes: number) =>
       `Hello,\n\nsomeone (hopefully you) asked to reset the password of your Trading API account.\n\nChoose a new password here (the link works once, within ${minutes} minutes):\n\n${link}\n\nIf you did not ask for this, ignore this e-mail: your password stays as it is.\n\nTrading API`,
     changedSubject: 'Your Trading API password was changed',
-    changedBody: (when: string) =>
-      `Hello,\n\nthe password of your Trading API account was changed on ${when} with a link sent to this address. Every browser signed in to your account was signed out; your personal access tokens and authorised apps keep working.\n\nIf this was not you, reset your password again at once and contact support.\n\nTrading API`,
+    changedBody: (when: string, revokedAll: boolean) =>
+      `Hello,\n\nthe password of your Trading API account was changed on ${when} with a link sent to this address. Every browser signed in to your account was signed out; ${revokedAll ? 'every personal access token and every authorised app was revoked too.' : 'your personal access tokens and authorised apps keep working.'}\n\nIf this was not you, reset your password again at once and contact support.\n\nTrading API`,
   },
   dashboard: {
     validThrough: 'Valid through',
@@ -156,14 +158,16 @@ const DE: Texts = {
     linkInvalid: 'Passwort-Links funktionieren einmal und nur kurze Zeit. Fordern Sie einen neuen an.',
     askAgain: 'Neuen Link anfordern',
     tooMany: (minutes) => `Zu viele Anfragen aus Ihrem Netzwerk. Bitte in ${minutes} Minute(n) erneut versuchen.`,
-    afterNote:
-      'Alle bei Ihrem Konto angemeldeten Browser wurden abgemeldet. Ihre persönlichen Zugriffstoken und die Apps, denen Sie Zugriff erlaubt haben, funktionieren weiter: Prüfen Sie sie im Dashboard, falls jemand anderes Ihr Passwort kannte.',
+    signOutEverywhere: 'Überall abmelden und alle Token widerrufen',
+    signOutEverywhereHint:
+      'Beendet sofort alle persönlichen Zugriffstoken und alle Apps, denen Sie Zugriff erlaubt haben. Lassen Sie das Häkchen gesetzt, falls jemand anderes Ihr Passwort kannte; entfernen Sie es, damit Ihre Skripte und Apps weiter funktionieren.',
+    afterNote: 'Alle bei Ihrem Konto angemeldeten Browser werden abgemeldet.',
     mailSubject: 'Neues Passwort für Ihr Trading-API-Konto',
     mailBody: (link, minutes) =>
       `Guten Tag,\n\njemand (hoffentlich Sie) möchte das Passwort Ihres Trading-API-Kontos zurücksetzen.\n\nHier wählen Sie ein neues Passwort (der Link funktioniert einmal, innerhalb von ${minutes} Minuten):\n\n${link}\n\nFalls Sie das nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt unverändert.\n\nTrading API`,
     changedSubject: 'Ihr Trading-API-Passwort wurde geändert',
-    changedBody: (when) =>
-      `Guten Tag,\n\ndas Passwort Ihres Trading-API-Kontos wurde am ${when} mit einem an diese Adresse gesendeten Link geändert. Alle angemeldeten Browser wurden abgemeldet; Ihre persönlichen Zugriffstoken und autorisierten Apps funktionieren weiter.\n\nFalls Sie das nicht waren, setzen Sie Ihr Passwort sofort erneut zurück und wenden Sie sich an den Support.\n\nTrading API`,
+    changedBody: (when, revokedAll) =>
+      `Guten Tag,\n\ndas Passwort Ihres Trading-API-Kontos wurde am ${when} mit einem an diese Adresse gesendeten Link geändert. Alle angemeldeten Browser wurden abgemeldet; ${revokedAll ? 'auch alle persönlichen Zugriffstoken und autorisierten Apps wurden widerrufen.' : 'Ihre persönlichen Zugriffstoken und autorisierten Apps funktionieren weiter.'}\n\nFalls Sie das nicht waren, setzen Sie Ihr Passwort sofort erneut zurück und wenden Sie sich an den Support.\n\nTrading API`,
   },
   dashboard: {
     validThrough: 'Gültig bis',
@@ -286,14 +290,16 @@ const FR: Texts = {
     linkInvalid: 'Les liens de mot de passe fonctionnent une seule fois, pendant peu de temps. Demandez-en un nouveau.',
     askAgain: 'Demander un nouveau lien',
     tooMany: (minutes) => `Trop de demandes depuis votre réseau. Réessayez dans ${minutes} minute(s).`,
-    afterNote:
-      'Tous les navigateurs connectés à votre compte ont été déconnectés. Vos jetons d’accès personnels et les applications autorisées continuent de fonctionner : vérifiez-les dans votre tableau de bord si quelqu’un d’autre connaissait votre mot de passe.',
+    signOutEverywhere: 'Se déconnecter partout et révoquer tous les jetons',
+    signOutEverywhereHint:
+      'Met fin immédiatement à tous vos jetons d’accès personnels et à toutes les applications autorisées. Laissez la case cochée si quelqu’un d’autre a pu connaître votre mot de passe ; décochez-la pour que vos scripts et applications continuent de fonctionner.',
+    afterNote: 'Tous les navigateurs connectés à votre compte seront déconnectés.',
     mailSubject: 'Choisissez un nouveau mot de passe pour votre compte Trading API',
     mailBody: (link, minutes) =>
       `Bonjour,\n\nquelqu’un (vous, espérons-le) a demandé à réinitialiser le mot de passe de votre compte Trading API.\n\nChoisissez un nouveau mot de passe ici (le lien fonctionne une seule fois, pendant ${minutes} minutes) :\n\n${link}\n\nSi vous n’êtes pas à l’origine de cette demande, ignorez cet e-mail : votre mot de passe reste inchangé.\n\nTrading API`,
     changedSubject: 'Le mot de passe de votre compte Trading API a été modifié',
-    changedBody: (when) =>
-      `Bonjour,\n\nle mot de passe de votre compte Trading API a été modifié le ${when} grâce à un lien envoyé à cette adresse. Tous les navigateurs connectés ont été déconnectés ; vos jetons d’accès personnels et applications autorisées continuent de fonctionner.\n\nSi ce n’était pas vous, réinitialisez immédiatement votre mot de passe et contactez le support.\n\nTrading API`,
+    changedBody: (when, revokedAll) =>
+      `Bonjour,\n\nle mot de passe de votre compte Trading API a été modifié le ${when} grâce à un lien envoyé à cette adresse. Tous les navigateurs connectés ont été déconnectés ; ${revokedAll ? 'tous vos jetons d’accès personnels et applications autorisées ont aussi été révoqués.' : 'vos jetons d’accès personnels et applications autorisées continuent de fonctionner.'}\n\nSi ce n’était pas vous, réinitialisez immédiatement votre mot de passe et contactez le support.\n\nTrading API`,
   },
   dashboard: {
     validThrough: 'Valide jusqu’au',
