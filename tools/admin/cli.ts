@@ -32,8 +32,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
+import { printable, printableDeep, printableJson } from '@trading/errors';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
+
+/**
+ * Everything the CLI writes goes through these two: control and bidi characters are shown as
+ * escapes, whatever their source (an app's name, a server's message, the command line), since a
+ * terminal acts on them: it would draw rows that are not there, or change its title.
+ */
+const say = (text: string) => console.log(printable(text, { keepLineBreaks: true }));
+const complain = (text: string) => console.error(printable(text, { keepLineBreaks: true }));
 
 /** Times as everywhere a person reads one: `YYYY-MM-DD HH:MM UTC` (the API's ISO instants, shortened). */
 const isoMinute = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
@@ -50,7 +59,7 @@ function adminToken(): string {
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    console.error(
+    complain(
       `no admin credential: set ADMIN_TOKEN (a deployment's AUTH_ADMIN_TOKEN), or start the all-in-one platform first (npm start writes ${file})`,
     );
     process.exit(2);
@@ -486,10 +495,10 @@ async function main(): Promise<number> {
     parsed = command(process.argv.slice(2));
   } catch (err) {
     if (err instanceof HelpRequested) {
-      console.log(USAGE);
+      say(USAGE);
       return 0;
     }
-    console.error(`${(err as Error).message}\n${USAGE}`);
+    complain(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
   if (parsed.cmd.password) parsed.cmd.body['password'] = await readPassword();
@@ -502,27 +511,30 @@ async function main(): Promise<number> {
       body: method === 'POST' ? JSON.stringify(parsed.cmd.body) : undefined,
     });
   } catch (err) {
-    console.error(`cannot reach the admin API at ${ADMIN_URL}: ${(err as Error).message}`);
+    complain(`cannot reach the admin API at ${ADMIN_URL}: ${(err as Error).message}`);
     return 1;
   }
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  // Every string of the answer escaped, its own line breaks included: no value can draw a line of its own.
+  const body = printableDeep(answer);
   if (!res.ok) {
-    if (parsed.json) console.log(JSON.stringify(body));
+    if (parsed.json) console.log(printableJson(answer));
     else if (Array.isArray(body['problems'])) {
-      console.error(`error ${res.status}: nothing was created; fix every field below and try again`);
-      for (const p of body['problems'] as Array<{ field: string; message: string }>) console.error(`  ${p.field}: ${p.message}`);
-      console.error('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
+      complain(`error ${res.status}: nothing was created; fix every field below and try again`);
+      for (const p of body['problems'] as Array<{ field: string; message: string }>) complain(`  ${p.field}: ${p.message}`);
+      complain('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
     } else
-      console.error(
+      complain(
         `error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`,
       );
     if (res.status === 401)
-      console.error(
+      complain(
         `the admin API at ${ADMIN_URL} refused the credential from ${credentialSource()}: is it this deployment's (ADMIN_URL, ADMIN_TOKEN or PLATFORM_DATA_DIR)?`,
       );
     return 1;
   }
-  console.log(parsed.json ? JSON.stringify(body) : parsed.cmd.print(body));
+  if (parsed.json) console.log(printableJson(answer));
+  else say(parsed.cmd.print(body));
   return 0;
 }
 

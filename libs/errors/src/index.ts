@@ -241,3 +241,4 @@ export function fromGraphQLError(e: { message: string; extensions?: Record<strin
   return new AppError('INTERNAL_SERVER_ERROR', 'An unexpected error occurred');
 }
 export * from './ids';
+export * from './text';

@@ -147,6 +147,7 @@ export async function columnListGaps(
 
 export * from './openapi';
 export * from './ports';
+export * from './tls';
 export * from './world';
 
 /** An app on its own throwaway database, listening on a free port; `stop()` undoes all three. */

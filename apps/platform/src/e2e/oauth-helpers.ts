@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createAuthApp, type AuthApp } from '@trading/auth-service';
+import { createAuthApp, type AuthApp, type AuthDeps } from '@trading/auth-service';
 import { withDatabaseName } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';
@@ -171,13 +171,15 @@ export async function tokensFor(p: TestPlatform, app: ProvisionedApp, user: { em
 
 /**
  * Another auth deployment on the platform's auth database and Redis, with its own settings:
- * another environment (APP_ENV) or short lifetimes.
+ * another environment (APP_ENV) or short lifetimes; `deps` such as the certificates its jwks_uri
+ * fetches trust.
  */
 export async function extraAuth(
   p: TestPlatform,
   settings: Record<string, unknown>,
   store: KeyValueStore = p.store,
   logger: Logger = createLogger('auth', 'silent'),
+  deps: Omit<AuthDeps, 'logger' | 'store'> = {},
 ): Promise<{ app: AuthApp; server: RunningServer; url: string; internalUrl: string; close(): Promise<void> }> {
   const app = await createAuthApp(
     {
@@ -192,9 +194,12 @@ export async function extraAuth(
       PAT_SESSION_TTL_SECONDS: 900,
       AUTH_TRUST_PROXY: [],
       MAIL_POLL_MS: 0,
+      // The platform's address budget, in its counters.
+      OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: p.config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
+      API_RATE_LIMIT_NAMESPACE: `${p.config.PLATFORM_DB_PREFIX}api`,
       ...settings,
     },
-    { logger, store },
+    { ...deps, logger, store },
   );
   const server = await listen(app.app, 0, '127.0.0.1');
   const internal = await listen(app.internal, 0, '127.0.0.1');

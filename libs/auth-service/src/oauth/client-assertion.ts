@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { CLIENT_ASSERTION_ALGS } from '../registry/registration';
 import type { Client } from '../registry/registry.service';
+import { JwksUriFailure } from './client-keys';
 import type { OAuthContext } from './context';
 import { OAuthError } from './errors';
 
@@ -10,10 +11,6 @@ export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type
 /** An assertion may live at most this long from now (FAPI 2.0 asks for short-lived ones). */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 const CLOCK_SKEW_SECONDS = 30;
-/** A registered jwks_uri is fetched with this timeout, kept this long, and refetched at most this often for an unknown kid. */
-const JWKS_FETCH_TIMEOUT_MS = 3000;
-const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
-const JWKS_COOLDOWN_MS = 30_000;
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
 
@@ -28,36 +25,18 @@ export function assertionIssuer(assertion: string): string | null {
   }
 }
 
-/** Key sets by what they were built from: a registered set (by its content) or a jwks_uri (fetched, cached by jose). */
-const keySets = new Map<string, JWTVerifyGetKey>();
-function keysOf(client: Client): JWTVerifyGetKey | null {
-  const id = client.jwks ? `jwks:${digest(JSON.stringify(client.jwks))}` : client.jwksUri ? `uri:${client.jwksUri}` : null;
-  if (!id) return null;
-  let keys = keySets.get(id);
-  if (!keys) {
-    keys = client.jwks
-      ? createLocalJWKSet(client.jwks as unknown as Parameters<typeof createLocalJWKSet>[0])
-      : createRemoteJWKSet(new URL(client.jwksUri!), {
-          timeoutDuration: JWKS_FETCH_TIMEOUT_MS,
-          cacheMaxAge: JWKS_CACHE_MAX_AGE_MS,
-          cooldownDuration: JWKS_COOLDOWN_MS,
-        });
-    if (keySets.size > 1000) keySets.clear();
-    keySets.set(id, keys);
-  }
-  return keys;
-}
-
 /**
  * private_key_jwt (RFC 7523 §3, OIDC Core §9): the assertion is signed by one of the client's
  * registered keys (ES256, PS256, RS256 or EdDSA, as the key allows), `iss` = `sub` = client_id,
  * `aud` names this server (its issuer, or the token, PAR or revocation endpoint), `exp` at most 5
  * minutes ahead, and `jti` never seen before for this client (kept in Redis until the assertion
- * expires). Returns why it fails, or null. A key set that cannot be fetched is 503, not a failure.
+ * expires). Returns why it fails, or null. A jwks_uri auth refuses to read (not a public address,
+ * a redirect, too large, not a key set) fails the assertion; one whose server does not answer is
+ * 503, not a failure.
  */
 export async function clientAssertionProblem(ctx: OAuthContext, client: Client, assertion: string): Promise<string | null> {
   if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return 'this client is not registered for private_key_jwt';
-  const keys = keysOf(client);
+  const keys = ctx.clientKeys.keysOf(client);
   if (!keys) return 'this client has no registered keys';
   const api = ctx.settings.apiUrl;
   let payload;
@@ -71,13 +50,8 @@ export async function clientAssertionProblem(ctx: OAuthContext, client: Client, 
       clockTolerance: CLOCK_SKEW_SECONDS,
     }));
   } catch (err) {
-    const unreadable =
-      client.jwksUri &&
-      (!(err instanceof joseErrors.JOSEError) ||
-        err instanceof joseErrors.JWKSTimeout ||
-        err instanceof joseErrors.JWKSInvalid ||
-        err.code === 'ERR_JOSE_GENERIC');
-    if (unreadable)
+    if (err instanceof JwksUriFailure && !err.transient) return err.message;
+    if (client.jwksUri && !(err instanceof joseErrors.JOSEError))
       throw new OAuthError('temporarily_unavailable', "The client's jwks_uri could not be read; retry shortly", 503, {
         'Retry-After': '5',
       });

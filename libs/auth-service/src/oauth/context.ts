@@ -5,6 +5,7 @@ import type { KeyValueStore } from '@trading/redis';
 import type { TokenSigner } from '../keys/token-signer';
 import type { Environment, RegistryService } from '../registry/registry.service';
 import type { UsersService } from '../users/users.service';
+import type { ClientKeySets } from './client-keys';
 import type { GrantService } from './grants';
 
 export interface OAuthSettings {
@@ -37,6 +38,8 @@ export interface OAuthContext {
   users: UsersService;
   /** Encrypts what Redis keeps for a refresh retry (the new pair), with a key Redis never sees. */
   retryCipher: KeyEncryption;
+  /** The keys private_key_jwt clients sign with: registered, or fetched from their jwks_uri (public addresses only). */
+  clientKeys: ClientKeySets;
   /** DPoP (RFC 9449) at the token endpoint: proofs, server nonces, and whether every client must send the nonce. */
   dpop: { verifier: DpopVerifier; nonces: DpopNonces; nonceRequired: boolean };
 }

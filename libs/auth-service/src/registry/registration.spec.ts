@@ -1,8 +1,10 @@
 import {
   jwkProblem,
+  jwksUriProblem,
   redirectUriProblem,
   validateClientPolicy,
   validateJwks,
+  validatePublicPages,
   validateRedirectUris,
   validateRegistration,
   validateWebOrigins,
@@ -212,5 +214,92 @@ describe('client authentication and policy (issue 27)', () => {
     expect(problemsOf({ ...valid, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [publicJwk('ec').priv] } })).toEqual([
       { field: 'jwks.keys[0]', message: expect.stringMatching(/public key/) },
     ]);
+  });
+
+  it('attack: a jwksUri on this network (loopback, private, link-local, metadata) is refused; loopback only where allowed', () => {
+    const problem = (uri: string, rules = {}) => jwksUriProblem(uri, rules);
+    for (const uri of [
+      'https://127.0.0.1/jwks',
+      'https://127.1/jwks',
+      'https://0x7f000001/jwks',
+      'https://localhost:8443/jwks',
+      'https://keys.localhost/jwks',
+      'https://[::1]/jwks',
+      'https://[::ffff:127.0.0.1]/jwks',
+      'https://10.0.0.8/jwks',
+      'https://192.168.1.10/jwks',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[fd00:ec2::254]/jwks',
+      'https://[fe80::1]/jwks',
+      'https://100.100.100.200/jwks',
+      'https://0.0.0.0/jwks',
+    ])
+      expect([uri, problem(uri)]).toEqual([
+        uri,
+        expect.stringMatching(/^must be a public https URL: .* is a non-public address \(.*\), and auth fetches only from public ones$/),
+      ]);
+    expect(problem('https://127.0.0.1:8443/jwks', { allowLoopback: true })).toBeNull();
+    expect(problem('https://localhost:8443/jwks', { allowLoopback: true })).toBeNull();
+    expect(problem('https://169.254.169.254/jwks', { allowLoopback: true })).toMatch(/link-local/);
+    expect(problem('https://10.0.0.8/jwks', { allowLoopback: true })).toMatch(/private/);
+    expect(problem('http://localhost:8443/jwks', { allowLoopback: true })).toMatch(/https/);
+    expect(problem('https://keys.vendor.example/jwks')).toBeNull();
+    expect(problem('https://93.184.215.14/jwks')).toBeNull();
+  });
+});
+
+describe('vendor text', () => {
+  const { generateKeyPairSync } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+  const hostile = ['\u001b[2J', '\u0007', '\u009b', '\u007f', '\u202e', '\u2066', '\u200f', '\u061c', '\n'];
+
+  it('attack: control and bidi characters are refused in every text field, naming the field', () => {
+    const textFields = ['companyName', 'appName', 'description', 'businessEmail', 'supportEmail', 'phone'];
+    const urlFields = ['companyWebsite', 'logoUrl', 'homepageUrl', 'supportUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'];
+    for (const c of hostile)
+      for (const field of [...textFields, ...urlFields]) {
+        const value = urlFields.includes(field)
+          ? `https://acme.example/${c}x`
+          : field === 'phone'
+            ? `+49 30${c}1234567`
+            : field.endsWith('Email')
+              ? `ops${c}@acme.example`
+              : `Acme${c}Trusted Bank Ltd ACTIVE`;
+        expect([field, problemsOf({ ...valid, [field]: value })]).toEqual([
+          field,
+          [{ field, message: expect.stringMatching(/^must not contain control characters or bidirectional-text controls \(found U+/) }],
+        ]);
+      }
+    expect(problemsOf({ ...valid, appName: 'Acme\u001b]0;pwned\u0007' })).toEqual([
+      { field: 'appName', message: 'must not contain control characters or bidirectional-text controls (found U+001B)' },
+    ]);
+    expect(problemsOf({ ...valid, redirectUris: ['https://acme.example/cb', 'https://acme.example/\u202ebc'] })).toEqual([
+      { field: 'redirectUris[1]', message: expect.stringContaining('U+202E') },
+    ]);
+    expect(problemsOf({ ...valid, webOrigins: ['https://acme.example\u0007'] })).toEqual([
+      { field: 'webOrigins[0]', message: expect.stringContaining('U+0007') },
+    ]);
+    expect(problemsOf({ ...valid, tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: 'https://keys.acme.example/\u001b[31m' })).toEqual([
+      { field: 'jwksUri', message: expect.stringContaining('U+001B') },
+    ]);
+    const jwk = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k\u001b[1A' };
+    expect(problemsOf({ ...valid, tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [jwk] } })).toEqual([
+      { field: 'jwks.keys[0]', message: expect.stringContaining('kid must not contain control characters') },
+    ]);
+    // Any script is text.
+    expect(
+      problemsOf({ ...valid, companyName: 'Zürich Börse AG – 株式会社', appName: 'تداول', description: 'Ünïcödé – “quoted”' }),
+    ).toEqual([]);
+  });
+
+  it('refuses them in what a promotion brings too', () => {
+    expect(validateRedirectUris(['https://uat.acme.example/cb\u0007'])).toMatchObject({
+      ok: false,
+      problems: [{ field: 'redirectUris[0]' }],
+    });
+    const pages = { logoUrl: 'https://a.example/l', privacyPolicyUrl: 'https://a.example/p', termsOfServiceUrl: 'https://a.example/t' };
+    expect(validatePublicPages(pages, { logoUrl: 'https://a.example/\u202el.png' })).toMatchObject({
+      ok: false,
+      problems: [{ field: 'logoUrl', message: expect.stringContaining('U+202E') }],
+    });
   });
 });

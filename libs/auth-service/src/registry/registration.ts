@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
-import { SCOPES, type Scope } from '@trading/auth';
+import { nonPublicAddress, SCOPES, type Scope } from '@trading/auth';
+import { plainTextProblem } from '@trading/errors';
 import { ISO_COUNTRY_CODES } from './countries';
 
 /** Spec §2.1: the registration form a vendor sends by e-mail, as the document the admin CLI accepts. */
@@ -109,6 +110,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function redirectUriProblem(value: unknown): string | null {
   if (typeof value !== 'string' || !value.trim()) return 'must be a URL';
   if (value.length > 2000) return 'must be at most 2000 characters';
+  const unsafe = plainTextProblem(value);
+  if (unsafe) return unsafe;
   let u: URL;
   try {
     u = new URL(value);
@@ -163,7 +166,7 @@ export function validateWebOrigins(origins: unknown, field = 'webOrigins'): Vali
  * Validates a registration document field by field. Every problem is reported (by field name,
  * `redirectUris[1]` for list items), so the service team can send the vendor one complete list.
  */
-export function validateRegistration(input: unknown): Validated<Registration> {
+export function validateRegistration(input: unknown, rules: JwksUriRules = {}): Validated<Registration> {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     return { ok: false, problems: [{ field: '(document)', message: 'must be a JSON object' }] };
   const doc = input as Record<string, unknown>;
@@ -181,6 +184,12 @@ export function validateRegistration(input: unknown): Validated<Registration> {
     }
     if (typeof raw !== 'string') {
       problem(name, 'must be a string');
+      continue;
+    }
+    // Vendors' text is shown to users and operators: no character may steer a terminal or reorder what is shown.
+    const unsafe = plainTextProblem(raw);
+    if (unsafe) {
+      problem(name, unsafe);
       continue;
     }
     const value = raw.trim();
@@ -218,7 +227,7 @@ export function validateRegistration(input: unknown): Validated<Registration> {
   if (origins.ok) out['webOrigins'] = origins.value;
   else problems.push(...origins.problems);
 
-  const policy = validateClientPolicy(doc, 'DEV');
+  const policy = validateClientPolicy(doc, 'DEV', rules);
   if (policy.ok) Object.assign(out, policy.value);
   else problems.push(...policy.problems);
 
@@ -257,7 +266,9 @@ export function validatePublicPages(
       problems.push({ field: key, message: `is not one of ${PUBLIC_PAGE_FIELDS.join(', ')}` });
   for (const field of PUBLIC_PAGE_FIELDS) {
     const value = given[field] ?? registered[field];
-    if (typeof value !== 'string' || !isWebUrl(value.trim()) || value.length > 2000)
+    const unsafe = typeof value === 'string' ? plainTextProblem(value) : null;
+    if (unsafe) problems.push({ field, message: unsafe });
+    else if (typeof value !== 'string' || !isWebUrl(value.trim()) || value.length > 2000)
       problems.push({ field, message: 'must be an http(s) URL' });
     else if (new URL(value.trim()).protocol !== 'https:')
       problems.push({
@@ -286,10 +297,27 @@ export function validateRedirectUris(uris: unknown): Validated<string[]> {
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const ALG_BY_KEY: Record<string, readonly string[]> = { EC: ['ES256'], RSA: ['RS256', 'PS256'], OKP: ['EdDSA'] };
 
+/** Why some member of a JWK (its name or any string in it) is not plain text, or null. */
+function unsafeMember(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') {
+    const bad = plainTextProblem(value);
+    return bad ? `${path || 'the key'} ${bad}` : null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [name, member] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${path}[${name}]` : path ? `${path}.${name}` : name;
+    const bad = plainTextProblem(name) ? `a member name ${plainTextProblem(name)}` : unsafeMember(member, here);
+    if (bad) return bad;
+  }
+  return null;
+}
+
 /** Why a JWK cannot verify client assertions, or null: a public EC P-256, RSA (≥ 2048 bits) or Ed25519 signing key. */
 export function jwkProblem(jwk: unknown): string | null {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return 'must be a JSON Web Key (an object)';
   const k = jwk as Record<string, unknown>;
+  const unsafe = unsafeMember(k);
+  if (unsafe) return unsafe;
   const secret = PRIVATE_MEMBERS.filter((m) => m in k);
   if (secret.length)
     return `must be a public key: remove the private member(s) ${secret.join(', ')} (and replace this key: it has been shared)`;
@@ -326,11 +354,39 @@ export function validateJwks(input: unknown, field = 'jwks'): Validated<JwkSet> 
   return problems.length ? { ok: false, problems } : { ok: true, value: { keys: keys as Array<Record<string, unknown>> } };
 }
 
+/** Which jwks_uri hosts registration accepts beyond public ones. */
+export interface JwksUriRules {
+  /** DEV only: a jwks_uri on this machine (localhost, 127.0.0.0/8, [::1]), for a vendor's local tests. */
+  allowLoopback?: boolean;
+}
+
+/**
+ * Why a jwks_uri cannot be registered, or null: an https URL (no credentials, no fragment) whose
+ * host is a name or a public address. Auth fetches it on the vendor's behalf, so it must never
+ * name this network (loopback, private, link-local such as the cloud metadata address, …); a
+ * name is checked again each time it is resolved, since its addresses can change.
+ */
+export function jwksUriProblem(value: unknown, rules: JwksUriRules = {}): string | null {
+  const httpsOnly = 'must be an https URL (where the app publishes its JWK Set)';
+  if (typeof value !== 'string' || value.length > 2000) return httpsOnly;
+  const unsafe = plainTextProblem(value);
+  if (unsafe) return unsafe;
+  if (!isWebUrl(value) || new URL(value).protocol !== 'https:' || value.includes('#')) return httpsOnly;
+  const host = new URL(value).hostname;
+  const kind = /^localhost$|\.localhost$/i.test(host) ? 'loopback' : nonPublicAddress(host);
+  if (!kind || kind === 'not an IP address' || (kind === 'loopback' && rules.allowLoopback)) return null;
+  return `must be a public https URL: ${host} is a non-public address (${kind}), and auth fetches only from public ones`;
+}
+
 /**
  * The client-authentication fields and policy of one environment (registration: DEV; promotion:
  * the environment promoted to). The two policies default to false in DEV and UAT, true in PROD.
  */
-export function validateClientPolicy(input: Record<string, unknown>, environment: 'DEV' | 'UAT' | 'PROD'): Validated<ClientPolicy> {
+export function validateClientPolicy(
+  input: Record<string, unknown>,
+  environment: 'DEV' | 'UAT' | 'PROD',
+  rules: JwksUriRules = {},
+): Validated<ClientPolicy> {
   const problems: Problem[] = [];
   const method = input['tokenEndpointAuthMethod'] ?? 'client_secret_basic';
   if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(method))
@@ -344,9 +400,9 @@ export function validateClientPolicy(input: Record<string, unknown>, environment
   let jwksUri: string | null = null;
   const uri = input['jwksUri'];
   if (uri !== undefined && uri !== null) {
-    if (typeof uri !== 'string' || uri.length > 2000 || !isWebUrl(uri) || new URL(uri).protocol !== 'https:' || uri.includes('#'))
-      problems.push({ field: 'jwksUri', message: 'must be an https URL (where the app publishes its JWK Set)' });
-    else jwksUri = uri;
+    const bad = jwksUriProblem(uri, rules);
+    if (bad) problems.push({ field: 'jwksUri', message: bad });
+    else jwksUri = uri as string;
   }
   if (input['jwks'] != null && uri != null) problems.push({ field: 'jwksUri', message: 'give jwks or jwksUri, not both' });
   if (method === 'private_key_jwt' && input['jwks'] == null && uri == null)

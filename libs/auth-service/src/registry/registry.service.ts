@@ -13,6 +13,7 @@ import {
   validateWebOrigins,
   type ClientPolicy,
   type JwkSet,
+  type JwksUriRules,
   type Problem,
   type Registration,
   type TokenEndpointAuthMethod,
@@ -162,6 +163,8 @@ export class RegistryService {
     private readonly grants: GrantService,
     /** Clients read for token requests, by client id, dropped when a trigger announces a change to them or their app. */
     private readonly rememberedClients?: Pick<NotifiedCache<ClientRow>, 'get' | 'forgetAll'>,
+    /** What a DEV registration's jwksUri may point at beyond public hosts (promotions never take more). */
+    private readonly devJwksUriRules: JwksUriRules = {},
   ) {}
 
   /**
@@ -173,7 +176,7 @@ export class RegistryService {
     document: unknown,
     options: { approvedScopes?: unknown; credentials?: { clientId: string; clientSecret: string } } = {},
   ): Promise<IssuedCredentials> {
-    const checked = validateRegistration(document);
+    const checked = validateRegistration(document, this.devJwksUriRules);
     const problems = checked.ok ? [] : [...checked.problems];
     let approved: string[] | undefined;
     if (options.approvedScopes !== undefined) {
