@@ -120,6 +120,7 @@ export interface PlatformOverrides {
     CORS_ORIGINS_CACHE_MS?: number;
     MARKET_EVENTS_HEARTBEAT_MS?: number;
     MARKET_EVENTS_MAX_STREAMS_PER_USER?: number;
+    EVENT_STREAM_LEASE_MS?: number;
   };
   /** Where every app's log lines go (default stdout), e.g. a test reading what was logged. */
   logDestination?: DestinationStream;
@@ -188,6 +189,8 @@ export async function createPlatform(
       return { app, server };
     };
     const common = { LOG_LEVEL: config.LOG_LEVEL, REDIS_URL: config.REDIS_URL, LISTEN_HOST: host, INTERNAL_LISTEN_HOST: host };
+    // What the services with a database (accounts, banking, oms, auth) take besides `common`.
+    const database = { DB_STATEMENT_TIMEOUT_MS: config.DB_STATEMENT_TIMEOUT_MS };
     const edgeSettings = {
       API_RATE_LIMIT_PER_MINUTE: config.API_RATE_LIMIT_PER_MINUTE,
       API_ORDER_RATE_LIMIT_PER_MINUTE: config.API_ORDER_RATE_LIMIT_PER_MINUTE,
@@ -220,6 +223,7 @@ export async function createPlatform(
             ACCOUNTS_PORT: config.ACCOUNTS_PORT,
             ACCOUNTS_INTERNAL_PORT: config.ACCOUNTS_INTERNAL_PORT,
             ACCOUNTS_DATABASE_URL: accountsDb,
+            ...database,
             ACCOUNTS_CACHE_ENTRIES: config.ACCOUNTS_CACHE_ENTRIES,
             ACCOUNT_CHANGES_STREAM: accountChangesStream,
             SETTLEMENT_CLAIM_IDLE_MS: config.SETTLEMENT_CLAIM_IDLE_MS,
@@ -242,6 +246,7 @@ export async function createPlatform(
             BANKING_PORT: config.BANKING_PORT,
             BANKING_INTERNAL_PORT: config.BANKING_INTERNAL_PORT,
             BANKING_DATABASE_URL: bankingDb,
+            ...database,
             ACCOUNTS_URL: accountsGraphql,
             BANKING_CLEARING_DELAY_MS: 3000,
             BANKING_CLEARING_POLL_MS: 250,
@@ -262,6 +267,7 @@ export async function createPlatform(
       OMS_PORT: String(config.OMS_PORT),
       OMS_INTERNAL_PORT: String(config.OMS_INTERNAL_PORT),
       OMS_DATABASE_URL: db('oms'),
+      ...(config.DB_STATEMENT_TIMEOUT_MS === undefined ? {} : { DB_STATEMENT_TIMEOUT_MS: String(config.DB_STATEMENT_TIMEOUT_MS) }),
       EVENTS_STREAM: eventsStream,
       MARKET_TICKS_STREAM: ticksStream,
       ACCOUNT_CHANGES_STREAM: accountChangesStream,
@@ -290,6 +296,7 @@ export async function createPlatform(
           ...identity('auth'),
           AUTH_PORT: config.AUTH_PORT,
           AUTH_DATABASE_URL: db('auth'),
+          ...database,
           AUTH_ISSUER: issuer,
           AUTH_API_URL: publicApi,
           AUTH_ADMIN_TOKEN: adminToken,
@@ -298,6 +305,9 @@ export async function createPlatform(
           PAT_SESSION_TTL_SECONDS: config.PAT_SESSION_TTL_SECONDS,
           PAT_MAX_LIVE_PER_USER: config.PAT_MAX_LIVE_PER_USER,
           OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: config.OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT,
+          // Its public listener spends the facade's address budget, in the same counters.
+          OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE,
+          API_RATE_LIMIT_NAMESPACE: edgeSettings.API_RATE_LIMIT_NAMESPACE,
           // One installation, one folder: its mail log lives beside its cluster and credentials.
           MAIL_LOG_FILE: join(config.PLATFORM_DATA_DIR, 'mail.log'),
           AUTH_TRUST_PROXY: [],
@@ -369,6 +379,7 @@ export async function createPlatform(
           MARKET_TICKS_STREAM: ticksStream,
           MARKET_EVENTS_HEARTBEAT_MS: overrides.facade?.MARKET_EVENTS_HEARTBEAT_MS ?? 15_000,
           MARKET_EVENTS_MAX_STREAMS_PER_USER: overrides.facade?.MARKET_EVENTS_MAX_STREAMS_PER_USER ?? 5,
+          EVENT_STREAM_LEASE_MS: overrides.facade?.EVENT_STREAM_LEASE_MS ?? 15_000,
         },
         {
           logger: log('rest-facade'),

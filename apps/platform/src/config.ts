@@ -3,6 +3,7 @@ import {
   accountsCacheSchema,
   settlementConsumerSchema,
   apiLimitSchema,
+  databaseSessionSchema,
   edgeSessionSchema,
   ConfigError,
   defaultPlatformDataDir,
@@ -98,6 +99,8 @@ export const platformConfigSchema = z.object({
   ...edgeSessionSchema,
   ...accountsCacheSchema,
   ...settlementConsumerSchema,
+  /** Passed on to the four services with a database. */
+  ...databaseSessionSchema,
 });
 
 export type PlatformConfig = z.output<typeof platformConfigSchema>;

@@ -73,6 +73,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         name: 'accounts',
         logger,
         databaseUrl: config.ACCOUNTS_DATABASE_URL,
+        statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         identity: config,
         entities: [],
         migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023, AccountsChanged1732230000031],

@@ -1,5 +1,14 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { accountChangesSchema, accountsCacheSchema, commonSchema, settlementConsumerSchema, field, loadConfig, z } from '@trading/config';
+import {
+  accountChangesSchema,
+  accountsCacheSchema,
+  commonSchema,
+  databaseSessionSchema,
+  settlementConsumerSchema,
+  field,
+  loadConfig,
+  z,
+} from '@trading/config';
 
 export const accountsConfigSchema = z.object({
   ...commonSchema,
@@ -9,6 +18,7 @@ export const accountsConfigSchema = z.object({
   /** Internal listener: /graphql for the gateway and sibling services, /metrics. */
   ACCOUNTS_INTERNAL_PORT: field.port(4101),
   ACCOUNTS_DATABASE_URL: field.postgresUrl(),
+  ...databaseSessionSchema,
   ...accountsCacheSchema,
   /** Every change its cache hears is passed on here, with a signed "listening" each second while it hears them. */
   ...accountChangesSchema,

@@ -4,8 +4,8 @@ import { configureProblemTypes } from '@trading/errors';
 import { databaseNameOf, databasePoolMetrics, NotifiedCache, openDatabase, pingDatabase, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
-import { FailureLimiter, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
-import { connectStore, SealedStore, type KeyValueStore } from '@trading/redis';
+import { FailureLimiter, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
+import { connectEdgeStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import { baseApp, createService, finishService, Lifecycle, startPeriodic, type ServiceApp } from '@trading/service';
 import { Router } from 'express';
 import { adminRoutes } from './admin/admin.routes';
@@ -29,11 +29,13 @@ import { GrantConsent1732600000000 } from './migrations/1732600000000-grant-cons
 import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins';
 import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
 import { PasswordReset1733000000000 } from './migrations/1733000000000-password-reset';
+import { PasswordResetRequests1733340000000 } from './migrations/1733340000000-password-reset-requests';
 import { GRANTS_CHANGED_CHANNEL, GrantsChanged1733100000000 } from './migrations/1733100000000-grants-changed';
 import { CLIENTS_CHANGED_CHANNEL, ClientsChanged1733200000000 } from './migrations/1733200000000-clients-changed';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
 import { localAccessTokenVerifier } from './oauth/access-tokens';
 import { authorizeRoute } from './oauth/authorize';
+import { ClientKeySets, type ClientKeySetsOptions } from './oauth/client-keys';
 import type { OAuthContext } from './oauth/context';
 import { oauthErrorHandler } from './oauth/errors';
 import { GrantService, type StoredGrant } from './oauth/grants';
@@ -56,7 +58,9 @@ import { UsersService } from './users/users.service';
 import { BrowserSessions } from './web/browser-sessions';
 import { PasswordResets } from './password-reset/password-reset.service';
 import { passwordResetRoutes } from './password-reset/password-reset.routes';
+import { ResetMailBudget } from './password-reset/reset-mail-budget';
 import { htmlNotFound } from './web/error.page';
+import { homeRoutes } from './web/home.routes';
 import { pageRouter } from './web/pages';
 import { signInRoutes } from './web/signin.routes';
 
@@ -64,6 +68,8 @@ export interface AuthDeps {
   logger?: Logger;
   /** Shared session store (the all-in-one mode passes one store to every app). */
   store?: KeyValueStore;
+  /** How jwks_uri hosts are resolved and which certificates their servers may present besides the system's (tests). */
+  clientKeys?: Pick<ClientKeySetsOptions, 'resolve' | 'ca'>;
 }
 
 export interface AuthApp extends ServiceApp {
@@ -80,6 +86,8 @@ export interface AuthApp extends ServiceApp {
 export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthConfig } from './config';
 /** AES-256-GCM under a key derived from a secret: also what the all-in-one seals its services' identities with. */
 export { KeyEncryption } from './keys/key-encryption';
+/** Where an account's last reset mail is marked in Redis (a test makes the floor's time pass by expiring it). */
+export { resetMailFloorKey } from './password-reset/reset-mail-budget';
 
 export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): Promise<AuthApp> {
   const config: AuthConfig = { ...dashboardConfigDefaults(), ...input };
@@ -90,6 +98,16 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       : []),
     ...(config.APP_ENV !== 'DEV' && !config.AUTH_KEY_ENCRYPTION_KEY
       ? [`AUTH_KEY_ENCRYPTION_KEY: is required when APP_ENV is ${config.APP_ENV} (it encrypts the signing keys at rest)`]
+      : []),
+    // The floor promises the owner a live link: the last mail's link must outlive the wait for the next.
+    ...(config.PASSWORD_RESET_FLOOR_SECONDS > config.PASSWORD_RESET_TTL_SECONDS
+      ? [
+          `PASSWORD_RESET_FLOOR_SECONDS: must be at most PASSWORD_RESET_TTL_SECONDS (${config.PASSWORD_RESET_TTL_SECONDS}), or an owner could be left with no live link`,
+        ]
+      : []),
+    // Fetching a jwks_uri on this machine is for a vendor's local tests only.
+    ...(config.APP_ENV !== 'DEV' && config.OAUTH_JWKS_URI_ALLOW_LOOPBACK
+      ? [`OAUTH_JWKS_URI_ALLOW_LOOPBACK: may be true only when APP_ENV is DEV, not ${config.APP_ENV}`]
       : []),
   ];
   if (problems.length) throw new ConfigError('auth', problems);
@@ -114,15 +132,21 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           PasswordReset1733000000000,
           GrantsChanged1733100000000,
           ClientsChanged1733200000000,
+          PasswordResetRequests1733340000000,
         ],
+        limits: config.DB_STATEMENT_TIMEOUT_MS === undefined ? undefined : { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
       }),
       (db) => db.destroy(),
     );
-    const store = deps.store ?? life.own('redis', await connectStore(config.REDIS_URL), (s) => s.close());
+    // Reads made on every token request (the signing keys' version, address budgets) answered from memory, as at the edges.
+    const store = deps.store ?? life.own('redis', await connectEdgeStore(config), (s) => s.close());
     const encryption = new KeyEncryption(
       config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'),
     );
-    const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption, new SigningKeyStates(store));
+    const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption, {
+      states: new SigningKeyStates(store),
+      namespace: databaseNameOf(config.AUTH_DATABASE_URL),
+    });
     signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
     life.defer('signing-key reload', () => signer.stop());
     const users = new UsersService(dataSource);
@@ -137,7 +161,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const rememberedGrants = remembered<StoredGrant | null>('grants cache', GRANTS_CHANGED_CHANNEL, config.OAUTH_GRANT_CACHE_ENTRIES);
     const grants = new GrantService(dataSource, sessionStore, rememberedGrants);
     const rememberedClients = remembered<ClientRow>('clients cache', CLIENTS_CHANGED_CHANNEL, config.OAUTH_CLIENT_CACHE_ENTRIES);
-    const registry = new RegistryService(dataSource, grants, rememberedClients);
+    const registry = new RegistryService(dataSource, grants, rememberedClients, { allowLoopback: config.OAUTH_JWKS_URI_ALLOW_LOOPBACK });
     const mail = new MailDispatcher(
       dataSource,
       config.SMTP_URL ? smtpTransport(config.SMTP_URL) : logTransport(config.MAIL_LOG_FILE, logger),
@@ -178,9 +202,10 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       'pat_login',
       'admin',
     ]);
-    app.get('/.well-known/jwks.json', (_req, res) => {
+    app.get('/.well-known/jwks.json', async (_req, res) => {
+      const jwks = await signer.currentJwks();
       res.setHeader('Cache-Control', 'public, max-age=300');
-      res.json(signer.jwks());
+      res.json(jwks);
     });
     // The facade reaches auth's API on the internal listener, with the client address it signed.
     internal.use(clientAddressFromFacade(verifier));
@@ -188,6 +213,12 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     const dpopVerifier = new DpopVerifier(store);
     const apiUrl = config.AUTH_API_URL.replace(/\/+$/, '');
     const issuerUrl = config.AUTH_ISSUER.replace(/\/+$/, '');
+    // Callers reaching this listener directly (not through the facade) spend the facade's address
+    // budget for /oauth/* and /pat/login: the same counter, keyed by the address this listener
+    // decides on (AUTH_TRUST_PROXY). Not on the internal listener: the facade counted those already.
+    app.use(
+      new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics).middleware(),
+    );
     const patLogin = patLoginRoutes({
       login,
       refusals,
@@ -197,6 +228,9 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     internal.use(patLogin, patAccountRoutes({ pats, activity, verifier }));
     internal.use(webOriginsRoute(registry, config.APP_ENV, verifier));
 
+    // private_key_jwt clients' keys; a jwks_uri is fetched from public addresses only.
+    const clientKeys = new ClientKeySets({ allowLoopback: config.OAUTH_JWKS_URI_ALLOW_LOOPBACK, ...deps.clientKeys });
+    life.defer('jwks_uri connections', () => clientKeys.close());
     // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
     const oauth: OAuthContext = {
       settings: {
@@ -217,6 +251,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       store: sealed,
       users,
       retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
+      clientKeys,
       dpop: {
         verifier: dpopVerifier,
         nonces: new DpopNonces(deriveServiceSecret(config.SERVICE_KEY, 'dpop-nonces')),
@@ -254,28 +289,40 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       refusals,
       apps: { registry, environment: config.APP_ENV },
     });
+    // Reset requests become links and mails out of band, in the mail dispatcher's passes.
+    const resets = new PasswordResets(
+      dataSource,
+      { ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS, publicUrl: config.AUTH_ISSUER.replace(/\/+$/, '') },
+      () => mail.wake(),
+    );
+    mail.addSource(() => resets.issuePending());
     const passwordReset = passwordResetRoutes({
-      resets: new PasswordResets(dataSource, {
-        ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS,
-        publicUrl: config.AUTH_ISSUER.replace(/\/+$/, ''),
-      }),
+      resets,
       sessions,
+      credentials: { pats, grants },
       limits: {
         perAddress: new RequestLimiter(store, namespace, {
           name: 'password-reset:ip',
           perMinute: config.PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE,
         }),
-        perAccount: new FailureLimiter(store, namespace, {
-          name: 'password-reset:account',
-          maxFailures: config.PASSWORD_RESET_MAX_PER_ACCOUNT,
+        mails: new ResetMailBudget(store, namespace, {
+          perAccountAndAddress: config.PASSWORD_RESET_MAX_PER_ACCOUNT_AND_ADDRESS,
+          perAccount: config.PASSWORD_RESET_MAX_PER_ACCOUNT,
           windowSeconds: config.PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS,
+          floorSeconds: config.PASSWORD_RESET_FLOOR_SECONDS,
         }),
         signInPerAccount,
       },
       refusals,
     });
     app.use(
-      pageRouter(sessions, logger, [signIn, passwordReset, loginRoutes(oauth), dashboardRoutes({ pats, activity, grants, flash: sealed })]),
+      pageRouter(sessions, logger, [
+        homeRoutes(apiUrl),
+        signIn,
+        passwordReset,
+        loginRoutes(oauth),
+        dashboardRoutes({ pats, activity, grants, flash: sealed }),
+      ]),
     );
     const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
     // The service team's API: its own listener (loopback by default), limited and audited.

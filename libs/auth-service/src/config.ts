@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, z } from '@trading/config';
+import { commonSchema, databaseSessionSchema, edgeSessionSchema, field, loadConfig, oauthLimitSchema, z } from '@trading/config';
 
 /** A positive whole number with a default. */
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -9,6 +9,14 @@ const count = (fallback: number) => z.coerce.number().int().positive().default(f
 export const authConfigSchema = z.object({
   ...commonSchema,
   ...serviceIdentityFields('auth'),
+  /** The public listener's /oauth/* and /pat/login spend the facade's address budget: same limit, same namespace. */
+  ...oauthLimitSchema,
+  /**
+   * What auth reads on every token request is kept in memory like the edges' sessions (a RESP3
+   * tracking connection, invalidated by Redis at once): the signing keys' marks and version, the
+   * address budgets' counters, sessions.
+   */
+  ...edgeSessionSchema,
   /** Public listener: login and consent pages, the dashboard, JWKS, OAuth metadata. */
   AUTH_PORT: field.port(8081),
   /** Internal listener: /oauth/* and /pat/* as proxied by the facade (signed client address and claims), /metrics. */
@@ -19,6 +27,7 @@ export const authConfigSchema = z.object({
   /** Admin API calls allowed per client address per minute. */
   AUTH_ADMIN_MAX_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(300),
   AUTH_DATABASE_URL: field.postgresUrl(),
+  ...databaseSessionSchema,
   /** The issuer in every access token: the auth app's public address ({login_url}). */
   AUTH_ISSUER: field.url().default('http://localhost:8081'),
   /**
@@ -49,9 +58,20 @@ export const authConfigSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_IP: count(50),
   /** A password-reset link works once, for this long. */
   PASSWORD_RESET_TTL_SECONDS: field.seconds(1800),
-  /** Reset mails per account per PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS; beyond, the same answer and no mail. */
-  PASSWORD_RESET_MAX_PER_ACCOUNT: count(3),
+  /**
+   * Reset mails per (account, requesting address) per PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS: someone
+   * asking for another person's address spends only their own. Beyond: the same answer, no mail.
+   */
+  PASSWORD_RESET_MAX_PER_ACCOUNT_AND_ADDRESS: count(3),
+  /** Reset mails per account per window over all requesting addresses (many addresses cannot flood one inbox). */
+  PASSWORD_RESET_MAX_PER_ACCOUNT: count(10),
+  /** The window both mail budgets count in. */
   PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS: field.seconds(3600),
+  /**
+   * An account with no reset mail for this long gets one whatever the budgets say, so its owner
+   * always receives a link within this time; at most PASSWORD_RESET_TTL_SECONDS.
+   */
+  PASSWORD_RESET_FLOOR_SECONDS: field.seconds(900),
   /** Reset requests and new-password posts per client address per minute. */
   PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE: count(10),
   /** PAT login attempts (the owners' login activity) are kept this many days. */
@@ -107,6 +127,15 @@ export const authConfigSchema = z.object({
    * Kept current the same way as the grants; 0 reads the database every time.
    */
   OAUTH_CLIENT_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /**
+   * DEV only: a private_key_jwt app's jwksUri may be on this machine (localhost, 127.0.0.0/8,
+   * [::1]), for a vendor testing locally. Off, auth connects only to public addresses; private,
+   * link-local and metadata addresses are refused even when on.
+   */
+  OAUTH_JWKS_URI_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Failed client authentications per client address, whichever client ids it tries (in LOGIN_FAILURE_WINDOW_SECONDS). */
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: count(100),
   /** Failed client authentications per (client id, client address) (in LOGIN_FAILURE_WINDOW_SECONDS); never blocks the right secret. */
@@ -125,7 +154,7 @@ export const authConfigSchema = z.object({
   ACCOUNTS_INTERNAL_URL: field.url().default('http://localhost:4101'),
   BANKING_INTERNAL_URL: field.url().default('http://localhost:4102'),
   OMS_INTERNAL_URL: field.url().default('http://localhost:4103'),
-  /** How often the outbox is delivered; 0 turns the dispatcher off (tests deliver by hand). */
+  /** How often the outbox is delivered (reset requests become links first); 0 turns the dispatcher off (tests deliver by hand). */
   MAIL_POLL_MS: z.coerce.number().int().min(0).default(2000),
 });
 
@@ -152,8 +181,10 @@ const dashboardSchema = authConfigSchema.pick({
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: true,
   SIGNIN_MAX_FAILURES_PER_IP: true,
   PASSWORD_RESET_TTL_SECONDS: true,
+  PASSWORD_RESET_MAX_PER_ACCOUNT_AND_ADDRESS: true,
   PASSWORD_RESET_MAX_PER_ACCOUNT: true,
   PASSWORD_RESET_ACCOUNT_WINDOW_SECONDS: true,
+  PASSWORD_RESET_FLOOR_SECONDS: true,
   PASSWORD_RESET_MAX_PER_ADDRESS_PER_MINUTE: true,
   LOGIN_FAILURE_WINDOW_SECONDS: true,
   APP_ENV: true,
@@ -170,6 +201,7 @@ const dashboardSchema = authConfigSchema.pick({
   OAUTH_CLIENT_CACHE_ENTRIES: true,
   OAUTH_TOKEN_MAX_FAILURES_PER_IP: true,
   OAUTH_CLIENT_MAX_FAILURES: true,
+  OAUTH_JWKS_URI_ALLOW_LOOPBACK: true,
   SMTP_URL: true,
   MAIL_FROM: true,
   MAIL_LOG_FILE: true,
@@ -177,6 +209,9 @@ const dashboardSchema = authConfigSchema.pick({
   BANKING_INTERNAL_URL: true,
   OMS_INTERNAL_URL: true,
   MAIL_POLL_MS: true,
+  OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: true,
+  API_RATE_LIMIT_NAMESPACE: true,
+  SESSION_CACHE_ENTRIES: true,
 });
 export type DashboardSettings = z.output<typeof dashboardSchema>;
 export const dashboardConfigDefaults = (): DashboardSettings => dashboardSchema.parse({});

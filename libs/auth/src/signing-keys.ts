@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { KeyValueStore } from '@trading/redis';
 
 export type SigningKeyState = 'live' | 'retired';
@@ -8,6 +9,8 @@ export type SigningKeyState = 'live' | 'retired';
  * Redis never see each other's marks, and no session id looks like this.
  */
 const markKey = (kid: string) => `session:signing-key:${kid}`;
+/** The key set's version, per deployment (`namespace`: its auth database), so platforms sharing a Redis keep theirs apart. */
+const versionKey = (namespace: string) => `session:signing-keys-version:${namespace}`;
 
 /**
  * What auth says of each signing key, in Redis. The edges cache verified tokens until they expire
@@ -32,6 +35,20 @@ export class SigningKeyStates {
   /** Auth. Retirement is permanent and marks never expire (a handful of keys over a platform's life). */
   async mark(kid: string, state: SigningKeyState): Promise<void> {
     await this.store.set(markKey(kid), state);
+  }
+
+  /**
+   * Auth: the version of the key set, a new random value after every rotation or retirement, read
+   * by every auth instance before it signs or serves the JWKS (cached reads, invalidated by Redis
+   * the moment it changes): one that differs from the version it loaded makes it reload first.
+   */
+  async version(namespace: string): Promise<string | null> {
+    return this.store.getCached(versionKey(namespace));
+  }
+
+  /** Auth, once a change of the key set has committed: every instance reloads before it next signs. */
+  async announceChange(namespace: string): Promise<void> {
+    await this.store.set(versionKey(namespace), randomUUID());
   }
 }
 

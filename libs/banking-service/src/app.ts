@@ -73,6 +73,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
         name: 'banking',
         logger,
         databaseUrl: config.BANKING_DATABASE_URL,
+        statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         identity: config,
         // Every banking table is read and written with SQL (the ledger's postings, holds, funding, idempotency keys).
         entities: [],

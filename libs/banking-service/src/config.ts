@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { commonSchema, field, loadConfig, settlementConsumerSchema, z } from '@trading/config';
+import { commonSchema, databaseSessionSchema, field, loadConfig, settlementConsumerSchema, z } from '@trading/config';
 
 /** `true`/`false` from the environment, or a boolean when the launcher builds the config itself. */
 const flag = (fallback: boolean) => z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(fallback);
@@ -13,6 +13,7 @@ export const bankingConfigSchema = z.object({
   /** Internal listener: /graphql for the gateway, /internal/holds for the OMS, /metrics. */
   BANKING_INTERNAL_PORT: field.port(4102),
   BANKING_DATABASE_URL: field.postgresUrl(),
+  ...databaseSessionSchema,
   /** The accounts subgraph, asked whether the caller owns the account a mutation names. */
   ACCOUNTS_URL: field.url().default('http://localhost:4101/graphql'),
   /** Simulated clearing settles a pending deposit or withdrawal this long after it was made. */

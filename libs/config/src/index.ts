@@ -83,6 +83,21 @@ export const commonSchema = {
   INTERNAL_LISTEN_HOST: field.host('127.0.0.1'),
 };
 
+/** How a service's PostgreSQL sessions are bounded (the services with a database: auth, accounts, banking, oms). */
+export const databaseSessionSchema = {
+  /**
+   * A statement running longer is cancelled and its request answered 503 (try again), so no read
+   * can hold a core of the database for long; migrations run without it. Unset: 5000 (libs/db
+   * DATABASE_SESSION_LIMITS); 0 = no limit of ours.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(0, 'must be 0 (no limit) or more')
+    .max(600_000, 'must be at most 600000 (10 minutes)')
+    .optional(),
+};
+
 /** The edges' request budgets (DESIGN §6); 0 turns a limit off (benchmarks). */
 export const apiLimitSchema = {
   /** Requests per minute per token (a PAT, or one user's grant to one vendor app), shared by the facade and the gateway. */
@@ -109,6 +124,17 @@ export const apiLimitSchema = {
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
     .default('api'),
+};
+/**
+ * The address budget of the endpoints that take no bearer token, shared by every listener that
+ * serves them (the facade's /v1, auth's public listener): requests to /oauth/* and /pat/login per
+ * client address per minute that fail (4xx) or carry no credential (GET /oauth/authorize); once
+ * spent, 429 until the minute ends. Correct token traffic is never counted. 0: off. Every
+ * listener must count under the same namespace, so an address gets one budget, not one each.
+ */
+export const oauthLimitSchema = {
+  OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  API_RATE_LIMIT_NAMESPACE: apiLimitSchema.API_RATE_LIMIT_NAMESPACE,
 };
 /** How the edges (facade, gateway) check that a session is still live. */
 export const edgeSessionSchema = {

@@ -36,6 +36,17 @@ class SlowThenConcurrentIndex1700000000001 {
   }
 }
 
+/** A migration that takes longer than the sessions' statement timeout (building a table from a big one). */
+class SlowBackfill1700000000002 {
+  name = 'SlowBackfill1700000000002';
+  async up(q: { query(sql: string): Promise<unknown> }) {
+    await q.query('SELECT pg_sleep(0.8)');
+  }
+  async down(q: { query(sql: string): Promise<unknown> }) {
+    await q.query('SELECT 1');
+  }
+}
+
 // Not @trading/testing: it is built on this lib, and a spec importing it would make a cycle.
 const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -156,12 +167,12 @@ describe('queryPrepared', () => {
 
 describe('session limits: nothing waits on the database for ever', () => {
   const url = withDatabaseName(TEST_POSTGRES_URL, `t_${process.pid}_${Date.now().toString(36)}_limits`);
-  const limits = { lockTimeoutMs: 300, idleInTransactionMs: 1_000, acquireTimeoutMs: 500 };
+  const limits = { lockTimeoutMs: 300, idleInTransactionMs: 1_000, acquireTimeoutMs: 500, statementTimeoutMs: 400 };
   let db: DataSource;
   let operator: Client;
   beforeAll(async () => {
     await ensureDatabase(url);
-    db = await openDatabase({ url, entities: [], migrations: [CreateThings1700000000000], poolSize: 2, limits });
+    db = await openDatabase({ url, entities: [], migrations: [CreateThings1700000000000, SlowBackfill1700000000002], poolSize: 2, limits });
     await db.query('INSERT INTO things (id) VALUES (1), (2)');
     operator = new Client({ connectionString: url });
     await operator.connect();
@@ -241,6 +252,23 @@ describe('session limits: nothing waits on the database for ever', () => {
     for (const release of releases) release();
     await Promise.allSettled(busy);
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a statement running longer than the statement timeout is cancelled (57014, answered as a retry), and the pool goes on', async () => {
+    const started = Date.now();
+    expect(await failure(db.query('SELECT pg_sleep(3)'))).toBe('57014 (retry)');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await failure(db.transaction((tx) => tx.query('SELECT count(*) FROM generate_series(1, 1e9)')))).toBe('57014 (retry)');
+    expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('migrations run without the statement timeout (one took twice as long), and every pooled session has it after them', async () => {
+    expect(await db.query('SELECT name FROM migrations ORDER BY id')).toEqual([
+      { name: 'CreateThings1700000000000' },
+      { name: 'SlowBackfill1700000000002' },
+    ]);
+    const sessions = await Promise.all([1, 2].map(() => db.transaction((tx) => tx.query('SHOW statement_timeout'))));
+    expect(sessions).toEqual([[{ statement_timeout: '400ms' }], [{ statement_timeout: '400ms' }]]);
   });
 
   it('a mistake is not a transient failure: a broken constraint or a bad statement still answers 500 and is logged as a bug', async () => {

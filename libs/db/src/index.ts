@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { DataSource, type EntitySchema, type MixedList } from 'typeorm';
+import { DataSource, MigrationExecutor, type EntitySchema, type MixedList } from 'typeorm';
 
 export { DataSource };
 export type { EntitySchema, MigrationInterface, QueryRunner } from 'typeorm';
@@ -26,6 +26,11 @@ export interface DatabaseSessionLimits {
   idleInTransactionMs: number;
   /** Waiting this long for a pooled connection (pool exhausted, or the server not answering) fails the request. */
   acquireTimeoutMs: number;
+  /**
+   * A statement running this long is cancelled (57014), so no read, however it was asked for, can
+   * hold a core of the database for long; 0 = no limit. Migrations run without it.
+   */
+  statementTimeoutMs: number;
 }
 
 /**
@@ -34,13 +39,15 @@ export interface DatabaseSessionLimits {
  * client that died mid-transaction, a bug) would hold its pass, every pass after it and the
  * service's shutdown. Our own transactions last milliseconds, so seconds are generous; a
  * migration that cannot take its lock in time fails and the instance retries on restart, rather
- * than queueing all traffic behind its lock. Statements themselves are not timed out: a
- * migration may rightly run long.
+ * than queueing all traffic behind its lock. A statement is cancelled after 5 s (each service's
+ * DB_STATEMENT_TIMEOUT_MS), except in migrations, which may rightly run long (building a new
+ * table from a big one).
  */
 export const DATABASE_SESSION_LIMITS: DatabaseSessionLimits = {
   lockTimeoutMs: 5_000,
   idleInTransactionMs: 30_000,
   acquireTimeoutMs: 10_000,
+  statementTimeoutMs: 5_000,
 };
 
 /**
@@ -64,7 +71,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   });
   await dataSource.initialize();
   try {
-    await withAdvisoryLock(options.url, 'migrations', () => dataSource.runMigrations({ transaction: 'each' }));
+    await withAdvisoryLock(options.url, 'migrations', () => runMigrationsUntimed(dataSource));
   } catch (err) {
     await dataSource.destroy();
     throw err;
@@ -72,11 +79,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   return dataSource;
 }
 
+/**
+ * Runs the pending migrations, each in its own transaction, on one session without the statement
+ * timeout (a migration may rightly take minutes); the session gets its timeout back before it
+ * returns to the pool.
+ */
+async function runMigrationsUntimed(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SET statement_timeout = 0');
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    await executor.executePendingMigrations();
+    await runner.query('RESET statement_timeout');
+  } finally {
+    await runner.release();
+  }
+}
+
 /** The limits as node-postgres pool settings (sent as session parameters at connect). */
 function sessionSettings(limits: DatabaseSessionLimits) {
   return {
     lock_timeout: limits.lockTimeoutMs,
     idle_in_transaction_session_timeout: limits.idleInTransactionMs,
+    statement_timeout: limits.statementTimeoutMs,
     connectionTimeoutMillis: limits.acquireTimeoutMs,
   };
 }

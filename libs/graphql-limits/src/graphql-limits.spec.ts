@@ -1,13 +1,31 @@
 import { ApolloServer } from '@apollo/server';
-import { buildSchema, parse, specifiedRules, validate } from 'graphql';
-import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits } from './index';
+import { buildSchema, parse, specifiedRules, validate, type OperationDefinitionNode } from 'graphql';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlLimits, operationCost } from './index';
 
 const schema = buildSchema(`
   type Account { id: ID! margin: Margin portfolios: [Portfolio!]! owner: Account }
   type Margin { equity: String }
   type Portfolio { symbol: String }
-  type Query { account: Account accounts: [Account!]! }
+  type Query {
+    account: Account
+    accounts: [Account!]!
+    marketBars(symbol: String!, limit: Int): BarPage!
+    marketQuotes(symbols: [String!]!): [Quote!]!
+  }
+  type BarPage { symbol: String! timeframe: String! currency: String! nodes: [Bar!]! nextCursor: String }
+  type Bar { start: String! open: String! high: String! low: String! close: String! volume: String! trades: Int! }
+  type Quote { symbol: String! bid: String! ask: String! }
 `);
+
+const BARS = 'nodes { start open high low close volume trades }';
+/** A page as the REST facade asks for it. */
+const BAR = `symbol timeframe currency ${BARS} nextCursor`;
+const costOf = (query: string, variables: Record<string, unknown> = {}) => {
+  const document = parse(query);
+  return operationCost(document, document.definitions.find((d) => d.kind === 'OperationDefinition') as OperationDefinitionNode, variables);
+};
+const aliased = (n: number, args: string, selection = BAR) =>
+  `query Q($limit: Int) { ${Array.from({ length: n }, (_, i) => `a${i}: marketBars(${args}) { ${selection} }`).join(' ')} }`;
 
 const { validationRules } = graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: false });
 const problems = (query: string) => validate(schema, parse(query), [...specifiedRules, ...validationRules]).map((e) => e.message);
@@ -51,5 +69,68 @@ describe('GraphQL limits', () => {
     };
     expect(await answer(false)).not.toMatch(/did you mean/i);
     expect(await answer(true)).toMatch(/did you mean/i);
+  });
+
+  it('prices a page of bars by its size, however it is sent, and aliases multiply it', () => {
+    const page = (args: string, variables = {}) => costOf(`query Q($limit: Int) { marketBars(${args}) { ${BAR} } }`, variables);
+    // A page of 100 bars costs ten pages of 10; absent, the default page (20); sent as a literal or a variable alike.
+    expect(page('symbol: "A", limit: 100')).toBeCloseTo(10 * page('symbol: "A", limit: 10'));
+    expect(page('symbol: "A", limit: $limit', { limit: 100 })).toBe(page('symbol: "A", limit: 100'));
+    expect(page('symbol: "A"')).toBe(page('symbol: "A", limit: 20'));
+    expect(page('symbol: "A", limit: $limit', {})).toBe(page('symbol: "A", limit: 20'));
+    // Beyond the field's maximum the field refuses it itself (naming limit): counted as the maximum.
+    expect(page('symbol: "A", limit: $limit', { limit: 1e9 })).toBe(page('symbol: "A", limit: 100'));
+    // Ten aliases cost ten times one.
+    expect(costOf(aliased(10, 'symbol: "A", limit: $limit'), { limit: 100 })).toBeCloseTo(
+      10 * costOf(aliased(1, 'symbol: "A", limit: 100')),
+    );
+    // A quotes list is priced by its symbols.
+    const symbols = (n: number) => Array.from({ length: n }, (_, i) => `S${i}`);
+    expect(costOf('query Q($s: [String!]!) { marketQuotes(symbols: $s) { symbol bid ask } }', { s: symbols(100) })).toBeCloseTo(
+      10 * costOf('query Q($s: [String!]!) { marketQuotes(symbols: $s) { symbol bid ask } }', { s: symbols(10) }),
+    );
+  });
+
+  it('lets three 100-bar pages through and refuses four, before anything runs and before the later plugins charge anything', async () => {
+    let ran = 0;
+    let laterHook = 0;
+    const rootValue = {
+      marketBars: () => {
+        ran++;
+        return { symbol: 'A', timeframe: '1Min', currency: 'USD', nodes: [], nextCursor: null };
+      },
+      marketQuotes: () => [],
+    };
+    const server = new ApolloServer({
+      schema,
+      rootValue,
+      ...graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: false }),
+      plugins: [
+        ...graphqlLimits(DEFAULT_GRAPHQL_LIMITS, { suggestions: false }).plugins,
+        { requestDidStart: async () => ({ didResolveOperation: async () => void laterHook++ }) },
+      ],
+    });
+    await server.start();
+    try {
+      const variables = { limit: 100 };
+      const allowed = await server.executeOperation({ query: aliased(3, 'symbol: "A", limit: $limit'), variables });
+      expect(allowed.body.kind === 'single' && allowed.body.singleResult.errors).toBeUndefined();
+      expect([ran, laterHook]).toEqual([3, 1]);
+      for (const query of [aliased(4, 'symbol: "A", limit: $limit'), aliased(10, 'symbol: "A", limit: $limit')]) {
+        const refused = await server.executeOperation({ query, variables });
+        expect(refused.http.status).toBe(400);
+        const errors = refused.body.kind === 'single' ? refused.body.singleResult.errors : undefined;
+        expect(errors?.[0]).toMatchObject({
+          message: expect.stringMatching(/^Syntax Error: Query Cost limit of 5000 exceeded, found \d+\.$/),
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        });
+      }
+      expect([ran, laterHook]).toEqual([3, 1]);
+      // Smaller pages: ten of 30 bars are the same 300 bars, and pass.
+      const small = await server.executeOperation({ query: aliased(10, 'symbol: "A", limit: $limit'), variables: { limit: 30 } });
+      expect(small.body.kind === 'single' && small.body.singleResult.errors).toBeUndefined();
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -1,6 +1,17 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationRule,
+  type ValueNode,
+} from 'graphql';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '@trading/pagination';
 
 /** What one operation may ask for; checked during validation, before anything runs. */
 export interface GraphQLLimits {
@@ -10,7 +21,7 @@ export interface GraphQLLimits {
   maxDepth: number;
   maxTokens: number;
   maxDirectives: number;
-  /** GraphQL Armor's estimate: objects 2, scalars 1, times 1.5 per level of depth. */
+  /** The estimate of `operationCost`: objects 2, scalars 1, times 1.5 per level of depth, sized fields times their size. */
   maxCost: number;
 }
 
@@ -28,9 +39,30 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
 export const SUBGRAPH_GRAPHQL_LIMITS: GraphQLLimits = { ...DEFAULT_GRAPHQL_LIMITS, maxDepth: DEFAULT_GRAPHQL_LIMITS.maxDepth + 2 };
 
 /**
- * Apollo Server options that bound an operation (GraphQL Armor for aliases, depth, directives
- * and cost, one rule of ours for root fields, graphql-js's own parser for tokens) and, unless
- * `suggestions`, strip "did you mean" hints from errors.
+ * Root fields whose work grows with one argument: a page size (its default when absent) or a
+ * list's length. Each costs its shape's estimate once per ITEMS_PER_COST_UNIT items it may return
+ * (at least once), so ten aliases of a 100-bar page cost ten times one. A size beyond the field's
+ * own maximum counts as the maximum: the field refuses it itself, naming the argument.
+ */
+export const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number }>> = {
+  marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: MAX_LIMIT },
+  marketQuotes: { argument: 'symbols', default: 1, max: 100 },
+};
+/**
+ * Serving bars costs the services' CPU once they are read from an index: a 100-bar page through
+ * the gateway and the OMS took about 20 ms (two GraphQL layers), a thousand in one operation
+ * 200 ms, while another user's quote waited behind it. With a unit of two items, an operation
+ * may ask for three 100-bar pages (4,012 as the REST facade selects them), not four.
+ */
+const ITEMS_PER_COST_UNIT = 2;
+const OBJECT_COST = 2;
+const SCALAR_COST = 1;
+const DEPTH_FACTOR = 1.5;
+
+/**
+ * Apollo Server options that bound an operation (GraphQL Armor for aliases, depth and
+ * directives, rules of ours for root fields and cost, graphql-js's own parser for tokens) and,
+ * unless `suggestions`, strip "did you mean" hints from errors.
  */
 export function graphqlLimits(
   limits: GraphQLLimits,
@@ -42,11 +74,12 @@ export function graphqlLimits(
     // The parser's own limit answers 400 GRAPHQL_PARSE_FAILED; Armor's plugin would surface as a 500.
     maxTokens: { enabled: false },
     maxDirectives: { n: limits.maxDirectives },
-    costLimit: { maxCost: limits.maxCost, ignoreIntrospection: true },
+    // Armor's cost sees neither variables nor our page sizes: costLimit below replaces it.
+    costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: !options.suggestions },
   }).protect();
   return {
-    plugins: armor.plugins,
+    plugins: [...armor.plugins, costLimit(limits.maxCost)],
     validationRules: [...armor.validationRules, maxRootFieldsRule(limits.maxRootFields)],
     parseOptions: { maxTokens: limits.maxTokens },
   };
@@ -81,4 +114,83 @@ export function maxRootFieldsRule(max: number): ValidationRule {
       },
     };
   };
+}
+
+/**
+ * Refuses an operation whose estimated cost (`operationCost`, with the request's variables) is
+ * over `maxCost`, once it is parsed and validated and before anything runs, with 400
+ * GRAPHQL_VALIDATION_FAILED. The hook throws at once rather than returning a rejected promise,
+ * so the hooks of the plugins after it (the gateway's order budgets) are never called for a
+ * refused operation.
+ */
+export function costLimit(maxCost: number): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        didResolveOperation({ document, operation, request }) {
+          const cost = operation ? operationCost(document, operation, request.variables ?? {}) : 0;
+          if (cost > maxCost)
+            throw new GraphQLError(`Syntax Error: Query Cost limit of ${maxCost} exceeded, found ${Math.ceil(cost)}.`, {
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+            });
+          return Promise.resolve();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An operation's estimated cost: a scalar 1, an object 2 plus 1.5 times what it
+ * selects, fragments counted where they are spread, `__schema` nothing; a root field of
+ * SIZED_FIELDS times its size in units of ITEMS_PER_COST_UNIT items. Aliases each count: every one runs.
+ */
+export function operationCost(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const defaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? [])
+    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
+
+  /** The fields a selection set selects, fragments expanded (validation has refused cycles; `seen` guards anyway). */
+  const fieldsOf = (set: SelectionSetNode, seen: ReadonlySet<string>): FieldNode[] =>
+    set.selections.flatMap((selection) => {
+      if (selection.kind === Kind.FIELD) return [selection];
+      if (selection.kind === Kind.INLINE_FRAGMENT) return fieldsOf(selection.selectionSet, seen);
+      const fragment = fragments.get(selection.name.value);
+      if (!fragment || seen.has(fragment.name.value)) return [];
+      return fieldsOf(fragment.selectionSet, new Set([...seen, fragment.name.value]));
+    });
+  const fieldCost = (field: FieldNode): number => {
+    if (field.name.value === '__schema') return 0;
+    if (!field.selectionSet) return SCALAR_COST;
+    return fieldsOf(field.selectionSet, new Set()).reduce((sum, child) => sum + DEPTH_FACTOR * fieldCost(child), OBJECT_COST);
+  };
+  /** A sized field's size: its argument as sent (a literal or a variable), its default when absent, within 1 and its maximum. */
+  const sizeOf = (field: FieldNode, sized: (typeof SIZED_FIELDS)[string]): number => {
+    const argument = field.arguments?.find((a) => a.name.value === sized.argument)?.value;
+    const value = argument?.kind === Kind.VARIABLE ? (variables[argument.name.value] ?? defaults.get(argument.name.value)) : argument;
+    const size = itemCount(value);
+    return Math.min(Math.max(size ?? sized.default, 1), sized.max);
+  };
+  const total = fieldsOf(operation.selectionSet, new Set()).reduce((sum, field) => {
+    const sized = operation.operation === 'query' ? SIZED_FIELDS[field.name.value] : undefined;
+    const times = sized ? Math.max(1, sizeOf(field, sized) / ITEMS_PER_COST_UNIT) : 1;
+    return sum + fieldCost(field) * times;
+  }, 0);
+  return total;
+}
+
+/** How many items an argument asks for: an integer as sent, a list's length (a lone value is a list of one); undefined when absent or null. */
+function itemCount(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.floor(value) : undefined;
+  if (Array.isArray(value)) return value.length;
+  if (typeof value !== 'object') return 1;
+  const node = value as Partial<ValueNode>;
+  if (node.kind === Kind.INT) return Number.parseInt(node.value!, 10);
+  if (node.kind === Kind.LIST) return node.values!.length;
+  if (node.kind === Kind.NULL) return undefined;
+  return 1;
 }

@@ -102,6 +102,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         name: 'oms',
         logger,
         databaseUrl: config.OMS_DATABASE_URL,
+        statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         // The open-order cap is counted and enforced by the database (migration 060): it reads the limit from here.
         databaseSettings: { [OPEN_ORDER_CAP_SETTING]: String(config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT) },
         identity: config,

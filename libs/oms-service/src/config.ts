@@ -1,5 +1,5 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { accountChangesSchema, commonSchema, field, loadConfig, z } from '@trading/config';
+import { accountChangesSchema, commonSchema, databaseSessionSchema, field, loadConfig, z } from '@trading/config';
 
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 const decimal = (fallback: string) =>
@@ -16,6 +16,7 @@ export const omsConfigSchema = z.object({
   /** Internal listener: /graphql for the gateway, /metrics. */
   OMS_INTERNAL_PORT: field.port(4103),
   OMS_DATABASE_URL: field.postgresUrl(),
+  ...databaseSessionSchema,
   /** The stream fills and order closes are published to; banking and accounts read it. */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
   /** Banking's internal listener: the hold API lives at /internal/holds, balances at /graphql. */

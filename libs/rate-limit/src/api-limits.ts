@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { rateLimited, rateLimitHeaders, RequestLimiter, tightest, type LimitState } from './index';
-import { BudgetChain } from './budget-chain';
+import { BudgetChain, takeInTurn } from './budget-chain';
 import type { KeyValueStore } from '@trading/redis';
 import type { Registry } from 'prom-client';
 import { rateLimitRefusals, type RefusalCounter } from './refusals';
@@ -119,21 +119,9 @@ export class ApiLimits {
     const steps = budgets.filter(([limiter]) => limiter.on).map(([limiter, key]) => ({ limiter, key: key(caller) }));
     // A refused request of several points gives them back: what was refused never ran.
     const giveBack = points > 1;
-    const taken = this.chain ? await this.chain.take(steps, points, giveBack) : await this.takeInTurn(steps, points, giveBack);
+    const taken = this.chain ? await this.chain.take(steps, points, giveBack) : await takeInTurn(steps, points, giveBack);
     const refusal = this.decide(res, taken);
     if (refusal) throw refusal;
-  }
-
-  /** The chain's semantics one budget at a time (the memory store of the all-in-one without Redis). */
-  private async takeInTurn(steps: Array<{ limiter: RequestLimiter; key: string }>, points: number, giveBack: boolean) {
-    const taken: LimitState[] = [];
-    for (const { limiter, key } of steps) {
-      const state = (await limiter.take(key, points))!;
-      taken.push(state);
-      if (state.blocked) break;
-    }
-    if (giveBack && taken.at(-1)?.blocked) for (const { limiter, key } of steps.slice(0, taken.length)) await limiter.refund(key, points);
-    return taken;
   }
 
   private decide(res: Response, taken: Array<LimitState | undefined>) {

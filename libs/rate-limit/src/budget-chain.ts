@@ -68,7 +68,7 @@ export class BudgetChain {
       arguments: [
         String(points),
         giveBack ? '1' : '0',
-        ...steps.flatMap((s) => [String(s.limiter.rule.perMinute), String(s.limiter.windowSeconds)]),
+        ...steps.flatMap((s) => [String(s.limiter.limit), String(s.limiter.windowSeconds)]),
       ],
     };
     let reply: unknown;
@@ -87,4 +87,19 @@ export class BudgetChain {
     for (let i = 0; i + 1 < counts.length; i += 2) states.push(steps[i / 2]!.limiter.stateAfter(counts[i]!, counts[i + 1]!));
     return states;
   }
+}
+
+/**
+ * The chain's semantics one budget at a time: for the memory store (the all-in-one without
+ * Redis), whose counters live in this process anyway.
+ */
+export async function takeInTurn(steps: readonly ChainStep[], points: number, giveBack: boolean): Promise<LimitState[]> {
+  const taken: LimitState[] = [];
+  for (const { limiter, key } of steps) {
+    const state = (await limiter.take(key, points))!;
+    taken.push(state);
+    if (state.blocked) break;
+  }
+  if (giveBack && taken.at(-1)?.blocked) for (const { limiter, key } of steps.slice(0, taken.length)) await limiter.refund(key, points);
+  return taken;
 }

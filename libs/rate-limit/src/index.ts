@@ -133,15 +133,19 @@ export class FailureLimiter {
  */
 export class RequestLimiter {
   private readonly limiter: RateLimiterAbstract | undefined;
-  readonly windowSeconds = 60;
+  /** Requests (or points) allowed per window. */
+  readonly limit: number;
+  readonly windowSeconds: number;
 
+  /** A rule per minute, or per a window of its own (`perWindow` in `windowSeconds`, e.g. mails per hour). */
   constructor(
     store: KeyValueStore,
     namespace: string,
-    readonly rule: { name: string; perMinute: number },
+    readonly rule: { name: string; perMinute: number } | { name: string; perWindow: number; windowSeconds: number },
   ) {
-    if (rule.perMinute <= 0) return;
-    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: rule.perMinute, duration: this.windowSeconds };
+    [this.limit, this.windowSeconds] = 'perMinute' in rule ? [rule.perMinute, 60] : [rule.perWindow, rule.windowSeconds];
+    if (this.limit <= 0) return;
+    const options = { keyPrefix: `ratelimit:${namespace}:${rule.name}`, points: this.limit, duration: this.windowSeconds };
     this.limiter = limiterOn(store, options);
   }
 
@@ -170,7 +174,7 @@ export class RequestLimiter {
 
   /** Where a key stands once `consumed` points of its window are used, `msLeft` before the window ends. */
   stateAfter(consumed: number, msLeft: number): LimitState {
-    const limit = this.rule.perMinute;
+    const limit = this.limit;
     return {
       limit,
       remaining: Math.max(0, limit - consumed),
@@ -228,7 +232,8 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
     details: { retryAfterSeconds: state.resetSeconds, ...(state.budget ? { budget: state.budget } : {}) },
   });
 }
-export { BudgetChain, type ChainStep } from './budget-chain';
+export { BudgetChain, takeInTurn, type ChainStep } from './budget-chain';
 export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';
 export { OAuthAddressBudget } from './oauth-address-budget';
+export { HeldSlots, type HeldSlotsRule } from './held-slots';

@@ -271,7 +271,7 @@ export const CACHED_READ_TTL_MS = 60_000;
  * Connects to Redis. Commands fail fast while disconnected (no offline queue), so callers can
  * refuse requests with a clear 503 instead of hanging: revocation checks fail closed.
  */
-/** The edges' store (facade, gateway): session reads cached as SESSION_CACHE_ENTRIES says. */
+/** The store of the edges (facade, gateway) and auth: reads made on every request cached as SESSION_CACHE_ENTRIES says. */
 export const connectEdgeStore = (config: { REDIS_URL: string; SESSION_CACHE_ENTRIES: number }): Promise<KeyValueStore> =>
   connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } });
 

@@ -3,7 +3,7 @@ import { connectEventLog, type EventLog } from '@trading/events';
 import { configureProblemTypes, problemTypeUrl } from '@trading/errors';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
-import { ApiLimits, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
+import { ApiLimits, HeldSlots, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
 import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
 import type { FacadeConfig } from './config';
 import { corsForRegisteredOrigins } from './cors/cors';
@@ -14,6 +14,7 @@ import { routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authConnections, authProxy } from './proxy/auth-proxy';
 import type { InProcessApp } from './proxy/forward';
 import { routeGuard } from './edge/route-guard';
+import { apiIndexRouter } from './openapi/api-index';
 import { docsRouter } from './openapi/docs';
 export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
 import { LiveQuoteFeed } from './market-events/live-quotes';
@@ -78,6 +79,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
     // claims), then everything else under /v1 is an authenticated API call from the route table.
     app.use(docsRouter(BASE_PATH, { publicUrl: config.FACADE_PUBLIC_URL[0]!, oauthClientId: config.DOCS_OAUTH_CLIENT_ID }));
+    app.use(apiIndexRouter(BASE_PATH, config.FACADE_PUBLIC_URL[0]!));
     app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
@@ -88,6 +90,9 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
     const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
     const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL, deps.auth), (a) => a.close());
+    // Open event streams per user, counted in Redis over every instance (leases this instance renews while a stream lives).
+    const streamSlots = (name: string, max: number) =>
+      new HeldSlots(store, config.API_RATE_LIMIT_NAMESPACE, { name, max, leaseMs: config.EVENT_STREAM_LEASE_MS });
     app.use(BASE_PATH, authProxy({ publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
@@ -100,7 +105,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       authenticate(edge, limits, publicRequestOf),
       orderEventsRoute(feed, edge, gateway, {
         heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
-        maxStreamsPerUser: config.ORDER_EVENTS_MAX_STREAMS_PER_USER,
+        slots: streamSlots('order-streams', config.ORDER_EVENTS_MAX_STREAMS_PER_USER),
         replayMaxEntries: config.ORDER_EVENTS_REPLAY_MAX_ENTRIES,
         replays: new RequestLimiter(store, config.API_RATE_LIMIT_NAMESPACE, {
           name: 'event-replays',
@@ -110,7 +115,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       }),
       marketEventsRoute(quotes, edge, gateway, {
         heartbeatMs: config.MARKET_EVENTS_HEARTBEAT_MS,
-        maxStreamsPerUser: config.MARKET_EVENTS_MAX_STREAMS_PER_USER,
+        slots: streamSlots('quote-streams', config.MARKET_EVENTS_MAX_STREAMS_PER_USER),
       }),
       routeTableRouter(ROUTES, gateway, limits),
     );

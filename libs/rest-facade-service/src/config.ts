@@ -1,14 +1,7 @@
 import { serviceIdentityFields } from '@trading/auth';
-import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, z } from '@trading/config';
+import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, oauthLimitSchema, z } from '@trading/config';
 
-/**
- * /v1/oauth/* requests per client address per minute that fail (4xx) or carry no credential
- * (GET /oauth/authorize); once spent, 429 until the minute ends. Correct token traffic is never
- * counted. 0: off.
- */
-export const oauthLimitSchema = {
-  OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
-};
+export { oauthLimitSchema };
 
 export const facadeConfigSchema = z.object({
   ...commonSchema,
@@ -36,7 +29,7 @@ export const facadeConfigSchema = z.object({
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
   /** An event stream's heartbeat; the caller's session is checked again at each one. */
   ORDER_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
-  /** Open event streams per user on one facade instance. */
+  /** Open event streams per user, over every facade instance (counted in Redis). */
   ORDER_EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(5),
   /**
    * How far back a reconnect with Last-Event-ID is replayed: settlement stream entries (every
@@ -50,8 +43,14 @@ export const facadeConfigSchema = z.object({
   MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),
   /** A live quote stream's heartbeat. */
   MARKET_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
-  /** Open live quote streams per user on one facade instance. */
+  /** Open live quote streams per user, over every facade instance (counted in Redis). */
   MARKET_EVENTS_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(5),
+  /**
+   * How long an open stream's slot outlives a facade instance that died without giving it back
+   * (each instance renews its streams' slots every third of this): the longest a crash can keep
+   * a user from opening streams.
+   */
+  EVENT_STREAM_LEASE_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
   /**
    * How long the registered web origins (CORS) read from auth are kept: a suspended app's page
    * may call the API this much longer; auth is asked once per this interval per instance.

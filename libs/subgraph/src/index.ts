@@ -225,6 +225,8 @@ export interface SubgraphServiceOptions {
   databaseUrl: string;
   /** Settings every database session starts with (see openDatabase's `settings`). */
   databaseSettings?: Record<string, string>;
+  /** A statement running longer is cancelled (DB_STATEMENT_TIMEOUT_MS); unset: DATABASE_SESSION_LIMITS'. */
+  statementTimeoutMs?: number;
   identity: ServiceIdentity;
   entities: DatabaseOptions['entities'];
   migrations: DatabaseOptions['migrations'];
@@ -262,6 +264,7 @@ export async function createSubgraphService(options: SubgraphServiceOptions): Pr
     entities: options.entities,
     migrations: options.migrations,
     settings: options.databaseSettings,
+    limits: options.statementTimeoutMs === undefined ? undefined : { statementTimeoutMs: options.statementTimeoutMs },
   });
   try {
     const subgraph = await createSubgraph({

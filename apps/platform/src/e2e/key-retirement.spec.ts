@@ -1,8 +1,12 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { ACCESS_TOKEN_AUDIENCE } from '@trading/auth';
+import { connectEdgeStore } from '@trading/redis';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { adminCli } from './admin-cli';
+import { extraAuth } from './oauth-helpers';
 import { patSession } from './sessions';
-import { startTestPlatform, type TestPlatform } from './test-platform';
+import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceMargin = DEMO_ACCOUNTS[1]!.id;
@@ -52,5 +56,43 @@ describe('signing-key retirement takes effect at the edges', () => {
 
     expect(await facade(fresh)).toBe(200);
     expect(await gateway(fresh)).toBe(200);
+  });
+
+  it('another auth instance signs with the new key as soon as `keys rotate` and `keys retire` answer, and publishes no retired key, though it reloads its keys only once a minute', async () => {
+    // A second instance of auth (its own Redis connections, as a deployed one has) whose periodic reload never comes in this test.
+    const store = await connectEdgeStore({ REDIS_URL: p.config.REDIS_URL, SESSION_CACHE_ENTRIES: 1000 });
+    const other = await extraAuth(p, { AUTH_SIGNING_KEY_RELOAD_MS: 60_000 }, store);
+    try {
+      const user = (await p.auth.users.findByEmail(alice.email))!;
+      const pat = async () =>
+        (await p.auth.pats.create({ userId: user.id, name: 'other instance', access: 'READ_ONLY', expires: inDays(7) })).token;
+      const loginThere = async () => {
+        const res = await http('POST', `${other.url}/pat/login`, { body: { token: await pat() } });
+        expect(res.status).toBe(200);
+        return res.body.token as string;
+      };
+      const publishedThere = async () =>
+        ((await http('GET', `${other.url}/.well-known/jwks.json`)).body.keys as Array<{ kid: string }>).map((k) => k.kid);
+      const admin = (path: string) => http('POST', `${p.urls.adminApi}/admin/keys${path}`, { token: p.adminToken });
+
+      const before = kidOf(await loginThere());
+      // Each time straight after the admin API answered, through the instance that made neither change.
+      const rotated = await admin('/rotate');
+      expect(rotated.status).toBe(201);
+      expect(kidOf(await loginThere())).toBe(rotated.body.kid);
+      expect(await publishedThere()).toEqual(expect.arrayContaining([before, rotated.body.kid]));
+
+      const retired = await admin(`/${before}/retire`);
+      expect(retired.body).toMatchObject({ kid: before, status: 'RETIRED' });
+      const signed = await loginThere();
+      expect(kidOf(signed)).toBe(rotated.body.kid);
+      expect(await publishedThere()).not.toContain(before);
+      // Verified by the keys the platform's own auth publishes (the edges fetch these).
+      const platformKeys = createLocalJWKSet((await http('GET', `${p.urls.login}/.well-known/jwks.json`)).body);
+      await expect(jwtVerify(signed, platformKeys, { audience: ACCESS_TOKEN_AUDIENCE })).resolves.toBeDefined();
+    } finally {
+      await other.close();
+      await store.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { dashboardConfigDefaults } from '@trading/auth-service';
-import { createRestFacadeApp } from '@trading/rest-facade-service';
+import { createRestFacadeApp, type FacadeConfig } from '@trading/rest-facade-service';
 import { createLogger } from '@trading/logging';
 import { listen } from '@trading/service';
 import { http } from '@trading/testing';
@@ -26,12 +26,14 @@ export function utcDate(days: number, years = 0): string {
  * Another REST facade on the same gateway, auth and Redis: a second instance of the
  * deployment (revocation must reach it) or one behind a trusted load balancer. `publicUrl`: the
  * {base_url} it answers for (DPoP proofs name it): the platform's, for a second instance of it.
+ * `settings`: more of its configuration, over these.
  */
 export async function extraFacade(
   p: TestPlatform,
   trustProxy: string[] = [],
   publicUrl = p.urls.api,
   authInternalUrl = p.urls.authInternal,
+  settings: Partial<FacadeConfig> = {},
 ) {
   const issuer = `http://localhost:${p.config.AUTH_PORT}`;
   const app = await createRestFacadeApp(
@@ -66,6 +68,8 @@ export async function extraFacade(
       MARKET_TICKS_STREAM: `${p.config.PLATFORM_DB_PREFIX}market:ticks`,
       MARKET_EVENTS_HEARTBEAT_MS: 15_000,
       MARKET_EVENTS_MAX_STREAMS_PER_USER: 5,
+      EVENT_STREAM_LEASE_MS: 15_000,
+      ...settings,
     },
     { logger: createLogger('rest-facade', 'silent'), events: p.events.log },
   );

@@ -16,10 +16,21 @@ export interface SigningKeyView {
   status: 'ACTIVE' | 'PUBLISHED' | 'RETIRED';
 }
 
+/** Where the key set's marks and version live in Redis, and the deployment they belong to. */
+export interface SigningKeyMarks {
+  states: SigningKeyStates;
+  /** The deployment (its auth database's name): its instances share one key-set version. */
+  namespace: string;
+}
+
 /**
  * Signs access tokens with the newest live ES256 key and publishes every live key as JWKS.
- * Keys live in PostgreSQL, private halves encrypted (KeyEncryption); every instance reloads
- * them every few seconds, so a rotation or retirement reaches all of them without a restart.
+ * Keys live in PostgreSQL, private halves encrypted (KeyEncryption). Every change of the key set
+ * writes a new key-set version to Redis once it commits; before an instance signs anything or
+ * serves its keys, it reads that version (from memory, invalidated by Redis the moment it
+ * changes) and reloads first if it is not the one it loaded. So a rotation or retirement reaches
+ * every instance at once, without a restart; a reload every few seconds is the safety net. A key
+ * marked retired is never used to sign, whatever the version says.
  * The first instance to start creates a key (under an advisory lock, so exactly one is made).
  *
  * Rotation: `rotate` adds a key, which signs from then on; the previous one stays published so
@@ -34,16 +45,26 @@ export class TokenSigner {
   private active!: { kid: string; key: KeyObject };
   private published: { keys: Record<string, unknown>[] } = { keys: [] };
   private refreshing?: PeriodicTask;
+  private readonly states?: SigningKeyStates;
+  /** The key-set version the keys in memory were read under. */
+  private loadedVersion: string | null = null;
+  /** The reload under way for a version, which every request that sees that version waits for. */
+  private reloading?: { version: string | null; done: Promise<void> };
+  /** Reloads started and the latest one applied: a slow, older read never replaces a newer one. */
+  private loadsStarted = 0;
+  private loadApplied = 0;
 
   private constructor(
     private readonly dataSource: DataSource,
     private readonly issuer: string,
     private readonly encryption: KeyEncryption,
-    private readonly states?: SigningKeyStates,
-  ) {}
+    private readonly marks?: SigningKeyMarks,
+  ) {
+    this.states = marks?.states;
+  }
 
-  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption, states?: SigningKeyStates): Promise<TokenSigner> {
-    const signer = new TokenSigner(dataSource, issuer, encryption, states);
+  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption, marks?: SigningKeyMarks): Promise<TokenSigner> {
+    const signer = new TokenSigner(dataSource, issuer, encryption, marks);
     await dataSource.transaction(async (tx) => {
       await lockKeys(tx);
       const repo = tx.getRepository(SigningKeyEntity);
@@ -83,15 +104,72 @@ export class TokenSigner {
 
   /** Reads the live keys again: the newest signs, all are published. */
   async reload(): Promise<void> {
+    await this.loadKeys(this.marks ? await this.marks.states.version(this.marks.namespace) : null);
+  }
+
+  /** Reads the key set, under `version` (read before it, so a change during the read makes the next use read again). */
+  private async loadKeys(version: string | null): Promise<void> {
+    const load = ++this.loadsStarted;
     const live = await this.dataSource
       .getRepository(SigningKeyEntity)
       .find({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC', kid: 'ASC' } });
     const newest = live[0];
     if (!newest) throw new Error('no live signing key');
-    if (this.active?.kid !== newest.kid)
-      this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
-    this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+    if (load > this.loadApplied) {
+      this.loadApplied = load;
+      if (this.active?.kid !== newest.kid)
+        this.active = { kid: newest.kid, key: createPrivateKey(this.encryption.decrypt(newest.kid, newest.privateKeyPem)) };
+      this.published = { keys: live.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: 'ES256', use: 'sig' })) };
+      this.loadedVersion = version;
+    }
     await this.restoreMarks();
+  }
+
+  /**
+   * Makes sure the keys in memory are the key set's current ones: reloads when the version in
+   * Redis is not the one loaded, or the signing key is marked retired (its retirement is known
+   * even if the version was lost). Two cached reads, no round trip while nothing changes.
+   */
+  private async current(): Promise<void> {
+    if (!this.marks) return;
+    const { states, namespace } = this.marks;
+    const unavailable = () => errors.unavailable('The signing keys cannot be confirmed: Redis is unreachable; retry shortly');
+    let version: string | null;
+    let state: SigningKeyState | null;
+    try {
+      [version, state] = await Promise.all([states.version(namespace), states.state(this.active.kid)]);
+    } catch {
+      throw unavailable();
+    }
+    if (version === this.loadedVersion && state !== 'retired') return;
+    if (this.reloading?.version !== version) {
+      const done: Promise<void> = this.loadKeys(version).finally(() => {
+        if (this.reloading?.done === done) this.reloading = undefined;
+      });
+      this.reloading = { version, done };
+    }
+    await this.reloading.done;
+    let after: SigningKeyState | null;
+    try {
+      after = await states.state(this.active.kid);
+    } catch {
+      throw unavailable();
+    }
+    // Only a mark written by someone other than auth can name the newest live key retired: sign nothing with it.
+    if (after === 'retired') throw errors.unavailable('The newest signing key is marked retired in Redis; nothing is signed with it');
+  }
+
+  /** Tells every instance, once a change of the key set has committed, to reload before it next signs. */
+  private async announce(): Promise<void> {
+    if (!this.marks) return;
+    try {
+      await this.marks.states.announceChange(this.marks.namespace);
+    } catch {
+      // The change stands (it committed); only the other instances' early notice was lost.
+      throw errors.unavailable(
+        'The signing keys were changed, but Redis is unreachable: the other instances take the change within AUTH_SIGNING_KEY_RELOAD_MS',
+      );
+    }
   }
 
   /** Reloads every `intervalMs` until `stop`; a failed reload keeps the keys loaded. */
@@ -104,7 +182,14 @@ export class TokenSigner {
     this.refreshing = undefined;
   }
 
+  /** The keys as last loaded (use `currentJwks` to serve them). */
   jwks(): { keys: Record<string, unknown>[] } {
+    return this.published;
+  }
+
+  /** The live keys, the key set's current ones (reloaded first after a change on any instance). */
+  async currentJwks(): Promise<{ keys: Record<string, unknown>[] }> {
+    await this.current();
     return this.published;
   }
 
@@ -119,7 +204,7 @@ export class TokenSigner {
     }));
   }
 
-  /** A new key that signs from now on (here at once, elsewhere within one reload). */
+  /** A new key that signs from now on, on every instance (each reloads before it next signs). */
   async rotate(): Promise<SigningKeyView> {
     const fresh = await newSigningKey(this.encryption);
     // Published as live before it commits, so no instance signs with a key the edges do not yet accept.
@@ -129,6 +214,7 @@ export class TokenSigner {
       await this.mark(saved.kid!, 'live');
       return saved;
     });
+    await this.announce();
     await this.reload();
     return (await this.list()).find((k) => k.kid === key.kid)!;
   }
@@ -146,6 +232,7 @@ export class TokenSigner {
       if (!row.retiredAt) await repo.update({ kid }, { retiredAt: new Date() });
       await this.mark(kid, 'retired');
     });
+    await this.announce();
     await this.reload();
     return (await this.list()).find((k) => k.kid === kid)!;
   }
@@ -155,10 +242,11 @@ export class TokenSigner {
    * carry their access (READ_ONLY | READ_WRITE) and IP list (`ip_allow`): the edges authorise
    * from the token alone, never from what Redis says.
    */
-  sign(
+  async sign(
     claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & { ipAllowlist?: string[]; jkt?: string },
     lifetimeSeconds: number,
   ): Promise<string> {
+    await this.current();
     return new SignJWT({
       // RFC 9449 §6: a DPoP-bound token names its key by thumbprint; the edges then want a proof by it.
       ...(claims.jkt ? { cnf: { jkt: claims.jkt } } : {}),
@@ -184,7 +272,8 @@ export class TokenSigner {
    * An OpenID Connect ID token (Core §2): signed with the same key as access tokens (same JWKS),
    * but `typ: JWT` and `aud` = the client, so no edge ever takes it for an access token.
    */
-  signIdToken(claims: Record<string, unknown>, subject: string, audience: string, lifetimeSeconds: number): Promise<string> {
+  async signIdToken(claims: Record<string, unknown>, subject: string, audience: string, lifetimeSeconds: number): Promise<string> {
+    await this.current();
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: 'JWT' })
       .setIssuer(this.issuer)

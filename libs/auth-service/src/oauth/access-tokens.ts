@@ -11,6 +11,8 @@ export function localAccessTokenVerifier(signer: TokenSigner, issuer: string): (
   let published = signer.jwks();
   let keys = createLocalJWKSet(published as unknown as Parameters<typeof createLocalJWKSet>[0]);
   return async (token) => {
+    // A retirement on any instance takes the key out here before this token is checked.
+    await signer.currentJwks();
     if (signer.jwks() !== published) {
       published = signer.jwks();
       keys = createLocalJWKSet(published as unknown as Parameters<typeof createLocalJWKSet>[0]);

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import { draw } from '../market/price-feed';
+import { TIMEFRAMES } from './market-data.service';
 import { quoteOf, type Quote, type QuoteSource } from './quote';
 
 /** The event type of a market ticks stream entry: `{ quotes: Quote[] }`, the instruments whose price just changed. */
@@ -30,7 +31,7 @@ export function simulatedVolume(seed: number, symbol: string, step: number, lotS
 /**
  * Keeps the ticks the feed makes (PostgreSQL, in the feed's own transaction, pruned after the
  * retention) and publishes the changed instruments' quotes on a capped stream the facade reads
- * for live prices (GET /v1/market/events). The stream is best effort: a quote that could not be
+ * for live prices (GET /v1/market/events); the database keeps each tick's bars (market_bars). The stream is best effort: a quote that could not be
  * published is logged, the next price change publishes again, and REST reads the database.
  */
 export class MarketTicks {
@@ -65,7 +66,10 @@ export class MarketTicks {
     }
   }
 
-  /** Deletes ticks older than the retention, a batch at a time; returns how many went. */
+  /**
+   * Deletes ticks older than the retention, a batch at a time, and the bars whose bucket ended
+   * before it (market_bars, kept from the ticks by a trigger); returns how many ticks went.
+   */
   async prune(manager: Pick<EntityManager, 'query'>, now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.options.retentionDays * 86400_000).toISOString();
     let pruned = 0;
@@ -75,6 +79,14 @@ export class MarketTicks {
         [before],
       );
       pruned += count;
+      if (count < 10000) break;
+    }
+    for (;;) {
+      const [, count]: [unknown, number] = await manager.query(
+        `DELETE FROM market_bars WHERE ctid IN (SELECT b.ctid FROM market_bars b
+           JOIN unnest($2::text[], $3::interval[]) AS f(timeframe, width) USING (timeframe) WHERE b.bucket + f.width <= $1 LIMIT 10000)`,
+        [before, Object.keys(TIMEFRAMES), Object.values(TIMEFRAMES)],
+      );
       if (count < 10000) return pruned;
     }
   }

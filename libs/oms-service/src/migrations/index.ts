@@ -11,6 +11,7 @@ import { OpenOrderCount1732230000060 } from './1732230000060-open-order-count';
 import { EngineIndexes1732230000070 } from './1732230000070-engine-indexes';
 import { InstrumentsChanged1732230000080 } from './1732230000080-instruments-changed';
 import { OrdersUnusedIndexes1732230000091 } from './1732230000091-orders-unused-indexes';
+import { MarketBars1732230000100 } from './1732230000100-market-bars';
 
 export { INSTRUMENTS_CHANGED_CHANNEL } from './1732230000080-instruments-changed';
 export { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
@@ -30,4 +31,5 @@ export const omsMigrations = [
   EngineIndexes1732230000070,
   InstrumentsChanged1732230000080,
   OrdersUnusedIndexes1732230000091,
+  MarketBars1732230000100,
 ];

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { isEntryId } from '@trading/events';
+import type { HeldSlots } from '@trading/rate-limit';
 import type { GatewayClient } from '../edge/gateway-client';
 import { symbolsParam } from '../routes/market.routes';
 import { openEventStream, StreamSlots } from '../sse/event-stream';
@@ -15,8 +16,8 @@ const QUOTES =
 export interface MarketEventsOptions {
   heartbeatMs: number;
   accessCheckMs?: number;
-  /** Open quote streams per user on one facade instance. */
-  maxStreamsPerUser: number;
+  /** Open quote streams per user over every facade instance. */
+  slots: HeldSlots;
 }
 
 /**
@@ -33,7 +34,7 @@ export function marketEventsRoute(
   gateway: GatewayClient,
   options: MarketEventsOptions,
 ): Router {
-  const slots = new StreamSlots(options.maxStreamsPerUser, 'quote streams');
+  const slots = new StreamSlots(options.slots, 'quote streams');
   return Router().get(MARKET_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
     if (missingScopes(claims.scope, [...MARKET_EVENTS_SCOPES]).length) throw errors.insufficientScope([...MARKET_EVENTS_SCOPES]);
@@ -42,7 +43,7 @@ export function marketEventsRoute(
       throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
     const symbols = symbolsParam(req);
 
-    const { gone, release } = slots.take(req, res, claims.sub);
+    const { gone, release } = await slots.take(req, res, claims.sub);
     // Changes from now on wait while the current quotes are read, then go out after them.
     let backlog: Array<[string, Quote]> | undefined = [];
     const latest = new Map<string, string>();

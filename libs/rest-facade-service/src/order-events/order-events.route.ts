@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { missingScopes, type EdgeAuthenticator } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { compareEntryIds, isEntryId } from '@trading/events';
-import { rateLimited, rateLimitHeaders, type RefusalCounter, type RequestLimiter } from '@trading/rate-limit';
+import { rateLimited, rateLimitHeaders, type HeldSlots, type RefusalCounter, type RequestLimiter } from '@trading/rate-limit';
 import type { GatewayClient } from '../edge/gateway-client';
 import { uuidParam } from '../routes/params';
 import { openEventStream, StreamSlots } from '../sse/event-stream';
@@ -27,8 +27,8 @@ export interface OrderEventsOptions {
    * session is revoked on any instance, so a stream ends within this of the revocation. Default 1 s.
    */
   accessCheckMs?: number;
-  /** Open streams per user on one facade instance. */
-  maxStreamsPerUser: number;
+  /** Open streams per user over every facade instance. */
+  slots: HeldSlots;
   /** Settlement stream entries a replay (Last-Event-ID) reads back from the head at most; anything older is a gap. */
   replayMaxEntries: number;
   /** Replays per user per minute (a stream without Last-Event-ID takes none); refused with 429 once spent. */
@@ -53,7 +53,7 @@ export function orderEventsRoute(
   gateway: GatewayClient,
   options: OrderEventsOptions,
 ): Router {
-  const slots = new StreamSlots(options.maxStreamsPerUser, 'event streams');
+  const slots = new StreamSlots(options.slots, 'event streams');
   return Router().get(ORDER_EVENTS_PATH, async (req: Request, res: Response) => {
     const claims = req.claims!;
     if (missingScopes(claims.scope, [...ORDER_EVENTS_SCOPES]).length) throw errors.insufficientScope([...ORDER_EVENTS_SCOPES]);
@@ -62,8 +62,8 @@ export function orderEventsRoute(
     if (resumeFrom !== undefined && !isEntryId(resumeFrom))
       throw errors.badInput('Last-Event-ID', 'Last-Event-ID must be the id of an event this stream sent');
 
-    // The slot is taken, and given back when the client leaves, before anything is awaited.
-    const { gone, release } = slots.take(req, res, claims.sub);
+    // The slot is taken first, its return wired before anything is awaited.
+    const { gone, release } = await slots.take(req, res, claims.sub);
 
     try {
       // The account must be the caller's, as for every other orders endpoint.

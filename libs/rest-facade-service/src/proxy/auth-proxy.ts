@@ -43,8 +43,9 @@ export function authConnections(internalUrl: string, inProcess?: () => InProcess
  * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them to auth's
  * internal listener. The client address the facade decided on (under its own trust-proxy
  * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
- * A claims header is only ever the facade's own: a caller's is dropped. `/oauth/*` is limited per
- * client address by `oauthBudget` (failures and unauthenticated requests) before anything is signed.
+ * A claims header is only ever the facade's own: a caller's is dropped. `/oauth/*` and `/pat/login`
+ * are limited per client address by `oauthBudget` (failures and unauthenticated requests) before
+ * anything is signed; auth's public listener spends the same budget.
  */
 export function authProxy(
   auth: { publicRequest: PublicRequest; connections: Forwarder },
@@ -66,11 +67,7 @@ export function authProxy(
     }
     return { [CLIENT_ADDRESS_HEADER]: header };
   };
-  const budget = oauthBudget?.middleware();
-  router.use((req, res, next) => {
-    if (!budget || !req.path.startsWith('/oauth/')) return next();
-    return budget(req, res, next);
-  });
+  if (oauthBudget) router.use(oauthBudget.middleware());
   router.use(async (req, res, next) => {
     if (!isPublicAuthPath(req.path)) return next();
     // The address travels signed; a caller's own X-Forwarded-For or claims header is dropped.

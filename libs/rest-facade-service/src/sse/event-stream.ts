@@ -1,60 +1,53 @@
 import type { Request, Response } from 'express';
 import { PROOF_CHECKED_AT_OPEN, type EdgeAuthenticator } from '@trading/auth';
 import { AppError } from '@trading/errors';
+import type { HeldSlots } from '@trading/rate-limit';
 
 /**
  * What every Server-Sent Events endpoint of the facade shares (the order events, the live
- * quotes): a cap on open streams per user, the stream's headers and `retry:`, heartbeat
+ * quotes): a cap on open streams per user over every instance, the stream's headers and `retry:`, heartbeat
  * comments, and a periodic check that the caller's access still stands, ending the stream with
  * `event: end` (naming why) when it does not.
  */
 
-/** Open streams per user on this instance, one slot each. */
+/**
+ * Open streams per user, one slot each, counted over every facade instance (HeldSlots: leases in
+ * Redis, renewed while the stream lives, lapsing within seconds of an instance's death).
+ */
 export class StreamSlots {
-  private readonly perUser = new Map<string, number>();
-
   constructor(
-    private readonly max: number,
+    private readonly slots: HeldSlots,
     /** How the refusal names them, e.g. "event streams". */
     private readonly what: string,
   ) {}
 
   /**
    * Takes the user's slot (429 when all are taken), given back when the client leaves or
-   * `release` is called. The slot is taken, and its return wired, before anything is awaited: a
-   * listener attached later misses a client that hangs up meanwhile, and its slot stays taken.
-   * `gone` aborts when the client leaves.
+   * `release` is called. Its return is wired before anything is awaited: a listener attached
+   * later misses a client that hangs up meanwhile, and its slot stays taken. `gone` aborts when
+   * the client leaves.
    */
-  take(req: Request, res: Response, userId: string): { gone: AbortSignal; release: () => void } {
-    const open = this.perUser.get(userId) ?? 0;
-    if (open >= this.max) throw new AppError('RATE_LIMITED', `At most ${this.max} ${this.what} may be open at once; close one first`);
-    this.perUser.set(userId, open + 1);
+  async take(req: Request, res: Response, userId: string): Promise<{ gone: AbortSignal; release: () => void }> {
+    const taken = this.slots.take(userId);
     let held = true;
     const release = () => {
       if (!held) return;
       held = false;
-      const left = (this.perUser.get(userId) ?? 1) - 1;
-      if (left > 0) this.perUser.set(userId, left);
-      else this.perUser.delete(userId);
+      taken.then((id) => (id ? this.slots.release(id) : undefined)).catch(() => undefined);
     };
     const gone = new AbortController();
-    res.once('close', () => {
+    const left = () => {
       gone.abort();
       release();
-    });
+    };
+    res.once('close', left);
     // Hung up before the handler ran (while being authenticated): `close` has already fired.
-    if (req.socket.destroyed) {
-      gone.abort();
-      release();
+    if (req.socket.destroyed) left();
+    if (!(await taken)) {
+      held = false;
+      throw new AppError('RATE_LIMITED', `At most ${this.slots.rule.max} ${this.what} may be open at once; close one first`);
     }
     return { gone: gone.signal, release };
-  }
-
-  /** Open streams of all users (for tests and metrics). */
-  get open(): number {
-    let open = 0;
-    for (const n of this.perUser.values()) open += n;
-    return open;
   }
 }
 

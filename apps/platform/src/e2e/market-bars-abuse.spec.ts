@@ -1,0 +1,208 @@
+import Decimal from 'decimal.js';
+import { Client } from 'pg';
+import { withDatabaseName } from '@trading/db';
+import { http, TEST_POSTGRES_URL } from '@trading/testing';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
+import { fund, startOrdersPlatform } from './orders-platform';
+import { patSession } from './sessions';
+import type { TestPlatform } from './test-platform';
+
+const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id;
+
+/** The production feed's pace (OMS_PRICE_TICK_MS 1000: one tick per instrument per second) over the retention (7 days). */
+const TICKS = 7 * 86_400;
+const MINUTE = 60_000;
+const BARS = 'nodes { start open high low close volume trades }';
+/** The OMS cancels a statement after this long (DB_STATEMENT_TIMEOUT_MS), here below its lock wait (5 s). */
+const STATEMENT_TIMEOUT_MS = 2_000;
+
+/**
+ * Rows PostgreSQL has read of a table of the OMS's so far: sequential reads and index entries read
+ * (index-only scans included). An idle backend reports its counts within 10 s (PostgreSQL's idle
+ * interval for statistics), so this waits that long first.
+ */
+const rowsRead = async (db: Client, table: string): Promise<number> => {
+  await new Promise((r) => setTimeout(r, 11_000));
+  await db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await db.query(
+    `SELECT coalesce(t.seq_tup_read, 0) + coalesce((SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i WHERE i.relid = t.relid), 0) AS n
+     FROM pg_stat_user_tables t WHERE t.relname = $1`,
+    [table],
+  );
+  return Number(rows[0].n);
+};
+
+/**
+ * Bars over a week of ticks: each page of bars was aggregated from the ticks per request (a
+ * third of a second of database time), and ten aliased pages in one GraphQL operation cost one
+ * request's budget and two seconds, so one user's operations, four at a time, stalled everyone's
+ * quotes and orders for seconds. Bars are now kept as ticks arrive and a page reads its own rows;
+ * an operation is priced by the bars it asks for, and refused over the budget before it runs;
+ * and no statement runs longer than the service's statement timeout.
+ */
+describe('market bars under abuse', () => {
+  let p: TestPlatform;
+  let oms: Client;
+  let reader: string;
+  let trader: string;
+  /** The first whole minute of the week of ticks. */
+  let first: number;
+
+  beforeAll(async () => {
+    p = await startOrdersPlatform({ DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) });
+    reader = await patSession(p, bob.email, 'READ_ONLY');
+    trader = await patSession(p, alice.email, 'READ_WRITE');
+    await p.oms.feed.setPrice('AAPL', '190.00');
+    await fund(p, trader, aliceCash, '100000');
+    // A week of AAPL's ticks, one a second up to now, written straight into the OMS's database.
+    oms = new Client({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}oms`) });
+    await oms.connect();
+    const since = Date.now() - TICKS * 1000;
+    first = Math.ceil(since / MINUTE) * MINUTE;
+    await oms.query(
+      `INSERT INTO market_ticks (symbol, price, volume, at)
+       SELECT 'AAPL', 150 + (n::bigint * 7919 % 8000) / 100.0, 100 * (1 + n % 7), $1::timestamptz + n * INTERVAL '1 second'
+       FROM generate_series(0, $2 - 1) AS n`,
+      [new Date(since).toISOString(), TICKS],
+    );
+    await oms.query('ANALYZE market_ticks');
+    // The trader's first calls warm the paths they take (connections, caches, compiled code): not what is measured.
+    await underAttack([]);
+  }, 300_000);
+  afterAll(async () => {
+    await oms?.end();
+    await p?.stop();
+  });
+
+  /** Aliased 100-bar pages of AAPL, each from its own start. */
+  const pages = (starts: number[]) =>
+    `{ ${starts
+      .map((s, j) => `p${j}: marketBars(symbol: "AAPL", timeframe: "1Min", limit: 100, start: "${new Date(s).toISOString()}") { ${BARS} }`)
+      .join(' ')} }`;
+  const graphql = (query: string) => http('POST', p.urls.gateway, { token: reader, body: { query } });
+  /** `count` operations of `size` pages each, spread over the whole week, no two pages alike. */
+  const spread = (count: number, size: number, salt: number) =>
+    Array.from({ length: count }, (_, i) =>
+      Array.from({ length: size }, (_, j) => first + (((i * size + j) * 1789 + salt) % (TICKS / 60 - 200)) * MINUTE),
+    );
+
+  /**
+   * Runs `operations` from the reader, 4 at a time, while the trader reads quotes and places
+   * orders (each of which must succeed); returns the answers and the rows the database read of
+   * the ticks and of the bars meanwhile.
+   */
+  const underAttack = async (operations: number[][]) => {
+    const [ticks, bars] = await Promise.all([rowsRead(oms, 'market_ticks'), rowsRead(oms, 'market_bars')]);
+    let attacking = true;
+    const answers: Array<{ starts: number[]; status: number; body: any }> = [];
+    const attack = (async () => {
+      const queue = [...operations];
+      const worker = async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const res = await graphql(pages(next));
+          answers.push({ starts: next, status: res.status, body: res.body });
+        }
+      };
+      await Promise.all([worker(), worker(), worker(), worker()]);
+      attacking = false;
+    })();
+    let orders = 0;
+    const answered = async (call: () => Promise<{ status: number }>, expected: number) => expect((await call()).status).toBe(expected);
+    // At least a few of each, however quickly the operations are answered.
+    while ((attacking || orders < 5) && orders < 60) {
+      await answered(() => http('GET', `${p.urls.api}/market/quotes?symbols=AAPL`, { token: trader }), 200);
+      orders++;
+      await answered(
+        () =>
+          http('POST', `${p.urls.api}/oms/order`, {
+            token: trader,
+            body: {
+              accountId: aliceCash,
+              symbol: 'AAPL',
+              side: 'BUY',
+              type: 'LIMIT',
+              timeInForce: 'GTC',
+              quantity: '1',
+              limitPrice: '100.00',
+            },
+          }),
+        201,
+      );
+    }
+    await attack;
+    return {
+      answers,
+      ticksRead: (await rowsRead(oms, 'market_ticks')) - ticks,
+      barsRead: (await rowsRead(oms, 'market_bars')) - bars,
+    };
+  };
+
+  /** Each page answered is exactly the aggregation of its ticks. */
+  const expectExactBars = async (answers: Array<{ starts: number[]; body: any }>) => {
+    for (const { starts, body } of answers) {
+      for (const [j, start] of starts.entries()) {
+        const { rows } = await oms.query(
+          `SELECT date_bin('1 minute', at, TIMESTAMPTZ '2000-01-01T00:00:00Z') AS start,
+             (array_agg(price ORDER BY at, id))[1] AS open, max(price) AS high, min(price) AS low,
+             (array_agg(price ORDER BY at DESC, id DESC))[1] AS close, sum(volume) AS volume, count(*)::int AS trades
+           FROM market_ticks WHERE symbol = 'AAPL' AND at >= $1 GROUP BY 1 ORDER BY 1 LIMIT 100`,
+          [new Date(start).toISOString()],
+        );
+        const got = body.data[`p${j}`].nodes;
+        const mismatch = got.findIndex(
+          (bar: Record<string, string | number>, k: number) =>
+            bar['start'] !== rows[k].start.toISOString() ||
+            bar['trades'] !== rows[k].trades ||
+            !['open', 'high', 'low', 'close', 'volume'].every((f) => new Decimal(bar[f]!).eq(rows[k][f])),
+        );
+        expect({ start: new Date(start).toISOString(), bars: got.length, mismatch }).toEqual({
+          start: new Date(start).toISOString(),
+          bars: 100,
+          mismatch: -1,
+        });
+      }
+    }
+  };
+
+  it("24 operations of ten aliased 100-bar pages, 4 at a time, are refused before they run (cost): no bar or tick is read; another user's quotes and orders go on", async () => {
+    const operations = spread(24, 10, 0);
+    const { answers, ticksRead, barsRead } = await underAttack(operations);
+    expect(answers.map((a) => [a.status, a.body.errors?.[0]?.extensions?.code])).toEqual(
+      operations.map(() => [400, 'GRAPHQL_VALIDATION_FAILED']),
+    );
+    expect(answers[0]!.body.errors[0].message).toMatch(/^Syntax Error: Query Cost limit of 5000 exceeded/);
+    expect({ ticksRead, barsRead }).toEqual({ ticksRead: 0, barsRead: 0 });
+  }, 120_000);
+
+  it("24 operations of the most the budget allows (three 100-bar pages over a week of ticks), 4 at a time, are exact and read only their own bars, never the ticks; another user's quotes and orders go on", async () => {
+    const { answers, ticksRead, barsRead } = await underAttack(spread(24, 3, 7));
+    expect(answers.map((a) => [a.status, a.body.errors])).toEqual(answers.map(() => [200, undefined]));
+    // Each page reads at most its limit and one more (whether there is a next page): 72 pages of 100.
+    expect(ticksRead).toBe(0);
+    expect(barsRead).toBeGreaterThanOrEqual(72 * 100);
+    expect(barsRead).toBeLessThanOrEqual(72 * 101);
+    await expectExactBars(answers);
+  }, 300_000);
+
+  it('a statement that runs past the statement timeout is cancelled, and the caller gets 503 SERVICE_UNAVAILABLE, not a 500', async () => {
+    // An operator's long transaction holds the bars: the read waits, and the timeout ends the wait before the lock timeout would.
+    const operator = new Client({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}oms`) });
+    await operator.connect();
+    try {
+      await operator.query('BEGIN');
+      await operator.query('LOCK TABLE market_bars IN ACCESS EXCLUSIVE MODE');
+      const began = Date.now();
+      const res = await http('GET', `${p.urls.api}/market/bars/AAPL?timeframe=1Min&limit=5`, { token: reader });
+      const waited = Date.now() - began;
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(waited).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS - 100);
+      expect(waited).toBeLessThan(4_500);
+      await operator.query('ROLLBACK');
+      const after = await http('GET', `${p.urls.api}/market/bars/AAPL?timeframe=1Min&limit=5`, { token: reader });
+      expect([after.status, after.body.bars.length]).toEqual([200, 5]);
+    } finally {
+      await operator.end();
+    }
+  });
+});
