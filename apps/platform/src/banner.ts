@@ -12,7 +12,11 @@ export interface StartedPlatform {
   processes: number;
 }
 
-/** What a newcomer needs after `npm start`: where everything is, the demo users and where the demo's secrets are. */
+/**
+ * What a newcomer needs after `npm start`: where everything is, the demo users and where the demo's
+ * secrets are. Every address it prints opens something in a browser; internal listeners (the
+ * subgraphs', signed claims only) and the admin API (the CLI's) are not printed as links.
+ */
 export function printBanner(config: PlatformConfig, started: StartedPlatform): void {
   // The issuer in every token and in the OAuth metadata is http://localhost:<port>: print the URLs the same way, so discovery from the banner passes the issuer check.
   const local = (url: string) => (config.PLATFORM_BIND === '127.0.0.1' ? url.replace('//127.0.0.1:', '//localhost:') : url);
@@ -20,14 +24,13 @@ export function printBanner(config: PlatformConfig, started: StartedPlatform): v
   console.log(`
   Trading API platform is running (all-in-one mode; store: ${started.storeKind}${started.embedded ? ', embedded PostgreSQL' : ''}${started.processes > 1 ? `; ${started.processes} processes, one per core` : ''})
 
-    REST API      ${urls.api}            ({base_url})
+    REST API      ${urls.api}            ({base_url}: an index of the API)
     Login / auth  ${urls.login}           ({login_url}, JWKS at /.well-known/jwks.json)
     API docs      ${urls.api.replace(/\/v1$/, '')}/docs     (OpenAPI 3.1 at ${urls.api}/openapi.json)
     Dashboard     ${urls.login}/en/developer  (PATs, authorised apps; sign in as a demo user)
-    GraphQL       ${urls.gateway}
-    Subgraphs     ${urls.accounts}  ${urls.banking}  ${urls.oms}   (internal: signed claims only)
-    Health        /healthz and /readyz on every port; /metrics on the internal ports (public + 100)
-    Admin API     ${urls.adminApi}   (this machine only)
+    GraphQL       ${urls.gateway}   (GraphiQL in a browser)
+    Health        /healthz on every port, /readyz on all but the admin API's; /metrics on the internal ports (public + 100)
+    Admin API     ${new URL(urls.adminApi).host}   (this machine only: the admin CLI's, not a browser's)
 ${
   started.demoCredentials
     ? `
@@ -48,7 +51,7 @@ ${
     redirect URIs  ${DEMO_VENDOR_APP.registration.redirectUris.join('  ')}
     Try it:        SAMPLE_VENDOR_CLIENT_SECRET=$(node -p 'require(${JSON.stringify(started.demoCredentials)}).clientSecret') npm run sample-vendor
                    then open http://localhost:3000, connect, sign in as alice, allow
-    Login page     ${urls.login}/en/login?… (or /de/login), metadata at ${urls.login}/.well-known/oauth-authorization-server
+    Sign-in page   ${urls.login}/en/signin (or /de/, /fr/: where Connect leads), metadata at ${urls.login}/.well-known/oauth-authorization-server
 `
     : ''
 }

@@ -12,6 +12,7 @@ import type { Logger } from '@trading/logging';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import { printBanner } from './banner';
 import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import { sumWorkerMetrics } from './cluster-metrics';
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { loadServiceIdentities } from './service-identities';
@@ -30,6 +31,8 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
   );
   const pg = config.DATABASE_URL ? undefined : await startEmbeddedPostgres(config.PLATFORM_DATA_DIR, config.EMBEDDED_POSTGRES_PORT, logger);
 
+  // A scrape of any worker's /metrics answers for every worker (cluster-metrics.ts).
+  sumWorkerMetrics();
   let stopping = false;
   const running = new Set<Worker>();
   const deaths: number[] = [];

@@ -1,10 +1,11 @@
 /** A worker of the all-in-one on every core (see primary.ts): every app, on the ports the workers share. */
 import { parseServiceKey, type ServiceKey, type ServiceName } from '@trading/auth';
 import type { Logger } from '@trading/logging';
-import { holdReadiness } from '@trading/service';
+import { holdReadiness, shareMetricsWith } from '@trading/service';
 import { shutdownTracing } from '@trading/tracing';
 import { createPlatform, type PlatformConfig } from './app';
 import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
+import { shareWorkerMetrics } from './cluster-metrics';
 import { prepareDemo } from './demo-start';
 import { untilDataStoresAnswer } from './dependencies';
 
@@ -14,7 +15,12 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
   process.on('message', (message: PlatformReadyMessage) => {
     if (message?.type === 'platform-ready') releaseReadiness();
   });
-  process.once('message', (message: StartMessage) => {
+  // Every service's /metrics answers for all the workers together (cluster-metrics.ts).
+  shareMetricsWith(shareWorkerMetrics());
+  // The start message, whatever else the primary sends first (a request for this worker's metrics).
+  const onStart = (message: StartMessage) => {
+    if (message?.type !== 'start') return;
+    process.off('message', onStart);
     void (async () => {
       const serviceKeys = Object.fromEntries(
         Object.entries(message.serviceKeys).map(([service, json]) => [service, parseServiceKey(service as ServiceName, json)]),
@@ -56,6 +62,7 @@ export function runWorker(config: PlatformConfig, logger: Logger): void {
       logger.fatal({ err }, 'platform worker failed to start');
       process.exit(1);
     });
-  });
+  };
+  process.on('message', onStart);
   process.send!({ type: 'waiting' } satisfies ListeningMessage);
 }

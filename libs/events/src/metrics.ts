@@ -7,7 +7,9 @@ import { defaultConsumerName } from './stream-consumer';
  * (lag: the group falls behind), how many delivered events it has not applied yet (a stuck
  * consumer shows here first, and per consumer which instance holds them), and how many it refused to the dead-letter
  * stream (any at all deserves a look: forged, or a producer bug). A gauge it cannot read right
- * now is NaN (unknown), never a number a dashboard's max() would plot or hide.
+ * now is NaN (unknown), never a number a dashboard's max() would plot or hide. The gauges are
+ * read from the stream, so every process reports the same figure: processes that answer one
+ * scrape together (the all-in-one's workers) take it once (`max`), not their sum.
  */
 export function consumerMetrics(
   registry: Registry,
@@ -25,6 +27,7 @@ export function consumerMetrics(
   });
   new Gauge({
     name: 'settlement_unapplied_events',
+    aggregator: 'max',
     help: 'Settlement events delivered to the consumer group and not applied yet',
     labelNames: ['group'],
     registers: [registry],
@@ -34,6 +37,7 @@ export function consumerMetrics(
   });
   new Gauge({
     name: 'settlement_unapplied_events_by_consumer',
+    aggregator: 'max',
     help: 'Settlement events delivered and not applied yet, per consumer holding them (a dead instance keeps its name until they are taken over)',
     labelNames: ['group', 'consumer'],
     registers: [registry],
@@ -46,6 +50,7 @@ export function consumerMetrics(
   });
   new Gauge({
     name: 'settlement_consumer_lag',
+    aggregator: 'max',
     help: 'Settlement events on the stream not yet delivered to the consumer group',
     labelNames: ['group'],
     registers: [registry],

@@ -21,6 +21,24 @@ export function holdReadiness(reason: string): () => void {
   return () => void readinessHolds.delete(reason);
 }
 
+/**
+ * How a process that shares its ports with others (the all-in-one's workers: connections go to
+ * each in turn) answers /metrics: every process's share combined, so consecutive scrapes never
+ * see one process's counters, then another's. Without it a scrape is this process's registry.
+ */
+export interface SharedMetrics {
+  /** A service of this process made its registry (one per service). */
+  add(service: string, registry: Registry): void;
+  /** What a scrape of `service` answers. */
+  scrape(service: string): Promise<string>;
+}
+let sharedMetrics: SharedMetrics | undefined;
+
+/** Set before any service is created (see SharedMetrics). */
+export function shareMetricsWith(shared: SharedMetrics): void {
+  sharedMetrics = shared;
+}
+
 export interface ServiceOptions {
   name: string;
   logger: Logger;
@@ -65,6 +83,7 @@ export function createService(options: ServiceOptions): ServiceListeners {
   const metrics = new Registry();
   metrics.setDefaultLabels({ service: options.name });
   collectDefaultMetrics({ register: metrics });
+  sharedMetrics?.add(options.name, metrics);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by listener, route and status',
@@ -105,8 +124,9 @@ export function createService(options: ServiceOptions): ServiceListeners {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', service: options.name, checks });
   });
   internal.get('/metrics', async (_req, res) => {
+    const text = sharedMetrics ? await sharedMetrics.scrape(options.name) : await metrics.metrics();
     res.setHeader('Content-Type', metrics.contentType);
-    res.send(await metrics.metrics());
+    res.send(text);
   });
   const serveInternalGraphQL = (endpoint: GraphQLEndpoint, { limitBytes }: { limitBytes: number }) => {
     internal.use('/graphql', express.json({ limit: limitBytes }), serveGraphQL(endpoint));

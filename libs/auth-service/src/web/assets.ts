@@ -40,6 +40,7 @@ button.link { background: none; color: inherit; text-decoration: underline; padd
 button.danger { background: #c62828; margin: 0; padding: .3rem .7rem; }
 button.secondary { background: #e3e6ea; color: #1b1f24; margin-left: .5rem; }
 #consent img { border-radius: 8px; } #scopes li { margin: .3rem 0; }
+#home-links { list-style: none; padding: 0; } #home-links li { margin: 1rem 0; } #home-links .hint { margin: .2rem 0 0; }
 .app-id { display: flex; gap: .9rem; align-items: center; margin-bottom: .5rem; } .app-id h1 { margin: 0; } .app-id .hint { margin: .2rem 0 0; }
 .app-logo { width: 48px; height: 48px; object-fit: contain; border-radius: 8px; flex: none; }
 .app-badge { display: inline-flex; align-items: center; justify-content: center; width: 48px; height: 48px; flex: none; border-radius: 8px; background: #1f6feb; color: #fff; font-weight: 700; font-size: 1.4rem; }

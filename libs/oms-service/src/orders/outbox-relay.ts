@@ -180,6 +180,8 @@ export function outboxMetrics(registry: Registry, dataSource: DataSource): (rows
   new Gauge({
     name: 'oms_outbox_backlog',
     help: 'Outbox rows not yet published to the settlement stream',
+    // A count of the database's, the same in every process: processes that answer one scrape together take it once.
+    aggregator: 'max',
     registers: [registry],
     async collect() {
       // Counted on the partial index of unpublished rows: cheap however long the outbox grows.

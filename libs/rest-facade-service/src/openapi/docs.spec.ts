@@ -71,6 +71,31 @@ describe('API docs (served document and Swagger UI)', () => {
     }
   });
 
+  it("answers {base_url} itself with an index of this deployment's links, JSON or a page, without a token", async () => {
+    const f = await facade({ FACADE_PUBLIC_URL: 'https://api.trading.example/v1' });
+    try {
+      const index = await http('GET', `${f.url}/v1/`);
+      expect([index.status, index.body.links]).toEqual([
+        200,
+        {
+          docs: 'https://api.trading.example/docs',
+          openapi: 'https://api.trading.example/v1/openapi.json',
+          patLogin: 'https://api.trading.example/v1/pat/login',
+          oauthAuthorize: 'https://api.trading.example/v1/oauth/authorize',
+          oauthToken: 'https://api.trading.example/v1/oauth/token',
+        },
+      ]);
+      const page = await fetch(`${f.url}/v1`, { headers: { accept: 'text/html' } });
+      expect([page.status, page.headers.get('x-frame-options')]).toEqual([200, 'DENY']);
+      const body = await page.text();
+      expect(body).toContain('href="https://api.trading.example/docs"');
+      expect(body).toContain('href="https://api.trading.example/v1/openapi.json"');
+      expect(body).not.toMatch(/<script|<style| style=/); // nothing the page policy would refuse
+    } finally {
+      await f.close();
+    }
+  });
+
   it('sets up the Authorize dialog for the authorization code flow with PKCE when a docs client is configured, and explains the PAT exchange', async () => {
     const f = await facade({ FACADE_PUBLIC_URL: 'http://localhost:3000/v1', DOCS_OAUTH_CLIENT_ID: 'tci_dev_demo00000000000000' });
     try {

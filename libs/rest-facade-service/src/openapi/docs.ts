@@ -95,7 +95,8 @@ const initScript = (settings: string) => `(function (settings) {
 })(${settings});
 `;
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text for HTML: the five characters that could end an element or attribute, as character references. */
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const docsPage = (publicUrl: string) => `<!doctype html>
 <html lang="en">
