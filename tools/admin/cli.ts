@@ -10,9 +10,10 @@
  *   npm run admin -- apps provision --file registration.json [--approve-scopes read:accounts,read:banking] [--json]
  *                    (the form's fields: tools/admin/registration.example.json)
  *   npm run admin -- apps list [--json]
+ *   npm run admin -- apps show --app <appId|clientId> [--json]            each environment's OAuth profile (a legacy mix warns)
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--web-origin https://… …] [--to UAT|PROD] [--json]
- *                    [--token-endpoint-auth-method client_secret_basic|client_secret_post|private_key_jwt] [--jwks-file keys.json | --jwks-uri https://…]
- *                    [--require-par | --no-require-par] [--require-dpop | --no-require-dpop]   (PROD: both required unless --no-…)
+ *                    [--profile spec|fapi2] (default spec) [--jwks-file keys.json | --jwks-uri https://…] [--dpop-nonce]
+ *   npm run admin -- apps set-profile --app <appId|clientId> --env DEV|UAT|PROD --profile spec|fapi2 [--jwks-file … | --jwks-uri …] [--dpop-nonce]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
  *   npm run admin -- accounts open --email a@b.c --type CASH|MARGIN --currency USD [--json]
@@ -80,9 +81,12 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
   admin apps promote --app <appId|clientId> --redirect-uri <url> [--redirect-uri <url>]... [--to UAT|PROD]
                      [--web-origin <https://host[:port]>]...   (pages allowed to call the API from a browser, CORS)
                      [--logo-url <https url>] [--privacy-policy-url <https url>] [--terms-of-service-url <https url>]
-                     [--token-endpoint-auth-method client_secret_basic|client_secret_post|private_key_jwt]
+                     [--profile spec|fapi2]   (spec: client secret, Bearer tokens, plain authorize; the default everywhere.
+                                               fapi2: FAPI 2.0, PAR + DPoP + private_key_jwt, needs the keys below)
                      [--jwks-file <public JWK Set .json> | --jwks-uri <https url>]   (private_key_jwt's keys)
-                     [--require-par | --no-require-par] [--require-dpop | --no-require-dpop]   (default: required in PROD only) [--json]
+                     [--dpop-nonce]   (every DPoP proof must carry the server's nonce) [--json]
+  admin apps show --app <appId|clientId> [--json]
+  admin apps set-profile --app <appId|clientId> --env DEV|UAT|PROD --profile spec|fapi2 [--jwks-file <.json> | --jwks-uri <url>] [--dpop-nonce] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
   admin accounts open --email <user e-mail> --type CASH|MARGIN --currency <ISO 4217> [--json]
@@ -141,6 +145,10 @@ interface Command {
   body: Record<string, unknown>;
   /** Ask for the password (prompt or standard input) and send it as body.password. */
   password?: boolean;
+  /** The part of the answer this command is about (undefined: nothing matched, said on stderr). */
+  select?(result: Record<string, unknown>): Record<string, unknown> | undefined;
+  /** What to say when `select` finds nothing. */
+  notFound?: string;
   print(result: Record<string, unknown>): string;
 }
 
@@ -172,6 +180,8 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
       'no-require-par': { type: 'boolean' },
       'require-dpop': { type: 'boolean' },
       'no-require-dpop': { type: 'boolean' },
+      profile: { type: 'string' },
+      'dpop-nonce': { type: 'boolean' },
       'logo-url': { type: 'string' },
       'privacy-policy-url': { type: 'string' },
       'terms-of-service-url': { type: 'string' },
@@ -276,11 +286,13 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
 type Values = Record<string, string | boolean | string[] | undefined>;
 
 /**
- * The promoted environment's client authentication and policy, as given (the server applies the
- * defaults: PAR and DPoP required in PROD unless --no-require-par / --no-require-dpop).
+ * The promoted environment's profile, client authentication and policy, as given (the server
+ * applies the defaults: the spec profile; the single flags remain for scripts that set them).
  */
 function promotionPolicy(values: Values): Record<string, unknown> {
   const policy: Record<string, unknown> = {};
+  if (typeof values['profile'] === 'string') policy['profile'] = values['profile'];
+  if (values['dpop-nonce']) policy['dpopNonceRequired'] = true;
   if (typeof values['token-endpoint-auth-method'] === 'string') policy['tokenEndpointAuthMethod'] = values['token-endpoint-auth-method'];
   const file = values['jwks-file'];
   if (typeof file === 'string') {
@@ -304,7 +316,7 @@ function promotionPolicy(values: Values): Record<string, unknown> {
 
 /** Issued credentials: the secret is printed once, here. */
 const printCredentials = (r: Record<string, unknown>, what: string) =>
-  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
+  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  profile        ${r['profile']}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
 
 function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   const app = () => encodeURIComponent(need('app'));
@@ -351,6 +363,39 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
             )
             .join('\n') || 'no apps yet',
       };
+    case 'apps show':
+      return {
+        method: 'GET',
+        path: '/admin/apps',
+        body: {},
+        select: (r) => {
+          const ref = need('app');
+          return (r['apps'] as Array<Record<string, any>>).find(
+            (a) => a['appId'] === ref || (a['environments'] as Array<Record<string, any>>).some((e) => e['clientId'] === ref),
+          );
+        },
+        notFound: `no app with id or client id "${need('app')}"`,
+        print: (a) =>
+          `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${(a['approvedScopes'] as string[]).join(' ')}\n` +
+          (a['environments'] as Array<Record<string, any>>)
+            .map(
+              (e) =>
+                `    ${e['environment'].padEnd(4)} ${e['clientId']}  profile: ${e['profile']}\n` +
+                `         auth: ${e['tokenEndpointAuthMethod']}  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}` +
+                `  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}  DPoP nonce: ${e['dpopNonceRequired'] ? 'yes' : 'no'}` +
+                (e['warning'] ? `\n         warning: ${e['warning']}` : ''),
+            )
+            .join('\n'),
+      };
+    case 'apps set-profile': {
+      const policy = promotionPolicy(values);
+      if (!policy['profile']) throw new UsageError('missing --profile (spec or fapi2)');
+      return {
+        path: `/admin/apps/${app()}/profile`,
+        body: { environment: need('env'), policy },
+        print: (r) => `"${r['appName']}" in ${r['environment']} (${r['clientId']}) now follows the ${r['profile']} profile`,
+      };
+    }
     case 'apps promote': {
       const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
       if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
@@ -533,8 +578,13 @@ async function main(): Promise<number> {
       );
     return 1;
   }
-  if (parsed.json) console.log(printableJson(answer));
-  else say(parsed.cmd.print(body));
+  const selected = parsed.cmd.select ? parsed.cmd.select(answer) : answer;
+  if (!selected) {
+    complain(`error: ${parsed.cmd.notFound ?? 'nothing matched'}`);
+    return 1;
+  }
+  if (parsed.json) console.log(printableJson(selected));
+  else say(parsed.cmd.print(printableDeep(selected)));
   return 0;
 }
 

@@ -349,7 +349,8 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
     try {
       // RFC 9126 §2: push the request, authenticated like a token request; only its handle travels in the browser.
       const e = await endpoints();
-      const pushed = await postForm(e.par, { ...params, scope: config.scopes.join(' '), nonce }, e.auth);
+      // RFC 9449 §10: dpop_jkt binds the code to this session's key, so a stolen code is useless without it.
+      const pushed = await postForm(e.par, { ...params, scope: config.scopes.join(' '), nonce, dpop_jkt: s.dpop.thumbprint }, e.auth);
       if (pushed.status !== 201)
         throw new Error(`PAR answered ${pushed.status}: ${pushed.body['error']} (${pushed.body['error_description']})`);
       s.pending = { state, verifier, nonce };

@@ -30,6 +30,7 @@ import { WebOrigins1732700000000 } from './migrations/1732700000000-web-origins'
 import { ClientPolicy1732800000000 } from './migrations/1732800000000-client-policy';
 import { PasswordReset1733000000000 } from './migrations/1733000000000-password-reset';
 import { PasswordResetRequests1733340000000 } from './migrations/1733340000000-password-reset-requests';
+import { DpopNonce1733400000000 } from './migrations/1733400000000-dpop-nonce';
 import { GRANTS_CHANGED_CHANNEL, GrantsChanged1733100000000 } from './migrations/1733100000000-grants-changed';
 import { CLIENTS_CHANGED_CHANNEL, ClientsChanged1733200000000 } from './migrations/1733200000000-clients-changed';
 import { logTransport, MailDispatcher, smtpTransport } from './mail/outbox';
@@ -133,6 +134,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
           GrantsChanged1733100000000,
           ClientsChanged1733200000000,
           PasswordResetRequests1733340000000,
+          DpopNonce1733400000000,
         ],
         limits: config.DB_STATEMENT_TIMEOUT_MS === undefined ? undefined : { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
       }),

@@ -66,13 +66,26 @@ export const dpopJtiKey = (jkt: string, jti: string) => `dpop-jti:${sha256(`${jk
 /** The `ath` claim for an access token (RFC 9449 §4.2). */
 export const accessTokenHash = (accessToken: string) => sha256(accessToken);
 
-/** Scheme, host (lower case, no default port) and path: what two `htu` values are compared on. */
+/** RFC 3986 §2.3: characters that mean the same escaped or not. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * Scheme, host and path, normalised as RFC 3986 §6.2.2 and §6.2.3 say (RFC 9449 §4.3 compares
+ * `htu` after them): scheme and host in lower case, no default port, an empty path as `/`,
+ * percent-escapes of unreserved characters decoded and the others in upper case, then dot
+ * segments removed (after decoding, so `%2E%2E` counts as `..`). Query and fragment are ignored.
+ */
 function normalisedUrl(value: unknown): string | null {
   if (typeof value !== 'string' || value.length > 2048) return null;
   try {
     const url = new URL(value);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-    return `${url.protocol}//${url.host}${url.pathname}`;
+    const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+      const char = String.fromCharCode(parseInt(hex, 16));
+      return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+    });
+    const again = new URL(`${url.protocol}//${url.host}${path}`);
+    return `${again.protocol}//${again.host}${again.pathname}`;
   } catch {
     return null;
   }

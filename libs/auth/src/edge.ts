@@ -1,7 +1,7 @@
 import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
-import { confirmedKey, DpopError, dpopChallenge, DpopVerifier } from './dpop';
+import { confirmedKey, DPOP_ALGORITHMS, DpopError, dpopChallenge, DpopVerifier } from './dpop';
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
@@ -78,6 +78,9 @@ export interface DpopRequest {
  */
 export const PROOF_CHECKED_AT_OPEN = Symbol('DPoP proof checked when the request was accepted');
 
+/** Offered to a request that sent no credentials: a Bearer challenge and a DPoP one (RFC 6750 §3, RFC 9449 §7.1). */
+export const NO_CREDENTIALS_CHALLENGE = `Bearer realm="trading-api", DPoP realm="trading-api", algs="${DPOP_ALGORITHMS.join(' ')}"`;
+
 /** A DPoP request refused: 401 with a `DPoP` challenge (RFC 9449 §7.1). */
 function dpopRefusal(error: 'invalid_token' | 'invalid_dpop_proof', message: string): AppError {
   return new AppError('UNAUTHENTICATED', message, { challenge: dpopChallenge(error, message), details: { error } });
@@ -123,7 +126,12 @@ export class EdgeAuthenticator {
     request?: DpopRequest | typeof PROOF_CHECKED_AT_OPEN,
   ): Promise<Claims> {
     const presented = presentedToken(authorization);
-    if (!presented) throw new AppError('UNAUTHENTICATED', 'A bearer access token is required', { noCredentials: true });
+    // No credentials: both schemes are offered, the DPoP one with the algorithms it takes (RFC 9449 §7.1).
+    if (!presented)
+      throw new AppError('UNAUTHENTICATED', 'A bearer or DPoP access token is required', {
+        noCredentials: true,
+        challenge: NO_CREDENTIALS_CHALLENGE,
+      });
     const { token } = presented;
     // A request made with the DPoP scheme is refused with a DPoP challenge (RFC 9449 §7.1), whatever the reason.
     const refuse = (message: string) =>

@@ -66,10 +66,8 @@ describe('FAPI 2.0 with a standards client (oauth4webapi)', () => {
           else if (message.type === 'register') {
             const app = await provisionApp(p, {
               scopes: ['read:accounts'],
-              tokenEndpointAuthMethod: 'private_key_jwt',
+              profile: 'fapi2',
               jwks: { keys: [message.jwk] },
-              requirePushedAuthorizationRequests: true,
-              dpopBoundAccessTokens: true,
             });
             child.send({ clientId: app.clientId, redirectUri: app.redirectUri, user: alice.email });
           } else if (message.type === 'authorize') {

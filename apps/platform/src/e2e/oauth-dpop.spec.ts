@@ -154,23 +154,25 @@ describe('DPoP: sender-constrained tokens', () => {
     expect(gql.headers.get('www-authenticate')).toContain('error="invalid_dpop_proof"');
   });
 
-  it('keeps the refresh token bound to the key: without a proof or with another key it is refused, with the key it works', async () => {
+  it("a DPoP grant refreshes only with a proof, of any key the client holds (RFC 9449 §5: a confidential client's refresh token is bound to no key); the new access token is bound to that key", async () => {
     const dpop = await key;
-    const other = await DpopKey.generate();
+    const rotated = await DpopKey.generate();
     const tokens = await dpopTokens(dpop);
     const refreshParams = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token };
 
     const without = await tokenRequest(refreshParams);
     expect(without.status).toBe(400);
     expect(without.body.error).toBe('invalid_dpop_proof');
-    const stolen = await tokenRequest(refreshParams, await other.proof('POST', `${api}/oauth/token`));
-    expect(stolen.status).toBe(400);
-    expect(stolen.body.error).toBe('invalid_grant');
-    // Neither spent the token: its owner refreshes with a proof of the key.
-    const ok = await tokenRequest(refreshParams, await dpop.proof('POST', `${api}/oauth/token`));
+    // Nothing was spent: the client, having rotated its DPoP key, refreshes with a proof of the new one.
+    const ok = await tokenRequest(refreshParams, await rotated.proof('POST', `${api}/oauth/token`));
     expect(ok.status).toBe(200);
     expect(ok.body.token_type).toBe('DPoP');
-    expect(decodeJwt(ok.body.access_token)['cnf']).toEqual({ jkt: dpop.jkt });
+    expect(decodeJwt(ok.body.access_token)['cnf']).toEqual({ jkt: rotated.jkt });
+    const accounts = `${api}/accounts`;
+    const call = async (k: DpopKey) =>
+      (await dpopCall('GET', accounts, ok.body.access_token, await k.proof('GET', accounts, { accessToken: ok.body.access_token }))).status;
+    expect(await call(rotated)).toBe(200);
+    expect(await call(dpop)).toBe(401);
     // A proof for another endpoint is no proof for the token endpoint.
     const wrongUrl = await tokenRequest(
       { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token },

@@ -1,6 +1,6 @@
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '../app';
-import { authorizationCode, provisionApp, tokenRequest, type ProvisionedApp } from './oauth-helpers';
+import { admin, authorizationCode, provisionApp, registration, tokenRequest, type ProvisionedApp } from './oauth-helpers';
 import { assertionParams, authorizationParams, clientAssertion, clientKey, consentByRequestUri, pushRequest } from './oauth-fapi-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -42,7 +42,7 @@ describe('private_key_jwt client authentication', () => {
   }, 60_000);
   afterAll(() => p?.stop());
 
-  it('exchanges a code, refreshes, pushes a request and revokes with assertions (ES256, EdDSA, PS256; aud = issuer or endpoint)', async () => {
+  it('exchanges a code, refreshes, pushes a request and revokes with assertions (ES256, EdDSA, PS256; aud = the issuer)', async () => {
     const res = await exchangeWith(await clientAssertion(key, app.clientId, issuer));
     expect(res.status).toBe(200);
     const [ed, rsa] = (key as unknown as { others: Array<typeof key> }).others;
@@ -51,7 +51,7 @@ describe('private_key_jwt client authentication', () => {
       {
         grant_type: 'refresh_token',
         refresh_token: res.body.refresh_token,
-        ...assertionParams(await clientAssertion(ed!, app.clientId, tokenEndpoint)),
+        ...assertionParams(await clientAssertion(ed!, app.clientId, issuer)),
       },
       { form: true },
     );
@@ -69,7 +69,7 @@ describe('private_key_jwt client authentication', () => {
     const a = authorizationParams(app);
     const pushed = await pushRequest(`${p.urls.api}/oauth/par`, {
       ...a.params,
-      ...assertionParams(await clientAssertion(key, app.clientId, tokenEndpoint.replace(/\/token$/, '/par'))),
+      ...assertionParams(await clientAssertion(key, app.clientId, issuer)),
     });
     expect(pushed.status).toBe(201);
     const { back } = await consentByRequestUri(p, app.clientId, pushed.body.request_uri, alice);
@@ -104,9 +104,16 @@ describe('private_key_jwt client authentication', () => {
     expect([atPar.status, atPar.body.error]).toEqual([401, 'invalid_client']);
   });
 
-  it('attack: an assertion for another audience is refused', async () => {
-    for (const aud of ['https://other-server.example', `${issuer}/somewhere-else`]) {
-      const res = await exchangeWith(await clientAssertion(key, app.clientId, aud));
+  it('attack: an assertion for another audience, for an endpoint, or for several audiences at once is refused: aud is the issuer alone, a string', async () => {
+    for (const aud of [
+      'https://other-server.example',
+      `${issuer}/somewhere-else`,
+      tokenEndpoint,
+      tokenEndpoint.replace(/\/token$/, '/par'),
+      [issuer, 'https://other.example'],
+      [issuer],
+    ]) {
+      const res = await exchangeWith(await clientAssertion(key, app.clientId, issuer, { aud }));
       expect([aud, res.status, res.body.error, res.body.error_description]).toEqual([
         aud,
         401,
@@ -126,6 +133,28 @@ describe('private_key_jwt client authentication', () => {
     ]);
     const tooLong = await exchangeWith(await clientAssertion(key, app.clientId, issuer, { exp: now + 3600 }));
     expect([tooLong.status, tooLong.body.error_description]).toEqual([401, expect.stringContaining('at most 300 seconds')]);
+  });
+
+  it('attack: an assertion issued an hour ahead, or without iat, is refused; 60 s ahead (a fast clock) passes', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ahead = await exchangeWith(await clientAssertion(key, app.clientId, issuer, { iat: now + 3600, exp: now + 3660 }));
+    expect([ahead.status, ahead.body.error, ahead.body.error_description]).toEqual([401, 'invalid_client', expect.stringContaining('iat')]);
+    const noIat = await exchangeWith(await clientAssertion(key, app.clientId, issuer, { iat: undefined }));
+    expect([noIat.status, noIat.body.error_description]).toEqual([401, expect.stringContaining('iat')]);
+    const fast = await exchangeWith(await clientAssertion(key, app.clientId, issuer, { iat: now + 55, exp: now + 115 }));
+    expect(fast.status).toBe(200);
+  });
+
+  it('attack: an RS256 assertion (not allowed by FAPI 2.0) is refused, and an RS256 key cannot be registered', async () => {
+    const rs = await clientKey('RS256');
+    const refused = await admin(p, 'POST', '/apps', {
+      registration: registration({ tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [rs.jwk] } }),
+    });
+    expect([refused.status, refused.body.problems[0].field]).toEqual([422, 'jwks.keys[0]']);
+    // Signed RS256 with a registered RSA key's private half: the algorithm alone is refused.
+    const rsa = (key as unknown as { others: Array<typeof key> }).others[1]!;
+    const asRs256 = await exchangeWith(await clientAssertion({ ...rsa, alg: 'RS256' }, app.clientId, issuer));
+    expect([asRs256.status, asRs256.body.error]).toEqual([401, 'invalid_client']);
   });
 
   it('attack: an assertion signed by a key the app did not register is refused (same kid too)', async () => {
@@ -200,6 +229,7 @@ describe('private_key_jwt client authentication', () => {
   it('advertises private_key_jwt and its algorithms', async () => {
     const meta = await http('GET', `${p.urls.login}/.well-known/oauth-authorization-server`);
     expect(meta.body.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
-    expect(meta.body.token_endpoint_auth_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'RS256', 'EdDSA']);
+    expect(meta.body.token_endpoint_auth_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'EdDSA']);
+    expect(meta.body.revocation_endpoint_auth_signing_alg_values_supported).toEqual(['ES256', 'PS256', 'EdDSA']);
   });
 });

@@ -14,13 +14,15 @@ interface TokenPair {
 }
 
 /**
- * A refresh token's DPoP binding is fixed when the code is exchanged, and the retry window keeps it:
- * only the client's own retry (same client, same key, or no proof for a bearer grant) gets the
- * pair a refresh already handed out. A thief holding a stolen refresh token and the client's
+ * A grant's kind (DPoP or bearer) is fixed when the code is exchanged; the refresh token itself is
+ * bound to no key (a confidential client, RFC 9449 §5), and each refresh binds its access token to
+ * the key it proves. The retry window keeps that binding: only the client's own retry (same
+ * client, the key its first refresh proved, or no proof for a bearer grant) gets the pair a
+ * refresh already handed out. A thief holding a stolen refresh token and the client's
  * credentials, with a DPoP key of its own, can neither bind a bearer grant to its key nor take or
  * plant a pair inside the window; replaying a spent token under another binding ends the grant.
  */
-describe('Refresh tokens keep their DPoP binding, in the retry window too', () => {
+describe('Refresh tokens keep their grant’s DPoP kind, and the retry window the key of the first refresh', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;
   let api: string;
@@ -147,6 +149,23 @@ describe('Refresh tokens keep their DPoP binding, in the retry window too', () =
     const after = await refresh(first!.body.refresh_token, key);
     expect(after.status).toBe(200);
     expect(await accounts(after.body.access_token, key)).toBe(200);
+  });
+
+  it('the client rotates its DPoP key at a refresh (the refresh token is bound to no key): the retry within the window must prove the new key, the old key is reuse', async () => {
+    const oldKey = await DpopKey.generate();
+    const newKey = await DpopKey.generate();
+    const tokens = await grant(oldKey);
+
+    const rotated = await refresh(tokens.refresh_token, newKey);
+    expect(rotated.status).toBe(200);
+    expect(boundTo(rotated.body.access_token)).toBe(newKey.jkt);
+    const retry = await refresh(tokens.refresh_token, newKey);
+    expect(retry.body).toMatchObject({ access_token: rotated.body.access_token, refresh_token: rotated.body.refresh_token });
+
+    // The kept pair is bound to the new key: the old key presenting the spent token is someone else.
+    revoked(await refresh(tokens.refresh_token, oldKey));
+    expect(await accounts(rotated.body.access_token, newKey)).toBe(401);
+    expect((await refresh(rotated.body.refresh_token, newKey)).body.error).toBe('invalid_grant');
   });
 
   it('a bearer grant refreshed with a DPoP proof is not bound mid-life: refused, nothing spent, its tokens stay bearer', async () => {

@@ -15,6 +15,8 @@ export interface AuthorizationRequest {
   codeChallenge: string;
   /** OpenID Connect: echoed in the id_token, binding it to the app's session (replay protection). */
   nonce?: string;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code will be redeemed with, and no other. */
+  dpopJkt?: string;
 }
 
 export type CheckedRequest =
@@ -26,6 +28,7 @@ export type CheckedRequest =
 
 const MAX_STATE = 1024;
 const MAX_NONCE = 512;
+const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 
 /** The app's redirect URI with the authorization response parameters added (keeping its own query), and `iss` (RFC 9207). */
 export function responseUrl(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
@@ -105,7 +108,21 @@ export async function checkAuthorizationRequest(
   const nonce = query['nonce'];
   if (nonce !== undefined && (typeof nonce !== 'string' || !nonce || nonce.length > MAX_NONCE))
     return fail('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
-  return { ok: true, request: { client, redirectUri, scope: parsed.scopes, state, codeChallenge: challenge, ...(nonce ? { nonce } : {}) } };
+  const dpopJkt = query['dpop_jkt'];
+  if (dpopJkt !== undefined && (typeof dpopJkt !== 'string' || !JWK_THUMBPRINT.test(dpopJkt)))
+    return fail('invalid_request', 'dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key (43 characters, RFC 7638)');
+  return {
+    ok: true,
+    request: {
+      client,
+      redirectUri,
+      scope: parsed.scopes,
+      state,
+      codeChallenge: challenge,
+      ...(nonce ? { nonce } : {}),
+      ...(dpopJkt ? { dpopJkt } : {}),
+    },
+  };
 }
 
 /**

@@ -10,6 +10,8 @@ import { OAuthError } from './errors';
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** An assertion may live at most this long from now (FAPI 2.0 asks for short-lived ones). */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/** An assertion's `iat` may be at most this far ahead of our clock (a clock a little fast, no more). */
+export const MAX_ASSERTION_IAT_AHEAD_SECONDS = 60;
 const CLOCK_SKEW_SECONDS = 30;
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url');
@@ -26,11 +28,12 @@ export function assertionIssuer(assertion: string): string | null {
 }
 
 /**
- * private_key_jwt (RFC 7523 §3, OIDC Core §9): the assertion is signed by one of the client's
- * registered keys (ES256, PS256, RS256 or EdDSA, as the key allows), `iss` = `sub` = client_id,
- * `aud` names this server (its issuer, or the token, PAR or revocation endpoint), `exp` at most 5
- * minutes ahead, and `jti` never seen before for this client (kept in Redis until the assertion
- * expires). Returns why it fails, or null. A jwks_uri auth refuses to read (not a public address,
+ * private_key_jwt (RFC 7523 §3, OIDC Core §9, FAPI 2.0): the assertion is signed by one of the
+ * client's registered keys (ES256, PS256 or EdDSA, as the key allows), `iss` = `sub` = client_id,
+ * `aud` is this server's issuer identifier itself, a single string (an endpoint URL or a list
+ * could be an assertion made for another server, or for several), `iat` at most 60 s ahead,
+ * `exp` at most 5 minutes ahead, and `jti` never seen before for this client (kept in Redis
+ * until the assertion expires). Returns why it fails, or null. A jwks_uri auth refuses to read (not a public address,
  * a redirect, too large, not a key set) fails the assertion; one whose server does not answer is
  * 503, not a failure.
  */
@@ -38,15 +41,13 @@ export async function clientAssertionProblem(ctx: OAuthContext, client: Client, 
   if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return 'this client is not registered for private_key_jwt';
   const keys = ctx.clientKeys.keysOf(client);
   if (!keys) return 'this client has no registered keys';
-  const api = ctx.settings.apiUrl;
   let payload;
   try {
     ({ payload } = await jwtVerify(assertion, keys, {
       issuer: client.clientId,
       subject: client.clientId,
-      audience: [ctx.settings.issuer, `${api}/oauth/token`, `${api}/oauth/par`, `${api}/oauth/revoke`],
       algorithms: [...CLIENT_ASSERTION_ALGS],
-      requiredClaims: ['exp', 'jti'],
+      requiredClaims: ['aud', 'exp', 'iat', 'jti'],
       clockTolerance: CLOCK_SKEW_SECONDS,
     }));
   } catch (err) {
@@ -61,7 +62,11 @@ export async function clientAssertionProblem(ctx: OAuthContext, client: Client, 
       return "the client assertion is not signed by one of the client's registered keys";
     return 'the client assertion is not a valid signed JWT';
   }
+  if (payload.aud !== ctx.settings.issuer)
+    return `the client assertion's aud claim must be this server's issuer identifier alone, as a string (${ctx.settings.issuer})`;
   const now = Math.floor(Date.now() / 1000);
+  if (payload.iat! - now > MAX_ASSERTION_IAT_AHEAD_SECONDS)
+    return `the client assertion's iat must not be more than ${MAX_ASSERTION_IAT_AHEAD_SECONDS} seconds ahead of the server's clock`;
   if (payload.exp! - now > MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS)
     return `the client assertion's exp must be at most ${MAX_ASSERTION_LIFETIME_SECONDS} seconds ahead`;
   const jti = payload.jti;

@@ -26,6 +26,8 @@ interface PendingConsent {
   /** OpenID Connect: the request's nonce, and when the user signed in (epoch seconds), for the id_token. */
   nonce?: string;
   authTime?: number;
+  /** RFC 9449 §10: the DPoP key the code is bound to. */
+  dpopJkt?: string;
 }
 const CONSENT_TTL_SECONDS = 600;
 const pendingKey = (id: string) => `oauth-consent:${id}`;
@@ -64,6 +66,7 @@ export function loginRoutes(ctx: OAuthContext): Router {
       codeChallenge: request.codeChallenge,
       nonce: request.nonce,
       authTime: Math.floor(browser.session.createdAt / 1000),
+      ...(request.dpopJkt ? { dpopJkt: request.dpopJkt } : {}),
     };
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
     const logo = safeLogoUrl(request.client.app.logoUrl);
@@ -125,6 +128,7 @@ export function loginRoutes(ctx: OAuthContext): Router {
         codeChallenge: pending.codeChallenge,
         ...(pending.nonce ? { nonce: pending.nonce } : {}),
         ...(pending.authTime ? { authTime: pending.authTime } : {}),
+        ...(pending.dpopJkt ? { dpopJkt: pending.dpopJkt } : {}),
         expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
       };
       await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);

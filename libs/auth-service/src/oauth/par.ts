@@ -4,6 +4,8 @@ import { checkAuthorizationRequest, type CheckedRequest } from './authorize';
 import { authenticateClient, requestParams } from './client-auth';
 import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
+import { clientRequestProof, parEndpointUrls } from './dpop';
+import { profileOf } from '../registry/registration';
 import { noStore, OAuthError, oauthErrors, type OAuthErrorCode } from './errors';
 
 /** RFC 9126 §2.2. */
@@ -41,6 +43,16 @@ export function parRoute(ctx: OAuthContext, limits: ClientLimits): Router {
       if (params['request_uri'] !== undefined) throw oauthErrors.invalidRequest('request_uri must not be pushed (RFC 9126 §2.1)');
       const query: Record<string, string> = { client_id: client.clientId };
       for (const [name, value] of Object.entries(params)) if (!CLIENT_AUTH_PARAMS.has(name) && value !== undefined) query[name] = value;
+      // RFC 9449 §10.1: a proof sent with the pushed request binds its code to that key, as dpop_jkt does.
+      const jkt = await clientRequestProof(ctx, req, res, client, parEndpointUrls(ctx));
+      if (jkt && query['dpop_jkt'] !== undefined && query['dpop_jkt'] !== jkt)
+        throw oauthErrors.invalidDpopProof('dpop_jkt names another key than the DPoP proof sent with this request');
+      if (jkt) query['dpop_jkt'] = jkt;
+      // FAPI 2.0: the code is bound to the client's DPoP key from the start.
+      if (profileOf(client) === 'fapi2' && query['dpop_jkt'] === undefined)
+        throw oauthErrors.invalidDpopProof(
+          'This app follows the fapi2 profile: send a DPoP proof with the pushed request (or dpop_jkt), so that its code is bound to your DPoP key',
+        );
 
       const checked = await checkAuthorizationRequest(ctx, query, { pushed: true });
       if (!checked.ok) {

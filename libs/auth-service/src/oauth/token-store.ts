@@ -23,6 +23,8 @@ export interface CodeRecord {
   /** OpenID Connect: the authorization request's nonce and the user's sign-in time (epoch seconds), for the id_token. */
   nonce?: string;
   authTime?: number;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with only (dpop_jkt, or PAR's proof). */
+  dpopJkt?: string;
   /** Epoch milliseconds. */
   expiresAt: number;
 }
@@ -31,9 +33,19 @@ export interface CodeRecord {
 export interface RefreshRecord {
   grant: GrantRecord;
   expiresAt: number;
-  /** DPoP (RFC 9449): the thumbprint of the key the grant's tokens are bound to; every refresh must prove it. */
+  /**
+   * DPoP (RFC 9449): the grant was exchanged with a proof, so every refresh carries one and its
+   * access tokens are bound to the key that refresh proves. The refresh token itself is bound to
+   * no key (§5: a confidential client's authentication already constrains it), so a client may
+   * rotate its DPoP key without losing its users' grants.
+   */
+  dpop?: true;
+  /** Records written before refresh tokens were unbound name the key instead; they count as `dpop`. */
   jkt?: string;
 }
+
+/** Whether a refresh record's grant is a DPoP one. */
+export const dpopGrant = (record: RefreshRecord) => record.dpop === true || record.jkt !== undefined;
 
 /** Tokens that are not well-formed strings are never looked up. */
 export const plausibleToken = (value: unknown): value is string =>

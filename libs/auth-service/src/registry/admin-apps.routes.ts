@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { ClientPolicy } from './registration';
+import { LEGACY_MIX, profileOf, type ClientPolicy } from './registration';
 import type { IssuedCredentials, RegistryService, VendorApp } from './registry.service';
 
 const appSummary = (app: VendorApp) => ({
@@ -25,13 +25,21 @@ const issued = (c: IssuedCredentials) => ({
   ...policyView(c.policy),
 });
 
-/** An environment's client authentication and policy (public keys are public: shown as registered). */
+/** An environment's profile, client authentication and policy (public keys are public: shown as registered). */
 const policyView = (p: ClientPolicy) => ({
+  profile: profileOf(p),
+  ...(profileOf(p) === LEGACY_MIX
+    ? {
+        warning:
+          'These credentials follow neither OAuth profile (a mix of spec and FAPI 2.0 settings): move them to spec or fapi2 with apps set-profile',
+      }
+    : {}),
   tokenEndpointAuthMethod: p.tokenEndpointAuthMethod,
   ...(p.jwks ? { jwks: p.jwks } : {}),
   ...(p.jwksUri ? { jwksUri: p.jwksUri } : {}),
   requirePushedAuthorizationRequests: p.requirePushedAuthorizationRequests,
   dpopBoundAccessTokens: p.dpopBoundAccessTokens,
+  dpopNonceRequired: p.dpopNonceRequired,
 });
 
 /**
@@ -65,6 +73,11 @@ export function adminAppRoutes(registry: RegistryService): Router {
     const body = (req.body ?? {}) as { to?: unknown; redirectUris?: unknown; webOrigins?: unknown; pages?: unknown; policy?: unknown };
     const { to, redirectUris, webOrigins, pages, policy } = body;
     res.status(201).json(issued(await registry.promote(req.params['app'] as string, { to, redirectUris, webOrigins, pages, policy })));
+  });
+  router.post('/admin/apps/:app/profile', async (req, res) => {
+    const body = (req.body ?? {}) as { environment?: unknown; policy?: unknown };
+    const changed = await registry.setProfile(req.params['app'] as string, body.environment, body.policy);
+    res.json({ ...appSummary(changed.app), environment: changed.environment, clientId: changed.clientId, ...policyView(changed.policy) });
   });
   router.post('/admin/apps/:app/rotate-secret', async (req, res) => {
     res.json(

@@ -184,8 +184,8 @@ describe('client authentication and policy (issue 27)', () => {
     expect(validateJwks({ keys: [] })).toEqual({ ok: false, problems: [{ field: 'jwks.keys', message: 'must list 1 to 10 keys' }] });
   });
 
-  it('default PAR and DPoP to required in PROD only; private_key_jwt needs keys, by value or https URL, not both', () => {
-    expect(validateClientPolicy({}, 'DEV')).toEqual({
+  it('take the spec profile by default in every environment, PROD too; fapi2 sets PAR, DPoP and private_key_jwt; private_key_jwt needs keys, by value or https URL, not both', () => {
+    const spec = {
       ok: true,
       value: {
         tokenEndpointAuthMethod: 'client_secret_basic',
@@ -193,12 +193,16 @@ describe('client authentication and policy (issue 27)', () => {
         jwksUri: null,
         requirePushedAuthorizationRequests: false,
         dpopBoundAccessTokens: false,
+        dpopNonceRequired: false,
       },
+    };
+    for (const env of ['DEV', 'UAT', 'PROD'] as const) expect(validateClientPolicy({}, env)).toEqual(spec);
+    expect(validateClientPolicy({ profile: 'fapi2', jwksUri: 'https://keys.example/jwks' }, 'PROD')).toMatchObject({
+      value: { tokenEndpointAuthMethod: 'private_key_jwt', requirePushedAuthorizationRequests: true, dpopBoundAccessTokens: true },
     });
-    expect(validateClientPolicy({}, 'PROD')).toMatchObject({
-      value: { requirePushedAuthorizationRequests: true, dpopBoundAccessTokens: true },
+    expect(validateClientPolicy({ profile: 'spec', dpopBoundAccessTokens: true }, 'PROD')).toMatchObject({
+      problems: [{ field: 'dpopBoundAccessTokens' }],
     });
-    expect(validateClientPolicy({ dpopBoundAccessTokens: false }, 'PROD')).toMatchObject({ value: { dpopBoundAccessTokens: false } });
     const fields = (input: Record<string, unknown>) => {
       const r = validateClientPolicy(input, 'UAT');
       return r.ok ? [] : r.problems.map((p) => p.field);

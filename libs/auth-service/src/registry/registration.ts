@@ -23,22 +23,45 @@ export interface Registration {
   webOrigins?: string[];
   /** "Scopes requested": values from spec §2.2. */
   scopes: Scope[];
-  /** How the app authenticates at the token and PAR endpoints (issue 27); client_secret_basic by default. */
+  /** The OAuth profile, whole: `spec` (client secret, Bearer tokens, plain authorization requests; the default) or `fapi2`. */
+  profile?: OAuthProfile;
+  /** How the app authenticates at the token and PAR endpoints; client_secret_basic by default (fapi2: private_key_jwt). */
   tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
   /** private_key_jwt: the app's public keys, inline (RFC 7517 JWK Set) … */
   jwks?: JwkSet;
   /** … or where it publishes them (https). */
   jwksUri?: string;
-  /** Authorization requests only by PAR (RFC 9126); default: false in DEV and UAT, true in PROD. */
+  /** Authorization requests only by PAR (RFC 9126); default: as the profile says (fapi2 yes, spec no). */
   requirePushedAuthorizationRequests?: boolean;
-  /** Access tokens only DPoP-bound (RFC 9449); default: false in DEV and UAT, true in PROD. */
+  /** Access tokens only DPoP-bound (RFC 9449); default: as the profile says (fapi2 yes, spec no). */
   dpopBoundAccessTokens?: boolean;
+  /** Every DPoP proof of this client must carry the server's current nonce (RFC 9449 §8); default false. */
+  dpopNonceRequired?: boolean;
+}
+
+/**
+ * The two OAuth profiles an environment's credentials follow, each complete. `spec`: the seed
+ * spec's flow (a client secret, Bearer tokens, a plain authorization request), the default in
+ * every environment, so a vendor built to the spec works from DEV to PROD. `fapi2`: the FAPI 2.0
+ * Security Profile (PAR, DPoP-bound tokens, private_key_jwt with PS256, ES256 or EdDSA).
+ */
+export const OAUTH_PROFILES = ['spec', 'fapi2'] as const;
+export type OAuthProfile = (typeof OAUTH_PROFILES)[number];
+/** Credentials whose flags match neither profile (set one by one, or promoted to PROD before profiles existed). */
+export const LEGACY_MIX = 'legacy-mix';
+
+/** Which profile a policy amounts to. */
+export function profileOf(policy: ClientPolicy): OAuthProfile | typeof LEGACY_MIX {
+  const byKey = policy.tokenEndpointAuthMethod === 'private_key_jwt';
+  if (byKey && policy.requirePushedAuthorizationRequests && policy.dpopBoundAccessTokens) return 'fapi2';
+  if (!byKey && !policy.requirePushedAuthorizationRequests && !policy.dpopBoundAccessTokens) return 'spec';
+  return LEGACY_MIX;
 }
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
-/** Signature algorithms a client assertion may use, by the registered key's type. */
-export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'RS256', 'EdDSA'] as const;
+/** Signature algorithms a client assertion may use (FAPI 2.0 allows these three only; RS256 is not among them). */
+export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'EdDSA'] as const;
 export interface JwkSet {
   keys: Array<Record<string, unknown>>;
 }
@@ -50,6 +73,7 @@ export interface ClientPolicy {
   jwksUri: string | null;
   requirePushedAuthorizationRequests: boolean;
   dpopBoundAccessTokens: boolean;
+  dpopNonceRequired: boolean;
 }
 
 export interface Problem {
@@ -61,7 +85,7 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Probl
 
 type Kind = 'text' | 'url' | 'email' | 'country' | 'phone';
 const FIELDS: Record<
-  Exclude<keyof Registration, 'redirectUris' | 'webOrigins' | 'scopes' | keyof ClientPolicy>,
+  Exclude<keyof Registration, 'redirectUris' | 'webOrigins' | 'scopes' | 'profile' | keyof ClientPolicy>,
   { kind: Kind; required: boolean; max: number }
 > = {
   companyName: { kind: 'text', required: true, max: 200 },
@@ -79,6 +103,8 @@ const FIELDS: Record<
   termsOfServiceUrl: { kind: 'url', required: true, max: 2000 },
 };
 const POLICY_FIELDS = [
+  'profile',
+  'dpopNonceRequired',
   'tokenEndpointAuthMethod',
   'jwks',
   'jwksUri',
@@ -295,7 +321,7 @@ export function validateRedirectUris(uris: unknown): Validated<string[]> {
 
 /** Members that only a private key has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2): never registered. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-const ALG_BY_KEY: Record<string, readonly string[]> = { EC: ['ES256'], RSA: ['RS256', 'PS256'], OKP: ['EdDSA'] };
+const ALG_BY_KEY: Record<string, readonly string[]> = { EC: ['ES256'], RSA: ['PS256'], OKP: ['EdDSA'] };
 
 /** Why some member of a JWK (its name or any string in it) is not plain text, or null. */
 function unsafeMember(value: unknown, path = ''): string | null {
@@ -380,17 +406,33 @@ export function jwksUriProblem(value: unknown, rules: JwksUriRules = {}): string
 
 /**
  * The client-authentication fields and policy of one environment (registration: DEV; promotion:
- * the environment promoted to). The two policies default to false in DEV and UAT, true in PROD.
+ * the environment promoted to), the same in every environment: `profile` sets them all (spec by
+ * default), and a flag given beside a profile must agree with it. Flags given without a profile
+ * are taken as they are (the result may be a legacy mix, which `apps list` warns about).
  */
 export function validateClientPolicy(
   input: Record<string, unknown>,
-  environment: 'DEV' | 'UAT' | 'PROD',
+  _environment: 'DEV' | 'UAT' | 'PROD',
   rules: JwksUriRules = {},
 ): Validated<ClientPolicy> {
   const problems: Problem[] = [];
-  const method = input['tokenEndpointAuthMethod'] ?? 'client_secret_basic';
+  const profile = input['profile'];
+  if (profile !== undefined && profile !== null && !(OAUTH_PROFILES as readonly unknown[]).includes(profile))
+    problems.push({ field: 'profile', message: `must be one of ${OAUTH_PROFILES.join(', ')}` });
+  const fapi2 = profile === 'fapi2';
+  const method = input['tokenEndpointAuthMethod'] ?? (fapi2 ? 'private_key_jwt' : 'client_secret_basic');
   if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(method))
     problems.push({ field: 'tokenEndpointAuthMethod', message: `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}` });
+  else if (fapi2 && method !== 'private_key_jwt')
+    problems.push({
+      field: 'tokenEndpointAuthMethod',
+      message: 'must be private_key_jwt in the fapi2 profile (a client secret is refused there)',
+    });
+  else if (profile === 'spec' && method === 'private_key_jwt')
+    problems.push({
+      field: 'tokenEndpointAuthMethod',
+      message: 'must be client_secret_basic or client_secret_post in the spec profile (choose fapi2 for private_key_jwt)',
+    });
   let jwks: JwkSet | null = null;
   if (input['jwks'] !== undefined && input['jwks'] !== null) {
     const checked = validateJwks(input['jwks']);
@@ -407,14 +449,17 @@ export function validateClientPolicy(
   if (input['jwks'] != null && uri != null) problems.push({ field: 'jwksUri', message: 'give jwks or jwksUri, not both' });
   if (method === 'private_key_jwt' && input['jwks'] == null && uri == null)
     problems.push({ field: 'jwks', message: 'private_key_jwt needs the public keys: jwks (inline) or jwksUri' });
-  const flag = (name: 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens') => {
+  const flag = (name: 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens' | 'dpopNonceRequired', byProfile: boolean) => {
     const value = input[name];
-    if (value === undefined || value === null) return environment === 'PROD';
+    if (value === undefined || value === null) return byProfile;
     if (typeof value !== 'boolean') problems.push({ field: name, message: 'must be true or false' });
+    else if (profile !== undefined && name !== 'dpopNonceRequired' && value !== byProfile)
+      problems.push({ field: name, message: `is ${byProfile} in the ${String(profile)} profile` });
     return value === true;
   };
-  const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests');
-  const dpopBoundAccessTokens = flag('dpopBoundAccessTokens');
+  const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests', fapi2);
+  const dpopBoundAccessTokens = flag('dpopBoundAccessTokens', fapi2);
+  const dpopNonceRequired = flag('dpopNonceRequired', false);
   if (problems.length) return { ok: false, problems };
   return {
     ok: true,
@@ -424,6 +469,7 @@ export function validateClientPolicy(
       jwksUri,
       requirePushedAuthorizationRequests,
       dpopBoundAccessTokens,
+      dpopNonceRequired,
     },
   };
 }

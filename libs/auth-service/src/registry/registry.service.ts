@@ -70,6 +70,8 @@ export interface Client {
   requirePushedAuthorizationRequests: boolean;
   /** Access tokens only DPoP-bound (RFC 9449): enforced by the token endpoint. */
   dpopBoundAccessTokens: boolean;
+  /** Every DPoP proof of this client carries the server's nonce (RFC 9449 §8). */
+  dpopNonceRequired: boolean;
   /** The app's own secret for OpenID Connect pairwise subject identifiers (never shown anywhere). */
   subjectSecret: string;
 }
@@ -108,7 +110,8 @@ const hashSecret = (secret: string) => createHash('sha256').update(secret).diges
 const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a.app_name, a.description, a.logo_url, a.homepage_url, a.support_email,
   a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
 
-const POLICY_COLUMNS = `c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.require_pushed_authorization_requests, c.dpop_bound_access_tokens`;
+const POLICY_COLUMNS = `c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.require_pushed_authorization_requests, c.dpop_bound_access_tokens,
+  c.dpop_nonce_required`;
 
 const toPolicy = (r: Record<string, any>): ClientPolicy => ({
   tokenEndpointAuthMethod: r['token_endpoint_auth_method'],
@@ -116,6 +119,7 @@ const toPolicy = (r: Record<string, any>): ClientPolicy => ({
   jwksUri: r['jwks_uri'] ?? null,
   requirePushedAuthorizationRequests: r['require_pushed_authorization_requests'],
   dpopBoundAccessTokens: r['dpop_bound_access_tokens'],
+  dpopNonceRequired: r['dpop_nonce_required'] ?? false,
 });
 
 /** A client with its app, whatever its environment and status (the caller decides: the row is remembered by client id). */
@@ -228,6 +232,7 @@ export class RegistryService {
         jwksUri: reg.jwksUri ?? null,
         requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests ?? false,
         dpopBoundAccessTokens: reg.dpopBoundAccessTokens ?? false,
+        dpopNonceRequired: reg.dpopNonceRequired ?? false,
       };
       await this.insertCredentials(tx, app, 'DEV', clientId, clientSecret, reg.redirectUris, webOrigins, policy);
       return { app, environment: 'DEV', clientId, clientSecret, redirectUris: reg.redirectUris, webOrigins, policy };
@@ -285,7 +290,7 @@ export class RegistryService {
         }
         // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
         const pages = validatePublicPages(locked, input.pages);
-        // Each environment has its own client authentication and policy: PROD requires PAR and DPoP unless told otherwise.
+        // Each environment has its own client authentication and policy: the spec profile unless another is chosen.
         const given = input.policy && typeof input.policy === 'object' && !Array.isArray(input.policy) ? input.policy : {};
         const policy = validateClientPolicy(given as Record<string, unknown>, next);
         const problems = [
@@ -356,6 +361,53 @@ export class RegistryService {
           webOrigins: creds.web_origins,
           policy: toPolicy(creds),
         };
+      }),
+    );
+  }
+
+  /**
+   * Moves one environment's credentials to an OAuth profile (`policy.profile` is required; keys
+   * come with it for fapi2): how credentials promoted before profiles existed leave their mix.
+   * Client id and secret stay; grants stay (their tokens follow the new policy from the next request).
+   */
+  async setProfile(
+    ref: string,
+    environment: unknown,
+    input: unknown,
+  ): Promise<{ app: VendorApp; environment: Environment; clientId: string; policy: ClientPolicy }> {
+    if (typeof environment !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(environment))
+      throw errors.badInput('environment', 'environment must be DEV, UAT or PROD');
+    const env = environment as Environment;
+    const given = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    if (given['profile'] === undefined) throw new RegistrationError([{ field: 'profile', message: 'is required: spec or fapi2' }]);
+    const checked = validateClientPolicy(given, env, env === 'DEV' ? this.devJwksUriRules : {});
+    if (!checked.ok) throw new RegistrationError(checked.problems);
+    const policy = checked.value;
+    return this.written(() =>
+      this.dataSource.transaction(async (tx) => {
+        const app = await this.lockApp(tx, ref);
+        const rows = returnedRows<{ client_id: string }>(
+          await tx.query(
+            `UPDATE vendor_app_credentials SET token_endpoint_auth_method = $3, jwks = $4, jwks_uri = $5,
+               require_pushed_authorization_requests = $6, dpop_bound_access_tokens = $7, dpop_nonce_required = $8
+             WHERE app_id = $1 AND environment = $2 RETURNING client_id`,
+            [
+              app.id,
+              env,
+              policy.tokenEndpointAuthMethod,
+              policy.jwks ? JSON.stringify(policy.jwks) : null,
+              policy.jwksUri,
+              policy.requirePushedAuthorizationRequests,
+              policy.dpopBoundAccessTokens,
+              policy.dpopNonceRequired,
+            ],
+          ),
+        );
+        if (!rows[0])
+          throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, {
+            field: 'environment',
+          });
+        return { app, environment: env, clientId: rows[0].client_id, policy };
       }),
     );
   }
@@ -487,8 +539,8 @@ export class RegistryService {
   ): Promise<void> {
     await tx.query(
       `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins,
-         token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens, dpop_nonce_required)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         clientId,
         app.id,
@@ -501,6 +553,7 @@ export class RegistryService {
         policy.jwksUri,
         policy.requirePushedAuthorizationRequests,
         policy.dpopBoundAccessTokens,
+        policy.dpopNonceRequired,
       ],
     );
     const note =

@@ -1,7 +1,7 @@
 // A vendor's backend at the FAPI 2.0 level, written with oauth4webapi (a standards OAuth 2.0 /
 // OpenID Connect client) exactly as its documentation shows: discovery, a pushed authorization
-// request (RFC 9126) authenticated with private_key_jwt (RFC 7523), the code exchanged with a
-// DPoP proof (RFC 9449), the id_token validated, API calls with proofs, a refresh with a proof,
+// request (RFC 9126) authenticated with private_key_jwt (RFC 7523) and carrying a DPoP proof (its
+// code bound to that key, RFC 9449 §10), the code exchanged with a proof of the same key, the id_token validated, API calls with proofs, a refresh with a proof,
 // revocation. Run by fapi2-client.spec.ts as a child process (oauth4webapi is an ES module); the
 // test drives the person's browser part (sign-in and consent) and reads what this reports.
 import * as oauth from 'oauth4webapi';
@@ -53,6 +53,7 @@ async function main() {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const nonce = oauth.generateRandomNonce();
+  // With a DPoP proof (RFC 9449 §10.1): the code is bound to this key, as FAPI 2.0 asks.
   const parResponse = await oauth.pushedAuthorizationRequest(
     as,
     client,
@@ -66,7 +67,7 @@ async function main() {
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     },
-    insecure,
+    { DPoP: dpop, ...insecure },
   );
   const par = await oauth.processPushedAuthorizationResponse(as, client, parResponse);
   step('par', { requestUri: par.request_uri, expiresIn: par.expires_in });

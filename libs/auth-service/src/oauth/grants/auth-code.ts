@@ -41,6 +41,13 @@ export async function authCodeGrant(
   if (!isVerifier(verifier)) throw oauthErrors.invalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
   if (!verifierMatches(verifier, record.codeChallenge))
     throw oauthErrors.invalidGrant('code_verifier does not match the code_challenge (S256)');
+  // RFC 9449 §10: a code requested with dpop_jkt (or pushed with a proof) is redeemed only with a proof of that key.
+  if (record.dpopJkt && jkt !== record.dpopJkt)
+    throw oauthErrors.invalidDpopProof(
+      jkt
+        ? 'This authorization code is bound to another DPoP key (dpop_jkt): prove the key the authorization request named'
+        : 'This authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed by that key',
+    );
   // The consent as PostgreSQL recorded it, not as Redis tells it: same user, app, client and scope, fresh, never redeemed.
   const stored = await ctx.grants.find(record.grant.id);
   const fresh = stored && Date.now() - stored.createdAt.getTime() <= (ctx.settings.codeTtlSeconds + 5) * 1000;
@@ -50,8 +57,8 @@ export async function authCodeGrant(
 
   const refreshToken = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  // A DPoP exchange binds the whole grant to the proof's key: every refresh must prove it too.
-  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000, ...(jkt ? { jkt } : {}) };
+  // A DPoP exchange makes a DPoP grant: every refresh carries a proof (of any key the client holds), never the key itself.
+  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000, ...(jkt ? { dpop: true as const } : {}) };
   const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(refresh), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (swapped.spent) return reused(ctx, record);

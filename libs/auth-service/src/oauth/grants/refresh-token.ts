@@ -5,16 +5,16 @@ import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
-import { newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
+import { dpopGrant, newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
 import { sameGrant } from '../grants';
 import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
 /**
- * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6; DESIGN §4). Single use:
+ * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
  * concurrent refreshes exactly one succeeds. Within a window after that (60 s by default), the
- * same client presenting the same spent token with the same DPoP binding (a proof of the grant's
- * key, or no proof for a bearer grant) gets the same new pair again while that pair is unused (a
+ * same client presenting the same spent token with the same DPoP binding (a proof of the key that
+ * first refresh proved, or no proof for a bearer grant) gets the same new pair again while that pair is unused (a
  * retry after a timeout logs nobody out; a thief racing the client holds the same tokens, and the
  * next rotation by either side exposes the other); any other presentation of a spent token (another
  * key, no proof for a bound grant, a proof for a bearer one), a reuse after the window, or one after
@@ -39,15 +39,14 @@ export async function refreshTokenGrant(
   const record = JSON.parse(found.value) as RefreshRecord;
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
   if (found.spent) return reused(ctx, token, record, found.spentAt, jkt);
-  // The refresh token's binding is fixed at the code exchange and never changes: a grant exchanged
-  // with a DPoP proof stays bound to that key, one exchanged without stays bearer. Binding a bearer
-  // grant later would let a thief holding the token and the client's credentials tie it to its own
-  // key. Checked before anything is spent, so a request without the right binding can neither
-  // refresh nor burn the owner's token.
-  if (record.jkt && !jkt)
-    throw oauthErrors.invalidDpopProof('This refresh token is bound to a DPoP key: send a DPoP proof signed by that key');
-  if (record.jkt && jkt !== record.jkt) throw oauthErrors.invalidGrant('The refresh token is bound to another DPoP key');
-  if (!record.jkt && jkt)
+  // A grant's kind is fixed at the code exchange: a DPoP grant refreshes with a proof, and its new
+  // access token is bound to the key that proof shows (the refresh token is bound to no key,
+  // RFC 9449 §5, so the client may rotate its key); a bearer grant refreshes without one, and is
+  // never turned into a DPoP grant mid-life. Checked before anything is spent, so a request of the
+  // wrong kind can neither refresh nor burn the owner's token.
+  if (dpopGrant(record) && !jkt)
+    throw oauthErrors.invalidDpopProof('This grant was authorized with DPoP: send a DPoP proof with every refresh');
+  if (!dpopGrant(record) && jkt)
     throw oauthErrors.invalidDpopProof(
       'This grant was authorized without DPoP, so its tokens stay bearer tokens: refresh without a DPoP proof, or authorize again with one for DPoP-bound tokens',
     );
@@ -71,8 +70,8 @@ export async function refreshTokenGrant(
   }
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
-  const bound = record.jkt;
-  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { jkt: bound } : {}) };
+  const bound = dpopGrant(record) ? jkt : undefined;
+  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { dpop: true as const } : {}) };
   // Signed before the swap, so that the swap also writes the new session and the answer a retry
   // gets: one Redis round trip, and neither exists unless this request spent the token.
   const { session, answer } = await prepareTokens(ctx, stored, scope, next, bound);
@@ -110,8 +109,8 @@ export function readRefreshRecord(ctx: OAuthContext, params: Record<string, stri
  * A spent token again: within the window, the answer it got (waiting a moment for a refresh still
  * under way), unless that answer's tokens have been used since (the client moved on, so this is
  * someone else); after the window, or in that case, the grant ends. Only the client's own retry
- * carries the binding the token was spent with (`jkt`: a proof of the grant's key, or none for a
- * bearer grant), and the kept pair must be bound to that same key: any other presentation is
+ * carries the binding the token was spent with (`jkt`: a proof of the key the first refresh
+ * proved, which the kept access token is bound to, or none for a bearer grant): any other presentation is
  * someone else's, and ends the grant at once, so a thief can neither take the client's pair nor
  * hand the client its own.
  */
@@ -123,8 +122,8 @@ async function reused(
   jkt: string | undefined,
 ): Promise<TokenResponse> {
   const anotherBinding =
-    'The refresh token was already used, and this request is not bound as the grant is (a proof of its DPoP key, or none for a bearer grant); the grant has been revoked';
-  if (jkt !== record.jkt) return endGrant(ctx, record, anotherBinding);
+    'The refresh token was already used, and this request does not prove the key its first use was bound to (or none, for a bearer grant); the grant has been revoked';
+  if (!!jkt !== dpopGrant(record)) return endGrant(ctx, record, anotherBinding);
   const windowMs = ctx.settings.refreshReuseGraceSeconds * 1000;
   if (spentAt !== undefined && Date.now() - spentAt < windowMs) {
     for (let waited = 0; waited <= 1500; waited += 50) {
