@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestPlatform } from './test-platform';
 
@@ -16,6 +18,13 @@ export interface CliRun {
  */
 export function adminCli(p: TestPlatform, args: string[], stdin = ''): Promise<CliRun> {
   return runTool('tools/admin/cli.ts', args, { ADMIN_URL: p.urls.adminApi, ADMIN_TOKEN: p.adminToken }, stdin);
+}
+
+/** A registration document written to a file of its own, for `apps provision --file`. */
+export function registrationFile(doc: unknown): string {
+  const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(doc));
+  return path;
 }
 
 /** One of the operators' tools (`tools/…/*.ts`) run as npm runs it, with `env` over this process's environment (undefined removes a variable). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http } from '@trading/testing';
 import { registration } from './oauth-helpers';
-import { adminCli } from './admin-cli';
+import { adminCli, registrationFile } from './admin-cli';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const ROOT = join(__dirname, '../../../..');
@@ -15,11 +15,7 @@ describe('admin CLI: apps, users, PATs', () => {
   const cli = (...args: string[]) => adminCli(p, args);
   /** The CLI with `input` on standard input (a pipe, as in `printf … | npm run admin -- …`). */
   const cliWithInput = (input: string, ...args: string[]) => adminCli(p, args, input);
-  const file = (doc: unknown) => {
-    const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(path, JSON.stringify(doc));
-    return path;
-  };
+  const file = registrationFile;
 
   beforeAll(async () => {
     p = await startTestPlatform();

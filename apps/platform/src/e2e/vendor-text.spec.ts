@@ -1,7 +1,4 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { adminCli } from './admin-cli';
+import { adminCli, registrationFile } from './admin-cli';
 import { admin, provisionApp, registration } from './oauth-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
@@ -13,11 +10,7 @@ const FAKE_ROW = 'Acme\u001b[1A\u001b[2K\rTrusted Bank Ltd ACTIVE\u0007\u001b]0;
 /** A vendor's text may steer neither the operator's terminal nor what a user reads. */
 describe('text from vendors is text', () => {
   let p: TestPlatform;
-  const file = (doc: unknown) => {
-    const path = join(tmpdir(), `registration-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-    writeFileSync(path, JSON.stringify(doc));
-    return path;
-  };
+  const file = registrationFile;
 
   beforeAll(async () => {
     p = await startTestPlatform();

@@ -391,16 +391,7 @@ export class RegistryService {
             `UPDATE vendor_app_credentials SET token_endpoint_auth_method = $3, jwks = $4, jwks_uri = $5,
                require_pushed_authorization_requests = $6, dpop_bound_access_tokens = $7, dpop_nonce_required = $8
              WHERE app_id = $1 AND environment = $2 RETURNING client_id`,
-            [
-              app.id,
-              env,
-              policy.tokenEndpointAuthMethod,
-              policy.jwks ? JSON.stringify(policy.jwks) : null,
-              policy.jwksUri,
-              policy.requirePushedAuthorizationRequests,
-              policy.dpopBoundAccessTokens,
-              policy.dpopNonceRequired,
-            ],
+            [app.id, env, ...policyColumns(policy)],
           ),
         );
         if (!rows[0])
@@ -541,20 +532,7 @@ export class RegistryService {
       `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins,
          token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens, dpop_nonce_required)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        clientId,
-        app.id,
-        env,
-        hashSecret(clientSecret),
-        redirectUris,
-        webOrigins,
-        policy.tokenEndpointAuthMethod,
-        policy.jwks ? JSON.stringify(policy.jwks) : null,
-        policy.jwksUri,
-        policy.requirePushedAuthorizationRequests,
-        policy.dpopBoundAccessTokens,
-        policy.dpopNonceRequired,
-      ],
+      [clientId, app.id, env, hashSecret(clientSecret), redirectUris, webOrigins, ...policyColumns(policy)],
     );
     const note =
       env === 'DEV'
@@ -601,3 +579,15 @@ const toClient = (r: Record<string, any>): Client => ({
   ...toPolicy(r),
   subjectSecret: r['subject_secret'],
 });
+
+/** A client policy as the credentials row's columns, in their order in every statement that writes them. */
+function policyColumns(policy: ClientPolicy): unknown[] {
+  return [
+    policy.tokenEndpointAuthMethod,
+    policy.jwks ? JSON.stringify(policy.jwks) : null,
+    policy.jwksUri,
+    policy.requirePushedAuthorizationRequests,
+    policy.dpopBoundAccessTokens,
+    policy.dpopNonceRequired,
+  ];
+}
