@@ -84,7 +84,11 @@ export interface paths {
          */
         get: operations["getUserInfo"];
         put?: never;
-        post?: never;
+        /**
+         * The signed-in user
+         * @description Scopes: read:accounts
+         */
+        post: operations["postUserInfo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1883,8 +1887,10 @@ export interface components {
             client_secret?: string;
         };
         UserInfo: {
-            sub?: string;
-            userId: string;
+            /** @description An app's token: that app's pairwise subject (as in its ID tokens); a PAT session: the user id */
+            sub: string;
+            /** @description PAT sessions only: an app sees the user by its pairwise `sub` alone */
+            userId?: string;
             /** Format: email */
             email: string;
             firstName: string;
@@ -2252,6 +2258,8 @@ export interface operations {
                 code_challenge?: string;
                 code_challenge_method?: string;
                 nonce?: string;
+                prompt?: string;
+                max_age?: string;
                 request_uri?: string;
             };
             header?: never;
@@ -2277,6 +2285,40 @@ export interface operations {
         };
     };
     getUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Invalid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing read:accounts */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postUserInfo: {
         parameters: {
             query?: never;
             header?: never;

@@ -5,8 +5,9 @@ import { confirmedKey, DPOP_ALGORITHMS, DpopError, dpopChallenge, DpopVerifier }
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
-import type { SessionStore } from './sessions';
+import type { SessionRecord, SessionStore } from './sessions';
 import { SigningKeyStates } from './signing-keys';
+import { userCommitment } from './user-commitment';
 
 export interface AccessTokenSettings {
   /** The auth app's JWKS document. */
@@ -168,15 +169,15 @@ export class EdgeAuthenticator {
     }
     // Checked on cache hits too: a retired key's tokens stop working everywhere the moment auth says so.
     if (keyState === 'retired') throw refuse('The access token was signed by a retired key');
-    if (!session || session.userId !== claims.sub || session.kind !== claims.kind)
-      throw refuse('The session has ended (revoked or expired)');
+    if (!session || !sameUser(session, claims) || session.kind !== claims.kind) throw refuse('The session has ended (revoked or expired)');
     if (!ipAllowed(clientIp, claims.ipAllowlist)) {
       throw new AppError('IP_NOT_ALLOWED', 'This token may not be used from this address');
     }
     await this.checkBinding(presented.scheme, token, jkt, request);
     if (claims.kind === 'oauth') await this.noteUsed(sid, session.expiresAt);
-    const { ipAllowlist: _list, ...rest } = claims;
-    return { ...rest, ip: clientIp };
+    const { ipAllowlist: _list, userCommitment: _commitment, ...rest } = claims;
+    // Inside the platform the caller is the platform user, whatever subject its app knows it by.
+    return { ...rest, sub: session.userId, ip: clientIp };
   }
 
   /**
@@ -235,8 +236,20 @@ export class EdgeAuthenticator {
   }
 }
 
+type SignedClaims = Omit<Claims, 'ip'> & { ipAllowlist: string[]; userCommitment?: string };
+
+/**
+ * Whether the session is the token's user's: an OAuth token names its user by the app's pairwise
+ * subject and commits to the platform user id, which the session's key opens; a PAT token (and an
+ * OAuth token signed before commitments) names the platform user id itself.
+ */
+function sameUser(session: SessionRecord, claims: SignedClaims): boolean {
+  if (claims.userCommitment === undefined) return session.userId === claims.sub;
+  return typeof session.userKey === 'string' && userCommitment(session.userKey, session.userId) === claims.userCommitment;
+}
+
 /** The caller as the signed token describes it; null when a claim is missing or malformed. */
-function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: string[] }) | null {
+function claimsOf(payload: JWTPayload): SignedClaims | null {
   const {
     sub,
     sid,
@@ -246,11 +259,13 @@ function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: str
     client_id: clientId,
     pat_id: patId,
     ip_allow: ipAllowlist = [],
+    user_commitment: commitment,
   } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
   if (kind === 'pat' && (typeof patId !== 'string' || (access !== 'READ_ONLY' && access !== 'READ_WRITE'))) return null;
   if (kind === 'oauth' && typeof clientId !== 'string') return null;
   if (!Array.isArray(ipAllowlist) || !ipAllowlist.every((e) => typeof e === 'string')) return null;
+  if (commitment !== undefined && (kind !== 'oauth' || typeof commitment !== 'string')) return null;
   return {
     sub,
     sid,
@@ -258,6 +273,7 @@ function claimsOf(payload: JWTPayload): (Omit<Claims, 'ip'> & { ipAllowlist: str
     scope: scope.split(' ').filter(Boolean),
     ...(kind === 'pat' ? { patId: patId as string, access: access as PatAccess } : { clientId: clientId as string }),
     ipAllowlist: ipAllowlist as string[],
+    ...(commitment !== undefined ? { userCommitment: commitment as string } : {}),
   };
 }
 

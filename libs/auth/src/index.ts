@@ -10,3 +10,4 @@ export * from './identity-config';
 export * from './idempotency';
 export * from './expiring-cache';
 export * from './dpop';
+export * from './user-commitment';

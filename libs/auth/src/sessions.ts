@@ -4,7 +4,8 @@ import type { KeyValueStore, SwapWrites } from '@trading/redis';
  * Live session state, shared by every service instance through Redis. A token whose `sid`
  * has no live record here is refused, which is what makes revocation immediate. The record
  * says only that the session is live and whose it is: what the caller may do (scope, access,
- * IP list) comes from the signed access token, so a record forged in Redis grants nothing.
+ * IP list) comes from the signed access token, and whose it is must match what the token signs
+ * (its `sub`, or for OAuth its user commitment), so a record forged in Redis grants nothing.
  */
 export interface SessionRecord {
   sid: string;
@@ -14,6 +15,8 @@ export interface SessionRecord {
   clientId?: string;
   /** OAuth sessions: the grant (consent) they were issued under; revoking it ends them all. */
   grantId?: string;
+  /** OAuth sessions: the key of the access token's user commitment (user-commitment.ts), which names `userId`. */
+  userKey?: string;
   /** Epoch seconds. */
   expiresAt: number;
 }
@@ -71,18 +74,18 @@ export class SessionStore {
   }
 
   async revoke(sid: string): Promise<void> {
-    await this.store.del(sessionKey(sid));
+    await this.store.revoke(sessionKey(sid));
   }
 
   /** Ends every session created from one PAT; harmless to repeat. */
   async revokePat(patId: string): Promise<number> {
     const sids = await this.store.members(patSessionsKey(patId));
-    return this.store.del(...sids.map(sessionKey), patSessionsKey(patId));
+    return this.store.revoke(...sids.map(sessionKey), patSessionsKey(patId));
   }
 
   /** Ends every access-token session of one OAuth grant; harmless to repeat. */
   async revokeGrant(grantId: string): Promise<number> {
     const sids = await this.store.members(grantSessionsKey(grantId));
-    return this.store.del(...sids.map(sessionKey), grantSessionsKey(grantId));
+    return this.store.revoke(...sids.map(sessionKey), grantSessionsKey(grantId));
   }
 }

@@ -48,12 +48,10 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     });
     const [, payload] = (res.body.access_token as string).split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-    expect(claims).toMatchObject({
-      kind: 'oauth',
-      client_id: app.clientId,
-      scope: 'read:accounts',
-      sub: (await p.auth.users.findByEmail(alice.email))!.id,
-    });
+    expect(claims).toMatchObject({ kind: 'oauth', client_id: app.clientId, scope: 'read:accounts' });
+    // The app knows the user by its own pairwise subject only, never by the platform's user id.
+    expect(claims.sub).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(claims.sub).not.toBe((await p.auth.users.findByEmail(alice.email))!.id);
     expect(claims.exp - claims.iat).toBe(3600);
 
     const accounts = await http('GET', `${p.urls.api}/accounts`, { token: res.body.access_token });
@@ -70,9 +68,9 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     expect(tokens.scope).toBe('read:accounts read:banking');
     const me = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: tokens.access_token });
     expect(me.status).toBe(200);
+    // The same pairwise sub as the token's, and no platform user id.
     expect(me.body).toEqual({
-      sub: me.body.userId,
-      userId: expect.any(String),
+      sub: JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString()).sub,
       email: alice.email,
       firstName: 'Alice',
       lastName: 'Anders',

@@ -1,8 +1,11 @@
+import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '../app';
 import { exchange, loginPath, pkce, provisionApp, refresh, UserAgent, type ProvisionedApp } from './oauth-helpers';
+import { patSession } from './sessions';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
@@ -101,14 +104,16 @@ describe('OpenID Connect sign-in', () => {
 
     const plain = await signIn(app, 'read:accounts');
     expect(plain.tokens.id_token).toBeUndefined();
-    // A refresh re-issues no ID token (optional in OIDC Core §12.2; not offered here).
-    const refreshed = await refresh(p.urls.api, app, first.tokens.refresh_token);
+    // A refresh of an openid grant brings a new ID token (same sub, the sign-in's auth_time, no nonce); of another, none.
+    const refreshed = await refresh(p.urls.api, app, second.tokens.refresh_token);
     expect(refreshed.status).toBe(200);
-    expect(refreshed.body.id_token).toBeUndefined();
+    const renewed = (await verifyIdToken(refreshed.body.id_token, app.clientId)).payload;
+    expect(renewed).toMatchObject({ sub: b.sub, auth_time: b['auth_time'] });
+    expect(renewed['nonce']).toBeUndefined();
+    expect((await refresh(p.urls.api, app, plain.tokens.refresh_token)).body.id_token).toBeUndefined();
   });
 
-  it('answers userinfo per OIDC claims with the pairwise sub, keeping the spec fields with read:accounts', async () => {
-    const userId = (await p.auth.users.findByEmail(alice.email))!.id;
+  it("answers userinfo per OIDC claims with the app's pairwise sub, with the spec fields but no user id under read:accounts", async () => {
     const only = await signIn(app, 'openid');
     const sub = (await verifyIdToken(only.tokens.id_token, app.clientId)).payload.sub;
     const me = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: only.tokens.access_token });
@@ -126,14 +131,18 @@ describe('OpenID Connect sign-in', () => {
       name: 'Alice Anders',
       given_name: 'Alice',
       family_name: 'Anders',
-      userId,
       email: alice.email,
       firstName: 'Alice',
       lastName: 'Anders',
     });
-    // Without openid: as before (spec §2.4), sub = the user id.
+    // Without openid too: the app's pairwise sub, never the platform's user id.
     const plain = await signIn(app, 'read:accounts');
-    expect((await http('GET', `${p.urls.api}/oauth/userinfo`, { token: plain.tokens.access_token })).body.sub).toBe(userId);
+    expect((await http('GET', `${p.urls.api}/oauth/userinfo`, { token: plain.tokens.access_token })).body).toEqual({
+      sub,
+      email: alice.email,
+      firstName: 'Alice',
+      lastName: 'Anders',
+    });
   });
 
   it('publishes /.well-known/openid-configuration with the same truths as the RFC 8414 document', async () => {
@@ -189,5 +198,112 @@ describe('OpenID Connect sign-in', () => {
       for (const scope of ['openid', 'profile', 'email']) expect(body).toContain(`data-scope="${scope}"`);
       for (const text of expected) expect([locale, body.includes(text)]).toEqual([locale, true]);
     }
+  });
+
+  /** The person's browser in an oauth4webapi flow: the authorization endpoint, the sign-in form when shown, the consent page. */
+  async function drive(ua: UserAgent, url: string): Promise<{ callback: string; signInShown: boolean }> {
+    const start = await fetch(url, { redirect: 'manual' });
+    const login = new URL(start.headers.get('location')!, url);
+    let res = await ua.request('GET', `${login.pathname}${login.search}`);
+    let signInShown = false;
+    if (res.status === 303 && res.location?.includes('/signin?next=')) {
+      const form = await ua.request('GET', res.location);
+      if (form.status === 200) {
+        signInShown = true;
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+        const next = /name="next" value="([^"]+)"/.exec(form.body)![1]!.replace(/&amp;/g, '&');
+        const posted = await ua.request('POST', new URL(res.location, p.urls.login).pathname, { _csrf: csrf, ...alice, next });
+        expect(posted.status).toBe(303);
+        res = await ua.request('GET', posted.location!);
+      } else res = await ua.request('GET', form.location!);
+    }
+    // prompt=none answers at once, to the app.
+    if (res.status === 303) return { callback: res.location!, signInShown };
+    const answer = await ua.answer(res, 'approve');
+    return { callback: answer.location!, signInShown };
+  }
+
+  it('behaves as certified providers do for a standards client (oauth4webapi): prompt=none, max_age, prompt=login, userinfo by POST, ID tokens on refresh, one sub per app everywhere', async () => {
+    const [a, b] = [await provisionApp(p, { scopes: ['read:accounts'] }), await provisionApp(p, { scopes: ['read:accounts'] })];
+    const userId = (await p.auth.users.findByEmail(alice.email))!.id;
+    const signedIn = new UserAgent(p.urls.login);
+    const child = fork(join(__dirname, 'fapi-client/oidc-client.mjs'), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    });
+    const outcome = await new Promise<{ type: string; report?: { steps: Array<{ name: string }> }; error?: string; cause?: string }>(
+      (resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`the client exited (${code})`)));
+        child.on('message', (message: any) => {
+          if (message.type === 'done' || message.type === 'failed') return resolve(message);
+          const reply =
+            message.type === 'ready'
+              ? Promise.resolve({ issuer, authUrl: p.urls.login, api: p.urls.api, gateway: p.urls.gateway, apps: [a, b] })
+              : drive(message.browser === 'new' ? new UserAgent(p.urls.login) : signedIn, message.url);
+          reply.then((r) => child.send(r), reject);
+        });
+      },
+    ).finally(() => child.kill());
+    if (outcome.type !== 'done') throw new Error(`the client failed: ${outcome.error}\n${outcome.cause ?? ''}`);
+    const steps: Record<string, any> = Object.fromEntries(outcome.report!.steps.map((s) => [s.name, s]));
+
+    expect(steps['discovery'].prompts).toEqual(expect.arrayContaining(['none', 'login']));
+    // prompt=none: no page, the answer to the redirect URI (state and iss checked by the library).
+    expect(steps['none-signed-out']).toMatchObject({ error: 'login_required', signInShown: false, state: true });
+    expect(steps['none-signed-in']).toMatchObject({ error: 'consent_required', signInShown: false, state: true });
+    // max_age=1 three seconds after the sign-in, and prompt=login: the form again, and an auth_time of that new sign-in.
+    expect(steps['max-age'].signInShown).toBe(true);
+    expect(steps['max-age'].authTime).toBeGreaterThanOrEqual(steps['max-age'].asked);
+    expect(steps['prompt-login'].signInShown).toBe(true);
+    expect(steps['prompt-login'].authTime).toBeGreaterThanOrEqual(steps['prompt-login'].asked);
+    // A refresh: a new ID token for the same sign-in (sub, auth_time), issued now, without the nonce.
+    expect(steps['refresh'].idToken).toEqual({
+      sub: steps['app-a'].idTokenSub,
+      authTime: steps['app-a'].authTime,
+      iat: expect.any(Number),
+      nonce: null,
+    });
+    expect(steps['refresh'].idToken.iat).toBeGreaterThan(steps['refresh'].firstIat);
+
+    // One sub per app, the same in its access token, its ID token and userinfo (by POST); never the platform's user id.
+    const [subA, subB] = [steps['app-a'].idTokenSub, steps['app-b'].idTokenSub];
+    expect(steps['app-a']).toMatchObject({ accessTokenSub: subA, userinfo: { sub: subA, name: 'Alice Anders', email: alice.email } });
+    expect(steps['app-b']).toMatchObject({ accessTokenSub: subB, userinfo: { sub: subB } });
+    expect(subA).not.toBe(subB);
+    for (const sub of [subA, subB]) expect(sub).not.toBe(userId);
+    for (const info of [steps['app-a'].userinfo, steps['app-b'].userinfo]) expect(info.userId).toBeUndefined();
+
+    // Both apps' tokens still serve alice's own accounts, at the facade and the gateway.
+    const own = await patSession(p, alice.email, 'READ_ONLY');
+    const restOwn = await http('GET', `${p.urls.api}/accounts`, { token: own });
+    const gqlOwn = await http('POST', p.urls.gateway, { token: own, body: { query: '{ accounts { id } }' } });
+    const ownIds = gqlOwn.body.data.accounts.map((x: { id: string }) => x.id).sort();
+    expect(ownIds.length).toBeGreaterThan(0);
+    for (const side of [steps['data'].a, steps['data'].b])
+      expect(side).toEqual({ rest: 200, restBody: restOwn.body, graphql: 200, graphqlIds: ownIds });
+  }, 120_000);
+
+  it('attack: a session record rewritten in Redis to name another user does not turn an app token into theirs', async () => {
+    const app2 = await provisionApp(p, { scopes: ['read:accounts'] });
+    const { tokens } = await signIn(app2, 'openid,read:accounts');
+    const { sid } = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());
+    const bobId = (await p.auth.users.findByEmail(DEMO_USERS[1]!.email))!.id;
+    const record = JSON.parse((await p.store.get(`session:${sid}`))!);
+    expect(record.userId).not.toBe(bobId);
+    // Whoever holds Redis: the record keeps its key but names bob (or bob with a key of the attacker's choosing).
+    for (const forged of [
+      { ...record, userId: bobId },
+      { ...record, userId: bobId, userKey: 'A'.repeat(43) },
+    ]) {
+      await p.store.set(`session:${sid}`, JSON.stringify(forged), 600);
+      const res = await http('GET', `${p.urls.api}/accounts`, { token: tokens.access_token });
+      expect(res.status).toBe(401);
+      const gql = await http('POST', p.urls.gateway, { token: tokens.access_token, body: { query: '{ accounts { id } }' } });
+      expect(gql.body.data?.accounts).toBeUndefined();
+      expect((await http('GET', `${p.urls.api}/oauth/userinfo`, { token: tokens.access_token })).status).toBe(401);
+    }
+    // Put back as auth wrote it, the token works again: the refusal was the forgery's.
+    await p.store.set(`session:${sid}`, JSON.stringify(record), 600);
+    expect((await http('GET', `${p.urls.api}/accounts`, { token: tokens.access_token })).status).toBe(200);
   });
 });

@@ -43,7 +43,7 @@ describe('records forged in Redis', () => {
   });
 
   it('attack: even sealed with the stolen key, a refresh record naming another user or a wider scope is refused by the grant in PostgreSQL', async () => {
-    const { refresh_token: genuine } = await tokensFor(p, app, alice, 'read:accounts');
+    const { refresh_token: genuine, access_token: first } = await tokensFor(p, app, alice, 'read:accounts');
     const grant = await grantOf(genuine);
     for (const changed of [{ userId: bobId }, { scope: ['read:accounts', 'write:banking'] }, { id: randomUUID() }]) {
       const forged = `trt_${randomUUID().replace(/-/g, '')}${randomUUID().replace(/-/g, '')}`;
@@ -59,7 +59,11 @@ describe('records forged in Redis', () => {
     const ok = await refresh(p.urls.api, app, genuine);
     expect(ok.status).toBe(200);
     const claims = JSON.parse(Buffer.from(ok.body.access_token.split('.')[1], 'base64url').toString());
-    expect(claims).toMatchObject({ sub: aliceId, scope: 'read:accounts' });
+    // Still alice, by the app's pairwise subject.
+    expect(claims).toMatchObject({
+      sub: JSON.parse(Buffer.from(first.split('.')[1]!, 'base64url').toString()).sub,
+      scope: 'read:accounts',
+    });
   });
 
   it('attack: an authorization code forged in Redis (sealed or not) for a consent bob never gave is refused', async () => {

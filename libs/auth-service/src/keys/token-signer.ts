@@ -240,10 +240,15 @@ export class TokenSigner {
   /**
    * DESIGN §4 claims: sub, sid, kind, client_id | pat_id, scope, iat, exp, jti; PAT sessions also
    * carry their access (READ_ONLY | READ_WRITE) and IP list (`ip_allow`): the edges authorise
-   * from the token alone, never from what Redis says.
+   * from the token alone, never from what Redis says. OAuth tokens: `sub` is the app's pairwise
+   * subject, and `user_commitment` commits to the platform user id (see @trading/auth's user-commitment).
    */
   async sign(
-    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & { ipAllowlist?: string[]; jkt?: string },
+    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & {
+      ipAllowlist?: string[];
+      jkt?: string;
+      userCommitment?: string;
+    },
     lifetimeSeconds: number,
   ): Promise<string> {
     await this.current();
@@ -256,6 +261,7 @@ export class TokenSigner {
       ...(claims.patId ? { pat_id: claims.patId } : {}),
       ...(claims.access ? { access: claims.access } : {}),
       ...(claims.ipAllowlist?.length ? { ip_allow: claims.ipAllowlist } : {}),
+      ...(claims.userCommitment ? { user_commitment: claims.userCommitment } : {}),
       scope: claims.scope.join(' '),
     })
       .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: ACCESS_TOKEN_TYPE })

@@ -17,7 +17,16 @@ export interface AuthorizationRequest {
   nonce?: string;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code will be redeemed with, and no other. */
   dpopJkt?: string;
+  /** OpenID Connect `prompt`: `none` (answer without any page), `login` (sign in again), `consent` (always asked here). */
+  prompt?: Prompt[];
+  /** OpenID Connect `max_age`: the sign-in may be at most this many seconds old, or the user signs in again. */
+  maxAge?: number;
 }
+
+export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
+export const PROMPT_VALUES: readonly Prompt[] = ['none', 'login', 'consent', 'select_account'];
+/** Some 31 years: any larger max_age says no more than this (no sign-in session lives that long). */
+const MAX_MAX_AGE = 10 ** 9;
 
 export type CheckedRequest =
   | { ok: true; request: AuthorizationRequest }
@@ -111,6 +120,20 @@ export async function checkAuthorizationRequest(
   const dpopJkt = query['dpop_jkt'];
   if (dpopJkt !== undefined && (typeof dpopJkt !== 'string' || !JWK_THUMBPRINT.test(dpopJkt)))
     return fail('invalid_request', 'dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key (43 characters, RFC 7638)');
+  const rawPrompt = query['prompt'];
+  let prompt: Prompt[] | undefined;
+  if (rawPrompt !== undefined) {
+    const values = typeof rawPrompt === 'string' ? rawPrompt.split(' ').filter(Boolean) : [];
+    const unknown = values.find((v) => !PROMPT_VALUES.includes(v as Prompt));
+    if (!values.length || unknown !== undefined)
+      return fail('invalid_request', `prompt must be space-separated values of ${PROMPT_VALUES.join(', ')}`);
+    // OpenID Connect Core: none asks for no page at all, so it goes with no other value.
+    if (values.includes('none') && values.length > 1) return fail('invalid_request', 'prompt none must not be combined with other values');
+    prompt = [...new Set(values as Prompt[])];
+  }
+  const rawMaxAge = query['max_age'];
+  if (rawMaxAge !== undefined && (typeof rawMaxAge !== 'string' || !/^\d{1,10}$/.test(rawMaxAge) || Number(rawMaxAge) > MAX_MAX_AGE))
+    return fail('invalid_request', `max_age must be a whole number of seconds, 0 to ${MAX_MAX_AGE}`);
   return {
     ok: true,
     request: {
@@ -121,6 +144,8 @@ export async function checkAuthorizationRequest(
       codeChallenge: challenge,
       ...(nonce ? { nonce } : {}),
       ...(dpopJkt ? { dpopJkt } : {}),
+      ...(prompt ? { prompt } : {}),
+      ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
     },
   };
 }

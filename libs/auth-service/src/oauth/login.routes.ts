@@ -7,7 +7,8 @@ import { messages } from '../web/i18n';
 import { knownLocale } from '../web/locale';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
-import { responseUrl } from './authorize';
+import { SIGN_IN_AGAIN } from '../web/signin.routes';
+import { responseUrl, type AuthorizationRequest } from './authorize';
 import { badRequestPage, consentPage } from './consent.page';
 import type { OAuthContext } from './context';
 import type { GrantRecord } from './grants';
@@ -33,6 +34,47 @@ const CONSENT_TTL_SECONDS = 600;
 const pendingKey = (id: string) => `oauth-consent:${id}`;
 const origin = (url: string) => new URL(url).origin;
 
+/** The login page's own parameter: the id of the fresh sign-in it asked for. */
+const SIGN_IN_ASKED = 'signin';
+const signInAskedKey = (id: string) => `oauth-signin-asked:${id}`;
+
+/**
+ * Whether the user must sign in (again) before this request is answered: not signed in; or
+ * prompt=login (select_account: choosing the account is signing in with it); or a sign-in older
+ * than max_age. A sign-in made after this page asked for one (`askedAt`) is fresh for it.
+ */
+function signInNeeded(request: AuthorizationRequest, signedInAt: number | undefined, askedAt: number | undefined): boolean {
+  if (signedInAt === undefined) return true;
+  if (askedAt !== undefined && signedInAt >= askedAt) return false;
+  if (request.prompt?.includes('login') || request.prompt?.includes('select_account')) return true;
+  return request.maxAge !== undefined && Date.now() - signedInAt > request.maxAge * 1000;
+}
+
+/**
+ * To the sign-in page, coming back here. A request that needs a fresh sign-in comes back with the
+ * id of a record (sealed, single use) of when the sign-in was asked: only a sign-in after that
+ * moment answers it, so neither a reload nor an edited URL turns an old sign-in into a fresh one.
+ */
+async function askSignIn(ctx: OAuthContext, here: string, locale: string, request: AuthorizationRequest, res: Response): Promise<void> {
+  const fresh = !!request.prompt?.some((p) => p === 'login' || p === 'select_account') || request.maxAge !== undefined;
+  let next = here;
+  if (fresh) {
+    const id = randomBytes(24).toString('base64url');
+    await ctx.store.set(signInAskedKey(id), String(Date.now()), CONSENT_TTL_SECONDS);
+    const url = new URL(here, 'http://this.site');
+    url.searchParams.set(SIGN_IN_ASKED, id);
+    next = `${url.pathname}${url.search}`;
+  }
+  res.redirect(303, `/${locale}/signin?next=${encodeURIComponent(next)}${fresh ? `&${SIGN_IN_AGAIN}=1` : ''}`);
+}
+
+/** When the sign-in `id` was asked for (epoch ms), once: the record is spent by reading it. */
+async function takeSignInAsked(ctx: OAuthContext, id: string): Promise<number | undefined> {
+  const raw = await ctx.store.get(signInAskedKey(id));
+  if (!raw || (await ctx.store.del(signInAskedKey(id))) !== 1) return undefined;
+  return Number(raw);
+}
+
 /**
  * {login_url}/<locale>/login (spec §5.1 step 3): check the request, have the user sign in (the
  * dashboard's sign-in page, which comes back here), then ask for consent. The answer is a
@@ -46,16 +88,32 @@ export function loginRoutes(ctx: OAuthContext): Router {
     const locale = req.params['locale'] as string;
     if (req.originalUrl.length > 4000)
       return void res.status(414).send(badRequestPage(locale, { technical: texts(locale).errors.tooLong }));
-    // A plain request, or a pushed one (request_uri, RFC 9126), spent here once the user is signed in.
-    const checked = await resolveAuthorizationRequest(ctx, req.query as Record<string, unknown>, !!browserOf(res));
+    const query = req.query as Record<string, unknown>;
+    const browser = browserOf(res);
+    // A sign-in this page asked for (prompt=login, max_age): when it was asked, read once.
+    const asked = query[SIGN_IN_ASKED];
+    const askedAt = browser && typeof asked === 'string' && asked.length <= 64 ? await takeSignInAsked(ctx, asked) : undefined;
+    const needsSignIn = (request: AuthorizationRequest) => signInNeeded(request, browser?.session.createdAt, askedAt);
+    // A plain request, or a pushed one (request_uri, RFC 9126), spent here once it is answered:
+    // by the consent page (signed in, freshly enough), or at once (prompt=none).
+    const checked = await resolveAuthorizationRequest(ctx, query, (r) => !needsSignIn(r) || !!r.prompt?.includes('none'));
     if (!checked.ok) {
       if ('page' in checked) return void res.status(400).send(badRequestPage(locale, { technical: checked.page }, req.originalUrl));
       return void res.redirect(303, checked.redirect);
     }
-    const browser = browserOf(res);
-    if (!browser) return void res.redirect(303, `/${locale}/signin?next=${encodeURIComponent(req.originalUrl)}`);
-
     const { request } = checked;
+    // OpenID Connect prompt=none: no page at all. Not signed in (or not freshly enough): login_required;
+    // otherwise consent_required, as every authorization here is consented to on its own page.
+    if (request.prompt?.includes('none')) {
+      const [error, description] = needsSignIn(request)
+        ? ['login_required', 'The user must sign in (prompt=none asked for no page)']
+        : ['consent_required', 'The user must consent on the consent page (prompt=none asked for no page)'];
+      return void res.redirect(
+        303,
+        responseUrl(request.redirectUri, { error, error_description: description, state: request.state }, ctx.settings.issuer),
+      );
+    }
+    if (!browser || needsSignIn(request)) return void (await askSignIn(ctx, req.originalUrl, locale, request, res));
     const requestId = randomBytes(24).toString('base64url');
     const pending: PendingConsent = {
       userId: browser.session.userId,

@@ -20,6 +20,7 @@ const ID_TOKEN_CLAIMS = [
   'given_name',
   'family_name',
 ] as const;
+import { PROMPT_VALUES } from './authorize';
 import type { OAuthSettings } from './context';
 
 /**
@@ -55,6 +56,8 @@ export function metadataRoute(settings: OAuthSettings): Router {
     revocation_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     ui_locales_supported: [...LOCALES],
+    // OpenID Connect: none answers at once (login_required, consent_required); login and max_age ask for a fresh sign-in.
+    prompt_values_supported: [...PROMPT_VALUES],
     authorization_response_iss_parameter_supported: true,
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint (and the API) with these algorithms.
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],

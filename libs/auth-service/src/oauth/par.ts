@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import express, { Router } from 'express';
-import { checkAuthorizationRequest, type CheckedRequest } from './authorize';
+import { checkAuthorizationRequest, type AuthorizationRequest, type CheckedRequest } from './authorize';
 import { authenticateClient, requestParams } from './client-auth';
 import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
@@ -71,14 +71,15 @@ export function parRoute(ctx: OAuthContext, limits: ClientLimits): Router {
 /**
  * The authorization request behind a login page's query: the query itself, or — with
  * `request_uri` — the pushed request it names (every other parameter but client_id, which must
- * match, is ignored; RFC 9126 §4). A pushed request is spent only once the user is signed in
- * (`signedIn`), so the way through the sign-in page keeps it; unknown, expired, spent or another
- * client's request_uri: an error page, never a redirect.
+ * match, is ignored; RFC 9126 §4). A pushed request is spent only when `answered` says this visit
+ * answers it (the user is signed in, freshly enough for it, or it asked for no page), so the way
+ * through the sign-in page keeps it; unknown, expired, spent or another client's request_uri: an
+ * error page, never a redirect.
  */
 export async function resolveAuthorizationRequest(
   ctx: OAuthContext,
   query: Record<string, unknown>,
-  signedIn: boolean,
+  answered: (request: AuthorizationRequest) => boolean,
 ): Promise<CheckedRequest> {
   const requestUri = query['request_uri'];
   if (requestUri === undefined) return checkAuthorizationRequest(ctx, query);
@@ -95,7 +96,7 @@ export async function resolveAuthorizationRequest(
   if (pushed.clientId !== clientId || pushed.expiresAt <= Date.now()) return unusable;
   // Checked again as it stands now: the app may have been suspended, or a redirect URI removed, since.
   const checked = await checkAuthorizationRequest(ctx, pushed.params, { pushed: true });
-  if (!checked.ok || !signedIn) return checked;
+  if (!checked.ok || !answered(checked.request)) return checked;
   // Deleting is what spends it: of two uses, one gets the consent page.
   if ((await ctx.store.del(pushedKey(requestUri))) !== 1) return unusable;
   return checked;

@@ -42,6 +42,8 @@ export interface RefreshRecord {
   dpop?: true;
   /** Records written before refresh tokens were unbound name the key instead; they count as `dpop`. */
   jkt?: string;
+  /** OpenID Connect: when the user signed in for this grant (epoch seconds), the auth_time of ID tokens a refresh issues. */
+  authTime?: number;
 }
 
 /** Whether a refresh record's grant is a DPoP one. */

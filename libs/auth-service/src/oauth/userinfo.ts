@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { JWTPayload } from 'jose';
 import { EdgeAuthenticator, missingScopes } from '@trading/auth';
 import { AppError, wwwAuthenticate } from '@trading/errors';
@@ -9,15 +9,17 @@ import { pairwiseSubject, scopedClaims } from './id-token';
 const REQUIRED = ['read:accounts'];
 
 /**
- * GET {base_url}/oauth/userinfo (spec §4.1, §2.4; OpenID Connect Core §5.3): a bearer access
+ * GET and POST {base_url}/oauth/userinfo (spec §4.1, §2.4; OpenID Connect Core §5.3): an access
  * token with read:accounts (the spec's fields), or of a grant with openid (sub, and the claims
- * of profile and email as granted).
+ * of profile and email as granted). The token comes in the Authorization header, either way.
+ * An app's token gets that app's pairwise `sub` and no platform user id, so two apps cannot match
+ * their users by what userinfo tells them; a PAT's session (the user's own) gets the user id.
  * The facade passes /oauth/* through, so auth authenticates the token itself, exactly as the
  * edge does (signature, live session).
  */
 export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Promise<JWTPayload>): Router {
   const edge = new EdgeAuthenticator(verify, ctx.sessions);
-  return Router().get('/oauth/userinfo', async (req, res) => {
+  const answer: RequestHandler = async (req, res) => {
     noStore(res);
     let claims;
     try {
@@ -49,18 +51,22 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
       throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, {
         'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
       });
-    // With openid, sub is the app's pairwise identifier, as in its ID tokens; the spec's own fields stay with read:accounts.
-    const client = oidc && claims.clientId ? await ctx.registry.findClient(claims.clientId, ctx.settings.environment) : null;
-    if (oidc && !client)
+    // An app's token: sub is the app's pairwise identifier, as in its access and ID tokens.
+    const client =
+      claims.kind === 'oauth' && claims.clientId ? await ctx.registry.findClient(claims.clientId, ctx.settings.environment) : null;
+    if (claims.kind === 'oauth' && !client)
       throw new OAuthError('invalid_token', 'The app of this token is no longer active', 401, {
         'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
       });
     res.json({
       sub: client ? pairwiseSubject(client, user.id) : user.id,
       ...(oidc ? scopedClaims(user, granted) : {}),
-      ...(accounts ? { userId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName } : {}),
+      ...(accounts
+        ? { ...(client ? {} : { userId: user.id }), email: user.email, firstName: user.firstName, lastName: user.lastName }
+        : {}),
     });
-  });
+  };
+  return Router().get('/oauth/userinfo', answer).post('/oauth/userinfo', answer);
 }
 
 /** The scopes of the grant behind an OAuth session (the live grant in PostgreSQL), or none. */

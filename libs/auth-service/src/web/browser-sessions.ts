@@ -31,6 +31,9 @@ export class BrowserSessions {
 
   /** Always a new id at sign-in, so a cookie planted before sign-in (fixation) is worthless. */
   async start(req: Request, res: Response, user: { id: string; email: string }): Promise<BrowserSession> {
+    // Signing in again (an app asked for a fresh sign-in) ends the session it replaces.
+    const previous = readCookie(req, SESSION_COOKIE);
+    if (previous && previous.length <= 64) await this.store.del(key(previous));
     const id = randomId();
     const session: BrowserSession = { userId: user.id, email: user.email, csrf: randomId(), createdAt: Date.now() };
     await this.store.set(key(id), JSON.stringify(session), this.ttlSeconds);

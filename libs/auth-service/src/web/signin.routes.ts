@@ -38,6 +38,9 @@ function allowLogo(res: import('express').Response, app: SigningInApp | undefine
   if (logo) widenPolicy(res, { 'img-src': [new URL(logo).origin] });
 }
 
+/** `/<locale>/signin?…&again=1`: show the form though the browser is signed in (a fresh sign-in is needed). */
+export const SIGN_IN_AGAIN = 'again';
+
 /** Where a signed-in user lands by default. */
 export const dashboardPath = (locale: string) => `/${locale}/developer`;
 
@@ -49,11 +52,18 @@ export function signInRoutes({ users, sessions, limits, refusals, apps }: SignIn
   router.get('/:locale/signin', knownLocale, async (req, res) => {
     const locale = req.params['locale'] as string;
     const next = returnPath(req.query['next']);
-    if (browserOf(res)) return res.redirect(303, next ?? dashboardPath(locale));
+    // An app that needs a fresh sign-in (OpenID Connect prompt=login, max_age) gets the form even for a signed-in browser.
+    const again = req.query[SIGN_IN_AGAIN] === '1';
+    if (browserOf(res) && !again) return res.redirect(303, next ?? dashboardPath(locale));
     const app = await appOf(next, apps);
     allowLogo(res, app);
     // The text of the notice is the server's; the URL only says which one.
-    const notice = req.query['reset'] === 'done' ? texts(locale).signIn.passwordChanged : undefined;
+    const notice =
+      req.query['reset'] === 'done'
+        ? texts(locale).signIn.passwordChanged
+        : again && browserOf(res)
+          ? texts(locale).signIn.signInAgain
+          : undefined;
     res.send(signInPage({ locale, csrf: csrfToken(req, res), next, app, notice }));
   });
 

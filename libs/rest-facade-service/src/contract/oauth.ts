@@ -71,5 +71,11 @@ export const revokeRequest = named(
 
 export const userInfo = named(
   'UserInfo',
-  z.object({ sub: text.optional(), userId: text, email: z.email(), firstName: text, lastName: text }),
+  z.object({
+    sub: text.meta({ description: "An app's token: that app's pairwise subject (as in its ID tokens); a PAT session: the user id" }),
+    userId: text.optional().meta({ description: 'PAT sessions only: an app sees the user by its pairwise `sub` alone' }),
+    email: z.email(),
+    firstName: text,
+    lastName: text,
+  }),
 );

@@ -15,6 +15,8 @@ const authorizeParameters = [
   'code_challenge',
   'code_challenge_method',
   'nonce',
+  'prompt',
+  'max_age',
   'request_uri',
 ].map((name) => ({
   name,
@@ -118,17 +120,23 @@ export const oauthPaths = {
     },
   },
   '/oauth/userinfo': {
-    get: {
-      operationId: 'getUserInfo',
-      tags: ['OAuth'],
-      summary: 'The signed-in user',
-      description: 'Scopes: read:accounts',
-      security: [{ oauth2: ['read:accounts'] }, { patSession: [] }],
-      responses: {
-        200: { description: 'The user', content: json('UserInfo') },
-        401: { description: 'Invalid token' },
-        403: { description: 'Missing read:accounts' },
-      },
-    },
+    get: userInfoOperation('getUserInfo'),
+    post: userInfoOperation('postUserInfo'),
   },
 };
+
+/** OpenID Connect Core §5.3: userinfo answers GET and POST alike, the token in the Authorization header. */
+function userInfoOperation(operationId: string) {
+  return {
+    operationId,
+    tags: ['OAuth'],
+    summary: 'The signed-in user',
+    description: 'Scopes: read:accounts',
+    security: [{ oauth2: ['read:accounts'] }, { patSession: [] }],
+    responses: {
+      200: { description: 'The user', content: json('UserInfo') },
+      401: { description: 'Invalid token' },
+      403: { description: 'Missing read:accounts' },
+    },
+  };
+}

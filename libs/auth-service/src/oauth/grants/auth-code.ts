@@ -58,13 +58,18 @@ export async function authCodeGrant(
   const refreshToken = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
   // A DPoP exchange makes a DPoP grant: every refresh carries a proof (of any key the client holds), never the key itself.
-  const refresh: RefreshRecord = { grant: record.grant, expiresAt: Date.now() + ttl * 1000, ...(jkt ? { dpop: true as const } : {}) };
+  const refresh: RefreshRecord = {
+    grant: record.grant,
+    expiresAt: Date.now() + ttl * 1000,
+    ...(jkt ? { dpop: true as const } : {}),
+    ...(record.authTime ? { authTime: record.authTime } : {}),
+  };
   const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(refresh), ttl);
   if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (swapped.spent) return reused(ctx, record);
 
   if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  const tokens = await issueTokens(ctx, stored, stored.scope, refreshToken, jkt);
+  const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt);
   // OpenID Connect (issue 27): a grant with openid gets an ID token for this sign-in, with the request's nonce.
   if (!stored.scope.includes('openid')) return tokens;
   return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionRecord } from '@trading/auth';
+import { newUserCommitmentKey, userCommitment, type SessionRecord } from '@trading/auth';
+import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import type { GrantRecord } from '../grants';
+import { pairwiseSubject } from '../id-token';
 import { apiScopes, scopeString } from '../scopes';
 
 /** Spec §2.3 plus RFC 6749 §5.1's token_type and scope. */
@@ -13,7 +15,7 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
-  /** OpenID Connect: when the grant includes openid (the code exchange only). */
+  /** OpenID Connect: when the grant includes openid (the code exchange, and refreshes that keep openid). */
   id_token?: string;
 }
 
@@ -30,20 +32,27 @@ export interface PreparedTokens {
  */
 export async function issueTokens(
   ctx: OAuthContext,
+  client: Client,
   grant: GrantRecord,
   scope: string[],
   refreshToken: string,
   jkt?: string,
 ): Promise<TokenResponse> {
-  const { session, answer } = await prepareTokens(ctx, grant, scope, refreshToken, jkt);
+  const { session, answer } = await prepareTokens(ctx, client, grant, scope, refreshToken, jkt);
   await ctx.sessions.create(session);
   await confirmGrantLive(ctx, grant.id, session.sid);
   return answer;
 }
 
-/** The session and the response for a new access token; nothing is stored (a refresh sends the session with its swap). */
+/**
+ * The session and the response for a new access token; nothing is stored (a refresh sends the
+ * session with its swap). The token names the user by the app's pairwise subject, as its ID
+ * tokens and userinfo do, so two apps cannot match their users by their tokens; the edges find
+ * the platform user in the session, checked against the token's user commitment.
+ */
 export async function prepareTokens(
   ctx: OAuthContext,
+  client: Client,
   grant: GrantRecord,
   scope: string[],
   refreshToken: string,
@@ -51,17 +60,27 @@ export async function prepareTokens(
 ): Promise<PreparedTokens> {
   const ttl = ctx.settings.accessTokenTtlSeconds;
   const sid = randomUUID();
+  const userKey = newUserCommitmentKey();
   const session: SessionRecord = {
     sid,
     userId: grant.userId,
     kind: 'oauth',
     clientId: grant.clientId,
     grantId: grant.id,
+    userKey,
     expiresAt: Math.floor(Date.now() / 1000) + ttl,
   };
   // OpenID Connect scopes stay on the grant and in the response: the access token carries API scopes only.
   const accessToken = await ctx.signer.sign(
-    { sub: grant.userId, sid, kind: 'oauth', clientId: grant.clientId, scope: apiScopes(scope), jkt },
+    {
+      sub: pairwiseSubject(client, grant.userId),
+      userCommitment: userCommitment(userKey, grant.userId),
+      sid,
+      kind: 'oauth',
+      clientId: grant.clientId,
+      scope: apiScopes(scope),
+      jkt,
+    },
     ttl,
   );
   return {

@@ -7,6 +7,7 @@ import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
 import { dpopGrant, newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
 import { sameGrant } from '../grants';
+import { issueIdToken } from '../id-token';
 import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
 /**
@@ -71,10 +72,21 @@ export async function refreshTokenGrant(
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
   const bound = dpopGrant(record) ? jkt : undefined;
-  const nextRecord: RefreshRecord = { grant: stored, expiresAt: Date.now() + ttl * 1000, ...(bound ? { dpop: true as const } : {}) };
+  const nextRecord: RefreshRecord = {
+    grant: stored,
+    expiresAt: Date.now() + ttl * 1000,
+    ...(bound ? { dpop: true as const } : {}),
+    ...(record.authTime ? { authTime: record.authTime } : {}),
+  };
   // Signed before the swap, so that the swap also writes the new session and the answer a retry
   // gets: one Redis round trip, and neither exists unless this request spent the token.
-  const { session, answer } = await prepareTokens(ctx, stored, scope, next, bound);
+  const { session, answer } = await prepareTokens(ctx, client, stored, scope, next, bound);
+  // OpenID Connect Core §12.2: a refresh that keeps openid gets a new ID token: same sub, the
+  // original sign-in's auth_time (kept in the sealed refresh record), a new iat, and no nonce.
+  if (scope.includes('openid'))
+    answer.id_token = await issueIdToken(ctx, client, { userId: stored.userId, scope }, answer.access_token, {
+      ...(record.authTime ? { authTime: record.authTime } : {}),
+    });
   const writes = ctx.sessions.creation(session);
   const answerKey = refreshAnswerKey(token);
   const grace = ctx.settings.refreshReuseGraceSeconds;
