@@ -39,6 +39,7 @@ import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx,
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
 import { buildBundles, startServiceMode } from './service-mode';
 import { snapshotOfHead, workingTree, type Source } from './source';
+import { loadWeekOfTicks, middleDayOfTheWeek } from './week-of-ticks';
 import { deleteKeys } from './streams';
 import {
   createUser,
@@ -240,6 +241,20 @@ async function allInOne(bench: Bench, source: Source, only: Set<PathName>, id: s
   try {
     const user = await createUser(platform.urls, platform.adminToken);
     const memory = only.has('all-in-one') ? await allInOneReadAndRotation(bench, platform, user) : undefined;
+    if (only.has('bars')) {
+      // A page of bars over a week of ticks reads its own 100 bars: beside the REST read of the same run.
+      const symbol = await listInstrument(platform.urls, platform.adminToken, '150.00');
+      progress(`writing a week of ${symbol} ticks into the OMS's database…`);
+      await loadWeekOfTicks(withDatabaseName(`${POSTGRES_SERVER}/postgres`, `bench_${id}_oms`), symbol);
+      await bench.fixed(
+        { name: 'bars', path: `GET /v1/market/bars/{symbol}?timeframe=1Min&limit=100 over 7 days of ticks, all-in-one` },
+        // A day from the middle of the week, both ends given: the same page every time (the default
+        // start and end move with the clock, and the cursor carries the end).
+        `${platform.urls.api}/market/bars/${symbol}?timeframe=1Min&limit=100&${middleDayOfTheWeek()}`,
+        { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
+        platform.processes,
+      );
+    }
     // After the read: its memory figures are of the platform as started, before a book of orders.
     if (only.has('all-in-one-orders')) {
       const { symbol, traders } = await tradingWorld(platform.urls, platform.adminToken, user);
@@ -630,7 +645,8 @@ async function main(): Promise<number> {
     if (only.has('bare')) await bare(bench, logDir);
     if (only.has('stock')) await stockChain(bench, logDir);
     if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
-    if (only.has('all-in-one') || only.has('all-in-one-orders')) memory = await allInOne(bench, source, only, id, logDir);
+    if (only.has('all-in-one') || only.has('all-in-one-orders') || only.has('bars'))
+      memory = await allInOne(bench, source, only, id, logDir);
     if (['service-rest', 'gateway', 'rotation', 'orders', 'market'].some((p) => only.has(p as PathName)))
       await serviceMode(bench, source, only, id, logDir);
     if (['orders', 'market', 'all-in-one-orders'].some((p) => only.has(p as PathName))) await pgbench(bench, id);

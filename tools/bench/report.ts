@@ -9,6 +9,7 @@ export const PATHS = [
   'stock',
   'all-in-one',
   'all-in-one-orders',
+  'bars',
   'service-rest',
   'gateway',
   'rotation',
@@ -248,6 +249,13 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
   };
   versusStock('REST, all-in-one (GET /v1/accounts)', byName(rows, 'all-in-one'));
   versusStock('REST, service mode (GET /v1/accounts)', byName(rows, 'service-rest'));
+  const bars = byName(rows, 'bars');
+  const read = byName(rows, 'all-in-one');
+  if (bars && read)
+    lines.push(
+      `Bars over a week of ticks (100 one-minute bars a page): ${thousands(bars.perSecond)} req/s = ${ratio(bars.perSecond / read.perSecond)} ` +
+        `the all-in-one's GET /v1/accounts (${thousands(read.perSecond)} req/s); p99 ${ms(bars.p99)}.`,
+    );
   lines.push(...dpopVersusBearer(rows));
 
   const hop = byName(rows, 'gateway');
