@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
-import { MemoryStore } from '@trading/redis';
+import { connectStore, MemoryStore } from '@trading/redis';
 import { accessTokenHash, confirmedKey, DpopNonces, DpopVerifier } from './dpop';
 
 const URL_ = 'https://api.example/v1/accounts';
+// The test Redis, as libs/testing names it (which this library cannot import: libs/testing imports it).
+const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 async function proofWith(
   privateKey: KeyLike,
@@ -45,6 +47,29 @@ describe('DPoP proofs (RFC 9449)', () => {
     await expect(check(await proofWith(key.privateKey, { jwk: key.jwk }, { jti: undefined }))).rejects.toThrow(/jti/);
     await expect(check(await proofWith(key.privateKey, { jwk: key.jwk }, { htu: 'not a url' }))).rejects.toThrow(/htu/);
     await expect(check('a.b.c, d.e.f')).rejects.toThrow(/exactly one proof/);
+  });
+
+  it('attack: a proof dated as far ahead as the window allows stays spent in Redis for as long as its iat passes', async () => {
+    // A proof passes the iat check from `window` before its iat to `window` after it, so its jti
+    // must be remembered for the whole span, not only for a window from its first use.
+    const store = await connectStore(REDIS_URL, { keyPrefix: `test:${randomUUID()}:` });
+    try {
+      const window = 2;
+      const shared = new DpopVerifier(store, window);
+      const ahead = await proofWith(key.privateKey, { jwk: key.jwk }, { iat: Math.floor(Date.now() / 1000) + window });
+      await expect(shared.verify({ proof: ahead, method: 'GET', urls: [URL_] })).resolves.toBeDefined();
+      await new Promise((r) => setTimeout(r, (window + 1) * 1000)); // past one window, its iat still within the next
+      await expect(shared.verify({ proof: ahead, method: 'GET', urls: [URL_] })).rejects.toMatchObject({
+        error: 'invalid_dpop_proof',
+        message: expect.stringMatching(/used before/),
+      });
+      // The client's next, fresh proof of the same key is not held up by the spent one.
+      await expect(
+        shared.verify({ proof: await proofWith(key.privateKey, { jwk: key.jwk }), method: 'GET', urls: [URL_] }),
+      ).resolves.toBeDefined();
+    } finally {
+      await store.close();
+    }
   });
 
   it('checks ath and the bound key when asked to', async () => {

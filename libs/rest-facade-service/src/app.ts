@@ -25,6 +25,9 @@ import { ROUTES } from './routes';
 
 export { loadFacadeConfig, oauthLimitSchema, type FacadeConfig } from './config';
 export { openApiDocument } from './openapi/openapi';
+/** The route table: what the facade serves and the scopes each route needs (tests pin the whole map). */
+export { ROUTES } from './routes';
+export type { RestRoute } from './routes/route';
 /** The REST contract's zod schemas (what the document is made from), for tests and tools. */
 export * as restContract from './contract';
 
@@ -49,7 +52,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
   const life = Lifecycle.of('rest-facade', logger);
   return life.build(async () => {
     const store = deps.store ?? life.own('redis store', await connectEdgeStore(config), (s) => s.close());
-    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
     const feed = life.own('live order feed', new LiveOrderFeed(events, config.EVENTS_STREAM, config.SERVICE_TRUSTED_KEYS, logger), (f) =>
       f.close(),
     );

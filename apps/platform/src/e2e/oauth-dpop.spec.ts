@@ -199,37 +199,27 @@ describe('DPoP: sender-constrained tokens', () => {
     expect(asDpop.status).toBe(401);
   });
 
-  it('enforces dpop_bound_access_tokens when the client record carries it: a token request without a proof is refused', async () => {
-    const strict = await provisionApp(p);
-    // The registry engineer maps the column (migration 1732800000000); the client record read here carries the flag.
-    const authenticate = p.auth.registry.authenticate.bind(p.auth.registry);
-    const spy = jest.spyOn(p.auth.registry, 'authenticate').mockImplementation(async (...args) => {
-      const client = await authenticate(...args);
-      return client && client.clientId === strict.clientId ? Object.assign(client, { dpopBoundAccessTokens: true }) : client;
+  it('enforces dpop_bound_access_tokens for an app registered with it: a token request without a proof is refused', async () => {
+    const strict = await provisionApp(p, { dpopBoundAccessTokens: true });
+    const c = await authorizationCode(p, strict, alice, 'read:accounts');
+    const params = {
+      grant_type: 'authorization_code',
+      code: c.code,
+      redirect_uri: c.redirectUri,
+      code_verifier: c.verifier,
+      client_id: strict.clientId,
+      client_secret: strict.clientSecret,
+    };
+    const bare = await http('POST', `${api}/oauth/token`, { body: params });
+    expect(bare.status).toBe(400);
+    expect(bare.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringMatching(/must use DPoP/) });
+    const dpop = await key;
+    const bound = await http('POST', `${api}/oauth/token`, {
+      body: params,
+      headers: { dpop: await dpop.proof('POST', `${api}/oauth/token`) },
     });
-    try {
-      const c = await authorizationCode(p, strict, alice, 'read:accounts');
-      const params = {
-        grant_type: 'authorization_code',
-        code: c.code,
-        redirect_uri: c.redirectUri,
-        code_verifier: c.verifier,
-        client_id: strict.clientId,
-        client_secret: strict.clientSecret,
-      };
-      const bare = await http('POST', `${api}/oauth/token`, { body: params });
-      expect(bare.status).toBe(400);
-      expect(bare.body).toMatchObject({ error: 'invalid_dpop_proof', error_description: expect.stringMatching(/must use DPoP/) });
-      const dpop = await key;
-      const bound = await http('POST', `${api}/oauth/token`, {
-        body: params,
-        headers: { dpop: await dpop.proof('POST', `${api}/oauth/token`) },
-      });
-      expect(bound.status).toBe(200);
-      expect(bound.body.token_type).toBe('DPoP');
-    } finally {
-      spy.mockRestore();
-    }
+    expect(bound.status).toBe(200);
+    expect(bound.body.token_type).toBe('DPoP');
   });
 
   it('server nonces: use_dpop_nonce with a DPoP-Nonce, then success, at another auth instance too (stateless)', async () => {

@@ -154,6 +154,39 @@ describe('orders: replace', () => {
     for (const o of [id, sold.body.id]) await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: o } });
   });
 
+  it("attack: replacing a bracket's entry is refused naming orderId; the bracket keeps its class and both exits", async () => {
+    const bracket = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice: '150.00',
+      orderClass: 'BRACKET',
+      takeProfit: { limitPrice: '210.00' },
+      stopLoss: { stopPrice: '140.00' },
+    });
+    expect(bracket.body).toMatchObject({ status: 'NEW', orderClass: 'BRACKET' });
+    const refused = await replace({ accountId: aliceCash, orderId: bracket.body.id, quantity: '2', limitPrice: '151.00' });
+    expect(refused.body).toMatchObject({
+      status: 422,
+      code: 'UNPROCESSABLE',
+      field: 'orderId',
+      detail: expect.stringMatching(/BRACKET order's legs cannot be replaced/),
+    });
+    // Nothing was replaced: the entry works on as a bracket, and neither exit was cancelled.
+    const after = await getOrder(aliceCash, bracket.body.id);
+    expect(after).toMatchObject({ status: 'NEW', orderClass: 'BRACKET', quantity: '1', limitPrice: '150.00', replacedBy: null });
+    expect(after.legs.map((l: { leg: string; status: string }) => [l.leg, l.status]).sort()).toEqual([
+      ['STOP_LOSS', 'PENDING'],
+      ['TAKE_PROFIT', 'PENDING'],
+    ]);
+    const [{ n }] = await db.query('oms', 'SELECT count(*)::int AS n FROM orders WHERE replaces_order_id = $1', [bracket.body.id]);
+    expect(n).toBe(0);
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: bracket.body.id } });
+  });
+
   it('is idempotent: concurrent retries with one key answer one replacement; the key with another body is refused', async () => {
     const order = await limitBuy('1', '150.00');
     const key = { 'Idempotency-Key': `replace-${randomUUID()}` };

@@ -8,6 +8,14 @@ const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const aliceMargin = DEMO_ACCOUNTS[1]!.id; // holds 10 AAPL
 
+/** The first Monday-to-Friday date after `instant`'s UTC date, as YYYY-MM-DD. */
+function nextWeekday(instant: string): string {
+  const day = new Date(`${instant.slice(0, 10)}T00:00:00Z`);
+  do day.setUTCDate(day.getUTCDate() + 1);
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6);
+  return day.toISOString().slice(0, 10);
+}
+
 /** Issue 10: the engine is fair, and orders follow a broker's rules (minimum commission, price band, open-order cap). */
 describe('order rules and a fair engine', () => {
   let p: TestPlatform;
@@ -56,7 +64,13 @@ describe('order rules and a fair engine', () => {
       token: alices,
       body: buy(aliceCash, { type: 'LIMIT', quantity: '999999999999', limitPrice: '149.99' }),
     });
-    expect(whatIf.status).not.toBe(500);
+    // The preview refuses it the same way, rather than pricing an order that could never be placed.
+    expect(whatIf.body).toMatchObject({
+      status: 422,
+      code: 'UNPROCESSABLE',
+      field: 'quantity',
+      detail: expect.stringMatching(/one order may be worth at most 10000000/),
+    });
   });
 
   it('refuses limit and stop prices outside the band around the last price, naming the field', async () => {
@@ -120,7 +134,10 @@ describe('order rules and a fair engine', () => {
       'SELECT settle_on::text FROM sale_settlements WHERE account_id = $1 AND settled_at IS NULL',
       [aliceMargin],
     );
-    expect(new Date(row.settle_on).getTime()).toBeGreaterThan(Date.now() - 86400_000); // T+1 business day, not today
+    // T+1: the first weekday after the trade's own (UTC) date, neither the trade date nor later.
+    const trades = await http('GET', `${p.urls.api}/oms/${aliceMargin}/trades?symbol=AAPL`, { token: alices });
+    const trade = trades.body.trades.find((t: { orderId: string }) => t.orderId === sell.body.id);
+    expect(row.settle_on).toBe(nextWeekday(trade.executedAt));
     await p.services.banking.app!.dataSource.query('UPDATE sale_settlements SET settle_on = current_date WHERE account_id = $1', [
       aliceMargin,
     ]);

@@ -214,12 +214,16 @@ describe('PAT path through every layer', () => {
 
   it('refuses a READ_ONLY session on a POST route with 403, but not a READ_WRITE one', async () => {
     const ro = await sessionFor(await patFor(alice.email, 'READ_ONLY'));
-    const res = await http('POST', `${p.urls.api}/banking/deposit`, { token: ro.token, body: { amount: '1' } });
+    const deposit = { accountId: DEMO_ACCOUNTS[0]!.id, amount: '1.00', currency: 'USD' };
+    const res = await http('POST', `${p.urls.api}/banking/deposit`, { token: ro.token, body: deposit });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('READ_ONLY_TOKEN');
     const rw = await sessionFor(await patFor(alice.email, 'READ_WRITE'));
-    const allowed = await http('POST', `${p.urls.api}/banking/deposit`, { token: rw.token, body: { amount: '1' } });
-    expect(allowed.status).not.toBe(403);
+    const allowed = await http('POST', `${p.urls.api}/banking/deposit`, { token: rw.token, body: deposit });
+    expect(allowed).toMatchObject({
+      status: 201,
+      body: { type: 'DEPOSIT', state: 'PENDING', amount: '1.00', accountId: deposit.accountId },
+    });
   });
 
   it('enforces scopes at the facade (403 insufficient_scope) and in the subgraphs', async () => {

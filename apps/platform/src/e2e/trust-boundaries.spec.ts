@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -41,17 +41,10 @@ describe('trust boundaries of the running platform', () => {
     expect((await http('POST', `${p.urls.adminApi}/admin/pats`, { token: p.adminToken, body })).status).toBe(201);
   });
 
-  it('attack: nothing answers on a non-loopback address of this machine (the platform binds 127.0.0.1)', async () => {
-    const external = Object.values(networkInterfaces())
-      .flat()
-      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-    if (!external) return; // a machine with loopback only has no other address to attack from
-    const ports = [p.urls.api, p.urls.login, p.urls.gateway, p.urls.adminApi, ...Object.values(p.internalUrls)].map((u) =>
-      Number(new URL(u).port),
-    );
-    for (const port of ports) {
-      const outcome = await new Promise<string>((resolve) => {
-        const socket = connect({ host: external, port, timeout: 2000 }, () => {
+  it('attack: nothing answers on another address of this machine (the platform binds 127.0.0.1)', async () => {
+    const reach = (host: string, port: number) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host, port, timeout: 2000 }, () => {
           socket.destroy();
           resolve('connected');
         });
@@ -61,8 +54,30 @@ describe('trust boundaries of the running platform', () => {
           resolve('timeout');
         });
       });
-      expect(outcome).not.toBe('connected');
+    // Every IPv4 address of the machine's interfaces, and 127.0.0.2: on Linux the whole of
+    // 127.0.0.0/8 is this machine, so a machine with loopback only still has another address.
+    const candidates = [
+      '127.0.0.2',
+      ...Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && a.family === 'IPv4' && !a.internal)
+        .map((a) => a!.address),
+    ];
+    // A listener on every address shows which of them this test can reach at all.
+    const control = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => control.listen(0, '0.0.0.0', resolve));
+    const reachable: string[] = [];
+    try {
+      const { port } = control.address() as AddressInfo;
+      for (const host of candidates) if ((await reach(host, port)) === 'connected') reachable.push(host);
+    } finally {
+      await new Promise((resolve) => control.close(resolve));
     }
+    expect(reachable.length).toBeGreaterThan(0);
+    const ports = [p.urls.api, p.urls.login, p.urls.gateway, p.urls.adminApi, ...Object.values(p.internalUrls)].map((u) =>
+      Number(new URL(u).port),
+    );
+    for (const host of reachable) for (const port of ports) expect(`${host}:${port} ${await reach(host, port)}`).not.toMatch(/ connected$/);
   });
 
   it("attack: a local process cannot borrow a PAT's allowed address with X-Forwarded-For, nor with a client address it signed itself", async () => {
