@@ -55,7 +55,8 @@ export interface SampleVendorConfig {
   /** {base_url}, e.g. http://localhost:8080/v1 (fapi2: the public URL DPoP proofs name) */
   apiUrl: string;
   scopes: string[];
-  locale: string;
+  /** The sign-in's language (en, de, fr); unset: the login page negotiates it (the person's choice, else Accept-Language). */
+  locale?: string;
   /** Symbols quoted besides the positions' own. */
   watchlist?: string[];
   /** How often the page asks for live quotes and orders (ms). */
@@ -116,6 +117,8 @@ const cell = (label: string, value: string, cls = '') => `<td data-label="${labe
 const signClass = (v: string) => (v.startsWith('-') ? 'num down' : Number(v) > 0 ? 'num up' : 'num');
 /** Prices rounded to the cent: the demo instruments tick in 0.01. */
 const cents = (n: number) => n.toFixed(2);
+/** Every time the app shows, one way: `YYYY-MM-DD HH:MM:SS UTC` (public/live.js writes the same). */
+export const utcTime = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
 /** An order as the live table shows it. */
 function orderRow(o: Schemas['Order']): { id: string; label: string; quantity: string; price: string; status: string } {
@@ -125,7 +128,14 @@ function orderRow(o: Schemas['Order']): { id: string; label: string; quantity: s
     : view.orderClass && view.orderClass !== 'SIMPLE'
       ? ` ${view.orderClass}`
       : '';
-  const price = [o.limitPrice && `limit ${o.limitPrice}`, o.stopPrice && `stop ${o.stopPrice}`].filter(Boolean).join(' / ');
+  // What the order asked for, then what it got: a filled market order has only the latter.
+  const price = [
+    o.limitPrice && `limit ${o.limitPrice}`,
+    o.stopPrice && `stop ${o.stopPrice}`,
+    o.averageFillPrice && `filled at ${o.averageFillPrice}`,
+  ]
+    .filter(Boolean)
+    .join(' / ');
   return {
     id: o.id,
     label: `${o.side} ${o.symbol} ${o.type}${kind}`,
@@ -335,7 +345,8 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
       code_challenge: challenge,
       code_challenge_method: 'S256',
     };
-    const url = new URL(`${config.loginUrl}/${config.locale}/login`);
+    // Without a configured language the login origin's /oauth/authorize picks it, as its own pages do.
+    const url = new URL(config.locale ? `${config.loginUrl}/${config.locale}/login` : `${config.loginUrl}/oauth/authorize`);
     if (!fapi) {
       s.pending = { state, verifier };
       url.search = new URLSearchParams({ ...params, scopes: config.scopes.join(',') }).toString();
@@ -533,7 +544,7 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
         (s.dpop ? ` (bound to key <code id="dpop-jkt">${escape(s.dpop.thumbprint)}</code>)` : '') +
         `; last API call authorised with <strong id="auth-scheme">${escape(s.lastAuthScheme ?? '')}</strong>.</p>` +
         (s.user ? `<p id="id-token">Signed in with OpenID Connect: verified ID token for ${escape(s.user.email ?? s.user.sub)}.</p>` : '') +
-        `<p id="refreshes">Token refreshed ${s.refreshes} time(s); access token valid until ${new Date(s.tokens.expiresAt).toISOString()}.</p>` +
+        `<p id="refreshes">Token refreshed ${s.refreshes} time(s); access token valid until ${utcTime(new Date(s.tokens.expiresAt))}.</p>` +
         `<p id="live-status" class="muted">Live updates every ${Math.round((config.liveIntervalMs ?? 2000) / 1000)} s.</p>` +
         `<div class="inline-forms"><form method="post" action="/expire"><button id="expire" class="secondary" type="submit">Pretend the access token expired</button></form></div>` +
         `</section>`;

@@ -49,8 +49,11 @@ async function main() {
     loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
     apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
     // OpenID Connect's scopes come first in the FAPI profile: the ID token names the user.
-    scopes: list(env('SAMPLE_VENDOR_SCOPES', `${fapi ? 'openid profile email ' : ''}read:accounts read:banking read:orders read:market`)),
-    locale: env('SAMPLE_VENDOR_LOCALE', 'en'),
+    scopes: list(
+      env('SAMPLE_VENDOR_SCOPES', `${fapi ? 'openid profile email ' : ''}read:accounts read:banking read:orders read:market write:orders`),
+    ),
+    // Unset: the sign-in speaks the browser's language (Accept-Language), as the login origin's own pages do.
+    locale: process.env['SAMPLE_VENDOR_LOCALE'] || undefined,
     watchlist: list(env('SAMPLE_VENDOR_WATCHLIST', 'AAPL,MSFT')),
     liveIntervalMs: Number(env('SAMPLE_VENDOR_LIVE_INTERVAL_MS', '2000')),
   };

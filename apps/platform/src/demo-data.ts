@@ -140,6 +140,7 @@ export const DEMO_VENDOR_APP = {
     privacyPolicyUrl: 'https://vendor.example/privacy',
     termsOfServiceUrl: 'https://vendor.example/terms',
     redirectUris: ['http://localhost:3000/callback', 'http://127.0.0.1:3000/callback'],
-    scopes: ['read:accounts', 'read:banking', 'read:orders'],
+    // write:orders: the sample vendor's bracket-order form works with the only app a newcomer has.
+    scopes: ['read:accounts', 'read:banking', 'read:orders', 'write:orders'],
   },
 };

@@ -62,6 +62,9 @@ export async function prepareDemo(platform: Platform, config: PlatformConfig): P
     clientSecret = (await registry.rotateSecret(clientId, 'DEV')).clientSecret;
   }
 
+  // A data directory from before the demo app placed orders: its app gains the scopes it has now.
+  await registry.approveDevScopes(clientId, DEMO_VENDOR_APP.registration.scopes);
+
   // The API docs (Swagger UI at /docs) sign in as the demo app with PKCE: its redirect page, as the browser spells the facade.
   await registry.addDevRedirectUris(clientId, docsRedirectUris(platform.urls.api));
 

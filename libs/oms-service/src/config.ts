@@ -1,5 +1,6 @@
 import { serviceIdentityFields } from '@trading/auth';
 import { accountChangesSchema, commonSchema, databaseSessionSchema, field, loadConfig, z } from '@trading/config';
+import { tradingHoursProblem } from './market/trading-hours';
 
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 const decimal = (fallback: string) =>
@@ -7,6 +8,15 @@ const decimal = (fallback: string) =>
     .string()
     .regex(/^\d+(\.\d+)?$/, 'must be a decimal such as 0.05')
     .default(fallback);
+
+/** OMS_TRADING_HOURS, checked as the market reads it (the all-in-one passes the same setting on). */
+export const tradingHoursSetting = z
+  .string()
+  .default('always')
+  .superRefine((spec, ctx) => {
+    const problem = tradingHoursProblem(spec);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const omsConfigSchema = z.object({
   ...commonSchema,
@@ -59,11 +69,8 @@ export const omsConfigSchema = z.object({
   OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
   /** The most one order may be worth, in the instrument's currency (422 naming quantity above it). */
   OMS_MAX_ORDER_VALUE: decimal('10000000'),
-  /** `always`, or a daily UTC session `HH:MM-HH:MM`; DAY orders expire at the session's end. */
-  OMS_TRADING_HOURS: z
-    .string()
-    .regex(/^(always|\d{2}:\d{2}-\d{2}:\d{2})$/, 'must be "always" or HH:MM-HH:MM (UTC)')
-    .default('always'),
+  /** `always`, or a daily UTC session `HH:MM-HH:MM` (past midnight if it closes before it opens); DAY orders expire at the session's end. */
+  OMS_TRADING_HOURS: tradingHoursSetting,
   /** The capped Redis stream each price change's quotes are published on; the facade's live quotes (GET /v1/market/events) read it. */
   MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),
   /** About how many entries that stream keeps (it is read live only; older entries are trimmed). */

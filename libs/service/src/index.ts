@@ -1,6 +1,7 @@
 export * from './listeners';
 export * from './problems';
 export * from './page-headers';
+export * from './problem-page';
 export * from './server';
 export { startPeriodic, type PeriodicTask } from './periodic';
 export { Lifecycle } from './lifecycle';

@@ -56,7 +56,8 @@
       const live = await res.json();
       if (live.quotes) renderQuotes(live.quotes);
       if (live.orders) renderOrders(live.orders);
-      if (status) status.textContent = 'Live · updated ' + new Date().toLocaleTimeString();
+      // The page's one time format (YYYY-MM-DD HH:MM:SS UTC), whatever the browser's locale.
+      if (status) status.textContent = 'Live · updated ' + new Date().toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
     } catch (err) {
       if (status) status.textContent = 'Live updates paused (' + err.message + '), retrying…';
     }

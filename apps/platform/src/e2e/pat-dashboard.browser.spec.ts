@@ -123,7 +123,7 @@ describe('PAT dashboard in a browser', () => {
     await phone.setViewportSize({ width: 375, height: 740 });
     await phone.goto(`${p.urls.login}/de/developer`);
     await expect(phone.textContent('h1')).resolves.toBe('Persönliche Zugriffstoken');
-    await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('Widerrufen');
+    await expect(phone.textContent('#tokens tbody tr')).resolves.toContain('Gesperrt');
     const fits = await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
     expect(fits).toBe(true);
     const label = await phone.evaluate("getComputedStyle(document.querySelector('#tokens td[data-label]'), '::before').content");

@@ -150,7 +150,7 @@ function appList(view: DashboardView, t: Texts): SafeHtml {
     ${head([t.app, t.access, t.allowed, t.lastUsed, ''])}
     <tbody>
     ${view.apps.map(
-      (a) => html`<tr data-grant-id="${a.grantId}">
+      (a) => html`<tr data-grant-id="${a.grantId}" data-app-id="${a.appId}">
       <td data-label="${t.app}"><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${words(a.appName)}</a></td><td data-label="${t.access}">${a.scope.map((scope, i) => html`${i ? ' ' : ''}<code>${scope}</code>`)}</td>
       <td data-label="${t.allowed}">${when(a.grantedAt)}</td><td data-label="${t.lastUsed}">${when(a.lastUsedAt)}</td>
       <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="${t.confirmRevokeApp(a.appName)}">

@@ -137,7 +137,7 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
   router.post('/:locale/developer/apps/:grantId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const userId = browserOf(res)!.session.userId;
     const grantId = req.params['grantId'] as string;
-    const app = (await grants.listForUser(userId)).find((a) => a.grantId === grantId);
+    const app = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId));
     await grants.revokeForUser(userId, grantId);
     await leaveNotice(res, { kind: 'app-revoked', appName: app?.appName });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);

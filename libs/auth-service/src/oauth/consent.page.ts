@@ -39,7 +39,7 @@ export function consentPage(view: ConsentView): string {
   ${app.description ? html`<p>${app.description}</p>` : ''}
   <p>${t.consentWill}</p>
   <ul id="scopes">${view.scope.map((s) => html`<li data-scope="${s}">${isOidcScope(s) ? t.oidcScopes[s] : t.scopes[s]} <code>${s}</code></li>`)}</ul>
-  <p class="hint">${t.consentSignedInAs} <strong>${view.user.email}</strong>. ${t.consentRevokeHint}</p>
+  <p class="hint">${t.consentSignedInAs} <strong>${view.user.email}</strong>. ${t.consentRevokeHint(t.dashboard.apps)}</p>
   <p class="hint"><a href="${app.privacyPolicyUrl}" rel="noopener noreferrer" target="_blank">${t.privacyPolicy}</a> · <a href="${app.termsOfServiceUrl}" rel="noopener noreferrer" target="_blank">${t.terms}</a></p>
   <form method="post" action="/${view.locale}/login/consent" id="consent-form">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">

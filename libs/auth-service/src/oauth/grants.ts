@@ -39,8 +39,12 @@ export function sameGrant(stored: StoredGrant, claimed: GrantRecord, clientId: s
   );
 }
 
+/** One app the user allowed, whatever the number of grants (each connection is one): the dashboard's row. */
 export interface AuthorisedApp {
+  /** The newest grant: the row's revoke button names it, and revoking it ends every grant of the app. */
   grantId: string;
+  grantIds: string[];
+  appId: string;
   appName: string;
   logoUrl: string;
   homepageUrl: string;
@@ -169,12 +173,20 @@ export class GrantService {
     await this.sessions.revokeGrant(grantId);
   }
 
-  /** The dashboard's revoke button: only the user's own grant ("not found" otherwise, so ids cannot be probed). */
+  /**
+   * The dashboard's revoke button: only the user's own grant ("not found" otherwise, so ids cannot
+   * be probed). The dashboard shows an app once, so the button ends every live grant of the user
+   * to that app, not only the one it names.
+   */
   async revokeForUser(userId: string, grantId: string): Promise<void> {
     if (!/^[0-9a-f-]{36}$/i.test(grantId)) throw errors.notFound('Authorised app', 'grantId');
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM oauth_grants WHERE id = $1 AND user_id = $2`, [grantId, userId]);
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT other.id FROM oauth_grants g JOIN oauth_grants other ON other.user_id = g.user_id AND other.app_id = g.app_id
+        WHERE g.id = $1 AND g.user_id = $2 AND (other.id = g.id OR other.revoked_at IS NULL)`,
+      [grantId, userId],
+    );
     if (!rows.length) throw errors.notFound('Authorised app', 'grantId');
-    await this.revoke(grantId, 'USER');
+    for (const row of rows) await this.revoke(row.id, 'USER');
   }
 
   /** Suspending an app ends every grant it holds. */
@@ -206,9 +218,11 @@ export class GrantService {
     return rows.length > 0;
   }
 
+  /** The apps the user allowed, one entry per app (newest first): its grants' scopes merged, first allowed, last used. */
   async listForUser(userId: string): Promise<AuthorisedApp[]> {
     const rows: Array<{
       id: string;
+      app_id: string;
       app_name: string;
       logo_url: string;
       homepage_url: string;
@@ -216,19 +230,33 @@ export class GrantService {
       created_at: Date;
       last_used_at: Date | null;
     }> = await this.dataSource.query(
-      `SELECT g.id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
+      `SELECT g.id, g.app_id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN vendor_apps a ON a.id = g.app_id
           WHERE g.user_id = $1 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL ORDER BY g.created_at DESC`,
       [userId],
     );
-    return rows.map((r) => ({
-      grantId: r.id,
-      appName: r.app_name,
-      logoUrl: r.logo_url,
-      homepageUrl: r.homepage_url,
-      scope: r.scope,
-      grantedAt: r.created_at,
-      lastUsedAt: r.last_used_at,
-    }));
+    const apps = new Map<string, AuthorisedApp>();
+    for (const r of rows) {
+      const seen = apps.get(r.app_id);
+      if (!seen) {
+        apps.set(r.app_id, {
+          grantId: r.id,
+          grantIds: [r.id],
+          appId: r.app_id,
+          appName: r.app_name,
+          logoUrl: r.logo_url,
+          homepageUrl: r.homepage_url,
+          scope: [...r.scope],
+          grantedAt: r.created_at,
+          lastUsedAt: r.last_used_at,
+        });
+        continue;
+      }
+      seen.grantIds.push(r.id);
+      seen.scope.push(...r.scope.filter((s) => !seen.scope.includes(s)));
+      if (r.created_at < seen.grantedAt) seen.grantedAt = r.created_at;
+      if (r.last_used_at && (!seen.lastUsedAt || r.last_used_at > seen.lastUsedAt)) seen.lastUsedAt = r.last_used_at;
+    }
+    return [...apps.values()];
   }
 }

@@ -246,6 +246,29 @@ export class RegistryService {
   }
 
   /**
+   * Approves more scopes for the app of a DEV client (requested and approved, those it has stay):
+   * the all-in-one's demo app gains the scopes its sample vendor uses, also in a data directory
+   * made before it used them. DEV only: no other environment's approval changes outside the admin API.
+   */
+  async approveDevScopes(clientId: string, scopes: string[]): Promise<string[]> {
+    const rows = returnedRows<{ approved_scopes: string[] }>(
+      await this.written(() =>
+        this.dataSource.query(
+          `UPDATE vendor_apps AS a
+              SET requested_scopes = a.requested_scopes || ARRAY(SELECT s FROM unnest($2::text[]) AS n(s) WHERE s <> ALL (a.requested_scopes)),
+                  approved_scopes = a.approved_scopes || ARRAY(SELECT s FROM unnest($2::text[]) AS n(s) WHERE s <> ALL (a.approved_scopes))
+             FROM vendor_app_credentials c
+            WHERE c.app_id = a.id AND c.client_id = $1 AND c.environment = 'DEV' AND a.environment = 'DEV'
+          RETURNING a.approved_scopes`,
+          [clientId, scopes],
+        ),
+      ),
+    );
+    if (!rows[0]) throw new AppError('NOT_FOUND', `No DEV client "${clientId}"`, { field: 'clientId' });
+    return rows[0].approved_scopes;
+  }
+
+  /**
    * Adds redirect URIs to a DEV client (those it has stay; each checked as at registration): the
    * all-in-one registers the API docs' OAuth redirect for its demo app this way. DEV only: no other
    * environment's redirect URIs change outside registration and promotion.

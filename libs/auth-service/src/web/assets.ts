@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { PAGE_STYLES } from '@trading/service';
 import { WEB_SCRIPT } from './web-script.generated';
 
 /**
@@ -18,19 +19,12 @@ const cardRules = (table: string) => `
   ${table} td[data-label]::before { content: attr(data-label); font-weight: 600; text-align: left; flex: 0 1 auto; max-width: 45%; white-space: normal; }
   ${table} td:empty { display: none; }`;
 
-const STYLES = `
-:root { font-family: system-ui, sans-serif; color: #1b1f24; background: #f5f6f8; }
-body { margin: 0; }
-.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; align-items: center; padding: .75rem 1.5rem; background: #12263a; color: #fff; }
-.top .brand { font-weight: 600; margin-right: auto; }
+/** The shared look of pages for people first (libs/service), then what only auth's pages have. */
+const STYLES = `${PAGE_STYLES}
 .langs { display: flex; gap: .75rem; font-size: .9rem; }
 .langs a { color: #cfe3ff; } .langs [aria-current] { font-weight: 600; }
 .top form { margin: 0; }
 .top .who { opacity: .8; margin-right: .5rem; }
-main { max-width: 80rem; margin: 1.5rem auto; padding: 0 1rem; }
-.card { background: #fff; border: 1px solid #d8dce2; border-radius: 8px; padding: 1.25rem 1.5rem; margin-bottom: 1.5rem; }
-.card.narrow { max-width: 26rem; margin: 3rem auto; }
-h1 { font-size: 1.4rem; margin-top: 0; } h2 { font-size: 1.15rem; margin-top: 0; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
 input[type=text], input[type=email], input[type=password], input[type=date], textarea, select { width: 100%; box-sizing: border-box; padding: .45rem .5rem; border: 1px solid #aab2bd; border-radius: 4px; font: inherit; }
 fieldset { border: 0; padding: 0; margin: .75rem 0 0; } legend { font-weight: 600; }
@@ -46,17 +40,13 @@ button.secondary { background: #e3e6ea; color: #1b1f24; margin-left: .5rem; }
 .app-badge { display: inline-flex; align-items: center; justify-content: center; width: 48px; height: 48px; flex: none; border-radius: 8px; background: #1f6feb; color: #fff; font-weight: 700; font-size: 1.4rem; }
 .app-badge.large { width: 64px; height: 64px; font-size: 1.8rem; }
 .aside { margin: 1rem 0 0; font-size: .95rem; }
-details.technical { margin: 1rem 0; color: #57606a; font-size: .9rem; } details.technical code { white-space: normal; overflow-wrap: anywhere; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; } dl.facts dd { margin: 0; }
 .error { color: #b42318; min-height: 1em; margin: .25rem 0 0; font-size: .9rem; }
-.alert { background: #fdecea; border: 1px solid #f5c2c0; padding: .6rem .8rem; border-radius: 4px; }
 .notice { background: #e8f3ff; border: 1px solid #b6d7ff; padding: .6rem .8rem; border-radius: 4px; }
 .token-once { background: #fff8e1; border: 1px solid #ffe08a; }
 .token-once input { font-family: ui-monospace, monospace; }
-.hint { color: #57606a; font-size: .9rem; }
 table { width: 100%; border-collapse: collapse; font-size: .92rem; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
-code { font-family: ui-monospace, monospace; }
 .status-ACTIVE { color: #1a7f37; } .status-REVOKED, .status-EXPIRED, .outcome-FAILURE { color: #b42318; } .outcome-SUCCESS { color: #1a7f37; }
 /* Words are never broken inside: lines wrap at spaces only, and short codes (ids, scopes, days) never wrap. */
 th, td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
@@ -70,11 +60,6 @@ code, .w, td.day, td[data-status], td[data-outcome] { white-space: nowrap; }
 ${cardRules('table.stack')}
 }
 ${cardRules('table.stack.cards')}
-@media (max-width: 640px) {
-  main { margin: 1rem auto; padding: 0 .5rem; }
-  .card { padding: 1rem; }
-  .top { padding: .6rem .75rem; }
-}
 `;
 
 export function assetRoutes(): Router {

@@ -54,7 +54,7 @@ const EN = {
     signOutEverywhere: 'Sign out everywhere and revoke all tokens',
     signOutEverywhereHint:
       'Ends every personal access token and every app you allowed, at once. Leave it ticked if someone else may have known your password; untick it to keep your scripts and apps working.',
-    afterNote: 'Every browser signed in to your account will be signed out.',
+    afterNote: 'When you save the new password, every browser signed in to your account will be signed out.',
     mailSubject: 'Choose a new password for your Trading API account',
     mailBody: (link: string, minutes: number) =>
       `Hello,\n\nsomeone (hopefully you) asked to reset the password of your Trading API account.\n\nChoose a new password here (the link works once, within ${minutes} minutes):\n\n${link}\n\nIf you did not ask for this, ignore this e-mail: your password stays as it is.\n\nTrading API`,
@@ -180,16 +180,16 @@ const DE: Texts = {
     linkInvalid: 'Passwort-Links funktionieren einmal und nur kurze Zeit. Fordern Sie einen neuen an.',
     askAgain: 'Neuen Link anfordern',
     tooMany: (minutes) => `Zu viele Anfragen aus Ihrem Netzwerk. Bitte in ${minutes} Minute(n) erneut versuchen.`,
-    signOutEverywhere: 'Überall abmelden und alle Token widerrufen',
+    signOutEverywhere: 'Überall abmelden und alle Token sperren',
     signOutEverywhereHint:
       'Beendet sofort alle persönlichen Zugriffstoken und alle Apps, denen Sie Zugriff erlaubt haben. Lassen Sie das Häkchen gesetzt, falls jemand anderes Ihr Passwort kannte; entfernen Sie es, damit Ihre Skripte und Apps weiter funktionieren.',
-    afterNote: 'Alle bei Ihrem Konto angemeldeten Browser werden abgemeldet.',
+    afterNote: 'Sobald Sie das neue Passwort speichern, werden alle bei Ihrem Konto angemeldeten Browser abgemeldet.',
     mailSubject: 'Neues Passwort für Ihr Trading-API-Konto',
     mailBody: (link, minutes) =>
       `Guten Tag,\n\njemand (hoffentlich Sie) möchte das Passwort Ihres Trading-API-Kontos zurücksetzen.\n\nHier wählen Sie ein neues Passwort (der Link funktioniert einmal, innerhalb von ${minutes} Minuten):\n\n${link}\n\nFalls Sie das nicht waren, ignorieren Sie diese E-Mail: Ihr Passwort bleibt unverändert.\n\nTrading API`,
     changedSubject: 'Ihr Trading-API-Passwort wurde geändert',
     changedBody: (when, revokedAll) =>
-      `Guten Tag,\n\ndas Passwort Ihres Trading-API-Kontos wurde am ${when} mit einem an diese Adresse gesendeten Link geändert. Alle angemeldeten Browser wurden abgemeldet; ${revokedAll ? 'auch alle persönlichen Zugriffstoken und autorisierten Apps wurden widerrufen.' : 'Ihre persönlichen Zugriffstoken und autorisierten Apps funktionieren weiter.'}\n\nFalls Sie das nicht waren, setzen Sie Ihr Passwort sofort erneut zurück und wenden Sie sich an den Support.\n\nTrading API`,
+      `Guten Tag,\n\ndas Passwort Ihres Trading-API-Kontos wurde am ${when} mit einem an diese Adresse gesendeten Link geändert. Alle angemeldeten Browser wurden abgemeldet; ${revokedAll ? 'auch alle persönlichen Zugriffstoken und autorisierten Apps wurden gesperrt.' : 'Ihre persönlichen Zugriffstoken und autorisierten Apps funktionieren weiter.'}\n\nFalls Sie das nicht waren, setzen Sie Ihr Passwort sofort erneut zurück und wenden Sie sich an den Support.\n\nTrading API`,
   },
   dashboard: {
     validThrough: 'Gültig bis',
@@ -204,12 +204,12 @@ const DE: Texts = {
     dateUnknown: (value) => `${value} ist kein Kalenderdatum.`,
     datePast: 'Das Datum darf nicht in der Vergangenheit liegen.',
     dateTooFar: (max) => `Ein Token gilt höchstens ein Jahr, also bis ${max}.`,
-    tooManyTokens: (limit) => `Sie haben bereits ${limit} aktive Token, die Höchstzahl. Widerrufen Sie eines, das Sie nicht mehr brauchen.`,
+    tooManyTokens: (limit) => `Sie haben bereits ${limit} aktive Token, die Höchstzahl. Sperren Sie eines, das Sie nicht mehr brauchen.`,
     refused: 'Das Token konnte nicht erstellt werden. Prüfen Sie das Formular und versuchen Sie es erneut.',
-    tokenRevoked: (id) => `Token ${id} ist widerrufen. Damit erstellte Sitzungen sind beendet.`,
-    appRevoked: (app) => `Der Zugriff für ${app} ist widerrufen. Alle Token der App funktionieren nicht mehr.`,
+    tokenRevoked: (id) => `Token ${id} ist gesperrt. Damit erstellte Sitzungen sind beendet.`,
+    appRevoked: (app) => `Der Zugriff für ${app} ist gesperrt. Alle Token der App funktionieren nicht mehr.`,
     theApp: 'die App',
-    status: { ACTIVE: 'Aktiv', REVOKED: 'Widerrufen', EXPIRED: 'Abgelaufen' },
+    status: { ACTIVE: 'Aktiv', REVOKED: 'Gesperrt', EXPIRED: 'Abgelaufen' },
     outcome: { SUCCESS: 'Erfolgreich', FAILURE: 'Fehlgeschlagen' },
   },
   errors: {
@@ -238,10 +238,7 @@ const DE: Texts = {
       'Die GraphQL-Operation passt nicht zum Schema: Ein Feld oder Argument fehlt oder hat den falschen Typ.',
     ],
     GRAPHQL_PARSE_FAILED: ['Ungültige GraphQL-Syntax', 'Das GraphQL-Dokument ist nicht lesbar. Prüfen Sie Klammern und Anführungszeichen.'],
-    UNAUTHENTICATED: [
-      'Anmeldung nötig',
-      'Die Anfrage hat kein gültiges Token, oder es ist abgelaufen oder widerrufen. Holen Sie ein neues.',
-    ],
+    UNAUTHENTICATED: ['Anmeldung nötig', 'Die Anfrage hat kein gültiges Token, oder es ist abgelaufen oder gesperrt. Holen Sie ein neues.'],
     FORBIDDEN: ['Nicht erlaubt', 'Der Aufrufer ist bekannt, darf diese Aktion aber nicht ausführen.'],
     INSUFFICIENT_SCOPE: [
       'Berechtigung fehlt',
@@ -264,7 +261,7 @@ const DE: Texts = {
       'Nicht ausführbar',
       'Die Anfrage ist richtig aufgebaut, verletzt aber eine Regel, zum Beispiel ein Betrag mit zu vielen Nachkommastellen.',
     ],
-    PAT_LIMIT_REACHED: ['Zu viele Token', 'Die Person hat die Höchstzahl aktiver persönlicher Zugriffstoken. Zuerst eines widerrufen.'],
+    PAT_LIMIT_REACHED: ['Zu viele Token', 'Die Person hat die Höchstzahl aktiver persönlicher Zugriffstoken. Zuerst eines sperren.'],
     RATE_LIMITED: [
       'Zu viele Anfragen',
       'Bitte langsamer: Warten Sie die im Header Retry-After genannten Sekunden und versuchen Sie es dann erneut.',
@@ -326,7 +323,7 @@ const FR: Texts = {
     signOutEverywhere: 'Se déconnecter partout et révoquer tous les jetons',
     signOutEverywhereHint:
       'Met fin immédiatement à tous vos jetons d’accès personnels et à toutes les applications autorisées. Laissez la case cochée si quelqu’un d’autre a pu connaître votre mot de passe ; décochez-la pour que vos scripts et applications continuent de fonctionner.',
-    afterNote: 'Tous les navigateurs connectés à votre compte seront déconnectés.',
+    afterNote: 'Lorsque vous enregistrerez le nouveau mot de passe, tous les navigateurs connectés à votre compte seront déconnectés.',
     mailSubject: 'Choisissez un nouveau mot de passe pour votre compte Trading API',
     mailBody: (link, minutes) =>
       `Bonjour,\n\nquelqu’un (vous, espérons-le) a demandé à réinitialiser le mot de passe de votre compte Trading API.\n\nChoisissez un nouveau mot de passe ici (le lien fonctionne une seule fois, pendant ${minutes} minutes) :\n\n${link}\n\nSi vous n’êtes pas à l’origine de cette demande, ignorez cet e-mail : votre mot de passe reste inchangé.\n\nTrading API`,
