@@ -492,13 +492,37 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's orders with their fills, newest first; from/to filter the creation time
+         * The account's orders with their fills, newest first; from/to filter the creation time. The filters combine; with none, every order (open and closed).
          * @description Scopes: read:orders
          */
         get: operations["listOrders"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oms/{accountId}/order/by-client-id/{clientOrderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order placed with this `clientOrderId` (404 naming `clientOrderId` when none). After a placement that timed out, this says whether the order exists and what became of it; a retry with the same `clientOrderId` is refused (409), never placed twice. A leg of a BRACKET, OCO or OTO carries the entry's id with `:tp` or `:sl` added.
+         * @description Scopes: read:orders
+         */
+        get: operations["getOrderByClientOrderId"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel the order placed with this `clientOrderId`, as `DELETE /oms/order` does (404 naming `clientOrderId` when none).
+         * @description Scopes: write:orders
+         */
+        delete: operations["cancelOrderByClientOrderId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -572,7 +596,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Quotes: the last price and a simulated book around it (bid below and ask above by half the spread in whole ticks, sizes in whole lots), with when the price was set
+         * Quotes: the last price and a simulated book around it (bid below and ask above by half the spread in whole ticks, sizes in whole lots), with when the price was set. Symbols no instrument has are listed apart in `unknownSymbols`; the others are still answered.
          * @description Scopes: read:market
          */
         get: operations["getQuotes"];
@@ -1936,7 +1960,10 @@ export interface components {
             currency: string;
         };
         QuoteList: {
+            /** @description The instruments found, in the order asked */
             quotes: components["schemas"]["MarketQuote"][];
+            /** @description The symbols asked for that no instrument has (empty when all were found) */
+            unknownSymbols: string[];
         };
         Bar: {
             /**
@@ -2374,7 +2401,7 @@ export interface operations {
                     "application/json": components["schemas"]["PatLoginResponse"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2452,7 +2479,7 @@ export interface operations {
                     "application/json": components["schemas"]["PatRevokeResponse"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,7 +2579,7 @@ export interface operations {
                     "application/json": components["schemas"]["PatLoginActivityPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,6 +2662,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccountList"];
                 };
             };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid, expired or revoked token */
             401: {
                 headers: {
@@ -2715,7 +2751,7 @@ export interface operations {
                     "application/json": components["schemas"]["PositionPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +2848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClosedPositions"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +2954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Position"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3012,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Margin"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,7 +3142,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortfolioSummary"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3200,7 +3236,7 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceList"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3331,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCashBalance"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3398,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["CashActivityPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundingTransactionPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3601,7 +3637,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundingTransaction"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3718,7 +3754,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundingTransaction"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3835,7 +3871,7 @@ export interface operations {
                     "application/json": components["schemas"]["FundingTransaction"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3966,7 +4002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,7 +4117,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderRules"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4177,7 +4213,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatIfResult"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4294,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4420,7 +4456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4542,7 +4578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4636,7 +4672,10 @@ export interface operations {
                 from?: string;
                 /** @description Date (inclusive, whole day) or RFC 3339 time (exclusive) */
                 to?: string;
-                status?: "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+                /** @description `open`: not done yet (ACCEPTED, PENDING, NEW, PARTIALLY_FILLED); `closed`: done (FILLED, CANCELLED, REJECTED, EXPIRED); `all` (the default); or one status. ACCEPTED → NEW → PARTIALLY_FILLED → FILLED; or CANCELLED, EXPIRED, REJECTED; PENDING: a BRACKET or OTO child waiting for its entry */
+                status?: "open" | "closed" | "all" | "ACCEPTED" | "PENDING" | "NEW" | "PARTIALLY_FILLED" | "FILLED" | "CANCELLED" | "REJECTED" | "EXPIRED";
+                /** @description Only orders in these instruments: comma-separated, 1 to 100, e.g. `AAPL,MSFT` (an unknown symbol matches nothing) */
+                symbols?: string;
             };
             header?: never;
             path: {
@@ -4663,7 +4702,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4692,6 +4731,207 @@ export interface operations {
             };
             /** @description Not found (also another user's account) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrderByClientOrderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description As the order was placed with */
+                clientOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelOrderByClientOrderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description As the order was placed with */
+                clientOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4758,7 +4998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4826,7 +5066,10 @@ export interface operations {
     };
     streamOrderEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description As `Last-Event-ID`, for a client that cannot set headers (the header wins) */
+                lastEventId?: string;
+            };
             header?: {
                 /** @description The id of the last event received, to resume after a reconnect */
                 "Last-Event-ID"?: string;
@@ -4855,7 +5098,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["OrderEvent"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +5202,7 @@ export interface operations {
                     "application/json": components["schemas"]["TradePage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5028,7 +5271,7 @@ export interface operations {
     getQuotes: {
         parameters: {
             query: {
-                /** @description Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; an unknown one is a 422 naming `symbols` */
+                /** @description Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; unknown ones are listed in `unknownSymbols` */
                 symbols: string;
             };
             header?: never;
@@ -5054,7 +5297,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuoteList"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5158,7 +5401,7 @@ export interface operations {
                     "application/json": components["schemas"]["BarPage"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5259,6 +5502,15 @@ export interface operations {
                     "application/json": components["schemas"]["MarketClock"];
                 };
             };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid, expired or revoked token */
             401: {
                 headers: {
@@ -5338,7 +5590,7 @@ export interface operations {
                     "application/json": components["schemas"]["MarketCalendar"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5430,6 +5682,15 @@ export interface operations {
                     "application/json": components["schemas"]["MarketInstrumentList"];
                 };
             };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Missing, invalid, expired or revoked token */
             401: {
                 headers: {
@@ -5506,7 +5767,7 @@ export interface operations {
                     "application/json": components["schemas"]["MarketInstrument"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,7 +5865,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["MarketQuote"];
                 };
             };
-            /** @description Bad input (the `field` says which) */
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
             400: {
                 headers: {
                     [name: string]: unknown;

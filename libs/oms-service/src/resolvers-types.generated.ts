@@ -49,7 +49,7 @@ export type Query = {
   __typename?: 'Query';
   /** Every instrument of the paper market, ordered by symbol. */
   instruments: Array<Instrument>;
-  /** Quotes of 1 to 100 instruments, in the order asked (needs read:market). */
+  /** Quotes of 1 to 100 instruments, in the order asked; an unknown symbol is refused (UNPROCESSABLE naming symbols) unless skipUnknown (needs read:market). */
   marketQuotes: Array<MarketQuote>;
   /** OHLCV bars of one instrument, oldest first; timeframe 1Min, 5Min, 1Hour or 1Day; end exclusive (needs read:market). */
   marketBars: MarketBarPage;
@@ -66,6 +66,7 @@ export type Query = {
 
 export type QueryMarketQuotesArgs = {
   symbols: Array<Scalars['String']['input']>;
+  skipUnknown?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -140,6 +141,15 @@ export type StopLossInput = {
   /** Makes it a STOP_LIMIT. */
   limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
 };
+
+/** Orders by where they are in their life, for the list. */
+export type OrderStatusGroup =
+  /** Not done yet: ACCEPTED, PENDING, NEW, PARTIALLY_FILLED. */
+  | 'OPEN'
+  /** Done: FILLED, CANCELLED, REJECTED, EXPIRED. */
+  | 'CLOSED'
+  /** Every order. */
+  | 'ALL';
 
 /** How long an order works. */
 export type TimeInForce =
@@ -529,10 +539,12 @@ export type Account = {
   __typename?: 'Account';
   /** The account id (UUID). */
   id: Scalars['ID']['output'];
-  /** The account's orders, newest first; from/to filter the creation time. */
+  /** The account's orders, newest first; from/to filter the creation time; the filters combine. */
   orders: OrderConnection;
   /** One order of this account (null for another account's order). */
   order?: Maybe<Order>;
+  /** The order of this account placed with this clientOrderId (null when none): how a client finds an order whose placement timed out. */
+  orderByClientOrderId?: Maybe<Order>;
   /** Executions, newest first. */
   trades: TradeConnection;
   /** What this account may send: order types, times in force, limits and the instruments' rules. */
@@ -548,11 +560,18 @@ export type AccountOrdersArgs = {
   from?: InputMaybe<Scalars['String']['input']>;
   to?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<OrderStatus>;
+  statusGroup?: InputMaybe<OrderStatusGroup>;
+  symbols?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 
 export type AccountOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type AccountOrderByClientOrderIdArgs = {
+  clientOrderId: Scalars['String']['input'];
 };
 
 
@@ -577,6 +596,8 @@ export type Mutation = {
   placeOrder: Order;
   /** Cancels a working order and releases its hold; cancelling a cancelled order answers it again. */
   cancelOrder: Order;
+  /** Cancels the order of one of the caller's accounts placed with this clientOrderId, as cancelOrder does. No such order: NOT_FOUND naming clientOrderId. */
+  cancelOrderByClientOrderId: Order;
   /** Replaces a working order atomically: a new order (replaces = the old id) carries the remainder; the old one is CANCELLED with replacedBy set; a buy's hold grows or shrinks in the same step. Refused: CONFLICT (filled, closed, a fill took what the new quantity would leave) or UNPROCESSABLE naming the field. */
   replaceOrder: Order;
   /** Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol. */
@@ -599,6 +620,12 @@ export type MutationPlaceOrderArgs = {
 
 export type MutationCancelOrderArgs = {
   orderId: Scalars['ID']['input'];
+};
+
+
+export type MutationCancelOrderByClientOrderIdArgs = {
+  accountId: Scalars['ID']['input'];
+  clientOrderId: Scalars['String']['input'];
 };
 
 
@@ -852,6 +879,7 @@ export type ResolversTypes = {
   OrderLeg: OrderLeg;
   TakeProfitInput: TakeProfitInput;
   StopLossInput: StopLossInput;
+  OrderStatusGroup: OrderStatusGroup;
   TimeInForce: TimeInForce;
   OrderStatus: OrderStatus;
   Order: ResolverTypeWrapper<OrderViewModel>;
@@ -946,7 +974,7 @@ export type InstrumentResolvers<ContextType = SubgraphContext, ParentType extend
 
 export type QueryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   instruments?: Resolver<Array<ResolversTypes['Instrument']>, ParentType, ContextType>;
-  marketQuotes?: Resolver<Array<ResolversTypes['MarketQuote']>, ParentType, ContextType, RequireFields<QueryMarketQuotesArgs, 'symbols'>>;
+  marketQuotes?: Resolver<Array<ResolversTypes['MarketQuote']>, ParentType, ContextType, RequireFields<QueryMarketQuotesArgs, 'symbols' | 'skipUnknown'>>;
   marketBars?: Resolver<ResolversTypes['MarketBarPage'], ParentType, ContextType, RequireFields<QueryMarketBarsArgs, 'symbol' | 'timeframe'>>;
   marketClock?: Resolver<ResolversTypes['MarketClock'], ParentType, ContextType>;
   marketCalendar?: Resolver<Array<ResolversTypes['TradingDay']>, ParentType, ContextType, Partial<QueryMarketCalendarArgs>>;
@@ -1112,6 +1140,7 @@ export type AccountResolvers<ContextType = SubgraphContext, ParentType extends R
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, Partial<AccountOrdersArgs>>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<AccountOrderArgs, 'id'>>;
+  orderByClientOrderId?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<AccountOrderByClientOrderIdArgs, 'clientOrderId'>>;
   trades?: Resolver<ResolversTypes['TradeConnection'], ParentType, ContextType, Partial<AccountTradesArgs>>;
   orderRules?: Resolver<ResolversTypes['OrderRules'], ParentType, ContextType, Partial<AccountOrderRulesArgs>>;
   market?: Resolver<ResolversTypes['MarketSnapshot'], ParentType, ContextType>;
@@ -1121,6 +1150,7 @@ export type MutationResolvers<ContextType = SubgraphContext, ParentType extends 
   whatIfOrder?: Resolver<ResolversTypes['WhatIfResult'], ParentType, ContextType, RequireFields<MutationWhatIfOrderArgs, 'input'>>;
   placeOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationPlaceOrderArgs, 'input'>>;
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'orderId'>>;
+  cancelOrderByClientOrderId?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderByClientOrderIdArgs, 'accountId' | 'clientOrderId'>>;
   replaceOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationReplaceOrderArgs, 'input'>>;
   closePosition?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationClosePositionArgs, 'input'>>;
   closeAllPositions?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCloseAllPositionsArgs, 'accountId'>>;

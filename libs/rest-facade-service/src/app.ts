@@ -4,16 +4,26 @@ import { configureProblemTypes, problemTypeUrl } from '@trading/errors';
 import { createLogger, type Logger } from '@trading/logging';
 import { cachedReadMetrics, connectEdgeStore, type KeyValueStore } from '@trading/redis';
 import { ApiLimits, HeldSlots, OAuthAddressBudget, rateLimitRefusals, RequestLimiter } from '@trading/rate-limit';
-import { createService, finishService, Lifecycle, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
+import {
+  createService,
+  finishService,
+  Lifecycle,
+  PAGE_STYLESHEET_PATH,
+  servePageStyles,
+  type GraphQLEndpoint,
+  type ServiceApp,
+} from '@trading/service';
 import type { FacadeConfig } from './config';
 import { corsForRegisteredOrigins } from './cors/cors';
 import { RegisteredOrigins } from './cors/registered-origins';
 import { authenticate, publicRequest } from './edge/authenticate';
 import { GatewayClient } from './edge/gateway-client';
-import { routeTableRouter } from './edge/route-handler';
+import { readBodyFirst, routeTableRouter } from './edge/route-handler';
 import { AUTHENTICATED_AUTH_ROUTES, authConnections, authProxy } from './proxy/auth-proxy';
 import type { InProcessApp } from './proxy/forward';
-import { routeGuard } from './edge/route-guard';
+import { optionsAnswer, queryGuard, routeGuard } from './edge/route-guard';
+import { openApiDocument } from './openapi/openapi';
+import { queryParametersOf } from './openapi/query-parameters';
 import { apiIndexRouter } from './openapi/api-index';
 import { docsRouter } from './openapi/docs';
 export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
@@ -28,6 +38,8 @@ export { openApiDocument } from './openapi/openapi';
 /** The route table: what the facade serves and the scopes each route needs (tests pin the whole map). */
 export { ROUTES } from './routes';
 export type { RestRoute } from './routes/route';
+/** Auth's routes the facade authenticates and passes on (beside the route table). */
+export { AUTHENTICATED_AUTH_ROUTES } from './proxy/auth-proxy';
 /** The REST contract's zod schemas (what the document is made from), for tests and tools. */
 export * as restContract from './contract';
 
@@ -83,6 +95,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // claims), then everything else under /v1 is an authenticated API call from the route table.
     app.use(docsRouter(BASE_PATH, { publicUrl: config.FACADE_PUBLIC_URL[0]!, oauthClientId: config.DOCS_OAUTH_CLIENT_ID }));
     app.use(apiIndexRouter(BASE_PATH, config.FACADE_PUBLIC_URL[0]!));
+    app.get(PAGE_STYLESHEET_PATH, servePageStyles);
     app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
@@ -96,15 +109,24 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // Open event streams per user, counted in Redis over every instance (leases this instance renews while a stream lives).
     const streamSlots = (name: string, max: number) =>
       new HeldSlots(store, config.API_RATE_LIMIT_NAMESPACE, { name, max, leaseMs: config.EVENT_STREAM_LEASE_MS });
+    const known = [
+      ...ROUTES,
+      ...AUTHENTICATED_AUTH_ROUTES,
+      { method: 'GET', path: ORDER_EVENTS_PATH },
+      { method: 'GET', path: MARKET_EVENTS_PATH },
+    ];
+    // Query parameters an operation does not take, and OPTIONS, are answered here for every
+    // path the API has, auth's included (its pass-through comes next).
+    app.use(
+      BASE_PATH,
+      queryGuard(known, queryParametersOf(openApiDocument)),
+      optionsAnswer(known, authenticate(edge, limits, publicRequestOf)),
+      readBodyFirst(),
+    );
     app.use(BASE_PATH, authProxy({ publicRequest: publicRequestOf, connections }, edge, signer, limits, oauthBudget));
     app.use(
       BASE_PATH,
-      routeGuard([
-        ...ROUTES,
-        ...AUTHENTICATED_AUTH_ROUTES,
-        { method: 'GET', path: ORDER_EVENTS_PATH },
-        { method: 'GET', path: MARKET_EVENTS_PATH },
-      ]),
+      routeGuard(known),
       authenticate(edge, limits, publicRequestOf),
       orderEventsRoute(feed, edge, gateway, {
         heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
@@ -122,7 +144,8 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       }),
       routeTableRouter(ROUTES, gateway, limits),
     );
-    finishService(app, logger);
+    // A person who opens an API address in a browser gets a page saying what went wrong and where to read on; programs keep problem+json.
+    finishService(app, logger, { problemPages: { docs: '/docs', index: BASE_PATH } });
     finishService(internal, logger);
 
     return {

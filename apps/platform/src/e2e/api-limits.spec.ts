@@ -62,6 +62,27 @@ describe('API request limits at the edges', () => {
     expect((await http('GET', `${behindProxy.api}/accounts`, { token: trader, headers: from('198.51.100.20') })).status).toBe(200);
   });
 
+  it("OPTIONS spends the token's request budget like any call, never the order budget: asking cannot stop a placement", async () => {
+    const user = await newUser(p);
+    const asking = await patSession(p, user.email, 'READ_WRITE');
+    const options = () => http('OPTIONS', `${behindProxy.api}/oms/order`, { token: asking, headers: from('198.51.100.30') });
+    const place = () =>
+      http('POST', `${behindProxy.api}/oms/order`, { token: asking, headers: from('198.51.100.30'), body: { symbol: 'AAPL' } });
+    expect([(await options()).status, (await options()).status, (await options()).status]).toEqual([204, 204, 204]);
+    // The order budget (2) is whole after three OPTIONS: two placements are let through (refused for their body), the third is not.
+    const placed = [(await place()).status, (await place()).status];
+    expect(placed.every((s) => s !== 429)).toBe(true);
+    const third = await place();
+    expect([third.status, third.body.budget]).toEqual([429, 'orders']);
+    // A flood of OPTIONS is counted: the token's budget (6) ends it like any other call.
+    const another = await patSession(p, user.email, 'READ_ONLY');
+    const answers = [];
+    for (let i = 0; i < 7; i++)
+      answers.push(await http('OPTIONS', `${behindProxy.api}/accounts`, { token: another, headers: from('198.51.100.31') }));
+    expect(answers.map((r) => r.status)).toEqual([204, 204, 204, 204, 204, 204, 429]);
+    expect(answers[6]!.body.budget).toBe('token');
+  });
+
   it('abuse: one address flooding without a token is refused; another address is not', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 41; i++)

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Supergraph } from '@apollo/federation-internals';
 import { SCOPES, type Scope } from '@trading/auth';
 import { statusForCode } from '@trading/errors';
-import { ROUTES } from '@trading/rest-facade-service';
+import { AUTHENTICATED_AUTH_ROUTES, ROUTES } from '@trading/rest-facade-service';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { provisionApp, tokensFor } from './oauth-helpers';
@@ -21,6 +22,8 @@ type Outcome = 'ok' | 'null' | '401 UNAUTHENTICATED' | '403 INSUFFICIENT_SCOPE' 
 /** Things a call acts on, made fresh by Alice's READ_WRITE PAT so that an allowed call succeeds. */
 interface Fixtures {
   restingOrder(): Promise<string>;
+  /** A resting order's clientOrderId. */
+  restingClientOrderId(): Promise<string>;
   pendingDeposit(): Promise<string>;
 }
 
@@ -108,6 +111,12 @@ const FIELDS: Record<string, FieldRow> = {
     ...write('write:orders'),
     otherUser: '404 NOT_FOUND',
     operation: async (f) => `mutation { cancelOrder(orderId: "${await f.restingOrder()}") { id } }`,
+  },
+  'Mutation.cancelOrderByClientOrderId': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    operation: async (f) =>
+      `mutation { cancelOrderByClientOrderId(accountId: "${cash}", clientOrderId: "${await f.restingClientOrderId()}") { id } }`,
   },
   'Mutation.replaceOrder': {
     ...write('write:orders'),
@@ -224,6 +233,16 @@ const ROUTE_ROWS: Record<string, RouteRow> = {
     otherUser: '404 NOT_FOUND',
     request: async (f) => ({ path: `/oms/${cash}/order/${await f.restingOrder()}` }),
   },
+  'GET /oms/:accountId/order/by-client-id/:clientOrderId': {
+    ...read('read:orders'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/oms/${cash}/order/by-client-id/${await f.restingClientOrderId()}` }),
+  },
+  'DELETE /oms/:accountId/order/by-client-id/:clientOrderId': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/oms/${cash}/order/by-client-id/${await f.restingClientOrderId()}` }),
+  },
   'GET /oms/:accountId/trades': { ...read('read:orders'), otherUser: '404 NOT_FOUND', request: () => ({ path: `/oms/${cash}/trades` }) },
 };
 
@@ -285,6 +304,11 @@ describe('authorization: every field and route, with every kind of token', () =>
     };
     fixtures = {
       restingOrder: () => made('/oms/order', buy('99.00')),
+      restingClientOrderId: async () => {
+        const clientOrderId = `authz-${randomUUID()}`;
+        await made('/oms/order', { ...buy('99.00'), clientOrderId });
+        return clientOrderId;
+      },
       pendingDeposit: () => made('/banking/deposit', { accountId: cash, amount: '1.00', currency: 'USD' }),
     };
   }, 90_000);
@@ -338,6 +362,63 @@ describe('authorization: every field and route, with every kind of token', () =>
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('attack: every REST route refuses a query parameter it does not take with 400 naming it, before anything runs, with or without a token', async () => {
+    const wrong: string[] = [];
+    const writer = tokens.get('READ_WRITE PAT');
+    const extra = [
+      ...AUTHENTICATED_AUTH_ROUTES.map((r) => ({ method: r.method, key: `${r.method} ${r.path}`, path: r.path, body: undefined })),
+      { method: 'GET', key: 'GET /oms/:accountId/events', path: `/oms/${cash}/events`, body: undefined },
+      { method: 'GET', key: 'GET /market/events', path: '/market/events?symbols=AAPL', body: undefined },
+    ];
+    const routes = [
+      ...(await Promise.all(
+        ROUTES.filter((r) => ROUTE_ROWS[`${r.method} ${r.path}`]).map(async (r) => ({
+          method: r.method,
+          key: `${r.method} ${r.path}`,
+          ...(await ROUTE_ROWS[`${r.method} ${r.path}`]!.request(fixtures)),
+        })),
+      )),
+      ...extra,
+    ];
+    // With a token and without: refused before anything runs, the token check included.
+    for (const route of routes)
+      for (const token of [writer, undefined]) {
+        const url = `${p.urls.api}${route.path}${route.path.includes('?') ? '&' : '?'}shadowFilter=1`;
+        const res = await http(route.method, url, { token, body: route.body });
+        const outcome = `${res.status} ${res.body?.code} ${res.body?.field}`;
+        if (outcome !== '400 BAD_USER_INPUT shadowFilter') wrong.push(`${route.key} ${token ? 'with' : 'without'} a token: ${outcome}`);
+      }
+    expect(wrong).toEqual([]);
+  });
+
+  it('OPTIONS on every path answers 204 with Allow for any valid token, READ_ONLY included, and 401 without one', async () => {
+    const wrong: string[] = [];
+    const paths = new Map<string, string[]>();
+    const known = [
+      ...ROUTES,
+      ...AUTHENTICATED_AUTH_ROUTES,
+      { method: 'GET', path: '/oms/:accountId/events' },
+      { method: 'GET', path: '/market/events' },
+    ];
+    for (const { method, path } of known) paths.set(path, [...(paths.get(path) ?? []), method]);
+    for (const [path, methods] of paths) {
+      const concrete = path.replace(':accountId', cash).replace(':orderId', randomUUID()).replace(/:\w+/g, 'AAPL');
+      for (const kind of ['READ_ONLY PAT', 'READ_WRITE PAT', 'vendor read:market', 'vendor write:orders'] as const) {
+        const res = await http('OPTIONS', `${p.urls.api}${concrete}`, { token: tokens.get(kind) });
+        const allow = res.headers.get('allow') ?? '';
+        if (res.status !== 204 || !methods.every((m) => allow.split(', ').includes(m)) || !allow.includes('OPTIONS'))
+          wrong.push(`OPTIONS ${path} with ${kind}: ${res.status} Allow: ${allow}`);
+      }
+      const anonymous = await http('OPTIONS', `${p.urls.api}${concrete}`);
+      if (anonymous.status !== 401) wrong.push(`OPTIONS ${path} without a token: ${anonymous.status}`);
+      const forged = await http('OPTIONS', `${p.urls.api}${concrete}`, { token: 'not-a-token' });
+      if (forged.status !== 401) wrong.push(`OPTIONS ${path} with a bad token: ${forged.status}`);
+    }
+    expect(wrong).toEqual([]);
+    const accounts = await http('OPTIONS', `${p.urls.api}/accounts`, { token: tokens.get('READ_ONLY PAT') });
+    expect({ status: accounts.status, allow: accounts.headers.get('allow') }).toEqual({ status: 204, allow: 'GET, HEAD, OPTIONS' });
   });
 
   it('attack: a vendor token that may only read orders cancels no order over GraphQL', async () => {

@@ -74,8 +74,8 @@ export const marketDataTypeDefs = /* GraphQL */ `
   }
 
   extend type Query {
-    "Quotes of 1 to 100 instruments, in the order asked (needs read:market)."
-    marketQuotes("1 to 100 symbols." symbols: [String!]!): [MarketQuote!]!
+    "Quotes of 1 to 100 instruments, in the order asked; an unknown symbol is refused (UNPROCESSABLE naming symbols) unless skipUnknown (needs read:market)."
+    marketQuotes("1 to 100 symbols." symbols: [String!]!, "Leave unknown symbols out of the answer instead of refusing it." skipUnknown: Boolean = false): [MarketQuote!]!
     "OHLCV bars of one instrument, oldest first; timeframe 1Min, 5Min, 1Hour or 1Day; end exclusive (needs read:market)."
     marketBars(
       "The instrument."

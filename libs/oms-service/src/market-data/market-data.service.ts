@@ -70,7 +70,8 @@ export class MarketDataService {
     private readonly options: { spread: string; retentionDays: number },
   ) {}
 
-  async quotes(symbols: readonly string[]): Promise<Quote[]> {
+  /** Quotes in the order asked. An unknown symbol is refused (naming `symbols`), or left out with `skipUnknown`. */
+  async quotes(symbols: readonly string[], skipUnknown = false): Promise<Quote[]> {
     const wanted = [...new Set(symbols.map((s) => s.trim()).filter(Boolean))];
     if (!wanted.length) throw unprocessable('symbols', 'symbols must name at least one instrument, e.g. AAPL,MSFT');
     if (wanted.length > MAX_QUOTE_SYMBOLS) throw unprocessable('symbols', `symbols may name at most ${MAX_QUOTE_SYMBOLS} instruments`);
@@ -83,8 +84,9 @@ export class MarketDataService {
     );
     const bySymbol = new Map(rows.map((r) => [r.symbol, r]));
     const unknown = wanted.filter((s) => !bySymbol.has(s));
-    if (unknown.length) throw unprocessable('symbols', `Unknown symbol${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}`);
-    return wanted.map((s) => quoteOf(bySymbol.get(s)!, this.options.spread));
+    if (unknown.length && !skipUnknown)
+      throw unprocessable('symbols', `Unknown symbol${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}`);
+    return wanted.filter((s) => bySymbol.has(s)).map((s) => quoteOf(bySymbol.get(s)!, this.options.spread));
   }
 
   /**

@@ -5,7 +5,7 @@ import type { MarketDataService } from './market-data.service';
 export function marketDataResolvers(market: MarketDataService): Resolvers {
   return {
     Query: {
-      marketQuotes: (_root, { symbols }) => market.quotes(symbols),
+      marketQuotes: (_root, { symbols, skipUnknown }) => market.quotes(symbols, skipUnknown ?? false),
       marketBars: (_root, args) => market.bars(args),
       marketClock: () => market.clock(),
       marketCalendar: (_root, args) => market.calendar(args),

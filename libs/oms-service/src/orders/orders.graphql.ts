@@ -55,6 +55,16 @@ export const ordersTypeDefs = /* GraphQL */ `
     limitPrice: Decimal
   }
 
+  "Orders by where they are in their life, for the list."
+  enum OrderStatusGroup {
+    "Not done yet: ACCEPTED, PENDING, NEW, PARTIALLY_FILLED."
+    OPEN
+    "Done: FILLED, CANCELLED, REJECTED, EXPIRED."
+    CLOSED
+    "Every order."
+    ALL
+  }
+
   "How long an order works."
   enum TimeInForce {
     "Until the end of the trading session it was placed in (then EXPIRED)."
@@ -432,16 +442,20 @@ export const ordersTypeDefs = /* GraphQL */ `
   type Account @key(fields: "id") {
     "The account id (UUID)."
     id: ID!
-    "The account's orders, newest first; from/to filter the creation time."
+    "The account's orders, newest first; from/to filter the creation time; the filters combine."
     orders(
       "Page size: 1..100, default 20." limit: Int
       "The previous page's nextCursor; omit for the first page." cursor: String
       "From: a date (the whole day included) or an RFC 3339 time." from: String
       "Up to: a date (the whole day included) or an RFC 3339 time." to: String
       "Only orders in this status." status: OrderStatus
+      "Only open or only closed orders (ALL: no filter)." statusGroup: OrderStatusGroup
+      "Only orders in these instruments (1 to 100; an unknown one matches nothing)." symbols: [String!]
     ): OrderConnection!
     "One order of this account (null for another account's order)."
     order("The order id." id: ID!): Order
+    "The order of this account placed with this clientOrderId (null when none): how a client finds an order whose placement timed out."
+    orderByClientOrderId("As placed (a leg's adds :tp or :sl)." clientOrderId: String!): Order
     "Executions, newest first."
     trades(
       "Page size: 1..100, default 20." limit: Int
@@ -461,6 +475,8 @@ export const ordersTypeDefs = /* GraphQL */ `
     placeOrder("The order." input: OrderInput!, "An Idempotency-Key: the same key and input answer the first result; another input with it is refused." idempotencyKey: String): Order!
     "Cancels a working order and releases its hold; cancelling a cancelled order answers it again."
     cancelOrder("The order to cancel." orderId: ID!): Order!
+    "Cancels the order of one of the caller's accounts placed with this clientOrderId, as cancelOrder does. No such order: NOT_FOUND naming clientOrderId."
+    cancelOrderByClientOrderId("One of the caller's accounts." accountId: ID!, "As placed (a leg's adds :tp or :sl)." clientOrderId: String!): Order!
     "Replaces a working order atomically: a new order (replaces = the old id) carries the remainder; the old one is CANCELLED with replacedBy set; a buy's hold grows or shrinks in the same step. Refused: CONFLICT (filled, closed, a fill took what the new quantity would leave) or UNPROCESSABLE naming the field."
     replaceOrder("The order and what changes." input: ReplaceOrderInput!, "An Idempotency-Key, as placeOrder's." idempotencyKey: String): Order!
     "Places the MARKET DAY sell that closes a position (or part of it); sells already working keep their part. No position: NOT_FOUND naming symbol."

@@ -13,6 +13,7 @@ import type { TradingHours } from '../market/trading-hours';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
 import { finishReplacement } from './replacement';
+import { orderByClientOrderId, parseClientOrderId, statusesOf, symbolsOf } from './order-lookup';
 import { OPEN_ORDER_CAP_SQLSTATE } from '../migrations';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
 import { commissionOn } from './money';
@@ -993,6 +994,29 @@ export class OrdersService {
     return row && row.account_id === accountId ? presentOrder(row) : null;
   }
 
+  /** One order of this account by the clientOrderId it was placed with (null when none has it). */
+  async byClientOrderId(accountId: string, clientOrderIdInput: unknown): Promise<OrderView | null> {
+    const row = await orderByClientOrderId(this.dataSource, accountId, parseClientOrderId(clientOrderIdInput));
+    return row ? presentOrder(row) : null;
+  }
+
+  /** Cancels the order of one of the caller's accounts that has this clientOrderId, as `cancel` does. */
+  async cancelByClientOrderId(
+    claims: Claims,
+    accountIdInput: unknown,
+    clientOrderIdInput: unknown,
+    requestId?: string,
+  ): Promise<OrderView> {
+    const accountId = parseUuid(accountIdInput, 'accountId');
+    const clientOrderId = parseClientOrderId(clientOrderIdInput);
+    // Unknown accounts and other users' accounts look the same.
+    if (!(await this.accounts.find(accountId, claims, { requestId })))
+      throw new AppError('NOT_FOUND', 'Account not found', { field: 'accountId' });
+    const row = await orderByClientOrderId(this.dataSource, accountId, clientOrderId);
+    if (!row) throw new AppError('NOT_FOUND', `No order of this account has clientOrderId ${clientOrderId}`, { field: 'clientOrderId' });
+    return this.cancel(claims, row.id, requestId);
+  }
+
   /** The fills of several orders in one query (a DataLoader's batch), in the order of `orderIds`. */
   async fillsOf(orderIds: readonly string[]): Promise<TradeView[][]> {
     const rows: TradeRow[] = await this.dataSource.query('SELECT * FROM trades WHERE order_id = ANY($1::uuid[]) ORDER BY seq', [orderIds]);
@@ -1018,22 +1042,24 @@ export class OrdersService {
     );
   }
 
-  /** The account's orders, newest first; filter by status and creation time. */
+  /** The account's orders, newest first; filter by status (or open/closed), symbols and creation time. */
   async list(
     accountId: string,
-    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown },
+    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown; statusGroup?: unknown; symbols?: unknown },
   ): Promise<Page<OrderView>> {
     const limit = parseLimit(args.limit);
     const range = parseDateRange(args.from, args.to);
     if (args.status !== undefined && args.status !== null && !ORDER_STATUSES.includes(args.status as OrderStatus)) {
       throw new AppError('BAD_USER_INPUT', `status must be one of ${ORDER_STATUSES.join(', ')}`, { field: 'status' });
     }
+    const [statuses, symbols] = [statusesOf(args.statusGroup), symbolsOf(args.symbols)];
     const scope = `orders:${accountId}`;
     const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
     const rows: OrderRow[] = await this.dataSource.query(
       `SELECT * FROM orders WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at >= $3)
-          AND ($4::timestamptz IS NULL OR created_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
-      [accountId, args.status ?? null, range.from, range.to, after?.s ?? null, limit + 1],
+          AND ($4::timestamptz IS NULL OR created_at < $4) AND ($5::bigint IS NULL OR seq < $5)
+          AND ($7::text[] IS NULL OR status = ANY($7)) AND ($8::text[] IS NULL OR symbol = ANY($8)) ORDER BY seq DESC LIMIT $6`,
+      [accountId, args.status ?? null, range.from, range.to, after?.s ?? null, limit + 1, statuses, symbols],
     );
     return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentOrder);
   }

@@ -21,6 +21,7 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
           : null,
       orders: (account, args) => orders.list(account.id, args),
       order: (account, args) => orders.get(account.id, args.id),
+      orderByClientOrderId: (account, args) => orders.byClientOrderId(account.id, args.clientOrderId),
       trades: (account, args) => orders.trades(account.id, args),
       orderRules: (account, args) => orders.rules(account.id, args.symbol),
     },
@@ -41,6 +42,8 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
       whatIfOrder: (_, args, ctx) => orders.whatIf(ctx.claims, args.input, ctx.requestId),
       placeOrder: (_, args, ctx) => orders.place(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       cancelOrder: (_, args, ctx) => orders.cancel(ctx.claims, args.orderId, ctx.requestId),
+      cancelOrderByClientOrderId: (_, args, ctx) =>
+        orders.cancelByClientOrderId(ctx.claims, args.accountId, args.clientOrderId, ctx.requestId),
       replaceOrder: (_, args, ctx) => orders.replace(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       closePosition: (_, args, ctx) => orders.closePosition(ctx.claims, args.input, args.idempotencyKey, ctx.requestId),
       closeAllPositions: (_, args, ctx) => orders.closeAllPositions(ctx.claims, args.accountId, args.idempotencyKey, ctx.requestId),

@@ -23,7 +23,13 @@ export const marketQuote = named(
   }),
   "An instrument's simulated top of book: a spread around the last price on the tick grid",
 );
-export const quoteList = named('QuoteList', o({ quotes: z.array(marketQuote) }));
+export const quoteList = named(
+  'QuoteList',
+  o({
+    quotes: z.array(marketQuote).meta({ description: 'The instruments found, in the order asked' }),
+    unknownSymbols: z.array(z.string()).meta({ description: 'The symbols asked for that no instrument has (empty when all were found)' }),
+  }),
+);
 
 const bar = named(
   'Bar',

@@ -138,8 +138,8 @@ describe('REST facade', () => {
     expect(await http('GET', `${server.url}/v1/no-such-thing`)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
     const wrong = await http('DELETE', `${server.url}/v1/accounts`);
     expect(wrong).toMatchObject({ status: 405, body: { code: 'METHOD_NOT_ALLOWED' } });
-    expect(wrong.headers.get('allow')).toBe('GET, HEAD');
-    expect((await http('GET', `${server.url}/v1/pat/revoke`)).headers.get('allow')).toBe('POST');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect((await http('GET', `${server.url}/v1/pat/revoke`)).headers.get('allow')).toBe('OPTIONS, POST');
     expect((await http('GET', `${server.url}/v1/accounts`)).status).toBe(401);
   });
 });

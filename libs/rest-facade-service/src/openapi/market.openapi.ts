@@ -10,15 +10,19 @@ const symbols = {
   schema: { type: 'string' },
   description: 'Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; an unknown one is a 422 naming `symbols`',
 };
+const quoteSymbols = {
+  ...symbols,
+  description: 'Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; unknown ones are listed in `unknownSymbols`',
+};
 const scopes = ['read:market' as const];
 
 export const marketOperations: Operations = {
   '/market/quotes': {
     get: {
       summary:
-        'Quotes: the last price and a simulated book around it (bid below and ask above by half the spread in whole ticks, sizes in whole lots), with when the price was set',
+        'Quotes: the last price and a simulated book around it (bid below and ask above by half the spread in whole ticks, sizes in whole lots), with when the price was set. Symbols no instrument has are listed apart in `unknownSymbols`; the others are still answered.',
       scopes,
-      params: [symbols],
+      params: [quoteSymbols],
       ok: { status: 200, schema: 'QuoteList' },
       errors: [400, 422],
     },

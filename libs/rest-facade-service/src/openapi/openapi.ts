@@ -17,7 +17,7 @@ const idempotencyKey = idempotency(
 );
 
 const PROBLEM_TEXT: Record<number, string> = {
-  400: 'Bad input (the `field` says which)',
+  400: 'Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it)',
   401: 'Missing, invalid, expired or revoked token',
   403: 'Insufficient scope, READ_ONLY token on a write, or address not allowed',
   404: "Not found (also another user's account)",
@@ -199,6 +199,8 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /accounts/{accountId}/positions': 'closeAllPositions',
   'GET /oms/{accountId}/orders': 'listOrders',
   'GET /oms/{accountId}/order/{orderId}': 'getOrder',
+  'GET /oms/{accountId}/order/by-client-id/{clientOrderId}': 'getOrderByClientOrderId',
+  'DELETE /oms/{accountId}/order/by-client-id/{clientOrderId}': 'cancelOrderByClientOrderId',
   'GET /oms/{accountId}/events': 'streamOrderEvents',
   'GET /oms/{accountId}/trades': 'listTrades',
   'GET /market/quotes': 'getQuotes',
@@ -235,7 +237,8 @@ const RATE_LIMIT_HEADERS = Object.fromEntries(
 function operation(method: string, path: string, op: Op) {
   const operationId = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
   if (!operationId) throw new Error(`no operationId for ${method.toUpperCase()} ${path}`);
-  const statuses = [...new Set([...(op.public ? [] : [401, 403]), ...(op.errors ?? []), ...(op.public ? [] : [429]), 503])].sort();
+  // Any authenticated operation refuses a query parameter it does not take (400).
+  const statuses = [...new Set([...(op.public ? [] : [400, 401, 403]), ...(op.errors ?? []), ...(op.public ? [] : [429]), 503])].sort();
   return {
     operationId,
     tags: [TAGS[path.split('/')[1]!]!],
@@ -273,7 +276,7 @@ export const openApiDocument = {
     title: 'Trading API',
     version: '1.0.0',
     description:
-      "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault.\n\n**Limits.** Authenticated requests are counted per token (300 a minute by default; order placements have a tighter budget of their own), per vendor app over all its users' grants (6,000 a minute) and per user over all their tokens, never per client address. Requests with no valid token are counted per client address (1,200 a minute) as a flood guard. Every answer carries the tightest budget it used in `RateLimit-*` and `X-RateLimit-*`; `X-RateLimit-Budget` and `RateLimit-Policy` name it (`token`, `app`, `user`, `orders`, `user-orders`, `address`), and a 429 also says it in the problem's `budget`.",
+      "Delegated-access trading API. Vendor apps act for a user with their consent (OAuth 2.0 authorization code with PKCE); users' own scripts use a personal access token, exchanged for a session at `POST /pat/login`. Money amounts have the currency's minor units, prices at least the tick precision, all as strings; times are RFC 3339 UTC; currencies ISO 4217. Errors are application/problem+json with a stable `code` and the `field` at fault. A query parameter an operation does not take is refused (400 `BAD_USER_INPUT`, `field` naming it), so a misspelt filter never widens an answer. `OPTIONS` on any path answers 204 with `Allow` for any valid token, READ_ONLY included.\n\n**Limits.** Authenticated requests are counted per token (300 a minute by default; order placements have a tighter budget of their own), per vendor app over all its users' grants (6,000 a minute) and per user over all their tokens, never per client address. Requests with no valid token are counted per client address (1,200 a minute) as a flood guard. Every answer carries the tightest budget it used in `RateLimit-*` and `X-RateLimit-*`; `X-RateLimit-Budget` and `RateLimit-Policy` name it (`token`, `app`, `user`, `orders`, `user-orders`, `address`), and a 429 also says it in the problem's `budget`.",
   },
   // {base_url}: each deployment serves the document with its own (docs.ts, FACADE_PUBLIC_URL).
   servers: [

@@ -18,6 +18,14 @@ const idempotencyKey = idempotency(
   'A retry with the same key and body returns the first result (the order as it is now, or the same rejection); the same key with another body is refused (422).',
 );
 
+const clientOrderId = {
+  name: 'clientOrderId',
+  in: 'path' as const,
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,67}$' },
+  description: 'As the order was placed with',
+};
+
 const closeKey = idempotency('A retry with the same key answers the first close again (the same orders).');
 
 export const orderOperations: Operations = {
@@ -109,11 +117,44 @@ export const orderOperations: Operations = {
   },
   '/oms/{accountId}/orders': {
     get: {
-      summary: "The account's orders with their fills, newest first; from/to filter the creation time",
+      summary:
+        "The account's orders with their fills, newest first; from/to filter the creation time. The filters combine; with none, every order (open and closed).",
       scopes: ['read:orders'],
-      params: [accountId, ...list, { name: 'status', in: 'query', schema: status }],
+      params: [
+        accountId,
+        ...list,
+        {
+          name: 'status',
+          in: 'query',
+          schema: { enum: ['open', 'closed', 'all', ...ORDER_STATUSES] },
+          description: `\`open\`: not done yet (ACCEPTED, PENDING, NEW, PARTIALLY_FILLED); \`closed\`: done (FILLED, CANCELLED, REJECTED, EXPIRED); \`all\` (the default); or one status. ${status.description}`,
+        },
+        {
+          name: 'symbols',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'Only orders in these instruments: comma-separated, 1 to 100, e.g. `AAPL,MSFT` (an unknown symbol matches nothing)',
+        },
+      ],
       ok: { status: 200, schema: 'OrderPage' },
       errors: [400, 404],
+    },
+  },
+  '/oms/{accountId}/order/by-client-id/{clientOrderId}': {
+    get: {
+      summary:
+        "The order placed with this `clientOrderId` (404 naming `clientOrderId` when none). After a placement that timed out, this says whether the order exists and what became of it; a retry with the same `clientOrderId` is refused (409), never placed twice. A leg of a BRACKET, OCO or OTO carries the entry's id with `:tp` or `:sl` added.",
+      scopes: ['read:orders'],
+      params: [accountId, clientOrderId],
+      ok: { status: 200, schema: 'Order' },
+      errors: [400, 404],
+    },
+    delete: {
+      summary: 'Cancel the order placed with this `clientOrderId`, as `DELETE /oms/order` does (404 naming `clientOrderId` when none).',
+      scopes: ['write:orders'],
+      params: [accountId, clientOrderId],
+      ok: { status: 200, schema: 'Order' },
+      errors: [400, 404, 409],
     },
   },
   '/oms/{accountId}/order/{orderId}': {
@@ -137,6 +178,12 @@ export const orderOperations: Operations = {
           in: 'header',
           schema: { type: 'string', pattern: '^\\d+-\\d+$' },
           description: 'The id of the last event received, to resume after a reconnect',
+        },
+        {
+          name: 'lastEventId',
+          in: 'query',
+          schema: { type: 'string', pattern: '^\\d+-\\d+$' },
+          description: 'As `Last-Event-ID`, for a client that cannot set headers (the header wins)',
         },
       ],
       ok: {

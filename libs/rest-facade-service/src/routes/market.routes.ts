@@ -48,10 +48,15 @@ export const marketRoutes: RestRoute[] = [
     path: '/market/quotes',
     scopes: ['read:market'],
     document: /* GraphQL */ `
-      query MarketQuotes($symbols: [String!]!) { marketQuotes(symbols: $symbols) { ${QUOTE} } }
+      query MarketQuotes($symbols: [String!]!) { marketQuotes(symbols: $symbols, skipUnknown: true) { ${QUOTE} } }
     `,
     variables: (req) => ({ symbols: symbolsParam(req) }),
-    shape: (data) => ({ quotes: data.marketQuotes }),
+    // One unknown symbol does not cost the caller the others' quotes: it is listed apart.
+    shape: (data: { marketQuotes: Array<{ symbol: string }> }, req) => {
+      const found = new Set(data.marketQuotes.map((q) => q.symbol));
+      const asked = new Set(symbolsParam(req).filter(Boolean));
+      return { quotes: data.marketQuotes, unknownSymbols: [...asked].filter((s) => !found.has(s)) };
+    },
   },
   {
     method: 'GET',

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { errors, isUuid } from '@trading/errors';
-import { enumQueryParam, idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
+import { idempotencyKey, jsonBody, listParams, ownAccount, queryParam, uuidParam } from './params';
 import { cancelOrderRequest, ORDER_STATUSES, orderRequest, replaceOrderRequest } from '../contract';
 import type { RestRoute } from './route';
 import { DECIMAL_SYNTAX } from '@trading/money';
@@ -24,6 +24,38 @@ const symbolParam = (req: Request) => {
     throw errors.badInput('symbol', 'symbol must be an instrument symbol, e.g. AAPL');
   return symbol;
 };
+
+/** The clientOrderId in the path: the client's own (1 to 64 characters) or a leg's, which adds `:tp` or `:sl`. */
+const clientOrderIdParam = (req: Request) => {
+  const value = String(req.params['clientOrderId']);
+  if (!/^[A-Za-z0-9._:-]{1,67}$/.test(value))
+    throw errors.badInput('clientOrderId', 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : - (a leg adds :tp or :sl)');
+  return value;
+};
+
+/** `status=open|closed|all` (Alpaca's spelling) or one status (NEW, FILLED, …), in any case. */
+const STATUS_GROUPS = ['OPEN', 'CLOSED', 'ALL'] as const;
+function statusFilter(req: Request): { status?: string; statusGroup?: string } {
+  const value = queryParam(req, 'status')?.toUpperCase();
+  if (value === undefined) return {};
+  if ((STATUS_GROUPS as readonly string[]).includes(value)) return { statusGroup: value };
+  if ((ORDER_STATUSES as readonly string[]).includes(value)) return { status: value };
+  throw errors.badInput('status', `status must be open, closed, all or one of ${ORDER_STATUSES.join(', ')}`);
+}
+
+/** `symbols=AAPL,MSFT`: only orders in these instruments (1 to 100). */
+function symbolsFilter(req: Request): string[] | undefined {
+  const raw = queryParam(req, 'symbols');
+  if (raw === undefined) return undefined;
+  const symbols = raw
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
+  if (!symbols.length || symbols.length > 100) throw errors.badInput('symbols', 'symbols must name 1 to 100 instruments, e.g. AAPL,MSFT');
+  const malformed = symbols.find((s) => !/^[A-Z0-9.]{1,12}$/.test(s));
+  if (malformed) throw errors.badInput('symbols', `${malformed.slice(0, 20)} is not an instrument symbol, e.g. AAPL`);
+  return symbols;
+}
 
 /** DELETE /oms/order names the order in `?orderId=` or in a JSON body `{ "orderId": … }`. */
 function orderIdToCancel(req: Request): string {
@@ -135,14 +167,20 @@ export const ordersRoutes: RestRoute[] = [
     path: '/oms/:accountId/orders',
     scopes: ['read:orders'],
     document: /* GraphQL */ `
-      query Orders($accountId: ID!, $limit: Int, $cursor: String, $from: String, $to: String, $status: OrderStatus) {
-        account(id: $accountId) { orders(limit: $limit, cursor: $cursor, from: $from, to: $to, status: $status) { nodes { ${ORDER} } nextCursor } }
+      query Orders($accountId: ID!, $limit: Int, $cursor: String, $from: String, $to: String, $status: OrderStatus,
+                   $statusGroup: OrderStatusGroup, $symbols: [String!]) {
+        account(id: $accountId) {
+          orders(limit: $limit, cursor: $cursor, from: $from, to: $to, status: $status, statusGroup: $statusGroup, symbols: $symbols) {
+            nodes { ${ORDER} } nextCursor
+          }
+        }
       }
     `,
     variables: (req) => ({
       accountId: uuidParam(req, 'accountId'),
       ...listParams(req),
-      status: enumQueryParam(req, 'status', ORDER_STATUSES),
+      ...statusFilter(req),
+      symbols: symbolsFilter(req),
     }),
     shape: (data, req) => {
       const { orders } = ownAccount<{ orders: { nodes: unknown[]; nextCursor: string | null } }>(data);
@@ -162,6 +200,34 @@ export const ordersRoutes: RestRoute[] = [
       if (!order) throw errors.notFound('Order', 'orderId');
       return order;
     },
+  },
+  {
+    method: 'GET',
+    path: '/oms/:accountId/order/by-client-id/:clientOrderId',
+    scopes: ['read:orders'],
+    document: /* GraphQL */ `
+      query OrderByClientOrderId($accountId: ID!, $clientOrderId: String!) {
+        account(id: $accountId) { orderByClientOrderId(clientOrderId: $clientOrderId) { ${ORDER} } }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), clientOrderId: clientOrderIdParam(req) }),
+    shape: (data) => {
+      const { orderByClientOrderId: order } = ownAccount<{ orderByClientOrderId: unknown }>(data);
+      if (!order) throw errors.notFound('Order', 'clientOrderId');
+      return order;
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/oms/:accountId/order/by-client-id/:clientOrderId',
+    scopes: ['write:orders'],
+    document: /* GraphQL */ `
+      mutation CancelOrderByClientOrderId($accountId: ID!, $clientOrderId: String!) {
+        order: cancelOrderByClientOrderId(accountId: $accountId, clientOrderId: $clientOrderId) { ${ORDER} }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId'), clientOrderId: clientOrderIdParam(req) }),
+    shape: (data) => data.order,
   },
   {
     method: 'GET',
