@@ -153,7 +153,7 @@ export async function createPlatform(
 
     // One store for every app: with real Redis that changes nothing; with the in-process
     // stand-in it is what lets the facade see the sessions auth creates.
-    const store = await connectStore(config.REDIS_URL, {
+    const store = await connectStore(config, {
       cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES },
       fallbackToMemory: true,
       onFallback: (reason) => logger.warn(`${reason}: using an in-process store (sessions and limits live only in this process)`),
@@ -274,6 +274,7 @@ export async function createPlatform(
       BANKING_URL: banking.server.internal.url,
       ACCOUNTS_URL: accountsGraphql,
       OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: String(config.OMS_MAX_OPEN_ORDERS_PER_ACCOUNT),
+      OMS_TRADING_HOURS: config.OMS_TRADING_HOURS,
       ...overrides.oms,
       // The schema takes key objects as well as JSON, so the launcher hands over the ones it made.
       ...(identity('oms') as unknown as Record<string, string>),

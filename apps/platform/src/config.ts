@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import {
   accountsCacheSchema,
   settlementConsumerSchema,
   apiLimitSchema,
+  commonSchema,
   databaseSessionSchema,
   edgeSessionSchema,
   ConfigError,
@@ -12,15 +14,26 @@ import {
   z,
 } from '@trading/config';
 import { oauthLimitSchema } from '@trading/rest-facade-service';
+import { tradingHoursSetting } from '@trading/oms-service';
 
 export { defaultPlatformDataDir };
 
 /** All-in-one mode: embedded defaults, so `npm start` needs nothing set. */
 export const platformConfigSchema = z.object({
   LOG_LEVEL: field.logLevel().default('warn'),
+  /**
+   * `human`: the terminal shows what a person must read (warnings and errors, one plain line each);
+   * every JSON log line goes to `<PLATFORM_DATA_DIR>/platform.log`. `json`: every line on standard
+   * output, as the services write them (a container's log collector).
+   */
+  LOG_FORMAT: z.enum(['human', 'json'], { message: 'human or json' }).default('human'),
   /** A PostgreSQL server URL; unset = start an embedded PostgreSQL. Each service gets its own database on it. */
   DATABASE_URL: field.postgresUrl().optional(),
   REDIS_URL: field.redisUrl(),
+  /** Redis behind Sentinel, or a Redis Cluster, as every service reads them (docs/operations.md). */
+  REDIS_SENTINELS: commonSchema.REDIS_SENTINELS,
+  REDIS_SENTINEL_NAME: commonSchema.REDIS_SENTINEL_NAME,
+  REDIS_CLUSTER_NODES: commonSchema.REDIS_CLUSTER_NODES,
   /** Where the embedded PostgreSQL and the generated admin credential live (reused by the next start). */
   PLATFORM_DATA_DIR: z.string().default(() => defaultPlatformDataDir()),
   EMBEDDED_POSTGRES_PORT: field.port(54329),
@@ -94,6 +107,8 @@ export const platformConfigSchema = z.object({
   OAUTH_TOKEN_MAX_REQUESTS_PER_CLIENT: z.coerce.number().int().positive().default(6000),
   /** Working orders one account may hold at once (the OMS's own setting, passed on). */
   OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
+  /** The paper market's session (the OMS's own setting, passed on): `always`, or a daily UTC `HH:MM-HH:MM`. */
+  OMS_TRADING_HOURS: tradingHoursSetting,
   ...apiLimitSchema,
   ...oauthLimitSchema,
   ...edgeSessionSchema,
@@ -114,3 +129,7 @@ export const loadPlatformConfig = (env: NodeJS.ProcessEnv = process.env): Platfo
   }
   return loadConfig('platform', platformConfigSchema, env);
 };
+
+/** Where the all-in-one writes its JSON log lines at LOG_FORMAT=human. */
+export const platformLogFile = (config: Pick<PlatformConfig, 'PLATFORM_DATA_DIR'>): string =>
+  join(config.PLATFORM_DATA_DIR, 'platform.log');

@@ -102,7 +102,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
     );
     // After the migrations: the trigger that announces changes exists by now.
     accountsOfUser.start();
-    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
     // What the cache hears, passed on to the OMS (which remembers accounts between orders).
     const announcer = life.own(
       'accounts changes announcer',

@@ -107,7 +107,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     life.defer('clearing', () => clearing.stop());
     const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
     life.defer('retention', () => retention.stop());
-    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
     const settlementService = new SettlementService(service.dataSource, sales);
     const settlement = settlementConsumer(
       'banking',

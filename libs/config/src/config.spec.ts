@@ -1,4 +1,4 @@
-import { ConfigError, field, loadConfig, z } from './index';
+import { commonSchema, ConfigError, field, loadConfig, z } from './index';
 
 const schema = z.object({ PORT: field.port(8080), DATABASE_URL: field.postgresUrl(), KEY: field.secret() });
 
@@ -22,6 +22,23 @@ describe('loadConfig', () => {
     expect(message).toContain('"eighty"');
     expect(message).toContain('DATABASE_URL');
     expect(message).toContain('KEY: must be at least 32 characters');
+  });
+
+  it('reads Redis behind Sentinel or as a Cluster, naming a bad node or a contradiction', () => {
+    const redis = z.object(commonSchema);
+    expect(loadConfig('svc', redis, {})).toMatchObject({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(loadConfig('svc', redis, {}).REDIS_SENTINELS).toBeUndefined();
+    expect(loadConfig('svc', redis, { REDIS_SENTINELS: 'a:26379, b:26379,[::1]:26379', REDIS_SENTINEL_NAME: 'trading' })).toMatchObject({
+      REDIS_SENTINELS: ['a:26379', 'b:26379', '[::1]:26379'],
+      REDIS_SENTINEL_NAME: 'trading',
+    });
+    expect(loadConfig('svc', redis, { REDIS_CLUSTER_NODES: 'r1:6379,r2:6379' }).REDIS_CLUSTER_NODES).toEqual(['r1:6379', 'r2:6379']);
+    expect(() => loadConfig('svc', redis, { REDIS_CLUSTER_NODES: 'r1' })).toThrow(/REDIS_CLUSTER_NODES.*host:port/);
+    expect(() => loadConfig('svc', redis, { REDIS_SENTINELS: 'a:99999' })).toThrow(/REDIS_SENTINELS.*above 65535/);
+    expect(() => loadConfig('svc', redis, { REDIS_SENTINEL_NAME: 'two words' })).toThrow(/REDIS_SENTINEL_NAME/);
+    expect(() => loadConfig('svc', redis, { REDIS_SENTINELS: 'a:26379', REDIS_CLUSTER_NODES: 'r1:6379' })).toThrow(
+      /set REDIS_SENTINELS or REDIS_CLUSTER_NODES, not both/,
+    );
   });
 
   it('never echoes a rejected secret: keys, tokens, passwords, URLs (which carry credentials)', () => {

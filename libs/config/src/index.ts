@@ -19,6 +19,10 @@ export class ConfigError extends Error {
  */
 export function loadConfig<S extends z.ZodType>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
   const parsed = schema.safeParse(env);
+  if (parsed.success) {
+    const problems = crossFieldProblems(parsed.data as Record<string, unknown>);
+    if (problems.length) throw new ConfigError(service, problems);
+  }
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.') || '(root)';
@@ -29,6 +33,14 @@ export function loadConfig<S extends z.ZodType>(service: string, schema: S, env:
     throw new ConfigError(service, problems);
   }
   return Object.freeze(parsed.data);
+}
+
+/** Settings that contradict each other, whichever service reads them. */
+function crossFieldProblems(config: Record<string, unknown>): string[] {
+  const listed = (name: string) => Array.isArray(config[name]) && (config[name] as unknown[]).length > 0;
+  return listed('REDIS_SENTINELS') && listed('REDIS_CLUSTER_NODES')
+    ? ['REDIS_CLUSTER_NODES: Redis is either behind Sentinels or a Cluster; set REDIS_SENTINELS or REDIS_CLUSTER_NODES, not both']
+    : [];
 }
 
 /** Shared field builders so every service spells its variables' rules the same way. */
@@ -71,12 +83,45 @@ export const field = {
   appEnv: () => z.enum(['DEV', 'UAT', 'PROD']).default('DEV'),
   /** An address to bind a listener to. */
   host: (fallback: string) => z.string().min(1).default(fallback),
+  /** Comma-separated host:port list (IPv6 in brackets); absent when unset. */
+  hostPorts: (name: string) =>
+    z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, `${name} must be host:port entries, comma-separated`)
+            .refine((x) => Number(x.slice(x.lastIndexOf(':') + 1)) <= 65535, `${name} has a port above 65535`),
+        ),
+      )
+      .transform((list) => (list.length ? list : undefined))
+      .optional(),
 };
 
 /** Settings every service reads the same way (its identity keys come from `serviceIdentityFields` in @trading/auth). */
 export const commonSchema = {
   LOG_LEVEL: field.logLevel(),
   REDIS_URL: field.redisUrl(),
+  /**
+   * Redis behind Sentinel: the Sentinels (host:port, comma-separated) and the name they know the
+   * primary by; clients follow the primary they name across a failover. REDIS_URL still gives
+   * the service's ACL user and password (its host is not used then).
+   */
+  REDIS_SENTINELS: field.hostPorts('REDIS_SENTINELS'),
+  /** Unset: mymaster, Sentinel's own default. */
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+    .optional(),
+  /** Redis Cluster: some of its nodes (host:port, comma-separated; one that answers is enough). Credentials as above. */
+  REDIS_CLUSTER_NODES: field.hostPorts('REDIS_CLUSTER_NODES'),
   /** The public listener's address: this machine only unless told (a container sets 0.0.0.0). */
   LISTEN_HOST: field.host('127.0.0.1'),
   /** The internal listener's address: this machine only unless told; where set wider, reachable by the platform's own services only (network policy). */

@@ -1,5 +1,5 @@
 /** Real Redis streams. */
-import { closeRedisClient, openRedisClient, type RedisClient } from '@trading/redis';
+import { closeRedisClient, duplicateClient, openRedisClient, type RedisClient, type RedisTarget } from '@trading/redis';
 import { compareEntryIds, fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
 
 /** A stream entry as node-redis answers it; `message` is null for a pending entry trimmed away. */
@@ -37,7 +37,7 @@ export class RedisEventLog implements EventLog {
   private async connectionFor(consumer: string): Promise<RedisClient> {
     let c = this.blocking.get(consumer);
     if (!c) {
-      c = this.client.duplicate({ disableOfflineQueue: false }) as RedisClient;
+      c = duplicateClient(this.client, { whileDisconnected: 'wait' });
       c.on('error', () => undefined);
       this.blocking.set(consumer, c);
       await c.connect().catch((err: Error) => {
@@ -49,8 +49,9 @@ export class RedisEventLog implements EventLog {
     return c;
   }
 
-  static async connect(url: string): Promise<RedisEventLog> {
-    return new RedisEventLog(await openRedisClient(url), true);
+  /** `target`: a URL (one server), or a service's config with its Sentinels or Cluster nodes. */
+  static async connect(target: RedisTarget): Promise<RedisEventLog> {
+    return new RedisEventLog(await openRedisClient(target), true);
   }
 
   append(stream: string, event: DomainEvent, options: { maxLen?: number } = {}): Promise<string> {

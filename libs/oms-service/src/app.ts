@@ -28,7 +28,7 @@ import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
 import { omsScopes } from './scopes';
 
-export { loadOmsConfig, omsConfigSchema, type OmsConfig } from './config';
+export { loadOmsConfig, omsConfigSchema, tradingHoursSetting, type OmsConfig } from './config';
 export { seedOmsDemo, type OmsDemoData } from './demo-seed';
 
 /** This subgraph's SDL, for the supergraph tool. */
@@ -65,7 +65,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
   const life = Lifecycle.of('oms', logger);
   return life.build(async () => {
     const banking = life.own('banking client', new BankingClient(config.BANKING_URL, signer), (c) => c.close());
-    const events = deps.events ?? life.own('event log', await connectEventLog(config.REDIS_URL), (e) => e.close());
+    const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
     // Accounts remembered between orders while accounts' announcements are heard (OMS_ACCOUNT_CACHE_ENTRIES).
     const accounts = life.own(
       'accounts client',

@@ -63,6 +63,37 @@ export class BudgetChain {
    */
   async take(steps: readonly ChainStep[], points: number, giveBack: boolean): Promise<LimitState[]> {
     if (!steps.length) return [];
+    try {
+      if (this.store.cluster) return await this.takeStepByStep(steps, points, giveBack);
+      return this.states(steps, await this.run(steps, points, giveBack));
+    } catch {
+      // Fail closed: without the counters a caller's budget would be unlimited.
+      throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
+    }
+  }
+
+  /**
+   * On a Redis Cluster a token's, an app's and a user's counters live in different slots, and a
+   * script may touch one slot only: each counter is charged by the same script on its own, in
+   * turn, and a refused request's points are given back to those before it after the refusal.
+   * Each counter still counts atomically, so no budget is ever spent beyond its limit; in the gap
+   * a concurrent request may see a count about to be given back, and is refused when it would
+   * have passed, never the other way round.
+   */
+  private async takeStepByStep(steps: readonly ChainStep[], points: number, giveBack: boolean): Promise<LimitState[]> {
+    const states: LimitState[] = [];
+    for (const [i, step] of steps.entries()) {
+      const [state] = this.states([step], await this.run([step], points, giveBack));
+      states.push(state!);
+      if (!state!.blocked) continue;
+      if (giveBack) await Promise.all(steps.slice(0, i).map((s) => this.store.client.decrBy(s.limiter.storeKey(s.key), points)));
+      break;
+    }
+    return states;
+  }
+
+  /** The chain script over `steps`, by its SHA; the first call after a Redis restart (NOSCRIPT) sends the text once. */
+  private async run(steps: readonly ChainStep[], points: number, giveBack: boolean): Promise<number[]> {
     const args = {
       keys: steps.map((s) => s.limiter.storeKey(s.key)),
       arguments: [
@@ -71,18 +102,14 @@ export class BudgetChain {
         ...steps.flatMap((s) => [String(s.limiter.limit), String(s.limiter.windowSeconds)]),
       ],
     };
-    let reply: unknown;
-    try {
-      // By its SHA; the first call after a Redis restart (NOSCRIPT) sends the text once.
-      reply = await this.store.client.evalSha(CHAIN_SHA, args).catch((err: Error) => {
-        if (!err.message.startsWith('NOSCRIPT')) throw err;
-        return this.store.client.eval(CHAIN_SCRIPT, args);
-      });
-    } catch {
-      // Fail closed: without the counters a caller's budget would be unlimited.
-      throw errors.unavailable('Rate limiting is temporarily unavailable; retry shortly');
-    }
-    const counts = (reply as unknown[]).map(Number);
+    const reply = await this.store.client.evalSha(CHAIN_SHA, args).catch((err: Error) => {
+      if (!err.message.startsWith('NOSCRIPT')) throw err;
+      return this.store.client.eval(CHAIN_SCRIPT, args);
+    });
+    return (reply as unknown[]).map(Number);
+  }
+
+  private states(steps: readonly ChainStep[], counts: number[]): LimitState[] {
     const states: LimitState[] = [];
     for (let i = 0; i + 1 < counts.length; i += 2) states.push(steps[i / 2]!.limiter.stateAfter(counts[i]!, counts[i + 1]!));
     return states;

@@ -1,15 +1,27 @@
 import { connectStore, MemoryStore, type KeyValueStore } from '@trading/redis';
+import { startRedisCluster, type RedisClusterUnderTest } from '@trading/redis/testing';
 import { TEST_REDIS_URL, testKeyPrefix, uniqueId } from '@trading/testing';
 import { HeldSlots } from './index';
 
+let cluster: RedisClusterUnderTest | undefined;
+afterAll(() => cluster?.stop());
+
+// On a Redis Cluster each holder's set falls in a slot of its own.
 describe.each([
   ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
+  [
+    'redis cluster',
+    async () => {
+      cluster = await startRedisCluster(3);
+      return connectStore({ REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster.nodes }, { keyPrefix: testKeyPrefix() });
+    },
+  ],
   ['memory', async () => new MemoryStore()],
 ])('HeldSlots on the %s store', (_kind, open) => {
   let store: KeyValueStore;
   beforeAll(async () => {
     store = await open();
-  });
+  }, 60_000);
   afterAll(() => store.close());
 
   it('holds at most `max` per holder over every instance sharing the store; a slot given back is free again', async () => {

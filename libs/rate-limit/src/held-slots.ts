@@ -119,7 +119,7 @@ export class HeldSlots {
     return true;
   }
 
-  /** One script for every slot held here; a failure is retried at the next renewal, well within the lease. */
+  /** One script for every slot held here (one per holder on a Cluster); a failure is retried at the next renewal, well within the lease. */
   private async renew(): Promise<void> {
     const slots = [...this.held];
     if (!slots.length) return;
@@ -127,8 +127,14 @@ export class HeldSlots {
       for (const [id, key] of slots) this.local.get(key)?.set(id, Date.now() + this.rule.leaseMs);
       return;
     }
-    await this.store.client
-      .eval(RENEW_SCRIPT, { keys: slots.map(([, key]) => key), arguments: [String(this.rule.leaseMs), ...slots.map(([id]) => id)] })
-      .catch(() => undefined);
+    const { client } = this.store;
+    const renew = (batch: typeof slots) =>
+      client.eval(RENEW_SCRIPT, { keys: batch.map(([, key]) => key), arguments: [String(this.rule.leaseMs), ...batch.map(([id]) => id)] });
+    // On a Redis Cluster holders' sets live in different slots: one script per holder.
+    if (this.store.cluster) {
+      const byHolder = new Map<string, typeof slots>();
+      for (const slot of slots) byHolder.set(slot[1], [...(byHolder.get(slot[1]) ?? []), slot]);
+      await Promise.all([...byHolder.values()].map((batch) => renew(batch).catch(() => undefined)));
+    } else await renew(slots).catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { Registry } from 'prom-client';
 import { connectStore, MemoryStore, openRedisClient, RedisStore, type KeyValueStore } from '@trading/redis';
+import { startRedisCluster, type RedisClusterUnderTest } from '@trading/redis/testing';
 import { TEST_REDIS_URL, testKeyPrefix, uniqueId } from '@trading/testing';
 import { ApiLimits, FailureLimiter, rateLimited, rateLimitHeaders, rateLimitRefusals, RequestLimiter, tightest } from './index';
 
@@ -67,14 +68,25 @@ const outcome = (call: Promise<void>) =>
     (err: { code?: string; options?: { details?: { budget?: string } } }) => `${err.code}:${err.options?.details?.budget ?? ''}`,
   );
 
+let cluster: RedisClusterUnderTest | undefined;
+afterAll(() => cluster?.stop());
+
+// On a Redis Cluster a token's, an app's and a user's counters fall in different slots.
 describe.each([
   ['redis', () => connectStore(TEST_REDIS_URL, { keyPrefix: testKeyPrefix() })],
+  [
+    'redis cluster',
+    async () => {
+      cluster = await startRedisCluster(3);
+      return connectStore({ REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster.nodes }, { keyPrefix: testKeyPrefix() });
+    },
+  ],
   ['memory', async () => new MemoryStore()],
 ])('ApiLimits on the %s store', (_kind, open) => {
   let store: KeyValueStore;
   beforeAll(async () => {
     store = await open();
-  });
+  }, 60_000);
   afterAll(() => store.close());
 
   const limitsWith = (perMinute: Partial<Record<'token' | 'user' | 'orders' | 'userOrders' | 'app', number>>) => {

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { closeRedisClient, openRedisClient, type RedisClient } from './client';
+import { errors } from '@trading/errors';
+import type { RedisSentinelType } from 'redis';
+import {
+  closeRedisClient,
+  DEFAULT_SENTINEL_NAME,
+  openRedisClient,
+  redisUrlOf,
+  topologyOf,
+  type RedisClient,
+  type RedisSettings,
+  type RedisTarget,
+} from './client';
 import { TrackedReads } from './tracked-reads';
 
 /**
@@ -17,6 +28,12 @@ export interface KeyValueStore {
   getCached(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
   del(...keys: string[]): Promise<number>;
+  /**
+   * `del` for a revocation (a session ended, a token withdrawn), which must survive losing the
+   * Redis primary: behind Sentinel it returns only once a replica holds it too, and fails (503,
+   * try again) when none confirms in time. Elsewhere the same as `del`.
+   */
+  revoke(...keys: string[]): Promise<number>;
   /**
    * Stores `value` for `ttlSeconds` only when `key` holds nothing (Redis SET NX EX); true when it
    * was stored, false when the key existed. One-time markers: a DPoP proof's `jti` (replay cache).
@@ -58,9 +75,16 @@ export interface SwapResult {
   spentAt?: number;
 }
 
+/** How long a delete behind Sentinel waits for a replica to have it. */
+const REPLICA_ACK_MS = 1000;
+
 /** Spent values keep their content behind this mark, so a reuse can be traced to what it was. */
 const SPENT_MARK = '\u0000spent:';
 
+/**
+ * KEYS: the old key, the new one, then `also`'s values and sets. With the old key alone (on a
+ * Cluster, where the others live in other slots) it only spends: the writes are then the caller's.
+ */
 const SWAP_SCRIPT = `
 local old = redis.call('GET', KEYS[1])
 if not old then return false end
@@ -69,6 +93,7 @@ local ttl = redis.call('PTTL', KEYS[1])
 local now = redis.call('TIME')
 local spent = ARGV[3] .. (now[1] * 1000 + math.floor(now[2] / 1000)) .. ':' .. old
 if ttl > 0 then redis.call('SET', KEYS[1], spent, 'PX', ttl) else redis.call('SET', KEYS[1], spent) end
+if #KEYS == 1 then return old end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 local values, members = tonumber(ARGV[4]), tonumber(ARGV[5])
 for i = 1, values do redis.call('SET', KEYS[2 + i], ARGV[4 + 2 * i], 'EX', ARGV[5 + 2 * i]) end
@@ -93,11 +118,21 @@ const SWAP_SHA = createHash('sha1').update(SWAP_SCRIPT).digest('hex');
 
 export class RedisStore implements KeyValueStore {
   readonly kind = 'redis' as const;
+  /**
+   * A Redis Cluster refuses a script or MULTI over keys of different slots (CROSSSLOT): there,
+   * operations over keys of different users, apps or tokens run as one single-slot step each.
+   */
+  readonly cluster: boolean;
+  /** Behind Sentinel: a primary whose acknowledged writes a failover can lose. */
+  private readonly replicated: boolean;
   constructor(
     /** The store's connection (fails fast while disconnected); rate limiting and the all-in-one event log share it. */
     readonly client: RedisClient,
     private readonly tracked?: TrackedReads,
-  ) {}
+  ) {
+    this.cluster = topologyOf(client) === 'cluster';
+    this.replicated = topologyOf(client) === 'sentinel';
+  }
 
   get(key: string) {
     return this.client.get(key);
@@ -131,9 +166,32 @@ export class RedisStore implements KeyValueStore {
   }
   async del(...keys: string[]) {
     if (!keys.length) return 0;
-    const deleted = await this.client.del(keys);
+    // A Cluster refuses one DEL over keys of different slots: one each there.
+    const deleted = this.cluster
+      ? (await Promise.all(keys.map((key) => this.client.del(key)))).reduce((a, b) => a + b, 0)
+      : await this.client.del(keys);
     // Once this resolves, no reader of this process answers from memory for these keys (a revocation
     // here is refused here at once; other processes learn it from Redis's invalidation push).
+    this.tracked?.forget(keys);
+    return deleted;
+  }
+  /**
+   * Redis replicates asynchronously: a delete the primary acknowledged can still be lost when it
+   * dies and Sentinel promotes a replica, and a revoked session would live again. Behind
+   * Sentinel a revocation therefore returns only once a replica has it too (WAIT on the same
+   * connection); without that acknowledgement in time it fails (503, try again), never reporting
+   * done what a failover could undo. Only revocations wait: sign-ins and one-time markers keep
+   * working while the primary has no replica.
+   */
+  async revoke(...keys: string[]): Promise<number> {
+    if (!keys.length || !this.replicated) return this.del(...keys);
+    const sentinel = this.client as unknown as RedisSentinelType;
+    const deleted = await sentinel.use(async (connection) => {
+      const n = await connection.del(keys);
+      if ((await connection.wait(1, REPLICA_ACK_MS)) < 1)
+        throw errors.unavailable('The revocation could not be confirmed on a Redis replica; retry shortly');
+      return n;
+    });
     this.tracked?.forget(keys);
     return deleted;
   }
@@ -150,7 +208,7 @@ export class RedisStore implements KeyValueStore {
   async swap(oldKey: string, newKey: string, value: string, ttlSeconds: number, also: SwapWrites = {}) {
     const values = also.values ?? [];
     const members = also.members ?? [];
-    // By its SHA (the key prefix applies to its keys); the first call after a Redis restart loads it.
+    if (this.cluster) return this.swapInSteps(oldKey, newKey, value, ttlSeconds, values, members);
     const args = {
       keys: [oldKey, newKey, ...values.map((v) => v.key), ...members.map((m) => m.key)],
       arguments: [
@@ -163,12 +221,50 @@ export class RedisStore implements KeyValueStore {
         ...members.flatMap((m) => [m.member, seconds(m.ttlSeconds)]),
       ],
     };
-    const raw = await this.client.evalSha(SWAP_SHA, args).catch((err: Error) => {
+    const raw = await this.script(args);
+    this.tracked?.forget(values.map((v) => v.key));
+    return swapResult(raw as string | null);
+  }
+
+  /**
+   * The swap on a Cluster: the old key is spent alone (atomic in its slot, so of two concurrent
+   * swaps exactly one wins), and only the winner then writes the new key and `also`, each in its
+   * own slot. Nobody holds the new key before the swap returns, so nothing can read the gap; a
+   * loser writes nothing, as in one script. Should the winner die between the steps, the old
+   * value is spent with no successor: as safe as a lost reply, never a second pair.
+   */
+  private async swapInSteps(
+    oldKey: string,
+    newKey: string,
+    value: string,
+    ttlSeconds: number,
+    values: NonNullable<SwapWrites['values']>,
+    members: NonNullable<SwapWrites['members']>,
+  ) {
+    const raw = (await this.script({ keys: [oldKey], arguments: [value, seconds(ttlSeconds), SPENT_MARK, '0', '0'] })) as string | null;
+    const result = swapResult(raw);
+    if (!result || result.spent) return result;
+    await Promise.all([
+      this.client.set(newKey, value, { expiration: { type: 'EX', value: Number(seconds(ttlSeconds)) } }),
+      ...values.map((v) => this.client.set(v.key, v.value, { expiration: { type: 'EX', value: Number(seconds(v.ttlSeconds)) } })),
+      ...members.map((m) =>
+        this.client
+          .multi()
+          .sAdd(m.key, m.member)
+          .expire(m.key, Number(seconds(m.ttlSeconds)))
+          .exec(),
+      ),
+    ]);
+    this.tracked?.forget(values.map((v) => v.key));
+    return result;
+  }
+
+  /** The swap script by its SHA (the key prefix applies to its keys); the first call after a Redis restart loads it. */
+  private script(args: { keys: string[]; arguments: string[] }) {
+    return this.client.evalSha(SWAP_SHA, args).catch((err: Error) => {
       if (!err.message.startsWith('NOSCRIPT')) throw err;
       return this.client.eval(SWAP_SCRIPT, args);
     });
-    this.tracked?.forget(values.map((v) => v.key));
-    return swapResult(raw as string | null);
   }
   async ping() {
     await this.client.ping();
@@ -211,6 +307,9 @@ export class MemoryStore implements KeyValueStore {
     let n = 0;
     for (const k of keys) if (this.live(k) && this.values.delete(k)) n++;
     return n;
+  }
+  revoke(...keys: string[]) {
+    return this.del(...keys);
   }
   async addToSet(key: string, member: string, ttlSeconds: number) {
     const entry = this.live(key);
@@ -272,25 +371,36 @@ export const CACHED_READ_TTL_MS = 60_000;
  * refuse requests with a clear 503 instead of hanging: revocation checks fail closed.
  */
 /** The store of the edges (facade, gateway) and auth: reads made on every request cached as SESSION_CACHE_ENTRIES says. */
-export const connectEdgeStore = (config: { REDIS_URL: string; SESSION_CACHE_ENTRIES: number }): Promise<KeyValueStore> =>
-  connectStore(config.REDIS_URL, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } });
+export const connectEdgeStore = (config: RedisSettings & { SESSION_CACHE_ENTRIES: number }): Promise<KeyValueStore> =>
+  connectStore(config, { cachedReads: { maxEntries: config.SESSION_CACHE_ENTRIES } });
 
-export async function connectStore(url: string, options: ConnectOptions = {}): Promise<KeyValueStore> {
+/** `target`: a URL (one server), or a service's config with its Sentinels or Cluster nodes. */
+export async function connectStore(target: RedisTarget, options: ConnectOptions = {}): Promise<KeyValueStore> {
   let client: RedisClient | undefined;
+  const url = redisUrlOf(target);
   try {
-    client = await openRedisClient(url, { keyPrefix: options.keyPrefix });
+    client = await openRedisClient(target, { keyPrefix: options.keyPrefix });
     const maxEntries = options.cachedReads?.maxEntries ?? 0;
     const tracked =
       maxEntries > 0
-        ? await TrackedReads.open(url, client, { maxEntries, ttlMs: CACHED_READ_TTL_MS, keyPrefix: options.keyPrefix })
+        ? await TrackedReads.open(target, client, { maxEntries, ttlMs: CACHED_READ_TTL_MS, keyPrefix: options.keyPrefix })
         : undefined;
     return new RedisStore(client, tracked);
   } catch (err) {
     if (client) await closeRedisClient(client);
-    if (!options.fallbackToMemory) throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${(err as Error).message}`);
-    options.onFallback?.(`no Redis at ${redactUrl(url)} (${(err as Error).message})`);
+    const where = typeof target === 'string' ? redactUrl(url) : describeTarget(target);
+    if (!options.fallbackToMemory) throw new Error(`cannot reach Redis at ${where}: ${(err as Error).message}`);
+    options.onFallback?.(`no Redis at ${where} (${(err as Error).message})`);
     return new MemoryStore();
   }
+}
+
+/** Where a target points, for messages: its nodes, never its password. */
+function describeTarget(settings: RedisSettings): string {
+  if (settings.REDIS_CLUSTER_NODES?.length) return `the Cluster nodes ${settings.REDIS_CLUSTER_NODES.join(', ')}`;
+  if (settings.REDIS_SENTINELS?.length)
+    return `primary "${settings.REDIS_SENTINEL_NAME ?? DEFAULT_SENTINEL_NAME}" of the Sentinels ${settings.REDIS_SENTINELS.join(', ')}`;
+  return redactUrl(settings.REDIS_URL);
 }
 
 function redactUrl(url: string): string {
@@ -303,5 +413,18 @@ function redactUrl(url: string): string {
   }
 }
 export { SealedStore } from './sealed-store';
-export { closeRedisClient, openRedisClient, reconnectDelay, type RedisClient, type RedisClientOptions } from './client';
+export {
+  closeRedisClient,
+  duplicateClient,
+  openRedisClient,
+  reconnectDelay,
+  redisTopologyOf,
+  redisUrlOf,
+  topologyOf,
+  type RedisClient,
+  type RedisClientOptions,
+  type RedisSettings,
+  type RedisTarget,
+  type RedisTopology,
+} from './client';
 export { cachedReadMetrics } from './metrics';

@@ -1,17 +1,41 @@
 import { randomUUID } from 'node:crypto';
+import { startRedisCluster, type RedisClusterUnderTest } from './testing/redis-servers';
 import { connectStore, MemoryStore, type KeyValueStore } from './index';
 
 const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
+let cluster: RedisClusterUnderTest | undefined;
+afterAll(() => cluster?.stop());
+
+// The same contract on one server, on a three-primary Redis Cluster (where the keys of one swap
+// fall in different slots, which a single script may not span), and in memory.
 describe.each([
   ['redis', () => connectStore(REDIS_URL, { keyPrefix: `test:${randomUUID()}:` })],
+  [
+    'redis cluster',
+    async () => {
+      cluster = await startRedisCluster(3);
+      return connectStore(
+        { REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster.nodes },
+        { keyPrefix: `test:${randomUUID()}:`, cachedReads: { maxEntries: 100 } },
+      );
+    },
+  ],
   ['memory', async () => new MemoryStore()],
 ])('%s store', (_kind, open) => {
   let store: KeyValueStore;
   beforeAll(async () => {
     store = await open();
-  });
+  }, 60_000);
   afterAll(() => store.close());
+
+  it('answers cached reads with what was last written, wherever it was written', async () => {
+    await store.set('session', 'live', 60);
+    expect(await store.getCached('session')).toBe('live');
+    expect(await store.getCached('session')).toBe('live');
+    await store.del('session');
+    expect(await store.getCached('session')).toBeNull();
+  });
 
   it('sets, reads and deletes values', async () => {
     await store.set('a', '1');

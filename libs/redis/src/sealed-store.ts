@@ -78,6 +78,9 @@ export class SealedStore implements KeyValueStore {
   del(...keys: string[]) {
     return this.inner.del(...keys);
   }
+  revoke(...keys: string[]) {
+    return this.inner.revoke(...keys);
+  }
   addToSet(key: string, member: string, ttlSeconds: number) {
     return this.inner.addToSet(key, member, ttlSeconds);
   }

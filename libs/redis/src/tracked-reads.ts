@@ -3,8 +3,8 @@
  * (RESP3 client-side caching): for values read on every request and rarely changed, such as
  * session liveness at the edges.
  */
-import { BasicClientSideCache } from 'redis';
-import { closeRedisClient, connectOrDestroy, createRedisClient, type RedisClient } from './client';
+import { BasicClientSideCache, BasicPooledClientSideCache } from 'redis';
+import { closeRedisClient, connectOrDestroy, createRedisClient, redisTopologyOf, type RedisClient, type RedisTarget } from './client';
 
 export interface TrackedReadOptions {
   /** At most this many values are remembered (least recently used go first). */
@@ -30,12 +30,15 @@ export class TrackedReads {
     private readonly keyPrefix = '',
   ) {}
 
-  static async open(url: string, fallback: RedisClient, options: TrackedReadOptions): Promise<TrackedReads> {
-    const cache = new BasicClientSideCache({ maxEntries: options.maxEntries, ttl: options.ttlMs, evictPolicy: 'LRU' });
-    const client = trackingClient(url, cache, options.keyPrefix);
+  static async open(target: RedisTarget, fallback: RedisClient, options: TrackedReadOptions): Promise<TrackedReads> {
+    const settings = { maxEntries: options.maxEntries, ttl: options.ttlMs, evictPolicy: 'LRU' as const };
+    // A Sentinel's or Cluster's connections share one pooled cache, invalidated by each.
+    const cache = redisTopologyOf(target) === 'single' ? new BasicClientSideCache(settings) : new BasicPooledClientSideCache(settings);
+    const client = trackingClient(target, cache, options.keyPrefix);
     // node-redis empties the cache when the socket errors; empty it on every state change too, so
-    // no entry read before a gap survives it, whatever ended the connection.
-    for (const event of ['error', 'end', 'reconnecting', 'ready'] as const) client.on(event, () => cache.clear(false));
+    // no entry read before a gap survives it, whatever ended the connection (a Cluster reports its
+    // nodes' changes, a Sentinel a change of primary).
+    for (const event of [...STATE_CHANGES, ...NODE_STATE_CHANGES]) client.on(event, () => cache.clear(false));
     await connectOrDestroy(client);
     return new TrackedReads(client, cache, fallback, options.keyPrefix);
   }
@@ -72,7 +75,18 @@ export class TrackedReads {
   }
 }
 
-function trackingClient(url: string, cache: BasicClientSideCache, keyPrefix?: string): RedisClient {
+const STATE_CHANGES = ['error', 'end', 'reconnecting', 'ready'] as const;
+const NODE_STATE_CHANGES = [
+  'node-error',
+  'node-disconnect',
+  'node-reconnecting',
+  'node-ready',
+  'disconnect',
+  'topology-change',
+  'client-error',
+];
+
+function trackingClient(target: RedisTarget, cache: BasicClientSideCache, keyPrefix?: string): RedisClient {
   // RESP3 is what client-side caching needs; never queue: a read while disconnected goes to the fallback connection.
-  return createRedisClient(url, { keyPrefix, RESP: 3, clientSideCache: cache, disableOfflineQueue: true });
+  return createRedisClient(target, { keyPrefix, RESP: 3, clientSideCache: cache, disableOfflineQueue: true });
 }

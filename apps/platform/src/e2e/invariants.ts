@@ -1,6 +1,5 @@
 import Decimal from 'decimal.js';
 import { Pool } from 'pg';
-import type { createClient } from 'redis';
 import { BOOK_BALANCE_DRIFT_SQL } from '@trading/banking-service';
 import { withDatabaseName } from '@trading/db';
 import { TEST_POSTGRES_URL } from '@trading/testing';
@@ -44,7 +43,11 @@ export class ServiceDatabases {
 }
 
 /** Ends what a settlement-stream spec started: its databases' pools, the platform, and the stream it left on the test Redis. */
-export async function stopStreamSpec(p?: TestPlatform, db?: ServiceDatabases, redis?: ReturnType<typeof createClient>): Promise<void> {
+export async function stopStreamSpec(
+  p?: TestPlatform,
+  db?: ServiceDatabases,
+  redis?: { del(key: string): Promise<unknown>; destroy(): unknown },
+): Promise<void> {
   await db?.end();
   await p?.stop();
   if (redis) {

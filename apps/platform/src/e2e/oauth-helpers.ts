@@ -185,6 +185,7 @@ export async function extraAuth(
     {
       LOG_LEVEL: 'silent',
       REDIS_URL: p.config.REDIS_URL,
+      REDIS_CLUSTER_NODES: p.config.REDIS_CLUSTER_NODES,
       ...p.identityOf('auth'),
       AUTH_PORT: 0,
       AUTH_DATABASE_URL: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`),

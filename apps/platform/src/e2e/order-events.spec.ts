@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { restContract } from '@trading/rest-facade-service';
-import { createClient } from 'redis';
 import { SessionStore } from '@trading/auth';
-import { http, TEST_REDIS_URL } from '@trading/testing';
+import { openRedisClient } from '@trading/redis';
+import { http } from '@trading/testing';
 import { admin, provisionApp, tokensFor } from './oauth-helpers';
 import { fund, startOrdersPlatform, until } from './orders-platform';
 import { extraFacade, newUser, sessionToken } from './pat-helpers';
@@ -157,7 +157,7 @@ describe('GET /v1/oms/{accountId}/events', () => {
     whole.close();
 
     // The stream loses the second order's event (as trimming does to the oldest ones).
-    const redis = await createClient({ url: TEST_REDIS_URL }).connect();
+    const redis = await openRedisClient(p.config); // the platform's Redis, a Cluster too
     expect(await redis.xDel(p.events.stream, lostEvent!.id!)).toBe(1);
     redis.destroy();
     const resumed = await open(t.accountId, t.session, placed!.id);

@@ -40,6 +40,7 @@ export async function extraFacade(
     {
       LOG_LEVEL: 'silent',
       REDIS_URL: p.config.REDIS_URL,
+      REDIS_CLUSTER_NODES: p.config.REDIS_CLUSTER_NODES,
       ...p.identityOf('rest-facade'),
       API_RATE_LIMIT_PER_MINUTE: p.config.API_RATE_LIMIT_PER_MINUTE,
       API_ORDER_RATE_LIMIT_PER_MINUTE: p.config.API_ORDER_RATE_LIMIT_PER_MINUTE,

@@ -1,5 +1,5 @@
-import { createClient } from 'redis';
-import { http, sampleValue, scrapeMetrics, TEST_REDIS_URL } from '@trading/testing';
+import { openRedisClient, type RedisClient } from '@trading/redis';
+import { http, sampleValue, scrapeMetrics } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
 import { expectInvariants, ServiceDatabases, settled, settlementProgress, stopStreamSpec } from './invariants';
 import { startOrdersPlatform, until } from './orders-platform';
@@ -17,7 +17,7 @@ import type { TestPlatform } from './test-platform';
 describe('orders: settlement survives Redis losing stream entries it had accepted', () => {
   let p: TestPlatform;
   let db: ServiceDatabases;
-  let redis: ReturnType<typeof createClient>;
+  let redis: RedisClient;
   let token: string;
   const account = DEMO_ACCOUNTS[1]!.id;
 
@@ -25,8 +25,7 @@ describe('orders: settlement survives Redis losing stream entries it had accepte
     p = await startOrdersPlatform({ OMS_FILL_LIQUIDITY: '100' });
     token = await patSession(p, DEMO_USERS[0]!.email, 'READ_WRITE');
     db = new ServiceDatabases(p);
-    redis = createClient({ url: TEST_REDIS_URL });
-    await redis.connect();
+    redis = await openRedisClient(p.config); // the platform's Redis, a Cluster too
   }, 60_000);
   afterAll(() => stopStreamSpec(p, db, redis));
 

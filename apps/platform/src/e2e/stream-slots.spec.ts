@@ -43,7 +43,7 @@ describe('open event streams per user, over every facade instance', () => {
   beforeAll(async () => {
     p = await startTestPlatform({}, { facade: settings });
     second = await extraFacade(p, [], p.urls.api, p.urls.authInternal, settings);
-    redis = await openRedisClient(p.config.REDIS_URL);
+    redis = await openRedisClient(p.config);
   }, 60_000);
   afterEach(() => {
     for (const s of streams.splice(0)) s.close();

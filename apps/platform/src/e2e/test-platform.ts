@@ -17,6 +17,8 @@ export function inProcessPlatformConfig(prefix: string, env: Record<string, stri
   return loadPlatformConfig({
     DATABASE_URL: TEST_POSTGRES_URL,
     REDIS_URL: TEST_REDIS_URL,
+    // TEST_REDIS_CLUSTER_NODES (host:port,…): the platform on a Redis Cluster instead.
+    ...(process.env['TEST_REDIS_CLUSTER_NODES'] ? { REDIS_CLUSTER_NODES: process.env['TEST_REDIS_CLUSTER_NODES'] } : {}),
     PLATFORM_DB_PREFIX: prefix,
     LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'silent', // E2E_LOG_LEVEL=warn shows the apps' own logs when a spec fails
     FACADE_PORT: '0',

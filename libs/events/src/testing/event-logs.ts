@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { createLogger } from '@trading/logging';
+import { startRedisCluster, type RedisClusterUnderTest } from '@trading/redis/testing';
 import { TEST_REDIS_URL, uniqueId } from '@trading/testing';
 import { deadLetterStream } from '../dead-letters';
 import type { EventLog } from '../event-log';
@@ -15,6 +16,8 @@ export const testEvent = (n: number) => ({ eventId: randomUUID(), type: 'test.ha
 export interface EventLogUnderTest {
   log: EventLog;
   stream: string;
+  /** On a Redis Cluster. */
+  cluster?: boolean;
 }
 
 /**
@@ -22,17 +25,27 @@ export interface EventLogUnderTest {
  * and Redis Streams: each test gets a fresh log and a stream of its own, deleted afterwards (its dead letters too).
  */
 export function describeEachEventLog(title: string, tests: (current: EventLogUnderTest) => void): void {
+  // A three-primary Redis Cluster of the spec file's own, started for its first test and
+  // stopped with the file (its streams go with it).
+  let cluster: Promise<RedisClusterUnderTest> | undefined;
+  afterAll(async () => (await cluster)?.stop());
   describe.each([
     ['memory', async (): Promise<EventLog> => new MemoryEventLog()],
     ['redis', async (): Promise<EventLog> => RedisEventLog.connect(TEST_REDIS_URL)],
-  ])(`${title} (%s event log)`, (_kind, open) => {
+    [
+      'redis cluster',
+      async (): Promise<EventLog> =>
+        RedisEventLog.connect({ REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: (await (cluster ??= startRedisCluster(3))).nodes }),
+    ],
+  ])(`${title} (%s event log)`, (kind, open) => {
     const current = {} as EventLogUnderTest;
     beforeEach(async () => {
       current.log = await open();
+      current.cluster = kind === 'redis cluster';
       current.stream = `t:${uniqueId()}:events`;
-    });
+    }, 60_000);
     afterEach(async () => {
-      if (current.log.kind === 'redis') {
+      if (current.log.kind === 'redis' && !current.cluster) {
         const r = await createClient({ url: TEST_REDIS_URL }).connect();
         await r.del([current.stream, deadLetterStream(current.stream)]);
         r.destroy();
