@@ -1,5 +1,5 @@
 import type { Platform } from './app';
-import type { PlatformConfig } from './config';
+import { platformLogFile, type PlatformConfig } from './config';
 import { DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
 
 /** What the banner shows of a started platform. */
@@ -21,6 +21,10 @@ export function printBanner(config: PlatformConfig, started: StartedPlatform): v
   // The issuer in every token and in the OAuth metadata is http://localhost:<port>: print the URLs the same way, so discovery from the banner passes the issuer check.
   const local = (url: string) => (config.PLATFORM_BIND === '127.0.0.1' ? url.replace('//127.0.0.1:', '//localhost:') : url);
   const urls = Object.fromEntries(Object.entries(started.urls).map(([k, v]) => [k, local(v)])) as Platform['urls'];
+  const logFile =
+    config.LOG_FORMAT === 'human'
+      ? `\n    Log file      ${platformLogFile(config)}   (JSON lines; warnings and errors are also shown here)`
+      : '';
   console.log(`
   Trading API platform is running (all-in-one mode; store: ${started.storeKind}${started.embedded ? ', embedded PostgreSQL' : ''}${started.processes > 1 ? `; ${started.processes} processes, one per core` : ''})
 
@@ -30,7 +34,7 @@ export function printBanner(config: PlatformConfig, started: StartedPlatform): v
     Dashboard     ${urls.login}/en/developer  (PATs, authorised apps; sign in as a demo user)
     GraphQL       ${urls.gateway}   (GraphiQL in a browser)
     Health        /healthz on every port, /readyz on all but the admin API's; /metrics on the internal ports (public + 100)
-    Admin API     ${new URL(urls.adminApi).host}   (this machine only: the admin CLI's, not a browser's)
+    Admin API     ${new URL(urls.adminApi).host}   (this machine only: the admin CLI's, not a browser's)${logFile}
 ${
   started.demoCredentials
     ? `

@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
 import { ensureSecretFile } from './admin-token';
 import { portIsFree } from './ports';
+import { postmasterPid, runningPostmaster, stopPostmaster, stopPostmasterNow } from './postmaster';
 import { StartError } from './start-error';
 
 export interface EmbeddedPostgresServer {
@@ -30,6 +31,14 @@ const ROOT_CLUSTERS = '/var/lib/trading-api-platform';
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedPostgresServer> {
   ensurePrivateDir(dataDir);
+  // The caller holds the data directory (data-dir-lock.ts): a server still running its cluster was
+  // left by a copy that died without stopping it (SIGKILLed, say). It holds the cluster and its
+  // port; stopped here, the start goes on.
+  const leftOver = runningPostmaster(clusterPath(dataDir));
+  if (leftOver) {
+    const how = await stopPostmaster(leftOver);
+    logger.warn({ pid: leftOver, how }, 'stopped the embedded PostgreSQL left running by a platform that did not stop it');
+  }
   if (!(await portIsFree(port)))
     throw new StartError(
       `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +
@@ -79,7 +88,19 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
           'To start over with a new installation, run npm run reset (it deletes both), then npm start.',
       );
     });
-  return { url: url(password), databaseDir, stop: () => server.stop() };
+  // Stopped within a bounded time (postmaster.ts), and at the latest when this process exits, by whatever path.
+  const pid = postmasterPid(databaseDir);
+  const stopAtExit = () => pid && stopPostmasterNow(pid);
+  process.once('exit', stopAtExit);
+  return {
+    url: url(password),
+    databaseDir,
+    stop: async () => {
+      const how = pid ? await stopPostmaster(pid) : 'fast';
+      process.off('exit', stopAtExit);
+      if (how !== 'fast') logger.warn({ pid, how }, 'the embedded PostgreSQL did not finish a fast shutdown in time; stopped harder');
+    },
+  };
 }
 
 /**

@@ -1,18 +1,25 @@
 import './tracing';
-import { ConfigError, STOP_DEADLINE_MS } from '@trading/config';
-import { createLogger } from '@trading/logging';
+import { ConfigError } from '@trading/config';
+import { createLogger, logToFileForPeople } from '@trading/logging';
 import { connectStore } from '@trading/redis';
 import { shutdownTracing } from '@trading/tracing';
 import { printBanner } from './banner';
-import { loadPlatformConfig } from './config';
+import { loadPlatformConfig, platformLogFile } from './config';
 import { claimDataDir } from './data-dir-lock';
+import { ensurePrivateDir } from './embedded-postgres';
 import { StartError } from './start-error';
 import { refuseTakenPorts } from './ports';
+import { APPS_STOP_GRACE_MS } from './postmaster';
 import { isWorker, runPrimary } from './primary';
 
 /** `npm start`: the whole product on every core (or in this one process), then a banner with what a newcomer needs. */
 async function main(): Promise<void> {
   const config = loadPlatformConfig();
+  // JSON lines are for a log collector or the log file; a person at the terminal reads plain lines.
+  if (config.LOG_FORMAT === 'human') {
+    ensurePrivateDir(config.PLATFORM_DATA_DIR);
+    logToFileForPeople(platformLogFile(config));
+  }
   const logger = createLogger('platform', config.LOG_LEVEL);
   // The apps are loaded only where they run: the primary of several workers only forks and waits.
   if (isWorker()) return (await import('./worker.js')).runWorker(config, logger);
@@ -35,11 +42,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
-    // Whatever close() waits on (a data store that came back half-way, say), the process ends within its grace period.
+    // Whatever close() waits on (a data store that came back half-way, say), the process ends within its grace period,
+    // its embedded PostgreSQL stopped on the way out (embedded-postgres.ts).
     setTimeout(() => {
-      logger.error({ graceMs: STOP_DEADLINE_MS }, 'the platform did not close in time; exiting anyway');
+      logger.error({ graceMs: APPS_STOP_GRACE_MS }, 'the platform did not close in time; exiting anyway');
       process.exit(1);
-    }, STOP_DEADLINE_MS);
+    }, APPS_STOP_GRACE_MS);
     await platform.close();
     await shutdownTracing().catch((err: unknown) => logger.warn({ err }, 'flushing traces failed'));
     process.exit(0);

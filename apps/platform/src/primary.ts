@@ -7,7 +7,6 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { exportServiceKey } from '@trading/auth';
-import { STOP_DEADLINE_MS } from '@trading/config';
 import type { Logger } from '@trading/logging';
 import { ensureAdminToken, ensureSecretFile, KEY_ENCRYPTION_KEY_FILE } from './admin-token';
 import { printBanner } from './banner';
@@ -15,6 +14,7 @@ import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage
 import { sumWorkerMetrics } from './cluster-metrics';
 import type { PlatformConfig } from './config';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { APPS_STOP_GRACE_MS } from './postmaster';
 import { loadServiceIdentities } from './service-identities';
 
 /** Worker deaths within a minute that mean a crash loop, not an accident: the platform stops. */
@@ -101,11 +101,12 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
         (worker) =>
           new Promise<void>((done) => {
             // A worker still running after its grace period is a failed stop, said so and in the exit status.
+            // The grace is short enough for PostgreSQL to be stopped after it within a supervisor's 10 s.
             const kill = setTimeout(() => {
-              logger.error({ pid: worker.process.pid, graceMs: STOP_DEADLINE_MS }, 'a platform worker did not exit in time; killed');
+              logger.error({ pid: worker.process.pid, graceMs: APPS_STOP_GRACE_MS }, 'a platform worker did not exit in time; killed');
               status = 1;
               worker.process.kill('SIGKILL');
-            }, STOP_DEADLINE_MS);
+            }, APPS_STOP_GRACE_MS);
             worker.once('exit', (code) => {
               clearTimeout(kill);
               if (code) status = 1; // it said it could not close everything

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { openSync } from 'node:fs';
 import { trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
@@ -85,18 +86,48 @@ const FLUSH_MS = 250;
  * process exits (also after a fatal error).
  */
 function standardOutput(): DestinationStream {
-  if (!stdout) {
-    const destination = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
-    setInterval(() => {
-      try {
-        destination.flush();
-      } catch {
-        /* closed at exit: pino flushed it */
-      }
-    }, FLUSH_MS).unref();
-    stdout = destination;
-  }
+  stdout ??= buffered(pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES }));
   return stdout;
+}
+
+function buffered(destination: ReturnType<typeof pino.destination>): DestinationStream {
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      /* closed at exit: pino flushed it */
+    }
+  }, FLUSH_MS).unref();
+  return destination;
+}
+
+const LEVEL_WORDS: Record<number, string> = { 40: 'warning', 50: 'error', 60: 'fatal' };
+
+/**
+ * For a person at a terminal rather than a log collector: every logger of this process created
+ * afterwards without a destination of its own writes its JSON lines to `file` (appended, 0600),
+ * and each warning or error also as one plain line on standard error ("warning (platform): …"),
+ * the reason of an error included. Call it before the first logger is made.
+ */
+export function logToFileForPeople(file: string): void {
+  if (stdout) throw new Error('logToFileForPeople: loggers already write to standard output');
+  // Opened here, synchronously: a destination still opening when the process exits (a refused start) cannot be flushed.
+  const inFile = buffered(pino.destination({ dest: openSync(file, 'a', 0o600), sync: false, minLength: BUFFER_BYTES }));
+  const onTerminal = {
+    write(line: string) {
+      try {
+        const entry = JSON.parse(line) as { level: number; service?: string; msg?: string; err?: { message?: string } };
+        const reason = entry.err?.message ? `: ${entry.err.message}` : '';
+        process.stderr.write(`${LEVEL_WORDS[entry.level] ?? 'note'} (${entry.service ?? 'platform'}): ${entry.msg ?? ''}${reason}\n`);
+      } catch {
+        process.stderr.write(line);
+      }
+    },
+  };
+  stdout = pino.multistream([
+    { level: 'trace', stream: inFile },
+    { level: 'warn', stream: onTerminal },
+  ]);
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

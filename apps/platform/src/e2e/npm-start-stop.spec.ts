@@ -43,7 +43,9 @@ describe('npm start with its embedded PostgreSQL: Ctrl-C after load is a clean s
     const code = await exited;
     expect({ code, tail: code === 0 ? '' : platform.output().slice(-2000) }).toEqual({ code: 0, tail: '' });
     const output = platform.output();
-    const errorLines = output.split('\n').filter((line) => /"level":(50|60)/.test(line) || /^\s+at /.test(line));
+    const errorLines = output
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line) || /^(error|fatal) \(/.test(line) || /^\s+at /.test(line));
     expect(errorLines).toEqual([]);
     for (const pid of processes) {
       let gone = false;

@@ -73,7 +73,7 @@ describe('npm start (all-in-one on every core)', () => {
       platform
         .output()
         .split('\n')
-        .filter((line) => /"level":(50|60)/.test(line)),
+        .filter((line) => /"level":(50|60)|^(error|fatal) \(/.test(line)),
     ).toEqual([]); // a clean stop says nothing alarming
     for (const pid of workers) expect([pid, alive(pid)]).toEqual([pid, false]);
   }, 60_000);
