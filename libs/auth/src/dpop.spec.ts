@@ -49,6 +49,13 @@ describe('DPoP proofs (RFC 9449)', () => {
     await expect(check('a.b.c, d.e.f')).rejects.toThrow(/exactly one proof/);
   });
 
+  it('refuses a proof signed RS256 (outside the algorithms FAPI 2.0 allows); PS256 with the same RSA key passes', async () => {
+    const rsa = await generateKeyPair('PS256', { extractable: true });
+    const jwk = await exportJWK(rsa.publicKey);
+    await expect(check(await proofWith(rsa.privateKey, { jwk }, {}, 'RS256'))).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    await expect(check(await proofWith(rsa.privateKey, { jwk }, {}, 'PS256'))).resolves.toMatchObject({ jkt: expect.any(String) });
+  });
+
   it('attack: a proof dated as far ahead as the window allows stays spent in Redis for as long as its iat passes', async () => {
     // A proof passes the iat check from `window` before its iat to `window` after it, so its jti
     // must be remembered for the whole span, not only for a window from its first use.

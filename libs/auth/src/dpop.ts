@@ -9,8 +9,12 @@ import type { KeyValueStore } from '@trading/redis';
  * proof is checked: auth's token endpoint and PAT login, and both edges (facade and gateway).
  */
 
-/** The JWS algorithms a proof may use: advertised as `dpop_signing_alg_values_supported` and in `algs`. */
-export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'PS256', 'RS256'] as const;
+/**
+ * The JWS algorithms a proof may use: advertised as `dpop_signing_alg_values_supported` and in `algs`.
+ * The ones FAPI 2.0 allows for every signature, and no RS256 (PKCS#1 v1.5): the same set client
+ * assertions take.
+ */
+export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'PS256'] as const;
 export const DPOP_PROOF_TYPE = 'dpop+jwt';
 /** A proof's `iat` may be this many seconds from our clock, either way. */
 export const DPOP_IAT_WINDOW_SECONDS = 60;

@@ -50,7 +50,7 @@ describe('DPoP: sender-constrained tokens', () => {
 
   it('advertises the algorithms it verifies in the RFC 8414 metadata', async () => {
     const meta = await http('GET', `${p.urls.login}/.well-known/oauth-authorization-server`);
-    expect(meta.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'PS256', 'RS256']);
+    expect(meta.body.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'PS256']);
     expect(meta.body.token_endpoint).toBe(`${api}/oauth/token`);
   });
 

@@ -84,7 +84,7 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     const none = await http('GET', `${p.urls.api}/oauth/userinfo`);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe(
-      'Bearer realm="trading-api", DPoP realm="trading-api", algs="ES256 EdDSA PS256 RS256"',
+      'Bearer realm="trading-api", DPoP realm="trading-api", algs="ES256 EdDSA PS256"',
     );
     const bad = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: 'not.a.token' });
     expect(bad.status).toBe(401);
