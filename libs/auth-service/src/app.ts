@@ -270,9 +270,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       }),
       refusals,
     };
-    const discovery = [metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, ''))];
-    app.use(discovery);
-    internal.use(discovery);
+    app.use(metadataRoute(oauth.settings), authorizeRoute());
+    internal.use(metadataRoute(oauth.settings), authorizeRoute(config.AUTH_ISSUER.replace(/\/+$/, '')));
     const oauthApi = Router().use(
       tokenRoute(oauth, tokenLimits),
       parRoute(oauth, tokenLimits),

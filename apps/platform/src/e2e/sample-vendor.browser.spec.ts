@@ -161,6 +161,8 @@ describe('the sample vendor app', () => {
       vendorUrl = `http://127.0.0.1:${port}`;
       const env = {
         SAMPLE_VENDOR_PROFILE: 'fapi2',
+        // What this app is approved for: the reads and sign-in (the default adds write:orders, which only the demo app holds).
+        SAMPLE_VENDOR_SCOPES: 'openid profile email read:accounts read:banking read:orders read:market',
         SAMPLE_VENDOR_KEY_FILE: join(keyDir, 'client-key.json'),
         SAMPLE_VENDOR_PORT: String(port),
         SAMPLE_VENDOR_LOGIN_URL: p.urls.login,

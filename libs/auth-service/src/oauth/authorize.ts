@@ -151,10 +151,12 @@ export async function checkAuthorizationRequest(
 }
 
 /**
- * GET {base_url}/oauth/authorize (spec §4.1): the standard entry point; it leads to the login
- * page with the same parameters, which checks them before showing anything.
+ * GET /oauth/authorize: the standard entry point; it leads to the login page with the same
+ * parameters, which checks them before showing anything. On auth's own listener the login page is
+ * on the same origin (a relative redirect, whatever address the browser used); reached through
+ * the facade (`{base_url}/oauth/authorize`), it is on `loginUrl`.
  */
-export function authorizeRoute(loginUrl: string): Router {
+export function authorizeRoute(loginUrl = ''): Router {
   return Router().get('/oauth/authorize', (req, res) => {
     // The person's own choice (the switcher's cookie), then the app's ui_locales, then Accept-Language.
     const locale = requestLocale(req, req.query['ui_locales']);
