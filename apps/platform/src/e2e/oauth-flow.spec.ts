@@ -83,9 +83,7 @@ describe('OAuth 2.0 authorization code flow with PKCE', () => {
     expect(refused.headers.get('www-authenticate')).toContain('scope="read:accounts"');
     const none = await http('GET', `${p.urls.api}/oauth/userinfo`);
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe(
-      'Bearer realm="trading-api", DPoP realm="trading-api", algs="ES256 EdDSA PS256"',
-    );
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="trading-api", DPoP realm="trading-api", algs="ES256 EdDSA PS256"');
     const bad = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: 'not.a.token' });
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBe('invalid_token');

@@ -9,7 +9,7 @@ import { pairwiseSubject, scopedClaims } from './id-token';
 const REQUIRED = ['read:accounts'];
 
 /**
- * GET and POST {base_url}/oauth/userinfo (spec §4.1, §2.4; OpenID Connect Core §5.3): an access
+ * GET and POST {base_url}/oauth/userinfo (OpenID Connect Core §5.3): an access
  * token with read:accounts (the spec's fields), or of a grant with openid (sub, and the claims
  * of profile and email as granted). The token comes in the Authorization header, either way.
  * An app's token gets that app's pairwise `sub` and no platform user id, so two apps cannot match

@@ -11,7 +11,7 @@ import { issueIdToken } from '../id-token';
 import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
 /**
- * grant_type REFRESH_TOKEN / refresh_token (spec §4.1, §3; RFC 6749 §6). Single use:
+ * grant_type REFRESH_TOKEN / refresh_token (either spelling of the grant type; RFC 6749 §6). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
  * concurrent refreshes exactly one succeeds. Within a window after that (60 s by default), the
  * same client presenting the same spent token with the same DPoP binding (a proof of the key that
