@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 /** One kind of wait: PostgreSQL's wait event and the head of the statement that waited. */
-export interface PgWait {
+interface PgWait {
   /** `type/event` as pg_stat_activity names it, e.g. `LWLock/WALWrite` (a commit waiting for the WAL to reach disk). */
   event: string;
   statement: string;

@@ -35,7 +35,7 @@ export function parsePgbench(output: string): PgbenchResult {
 }
 
 /** pgbench on PATH, else Debian's versioned one (the newest). */
-export function findPgbench(): string {
+function findPgbench(): string {
   for (const dir of (process.env['PATH'] ?? '').split(':')) if (dir && existsSync(`${dir}/pgbench`)) return `${dir}/pgbench`;
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];

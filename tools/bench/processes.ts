@@ -37,7 +37,7 @@ export function startProcess(
 export const startTsx = (name: string, file: string, env: Record<string, string>, logDir: string, cwd = ROOT, nodeFlags: string[] = []) =>
   startProcess(name, process.execPath, [...nodeFlags, '--import', 'tsx', file], env, logDir, cwd);
 
-export const logTail = (p: Started, lines = 25) => {
+const logTail = (p: Started, lines = 25) => {
   try {
     return readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
@@ -45,7 +45,7 @@ export const logTail = (p: Started, lines = 25) => {
   }
 };
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it answers true; fails naming `what` (with the log's tail) if `p` exits or time runs out. */
 export async function waitUntil(p: Started, what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {

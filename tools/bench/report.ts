@@ -20,7 +20,7 @@ export const PATHS = [
 export type PathName = (typeof PATHS)[number];
 
 /** What issue 11 asks refresh rotation to reach. */
-export const ROTATION_TARGET = 1600;
+const ROTATION_TARGET = 1600;
 
 export interface Row {
   name:
@@ -62,13 +62,13 @@ export interface Memory {
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
 /** autocannon counts latency in whole milliseconds: 0 is an answer within the first one. */
 const ms = (n: number | undefined) => (n === undefined ? '—' : n < 1 ? '<1 ms' : n < 10 ? `${n.toFixed(1)} ms` : `${Math.round(n)} ms`);
-export const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
 /** Two significant digits below 1 (0.45×), two decimals above (1.25×). */
 export const ratio = (value: number | undefined) =>
   value === undefined || !Number.isFinite(value) ? '—' : `${value >= 1 ? value.toFixed(2) : value.toPrecision(2)}×`;
 
-export const cpuCell = (cpu: CpuUse[]) => cpu.map((c) => `${c.name} ${Math.round(c.percent)}%`).join(', ') || '—';
+const cpuCell = (cpu: CpuUse[]) => cpu.map((c) => `${c.name} ${Math.round(c.percent)}%`).join(', ') || '—';
 
 /** CPU-seconds per answered request, in ms, of the processes named (all when none are). */
 export function cpuMsPerRequest(row: Row, names?: string[]): number | undefined {
@@ -82,7 +82,7 @@ const cpuMs = (ms?: number) => (ms === undefined ? 'unknown' : `${ms.toFixed(2)}
 const byName = (rows: Row[], name: Row['name']) => rows.find((r) => r.name === name);
 
 /** What issue 25 asks an order to cost in CPU, across every process of ours. */
-export const ORDER_CPU_TARGET_MS = 2.5;
+const ORDER_CPU_TARGET_MS = 2.5;
 
 /**
  * ms of CPU per order (or fill) in each of our processes (CPU% × window ÷ orders; the load

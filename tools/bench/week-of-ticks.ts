@@ -5,7 +5,7 @@
  */
 import { Client } from 'pg';
 
-export const WEEK_OF_TICKS = 7 * 86_400;
+const WEEK_OF_TICKS = 7 * 86_400;
 
 export async function loadWeekOfTicks(omsDatabaseUrl: string, symbol: string): Promise<void> {
   const db = new Client({ connectionString: omsDatabaseUrl });

@@ -36,9 +36,7 @@ import {
   type ServerMetadata,
 } from './oauth';
 
-export { pkcePair } from './oauth';
-
-export type SampleVendorProfile = 'plain' | 'fapi2';
+type SampleVendorProfile = 'plain' | 'fapi2';
 
 export interface SampleVendorConfig {
   /** plain (default) or fapi2: PAR, private_key_jwt, DPoP and OpenID Connect. */
@@ -118,7 +116,7 @@ const signClass = (v: string) => (v.startsWith('-') ? 'num down' : Number(v) > 0
 /** Prices rounded to the cent: the demo instruments tick in 0.01. */
 const cents = (n: number) => n.toFixed(2);
 /** Every time the app shows, one way: `YYYY-MM-DD HH:MM:SS UTC` (public/live.js writes the same). */
-export const utcTime = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+const utcTime = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
 /** An order as the live table shows it. */
 function orderRow(o: Schemas['Order']): { id: string; label: string; quantity: string; price: string; status: string } {

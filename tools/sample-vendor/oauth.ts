@@ -82,7 +82,7 @@ export type ClientAuth =
  * The parameters that authenticate the app at the token, PAR and revocation endpoints.
  * RFC 7523 §2.2 / §3: iss = sub = client_id, aud = the issuer, a short exp and a jti used once.
  */
-export async function clientAuthParams(auth: ClientAuth): Promise<Record<string, string>> {
+async function clientAuthParams(auth: ClientAuth): Promise<Record<string, string>> {
   if (auth.method === 'client_secret_post') return { client_id: auth.clientId, client_secret: auth.clientSecret };
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: 'ES256', kid: auth.key.publicJwk.kid!, typ: 'JWT' })

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 
 import { ADMIN_TOKEN_FILE } from '@trading/config';
 
-export { ADMIN_TOKEN_FILE };
 export const KEY_ENCRYPTION_KEY_FILE = 'key-encryption-key';
 
 /**

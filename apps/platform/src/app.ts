@@ -86,7 +86,7 @@ export interface SettlementService<A extends BankingApp | AccountsApp> {
 export type StartSettlementService = <A extends BankingApp | AccountsApp>(spec: SettlementServiceSpec<A>) => Promise<SettlementService<A>>;
 
 /** Creates the instance and listens: what `npm start` does. */
-export const startOnce: StartSettlementService = async (spec) => {
+const startOnce: StartSettlementService = async (spec) => {
   const app = await spec.create();
   try {
     const server = await listenService(app, spec.listen);

@@ -16,10 +16,8 @@ import {
 import { oauthLimitSchema } from '@trading/rest-facade-service';
 import { tradingHoursSetting } from '@trading/oms-service';
 
-export { defaultPlatformDataDir };
-
 /** All-in-one mode: embedded defaults, so `npm start` needs nothing set. */
-export const platformConfigSchema = z.object({
+const platformConfigSchema = z.object({
   LOG_LEVEL: field.logLevel().default('warn'),
   /**
    * `human`: the terminal shows what a person must read (warnings and errors, one plain line each);

@@ -6,7 +6,7 @@ import type { Logger } from '@trading/logging';
 const RETRY_MS = 1000;
 
 /** Resolves once `check` passes; says once that it is waiting, and once that the wait is over. */
-export async function untilAnswering(what: string, check: () => Promise<void>, logger: Logger): Promise<void> {
+async function untilAnswering(what: string, check: () => Promise<void>, logger: Logger): Promise<void> {
   let waiting = false;
   for (;;) {
     try {

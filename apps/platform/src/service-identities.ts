@@ -27,7 +27,7 @@ interface IdentitiesFile {
 }
 
 /** The key-encryption key of this installation: AUTH_KEY_ENCRYPTION_KEY, or the one made once in the data directory. */
-export const keyEncryptionKeyOf = (config: PlatformConfig): string =>
+const keyEncryptionKeyOf = (config: PlatformConfig): string =>
   config.AUTH_KEY_ENCRYPTION_KEY ?? ensureSecretFile(config.PLATFORM_DATA_DIR, KEY_ENCRYPTION_KEY_FILE, 'kek_');
 
 /**

@@ -11,12 +11,12 @@ import type { AccountsDirectory, OwnedAccount } from './index';
  * a signed "listening" entry. The OMS remembers accounts between orders only while those entries
  * keep coming, and drops a user's accounts when a change names them.
  */
-export const ACCOUNT_CHANGED_EVENT = 'accounts.changed';
+const ACCOUNT_CHANGED_EVENT = 'accounts.changed';
 export const ACCOUNTS_LISTENING_EVENT = 'accounts.listening';
 /** How often accounts says it is listening. */
-export const ACCOUNTS_LISTENING_INTERVAL_MS = 1000;
+const ACCOUNTS_LISTENING_INTERVAL_MS = 1000;
 /** A reader that has not heard "listening" for this long answers nothing from memory. */
-export const ACCOUNTS_LISTENING_STALE_MS = 3000;
+const ACCOUNTS_LISTENING_STALE_MS = 3000;
 /** A signed "listening" older than this is not believed (a replay of an old entry), whatever the clocks. */
 const LISTENING_MAX_AGE_MS = 30_000;
 /** About this many entries are kept: changes are rare, "listening" one per second per accounts instance. */

@@ -32,7 +32,7 @@ import { PositionSettlementService } from './settlement/settlement.service';
 import { valuationResolvers } from './valuation/resolvers';
 
 export { loadAccountsConfig, type AccountsConfig } from './config';
-export { seedAccountsDemo, type AccountsDemoData } from './demo-seed';
+export { seedAccountsDemo } from './demo-seed';
 
 /** This subgraph's SDL, for the supergraph tool. */
 export { accountsSubgraphSdl } from './schema';

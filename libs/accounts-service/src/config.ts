@@ -10,7 +10,7 @@ import {
   z,
 } from '@trading/config';
 
-export const accountsConfigSchema = z.object({
+const accountsConfigSchema = z.object({
   ...commonSchema,
   ...serviceIdentityFields('accounts'),
   /** Public listener: health only. */

@@ -84,7 +84,7 @@ export interface AuthApp extends ServiceApp {
   mail: MailDispatcher;
 }
 
-export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig, type AuthConfig } from './config';
+export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig } from './config';
 /** AES-256-GCM under a key derived from a secret: also what the all-in-one seals its services' identities with. */
 export { KeyEncryption } from './keys/key-encryption';
 /** Where an account's last reset mail is marked in Redis (a test makes the floor's time pass by expiring it). */

@@ -6,7 +6,7 @@ import { commonSchema, databaseSessionSchema, edgeSessionSchema, field, loadConf
 /** A positive whole number with a default. */
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const authConfigSchema = z.object({
+const authConfigSchema = z.object({
   ...commonSchema,
   ...serviceIdentityFields('auth'),
   /** The public listener's /oauth/* and /pat/login spend the facade's address budget: same limit, same namespace. */

@@ -15,11 +15,11 @@ import type { KeyValueStore } from '@trading/redis';
  * assertions take.
  */
 export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'PS256'] as const;
-export const DPOP_PROOF_TYPE = 'dpop+jwt';
+const DPOP_PROOF_TYPE = 'dpop+jwt';
 /** A proof's `iat` may be this many seconds from our clock, either way. */
-export const DPOP_IAT_WINDOW_SECONDS = 60;
+const DPOP_IAT_WINDOW_SECONDS = 60;
 /** Server nonces change this often; the current and the previous one are accepted. */
-export const DPOP_NONCE_PERIOD_SECONDS = 300;
+const DPOP_NONCE_PERIOD_SECONDS = 300;
 /** An RSA-4096 key in the header still fits. */
 const MAX_PROOF_LENGTH = 8192;
 const MAX_JTI_LENGTH = 256;
@@ -65,7 +65,7 @@ export interface VerifiedDpopProof {
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
 /** The replay cache: one key per (proof key, jti), shared by every instance of every service through Redis. */
-export const dpopJtiKey = (jkt: string, jti: string) => `dpop-jti:${sha256(`${jkt}\n${jti}`)}`;
+const dpopJtiKey = (jkt: string, jti: string) => `dpop-jti:${sha256(`${jkt}\n${jti}`)}`;
 
 /** The `ath` claim for an access token (RFC 9449 §4.2). */
 export const accessTokenHash = (accessToken: string) => sha256(accessToken);

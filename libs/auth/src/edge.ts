@@ -57,7 +57,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /** `Authorization: Bearer <token>` (RFC 6750) or `Authorization: DPoP <token>` (RFC 9449 §7.1). */
-export function presentedToken(authorization: string | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
+function presentedToken(authorization: string | undefined): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
   const match = /^(Bearer|DPoP)\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization ?? '');
   if (!match) return undefined;
   return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
@@ -80,7 +80,7 @@ export interface DpopRequest {
 export const PROOF_CHECKED_AT_OPEN = Symbol('DPoP proof checked when the request was accepted');
 
 /** Offered to a request that sent no credentials: a Bearer challenge and a DPoP one (RFC 6750 §3, RFC 9449 §7.1). */
-export const NO_CREDENTIALS_CHALLENGE = `Bearer realm="trading-api", DPoP realm="trading-api", algs="${DPOP_ALGORITHMS.join(' ')}"`;
+const NO_CREDENTIALS_CHALLENGE = `Bearer realm="trading-api", DPoP realm="trading-api", algs="${DPOP_ALGORITHMS.join(' ')}"`;
 
 /** A DPoP request refused: 401 with a `DPoP` challenge (RFC 9449 §7.1). */
 function dpopRefusal(error: 'invalid_token' | 'invalid_dpop_proof', message: string): AppError {

@@ -5,7 +5,7 @@ import type { Claims } from './claims';
  * Idempotency keys (DESIGN §6), one rule for the facade's `Idempotency-Key` header and the
  * subgraphs' `idempotencyKey` argument: 1 to 255 visible ASCII characters, no spaces.
  */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function parseIdempotencyKey(value: unknown, field = 'idempotencyKey'): string | null {
   if (value === undefined || value === null) return null;

@@ -6,7 +6,7 @@
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** 4 or 6 for an IPv4 or IPv6 address (no zone id), 0 for anything else. */
-export function ipFamily(address: string): 0 | 4 | 6 {
+function ipFamily(address: string): 0 | 4 | 6 {
   if (IPV4.test(address)) return 4;
   if (!/^[0-9A-Fa-f:.]+$/.test(address) || !address.includes(':')) return 0;
   try {

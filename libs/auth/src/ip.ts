@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /** `::ffff:203.0.113.7` (IPv4 seen on a dual-stack socket) → `203.0.113.7`. */
-export function normaliseIp(ip: string): string {
+function normaliseIp(ip: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   return mapped ? mapped[1]! : ip;
 }

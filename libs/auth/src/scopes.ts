@@ -28,15 +28,11 @@ export type Scope = (typeof SCOPES)[number];
  */
 export const UNRESTRICTED_SCOPES: readonly Scope[] = ['read:market'];
 
-export const READ_SCOPES: Scope[] = SCOPES.filter((s) => s.startsWith('read:'));
+const READ_SCOPES: Scope[] = SCOPES.filter((s) => s.startsWith('read:'));
 
 /** Spec §2.5/§5.2: a PAT's access scope. */
 export const PAT_ACCESS = ['READ_ONLY', 'READ_WRITE'] as const;
 export type PatAccess = (typeof PAT_ACCESS)[number];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
 
 /** DESIGN §4: READ_ONLY carries the read:* scopes (read:market among them), READ_WRITE all of them. */
 export function scopesForPatAccess(access: PatAccess): Scope[] {

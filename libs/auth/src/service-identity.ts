@@ -27,10 +27,10 @@ export interface PublicJwk {
   use: 'sig';
 }
 
-export const isServiceName = (value: string): value is ServiceName => (SERVICE_NAMES as readonly string[]).includes(value);
+const isServiceName = (value: string): value is ServiceName => (SERVICE_NAMES as readonly string[]).includes(value);
 
 /** The service a `kid` belongs to, or undefined for a malformed one. */
-export function serviceOfKid(kid: string): ServiceName | undefined {
+function serviceOfKid(kid: string): ServiceName | undefined {
   const service = kid.slice(0, kid.lastIndexOf('.'));
   return isServiceName(service) ? service : undefined;
 }

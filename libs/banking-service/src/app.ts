@@ -34,7 +34,7 @@ export { BOOK_BALANCE_DRIFT_SQL } from './ledger/ledger';
 export { HoldsService } from './holds/holds.service';
 export { bankingMigrations };
 export { loadBankingConfig, type BankingConfig } from './config';
-export { seedBankingDemo, type BankingDemoData } from './demo-seed';
+export { seedBankingDemo } from './demo-seed';
 
 /** This subgraph's SDL, for the supergraph tool. */
 export { bankingSubgraphSdl } from './schema';

@@ -5,7 +5,7 @@ import { commonSchema, databaseSessionSchema, field, loadConfig, settlementConsu
 const flag = (fallback: boolean) => z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(fallback);
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
 
-export const bankingConfigSchema = z.object({
+const bankingConfigSchema = z.object({
   ...commonSchema,
   ...serviceIdentityFields('banking'),
   /** Public listener: health only. */
@@ -35,6 +35,5 @@ export const bankingConfigSchema = z.object({
 });
 
 export type BankingConfig = z.output<typeof bankingConfigSchema>;
-export type BankingConfigInput = z.input<typeof bankingConfigSchema>;
 
 export const loadBankingConfig = (env: NodeJS.ProcessEnv = process.env): BankingConfig => loadConfig('banking', bankingConfigSchema, env);

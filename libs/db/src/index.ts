@@ -2,8 +2,6 @@ import { Client } from 'pg';
 import { DataSource, MigrationExecutor, type EntitySchema, type MixedList } from 'typeorm';
 
 export { DataSource };
-export type { EntitySchema, MigrationInterface, QueryRunner } from 'typeorm';
-
 export interface DatabaseOptions {
   url: string;
   entities: MixedList<EntitySchema | (new () => unknown)>;
@@ -19,7 +17,7 @@ export interface DatabaseOptions {
   settings?: Record<string, string>;
 }
 
-export interface DatabaseSessionLimits {
+interface DatabaseSessionLimits {
   /** A statement waiting this long for a row or table lock fails (55P03) instead of waiting for ever. */
   lockTimeoutMs: number;
   /** PostgreSQL ends a session left idle inside a transaction this long (25P03), releasing its locks. */
@@ -43,7 +41,7 @@ export interface DatabaseSessionLimits {
  * DB_STATEMENT_TIMEOUT_MS), except in migrations, which may rightly run long (building a new
  * table from a big one).
  */
-export const DATABASE_SESSION_LIMITS: DatabaseSessionLimits = {
+const DATABASE_SESSION_LIMITS: DatabaseSessionLimits = {
   lockTimeoutMs: 5_000,
   idleInTransactionMs: 30_000,
   acquireTimeoutMs: 10_000,
@@ -199,4 +197,4 @@ export async function pingDatabase(dataSource: DataSource): Promise<void> {
 export * from './idempotency';
 export { databasePoolMetrics } from './pool-metrics';
 export { queryPrepared, type PreparedStatement } from './prepared';
-export { NotifiedCache, type NotifiedCacheOptions } from './notified-cache';
+export { NotifiedCache } from './notified-cache';

@@ -16,7 +16,7 @@ const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
 const side = z.enum(['BUY', 'SELL']);
 const envelope = { eventId: uuid, occurredAt: z.string().datetime({ offset: true }) };
 
-export const SETTLEMENT_EVENTS = {
+const SETTLEMENT_EVENTS = {
   'trade.executed': z.object({
     ...envelope,
     type: z.literal('trade.executed'),

@@ -42,7 +42,7 @@ export interface ConsumerOptions {
   claimIdleMs?: number;
 }
 
-export const DEFAULT_CLAIM_IDLE_MS = 5000;
+const DEFAULT_CLAIM_IDLE_MS = 5000;
 
 /** `<group>@<host>:<pid>`: an in-process restart finds its own pending entries at once. */
 export const defaultConsumerName = (group: string) => `${group}@${hostname()}:${process.pid}`;

@@ -29,8 +29,6 @@ import { orderBudget } from './order-budget';
 import { inProcess, SubgraphSource, subgraphConnections } from './subgraph-source';
 
 export { explorerEnabled, loadGatewayConfig, type GatewayConfig } from './config';
-export { EXPLORER_CSP } from './explorer/explorer';
-
 type Subgraph = 'accounts' | 'banking' | 'oms';
 
 export interface GatewayDeps {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { serviceIdentityFields } from '@trading/auth';
 import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, z } from '@trading/config';
 
-export const gatewayConfigSchema = z.object({
+const gatewayConfigSchema = z.object({
   ...commonSchema,
   ...apiLimitSchema,
   ...edgeSessionSchema,

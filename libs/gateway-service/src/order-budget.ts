@@ -7,7 +7,7 @@ import type { GatewayContext } from './context';
  * order budgets (a replace places its replacement, a close its sell; closing every position is charged one, as what it
  * places is not known before it runs).
  */
-export const ORDER_PLACING_FIELDS: ReadonlySet<string> = new Set(['placeOrder', 'replaceOrder', 'closePosition', 'closeAllPositions']);
+const ORDER_PLACING_FIELDS: ReadonlySet<string> = new Set(['placeOrder', 'replaceOrder', 'closePosition', 'closeAllPositions']);
 
 /**
  * Charges the order budgets by what the operation would run, once it is parsed and validated

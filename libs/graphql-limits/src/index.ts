@@ -44,7 +44,7 @@ export const SUBGRAPH_GRAPHQL_LIMITS: GraphQLLimits = { ...DEFAULT_GRAPHQL_LIMIT
  * (at least once), so ten aliases of a 100-bar page cost ten times one. A size beyond the field's
  * own maximum counts as the maximum: the field refuses it itself, naming the argument.
  */
-export const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number }>> = {
+const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number }>> = {
   marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: MAX_LIMIT },
   marketQuotes: { argument: 'symbols', default: 1, max: 100 },
 };
@@ -86,7 +86,7 @@ export function graphqlLimits(
 }
 
 /** Refuses an operation with more than `max` top-level fields (aliases and fragments counted as what they expand to). */
-export function maxRootFieldsRule(max: number): ValidationRule {
+function maxRootFieldsRule(max: number): ValidationRule {
   return (context) => {
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const definition of context.getDocument().definitions)
@@ -123,7 +123,7 @@ export function maxRootFieldsRule(max: number): ValidationRule {
  * so the hooks of the plugins after it (the gateway's order budgets) are never called for a
  * refused operation.
  */
-export function costLimit(maxCost: number): ApolloServerPlugin {
+function costLimit(maxCost: number): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {

@@ -15,7 +15,7 @@ const requestContext = new AsyncLocalStorage<{ requestId: string }>();
  * Errors as pino writes them, less what may hold a customer's data or a secret: SQL parameters
  * and the driver's detail ("Key (email)=(…) already exists"). The statement and codes stay.
  */
-export function safeErr(err: unknown): unknown {
+function safeErr(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   const serialized = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
   const { parameters: _p, detail: _d, driverError, ...rest } = serialized as Record<string, unknown> & { driverError?: { code?: unknown } };

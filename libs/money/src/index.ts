@@ -17,7 +17,7 @@ type Value = Decimal.Value;
 export const DECIMAL_SYNTAX = /^-?\d+(\.\d+)?$/;
 
 /** ISO 4217 codes this broker books and trades in, with their minor units (JPY and KRW have none). */
-export const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
+const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
   USD: 2,
   EUR: 2,
   GBP: 2,
@@ -44,7 +44,7 @@ export const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
   TRY: 2,
 };
 
-export const isCurrency = (code: unknown): code is string => typeof code === 'string' && code in CURRENCY_MINOR_UNITS;
+const isCurrency = (code: unknown): code is string => typeof code === 'string' && code in CURRENCY_MINOR_UNITS;
 
 /** Decimals of the currency's minor unit (2 for USD, 0 for JPY). */
 export function minorUnits(currency: string): number {

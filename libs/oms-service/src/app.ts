@@ -28,8 +28,8 @@ import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
 import { omsScopes } from './scopes';
 
-export { loadOmsConfig, omsConfigSchema, tradingHoursSetting, type OmsConfig } from './config';
-export { seedOmsDemo, type OmsDemoData } from './demo-seed';
+export { loadOmsConfig, tradingHoursSetting, type OmsConfig } from './config';
+export { seedOmsDemo } from './demo-seed';
 
 /** This subgraph's SDL, for the supergraph tool. */
 export { omsSubgraphSdl } from './schema';

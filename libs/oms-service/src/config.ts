@@ -18,7 +18,7 @@ export const tradingHoursSetting = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-export const omsConfigSchema = z.object({
+const omsConfigSchema = z.object({
   ...commonSchema,
   ...serviceIdentityFields('oms'),
   /** Public listener: health only. */

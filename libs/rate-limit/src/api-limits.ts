@@ -19,7 +19,7 @@ export interface ApiLimitSettings {
 }
 
 /** How many tokens' worth of budget a user gets over all their tokens, unless told otherwise. */
-export const USER_BUDGET_TOKENS = 4;
+const USER_BUDGET_TOKENS = 4;
 
 /** Who a budget belongs to: the PAT, or the user's grant to one app (a new session does not reset it). */
 export interface LimitedCaller {

@@ -233,7 +233,7 @@ export function rateLimited(state: LimitState, detail = 'Too many failed attempt
   });
 }
 export { BudgetChain, takeInTurn, type ChainStep } from './budget-chain';
-export { ApiLimits, type ApiLimitSettings, type LimitedCaller } from './api-limits';
+export { ApiLimits } from './api-limits';
 export { rateLimitRefusals, type RefusalCounter } from './refusals';
 export { OAuthAddressBudget } from './oauth-address-budget';
-export { HeldSlots, type HeldSlotsRule } from './held-slots';
+export { HeldSlots } from './held-slots';

@@ -71,7 +71,7 @@ export interface RedisClientOptions {
 }
 
 /** Between reconnection attempts: quick at first, then every 2 s, for as long as it takes. */
-export const reconnectDelay = (retries: number) => Math.min(100 + retries * 200, 2000);
+const reconnectDelay = (retries: number) => Math.min(100 + retries * 200, 2000);
 
 /**
  * Connects, or throws when the first attempt fails (the caller decides: refuse to start, or fall

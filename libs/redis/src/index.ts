@@ -364,7 +364,7 @@ export interface ConnectOptions {
 }
 
 /** A remembered value is dropped after this long even if no invalidation came (it always should). */
-export const CACHED_READ_TTL_MS = 60_000;
+const CACHED_READ_TTL_MS = 60_000;
 
 /**
  * Connects to Redis. Commands fail fast while disconnected (no offline queue), so callers can
@@ -413,18 +413,5 @@ function redactUrl(url: string): string {
   }
 }
 export { SealedStore } from './sealed-store';
-export {
-  closeRedisClient,
-  duplicateClient,
-  openRedisClient,
-  reconnectDelay,
-  redisTopologyOf,
-  redisUrlOf,
-  topologyOf,
-  type RedisClient,
-  type RedisClientOptions,
-  type RedisSettings,
-  type RedisTarget,
-  type RedisTopology,
-} from './client';
+export { closeRedisClient, duplicateClient, openRedisClient, type RedisClient, type RedisSettings, type RedisTarget } from './client';
 export { cachedReadMetrics } from './metrics';

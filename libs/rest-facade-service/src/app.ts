@@ -26,7 +26,7 @@ import { openApiDocument } from './openapi/openapi';
 import { queryParametersOf } from './openapi/query-parameters';
 import { apiIndexRouter } from './openapi/api-index';
 import { docsRouter } from './openapi/docs';
-export { DOCS_OAUTH_REDIRECT_PATH, servedDocument } from './openapi/docs';
+export { DOCS_OAUTH_REDIRECT_PATH } from './openapi/docs';
 import { LiveQuoteFeed } from './market-events/live-quotes';
 import { MARKET_EVENTS_PATH, marketEventsRoute } from './market-events/market-events.route';
 import { LiveOrderFeed } from './order-events/live-feed';
@@ -37,13 +37,12 @@ export { loadFacadeConfig, oauthLimitSchema, type FacadeConfig } from './config'
 export { openApiDocument } from './openapi/openapi';
 /** The route table: what the facade serves and the scopes each route needs (tests pin the whole map). */
 export { ROUTES } from './routes';
-export type { RestRoute } from './routes/route';
 /** Auth's routes the facade authenticates and passes on (beside the route table). */
 export { AUTHENTICATED_AUTH_ROUTES } from './proxy/auth-proxy';
 /** The REST contract's zod schemas (what the document is made from), for tests and tools. */
 export * as restContract from './contract';
 
-export const BASE_PATH = '/v1';
+const BASE_PATH = '/v1';
 
 export interface FacadeDeps {
   logger?: Logger;

@@ -3,7 +3,7 @@ import { apiLimitSchema, edgeSessionSchema, commonSchema, field, loadConfig, oau
 
 export { oauthLimitSchema };
 
-export const facadeConfigSchema = z.object({
+const facadeConfigSchema = z.object({
   ...commonSchema,
   ...apiLimitSchema,
   ...edgeSessionSchema,

@@ -13,7 +13,7 @@ import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId, type Logger } from 
 import { logRequest } from './access-log';
 import type { GraphQLEndpoint } from './graphql-endpoint';
 
-export const GRAPHQL_PATH = '/graphql';
+const GRAPHQL_PATH = '/graphql';
 
 export interface DirectGraphQLOptions {
   endpoint: GraphQLEndpoint;

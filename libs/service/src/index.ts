@@ -5,4 +5,4 @@ export * from './problem-page';
 export * from './server';
 export { startPeriodic, type PeriodicTask } from './periodic';
 export { Lifecycle } from './lifecycle';
-export { callWithin, graphqlEndpoint, serveGraphQL, type GraphQLCall, type GraphQLEndpoint, type GraphQLReply } from './graphql-endpoint';
+export { callWithin, graphqlEndpoint, serveGraphQL, type GraphQLCall, type GraphQLEndpoint } from './graphql-endpoint';

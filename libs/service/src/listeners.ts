@@ -6,7 +6,7 @@ import { accessLog } from './access-log';
 import { serveGraphQLDirectly } from './direct-graphql';
 import { serveGraphQL, type GraphQLEndpoint } from './graphql-endpoint';
 
-export type ReadinessCheck = () => Promise<void>;
+type ReadinessCheck = () => Promise<void>;
 
 /** What holds the whole process back from ready, whatever its dependencies say (see holdReadiness). */
 const readinessHolds = new Set<string>();

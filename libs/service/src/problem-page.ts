@@ -85,7 +85,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<':
 export const prefersPage = (req: Request) => req.accepts(['application/problem+json', 'application/json', 'text/html']) === 'text/html';
 
 /** The problem as a small page in the browser's language (Accept-Language: en, de or fr), its exact words under the technical details. */
-export function problemPage(problem: Problem, locale: string, links: ProblemPageLinks): string {
+function problemPage(problem: Problem, locale: string, links: ProblemPageLinks): string {
   const t = PAGE_TEXTS[(locale in PAGE_TEXTS ? locale : 'en') as PageLocale];
   return `<!doctype html>
 <html lang="${escape(locale)}">

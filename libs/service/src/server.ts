@@ -64,7 +64,7 @@ export interface ServiceApp {
   close(): Promise<void>;
 }
 
-export interface ListenAddress {
+interface ListenAddress {
   port: number;
   host: string;
 }

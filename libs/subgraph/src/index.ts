@@ -74,8 +74,7 @@ export async function callerOwnsAccount(
 }
 
 export { internalApi, jsonBody } from './internal-api';
-export { DateTimeScalar, DecimalScalar, SCALARS_SDL, scalarResolvers } from './scalars';
-export { formatSubgraphError, variableFieldAtFault } from './errors';
+export { SCALARS_SDL, scalarResolvers } from './scalars';
 import { formatSubgraphError } from './errors';
 
 /**

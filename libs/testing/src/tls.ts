@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A self-signed certificate (openssl, P-256, one day) for localhost, 127.0.0.1 and ::1, plus `names`; `cert` is its own CA. */
-export function selfSignedCertificate(names: string[] = []): { key: string; cert: string } {
+function selfSignedCertificate(names: string[] = []): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'test-tls-'));
   try {
     const san = ['DNS:localhost', 'IP:127.0.0.1', 'IP:::1', ...names.map((n) => `DNS:${n}`)].join(',');

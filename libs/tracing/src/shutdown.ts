@@ -12,7 +12,7 @@ export function onShutdown(fn: () => Promise<void>): void {
  * Spans a stopping process may spend flushing: an unreachable collector (the SDK's own export
  * timeout is 10 s, 30 s per batch) must not use up the stop deadline; what is not out by then is lost.
  */
-export const TRACE_FLUSH_TIMEOUT_MS = 5000;
+const TRACE_FLUSH_TIMEOUT_MS = 5000;
 
 /** Flushes and stops this process's tracing, if it was started; rejects after `timeoutMs`. */
 export async function shutdownTracing(timeoutMs = TRACE_FLUSH_TIMEOUT_MS): Promise<void> {

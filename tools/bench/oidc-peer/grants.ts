@@ -15,7 +15,7 @@ export interface PeerClient {
   redirectUri: string;
 }
 
-export const basicAuth = (clientId: string, clientSecret: string) =>
+const basicAuth = (clientId: string, clientSecret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 
 /** A cookie jar that follows redirects by hand. */
@@ -39,7 +39,7 @@ class Browser {
 }
 
 /** One grant through the whole flow: its first refresh token. */
-export async function peerGrant(client: PeerClient): Promise<string> {
+async function peerGrant(client: PeerClient): Promise<string> {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(12).toString('base64url');
   const query = new URLSearchParams({

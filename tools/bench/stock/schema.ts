@@ -18,7 +18,7 @@ export const typeDefs = parse(/* GraphQL */ `
   }
 `);
 
-export const ACCOUNTS = [
+const ACCOUNTS = [
   {
     id: '7d1c8a52-3f0e-4a8b-9b1e-2f6a4c1d0e01',
     number: 'TA-000001',

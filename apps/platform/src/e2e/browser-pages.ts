@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's chromium (tools/ci/provision.sh installs it); never a downloaded browser build. */
-export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
   '--no-sandbox',

@@ -6,7 +6,7 @@ import type { TestPlatform } from './test-platform';
 
 /** Issue 27's helpers: pushed authorization requests, client assertions (private_key_jwt), a sign-in by request_uri. */
 
-export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** A signing key pair for private_key_jwt, its public JWK as an app registers it. */
 export async function clientKey(alg: 'ES256' | 'PS256' | 'RS256' | 'EdDSA' = 'ES256', kid = randomUUID()) {

@@ -13,7 +13,7 @@ export interface TestPlatform extends Platform {
 }
 
 /** Every app in this process on free ports, against the test PostgreSQL and Redis, databases named `<prefix>auth`, …. */
-export function inProcessPlatformConfig(prefix: string, env: Record<string, string> = {}): PlatformConfig {
+function inProcessPlatformConfig(prefix: string, env: Record<string, string> = {}): PlatformConfig {
   return loadPlatformConfig({
     DATABASE_URL: TEST_POSTGRES_URL,
     REDIS_URL: TEST_REDIS_URL,

@@ -23,7 +23,7 @@ const ONE_POSITION: PreparedStatement = {
 };
 
 /** Instrument symbols as the OMS lists them: upper case letters, digits and dots (BRK.B). */
-export const SYMBOL = /^[A-Z0-9.]{1,12}$/;
+const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 
 export function parseSymbol(value: unknown): string {
   if (typeof value !== 'string' || !SYMBOL.test(value)) {

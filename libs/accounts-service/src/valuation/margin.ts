@@ -24,7 +24,7 @@ import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } 
  * amounts are rounded to cents (half-up) once, and equity, excess liquidity and buying power are
  * derived from those rounded figures, so the figures shown add up exactly.
  */
-export const MARGIN_RULES = {
+const MARGIN_RULES = {
   CASH: { longInitial: '1', longMaintenance: '1', shortInitial: '1', shortMaintenance: '1' },
   MARGIN: { longInitial: '0.5', longMaintenance: '0.25', shortInitial: '0.5', shortMaintenance: '0.3' },
 } as const;
@@ -32,7 +32,7 @@ export const MARGIN_RULES = {
 /** The leverage denominator of buying power for MARGIN accounts. */
 const MARGIN_BUYING_POWER_RATE = MARGIN_RULES.MARGIN.longInitial;
 
-export interface MarginFigures {
+interface MarginFigures {
   currency: string;
   cash: string;
   marketValue: string;

@@ -1,7 +1,7 @@
 import { D, formatMoney, roundMoney, type Dec } from '@trading/money';
 import { booksByCurrency, FxConverter, type ValuationInput } from './books';
 
-export interface Portfolio {
+interface Portfolio {
   currency: string;
   cash: string;
   marketValue: string;

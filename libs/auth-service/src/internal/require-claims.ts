@@ -33,5 +33,5 @@ export function requireClaims(
 
 export const claimsOf = (res: Response): Claims => res.locals['claims'] as Claims;
 
-export const patSessionRequired = () =>
+const patSessionRequired = () =>
   new AppError('PAT_SESSION_REQUIRED', "Personal access tokens are managed with a PAT session (POST /pat/login), not with an app's token");

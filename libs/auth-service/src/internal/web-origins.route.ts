@@ -4,7 +4,7 @@ import { errors } from '@trading/errors';
 import type { Environment, RegistryService } from '../registry/registry.service';
 
 /** On auth's internal listener: the web origins the facade answers CORS for. */
-export const WEB_ORIGINS_PATH = '/internal/web-origins';
+const WEB_ORIGINS_PATH = '/internal/web-origins';
 
 /**
  * Every web origin registered for this deployment's environment by an ACTIVE app, as

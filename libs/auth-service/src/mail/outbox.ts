@@ -9,7 +9,7 @@ import { startPeriodic, type PeriodicTask } from '@trading/service';
 export const SECRET_PLACEHOLDER = '{{secret}}';
 
 /** What the local mail log shows instead of a secret: a file on disk is no place for one. */
-export const SECRET_WITHHELD =
+const SECRET_WITHHELD =
   '[withheld: secrets travel only by SMTP. It was shown once to whoever provisioned or rotated it; rotate it again to get a new one]';
 
 export interface Mail {

@@ -9,9 +9,9 @@ import { OAuthError } from './errors';
 /** RFC 7523 §2.2 / RFC 7521 §4.2. */
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** An assertion may live at most this long from now (FAPI 2.0 asks for short-lived ones). */
-export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 /** An assertion's `iat` may be at most this far ahead of our clock (a clock a little fast, no more). */
-export const MAX_ASSERTION_IAT_AHEAD_SECONDS = 60;
+const MAX_ASSERTION_IAT_AHEAD_SECONDS = 60;
 const CLOCK_SKEW_SECONDS = 30;
 
 const digest = (value: string) => createHash('sha256').update(value).digest('base64url');

@@ -8,10 +8,10 @@ import type { Client } from '../registry/registry.service';
 
 /** A jwks_uri's answer may be at most this large, and must arrive within this time. */
 export const JWKS_MAX_BYTES = 64 * 1024;
-export const JWKS_FETCH_TIMEOUT_MS = 3000;
+const JWKS_FETCH_TIMEOUT_MS = 3000;
 /** A fetched key set is used this long; a kid it lacks makes it fetched again at most this often. */
-export const JWKS_MAX_AGE_MS = 5 * 60_000;
-export const JWKS_UNKNOWN_KID_INTERVAL_MS = 30_000;
+const JWKS_MAX_AGE_MS = 5 * 60_000;
+const JWKS_UNKNOWN_KID_INTERVAL_MS = 30_000;
 /** A failed fetch is answered from memory this long, so a failing jwks_uri is not asked once per request. */
 const JWKS_FAILURE_HOLD_MS = 5000;
 const MAX_SETS = 1000;

@@ -36,7 +36,7 @@ const failureKeys = (clientId: string, req: Request) => {
 };
 
 /** 429 in RFC 6749's vocabulary (no RFC defines a rate-limit error; this is the overload one), with Retry-After. */
-export const throttled = (detail: string, retryAfterSeconds: number) =>
+const throttled = (detail: string, retryAfterSeconds: number) =>
   new OAuthError('temporarily_unavailable', `${detail}; retry after the time in Retry-After`, 429, {
     'Retry-After': String(retryAfterSeconds),
   });

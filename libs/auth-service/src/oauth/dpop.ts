@@ -9,7 +9,7 @@ import { oauthErrors } from './errors';
  * dpop_bound_access_tokens; the fapi2 profile sets it) and, per app, whether the server nonce is
  * required. Read structurally, so a registry that does not carry them means "not required".
  */
-export interface DpopClientPolicy {
+interface DpopClientPolicy {
   dpopBoundAccessTokens?: boolean;
   dpopNonceRequired?: boolean;
 }
@@ -17,7 +17,7 @@ export interface DpopClientPolicy {
 const policyOf = (client: Client): DpopClientPolicy => client as Client & DpopClientPolicy;
 
 /** Where clients send token requests: the URL the metadata advertises ({base_url}, through the facade) and auth's own. */
-export const tokenEndpointUrls = (ctx: OAuthContext) => [`${ctx.settings.apiUrl}/oauth/token`, `${ctx.settings.issuer}/oauth/token`];
+const tokenEndpointUrls = (ctx: OAuthContext) => [`${ctx.settings.apiUrl}/oauth/token`, `${ctx.settings.issuer}/oauth/token`];
 /** The same for pushed authorization requests. */
 export const parEndpointUrls = (ctx: OAuthContext) => [`${ctx.settings.apiUrl}/oauth/par`, `${ctx.settings.issuer}/oauth/par`];
 

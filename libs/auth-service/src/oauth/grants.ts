@@ -58,7 +58,7 @@ export interface AuthorisedApp {
  * are sessions in Redis indexed by grant, so revoking a grant ends them all on the next request.
  */
 /** How fresh a grant's "last used" time is kept (the dashboard shows it to the minute). */
-export const LAST_USED_RESOLUTION_SECONDS = 60;
+const LAST_USED_RESOLUTION_SECONDS = 60;
 
 /** Read on every refresh (prepared: planned once per connection). */
 const GRANT_BY_ID: PreparedStatement = {

@@ -4,7 +4,7 @@ import type { User } from '../users/user.entity';
 import type { OAuthContext } from './context';
 
 /** An ID token proves a sign-in that just happened: short-lived (the access token carries on for an hour). */
-export const ID_TOKEN_TTL_SECONDS = 300;
+const ID_TOKEN_TTL_SECONDS = 300;
 
 /**
  * OpenID Connect Core §8.1, pairwise: the `sub` an app sees is HMAC-SHA256 of the user id under
@@ -16,7 +16,7 @@ export const pairwiseSubject = (client: Pick<Client, 'subjectSecret'>, userId: s
   createHmac('sha256', client.subjectSecret).update(userId).digest('base64url');
 
 /** OIDC Core §3.1.3.6: base64url of the left half of SHA-256 of the access token (ES256 → SHA-256). */
-export const accessTokenHash = (accessToken: string) =>
+const accessTokenHash = (accessToken: string) =>
   createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
 /** The claims the granted scopes release (Core §5.4): `email` → email, email_verified; `profile` → name, given_name, family_name. */

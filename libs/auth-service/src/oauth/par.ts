@@ -9,7 +9,7 @@ import { profileOf } from '../registry/registration';
 import { noStore, OAuthError, oauthErrors, type OAuthErrorCode } from './errors';
 
 /** RFC 9126 §2.2. */
-export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** Client credentials travel with a pushed request but are no part of the authorization request. */
 const CLIENT_AUTH_PARAMS = new Set(['client_secret', 'client_assertion', 'client_assertion_type']);
 

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** RFC 7636 §4.1: 43–128 characters of [A-Z] [a-z] [0-9] - . _ ~ (spec §8). */
-export const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
+const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** An S256 challenge is base64url(SHA-256) without padding: exactly 43 characters. */
-export const S256_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const S256_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export const isVerifier = (value: unknown): value is string => typeof value === 'string' && VERIFIER_PATTERN.test(value);
 export const isS256Challenge = (value: unknown): value is string => typeof value === 'string' && S256_CHALLENGE_PATTERN.test(value);

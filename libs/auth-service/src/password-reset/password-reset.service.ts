@@ -14,7 +14,7 @@ export interface PasswordResetSettings {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 /** 32 random bytes, base64url: 43 characters. */
-export const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Password reset by e-mail (issue 28 §2). The link's token is random, kept only as a hash,

@@ -1,16 +1,7 @@
 import { EntitySchema } from 'typeorm';
 
-export const LOGIN_FAILURE_REASONS = [
-  'MALFORMED',
-  'UNKNOWN_TOKEN',
-  'WRONG_SECRET',
-  'REVOKED',
-  'EXPIRED',
-  'IP_NOT_ALLOWED',
-  'RATE_LIMITED',
-] as const;
 /** Why a login was refused: recorded for support, never sent to the caller. */
-export type LoginFailureReason = (typeof LOGIN_FAILURE_REASONS)[number];
+export type LoginFailureReason = 'MALFORMED' | 'UNKNOWN_TOKEN' | 'WRONG_SECRET' | 'REVOKED' | 'EXPIRED' | 'IP_NOT_ALLOWED' | 'RATE_LIMITED';
 export type LoginOutcome = 'SUCCESS' | 'FAILURE';
 
 export interface PatLoginAttempt {

@@ -6,12 +6,12 @@ import { crc32 } from 'node:zlib';
  * leaked tokens, a random secret, and a CRC-32 checksum so typos and random guesses are turned
  * away before any database lookup.
  */
-export const PAT_PREFIX = 'tpat_';
+const PAT_PREFIX = 'tpat_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 16;
 const SECRET_LENGTH = 32; // 32 base62 characters ≈ 190 bits
 const CHECKSUM_LENGTH = 6;
-export const PAT_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${ID_LENGTH}}\\.[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
+const PAT_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${ID_LENGTH}}\\.[0-9A-Za-z]{${SECRET_LENGTH + CHECKSUM_LENGTH}}$`);
 export const TOKEN_ID_PATTERN = new RegExp(`^${PAT_PREFIX}[0-9A-Za-z]{${ID_LENGTH}}$`);
 
 function randomBase62(length: number): string {

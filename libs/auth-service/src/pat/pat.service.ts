@@ -18,7 +18,7 @@ export interface NewPat {
 }
 
 /** PAT_MAX_LIVE_PER_USER's default. */
-export const DEFAULT_MAX_LIVE_PATS_PER_USER = 50;
+const DEFAULT_MAX_LIVE_PATS_PER_USER = 50;
 
 export class PatService {
   private readonly pats: Repository<PersonalAccessToken>;
@@ -163,7 +163,7 @@ export type PatLoginResult =
   | { ok: false; reason: LoginFailureReason; pat?: PersonalAccessToken };
 
 /** Spec §2.5: the expiry must lie between now and one year from the creation day. */
-export function expiryFromDate(value: string, now: Date): Date {
+function expiryFromDate(value: string, now: Date): Date {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
     throw errors.badInput('expires', 'expires must be a date, YYYY-MM-DD');
   const day = new Date(`${value}T00:00:00.000Z`);

@@ -45,7 +45,7 @@ export interface Registration {
  * every environment, so a vendor built to the spec works from DEV to PROD. `fapi2`: the FAPI 2.0
  * Security Profile (PAR, DPoP-bound tokens, private_key_jwt with PS256, ES256 or EdDSA).
  */
-export const OAUTH_PROFILES = ['spec', 'fapi2'] as const;
+const OAUTH_PROFILES = ['spec', 'fapi2'] as const;
 export type OAuthProfile = (typeof OAUTH_PROFILES)[number];
 /** Credentials whose flags match neither profile (set one by one, or promoted to PROD before profiles existed). */
 export const LEGACY_MIX = 'legacy-mix';
@@ -117,7 +117,7 @@ const EMAIL = /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:
 const PHONE = /^\+?[0-9][0-9 ()./-]{4,30}$/;
 
 /** An absolute http(s) URL with a host (websites, policies, logos). */
-export function isWebUrl(value: string): boolean {
+function isWebUrl(value: string): boolean {
   try {
     const u = new URL(value);
     return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname && !u.username && !u.password && !/\s/.test(value);
@@ -272,7 +272,7 @@ export function validateRegistration(input: unknown, rules: JwksUriRules = {}): 
 }
 
 /** The pages users see on the consent screen: https outside DEV (a plain-http page there could be swapped in transit). */
-export const PUBLIC_PAGE_FIELDS = ['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const;
+const PUBLIC_PAGE_FIELDS = ['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const;
 export type PublicPageField = (typeof PUBLIC_PAGE_FIELDS)[number];
 
 /**

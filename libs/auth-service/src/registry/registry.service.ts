@@ -20,7 +20,7 @@ import {
 } from './registration';
 
 /** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
-export const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
+const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
 export interface VendorApp {
@@ -88,7 +88,7 @@ export interface IssuedCredentials {
 }
 
 /** A registration or promotion that cannot be accepted: every problem, by field. */
-export class RegistrationError extends AppError {
+class RegistrationError extends AppError {
   constructor(readonly problems: Problem[]) {
     super(
       'UNPROCESSABLE',

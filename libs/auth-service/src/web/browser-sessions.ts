@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { KeyValueStore } from '@trading/redis';
 import { clearCookie, readCookie, setCookie } from './cookies';
 
-export const SESSION_COOKIE = 'tapi_session';
+const SESSION_COOKIE = 'tapi_session';
 
 export interface BrowserSession {
   userId: string;

@@ -18,7 +18,7 @@ export function readCookie(req: Request, name: string): string | undefined {
 }
 
 /** Plain HTTP is only acceptable on the developer's own machine. */
-export const isLocalHost = (hostname: string) => ['localhost', '127.0.0.1', '::1', '[::1]'].includes(hostname);
+const isLocalHost = (hostname: string) => ['localhost', '127.0.0.1', '::1', '[::1]'].includes(hostname);
 
 /** HttpOnly (no script can read it), SameSite=Lax (not sent on cross-site POSTs), Secure except on localhost. */
 export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeSeconds: number): void {

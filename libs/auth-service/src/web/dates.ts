@@ -2,7 +2,7 @@
  * One date format everywhere a person reads one (pages, e-mails, the admin CLI): ISO dates
  * `YYYY-MM-DD` and times `YYYY-MM-DD HH:MM UTC`, whatever the page language.
  */
-export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 export const isoMinute = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
 /**

@@ -49,7 +49,7 @@ export function errorPage(view: ErrorView): string {
 }
 
 /** The localised name and sentence of an error code. */
-export function problemText(locale: string, code: ErrorCode): { title: string; text: string } {
+function problemText(locale: string, code: ErrorCode): { title: string; text: string } {
   const [title, text] = texts(locale).problems[code];
   return { title, text };
 }
@@ -82,7 +82,7 @@ export function pageErrors(logger: Logger) {
 }
 
 /** Does the caller want a page (a browser: text/html before any JSON type), not problem+json? */
-export const wantsHtml = (req: Request) => req.accepts(['application/problem+json', 'application/json', 'text/html']) === 'text/html';
+const wantsHtml = (req: Request) => req.accepts(['application/problem+json', 'application/json', 'text/html']) === 'text/html';
 
 /**
  * The auth app's public origin, last: a browser asking for an address that does not exist gets a

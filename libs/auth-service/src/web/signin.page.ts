@@ -39,7 +39,7 @@ export function safeLogoUrl(value: string | null | undefined): string | undefine
 }
 
 /** The validation sentences of the page's script, in the page's language. */
-export const signInScriptMessages = (locale: string) => {
+const signInScriptMessages = (locale: string) => {
   const t = texts(locale).signIn;
   return JSON.stringify({ email: t.emailInvalid, password: t.passwordMissing });
 };

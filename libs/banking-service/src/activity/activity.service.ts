@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { formatMoney } from '@trading/money';
 
-export type CashActivityType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE';
+type CashActivityType = 'DEPOSIT' | 'WITHDRAWAL' | 'TRADE' | 'FEE';
 
 export interface CashActivity {
   id: string;

@@ -10,7 +10,7 @@ import type { BalancesService } from '../balances/balances.service';
  * What banking still holds for an account, in words, for the back office closing it: cash
  * (settled or not), cash held for orders, transfers not yet cleared. Empty: nothing blocks.
  */
-export async function closingBlockers(dataSource: DataSource, balances: BalancesService, accountId: string): Promise<string[]> {
+async function closingBlockers(dataSource: DataSource, balances: BalancesService, accountId: string): Promise<string[]> {
   const blockers: string[] = [];
   for (const b of await balances.forAccount(accountId)) {
     if (!new Decimal(b.cash).isZero())

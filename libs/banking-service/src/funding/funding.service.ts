@@ -329,7 +329,7 @@ async function finish(
 
 const describeEntry = (what: string, reference: string | null) => (reference ? `${what}: ${reference}` : what);
 
-export function toView(row: FundingTransactionRow): FundingTransactionView {
+function toView(row: FundingTransactionRow): FundingTransactionView {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
     id: row.id,

@@ -43,7 +43,7 @@ interface HoldRow {
 
 const ORDER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function parseOrderId(value: unknown): string {
+function parseOrderId(value: unknown): string {
   if (typeof value !== 'string' || !ORDER_ID.test(value)) {
     throw new AppError('BAD_USER_INPUT', 'orderId must be 1 to 128 characters of A-Z a-z 0-9 . _ : -', { field: 'orderId' });
   }

@@ -19,14 +19,13 @@ import type { EntityManager } from 'typeorm';
  *   cash = CASH + HELD + UNSETTLED, settledCash = CASH + HELD, unsettledCash = UNSETTLED,
  *   held = HELD, availableToTrade = CASH + UNSETTLED, availableToWithdraw = max(0, CASH).
  */
-export type LedgerBook = 'CUSTOMER_CASH' | 'CUSTOMER_HELD' | 'CUSTOMER_UNSETTLED' | 'BANK_CLEARING' | 'FEES';
-export const CUSTOMER_BOOKS: readonly LedgerBook[] = ['CUSTOMER_CASH', 'CUSTOMER_HELD', 'CUSTOMER_UNSETTLED'];
+type LedgerBook = 'CUSTOMER_CASH' | 'CUSTOMER_HELD' | 'CUSTOMER_UNSETTLED' | 'BANK_CLEARING' | 'FEES';
 
 /**
  * What caused an entry. DEPOSIT, WITHDRAWAL, TRADE and FEE move the customer's cash and show
  * in the cash activity; the others only move money between the customer's own books.
  */
-export type EntryKind =
+type EntryKind =
   | 'DEPOSIT'
   | 'WITHDRAWAL'
   | 'TRADE'
@@ -37,7 +36,7 @@ export type EntryKind =
   | 'HOLD_RELEASE'
   | 'SETTLEMENT';
 
-export interface Leg {
+interface Leg {
   book: LedgerBook;
   amount: Decimal.Value;
 }

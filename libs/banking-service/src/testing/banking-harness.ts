@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express from 'express';
-import { INTERNAL_CLAIMS_HEADER, INTERNAL_HOLDS_SCOPE, InternalClaimsVerifier, SCOPES, type Claims, type ServiceName } from '@trading/auth';
+import { INTERNAL_CLAIMS_HEADER, INTERNAL_HOLDS_SCOPE, InternalClaimsVerifier, type Claims, type ServiceName } from '@trading/auth';
 import { createLogger } from '@trading/logging';
 import { listen, type RunningServer } from '@trading/service';
 import type { SubgraphService } from '@trading/subgraph';
@@ -123,9 +123,7 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
   };
 }
 
-export const ALL_SCOPES = [...SCOPES];
-
-export const FUNDING_FIELDS =
+const FUNDING_FIELDS =
   'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
 export const DEPOSIT = `mutation($input: FundingInput!, $key: String) { deposit(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;
 export const WITHDRAW = `mutation($input: FundingInput!, $key: String) { withdraw(input: $input, idempotencyKey: $key) { ${FUNDING_FIELDS} } }`;

@@ -5,14 +5,14 @@ import explorerAssets from './explorer-assets.generated.json';
 const { script: EXPLORER_SCRIPT, style: EXPLORER_STYLE } = explorerAssets;
 
 /** Where the explorer's script and style are served (under /graphql, so an ingress routing /graphql serves them too). */
-export const EXPLORER_ASSETS_PATH = '/graphql/explorer';
+const EXPLORER_ASSETS_PATH = '/graphql/explorer';
 
 /**
  * Only the gateway's own origin: the page, its script and style, and POST /graphql. Fonts and
  * GraphiQL's icons are data: URLs in the bundle. Inline styles are allowed because GraphiQL and
  * CodeMirror position their panes and pop-ups with style attributes; no inline script is.
  */
-export const EXPLORER_CSP = [
+const EXPLORER_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

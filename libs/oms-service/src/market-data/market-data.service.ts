@@ -13,9 +13,9 @@ export type Timeframe = keyof typeof TIMEFRAMES;
 const TIMEFRAME_MS: Record<Timeframe, number> = { '1Min': 60_000, '5Min': 300_000, '1Hour': 3_600_000, '1Day': 86_400_000 };
 
 /** Symbols one quotes request may name. */
-export const MAX_QUOTE_SYMBOLS = 100;
+const MAX_QUOTE_SYMBOLS = 100;
 /** Days one calendar request may span. */
-export const MAX_CALENDAR_DAYS = 366;
+const MAX_CALENDAR_DAYS = 366;
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 
 export interface Bar {

@@ -8,7 +8,7 @@ import { TIMEFRAMES } from './market-data.service';
 import { quoteOf, type Quote, type QuoteSource } from './quote';
 
 /** The event type of a market ticks stream entry: `{ quotes: Quote[] }`, the instruments whose price just changed. */
-export const MARKET_QUOTES_EVENT = 'market.quotes';
+const MARKET_QUOTES_EVENT = 'market.quotes';
 
 /** One kept price: what bars are made from. */
 export interface Tick {

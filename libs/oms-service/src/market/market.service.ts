@@ -3,7 +3,7 @@ import type { DataSource, Repository } from 'typeorm';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import { FxRateEntity, type FxRate } from './entities/fx-rate.entity';
 
-export interface Mark {
+interface Mark {
   symbol: string;
   currency: string;
   lastPrice: string;

@@ -15,10 +15,10 @@ import { ORDER_COLUMNS, type OrderRow, type OrderStatus } from './order-store';
 const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,67}$/;
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 /** Symbols one list may filter on. */
-export const MAX_FILTER_SYMBOLS = 100;
+const MAX_FILTER_SYMBOLS = 100;
 
 /** Not final (ACCEPTED, PENDING, NEW, PARTIALLY_FILLED) or final; ALL: no filter. */
-export const STATUS_GROUPS: Readonly<Record<'OPEN' | 'CLOSED' | 'ALL', readonly OrderStatus[] | null>> = {
+const STATUS_GROUPS: Readonly<Record<'OPEN' | 'CLOSED' | 'ALL', readonly OrderStatus[] | null>> = {
   OPEN: ['ACCEPTED', 'PENDING', 'NEW', 'PARTIALLY_FILLED'],
   CLOSED: ['FILLED', 'CANCELLED', 'REJECTED', 'EXPIRED'],
   ALL: null,

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { AppError, parseUuid } from '@trading/errors';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 
-export const ORDER_SIDES = ['BUY', 'SELL'] as const;
+const ORDER_SIDES = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
 export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
 /** SIMPLE: one order. BRACKET: an entry whose take-profit and stop-loss start when it fills and cancel each other. OCO: a limit and a stop that cancel each other. OTO: an entry and one child that starts when it fills. */
@@ -321,7 +321,7 @@ export function trailingStop(
   return side === 'SELL' ? floorToTick(m.minus(distance), tick) : ceilToTick(m.plus(distance), tick);
 }
 
-export const floorToTick = (price: Decimal.Value, tick: string): Decimal =>
+const floorToTick = (price: Decimal.Value, tick: string): Decimal =>
   new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(tick);
 
 /** Rounds a price up to the instrument's tick. */

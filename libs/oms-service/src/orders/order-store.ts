@@ -6,7 +6,6 @@ import { canonical, formatMoney, formatPrice } from '@trading/money';
 import type { OrderClass, OrderLeg, OrderSide, OrderType, TimeInForce } from './order-rules';
 
 export type OrderStatus = 'ACCEPTED' | 'PENDING' | 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELLED' | 'REJECTED' | 'EXPIRED';
-export const OPEN_STATUSES: readonly OrderStatus[] = ['NEW', 'PARTIALLY_FILLED'];
 
 /** An orders row as PostgreSQL returns it. */
 export interface OrderRow {
@@ -156,12 +155,12 @@ export type TradeView = ReturnType<typeof presentTrade>;
 
 /** Event types on the settlement stream. */
 export const TRADE_EXECUTED = 'trade.executed';
-export const ORDER_CLOSED = 'order.closed';
+const ORDER_CLOSED = 'order.closed';
 /** Every state change a client can see (NEW, PARTIALLY_FILLED, and each final state): the live order events. */
-export const ORDER_UPDATED = 'order.updated';
+const ORDER_UPDATED = 'order.updated';
 
 /** Writes an event to the outbox inside the caller's transaction (DESIGN §5: the trade and its event commit together). */
-export async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
+async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO outbox (type, payload, trace_context) VALUES ($1, $2, $3)', [
     type,
     JSON.stringify(payload),

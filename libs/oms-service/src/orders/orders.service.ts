@@ -21,7 +21,6 @@ import {
   announceOrder,
   startWorking,
   closeOrder,
-  OPEN_STATUSES,
   ORDER_COLUMNS,
   presentOrder,
   presentTrade,
@@ -1106,5 +1105,3 @@ function withTrailingStop(request: OrderRequest, instrument: Instrument): OrderR
 /** Stands in for the order id in an idempotency key's row until the order exists (same transaction). */
 /** Orders by Idempotency-Key: the key keeps the order's id (a placeholder until the order row exists). */
 export const orderIdempotency = new IdempotencyKeys<string>('order_idempotency_keys', 'order_id', '00000000-0000-0000-0000-000000000000');
-
-export { OPEN_STATUSES };

@@ -41,7 +41,7 @@ export async function finishReplacement(dataSource: DataSource, banking: Banking
 }
 
 /** The old order CANCELLED (replaced), the replacement working: one transaction, both rows locked (old first). */
-export async function completeReplacement(dataSource: DataSource, replacementId: string): Promise<OrderRow> {
+async function completeReplacement(dataSource: DataSource, replacementId: string): Promise<OrderRow> {
   return dataSource.transaction(async (tx) => {
     const [{ replaces_order_id: oldId }] = await tx.query('SELECT replaces_order_id FROM orders WHERE id = $1', [replacementId]);
     const [old]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [oldId]);
@@ -59,7 +59,7 @@ export async function completeReplacement(dataSource: DataSource, replacementId:
 }
 
 /** A refused replace: the replacement REJECTED, the old order working again as it was. */
-export async function abandonReplacement(dataSource: DataSource, replacementId: string, reason: string): Promise<void> {
+async function abandonReplacement(dataSource: DataSource, replacementId: string, reason: string): Promise<void> {
   await dataSource.transaction(async (tx) => {
     const [next]: OrderRow[] = await tx.query("SELECT * FROM orders WHERE id = $1 AND status = 'ACCEPTED' FOR UPDATE", [replacementId]);
     if (!next) return;

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 
 /** What a browser page may send besides the CORS-safelisted headers. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'DPoP'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Last-Event-ID', 'DPoP'];
 /** Response headers the facade sets that a page should be able to read (budgets, retry hints, the request id for support). */
-export const CORS_EXPOSED_HEADERS = [
+const CORS_EXPOSED_HEADERS = [
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',
@@ -18,7 +18,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Allow',
   'X-Request-Id',
 ];
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /**
  * Paths that stay server-to-server: `/oauth/*` (a client secret never belongs in a page) and

@@ -3,7 +3,7 @@ import type { Logger } from '@trading/logging';
 import { marketQuote } from '../contract/market';
 
 /** The OMS's entry type on the market ticks stream: `{ quotes: MarketQuote[] }`. */
-export const MARKET_QUOTES_EVENT = 'market.quotes';
+const MARKET_QUOTES_EVENT = 'market.quotes';
 
 export type Quote = ReturnType<typeof marketQuote.parse>;
 type Deliver = (id: string, quote: Quote) => void;

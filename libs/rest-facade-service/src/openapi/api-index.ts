@@ -4,7 +4,7 @@ import { escapeHtml } from './docs';
 import { openApiDocument } from './openapi';
 
 /** Where a newcomer at {base_url} goes next: the docs, the document, and the two ways to a token. */
-export interface ApiIndexLinks {
+interface ApiIndexLinks {
   docs: string;
   openapi: string;
   patLogin: string;
@@ -13,7 +13,7 @@ export interface ApiIndexLinks {
 }
 
 /** The index's links for {base_url} `publicUrl`, absolute; the docs live beside `basePath` on the same origin. */
-export function apiIndexLinks(publicUrl: string, basePath: string): ApiIndexLinks {
+function apiIndexLinks(publicUrl: string, basePath: string): ApiIndexLinks {
   const base = publicUrl.replace(/\/+$/, '');
   const root = base.endsWith(basePath) ? base.slice(0, -basePath.length) : new URL(base).origin;
   return {

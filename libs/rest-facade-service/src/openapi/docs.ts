@@ -13,7 +13,7 @@ export interface DocsOptions {
 }
 
 /** The document as this deployment serves it: its own absolute {base_url} instead of the template. */
-export function servedDocument(publicUrl: string) {
+function servedDocument(publicUrl: string) {
   const base = publicUrl.replace(/\/+$/, '');
   const oauth2 = openApiDocument.components.securitySchemes.oauth2;
   return {
@@ -78,7 +78,7 @@ export function docsRouter(basePath: string, options: DocsOptions): Router {
  * another origin than the one the docs are read on. Its script and style are our own files
  * (no inline code).
  */
-export const docsPolicy = (publicUrl: string) => widenedPolicy({ 'img-src': ['data:'], 'connect-src': [new URL(publicUrl).origin] });
+const docsPolicy = (publicUrl: string) => widenedPolicy({ 'img-src': ['data:'], 'connect-src': [new URL(publicUrl).origin] });
 
 /** Runs in the page: Swagger UI, and the OAuth client its Authorize dialog starts with (PKCE, S256). */
 const initScript = (settings: string) => `(function (settings) {
