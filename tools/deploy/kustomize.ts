@@ -50,7 +50,7 @@ export function renderKustomization(dir: string): K8sObject[] {
     .filter((o): o is K8sObject => !!o);
 }
 
-/** Walks the kustomization and every folder it includes, refusing what FORBIDDEN names. */
+/** Walks the kustomization and every folder it includes (resources and components), refusing what FORBIDDEN names. */
 function checkKustomizations(dir: string, seen: Set<string>): void {
   if (seen.has(dir)) return;
   seen.add(dir);
@@ -60,7 +60,7 @@ function checkKustomizations(dir: string, seen: Set<string>): void {
   for (const key of Object.keys(k)) if (FORBIDDEN[key]) throw new KustomizeError(`${file}: "${key}" is not used here: ${FORBIDDEN[key]}`);
   for (const set of (k['labels'] as JsonObject[] | undefined) ?? [])
     if (set['includeSelectors']) throw new KustomizeError(`${file}: labels with includeSelectors: true (selectors are immutable)`);
-  for (const entry of (k['resources'] as string[] | undefined) ?? []) {
+  for (const entry of [...((k['resources'] as string[] | undefined) ?? []), ...((k['components'] as string[] | undefined) ?? [])]) {
     const path = resolve(dir, entry);
     if (existsSync(path) && statSync(path).isDirectory()) checkKustomizations(path, seen);
   }

@@ -79,7 +79,7 @@ describe('Kubernetes overlays', () => {
       expect(containers(byName('production', 'Deployment', app))[0]['resources']).toHaveProperty('limits.cpu');
     }
     expect(of('dev', 'HorizontalPodAutoscaler')).toEqual([]);
-    expect(of('dev', 'StatefulSet').map((s) => s.metadata.name)).toEqual(['postgres', 'redis']);
+    expect(of('dev', 'StatefulSet').map((s) => s.metadata.name)).toEqual(['redis']);
     expect(of('production', 'StatefulSet')).toEqual([]);
   });
 
@@ -88,8 +88,50 @@ describe('Kubernetes overlays', () => {
     for (const s of externalSecrets()) expect(readme).toMatch(new RegExp(`(^s|secret tls) ${s.name} `, 'm'));
   });
 
-  it('the in-cluster Redis and PostgreSQL use the very files of tools/service-mode', () => {
+  it('the in-cluster Redis uses the very file of tools/service-mode', () => {
     expect(copyProblems()).toEqual([]);
+  });
+
+  describe('the in-cluster PostgreSQL (dev): a CloudNativePG Cluster with a synchronous standby', () => {
+    const DATA_OWNERS = ['auth', 'accounts', 'banking', 'oms'];
+
+    it('runs three instances; a commit waits for one standby, and waits rather than go without (dataDurability required)', () => {
+      const cluster = byName('dev', 'Cluster', 'postgres');
+      expect(cluster.apiVersion).toBe('postgresql.cnpg.io/v1');
+      expect(cluster['spec']).toMatchObject({
+        instances: 3,
+        postgresql: { synchronous: { method: 'any', number: 1, dataDurability: 'required', failoverQuorum: true } },
+      });
+      expect(of('production', 'Cluster')).toEqual([]);
+    });
+
+    it("creates the databases docker-compose's PostgreSQL gets (tools/service-mode/init-databases.sql), each owned by its service's role", () => {
+      const sql = readFileSync(join(__dirname, '../service-mode/init-databases.sql'), 'utf8');
+      const created = [...sql.matchAll(/^CREATE DATABASE (\w+);/gm)].map((m) => m[1]).sort();
+      expect(created).toEqual([...DATA_OWNERS].sort());
+      const databases = of('dev', 'Database').map((d) => d['spec'] as JsonObject);
+      expect(databases.map((d) => [d['name'], d['owner'], (d['cluster'] as JsonObject)['name']]).sort()).toEqual(
+        created.map((name) => [name, name, 'postgres']),
+      );
+    });
+
+    it("points every service that owns data at the Cluster's read-write Service, as its own role, with the role's password", () => {
+      for (const app of DATA_OWNERS) {
+        const env = containers(byName('dev', 'Deployment', app))[0]['env'] as JsonObject[];
+        const name = `${app.toUpperCase()}_DATABASE`;
+        const password = env.findIndex((e) => e['name'] === `${name}_PASSWORD`);
+        const url = env.findIndex((e) => e['name'] === `${name}_URL`);
+        expect(env[url]).toEqual({ name: `${name}_URL`, value: `postgres://${app}:$(${name}_PASSWORD)@postgres-rw:5432/${app}` });
+        expect(env[password]).toEqual({
+          name: `${name}_PASSWORD`,
+          valueFrom: { secretKeyRef: { name: `postgres-${app}`, key: 'password' } },
+        });
+        expect(password).toBeLessThan(url); // expanded only from variables defined before it
+        // Production reads the URL of its external server from the service's Secret.
+        const production = containers(byName('production', 'Deployment', app))[0]['env'] as JsonObject[];
+        expect(production.find((e) => e['name'] === `${name}_URL`)).toHaveProperty('valueFrom.secretKeyRef.key', `${name}_URL`);
+      }
+    });
   });
 
   describe('network policies allow exactly the calls docker-compose.yml wires', () => {

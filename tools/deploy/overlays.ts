@@ -17,12 +17,12 @@ export function checkOverlay(name: string): { objects: K8sObject[]; problems: st
 }
 
 /**
- * Kustomize loads no file from outside a kustomization's folder, so the in-cluster Redis and
- * PostgreSQL carry copies of the one place their rules are written; the copies must not drift.
+ * Kustomize loads no file from outside a kustomization's folder, so the in-cluster Redis carries a
+ * copy of the one place its rules are written; the copy must not drift. (The in-cluster PostgreSQL
+ * declares its databases as Database objects; overlays.spec.ts holds them to the same list.)
  */
 export const COPIES: Array<{ copy: string; original: string }> = [
   { copy: 'deploy/kubernetes/in-cluster/redis/redis-users.sh', original: 'tools/service-mode/redis-users.sh' },
-  { copy: 'deploy/kubernetes/in-cluster/postgres/init-databases.sql', original: 'tools/service-mode/init-databases.sql' },
 ];
 
 export function copyProblems(): string[] {

@@ -204,6 +204,117 @@ describe('the validator bites', () => {
   });
 });
 
+describe('the in-cluster PostgreSQL: a CloudNativePG Cluster with a synchronous standby (dev overlay)', () => {
+  /** A fresh copy of the dev overlay's objects, which run PostgreSQL in the cluster. */
+  const dev = () => renderKustomization(overlayDir('dev'));
+  const devProblems = (objects: K8sObject[]) => validateObjects(objects, externalSecrets('dev'));
+  const cluster = (objects: K8sObject[]) => spec(find(objects, 'Cluster', 'postgres'));
+  const postgresql = (objects: K8sObject[]) => cluster(objects)['postgresql'] as JsonObject;
+  const env = (objects: K8sObject[], app: string) => containers(find(objects, 'Deployment', app))[0]['env'] as JsonObject[];
+  const url = (objects: K8sObject[], app: string, name: string) => env(objects, app).find((e) => e['name'] === name)!;
+
+  it('accepts the dev overlay as it is', () => {
+    expect(devProblems(dev())).toEqual([]);
+  });
+
+  it('refuses a Cluster without a synchronous standby: no synchronous stanza, or a single instance', () => {
+    const objects = dev();
+    delete postgresql(objects)['synchronous'];
+    expect(devProblems(objects)).toEqual([
+      'Cluster/postgres: no synchronous replication (spec.postgresql.synchronous): a commit would return before any standby has it, and a failover could lose it',
+    ]);
+
+    const single = dev();
+    cluster(single)['instances'] = 1;
+    expect(devProblems(single)).toEqual([
+      'Cluster/postgres: spec.instances is 1: a synchronous standby needs at least two instances',
+      'Cluster/postgres: spec.postgresql.synchronous.number 1 is more than its 0 standby(s): no commit could complete',
+    ]);
+  });
+
+  it('refuses the deprecated minSyncReplicas/maxSyncReplicas, and more synchronous standbys than there are standbys', () => {
+    const objects = dev();
+    cluster(objects)['minSyncReplicas'] = 1;
+    cluster(objects)['maxSyncReplicas'] = 1;
+    (postgresql(objects)['synchronous'] as JsonObject)['number'] = 3;
+    expect(devProblems(objects)).toEqual([
+      'Cluster/postgres: minSyncReplicas/maxSyncReplicas are deprecated: set spec.postgresql.synchronous (method, number)',
+      'Cluster/postgres: spec.postgresql.synchronous.number 3 is more than its 2 standby(s): no commit could complete',
+    ]);
+  });
+
+  it("checks the Cluster and Database against the operator's CRD schemas: types, enums, required and unknown fields", () => {
+    const objects = dev();
+    (postgresql(objects)['synchronous'] as JsonObject)['method'] = 'all';
+    cluster(objects)['instances'] = 'three';
+    delete spec(find(objects, 'Database', 'postgres-oms'))['owner'];
+    expect(devProblems(objects)).toEqual([
+      'Cluster/postgres: /spec/instances: must be integer',
+      'Cluster/postgres: /spec/postgresql/synchronous/method: must be equal to one of the allowed values',
+      "Database/postgres-oms: /spec: must have required property 'owner'",
+    ]);
+
+    const again = dev();
+    (postgresql(again)['synchronous'] as JsonObject)['numbr'] = 1;
+    (find(again, 'Cluster', 'postgres').metadata as JsonObject)['label'] = 'x';
+    expect(devProblems(again)).toEqual([
+      'Cluster/postgres: /metadata/label: unknown field',
+      'Cluster/postgres: /spec/postgresql/synchronous/numbr: unknown field',
+    ]);
+  });
+
+  it("refuses a service whose database host is not the Cluster's read-write Service", () => {
+    const objects = dev();
+    url(objects, 'oms', 'OMS_DATABASE_URL')['value'] = 'postgres://oms:$(OMS_DATABASE_PASSWORD)@postgres-ro:5432/oms';
+    url(objects, 'banking', 'BANKING_DATABASE_URL')['value'] = 'postgres://banking:$(BANKING_DATABASE_PASSWORD)@postgres:5432/banking';
+    // Qualified by the namespace, the read-write Service is as good as its short name.
+    url(objects, 'auth', 'AUTH_DATABASE_URL')['value'] = 'postgres://auth:$(AUTH_DATABASE_PASSWORD)@postgres-rw.trading-dev.svc:5432/auth';
+    expect(devProblems(objects)).toEqual([
+      "Deployment/banking: container banking env BANKING_DATABASE_URL: connects to postgres, which is no PostgreSQL Cluster's read-write Service (<cluster>-rw); an external server's URL belongs in the service's Secret",
+      "Deployment/oms: container oms env OMS_DATABASE_URL: connects to postgres-ro, a Service of Cluster postgres's standbys, where writes fail: use postgres-rw",
+    ]);
+  });
+
+  it('refuses a URL with a role or database the Cluster does not create, or a password variable defined after it', () => {
+    const objects = dev();
+    url(objects, 'oms', 'OMS_DATABASE_URL')['value'] = 'postgres://postgres:$(OMS_DATABASE_PASSWORD)@postgres-rw:5432/oms';
+    url(objects, 'banking', 'BANKING_DATABASE_URL')['value'] = 'postgres://banking:$(BANKING_DATABASE_PASSWORD)@postgres-rw:5432/bank';
+    env(objects, 'accounts').reverse();
+    expect(devProblems(objects)).toEqual([
+      'Deployment/accounts: container accounts env ACCOUNTS_DATABASE_URL: $(ACCOUNTS_DATABASE_PASSWORD) is not defined before it, so it is never expanded',
+      'Deployment/banking: container banking env BANKING_DATABASE_URL: names database bank, which Cluster postgres does not create (a Database object)',
+      'Deployment/oms: container oms env OMS_DATABASE_URL: connects as postgres, which is no role of Cluster postgres',
+    ]);
+  });
+
+  it("refuses a Database of no Cluster or owned by no role of it, and a role's password Secret nobody creates", () => {
+    const objects = dev();
+    spec(find(objects, 'Database', 'postgres-oms'))['cluster'] = { name: 'pg' };
+    spec(find(objects, 'Database', 'postgres-banking'))['owner'] = 'bank';
+    ((cluster(objects)['managed'] as JsonObject)['roles'] as JsonObject[])[1]['passwordSecret'] = { name: 'accounts-db' };
+    expect(devProblems(objects)).toEqual([
+      // The oms service's database is no longer one that Cluster creates.
+      'Deployment/oms: container oms env OMS_DATABASE_URL: names database oms, which Cluster postgres does not create (a Database object)',
+      'Cluster/postgres: role password: Secret accounts-db is neither rendered nor in deploy/kubernetes/external-secrets.yaml for this overlay',
+      'Database/postgres-banking: owner bank is no role of Cluster postgres (spec.managed.roles)',
+      'Database/postgres-oms: cluster pg: no such Cluster',
+    ]);
+  });
+
+  it("holds policies to the instances' ports, as to any pod's", () => {
+    const objects = dev();
+    const rules = spec(find(objects, 'NetworkPolicy', 'postgres-ingress'))['ingress'] as JsonObject[];
+    (rules[0]['ports'] as JsonObject[])[0]['port'] = 5433;
+    spec(find(objects, 'NetworkPolicy', 'postgres-egress'))['egress'] = [
+      { to: [{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'pg' } } }], ports: [{ protocol: 'TCP', port: 5432 }] },
+    ];
+    expect(devProblems(objects)).toEqual([
+      'NetworkPolicy/postgres-egress: egress peer {"matchLabels":{"cnpg.io/cluster":"pg"}} matches no pod',
+      'NetworkPolicy/postgres-ingress: ingress port 5433 is not a port of Cluster/postgres',
+    ]);
+  });
+});
+
 describe('the Kustomize subset renderer', () => {
   let dir: string;
   beforeEach(() => {
@@ -284,5 +395,16 @@ patches: [{ path: patch.yaml }]
       /kubectl kustomize .*overlay: .*(security|outside|not in or below)/,
     );
     expect(() => overlay('resources: [../base, ../missing]\n')).toThrow(/kubectl kustomize .*missing/);
+  });
+
+  it('refuses what this repository forbids in a component too', () => {
+    mkdirSync(join(dir, 'component'));
+    writeFileSync(
+      join(dir, 'component/kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nsecretGenerator: [{ name: s, literals: [A=b] }]\n',
+    );
+    expect(() => overlay('resources: [../base]\ncomponents: [../component]\n')).toThrow(
+      /component.*no secret value belongs in this repository/,
+    );
   });
 });

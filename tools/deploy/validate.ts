@@ -4,7 +4,9 @@
  * which then fail at run time (a Service that selects no pod, a probe on a port that does not
  * exist, an env var from a Secret nobody creates) — and the platform's own rules for its
  * workloads (probes, drain, non-root, read-only root, a budget for disruptions, deny by default,
- * each ingress controller admitted to its own Ingresses' backends only).
+ * each ingress controller admitted to its own Ingresses' backends only) and for the in-cluster
+ * PostgreSQL (a CloudNativePG Cluster with a synchronous standby, which the services reach through
+ * its read-write Service).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +69,35 @@ export function matches(selector: Selector | undefined, labels: Record<string, s
 
 const WORKLOADS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet'];
 
+/** The CloudNativePG operator's API: a Cluster's pods and Services are its doing, never rendered. */
+const CNPG = 'postgresql.cnpg.io/v1';
+const isCluster = (o: K8sObject) => o.apiVersion === CNPG && o.kind === 'Cluster';
+
+/** The labels the operator gives a Cluster's instance pods (with the Cluster's inheritedMetadata labels). */
+function clusterPodLabels(cluster: K8sObject): Record<string, string> {
+  const inherited = ((cluster['spec'] as JsonObject)['inheritedMetadata'] as JsonObject | undefined)?.['labels'] as
+    | Record<string, string>
+    | undefined;
+  return { ...inherited, 'cnpg.io/cluster': cluster.metadata.name, 'cnpg.io/podRole': 'instance' };
+}
+
+/** An instance pod's container ports: PostgreSQL, the metrics exporter, the instance manager's status (which the operator polls). */
+const CLUSTER_POD_PORTS = [
+  { name: 'postgresql', containerPort: 5432 },
+  { name: 'metrics', containerPort: 9187 },
+  { name: 'status', containerPort: 8000 },
+];
+
+/** The roles a Cluster creates: its managed roles (not ensured absent) and the owner of the database initdb creates. */
+function clusterRoles(cluster: K8sObject): string[] {
+  const spec = cluster['spec'] as JsonObject;
+  const managed = (((spec['managed'] as JsonObject | undefined)?.['roles'] as JsonObject[] | undefined) ?? [])
+    .filter((r) => r['ensure'] !== 'absent')
+    .map((r) => String(r['name']));
+  const owner = (((spec['bootstrap'] as JsonObject | undefined)?.['initdb'] as JsonObject | undefined)?.['owner'] as string) ?? 'app';
+  return [...new Set([...managed, owner])];
+}
+
 const isEmpty = (selector: Selector | undefined) => !Object.keys(selector?.matchLabels ?? {}).length && !selector?.matchExpressions?.length;
 
 /**
@@ -115,14 +146,18 @@ export function validateObjects(
   const ns = (o: K8sObject) => o.metadata.namespace ?? '';
   const find = (kind: string, name: string, namespace: string) =>
     objects.find((o) => o.kind === kind && o.metadata.name === name && ns(o) === namespace);
-  const pods: Pod[] = objects
-    .filter((o) => WORKLOADS.includes(o.kind))
-    .map((o) => ({
-      owner: o,
-      namespace: ns(o),
-      labels: ((podTemplate(o)?.['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {},
-      ports: containers(o).flatMap((c) => (c['ports'] as Pod['ports']) ?? []),
-    }));
+  const pods: Pod[] = [
+    ...objects
+      .filter((o) => WORKLOADS.includes(o.kind))
+      .map((o) => ({
+        owner: o,
+        namespace: ns(o),
+        labels: ((podTemplate(o)?.['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {},
+        ports: containers(o).flatMap((c) => (c['ports'] as Pod['ports']) ?? []),
+      })),
+    // A Cluster's instances: pods the operator creates, which policies select and services connect to.
+    ...objects.filter(isCluster).map((o) => ({ owner: o, namespace: ns(o), labels: clusterPodLabels(o), ports: CLUSTER_POD_PORTS })),
+  ];
   const podsOf = (selector: Selector | undefined, namespace: string) =>
     pods.filter((p) => p.namespace === namespace && matches(selector, p.labels));
   const hasPort = (p: Pod, port: unknown) => p.ports.some((x) => (typeof port === 'number' ? x.containerPort === port : x.name === port));
@@ -204,7 +239,23 @@ export function validateObjects(
             report(o, `${where} ${probe} names port ${String(port)}, which the container does not declare`);
           }
         }
+        // Kubernetes expands $(NAME) only from variables defined before it (envFrom's come first); anything else stays as written.
+        const defined = new Set<string>(((c['envFrom'] as JsonObject[]) ?? []).flatMap((e) => envFromKeys(e, objects, secrets, namespace)));
         for (const e of (c['env'] as JsonObject[]) ?? []) {
+          if (typeof e['value'] === 'string')
+            for (const [, ref] of e['value'].matchAll(/(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g))
+              if (!defined.has(ref!))
+                report(o, `${where} env ${String(e['name'])}: $(${ref}) is not defined before it, so it is never expanded`);
+          defined.add(String(e['name']));
+          if (/DATABASE_URL$/.test(String(e['name'])) && typeof e['value'] === 'string') {
+            const wrong = databaseUrlProblem(
+              e['value'],
+              objects.filter((x) => isCluster(x) && ns(x) === namespace),
+              objects,
+              namespace,
+            );
+            if (wrong) report(o, `${where} env ${String(e['name'])}: ${wrong}`);
+          }
           const from = e['valueFrom'] as JsonObject | undefined;
           const sk = from?.['secretKeyRef'] as JsonObject | undefined;
           const ck = from?.['configMapKeyRef'] as JsonObject | undefined;
@@ -266,6 +317,31 @@ export function validateObjects(
               `port ${String(port['name'] ?? port['port'])} targets ${String(target)}, which ${describe(p.owner)} does not declare`,
             );
       }
+    }
+
+    if (isCluster(o)) {
+      for (const p of clusterRules(o)) report(o, p);
+      const roleSecrets = [
+        ...(((spec['managed'] as JsonObject | undefined)?.['roles'] as JsonObject[] | undefined) ?? []).map(
+          (r) => (r['passwordSecret'] as JsonObject | undefined)?.['name'],
+        ),
+        ((((spec['bootstrap'] as JsonObject | undefined)?.['initdb'] as JsonObject | undefined)?.['secret'] as JsonObject | undefined) ??
+          {})['name'],
+      ].filter((name): name is string => typeof name === 'string');
+      for (const name of new Set(roleSecrets)) {
+        referencedSecrets.add(name);
+        // The operator reads a role's credentials from a kubernetes.io/basic-auth Secret.
+        const wrong = secretHas(name, 'username', namespace) ?? secretHas(name, 'password', namespace);
+        if (wrong) report(o, `role password: ${wrong}`);
+      }
+    }
+
+    if (o.apiVersion === CNPG && o.kind === 'Database') {
+      const clusterName = String((spec['cluster'] as JsonObject)['name']);
+      const cluster = objects.find((x) => isCluster(x) && x.metadata.name === clusterName && ns(x) === namespace);
+      if (!cluster) report(o, `cluster ${clusterName}: no such Cluster`);
+      else if (!clusterRoles(cluster).includes(String(spec['owner'])))
+        report(o, `owner ${String(spec['owner'])} is no role of Cluster ${clusterName} (spec.managed.roles)`);
     }
 
     if (o.kind === 'PodDisruptionBudget' && !podsOf(spec['selector'] as Selector, namespace).length)
@@ -383,6 +459,94 @@ export function validateObjects(
     if (!denyAll) problems.push(`namespace ${n || '(none)'}: no default-deny NetworkPolicy (ingress and egress)`);
   }
   return problems;
+}
+
+/** The variables an envFrom source defines, where they are known (a rendered ConfigMap or Secret, or an external Secret's documented keys). */
+function envFromKeys(source: JsonObject, objects: K8sObject[], secrets: ExternalSecret[], namespace: string): string[] {
+  const prefix = String(source['prefix'] ?? '');
+  const ref = (source['configMapRef'] ?? source['secretRef']) as JsonObject | undefined;
+  const kind = source['configMapRef'] ? 'ConfigMap' : 'Secret';
+  const rendered = objects.find((o) => o.kind === kind && o.metadata.name === ref?.['name'] && (o.metadata.namespace ?? '') === namespace);
+  const keys = rendered
+    ? Object.keys({ ...(rendered['data'] as object), ...(rendered['stringData'] as object) })
+    : kind === 'Secret'
+      ? (secrets.find((x) => x.name === ref?.['name'])?.keys ?? [])
+      : [];
+  return keys.map((k) => prefix + k);
+}
+
+/**
+ * The platform's rules for the in-cluster PostgreSQL: a failover must never lose a commit the
+ * services were told succeeded, so a commit waits for a synchronous standby, and there are enough
+ * instances for one to be there; and the same resource rules as the platform's workloads.
+ */
+function clusterRules(o: K8sObject): string[] {
+  const problems: string[] = [];
+  const spec = o['spec'] as JsonObject;
+  const instances = Number(spec['instances'] ?? 1);
+  const synchronous = (spec['postgresql'] as JsonObject | undefined)?.['synchronous'] as JsonObject | undefined;
+  if (instances < 2) problems.push(`spec.instances is ${instances}: a synchronous standby needs at least two instances`);
+  if (spec['minSyncReplicas'] !== undefined || spec['maxSyncReplicas'] !== undefined)
+    problems.push('minSyncReplicas/maxSyncReplicas are deprecated: set spec.postgresql.synchronous (method, number)');
+  if (!synchronous)
+    problems.push(
+      'no synchronous replication (spec.postgresql.synchronous): a commit would return before any standby has it, and a failover could lose it',
+    );
+  else if (Number(synchronous['number']) > instances - 1)
+    problems.push(
+      `spec.postgresql.synchronous.number ${String(synchronous['number'])} is more than its ${instances - 1} standby(s): no commit could complete`,
+    );
+  const storage = (spec['storage'] ?? {}) as JsonObject;
+  if (!storage['size'] && !storage['pvcTemplate']) problems.push('spec.storage has no size: the instances would have no volume');
+  const resources = (spec['resources'] ?? {}) as JsonObject;
+  if (!(resources['requests'] as JsonObject)?.['cpu'] || !(resources['requests'] as JsonObject)?.['memory'])
+    problems.push('spec.resources: no CPU and memory requests');
+  if (!(resources['limits'] as JsonObject)?.['memory']) problems.push('spec.resources: no memory limit');
+  return problems;
+}
+
+/**
+ * Why a database URL written in the manifests is wrong, if it is: it must reach a Cluster of its
+ * namespace through the read-write Service (`<cluster>-rw`, the primary, whichever instance that
+ * is after a failover), as a role the Cluster creates, into a database it has. An external
+ * server's URL belongs in the service's Secret instead.
+ */
+function databaseUrlProblem(value: string, clusters: K8sObject[], objects: K8sObject[], namespace: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value.replace(/\$\([A-Za-z0-9_]+\)/g, 'x'));
+  } catch {
+    return 'not a URL';
+  }
+  // Short names and names qualified by the namespace reach the same Service.
+  const host = url.hostname.replace(new RegExp(`\\.${namespace}(\\.svc(\\.cluster\\.local)?)?$`), '');
+  const cluster = clusters.find((c) => [`${c.metadata.name}-rw`, `${c.metadata.name}-ro`, `${c.metadata.name}-r`].includes(host));
+  if (!cluster)
+    return `connects to ${host}, which is no PostgreSQL Cluster's read-write Service (<cluster>-rw); an external server's URL belongs in the service's Secret`;
+  const name = cluster.metadata.name;
+  if (host !== `${name}-rw`) return `connects to ${host}, a Service of Cluster ${name}'s standbys, where writes fail: use ${name}-rw`;
+  const user = decodeURIComponent(url.username);
+  if (!clusterRoles(cluster).includes(user)) return `connects as ${user || '(no user)'}, which is no role of Cluster ${name}`;
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const initdb = (((cluster['spec'] as JsonObject)['bootstrap'] as JsonObject | undefined)?.['initdb'] as JsonObject | undefined)?.[
+    'database'
+  ];
+  const databases = [
+    (initdb as string | undefined) ?? 'app',
+    ...objects
+      .filter(
+        (d) =>
+          d.apiVersion === CNPG &&
+          d.kind === 'Database' &&
+          (d.metadata.namespace ?? '') === namespace &&
+          ((d['spec'] as JsonObject)['cluster'] as JsonObject)['name'] === name &&
+          (d['spec'] as JsonObject)['ensure'] !== 'absent',
+      )
+      .map((d) => String((d['spec'] as JsonObject)['name'])),
+  ];
+  if (!databases.includes(database))
+    return `names database ${database || '(none)'}, which Cluster ${name} does not create (a Database object)`;
+  return undefined;
 }
 
 /** The platform's rules for a workload: what a cluster would accept but we do not ship. */

@@ -75,6 +75,12 @@ export interface EventLog {
    * reader resuming there cannot get them all (false for a stream that lost nothing, or none).
    */
   lostAfter(stream: string, afterId: string): Promise<boolean>;
+  /**
+   * Who holds the streams now: a value that changes when the server was restarted with nothing
+   * kept, or a replica took over from a lost primary (either may have lost the newest entries).
+   * Undefined where it cannot tell (in memory, or a Cluster, whose shards fail over one by one).
+   */
+  holder?(): Promise<string | undefined>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

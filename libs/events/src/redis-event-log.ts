@@ -1,5 +1,5 @@
 /** Real Redis streams. */
-import { closeRedisClient, duplicateClient, openRedisClient, type RedisClient, type RedisTarget } from '@trading/redis';
+import { closeRedisClient, duplicateClient, openRedisClient, topologyOf, type RedisClient, type RedisTarget } from '@trading/redis';
 import { compareEntryIds, fromFields, toFields, type DeliveredEvent, type DomainEvent, type EventLog } from './event-log';
 
 /** A stream entry as node-redis answers it; `message` is null for a pending entry trimmed away. */
@@ -162,6 +162,15 @@ export class RedisEventLog implements EventLog {
     const removedAny = Number(field('entries-added') ?? 0) > Number(field('length') ?? 0);
     const oldestKept = (field('first-entry') as { id?: string } | null)?.id;
     return compareEntryIds(deleted, afterId) > 0 || (removedAny && !!oldestKept && compareEntryIds(oldestKept, afterId) > 0);
+  }
+
+  async holder(): Promise<string | undefined> {
+    if (topologyOf(this.client) === 'cluster') return undefined;
+    // run_id is new at each start; master_replid is new when a replica is promoted (and at each start).
+    const info = await this.client.info('server');
+    const replication = await this.client.info('replication');
+    const field = (text: string, name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(text)?.[1] ?? '';
+    return `${field(info, 'run_id')}/${field(replication, 'master_replid')}`;
   }
 
   async ping(): Promise<void> {

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
 import { createLogger } from '@trading/logging';
 import { MemoryStore } from '@trading/redis';
@@ -31,9 +33,12 @@ describe('gateway', () => {
   const ask = (url: string, header: string, query = '{ accounts { id } }') =>
     http('POST', `${url}/graphql`, { body: { query }, headers: { 'x-internal-claims': header } });
 
-  it('masks an unreachable subgraph as a plain internal error', async () => {
+  it('answers an unreachable subgraph as a plain SERVICE_UNAVAILABLE (the caller may retry), naming nothing internal', async () => {
     const res = await ask(server.internal.url, await keys.sign(claims, 'gateway', 'rest-facade'));
-    expect(res.body.errors[0]).toMatchObject({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'A service is temporarily unavailable',
+      extensions: { code: 'SERVICE_UNAVAILABLE' },
+    });
     const text = JSON.stringify(res.body);
     expect(text).not.toContain('127.0.0.1:9');
     expect(text).not.toContain('serviceName');
@@ -113,5 +118,46 @@ describe('gateway', () => {
     expect(typo.body.errors[0].message).not.toMatch(/did you mean/i);
     expect((await http('GET', `${server.public.url}/metrics`)).status).toBe(404);
     expect((await http('GET', `${server.internal.url}/metrics`)).status).toBe(200);
+  });
+});
+
+/** Subgraphs behind a load balancer that has no instance ready (all restarting, or waiting for Redis to fail over). */
+describe('gateway, its subgraphs behind a load balancer with no instance ready', () => {
+  const keys = testKeys();
+  const claims = { sub: 'u', sid: 's', kind: 'pat' as const, scope: ['read:accounts'] };
+  let balancer: Server;
+  let gateway: ServiceApp;
+  let server: RunningService;
+
+  beforeAll(async () => {
+    // What HAProxy answers when every server of a backend is down.
+    balancer = createServer((_req, res) => {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n');
+    });
+    await new Promise<void>((r) => balancer.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(balancer.address() as AddressInfo).port}/graphql`;
+    const config = loadGatewayConfig({
+      ...keys.env('gateway'),
+      ACCOUNTS_URL: url,
+      BANKING_URL: url,
+      OMS_URL: url,
+      AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
+    });
+    gateway = await createGatewayApp(config, { logger: createLogger('gateway', 'silent'), store: new MemoryStore() });
+    server = await listenService(gateway, { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await gateway.close();
+    await new Promise((r) => balancer.close(r));
+  });
+
+  it("answers SERVICE_UNAVAILABLE (a 503 the facade relays with Retry-After), never the balancer's page or a 500", async () => {
+    const res = await http('POST', `${server.internal.url}/graphql`, {
+      body: { query: '{ accounts { id } }' },
+      headers: { 'x-internal-claims': await keys.sign(claims, 'gateway', 'rest-facade') },
+    });
+    expect(res.body.errors).toEqual([{ message: 'A service is temporarily unavailable', extensions: { code: 'SERVICE_UNAVAILABLE' } }]);
   });
 });

@@ -30,7 +30,18 @@ export function maskError(formatted: GraphQLFormattedError): GraphQLFormattedErr
     if (Array.isArray(ext['requiredScopes'])) kept['requiredScopes'] = ext['requiredScopes'];
     return { message: formatted.message, path: formatted.path, locations: formatted.locations, extensions: kept };
   }
-  if (code === 'SERVICE_UNAVAILABLE')
-    return { message: 'A service is temporarily unavailable', path: formatted.path, extensions: { code } };
+  if (code === 'SERVICE_UNAVAILABLE' || subgraphUnavailable(formatted))
+    return { message: 'A service is temporarily unavailable', path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/**
+ * A subgraph that could not be reached, or whose load balancer answered that no instance is ready
+ * (502, 503, 504: every instance restarting, or waiting for Redis or PostgreSQL to come back). The
+ * request did nothing there, so the caller may send it again: a 503 with Retry-After, not a 500.
+ */
+function subgraphUnavailable(formatted: GraphQLFormattedError): boolean {
+  const status = (formatted.extensions?.['response'] as { status?: unknown } | undefined)?.status;
+  if (status === 502 || status === 503 || status === 504) return true;
+  return /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ETIMEDOUT)\b/.test(formatted.message);
 }

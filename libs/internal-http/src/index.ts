@@ -114,6 +114,7 @@ export class InternalClient {
     const query = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
     const target = query.length ? `${path}?${new URLSearchParams(query).toString()}` : path;
     let status: number;
+    let text: string;
     let body: any;
     try {
       const res = await this.pool.request({
@@ -125,10 +126,15 @@ export class InternalClient {
         bodyTimeout: this.timeoutMs,
       });
       status = res.statusCode;
-      const text = await res.body.text();
-      body = text ? JSON.parse(text) : undefined;
+      text = await res.body.text();
     } catch {
       throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
+    }
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON: a load balancer's or proxy's own page (its 503 when no instance is ready), never a peer's answer.
+      if (status < 300) throw this.unavailable(`The ${this.audience} service answered something unreadable; try again`);
     }
     if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body)))
       return body as T;
@@ -140,6 +146,8 @@ export class InternalClient {
         details: Object.keys(details).length ? details : undefined,
       });
     }
+    // The peer (or its load balancer) says it cannot serve for now: so it is for our caller too.
+    if (status === 503) throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service is briefly unavailable; try again`);
     throw this.unavailable(`The ${this.audience} service answered ${status}; try again`);
   }
 

@@ -40,6 +40,11 @@ function peer(verifier: InternalClaimsVerifier): Promise<{ url: string; server: 
     }
     if (url.pathname === '/broken')
       return send(500, { type: 't', title: 'x', status: 500, detail: 'stack trace here', code: 'INTERNAL_SERVER_ERROR' });
+    // A load balancer with no instance ready answers its own page.
+    if (url.pathname === '/no-instance') {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      return void res.end('<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n');
+    }
     if (url.pathname === '/slow') return void setTimeout(() => send(200, {}), 1500);
     send(404, { code: 'NOT_FOUND', detail: 'No such path' });
   });
@@ -100,6 +105,16 @@ describe('InternalClient', () => {
       message: 'The oms service could not be reached; try again',
     });
     await nobody.close();
+  });
+
+  it("relays a peer's (or its load balancer's) 503 as SERVICE_UNAVAILABLE, even where other failures are BAD_GATEWAY", async () => {
+    const facadeLike = new InternalClient(target.url, 'gateway', keys.signer('rest-facade'), { unavailableCode: 'BAD_GATEWAY' });
+    expect(await facadeLike.post('/no-instance', { claims, body: {} }).catch((e: unknown) => e)).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The gateway service is briefly unavailable; try again',
+    });
+    expect(await facadeLike.get('/broken', { claims }).catch((e: unknown) => e)).toMatchObject({ code: 'BAD_GATEWAY' });
+    await facadeLike.close();
   });
 
   it('calls a peer of the same process with the same signed claims, and fails it as unreachable when it is gone or stuck', async () => {

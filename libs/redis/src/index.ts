@@ -413,5 +413,13 @@ function redactUrl(url: string): string {
   }
 }
 export { SealedStore } from './sealed-store';
-export { closeRedisClient, duplicateClient, openRedisClient, type RedisClient, type RedisSettings, type RedisTarget } from './client';
+export {
+  closeRedisClient,
+  duplicateClient,
+  openRedisClient,
+  topologyOf,
+  type RedisClient,
+  type RedisSettings,
+  type RedisTarget,
+} from './client';
 export { cachedReadMetrics } from './metrics';

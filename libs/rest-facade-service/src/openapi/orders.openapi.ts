@@ -169,7 +169,7 @@ export const orderOperations: Operations = {
   '/oms/{accountId}/events': {
     get: {
       summary:
-        "Live order events (Server-Sent Events): every state change of the account's orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. If events after that id are no longer kept (the stream keeps about the last million), an `event: gap` comes first: read the orders and trades again. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.",
+        "Live order events (Server-Sent Events): every state change of the account's orders (`event: order`, the order without fills) and every fill (`event: fill`, a Trade). Each event has an `id`; reconnect with the `Last-Event-ID` header to get everything after it, then live events again, with no gap and no repeat. If events after that id are no longer kept (the stream keeps about the last million), an `event: gap` comes first: read the orders and trades again. A gap can also come mid-stream, when the event store restarted or failed over: events may then be missing or come twice, so read the orders and trades again. A comment line is sent every 15 s; the stream ends with `event: end` when the session is revoked or expires. At most 5 open streams per user.",
       scopes: ['read:orders'],
       params: [
         accountId,

@@ -3,6 +3,12 @@ import type { Logger } from '@trading/logging';
 import { claimedAccountOf, clientEventOf, readClientEvent, type ClientEvent } from './client-events';
 
 type Deliver = (event: ClientEvent) => void;
+/** Told that events may be missing or repeated from here on (the stream's server lost its newest entries). */
+type OnGap = (reason: string) => void;
+
+/** What a gap says when Redis was restarted empty or failed over while streams were open. */
+export const HOLDER_CHANGED_REASON =
+  'The event store restarted or failed over: events may be missing or repeated since your last one; read the orders and trades again';
 
 /** What a replay found: the account's events, oldest first, and whether older entries were left unread. */
 export interface Replay {
@@ -25,6 +31,8 @@ export interface Replay {
 export class LiveOrderFeed {
   /** Open streams by account: an entry of an account nobody follows is passed over unverified. */
   private readonly subscribers = new Map<string, Set<Deliver>>();
+  private readonly gapListeners = new Set<OnGap>();
+  private holderTimer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
   /** The replays' queue: one page read at a time. */
   private turn: Promise<void> = Promise.resolve();
@@ -35,18 +43,23 @@ export class LiveOrderFeed {
     private readonly stream: string,
     private readonly signers: EventSigners,
     private readonly logger: Logger,
+    /** How often the stream's server is asked who it is (a change: a restart or a failover). */
+    private readonly holderCheckMs = 1000,
   ) {}
 
-  /** Delivers the account's events from now on; returns the unsubscribe. */
-  subscribe(accountId: string, deliver: Deliver): () => void {
+  /** Delivers the account's events from now on, and `onGap` when some may have been lost; returns the unsubscribe. */
+  subscribe(accountId: string, deliver: Deliver, onGap?: OnGap): () => void {
     let followers = this.subscribers.get(accountId);
     if (!followers) this.subscribers.set(accountId, (followers = new Set()));
     followers.add(deliver);
+    if (onGap) this.gapListeners.add(onGap);
     if (!this.running) {
       this.running = true;
       this.loop = this.run();
+      this.watchHolder();
     }
     return () => {
+      if (onGap) this.gapListeners.delete(onGap);
       followers.delete(deliver);
       if (!followers.size && this.subscribers.get(accountId) === followers) this.subscribers.delete(accountId);
     };
@@ -147,7 +160,30 @@ export class LiveOrderFeed {
     });
   }
 
+  /**
+   * Redis streams are replicated asynchronously: a primary lost to a failover, or a server
+   * restarted with nothing kept, may take its newest entries with it. The reader's cursor carries
+   * on at the new server and cannot see what went missing (the OMS publishes lost events again,
+   * under new ids, so some may come twice). Every open stream is told so with a gap.
+   */
+  private watchHolder(): void {
+    const log = this.log;
+    if (!log.holder) return;
+    let known: string | undefined;
+    const check = async () => {
+      const now = await log.holder!().catch(() => undefined); // unreachable now: asked again next time
+      if (now && known && now !== known) {
+        this.logger.warn({ stream: this.stream }, "the event stream's Redis restarted or failed over; open event streams told of a gap");
+        for (const onGap of [...this.gapListeners]) onGap(HOLDER_CHANGED_REASON);
+      }
+      if (now) known = now;
+      if (this.running) this.holderTimer = setTimeout(() => void check(), this.holderCheckMs).unref();
+    };
+    void check();
+  }
+
   async close(): Promise<void> {
+    clearTimeout(this.holderTimer);
     this.running = false;
     this.subscribers.clear();
     await this.loop;

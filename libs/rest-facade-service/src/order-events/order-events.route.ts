@@ -95,7 +95,13 @@ export function orderEventsRoute(
     };
     // Live events wait while the replay runs, then go out in order after it.
     let backlog: ClientEvent[] | undefined = [];
-    const unsubscribe = feed.subscribe(accountId, (event) => (backlog ? backlog.push(event) : send(event)));
+    const unsubscribe = feed.subscribe(
+      accountId,
+      (event) => (backlog ? backlog.push(event) : send(event)),
+      (reason) => {
+        if (!stream.ended) stream.write(`event: gap\ndata: ${JSON.stringify({ reason })}\n\n`);
+      },
+    );
     const stream = openEventStream(req, res, edge, {
       heartbeatMs: options.heartbeatMs,
       accessCheckMs: options.accessCheckMs,
