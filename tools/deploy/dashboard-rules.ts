@@ -11,7 +11,7 @@ export const DASHBOARD_FILE = join(__dirname, '../../deploy/grafana/trading-plat
  * What the internal listeners' /metrics serve, by type and labels (deploy/grafana/served-metrics.json;
  * apps/platform's metrics spec checks that list against what every service really serves).
  */
-export const SERVED_METRICS_FILE = join(__dirname, '../../deploy/grafana/served-metrics.json');
+const SERVED_METRICS_FILE = join(__dirname, '../../deploy/grafana/served-metrics.json');
 export interface ServedMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: string[];

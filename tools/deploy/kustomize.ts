@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 export interface K8sObject extends JsonObject {
@@ -26,7 +26,7 @@ const FORBIDDEN: Record<string, string> = {
   patchesJson6902: 'deprecated; use patches',
 };
 
-export class KustomizeError extends Error {
+class KustomizeError extends Error {
   override name = 'KustomizeError';
 }
 

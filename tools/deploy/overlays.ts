@@ -21,7 +21,7 @@ export function checkOverlay(name: string): { objects: K8sObject[]; problems: st
  * copy of the one place its rules are written; the copy must not drift. (The in-cluster PostgreSQL
  * declares its databases as Database objects; overlays.spec.ts holds them to the same list.)
  */
-export const COPIES: Array<{ copy: string; original: string }> = [
+const COPIES: Array<{ copy: string; original: string }> = [
   { copy: 'deploy/kubernetes/in-cluster/redis/redis-users.sh', original: 'tools/service-mode/redis-users.sh' },
 ];
 

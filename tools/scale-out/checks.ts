@@ -7,15 +7,14 @@
 import Decimal from 'decimal.js';
 import { Pool } from 'pg';
 import { BOOK_BALANCE_DRIFT_SQL } from '@trading/banking-service';
-import type { PrivatePostgres } from './postgres';
-import { DATABASES, dbName } from './services';
+import { DATABASES, dbName, type DatabaseServer } from './services';
 
 type Db = 'auth' | 'accounts' | 'banking' | 'oms';
 
 export class Databases {
   private readonly pools = {} as Record<Db, Pool>;
 
-  constructor(pg: PrivatePostgres) {
+  constructor(pg: DatabaseServer) {
     for (const name of DATABASES) {
       const pool = new Pool({ connectionString: pg.url(dbName(name)), max: 2 });
       pool.on('error', () => undefined); // the server is crashed on purpose: the pool reconnects

@@ -13,10 +13,11 @@ import { APPS, type AppName, type Instance, type Services } from './services';
 export const backendName = (app: AppName, listener: 'public' | 'internal') => `${app.replace('-', '_')}_${listener}`;
 
 /** Health checks every 500 ms; 2 failures take a server out, 2 successes bring it back. */
-export const CHECK_INTER_MS = 500;
-export const CHECK_FALL = 2;
+const CHECK_INTER_MS = 500;
+const CHECK_FALL = 2;
 
-export function haproxyConfig(services: Services, socket: string): string {
+/** `extra`: sections appended as they are (a TCP frontend for the database, say). */
+function haproxyConfig(services: Services, socket: string, extra: string[] = []): string {
   const lines = [
     'global',
     `  stats socket ${socket} mode 600 level admin`,
@@ -35,6 +36,10 @@ export function haproxyConfig(services: Services, socket: string): string {
     '  option redispatch 1',
     '  retry-on conn-failure empty-response response-timeout',
     `  default-server inter ${CHECK_INTER_MS} fall ${CHECK_FALL} rise 2`,
+    // No instance ready (all restarting, or waiting for Redis or PostgreSQL): the balancer's own
+    // 503 says what the apps' 503s say, a problem with Retry-After, so clients retry as usual.
+    '  http-error status 503 content-type application/problem+json hdr Retry-After 2 string ' +
+      '\'{"title":"Service unavailable","status":503,"code":"SERVICE_UNAVAILABLE","detail":"No instance is ready; try again shortly"}\'',
     '',
   ];
   for (const app of APPS) {
@@ -58,7 +63,7 @@ export function haproxyConfig(services: Services, socket: string): string {
       lines.push('');
     }
   }
-  return lines.join('\n');
+  return [...lines, ...extra].join('\n');
 }
 
 export class HaProxy {
@@ -68,13 +73,14 @@ export class HaProxy {
   constructor(
     private readonly dir: string,
     private readonly services: Services,
+    private readonly extra: string[] = [],
   ) {
     this.socket = join(dir, 'haproxy.sock');
   }
 
   async start(): Promise<void> {
     const config = join(this.dir, 'haproxy.cfg');
-    writeFileSync(config, haproxyConfig(this.services, this.socket));
+    writeFileSync(config, haproxyConfig(this.services, this.socket, this.extra));
     const log = openSync(join(this.dir, 'haproxy.log'), 'a');
     this.child = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', log, log] });
     // Not installed: a failure the run reports (and cleans up after), not an unhandled event that orphans every app.

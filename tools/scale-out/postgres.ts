@@ -1,6 +1,6 @@
 /** A private PostgreSQL cluster (Debian's binaries) in a temporary directory: this run may crash it, nobody else uses it. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The newest installed server's bin directory (/usr/lib/postgresql/<major>/bin). */
@@ -19,8 +19,10 @@ export class PrivatePostgres {
   constructor(
     dir: string,
     readonly port: number,
+    /** The cluster's directory under `dir`: two clusters (a primary and its standby) need two names. */
+    name = 'postgres',
   ) {
-    this.home = join(dir, 'postgres');
+    this.home = join(dir, name);
     this.dataDir = join(this.home, 'data');
   }
 
@@ -29,17 +31,97 @@ export class PrivatePostgres {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
   }
 
-  /** initdb as the current user (postgres refuses to run as root: then as the postgres user). */
-  init(): void {
+  /**
+   * initdb as the current user (postgres refuses to run as root: then as the postgres user).
+   * Fast and throwaway by default: no durability, room for twelve apps' pools. `settings` are
+   * appended to the server's configuration (a later line wins).
+   */
+  init(settings: string[] = ['synchronous_commit = off']): void {
+    this.makeHome();
+    this.run('initdb', ['-D', this.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    this.configure(settings);
+  }
+
+  /**
+   * A standby of `primary` (pg_basebackup, streaming, standby.signal), known to the primary as
+   * `applicationName` (what synchronous_standby_names lists). Start it with `start()`.
+   */
+  initStandbyOf(primary: PrivatePostgres, applicationName: string, settings: string[] = []): void {
+    this.makeHome();
+    this.run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      this.dataDir,
+      '-X',
+      'stream',
+      '-R',
+      '-c',
+      'fast',
+    ]);
+    this.configure([
+      `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${applicationName}'`,
+      ...settings,
+    ]);
+  }
+
+  /** What the operator does when the primary is gone for good: this standby becomes the primary. */
+  promote(): void {
+    this.run('pg_ctl', ['-D', this.dataDir, '-w', '-t', '30', 'promote']);
+  }
+
+  /**
+   * The node lost at once: kill -9 the postmaster and every process it started (no shutdown,
+   * no checkpoint, no goodbye to the clients or the standby).
+   */
+  killNode(): void {
+    const pidFile = join(this.dataDir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return;
+    const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          // The parent pid is the 4th field after the command, which is in parentheses.
+          return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    for (const pid of [postmaster, ...children])
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+  }
+
+  private makeHome(): void {
     mkdirSync(this.home, { recursive: true });
     chmodSync(this.home, 0o700);
     if (process.getuid?.() === 0) execFileSync('chown', ['postgres', this.home]);
-    this.run('initdb', ['-D', this.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
-    writeFileSync(
-      join(this.dataDir, 'postgresql.auto.conf'),
-      // Fast and throwaway: no durability, room for twelve apps' pools.
-      `listen_addresses = '127.0.0.1'\nport = ${this.port}\nunix_socket_directories = '${this.dataDir}'\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 300\nshared_buffers = 64MB\n`,
-    );
+  }
+
+  private configure(settings: string[]): void {
+    const conf = [
+      "listen_addresses = '127.0.0.1'",
+      `port = ${this.port}`,
+      `unix_socket_directories = '${this.dataDir}'`,
+      'fsync = off',
+      'full_page_writes = off',
+      'max_connections = 300',
+      'shared_buffers = 64MB',
+      ...settings,
+    ];
+    const file = join(this.dataDir, 'postgresql.auto.conf');
+    const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    writeFileSync(file, `${before}\n${conf.join('\n')}\n`);
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres', file]);
   }
 
   start(): void {
@@ -56,10 +138,11 @@ export class PrivatePostgres {
   }
 
   createDatabase(name: string): void {
-    this.run('psql', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-qAtX', '-c', `CREATE DATABASE "${name}"`]);
+    this.sql(`CREATE DATABASE "${name}"`);
   }
 
-  private run(tool: string, args: string[], quiet = false): void {
+  /** One of the server's tools (psql, pg_ctl, …); its output. */
+  run(tool: string, args: string[], quiet = false): string {
     const asRoot = process.getuid?.() === 0;
     const cmd = join(this.bin, tool);
     // As root: run the binaries as the postgres user (the server refuses root), who owns the data directory.
@@ -68,5 +151,23 @@ export class PrivatePostgres {
       : spawnSync(cmd, args, { encoding: 'utf8' });
     if (res.status !== 0 && !quiet)
       throw new Error(`${tool} ${args.join(' ')} failed (${res.status}): ${(res.stderr || res.stdout || '').trim().slice(-600)}`);
+    return res.stdout ?? '';
+  }
+
+  /** One SQL statement through psql: its rows, unaligned. */
+  sql(statement: string, database = 'postgres'): string {
+    return this.run('psql', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-U',
+      'postgres',
+      '-d',
+      database,
+      '-qAtX',
+      '-c',
+      statement,
+    ]).trim();
   }
 }

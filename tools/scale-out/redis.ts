@@ -31,6 +31,11 @@ export class PrivateRedis {
     return this.acl && user ? `redis://${user}:${this.passwords[user]}@127.0.0.1:${this.port}` : `redis://127.0.0.1:${this.port}`;
   }
 
+  /** What an app connects with: its ACL user's URL. */
+  env(app: RedisUser): Record<string, string> {
+    return { REDIS_URL: this.url(app) };
+  }
+
   async start(): Promise<void> {
     const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], EVENTS_STREAM: this.stream };
     for (const [user, variable] of Object.entries(USERS)) env[`REDIS_${variable}_PASSWORD`] = this.passwords[user as RedisUser];

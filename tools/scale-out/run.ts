@@ -20,7 +20,6 @@
  *
  * Settings: SCALE_OUT_PORT_BASE (21000: below the ephemeral range), SCALE_OUT_KEEP_LOGS=1.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,7 +31,7 @@ import { orderFlow, steadyLoad, type LoadResult } from './load';
 import { PrivatePostgres } from './postgres';
 import { portFree, sleep, waitFor } from './processes';
 import { PrivateRedis } from './redis';
-import { APPS, DATABASES, dbName, INSTANCES, Ports, Services, type Instance } from './services';
+import { APPS, buildBundles, DATABASES, dbName, INSTANCES, Ports, Services, type Instance } from './services';
 
 const ROOT = resolve(__dirname, '../..');
 /** What the apps drain within on SIGTERM (libs/service: listeners close, then 2 s for open connections), with room to spare. */
@@ -62,12 +61,7 @@ async function main(): Promise<void> {
   if (busy.length) throw new Error(`ports in use: ${busy.join(', ')} (set SCALE_OUT_PORT_BASE)`);
 
   step('build the bundles');
-  const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
-    cwd: ROOT,
-    env: { ...process.env, NX_DAEMON: 'false' },
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`nx build failed:\n${(build.stdout + build.stderr).slice(-2000)}`);
+  buildBundles(ROOT);
 
   const dir = mkdtempSync(join(tmpdir(), 'scale-out-'));
   chmodSync(dir, 0o711); // as root, PostgreSQL runs as the postgres user and must reach its own directory (not list the logs)

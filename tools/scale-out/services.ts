@@ -1,11 +1,9 @@
 /** The six apps, two instances each, as separate node processes of the built bundles (as tools/service-mode/smoke.sh runs them). */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testKeys, type TestKeys } from '@trading/testing';
-import type { PrivatePostgres } from './postgres';
-import type { PrivateRedis } from './redis';
 import { exited, statusOf, terminateWithin, waitFor } from './processes';
 
 export const APPS = ['auth', 'accounts', 'banking', 'oms', 'gateway', 'rest-facade'] as const;
@@ -61,6 +59,28 @@ export class Ports {
 
 export const dbName = (app: string) => `scale_${app}`;
 
+/** Where the apps' databases are: one server, or one read-write address in front of a primary that may change. */
+export interface DatabaseServer {
+  /** postgres://…/<database> */
+  url(database: string): string;
+}
+
+/** Where the apps' Redis is: the variables an app connects with (its ACL user's URL; Sentinels or Cluster nodes beside it). */
+export interface RedisService {
+  readonly stream: string;
+  env(app: AppName): Record<string, string>;
+}
+
+/** Every app's bundle under dist/apps, as the deployments run them (nx caches a build already made). */
+export function buildBundles(root: string): void {
+  const build = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--outputStyle=static'], {
+    cwd: root,
+    env: { ...process.env, NX_DAEMON: 'false' },
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`nx build failed:\n${(build.stdout + build.stderr).slice(-2000)}`);
+}
+
 export interface Instance {
   app: AppName;
   index: number;
@@ -84,8 +104,14 @@ export class Services {
     private readonly root: string,
     private readonly dir: string,
     readonly ports: Ports,
-    private readonly pg: PrivatePostgres,
-    private readonly redis: PrivateRedis,
+    private readonly pg: DatabaseServer,
+    private readonly redis: RedisService,
+    /** The API budgets each edge enforces: off by default (a load test would trip them). */
+    private readonly budgets: Record<string, string> = {
+      API_RATE_LIMIT_PER_MINUTE: '0',
+      API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+    },
   ) {
     for (const app of APPS)
       for (let i = 0; i < INSTANCES; i++)
@@ -126,10 +152,8 @@ export class Services {
       LISTEN_HOST: '127.0.0.1',
       INTERNAL_LISTEN_HOST: '127.0.0.1',
       ...this.keys.env(app),
-      REDIS_URL: this.redis.url(app),
+      ...this.redis.env(app),
     };
-    // A load test: the per-token and per-address budgets would refuse it (0 = off, as for benchmarks).
-    const limitsOff = { API_RATE_LIMIT_PER_MINUTE: '0', API_ORDER_RATE_LIMIT_PER_MINUTE: '0', API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0' };
     const jwks = { AUTH_JWKS_URL: `${this.lb('auth')}/.well-known/jwks.json`, AUTH_ISSUER: this.issuer };
     switch (app) {
       case 'auth':
@@ -181,7 +205,7 @@ export class Services {
       case 'gateway':
         return {
           ...env,
-          ...limitsOff,
+          ...this.budgets,
           ...jwks,
           GATEWAY_PORT: String(p.public(app, i)),
           GATEWAY_INTERNAL_PORT: String(p.internal(app, i)),
@@ -192,7 +216,7 @@ export class Services {
       case 'rest-facade':
         return {
           ...env,
-          ...limitsOff,
+          ...this.budgets,
           ...jwks,
           EVENTS_STREAM: stream,
           FACADE_PORT: String(p.public(app, i)),
