@@ -35,7 +35,10 @@ function haproxyConfig(services: Services, socket: string, extra: string[] = [])
     '  retries 3',
     '  option redispatch 1',
     '  retry-on conn-failure empty-response response-timeout',
-    `  default-server inter ${CHECK_INTER_MS} fall ${CHECK_FALL} rise 2`,
+    // A server that is down (or coming back) is checked more often, so it is back in rotation
+    // within half a second of being ready; a slow answer on a busy machine is not a failure.
+    `  default-server inter ${CHECK_INTER_MS} downinter 200 fastinter 200 fall ${CHECK_FALL} rise 2`,
+    '  timeout check 2s',
     // No instance ready (all restarting, or waiting for Redis or PostgreSQL): the balancer's own
     // 503 says what the apps' 503s say, a problem with Retry-After, so clients retry as usual.
     '  http-error status 503 content-type application/problem+json hdr Retry-After 2 string ' +

@@ -1,5 +1,5 @@
 /** What the proof reads back: acknowledged writes in the databases, and an open event stream's fate. */
-import type { Databases } from '../scale-out/checks';
+import type { Databases } from '../checks';
 import type { Acknowledged } from './writes';
 
 /** Each acknowledged write that is not in its database exactly once, described. */

@@ -3,8 +3,8 @@
  * of every app behind HAProxy, PostgreSQL as a primary with a synchronous standby behind one
  * read-write address (HAProxy, TCP), and Redis as a primary, a replica and three Sentinels.
  * Under a steady load of reads, deposits and market orders that fill and settle, it:
- *   1. kills the PostgreSQL primary for good (kill -9 of every process; the standby's WAL
- *      receiver was paused a moment before, so commits in flight were not on the standby yet),
+ *   1. kills the PostgreSQL primary for good (kill -9 of every process; its WAL sender was
+ *      paused a moment before, so commits in flight were not on the standby yet),
  *      promotes the standby and points HAProxy at it, as an operator would; then checks that the
  *      platform answers again within 15 s and that every write acknowledged before, during and
  *      after is in the databases exactly once, the ledger balanced and no cash held;
@@ -25,17 +25,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRedisSentinel, type RedisSentinelUnderTest } from '@trading/redis/testing';
 import { createUser, fund, http, listInstrument, type Urls, type WorldUser } from '@trading/testing';
-import { Databases, invariantProblems, progress, settledNow } from '../scale-out/checks';
-import { HaProxy } from '../scale-out/haproxy';
-import { steadyLoad, type LoadResult } from '../scale-out/load';
-import { PrivatePostgres } from '../scale-out/postgres';
-import { portFree, sleep, waitFor } from '../scale-out/processes';
-import { buildBundles, DATABASES, dbName, Ports, Services, type AppName, type RedisService } from '../scale-out/services';
+import { Databases, invariantProblems, progress, settledNow } from '../checks';
+import { HaProxy } from '../haproxy';
+import { steadyLoad, type LoadResult } from '../load';
+import { PrivatePostgres } from '../postgres';
+import { portFree, sleep, waitFor } from '../processes';
+import { buildBundles, DATABASES, dbName, Ports, Services, type AppName, type RedisService } from '../services';
 import { CLUSTER_SUITES, suitesOnCluster } from './cluster';
 import { eventStream, missingWrites } from './observe';
 import { retriedWrites, type WriteTally } from './writes';
 
-const ROOT = resolve(__dirname, '../..');
+const ROOT = resolve(__dirname, '../../..');
 const STREAM = 'ha:oms:events';
 const SYNC = process.env['HA_PROOF_ASYNC_STANDBY'] !== '1';
 /** The budgets count (high enough that the load never meets them): the proof checks they still count after Redis fails over. */
@@ -245,14 +245,14 @@ async function postgresPrimaryLost(world: World & { primary: PrivatePostgres; st
   const { primary, standby, haproxy } = world;
   const load = startLoad(world);
   await sleep(3000);
-  // The standby stops receiving for a moment: what commits now is on the primary alone, unless
-  // commits wait for the standby (then they are not acknowledged, and the client retries them).
-  const receiver = Number(standby.sql('SELECT pid FROM pg_stat_wal_receiver'));
-  process.kill(receiver, 'SIGSTOP');
+  // The primary stops sending WAL for a moment (its sender hangs): what commits now is on the
+  // primary alone, unless commits wait for the standby (then they are not acknowledged, and the
+  // client retries them on the promoted standby).
+  const sender = Number(primary.sql("SELECT pid FROM pg_stat_replication WHERE application_name = 'standby'"));
+  process.kill(sender, 'SIGSTOP');
   await sleep(1000);
   const killedAt = Date.now();
-  primary.killNode();
-  process.kill(receiver, 'SIGCONT');
+  primary.killNode(); // the hung sender with it
   standby.promote();
   await haproxy.command('set server postgres/standby state ready');
   await haproxy.command('set server postgres/primary state maint');

@@ -4,7 +4,7 @@
  * its clients. Every write the API acknowledged is recorded, so that after a failover each one
  * can be looked for in the databases: present, and present once.
  */
-import { sleep } from '../scale-out/processes';
+import { sleep } from '../processes';
 
 export interface Acknowledged {
   kind: 'deposit' | 'order';
