@@ -191,7 +191,7 @@ describe('report', () => {
   });
 });
 
-describe('issue 25 words', () => {
+describe('comparisons with the peers, in words', () => {
   const rotations: Row[] = [
     row({ name: 'oidc-peer', path: 'peer', unit: 'rotations/s', perSecond: 2000, p99: 20 }),
     row({ name: 'rotation-facade', path: 'facade', unit: 'rotations/s', perSecond: 800, p99: 60 }),
@@ -386,7 +386,7 @@ describe('Server-Sent Events', () => {
   });
 });
 
-describe('DPoP in the bench (issue 27)', () => {
+describe('DPoP in the bench', () => {
   it("signs proofs the platform's own verifier accepts, each with its own jti", async () => {
     const key = newDpopKey();
     const proof = proofSigner(key);

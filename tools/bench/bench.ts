@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every path issue 11 names, measured in one run on this machine, each target
+ * `npm run bench`: every path listed below, measured in one run on this machine, each target
  * started as a user or a deployment starts it (child processes; the bench imports no app):
  *
  *   bare          a bare Node HTTP server (the machine's ceiling)
@@ -320,7 +320,7 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
         () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
       );
     if (only.has('service-rest')) {
-      // The same read with a DPoP-bound session: a fresh proof per request, checked at the facade (issue 27).
+      // The same read with a DPoP-bound session: a fresh proof per request, checked at the facade.
       const key = newDpopKey();
       const token = await dpopPatSession(urls, services.adminToken, user.email, key);
       const url = `${urls.api}/accounts`;

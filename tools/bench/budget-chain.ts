@@ -1,7 +1,7 @@
 /**
  * An order's request budgets at the edge, two ways in one process against the same Redis: one
  * round trip per budget (token, user, then the token's and the user's order budgets: what the
- * edges did before issue 25's round five) and `BudgetChain` (the caller's budgets in one script,
+ * edges did before round five in docs/benchmarks.md) and `BudgetChain` (the caller's budgets in one script,
  * the order's in one more: what `ApiLimits` does now). Prints orders per second, this process's CPU
  * and Redis's CPU per order for each, and the ratios.
  *

@@ -1,4 +1,4 @@
-/** The bench's figures as a Markdown table (printed, and pasted into the README) and the ratios issue 11 targets, in words. */
+/** The bench's figures as a Markdown table (printed, and pasted into the README) and the ratios against their targets, in words. */
 import type { CpuUse, MachineUse } from './proc';
 import type { InstructionUse } from './instructions';
 import type { PgWaits } from './pg-waits';
@@ -19,7 +19,7 @@ export const PATHS = [
 ] as const;
 export type PathName = (typeof PATHS)[number];
 
-/** What issue 11 asks refresh rotation to reach. */
+/** The refresh rotation rate to reach, per second. */
 const ROTATION_TARGET = 1600;
 
 export interface Row {
@@ -81,7 +81,7 @@ const cpuMs = (ms?: number) => (ms === undefined ? 'unknown' : `${ms.toFixed(2)}
 
 const byName = (rows: Row[], name: Row['name']) => rows.find((r) => r.name === name);
 
-/** What issue 25 asks an order to cost in CPU, across every process of ours. */
+/** The most CPU an order may cost (ms), across every process of ours. */
 const ORDER_CPU_TARGET_MS = 2.5;
 
 /**
@@ -236,7 +236,7 @@ export function pgWaitsInWords(label: string, row: Row): string | undefined {
   );
 }
 
-/** Issue 11's targets, each as one sentence; a path that was not measured is left out. */
+/** Each measured path beside its baseline or target, as one sentence; a path that was not measured is left out. */
 export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
   const stock = byName(rows, 'stock');
   const lines: string[] = [];
@@ -321,7 +321,7 @@ export function parseOnly(argv: string[]): Set<PathName> {
   return new Set(names as PathName[]);
 }
 
-/** Issue 27: the read with a DPoP proof per request beside the same read with a bearer token (the proof check must stay cheap). */
+/** The read with a DPoP proof per request beside the same read with a bearer token (the proof check must stay cheap). */
 export function dpopVersusBearer(rows: Row[]): string[] {
   const bearer = byName(rows, 'service-rest');
   const dpop = byName(rows, 'service-rest-dpop');

@@ -1,7 +1,7 @@
 /**
  * A refresh's Redis writes, two ways in one process against the same Redis: the swap followed by
- * the session, its grant index and the retry answer as separate commands (as before issue 25's
- * round three), and the swap carrying them (`KeyValueStore.swap`'s also-writes, what auth does
+ * the session, its grant index and the retry answer as separate commands (as before round
+ * three in docs/benchmarks.md), and the swap carrying them (`KeyValueStore.swap`'s also-writes, what auth does
  * now). Prints rotations per second and this process's CPU per rotation for each, and the ratio.
  *
  *   npx tsx tools/bench/swap-writes.ts   (TEST_REDIS_URL, default redis://127.0.0.1:6379)

@@ -44,12 +44,12 @@ describe('the documentation', () => {
   });
 
   it('catches each kind of bad link (the check itself bites)', () => {
-    expect(linksIn('see [spec](../shared/spec.md) and ![x](img.png) but not `[a](b)`\n[ref]: https://example.com')).toEqual([
-      '../shared/spec.md',
+    expect(linksIn('see [notes](../elsewhere/notes.md) and ![x](img.png) but not `[a](b)`\n[ref]: https://example.com')).toEqual([
+      '../elsewhere/notes.md',
       'img.png',
       'https://example.com',
     ]);
-    expect(linkProblem('README.md', '../shared/spec.md')).toMatch(/outside the repository/);
+    expect(linkProblem('README.md', '../elsewhere/notes.md')).toMatch(/outside the repository/);
     expect(linkProblem('README.md', 'https://example.com/x')).toMatch(/leaves the repository/);
     expect(linkProblem('README.md', 'docs/missing.md')).toMatch(/does not exist/);
     expect(linkProblem('docs/vendor-quickstart.md', '../README.md#the-two-commands')).toBeUndefined();

@@ -37,6 +37,6 @@ export const SUBGRAPH_TYPES: SubgraphTypes[] = [
     name: 'oms',
     sdl: omsSubgraphSdl,
     output: 'libs/oms-service/src/resolvers-types.generated.ts',
-    mappers: { Account: AccountReference, Order: './orders/order-store#OrderView' },
+    mappers: { Account: AccountReference, Order: './orders/order-store#OrderView', Position: './orders/open-sells#HoldingReference' },
   },
 ];

@@ -1,5 +1,5 @@
 /**
- * A minimal vendor backend doing the whole flow of spec §5.1 against the Trading API, written
+ * A minimal vendor backend doing the whole authorization code flow with PKCE against the Trading API, written
  * to be read: PKCE verifier and challenge, redirect to the login page, callback with a state
  * check, code exchange, API calls, and a refresh when the access token has expired (the new
  * refresh token replaces the old one). No framework beyond Express, no OAuth library: every step
@@ -75,7 +75,7 @@ type ApiClient = Client<paths>;
 
 /** One visitor of the vendor's site. A real app keeps this in its own session store or database. */
 interface VisitorSession {
-  /** Between the redirect to the login page and the callback (spec §5.1 steps 1–5). */
+  /** Between the redirect to the login page and the callback, whose state must match. */
   pending?: { state: string; verifier: string; nonce?: string };
   tokens?: Tokens;
   /** fapi2: the key this session's tokens are bound to (RFC 9449); made at connect, never leaves this process. */

@@ -233,7 +233,7 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     // private_key_jwt clients' keys; a jwks_uri is fetched from public addresses only.
     const clientKeys = new ClientKeySets({ allowLoopback: config.OAUTH_JWKS_URI_ALLOW_LOOPBACK, ...deps.clientKeys });
     life.defer('jwks_uri connections', () => clientKeys.close());
-    // OAuth 2.0 (issue 3): the API side answers RFC 6749 errors, the pages below are HTML.
+    // OAuth 2.0: the API side answers RFC 6749 errors, the pages below are HTML.
     const oauth: OAuthContext = {
       settings: {
         environment: config.APP_ENV,

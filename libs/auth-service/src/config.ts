@@ -99,9 +99,9 @@ const authConfigSchema = z.object({
     .transform((v) => v === 'true'),
   /** Lifetime of an authorization code (single use). */
   OAUTH_CODE_TTL_SECONDS: field.seconds(60),
-  /** Spec §8: 3600. */
+  /** Lifetime of an OAuth access token: one hour. */
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: field.seconds(3600),
-  /** Spec §8: 30 days. Each refresh issues a new one with a new full lifetime. */
+  /** Lifetime of a refresh token: 30 days. Each refresh issues a new one with a new full lifetime. */
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: field.seconds(30 * 86400),
   /**
    * A spent refresh token presented again by its client within this many seconds of its use gets

@@ -2,7 +2,7 @@ import { AppError } from '@trading/errors';
 import type { Claims } from './claims';
 
 /**
- * Idempotency keys (DESIGN §6), one rule for the facade's `Idempotency-Key` header and the
+ * Idempotency keys, one rule for the facade's `Idempotency-Key` header and the
  * subgraphs' `idempotencyKey` argument: 1 to 255 visible ASCII characters, no spaces.
  */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

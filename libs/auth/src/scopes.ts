@@ -1,4 +1,4 @@
-/** Spec §2.2. */
+/** The API scopes an app may be approved for and a token may carry. */
 export const SCOPES = [
   'read:accounts',
   'write:accounts',
@@ -30,11 +30,11 @@ export const UNRESTRICTED_SCOPES: readonly Scope[] = ['read:market'];
 
 const READ_SCOPES: Scope[] = SCOPES.filter((s) => s.startsWith('read:'));
 
-/** Spec §2.5/§5.2: a PAT's access scope. */
+/** A PAT's access scope. */
 export const PAT_ACCESS = ['READ_ONLY', 'READ_WRITE'] as const;
 export type PatAccess = (typeof PAT_ACCESS)[number];
 
-/** DESIGN §4: READ_ONLY carries the read:* scopes (read:market among them), READ_WRITE all of them. */
+/** READ_ONLY carries the read:* scopes (read:market among them), READ_WRITE all of them. */
 export function scopesForPatAccess(access: PatAccess): Scope[] {
   return access === 'READ_WRITE' ? [...SCOPES] : [...READ_SCOPES];
 }
@@ -43,7 +43,7 @@ export function missingScopes(granted: readonly string[], required: readonly str
   return required.filter((s) => !granted.includes(s));
 }
 
-/** Spec §5.2 step 4: READ_ONLY tokens may only use safe methods. */
+/** READ_ONLY tokens may only use safe methods. */
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function methodAllowedFor(access: PatAccess | undefined, method: string): boolean {
   return access !== 'READ_ONLY' || READ_ONLY_METHODS.has(method.toUpperCase());

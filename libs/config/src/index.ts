@@ -143,7 +143,7 @@ export const databaseSessionSchema = {
     .optional(),
 };
 
-/** The edges' request budgets (DESIGN §6); 0 turns a limit off (benchmarks). */
+/** The edges' request budgets (per token, per user, per vendor app; per address without a valid token); 0 turns a limit off (benchmarks). */
 export const apiLimitSchema = {
   /** Requests per minute per token (a PAT, or one user's grant to one vendor app), shared by the facade and the gateway. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(300),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { AppError } from '@trading/errors';
 
-/** A key answers its first request's result for this long; after it, the key is free again (DESIGN §6). */
+/** A key answers its first request's result for this long; after it, the key is free again. */
 const IDEMPOTENCY_KEY_LIFETIME_HOURS = 24;
 
 type Queryable = Pick<EntityManager, 'query'>;

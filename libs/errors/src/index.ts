@@ -115,7 +115,7 @@ export interface Problem {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /**
  * Where a problem's `type` points: `<auth's public origin>/problems/<code>`, a short page per
- * stable code that the platform serves itself (issue 28 §4). The services that answer people or
+ * stable code that the platform serves itself. The services that answer people or
  * API clients (auth, the REST facade, the gateway) set it from their AUTH_ISSUER at start; the
  * default is auth's default address.
  */

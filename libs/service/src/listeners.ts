@@ -44,7 +44,7 @@ export interface ServiceOptions {
   logger: Logger;
   /** Named dependency checks for /readyz (database, redis, …). */
   readiness?: Record<string, ReadinessCheck>;
-  /** Express `trust proxy`: which peers may set X-Forwarded-For (DESIGN §4). */
+  /** Express `trust proxy`: which peers may set X-Forwarded-For (the header is believed from these alone, so IP restrictions see the real client address). */
   trustProxy?: string[];
 }
 

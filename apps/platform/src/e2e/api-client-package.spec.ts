@@ -9,7 +9,7 @@ import { newUser } from './pat-helpers';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 /**
- * Issue 24 §7: @trading/api-client is a package a vendor installs. This suite does what a vendor
+ * @trading/api-client is a package a vendor installs. This suite does what a vendor
  * does, outside the repository: `npm pack` (its prepack builds dist/ with tsc), `npm install` of
  * the tarball into a fresh folder under the OS temp directory, then plain `node` scripts there
  * (ES module and CommonJS) that import the package by name and call a running platform with a

@@ -5,7 +5,7 @@ import { newUser } from './pat-helpers';
 import { inDays, type TestPlatform } from './test-platform';
 
 /**
- * Issue 13 §3: a user's script written with the client generated from the OpenAPI document
+ * A user's script written with the client generated from the OpenAPI document
  * (libs/api-client). Every call below is typed from the document, so this suite fails to
  * compile when the API and its document part ways, and fails at run time when the answers do.
  */

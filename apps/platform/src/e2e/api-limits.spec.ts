@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
 
-/** Issue 10, API limits: one caller's volume never costs another caller anything. */
+/** API limits: one caller's volume never costs another caller anything. */
 describe('API request limits at the edges', () => {
   let p: TestPlatform;
   let behindProxy: Awaited<ReturnType<typeof extraFacade>>;

@@ -6,7 +6,7 @@ import { newUser, sessionToken } from './pat-helpers';
 import { adminCli } from './admin-cli';
 import { inDays, type TestPlatform } from './test-platform';
 
-/** Issue 13 §1: the service team opens and closes accounts and runs instruments, through the admin API and CLI. */
+/** The service team opens and closes accounts and runs instruments, through the admin API and CLI. */
 describe('back office: accounts and instruments', () => {
   let p: TestPlatform;
   const cli = (...args: string[]) => adminCli(p, args);

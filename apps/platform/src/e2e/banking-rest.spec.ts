@@ -11,7 +11,7 @@ const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const bobCash = DEMO_ACCOUNTS[2]!.id;
 
-/** Issue 5, banking side, from outside over HTTP. */
+/** The banking endpoints from outside over HTTP: happy paths, scopes, bad input, money movement and idempotency. */
 describe('banking REST endpoints', () => {
   let p: TestPlatform;
   let writer: string;

@@ -19,7 +19,7 @@ const FLAGS = [
 /** A headless Chromium with a fresh profile of its own. */
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
 
-/** The two widths issue 28 is tried at: a phone and a laptop. */
+/** The two widths the pages for people are tried at: a phone and a laptop. */
 export const WIDTHS = [375, 1280] as const;
 
 /** Screenshots land in the OS temp folder (…/trading-api-screens/<name>-<width>.png) for a person to look at. */

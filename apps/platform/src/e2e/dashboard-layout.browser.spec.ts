@@ -11,7 +11,7 @@ interface Measured {
 }
 
 /**
- * Issue 28 §3, §5, §6 in Chromium: the dashboard's tables fit every width from a phone to a wide
+ * In Chromium: the dashboard's tables fit every width from a phone to a wide
  * screen without a word broken in the middle; a new token is shown once after a redirect (a
  * reload neither resubmits nor shows it again); dates read as chosen; validation speaks French.
  */

@@ -73,7 +73,7 @@ async function stop(p: NpmStart): Promise<void> {
 }
 
 /**
- * Issue 24 §4: a client resuming the order event stream with Last-Event-ID after `npm start` was
+ * A client resuming the order event stream with Last-Event-ID after `npm start` was
  * restarted gets what the OMS signed before the restart (the services' identities are kept,
  * sealed, in the data directory); where events can no longer be verified (the identities were
  * lost), it is told so with `event: gap`, never left with silence.

@@ -25,7 +25,7 @@ interface Step {
 }
 
 /**
- * Issue 27, done as a vendor would: a standards client library (oauth4webapi, in its own
+ * FAPI 2.0, done as a vendor would: a standards client library (oauth4webapi, in its own
  * process: it is an ES module) runs the FAPI 2.0 flow against the platform — discovery, PAR with
  * private_key_jwt, the person's sign-in and consent (driven here, as their browser), the code
  * exchanged with a DPoP proof, the OpenID Connect id_token validated by the library, REST and

@@ -7,7 +7,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
 
-/** Issue 10: Idempotency-Key belongs to the user as one PAT or one app, lasts 24 h, and has one alphabet everywhere. */
+/** Idempotency-Key belongs to the user as one PAT or one app, lasts 24 h, and has one alphabet everywhere. */
 describe('idempotency keys', () => {
   let p: TestPlatform;
   let script: string;

@@ -15,7 +15,7 @@ const ROWS = 105;
 const PAGE = 7;
 
 /**
- * Issue 21 §1: every list endpoint, filled with more than 100 rows through the API, paged with
+ * Every list endpoint, filled with more than 100 rows through the API, paged with
  * a small limit. The pages joined must be exactly the rows, newest first (positions: by symbol),
  * each once. The cash activity once sorted its sequence as text ('9' > '100' > '10') and lost
  * and repeated rows past the 100th entry.

@@ -1,6 +1,6 @@
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Issue 13: a person never gets a JSON 404 for a locale spelled another way; French is there too. */
+/** A person never gets a JSON 404 for a locale spelled another way; French is there too. */
 describe('page locales', () => {
   let p: TestPlatform;
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { EventStreamReader } from './server-sent-events';
 import { scopedSession } from './sessions';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Issue 26 (first part): market data over REST and live quotes over Server-Sent Events. */
+/** Market data over REST and live quotes over Server-Sent Events. */
 describe('market data: /v1/market/…', () => {
   let p: TestPlatform;
   let session: string;

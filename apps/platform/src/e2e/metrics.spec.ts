@@ -7,7 +7,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 
-/** Issue 12 §5: what an operator scrapes from each service's internal listener. */
+/** What an operator scrapes from each service's internal listener. */
 describe('metrics worth scraping', () => {
   let p: TestPlatform;
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
-/** Issue 9: a cookie copied from the log minted a PAT. Everything secret that crosses the platform in a sign-in, a consent and a PAT login stays out of its logs. */
+/** A cookie copied from the log once minted a PAT. Everything secret that crosses the platform in a sign-in, a consent and a PAT login stays out of its logs. */
 describe('logs hold no secret', () => {
   let p: TestPlatform;
   const lines: string[] = [];

@@ -3,7 +3,7 @@ import { DEMO_ACCOUNTS } from '../demo-data';
 import { childrenOf, startNpmStart, type NpmStart } from './npm-start-process';
 
 /**
- * Issue 23 §4: Ctrl-C after use stops a newcomer's `npm start` (embedded PostgreSQL, a worker per
+ * Ctrl-C after use stops a newcomer's `npm start` (embedded PostgreSQL, a worker per
  * core) cleanly: every process gone, exit 0, and not one error-level line or stack trace.
  */
 describe('npm start with its embedded PostgreSQL: Ctrl-C after load is a clean stop', () => {

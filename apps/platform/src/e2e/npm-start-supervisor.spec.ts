@@ -4,7 +4,7 @@ import { alive, childrenOf, DatabaseSwitch, startNpmStart, type NpmStart } from 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Issue 23 §1: the all-in-one's primary is a supervisor. A worker that dies is replaced; the others keep serving meanwhile. */
+/** The all-in-one's primary is a supervisor. A worker that dies is replaced; the others keep serving meanwhile. */
 describe('npm start: a worker killed under load is replaced while the other keeps serving', () => {
   let platform: NpmStart;
 
@@ -105,7 +105,7 @@ describe('npm start: a worker killed under load is replaced while the other keep
   }, 90_000);
 });
 
-/** Issue 23 §1: a worker that dies while PostgreSQL is away is replaced by one that waits for it, not by a crash loop. */
+/** A worker that dies while PostgreSQL is away is replaced by one that waits for it, not by a crash loop. */
 describe('npm start: a worker killed while PostgreSQL is away', () => {
   let platform: NpmStart;
   let database: DatabaseSwitch;

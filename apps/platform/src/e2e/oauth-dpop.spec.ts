@@ -9,7 +9,7 @@ import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
 /**
- * Issue 27, DPoP (RFC 9449) end to end over HTTP with real proofs: an authorization code + PKCE
+ * DPoP (RFC 9449) end to end over HTTP with real proofs: an authorization code + PKCE
  * exchange binds the tokens to the client's key (token_type DPoP, cnf.jkt), the REST facade and
  * the GraphQL gateway accept them only with a fresh proof of that key for that very request, the
  * refresh token stays bound, nonces work across auth instances, PAT sessions may opt in.

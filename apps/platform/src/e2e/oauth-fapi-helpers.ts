@@ -4,7 +4,7 @@ import { http } from '@trading/testing';
 import { pkce, tokenRequest, UserAgent, type ProvisionedApp } from './oauth-helpers';
 import type { TestPlatform } from './test-platform';
 
-/** Issue 27's helpers: pushed authorization requests, client assertions (private_key_jwt), a sign-in by request_uri. */
+/** Helpers for the FAPI 2.0 tests: pushed authorization requests, client assertions (private_key_jwt), a sign-in by request_uri. */
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 

@@ -20,7 +20,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
 /**
- * Spec §5.1 end to end over HTTP: login page, sign-in, consent, code exchange through the
+ * The authorization code flow with PKCE end to end over HTTP: login page, sign-in, consent, code exchange through the
  * facade, API calls with exactly the granted scopes, userinfo, refresh, revocation (by the
  * client and in the dashboard), metadata, and an off-the-shelf client library.
  */

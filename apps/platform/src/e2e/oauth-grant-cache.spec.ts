@@ -9,7 +9,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
 /**
- * Issue 25: each auth instance remembers the grants its refreshes read (OAUTH_GRANT_CACHE_ENTRIES)
+ * Each auth instance remembers the grants its refreshes read (OAUTH_GRANT_CACHE_ENTRIES)
  * and the clients its token requests authenticate (OAUTH_CLIENT_CACHE_ENTRIES), kept current by
  * triggers' notifications. Attacks on that memory: a grant revoked at one instance, or changed by
  * hand in the database, must stop refreshing at every other instance; so must a client whose app

@@ -7,7 +7,7 @@ import { listen, type RunningServer } from '@trading/service';
 import { CookieBrowser, http, scrapeMetrics, TEST_POSTGRES_URL } from '@trading/testing';
 import type { TestPlatform } from './test-platform';
 
-/** A valid spec §2.1 registration; tests change what they need. */
+/** A valid vendor registration (every required field of the e-mailed form); tests change what they need. */
 export function registration(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     companyName: 'E2E Vendor Ltd',
@@ -132,7 +132,7 @@ export async function authorizationCode(
   return { code, verifier, state, redirectUri: app.redirectUri, ua };
 }
 
-/** POST {base_url}/oauth/token as spec §4.1 (JSON) or RFC 6749 (form, optionally HTTP Basic). */
+/** POST {base_url}/oauth/token as JSON (the documented body) or as RFC 6749 has it (form, optionally HTTP Basic). */
 export function tokenRequest(url: string, params: Record<string, string>, options: { form?: boolean; basic?: [string, string] } = {}) {
   const headers: Record<string, string> = {};
   if (options.basic)

@@ -10,7 +10,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
-/** Issue 27 §4: OpenID Connect Core sign-in (openid, profile, email), ID tokens, discovery, userinfo. */
+/** OpenID Connect Core sign-in (openid, profile, email), ID tokens, discovery, userinfo. */
 describe('OpenID Connect sign-in', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;

@@ -8,7 +8,7 @@ const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const REQUEST_URI = /^urn:ietf:params:oauth:request_uri:[A-Za-z0-9_-]{43}$/;
 
-/** Issue 27 §1: POST {base_url}/oauth/par (RFC 9126), request_uri at the authorization endpoint, per-app PAR policy. */
+/** POST {base_url}/oauth/par (RFC 9126), request_uri at the authorization endpoint, per-app PAR policy. */
 describe('pushed authorization requests (RFC 9126)', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;

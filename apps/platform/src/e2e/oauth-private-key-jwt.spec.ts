@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
-/** Issue 27 §2: private_key_jwt (RFC 7523) at the token, PAR and revocation endpoints, and what it refuses. */
+/** private_key_jwt (RFC 7523) at the token, PAR and revocation endpoints, and what it refuses. */
 describe('private_key_jwt client authentication', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;

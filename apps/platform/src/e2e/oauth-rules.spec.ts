@@ -25,7 +25,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Every rule of issue 3, each tested from outside: HTTP against the running platform. */
+/** Every OAuth rule (authorization requests, codes, refresh tokens, clients and environments, the registry), each tested from outside: HTTP against the running platform. */
 describe('OAuth rules', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;

@@ -21,7 +21,7 @@ const FLAGS = [
 const alice = DEMO_USERS[0]!;
 
 /**
- * Spec §5.1 in a real headless Chromium with the sample vendor app (tools/sample-vendor): connect,
+ * The authorization code flow with PKCE in a real headless Chromium with the sample vendor app (tools/sample-vendor): connect,
  * sign in, consent, the vendor's API call, a refresh; a denial; the error page for a bad redirect URI.
  */
 describe('a vendor app in the browser', () => {

@@ -12,7 +12,7 @@ const alice = DEMO_USERS[0]!;
 const aliceCash = DEMO_ACCOUNTS[0]!.id; // USD
 
 /**
- * Issue 25: the OMS remembers an account between orders (no call to accounts per order) only
+ * The OMS remembers an account between orders (no call to accounts per order) only
  * while accounts' signed announcements are heard, and forgets it the moment accounts announces
  * a change. Attacks on that memory: an account restricted by hand must stop trading, and with
  * accounts silent (or someone forging its "listening") every order must be asked about again.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { runTool } from './admin-cli';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Issue 23 §5: the operator's tools say what they looked at, and read the stream the platform writes. */
+/** The operator's tools say what they looked at, and read the stream the platform writes. */
 describe('operator tools name what they used', () => {
   let p: TestPlatform;
   const dataDir = mkdtempSync(join(tmpdir(), 'operator-tools-'));

@@ -10,7 +10,7 @@ import { scopedSession } from './sessions';
 import { EventStreamReader as EventStream } from './server-sent-events';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Issue 13 §4: live order events over Server-Sent Events, resumable with Last-Event-ID. */
+/** Live order events over Server-Sent Events, resumable with Last-Event-ID. */
 describe('GET /v1/oms/{accountId}/events', () => {
   let p: TestPlatform;
   const streams: EventStream[] = [];
@@ -202,7 +202,7 @@ describe('GET /v1/oms/{accountId}/events and the session', () => {
   }, 30_000);
 });
 
-/** Issue 24 §3: revocation is immediate for open streams too, on every instance (the heartbeat stays 15 s here). */
+/** Revocation is immediate for open streams too, on every instance (the heartbeat stays 15 s here). */
 describe('GET /v1/oms/{accountId}/events when access ends', () => {
   let p: TestPlatform;
   let other: Awaited<ReturnType<typeof extraFacade>>;

@@ -8,7 +8,7 @@ import { newUser, patLogin } from './pat-helpers';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /**
- * Issue 28 §2 in Chromium: "Forgot password?" → the same answer for any address → a mail in the
+ * Password reset in Chromium: "Forgot password?" → the same answer for any address → a mail in the
  * development mail log with a single-use link → a new password under the usual rule → every
  * browser session of the user ends; their PATs keep working when "sign out everywhere" (ticked by
  * default) is unticked; the limits never stop a sign-in.

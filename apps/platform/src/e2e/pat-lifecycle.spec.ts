@@ -11,7 +11,7 @@ const cacheHits = async (metricsUrl: string) =>
   Number(/^session_cache_reads\{[^}]*result="hit"[^}]*\} (\d+)/m.exec(await (await fetch(metricsUrl)).text())?.[1] ?? NaN);
 
 /**
- * Issue 4 from outside, over HTTP: the dashboard's rules for creating tokens, the method and
+ * Personal access tokens from outside, over HTTP: the dashboard's rules for creating tokens, the method and
  * IP rules on every call, revocation across facade instances, throttled guessing and the
  * login activity API.
  */

@@ -6,7 +6,7 @@ import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
 const alice = { email: DEMO_USERS[0]!.email, password: DEMO_USERS[0]!.password };
 
-/** Issue 9: a vendor app the user trusted with account scopes still cannot see or manage the user's PATs. */
+/** A vendor app the user trusted with account scopes still cannot see or manage the user's PATs. */
 describe('PAT management is the user’s own', () => {
   let p: TestPlatform;
   let vendorToken: string;

@@ -9,7 +9,7 @@ const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /**
- * Issue 9: Redis is not a root of trust for identity. Each attack writes to Redis what an
+ * Redis is not a root of trust for identity. Each attack writes to Redis what an
  * attacker holding it could write, and shows auth gives nothing for it.
  */
 describe('records forged in Redis', () => {

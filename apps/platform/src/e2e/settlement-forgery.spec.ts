@@ -9,7 +9,7 @@ import type { TestPlatform } from './test-platform';
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
 
-/** Issue 9: one XADD of a fake SELL credited $1,000,000 of withdrawable cash. Now nothing moves on an event the OMS did not sign. */
+/** One XADD of a fake SELL once credited $1,000,000 of withdrawable cash. Now nothing moves on an event the OMS did not sign. */
 describe('forged settlement events', () => {
   let p: TestPlatform;
   let writer: string;

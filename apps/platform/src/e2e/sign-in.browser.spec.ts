@@ -8,7 +8,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const alice = DEMO_USERS[0]!;
 
 /**
- * Issue 28 §1 and §4 in Chromium at a phone's and a laptop's width: the OAuth sign-in names the
+ * In Chromium at a phone's and a laptop's width: the OAuth sign-in names the
  * app (badge or logo, publisher) under the broker's brand while the dashboard's stays generic;
  * the language switcher keeps the authorization request in flight and is remembered; a browser
  * gets a localised 404 page where an API client gets problem+json, whose `type` is a page here.

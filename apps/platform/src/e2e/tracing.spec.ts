@@ -24,7 +24,7 @@ interface TracedRun {
 const SERVER = 1; // SpanKind.SERVER
 
 /**
- * Issue 12 §4: W3C trace context across every hop. The product runs in a child process with an
+ * W3C trace context across every hop. The product runs in a child process with an
  * in-memory exporter (traced-platform.ts); here we read what it recorded.
  */
 describe('tracing', () => {

@@ -14,7 +14,7 @@ import { extraAuth, refusalCounts } from './oauth-helpers';
 import { newUser, patLogin } from './pat-helpers';
 import { inDays, startTestPlatform, type TestPlatform } from './test-platform';
 
-/** Issue 9, part 1 and the client address: what the all-in-one platform exposes, and to whom. */
+/** What the all-in-one platform exposes, and to whom, and which client address it believes. */
 describe('trust boundaries of the running platform', () => {
   let p: TestPlatform;
 

@@ -6,7 +6,7 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Issue 24, as a vendor backend would use the platform, with the shipped limits (token 300/min,
+ * The platform as a vendor backend would use it, with the shipped limits (token 300/min,
  * address 1,200/min, app 6,000/min): many users' sessions from one egress address, for a minute
  * and a half, at 30 requests/s in all (1,800/min from that address).
  */

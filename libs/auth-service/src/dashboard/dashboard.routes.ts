@@ -52,7 +52,7 @@ function unlock(sessionId: string, sealed: string): string | undefined {
     return undefined;
   }
 }
-/** The developer dashboard (spec §5.2 step 1): create, list and revoke PATs, see their logins. */
+/** The developer dashboard, where a user manages their own PATs: create, list and revoke PATs, see their logins. */
 export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });

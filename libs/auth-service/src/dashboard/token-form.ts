@@ -33,7 +33,7 @@ export function toNewPat(userId: string, form: TokenFormValues): NewPat {
   };
 }
 
-/** Today and one year from today (UTC), the bounds of the expiry date (spec §2.5). */
+/** Today and one year from today (UTC), the bounds of a PAT's expiry date. */
 export function expiryBounds(now = new Date()): { min: string; max: string } {
   const day = (y: number) => new Date(Date.UTC(y, now.getUTCMonth(), now.getUTCDate())).toISOString().slice(0, 10);
   return { min: day(now.getUTCFullYear()), max: day(now.getUTCFullYear() + 1) };

@@ -238,7 +238,7 @@ export class TokenSigner {
   }
 
   /**
-   * DESIGN §4 claims: sub, sid, kind, client_id | pat_id, scope, iat, exp, jti; PAT sessions also
+   * Access token claims: sub, sid, kind, client_id | pat_id, scope, iat, exp, jti; PAT sessions also
    * carry their access (READ_ONLY | READ_WRITE) and IP list (`ip_allow`): the edges authorise
    * from the token alone, never from what Redis says. OAuth tokens: `sub` is the app's pairwise
    * subject, and `user_commitment` commits to the platform user id (see @trading/auth's user-commitment).

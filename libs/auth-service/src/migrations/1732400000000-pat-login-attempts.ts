@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Every PAT login attempt, for the owner's login activity and for support (issue 4). */
+/** Every PAT login attempt, for the owner's login activity and for support. */
 export class PatLoginAttempts1732400000000 implements MigrationInterface {
   name = 'PatLoginAttempts1732400000000';
 

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 3: the vendor app registry (per-environment credentials), OAuth grants and the e-mail outbox. */
+/** OAuth 2.0: the vendor app registry (per-environment credentials), OAuth grants and the e-mail outbox. */
 export class OAuth1732500000000 implements MigrationInterface {
   name = 'OAuth1732500000000';
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 24 §5: each environment's credentials list the web origins (scheme://host[:port]) whose
+ * CORS: each environment's credentials list the web origins (scheme://host[:port]) whose
  * pages may call the API from a browser; the facade answers CORS for those of active apps only.
  * Existing credentials get none: server-to-server, as before.
  */

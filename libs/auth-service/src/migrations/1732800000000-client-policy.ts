@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 27: per environment's credentials, how the client authenticates at the token and PAR
+ * FAPI 2.0: per environment's credentials, how the client authenticates at the token and PAR
  * endpoints (a client secret, or private_key_jwt with a registered JWK Set, inline or by URL)
  * and its policy: pushed authorization requests required, DPoP-bound access tokens required.
  * Existing credentials keep what they did (secret, no PAR, no DPoP); new PROD credentials get

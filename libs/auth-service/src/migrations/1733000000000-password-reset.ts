@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 28 §2: password reset by e-mail. A link's token is stored only as its SHA-256 (a read
+ * Password reset by e-mail. A link's token is stored only as its SHA-256 (a read
  * of this table yields no usable link), lives 30 minutes and is spent by the first use.
  * A reset mail's link may be shown in the development mail log (`reveal_in_log`): it is short
  * lived and single use, unlike a vendor's client secret, which stays SMTP-only.

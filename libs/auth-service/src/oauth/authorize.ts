@@ -6,7 +6,7 @@ import type { OAuthContext } from './context';
 import { isS256Challenge } from './pkce';
 import { isOidcScope, parseScopes, type GrantScope } from './scopes';
 
-/** A checked authorization request (spec §5.1, RFC 6749 §4.1.1, RFC 7636 §4.3). */
+/** A checked authorization request (the login page's query, RFC 6749 §4.1.1, RFC 7636 §4.3). */
 export interface AuthorizationRequest {
   client: Client;
   redirectUri: string;
@@ -98,7 +98,7 @@ export async function checkAuthorizationRequest(
   if (!isS256Challenge(challenge))
     return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
 
-  // Spec §5.1 `scopes` (comma-separated) or RFC 6749 `scope` (space-separated).
+  // The documented `scopes` (comma-separated) or RFC 6749 `scope` (space-separated).
   const scopes = query['scopes'];
   const scope = query['scope'];
   if (scopes !== undefined && scope !== undefined && scopes !== scope)

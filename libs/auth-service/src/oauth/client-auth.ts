@@ -8,7 +8,7 @@ import { oauthErrors } from './errors';
 export type Params = Record<string, string | undefined>;
 
 /**
- * The parameters of a token or revocation request, JSON (spec §4.1) or form-encoded
+ * The parameters of a token or revocation request, JSON (as documented) or form-encoded
  * (RFC 6749): strings only, none repeated (RFC 6749 §3.2), empty ones treated as absent.
  */
 export function requestParams(req: Request): Params {

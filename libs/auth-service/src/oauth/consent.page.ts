@@ -18,7 +18,7 @@ export interface ConsentView {
   here?: string;
 }
 
-/** Spec §5.1 step 3: the app's name and logo and the requested scopes in plain words; allow or deny. */
+/** The consent screen shown after sign-in: the app's name and logo and the requested scopes in plain words; allow or deny. */
 export function consentPage(view: ConsentView): string {
   const t = messages(view.locale);
   const { app } = view;

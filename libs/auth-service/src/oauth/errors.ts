@@ -56,7 +56,7 @@ export function noStore(res: Response): void {
 }
 
 /**
- * The OAuth endpoints answer `{ error, error_description }` (DESIGN §6), not problem+json:
+ * The OAuth endpoints answer `{ error, error_description }` (RFC 6749), not problem+json:
  * their own errors, body-parser failures, a dependency's "not now" (temporarily_unavailable, 503:
  * nothing was spent, the client retries) and anything unexpected (masked as server_error).
  */

@@ -76,7 +76,7 @@ async function takeSignInAsked(ctx: OAuthContext, id: string): Promise<number | 
 }
 
 /**
- * {login_url}/<locale>/login (spec §5.1 step 3): check the request, have the user sign in (the
+ * {login_url}/<locale>/login, where the app sends the user's browser: check the request, have the user sign in (the
  * dashboard's sign-in page, which comes back here), then ask for consent. The answer is a
  * form post; approve redirects to the app with a code and state, deny with access_denied.
  */

@@ -61,7 +61,7 @@ export function metadataRoute(settings: OAuthSettings): Router {
     authorization_response_iss_parameter_supported: true,
     // RFC 9449 §5.1: DPoP proofs are accepted at the token endpoint (and the API) with these algorithms.
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
-    // Non-standard but useful: where users sign in (spec §5.1's documented entry point).
+    // Non-standard but useful: where users sign in (the documented entry point for users).
     login_page: `${settings.issuer}/{locale}/login`,
     environment: settings.environment,
   };

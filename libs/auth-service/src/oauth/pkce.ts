@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** RFC 7636 §4.1: 43–128 characters of [A-Z] [a-z] [0-9] - . _ ~ (spec §8). */
+/** RFC 7636 §4.1: 43–128 characters of [A-Z] [a-z] [0-9] - . _ ~. */
 const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** An S256 challenge is base64url(SHA-256) without padding: exactly 43 characters. */
 const S256_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;

@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '@trading/auth';
 
 /**
- * OpenID Connect Core §5.4 scopes (issue 27): sign-in and profile claims only. They grant no API
+ * OpenID Connect Core §5.4 scopes: sign-in and profile claims only. They grant no API
  * access: access tokens carry the API scopes alone (the edges and the internal trust ceilings know
  * nothing else), the grant and the token response keep them all. Any app may ask for them; the
  * user sees what each shares on the consent page.
@@ -15,9 +15,9 @@ const ALL: readonly GrantScope[] = [...OIDC_SCOPES, ...SCOPES];
 export const isOidcScope = (value: string): value is OidcScope => (OIDC_SCOPES as readonly string[]).includes(value);
 
 /**
- * Scopes as a client sends them: spec §5.1 `scopes` is comma-separated, RFC 6749 `scope`
+ * Scopes as a client sends them: the documented `scopes` is comma-separated, RFC 6749 `scope`
  * space-separated; either is accepted. Returns the values in canonical order, or the first
- * value that is neither a scope of spec §2.2 nor an OpenID Connect one.
+ * value that is neither an API scope (SCOPES) nor an OpenID Connect one.
  */
 export function parseScopes(raw: string): { scopes: GrantScope[] } | { unknown: string } {
   const values = raw.split(/[\s,]+/).filter(Boolean);

@@ -7,7 +7,7 @@ import { noStore, oauthErrors } from './errors';
 import { authCodeGrant } from './grants/auth-code';
 import { readRefreshRecord, refreshTokenGrant } from './grants/refresh-token';
 
-/** Spec §4.1 spells grant types in capitals over JSON; RFC 6749 clients send the standard names. Both work either way. */
+/** The documented JSON body spells grant types in capitals (AUTH_CODE, REFRESH_TOKEN); RFC 6749 clients send the standard names. Both work either way. */
 const GRANT_TYPES: Record<string, typeof authCodeGrant | typeof refreshTokenGrant> = {
   AUTH_CODE: authCodeGrant,
   authorization_code: authCodeGrant,
@@ -15,7 +15,7 @@ const GRANT_TYPES: Record<string, typeof authCodeGrant | typeof refreshTokenGran
   refresh_token: refreshTokenGrant,
 };
 
-/** POST {base_url}/oauth/token: exchange a code, or refresh (spec §4.1, RFC 6749 §4.1.3, §6). */
+/** POST {base_url}/oauth/token: exchange a code, or refresh (RFC 6749 §4.1.3, §6). */
 export function tokenRoute(ctx: OAuthContext, limits: ClientLimits): Router {
   return Router().post(
     '/oauth/token',

@@ -37,7 +37,7 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
         'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"',
       });
     }
-    // OpenID Connect (issue 27): the grant's own scopes (openid, profile, email stay off access tokens) say what is released.
+    // OpenID Connect: the grant's own scopes (openid, profile, email stay off access tokens) say what is released.
     const granted = claims.kind === 'oauth' ? await grantScopes(ctx, claims.sid) : [];
     const oidc = granted.includes('openid');
     const accounts = !missingScopes(claims.scope, REQUIRED).length;

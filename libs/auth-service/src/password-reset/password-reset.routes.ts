@@ -29,7 +29,7 @@ export interface PasswordResetDeps {
 }
 
 /**
- * GET/POST /<locale>/forgot-password and /<locale>/reset-password (issue 28 §2).
+ * GET/POST /<locale>/forgot-password and /<locale>/reset-password: password reset by e-mail.
  *
  * The limits never stand between a person and signing in: they are separate counters from the
  * sign-in ones, asking for a link changes nothing about the account (the old password keeps

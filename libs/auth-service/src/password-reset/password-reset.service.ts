@@ -17,7 +17,7 @@ const hashToken = (token: string) => createHash('sha256').update(token).digest('
 const RESET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Password reset by e-mail (issue 28 §2). The link's token is random, kept only as a hash,
+ * Password reset by e-mail. The link's token is random, kept only as a hash,
  * short-lived and spent by its first use. Asking for one only records the request, the same
  * write for any address, and answers; the account lookup, the token and the mail come after, out
  * of band (`issuePending`, run by the mail dispatcher), so the answer neither waits on nor

@@ -11,7 +11,7 @@ export interface PatLoginDpop {
 }
 
 /**
- * POST {base_url}/pat/login `{ token }` → `{ userId, token }` (spec §4.1, §5.2 step 2); each 429 counted as `pat_login`.
+ * POST {base_url}/pat/login `{ token }` → `{ userId, token }`, no bearer token needed; each 429 counted as `pat_login`.
  * With a DPoP proof (RFC 9449), the session token is bound to the proof's key (`cnf.jkt`) and the
  * edges then want a proof by that key with every call; a bad proof is a 400 before any login attempt.
  */

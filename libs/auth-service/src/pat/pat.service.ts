@@ -74,7 +74,7 @@ export class PatService {
   }
 
   /**
-   * Spec §5.2 step 2: exchanges a PAT for a short-lived session JWT. A refusal carries its
+   * Exchanges a PAT for a short-lived session JWT. A refusal carries its
    * reason for the record; callers must answer every refusal the same way.
    */
   async login(token: unknown, clientIp: string | undefined, now = new Date(), jkt?: string): Promise<PatLoginResult> {
@@ -125,7 +125,7 @@ export class PatService {
   }
 
   /**
-   * Spec §3: revocation is immediate. PostgreSQL stops new logins; the session store ends
+   * Revocation is immediate. PostgreSQL stops new logins; the session store ends
    * every live session in every instance. Repeating it changes nothing. Someone else's token
    * is "not found", so ids cannot be probed.
    */
@@ -162,7 +162,7 @@ export type PatLoginResult =
   | { ok: true; pat: PersonalAccessToken; session: { userId: string; token: string } }
   | { ok: false; reason: LoginFailureReason; pat?: PersonalAccessToken };
 
-/** Spec §2.5: the expiry must lie between now and one year from the creation day. */
+/** The expiry must lie between now and one year from the creation day. */
 function expiryFromDate(value: string, now: Date): Date {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
     throw errors.badInput('expires', 'expires must be a date, YYYY-MM-DD');

@@ -1,4 +1,4 @@
-/** ISO 3166-1 alpha-2: the 249 officially assigned country codes (spec §2.1 `country`). */
+/** ISO 3166-1 alpha-2: the 249 officially assigned country codes (a registration's `country`). */
 export const ISO_COUNTRY_CODES: ReadonlySet<string> = new Set(
   (
     'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +

@@ -34,7 +34,7 @@ const problemsOf = (doc: unknown) => {
   return result.ok ? [] : result.problems;
 };
 
-describe('registration documents (spec §2.1)', () => {
+describe('registration documents', () => {
   it('accept a complete one, normalising e-mail addresses', () => {
     const result = validateRegistration(valid);
     expect(result.ok).toBe(true);
@@ -158,7 +158,7 @@ describe('registration documents (spec §2.1)', () => {
   });
 });
 
-describe('client authentication and policy (issue 27)', () => {
+describe('client authentication and policy (FAPI 2.0)', () => {
   const { generateKeyPairSync } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
   const publicJwk = (type: 'ec' | 'rsa' | 'ed25519') => {
     const pair =

@@ -3,7 +3,7 @@ import { nonPublicAddress, SCOPES, type Scope } from '@trading/auth';
 import { plainTextProblem } from '@trading/errors';
 import { ISO_COUNTRY_CODES } from './countries';
 
-/** Spec §2.1: the registration form a vendor sends by e-mail, as the document the admin CLI accepts. */
+/** The registration form a vendor sends by e-mail, as the document the admin CLI accepts. */
 export interface Registration {
   companyName: string;
   companyWebsite: string;
@@ -21,7 +21,7 @@ export interface Registration {
   redirectUris: string[];
   /** Origins of the vendor's browser app allowed to call the API from a web page (CORS); none: server-side only. */
   webOrigins?: string[];
-  /** "Scopes requested": values from spec §2.2. */
+  /** "Scopes requested": API scope values (read:accounts, write:orders, …). */
   scopes: Scope[];
   /** The OAuth profile, whole: `spec` (client secret, Bearer tokens, plain authorization requests; the default) or `fapi2`. */
   profile?: OAuthProfile;
@@ -66,7 +66,7 @@ export interface JwkSet {
   keys: Array<Record<string, unknown>>;
 }
 
-/** Per environment: how the client authenticates, and what it must do (issue 27). */
+/** Per environment: how the client authenticates, and what it must do (PAR, DPoP). */
 export interface ClientPolicy {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   jwks: JwkSet | null;

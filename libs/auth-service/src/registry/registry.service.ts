@@ -19,7 +19,7 @@ import {
   type TokenEndpointAuthMethod,
 } from './registration';
 
-/** Spec §3: an app moves DEV → UAT → PROD, in that order only. */
+/** An app moves DEV → UAT → PROD, in that order only. */
 const ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
@@ -51,7 +51,7 @@ export interface Credentials {
   webOrigins: string[];
   createdAt: Date;
   secretRotatedAt: Date;
-  /** Issue 27: client authentication and policy of this environment. */
+  /** Client authentication and policy (PAR, DPoP) of this environment. */
   policy: ClientPolicy;
 }
 
@@ -157,7 +157,7 @@ function toApp(r: Record<string, any>): VendorApp {
 }
 
 /**
- * The service team's side of spec §2.1 and §3: provisioning a registered app in DEV, promoting
+ * The service team's side of vendor registration and app environments: provisioning a registered app in DEV, promoting
  * it to UAT and PROD (each with its own credentials and redirect URIs), rotating secrets,
  * suspending. Every credential is mailed to the business e-mail through the outbox.
  */
@@ -291,7 +291,7 @@ export class RegistryService {
     return rows[0].redirect_uris;
   }
 
-  /** Spec §3: DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs (and web origins, if any). */
+  /** DEV → UAT → PROD, one step at a time, with the new environment's own redirect URIs (and web origins, if any). */
   async promote(
     ref: string,
     input: { to?: unknown; redirectUris: unknown; webOrigins?: unknown; pages?: unknown; policy?: unknown },

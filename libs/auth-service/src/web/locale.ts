@@ -1,11 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import { readCookie } from './cookies';
 
-/** Pages live under `/<locale>/…` (spec §5.1); every page is in English, German and French. */
+/** Pages live under `/<locale>/…`, like the login page; every page is in English, German and French. */
 export const LOCALES = ['en', 'de', 'fr'] as const;
 export const DEFAULT_LOCALE = 'en';
 
-/** The language a person chose with the switcher (issue 28); without it, Accept-Language decides. */
+/** The language a person chose with the switcher; without it, Accept-Language decides. */
 export const LANG_COOKIE = 'lang';
 export const isLocale = (value: unknown): value is string => typeof value === 'string' && (LOCALES as readonly string[]).includes(value);
 const chosen = (req: Request) => {

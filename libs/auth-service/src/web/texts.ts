@@ -1,7 +1,7 @@
 import type { ErrorCode } from '@trading/errors';
 
 /**
- * Issue 28: the texts of the pages' frame (brand, language switcher), the app-naming sign-in,
+ * The texts of the pages' frame (brand, language switcher), the app-naming sign-in,
  * password reset and its e-mails, the dashboard's validation sentences and notices, and the
  * error and problem pages, per locale. (The older page texts are in ./i18n.ts.) Messages are
  * sentences for a person: no field names, no codes, with the technical detail shown apart.

@@ -70,7 +70,7 @@ interface ParsedInput {
 export const SANDBOX_REJECT_REASON = 'Rejected by the sandbox (sandboxOutcome=REJECTED)';
 
 /**
- * Deposits and withdrawals (DESIGN §5): PENDING → COMPLETED | CANCELLED | REJECTED.
+ * Deposits and withdrawals: PENDING → COMPLETED | CANCELLED | REJECTED.
  * A deposit moves no money until clearing completes it (BANK_CLEARING → CUSTOMER_CASH). A
  * withdrawal holds its amount at once (CUSTOMER_CASH → CUSTOMER_HELD, only from
  * available-to-withdraw cash, serialised per account and currency); completing it pays out

@@ -89,7 +89,7 @@ const PLACE_HOLD_TEXT = `
 const PLACE_HOLD: PreparedStatement = { name: 'banking-place-hold', text: PLACE_HOLD_TEXT };
 
 /**
- * Buying-power holds for the OMS (DESIGN §5), each idempotent by order id:
+ * Buying-power holds for the OMS, placed synchronously with each order, each idempotent by order id:
  *   place    CUSTOMER_CASH → CUSTOMER_HELD, only from available-to-trade cash (serialised per
  *            account and currency with withdrawals);
  *   release  CUSTOMER_HELD → CUSTOMER_CASH;

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 5: the customer books behind every balance (cash, held, unsettled), funding
+ * The customer books behind every balance (cash, held, unsettled), funding
  * transactions with their states, order holds, and idempotency keys. The ledger's balance
  * trigger from the first migration stays as it is.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 6: trade settlement from the OMS's event stream. Each event is applied once (its id is
+ * Trade settlement from the OMS's event stream. Each event is applied once (its id is
  * recorded in the same transaction as its journal entries); a hold records how much of it
  * fills have settled; each trade's entries carry the trade id.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 10: a sale's proceeds wait in CUSTOMER_UNSETTLED until its settlement date (T+n
+ * A sale's proceeds wait in CUSTOMER_UNSETTLED until its settlement date (T+n
  * business days); one row per sale says what moves to CUSTOMER_CASH, and when.
  */
 export class SaleSettlement1732230000024 implements MigrationInterface {

@@ -42,7 +42,7 @@ interface HoldRow {
 }
 
 /**
- * Applies fills to the ledger exactly once per event id (DESIGN §5):
+ * Applies fills to the ledger exactly once per event id (a crash or a redelivery books nothing twice):
  *   buy fill    CUSTOMER_HELD → BANK_CLEARING (gross, a TRADE) and → FEES (commission, a FEE),
  *               out of the order's hold, which records what it has settled;
  *   sell fill   BANK_CLEARING → CUSTOMER_UNSETTLED (gross, TRADE), CUSTOMER_UNSETTLED → FEES

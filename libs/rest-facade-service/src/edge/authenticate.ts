@@ -24,7 +24,7 @@ export function publicRequest(bases: readonly string[]): PublicRequest {
 
 /**
  * Authenticates every API call once, at the edge: token (and, for a DPoP-bound token, its proof
- * for this request), live session, IP restriction, and the PAT method rule of spec §5.2
+ * for this request), live session, IP restriction, and the PAT method rule
  * (READ_ONLY → GET, HEAD, OPTIONS only), then the token's and the user's request budgets. The
  * order budgets are charged by the placing route itself (routeTableRouter), not by a path string here.
  */

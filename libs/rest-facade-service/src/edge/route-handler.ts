@@ -23,7 +23,7 @@ export function readBodyFirst(): RequestHandler {
 export function routeTableRouter(routes: RestRoute[], gateway: GatewayClient, limits: ApiLimits): Router {
   const router = Router();
   for (const route of routes) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](route.path, json, async (req, res) => {
       const claims = req.claims!;
       // Here, not by path: whatever spelling Express matched to this route (a trailing slash, another case) is charged.

@@ -16,7 +16,7 @@ import { authenticate, type PublicRequest } from '../edge/authenticate';
 import { Forwarder, type InProcessApp } from './forward';
 
 /**
- * Auth's endpoints that need no bearer token: the auth app itself decides (spec §4.1: POST
+ * Auth's endpoints that need no bearer token: the auth app itself decides (POST
  * /pat/login). Exact for /pat/login: a prefix would also let /pat/login-activity through.
  */
 export const isPublicAuthPath = (pathname: string) => pathname.startsWith('/oauth/') || pathname === '/pat/login';

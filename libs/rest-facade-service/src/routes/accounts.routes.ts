@@ -1,8 +1,11 @@
 import { errors } from '@trading/errors';
-import { listParams, ownAccount, requiredQueryParam, uuidParam } from './params';
+import { accountSettingsRequest } from '../contract';
+import { booleanQueryParam, jsonBody, listParams, ownAccount, requiredQueryParam, uuidParam } from './params';
 import type { RestRoute } from './route';
 
-const POSITION = 'symbol quantity averageCost costBasis marketPrice marketValue unrealizedPnl realizedPnl dayChange currency updatedAt';
+const ACCOUNT = 'id number type status baseCurrency createdAt nickname tradeConfirmationEmails';
+const POSITION =
+  'symbol quantity quantityAvailable averageCost costBasis marketPrice marketValue unrealizedPnl unrealizedPnlPercent realizedPnl dayChange dayChangePercent currency updatedAt';
 const MARGIN_FIGURES = 'currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower';
 
 export const accountsRoutes: RestRoute[] = [
@@ -12,23 +15,54 @@ export const accountsRoutes: RestRoute[] = [
     scopes: ['read:accounts'],
     document: /* GraphQL */ `
       query Accounts {
-        accounts { id number type status baseCurrency createdAt }
+        accounts { ${ACCOUNT} }
       }
     `,
     shape: (data) => ({ accounts: data.accounts }),
   },
   {
     method: 'GET',
+    path: '/accounts/:accountId',
+    scopes: ['read:accounts'],
+    document: /* GraphQL */ `
+      query Account($accountId: ID!) {
+        account(id: $accountId) { ${ACCOUNT} }
+      }
+    `,
+    variables: (req) => ({ accountId: uuidParam(req, 'accountId') }),
+    shape: (data) => ownAccount<Record<string, unknown>>(data),
+  },
+  {
+    method: 'PATCH',
+    path: '/accounts/:accountId',
+    scopes: ['write:accounts'],
+    document: /* GraphQL */ `
+      mutation UpdateAccountSettings($accountId: ID!, $input: AccountSettingsInput!) {
+        settings: updateAccountSettings(accountId: $accountId, input: $input) { accountId nickname tradeConfirmationEmails }
+      }
+    `,
+    variables: (req) => {
+      const accountId = uuidParam(req, 'accountId');
+      const input = jsonBody(req, accountSettingsRequest);
+      if (!Object.keys(input).length) throw errors.badInput('body', 'Give at least one of nickname, tradeConfirmationEmails');
+      return { accountId, input };
+    },
+    shape: (data) => data.settings,
+  },
+  {
+    method: 'GET',
     path: '/accounts/:accountId/positions',
     scopes: ['read:accounts'],
     document: /* GraphQL */ `
-      query Positions($accountId: ID!, $limit: Int, $cursor: String) {
-        account(id: $accountId) { positions(limit: $limit, cursor: $cursor) { nodes { ${POSITION} } nextCursor } }
+      query Positions($accountId: ID!, $limit: Int, $cursor: String, $includeClosed: Boolean) {
+        account(id: $accountId) {
+          positions(limit: $limit, cursor: $cursor, includeClosed: $includeClosed) { nodes { ${POSITION} } nextCursor }
+        }
       }
     `,
     variables: (req) => {
       const { limit, cursor } = listParams(req);
-      return { accountId: uuidParam(req, 'accountId'), limit, cursor };
+      return { accountId: uuidParam(req, 'accountId'), limit, cursor, includeClosed: booleanQueryParam(req, 'includeClosed') ?? false };
     },
     shape: (data, req) => {
       const { positions } = ownAccount<{ positions: { nodes: unknown[]; nextCursor: string | null } }>(data);

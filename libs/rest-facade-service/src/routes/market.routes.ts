@@ -4,7 +4,7 @@ import { queryParam } from './params';
 import type { RestRoute } from './route';
 
 /**
- * Market data (issue 26): the same for every caller, so no account in the path; read:market.
+ * Market data: the same for every caller, so no account in the path; read:market.
  * Value rules (known symbols, timeframes, ranges) are the OMS's, refused there with a 422 naming
  * the parameter; here only the parameters' shape (given once).
  */

@@ -6,7 +6,7 @@ import type { Scope } from '@trading/auth';
  * endpoint is an entry here plus resolvers in its subgraph.
  */
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Express path under /v1, exactly as the spec lists it. */
   path: string;
   /** Checked here for a clear 403 before any GraphQL runs; the subgraph enforces them again. */

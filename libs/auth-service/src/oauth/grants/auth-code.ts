@@ -9,7 +9,7 @@ import { issueIdToken } from '../id-token';
 import { issueTokens, type TokenResponse } from './issue';
 
 /**
- * grant_type AUTH_CODE / authorization_code (spec §4.1, RFC 6749 §4.1.3, RFC 7636 §4.6).
+ * grant_type AUTH_CODE / authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6).
  * The code is checked against the client, redirect URI and PKCE verifier before it is spent;
  * spending it and storing the first refresh token are one atomic swap, so it works once. A code
  * presented again revokes the grant its first use created (RFC 6749 §4.1.2, RFC 9700 §4.5).
@@ -70,7 +70,7 @@ export async function authCodeGrant(
 
   if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt);
-  // OpenID Connect (issue 27): a grant with openid gets an ID token for this sign-in, with the request's nonce.
+  // OpenID Connect: a grant with openid gets an ID token for this sign-in, with the request's nonce.
   if (!stored.scope.includes('openid')) return tokens;
   return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };
 }

@@ -7,7 +7,7 @@ import type { GrantRecord } from '../grants';
 import { pairwiseSubject } from '../id-token';
 import { apiScopes, scopeString } from '../scopes';
 
-/** Spec §2.3 plus RFC 6749 §5.1's token_type and scope. */
+/** access_token, refresh_token and expires_in, plus RFC 6749 §5.1's token_type and scope. */
 export interface TokenResponse {
   access_token: string;
   /** DPoP when the token is bound to the client's key (RFC 9449 §5). */
