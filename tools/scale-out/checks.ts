@@ -1,6 +1,6 @@
 /**
  * What the run asserts from the databases: migrations applied once, and the settlement
- * invariants of DESIGN §5 as apps/platform's invariant test reads them (each event applied
+ * invariants as apps/platform's invariant test reads them (each event applied
  * exactly once by banking and accounts, the ledger balanced, holds settled, every holding the
  * sum of its fills). Each check answers the problems it found: none = passed.
  */

@@ -1,5 +1,5 @@
 /**
- * Several instances of every service behave as one (issue 12 §3), shown on this machine: two
+ * Several instances of every service behave as one, shown on this machine: two
  * processes of each app behind HAProxy, against one private PostgreSQL and one private Redis
  * (this run crashes both; nobody else uses them). Checks, in order:
  *   1. all twelve processes started at the same moment on empty databases migrate once;
