@@ -55,7 +55,7 @@ const PASS: Record<Way, Array<{ text: string; values: unknown[]; name?: string }
   now: [
     { name: 'quotes', text: 'SELECT symbol, last_price, lot_size FROM instruments', values: [] },
     { ...TRAIL, values: [] },
-    { ...ENGINE_READS.WORTH_A_LOOK, values: [] },
+    { ...ENGINE_READS.WORTH_A_LOOK, values: ['0.001'] },
     { ...ENGINE_READS.EXPIRED, values: [] },
     { ...ENGINE_READS.UNCONFIRMED_REPLACEMENTS, values: [60] },
     { ...ENGINE_READS.UNCONFIRMED_PLACEMENTS, values: [60] },

@@ -23,6 +23,7 @@ import { Accounts1732230000001 } from './migrations/1732230000001-accounts';
 import { PositionsRealizedPnl1732230000011 } from './migrations/1732230000011-positions-realized-pnl';
 import { Settlement1732230000023 } from './migrations/1732230000023-settlement';
 import { AccountsChanged1732230000031 } from './migrations/1732230000031-accounts-changed';
+import { AccountSettings1732230000110 } from './migrations/1732230000110-account-settings';
 import { PositionsService } from './positions/positions.service';
 import { positionsResolvers } from './positions/resolvers';
 import { accountsSubgraphSdl } from './schema';
@@ -76,7 +77,13 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         identity: config,
         entities: [],
-        migrations: [Accounts1732230000001, PositionsRealizedPnl1732230000011, Settlement1732230000023, AccountsChanged1732230000031],
+        migrations: [
+          Accounts1732230000001,
+          PositionsRealizedPnl1732230000011,
+          Settlement1732230000023,
+          AccountsChanged1732230000031,
+          AccountSettings1732230000110,
+        ],
         typeDefs: accountsSubgraphSdl,
         scopes: accountsScopes,
         resolvers: (dataSource) => {

@@ -52,7 +52,11 @@ export type Account = {
   baseCurrency: Scalars['String']['output'];
   /** RFC 3339, UTC */
   createdAt: Scalars['DateTime']['output'];
-  /** The account's holdings, ordered by symbol. limit: 1..100, default 20. */
+  /** The owner's own name for the account (1 to 64 characters); null when none is set. */
+  nickname?: Maybe<Scalars['String']['output']>;
+  /** Whether each fill is confirmed by email (true unless the owner turned it off). */
+  tradeConfirmationEmails: Scalars['Boolean']['output'];
+  /** The account's holdings, ordered by symbol; closed ones (quantity 0) only with includeClosed. limit: 1..100, default 20. */
   positions: PositionConnection;
   /** The holding in one instrument (symbol such as AAPL or BRK.B); null when the account holds none. */
   position?: Maybe<Position>;
@@ -71,6 +75,7 @@ export type Account = {
 export type AccountPositionsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   cursor?: InputMaybe<Scalars['String']['input']>;
+  includeClosed?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -85,6 +90,25 @@ export type AccountPositionSettlementArgs = {
   symbol: Scalars['String']['input'];
 };
 
+/** An account's settings as they are after a change. */
+export type AccountSettings = {
+  __typename?: 'AccountSettings';
+  /** The account id (UUID). */
+  accountId: Scalars['ID']['output'];
+  /** The owner's own name for the account; null when none is set. */
+  nickname?: Maybe<Scalars['String']['output']>;
+  /** Whether each fill is confirmed by email. */
+  tradeConfirmationEmails: Scalars['Boolean']['output'];
+};
+
+/** What to change; a field left out keeps its value. At least one field. */
+export type AccountSettingsInput = {
+  /** 1 to 64 characters once trimmed (no control characters); null clears it. */
+  nickname?: InputMaybe<Scalars['String']['input']>;
+  /** Whether each fill is confirmed by email; not null. */
+  tradeConfirmationEmails?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
 export type Query = {
   __typename?: 'Query';
   /** The caller's accounts. */
@@ -96,6 +120,18 @@ export type Query = {
 
 export type QueryAccountArgs = {
   id: Scalars['ID']['input'];
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Changes settings of one of the caller's accounts (NOT_FOUND naming accountId when it is not theirs). */
+  updateAccountSettings: AccountSettings;
+};
+
+
+export type MutationUpdateAccountSettingsArgs = {
+  accountId: Scalars['ID']['input'];
+  input: AccountSettingsInput;
 };
 
 /**
@@ -122,14 +158,25 @@ export type Position = {
   updatedAt: Scalars['DateTime']['output'];
   lastPrice: Scalars['Decimal']['output'];
   previousClose: Scalars['Decimal']['output'];
+  openSellQuantity: Scalars['Decimal']['output'];
   /** The last price of the paper market. */
   marketPrice: Scalars['Decimal']['output'];
   /** quantity × marketPrice */
   marketValue: Scalars['Decimal']['output'];
   /** quantity × (marketPrice − averageCost) */
   unrealizedPnl: Scalars['Decimal']['output'];
+  /** unrealizedPnl / |costBasis| × 100, in percent with two decimals (half-up); null when costBasis is 0. */
+  unrealizedPnlPercent?: Maybe<Scalars['Decimal']['output']>;
   /** quantity × (marketPrice − previousClose) */
   dayChange: Scalars['Decimal']['output'];
+  /** (lastPrice − previousClose) / previousClose × 100, in percent with two decimals (half-up); null when there is no previous close. */
+  dayChangePercent?: Maybe<Scalars['Decimal']['output']>;
+  /**
+   * The quantity not already promised to working sell orders (what a new sell or a position close
+   * may still sell): quantity less the open quantity of the account's working sells in the symbol
+   * (a bracket's waiting exit counts what its entry has bought, an OCO pair once); never below 0.
+   */
+  quantityAvailable: Scalars['Decimal']['output'];
 };
 
 /** One page of holdings. */
@@ -355,17 +402,66 @@ export type FederationReferenceTypes = {
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
-        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
         | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
-        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}> ) );
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"lastPrice":true,"previousClose":true,"openSellQuantity":true}>
+        | GraphQLRecursivePick<FederationTypes['Position'], {"openSellQuantity":true}> ) );
 };
 
 
@@ -379,8 +475,12 @@ export type ResolversTypes = {
   Account: ResolverTypeWrapper<AccountModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  AccountSettings: ResolverTypeWrapper<AccountSettings>;
+  AccountSettingsInput: AccountSettingsInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Position: ResolverTypeWrapper<PositionModel>;
   PositionConnection: ResolverTypeWrapper<Omit<PositionConnection, 'nodes'> & { nodes: Array<ResolversTypes['Position']> }>;
   CashBalance: ResolverTypeWrapper<CashBalance>;
@@ -392,7 +492,6 @@ export type ResolversTypes = {
   Portfolio: ResolverTypeWrapper<Portfolio>;
   PortfolioSummary: ResolverTypeWrapper<PortfolioSummary>;
   PositionSettlement: ResolverTypeWrapper<PositionSettlement>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -402,8 +501,12 @@ export type ResolversParentTypes = {
   Account: AccountModel;
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
+  Boolean: Scalars['Boolean']['output'];
   Int: Scalars['Int']['output'];
+  AccountSettings: AccountSettings;
+  AccountSettingsInput: AccountSettingsInput;
   Query: Record<PropertyKey, never>;
+  Mutation: Record<PropertyKey, never>;
   Position: PositionModel;
   PositionConnection: Omit<PositionConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Position']> };
   CashBalance: CashBalance;
@@ -415,7 +518,6 @@ export type ResolversParentTypes = {
   Portfolio: Portfolio;
   PortfolioSummary: PortfolioSummary;
   PositionSettlement: PositionSettlement;
-  Boolean: Scalars['Boolean']['output'];
 };
 
 export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
@@ -434,16 +536,28 @@ export type AccountResolvers<ContextType = SubgraphContext, ParentType extends R
   status?: Resolver<ResolversTypes['AccountStatus'], ParentType, ContextType>;
   baseCurrency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  positions?: Resolver<ResolversTypes['PositionConnection'], ParentType, ContextType, Partial<AccountPositionsArgs>>;
+  nickname?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tradeConfirmationEmails?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  positions?: Resolver<ResolversTypes['PositionConnection'], ParentType, ContextType, RequireFields<AccountPositionsArgs, 'includeClosed'>>;
   position?: Resolver<Maybe<ResolversTypes['Position']>, ParentType, ContextType, RequireFields<AccountPositionArgs, 'symbol'>>;
   margin?: Resolver<ResolversTypes['Margin'], ParentType, ContextType>;
   portfolios?: Resolver<ResolversTypes['PortfolioSummary'], ParentType, ContextType>;
   positionSettlement?: Resolver<ResolversTypes['PositionSettlement'], ParentType, ContextType, RequireFields<AccountPositionSettlementArgs, 'symbol'>>;
 };
 
+export type AccountSettingsResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['AccountSettings'] = ResolversParentTypes['AccountSettings']> = {
+  accountId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nickname?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tradeConfirmationEmails?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   accounts?: Resolver<Array<ResolversTypes['Account']>, ParentType, ContextType>;
   account?: Resolver<Maybe<ResolversTypes['Account']>, ParentType, ContextType, RequireFields<QueryAccountArgs, 'id'>>;
+};
+
+export type MutationResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  updateAccountSettings?: Resolver<ResolversTypes['AccountSettings'], ParentType, ContextType, RequireFields<MutationUpdateAccountSettingsArgs, 'accountId' | 'input'>>;
 };
 
 export type PositionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Position'] = ResolversParentTypes['Position'], FederationReferenceType extends FederationReferenceTypes['Position'] = FederationReferenceTypes['Position']> = {
@@ -459,7 +573,10 @@ export type PositionResolvers<ContextType = SubgraphContext, ParentType extends 
   marketPrice?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   marketValue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   unrealizedPnl?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  unrealizedPnlPercent?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   dayChange?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  dayChangePercent?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  quantityAvailable?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type PositionConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['PositionConnection'] = ResolversParentTypes['PositionConnection']> = {
@@ -516,7 +633,9 @@ export type Resolvers<ContextType = SubgraphContext> = {
   Decimal?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   Account?: AccountResolvers<ContextType>;
+  AccountSettings?: AccountSettingsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
   Position?: PositionResolvers<ContextType>;
   PositionConnection?: PositionConnectionResolvers<ContextType>;
   MarginFigures?: MarginFiguresResolvers<ContextType>;

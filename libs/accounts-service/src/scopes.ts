@@ -14,9 +14,13 @@ export const accountsScopes: ScopeRules = {
   'Account.status': ['read:accounts'],
   'Account.baseCurrency': ['read:accounts'],
   'Account.createdAt': ['read:accounts'],
+  'Account.nickname': ['read:accounts'],
+  'Account.tradeConfirmationEmails': ['read:accounts'],
   'Account.positions': ['read:accounts'],
   'Account.position': ['read:accounts'],
   'Account.margin': ['read:accounts'],
   'Account.portfolios': ['read:accounts'],
   'Account.positionSettlement': ['read:accounts'],
+  // Answers only the settings it changed, so write:accounts alone is enough to make a change.
+  'Mutation.updateAccountSettings': ['write:accounts'],
 };

@@ -160,7 +160,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's accounts
+         * The caller's accounts, with their settings
          * @description Scopes: read:accounts
          */
         get: operations["listAccounts"];
@@ -172,6 +172,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller's accounts, with its settings
+         * @description Scopes: read:accounts
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the account's settings: `nickname` (1 to 64 characters once trimmed; null clears it) and `tradeConfirmationEmails`. A field left out keeps its value; an unknown field, or a field of the wrong type, is a 400 naming it. Answers the settings as they now are
+         * @description Scopes: write:accounts
+         */
+        patch: operations["updateAccountSettings"];
+        trace?: never;
+    };
     "/accounts/{accountId}/positions": {
         parameters: {
             query?: never;
@@ -180,7 +204,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every holding, by symbol
+         * Every open holding, by symbol (closed ones, quantity 0, with `includeClosed=true`)
          * @description Scopes: read:accounts
          */
         get: operations["listPositions"];
@@ -752,6 +776,15 @@ export interface components {
              */
             sandboxOutcome?: "COMPLETED" | "REJECTED";
         };
+        AccountSettingsRequest: {
+            /**
+             * @description 1 to 64 characters once trimmed, no control characters; null clears it
+             * @example Retirement
+             */
+            nickname?: string | null;
+            /** @description Whether each fill is confirmed by email */
+            tradeConfirmationEmails?: boolean;
+        };
         CancelFundingRequest: {
             /** Format: uuid */
             transactionId: string;
@@ -893,9 +926,21 @@ export interface components {
              * @example 2026-11-21T14:03:12.000Z
              */
             createdAt: string;
+            /** @description The owner's own name for the account (1 to 64 characters); null when none is set */
+            nickname: string | null;
+            /** @description Whether each fill is confirmed by email (true unless turned off) */
+            tradeConfirmationEmails: boolean;
         };
         AccountList: {
             accounts: components["schemas"]["Account"][];
+        };
+        AccountSettings: {
+            /** Format: uuid */
+            accountId: string;
+            /** @description The owner's own name for the account (1 to 64 characters); null when none is set */
+            nickname: string | null;
+            /** @description Whether each fill is confirmed by email (true unless turned off) */
+            tradeConfirmationEmails: boolean;
         };
         Position: {
             /** Format: uuid */
@@ -906,6 +951,11 @@ export interface components {
              * @example 10
              */
             quantity: string;
+            /**
+             * @description quantity less what working sell orders already sell: what a new sell or a close may still sell (never below 0)
+             * @example 10
+             */
+            quantityAvailable: string;
             /**
              * @description At least the instrument's tick precision, never rounded
              * @example 189.84
@@ -932,6 +982,11 @@ export interface components {
              */
             unrealizedPnl: string;
             /**
+             * @description unrealizedPnl / |costBasis| × 100, two decimals; null when costBasis is 0
+             * @example 10.15
+             */
+            unrealizedPnlPercent: string | null;
+            /**
              * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
              * @example 1250.00
              */
@@ -941,6 +996,11 @@ export interface components {
              * @example 1250.00
              */
             dayChange: string;
+            /**
+             * @description (last price − previous close) / previous close × 100, two decimals; null when there is no previous close
+             * @example 10.15
+             */
+            dayChangePercent: string | null;
             /**
              * @description ISO 4217
              * @example USD
@@ -960,6 +1020,11 @@ export interface components {
              */
             quantity: string;
             /**
+             * @description quantity less what working sell orders already sell: what a new sell or a close may still sell (never below 0)
+             * @example 10
+             */
+            quantityAvailable: string;
+            /**
              * @description At least the instrument's tick precision, never rounded
              * @example 189.84
              */
@@ -985,6 +1050,11 @@ export interface components {
              */
             unrealizedPnl: string;
             /**
+             * @description unrealizedPnl / |costBasis| × 100, two decimals; null when costBasis is 0
+             * @example 10.15
+             */
+            unrealizedPnlPercent: string | null;
+            /**
              * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
              * @example 1250.00
              */
@@ -994,6 +1064,11 @@ export interface components {
              * @example 1250.00
              */
             dayChange: string;
+            /**
+             * @description (last price − previous close) / previous close × 100, two decimals; null when there is no previous close
+             * @example 10.15
+             */
+            dayChangePercent: string | null;
             /**
              * @description ISO 4217
              * @example USD
@@ -2719,12 +2794,215 @@ export interface operations {
             };
         };
     };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listPositions: {
         parameters: {
             query?: {
                 limit?: number;
                 /** @description `nextCursor` of the previous page */
                 cursor?: string;
+                /** @description Also the holdings closed out (quantity 0), which keep their realised P&L; the cursor belongs to the same choice */
+                includeClosed?: boolean;
             };
             header?: never;
             path: {

@@ -22,6 +22,7 @@ import { checkOpenOrderCapSetting, INSTRUMENTS_CHANGED_CHANNEL, OPEN_ORDER_CAP_S
 import { AccountsSubgraphDirectory, RememberedAccounts } from '@trading/accounts-directory';
 import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
+import { openSellsResolvers } from './orders/open-sells';
 import { orderIdempotency, OrdersService } from './orders/orders.service';
 import { OutboxRelay, outboxMetrics } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
@@ -122,6 +123,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
             new CursorCodec(cursorKey),
             {
               collar: config.OMS_MARKET_COLLAR,
+              spread: config.OMS_QUOTE_SPREAD,
               commissionRate: config.OMS_COMMISSION_RATE,
               minimumCommission: config.OMS_MIN_COMMISSION,
               priceBand: config.OMS_PRICE_BAND,
@@ -136,6 +138,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
             instrumentsResolvers(instruments),
             ordersResolvers(orders, accounts),
             marketResolvers(new MarketService(dataSource, instruments)),
+            openSellsResolvers(dataSource, accounts),
             marketDataResolvers(
               new MarketDataService(dataSource, instruments, hours, new CursorCodec(cursorKey), {
                 spread: config.OMS_QUOTE_SPREAD,
@@ -173,6 +176,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
       {
         intervalMs: config.OMS_ENGINE_INTERVAL_MS,
         liquidity: config.OMS_FILL_LIQUIDITY,
+        spread: config.OMS_QUOTE_SPREAD,
         commission: { rate: config.OMS_COMMISSION_RATE, minimum: config.OMS_MIN_COMMISSION },
         acceptTimeoutMs: config.OMS_ACCEPT_TIMEOUT_MS,
         // A pass that filled has settlement events waiting: sent now, not at the relay's next pass.

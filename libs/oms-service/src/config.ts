@@ -55,9 +55,9 @@ const omsConfigSchema = z.object({
   OMS_PRICE_VOLATILITY: decimal('0.002'),
   /** How often the execution engine looks at working orders. */
   OMS_ENGINE_INTERVAL_MS: millis(200, 10),
-  /** Quantity the paper market can fill per instrument per engine pass (bigger orders fill in parts). */
+  /** Most the paper market fills per instrument and side per engine pass, and never more than the size quoted there (bigger orders fill in parts). */
   OMS_FILL_LIQUIDITY: decimal('1000'),
-  /** Market (and stop) buys reserve, and never pay, more than the reference price times (1 + collar). */
+  /** Market (and stop) buys reserve, and never pay, more than the ask (at the stop, for stops) times (1 + collar). */
   OMS_MARKET_COLLAR: decimal('0.05'),
   /** Commission: this fraction of the traded value, in the instrument's currency. */
   OMS_COMMISSION_RATE: decimal('0.0005'),

@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { AccountReference as AccountReferenceModel, SubgraphContext } from '@trading/subgraph';
 import type { OrderView as OrderViewModel } from './orders/order-store';
+import type { HoldingReference as HoldingReferenceModel } from './orders/open-sells';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
@@ -687,6 +688,8 @@ export type Position = {
   lastPrice: Scalars['Decimal']['output'];
   /** The previous session's closing price (from oms). */
   previousClose: Scalars['Decimal']['output'];
+  /** The open quantity of the account's working sells in this symbol (0 when none). */
+  openSellQuantity: Scalars['Decimal']['output'];
 };
 
 /** An instrument's simulated top of book: a spread around the last price on the tick grid. Decimals are strings. */
@@ -903,7 +906,7 @@ export type ResolversTypes = {
   Mark: ResolverTypeWrapper<Mark>;
   FxRate: ResolverTypeWrapper<FxRate>;
   MarketSnapshot: ResolverTypeWrapper<MarketSnapshot>;
-  Position: ResolverTypeWrapper<Position>;
+  Position: ResolverTypeWrapper<HoldingReferenceModel>;
   MarketQuote: ResolverTypeWrapper<MarketQuote>;
   MarketBar: ResolverTypeWrapper<MarketBar>;
   MarketBarPage: ResolverTypeWrapper<MarketBarPage>;
@@ -943,7 +946,7 @@ export type ResolversParentTypes = {
   Mark: Mark;
   FxRate: FxRate;
   MarketSnapshot: MarketSnapshot;
-  Position: Position | FederationReferenceTypes['Position'];
+  Position: HoldingReferenceModel;
   MarketQuote: MarketQuote;
   MarketBar: MarketBar;
   MarketBarPage: MarketBarPage;
@@ -1180,6 +1183,7 @@ export type PositionResolvers<ContextType = SubgraphContext, ParentType extends 
   symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   lastPrice?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   previousClose?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  openSellQuantity?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type MarketQuoteResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketQuote'] = ResolversParentTypes['MarketQuote']> = {

@@ -17,6 +17,7 @@ export const omsScopes: ScopeRules = {
   'Account.market': ['read:accounts'],
   'Position.lastPrice': ['read:accounts'],
   'Position.previousClose': ['read:accounts'],
+  'Position.openSellQuantity': ['read:accounts'],
   'Query.marketQuotes': ['read:market'],
   'Query.marketBars': ['read:market'],
   'Query.marketClock': ['read:market'],

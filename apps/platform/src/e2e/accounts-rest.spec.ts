@@ -6,7 +6,8 @@ import { patSession, scopedSession } from './sessions';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 const conforms = openApiResponseValidator(openApiDocument);
-const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
+const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const aliceMargin = DEMO_ACCOUNTS[1]!.id;
 const bobCash = DEMO_ACCOUNTS[2]!.id;
 
@@ -24,6 +25,7 @@ describe('accounts REST endpoints', () => {
   afterAll(() => p?.stop());
 
   const endpoints = [
+    { template: '/accounts/{accountId}', path: (id: string) => `/accounts/${id}` },
     { template: '/accounts/{accountId}/positions', path: (id: string) => `/accounts/${id}/positions` },
     { template: '/accounts/{accountId}/position', path: (id: string) => `/accounts/${id}/position?symbol=AAPL` },
     { template: '/accounts/{accountId}/margin', path: (id: string) => `/accounts/${id}/margin` },
@@ -100,6 +102,101 @@ describe('accounts REST endpoints', () => {
     const { body } = await http('GET', `${p.urls.api}/accounts/${aliceMargin}/portfolios`, { token: reader });
     const total = body.portfolios.reduce((sum: Decimal, x: { allocationPercent: string }) => sum.plus(x.allocationPercent), new Decimal(0));
     expect(total.minus(100).abs().lte('0.05')).toBe(true);
+  });
+
+  describe('PATCH /accounts/{accountId}: account settings', () => {
+    let writer: string;
+    const patch = (body: unknown, token = writer, id = aliceCash) => http('PATCH', `${p.urls.api}/accounts/${id}`, { token, body });
+    const read = async (id = aliceCash) => (await http('GET', `${p.urls.api}/accounts/${id}`, { token: reader })).body;
+
+    beforeAll(async () => {
+      writer = await patSession(p, alice.email, 'READ_WRITE');
+    });
+    afterAll(async () => {
+      await patch({ nickname: null, tradeConfirmationEmails: true });
+    });
+
+    it('changes the nickname (trimmed) and trade confirmation emails; the account reads show them; null clears the nickname', async () => {
+      expect(await read()).toMatchObject({ id: aliceCash, nickname: null, tradeConfirmationEmails: true });
+      const res = await patch({ nickname: '  Day trading ', tradeConfirmationEmails: false });
+      expect(res.status).toBe(200);
+      conforms('PATCH', '/accounts/{accountId}', 200, res.body);
+      expect(res.body).toEqual({ accountId: aliceCash, nickname: 'Day trading', tradeConfirmationEmails: false });
+      const one = await read();
+      conforms('GET', '/accounts/{accountId}', 200, one);
+      expect(one).toEqual({
+        id: aliceCash,
+        number: 'DU1000001',
+        type: 'CASH',
+        status: 'ACTIVE',
+        baseCurrency: 'USD',
+        createdAt: expect.any(String),
+        nickname: 'Day trading',
+        tradeConfirmationEmails: false,
+      });
+      const list = await http('GET', `${p.urls.api}/accounts`, { token: reader });
+      conforms('GET', '/accounts', 200, list.body);
+      expect(list.body.accounts.map((a: { id: string; nickname: string | null }) => [a.id, a.nickname])).toEqual([
+        [aliceCash, 'Day trading'],
+        [aliceMargin, null],
+      ]);
+      // A field left out keeps its value.
+      expect((await patch({ nickname: null })).body).toEqual({ accountId: aliceCash, nickname: null, tradeConfirmationEmails: false });
+      expect(await read()).toMatchObject({ nickname: null, tradeConfirmationEmails: false });
+    });
+
+    it('refuses an unknown field, a wrong type and a bad value with 400 naming the field, and changes nothing', async () => {
+      await patch({ nickname: 'Kept' });
+      for (const [body, field] of [
+        [{ nickname: 'x', colour: 'blue' }, 'colour'],
+        [{ tradeConfirmationEmails: 'yes' }, 'tradeConfirmationEmails'],
+        [{ tradeConfirmationEmails: null }, 'tradeConfirmationEmails'],
+        [{ nickname: 42 }, 'nickname'],
+        [{ nickname: ' '.repeat(3) }, 'nickname'],
+        [{ nickname: 'n'.repeat(65) }, 'nickname'],
+        [{}, 'body'],
+        [['nickname'], 'body'],
+      ] as const) {
+        const res = await patch(body);
+        expect({ body, status: res.status, code: res.body.code, field: res.body.field }).toEqual({
+          body,
+          status: 400,
+          code: 'BAD_USER_INPUT',
+          field,
+        });
+        conforms('PATCH', '/accounts/{accountId}', 400, res.body);
+      }
+      const text = await http('PATCH', `${p.urls.api}/accounts/${aliceCash}`, {
+        token: writer,
+        body: 'nickname=x',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(text).toMatchObject({ status: 415, body: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+      expect(await read()).toMatchObject({ nickname: 'Kept' });
+    });
+
+    it("answers 404 for another user's account and 400 for a malformed id", async () => {
+      const other = await patch({ nickname: 'Not mine' }, writer, bobCash);
+      expect(other).toMatchObject({ status: 404, body: { code: 'NOT_FOUND', field: 'accountId' } });
+      conforms('PATCH', '/accounts/{accountId}', 404, other.body);
+      const bobs = await http('GET', `${p.urls.api}/accounts/${bobCash}`, { token: await patSession(p, bob.email, 'READ_ONLY') });
+      expect(bobs.body).toMatchObject({ nickname: null });
+      expect(await patch({ nickname: 'x' }, writer, 'not-an-id')).toMatchObject({ status: 400, body: { field: 'accountId' } });
+    });
+
+    it('refuses a READ_ONLY PAT (403 READ_ONLY_TOKEN) and a vendor token without write:accounts (403); write:accounts alone is enough', async () => {
+      expect(await patch({ nickname: 'Read only' }, reader)).toMatchObject({ status: 403, body: { code: 'READ_ONLY_TOKEN' } });
+      const vendorReader = await scopedSession(p, alice.email, ['read:accounts', 'read:orders', 'write:orders']);
+      const refused = await patch({ nickname: 'Vendor' }, vendorReader);
+      expect(refused).toMatchObject({ status: 403, body: { code: 'INSUFFICIENT_SCOPE' } });
+      conforms('PATCH', '/accounts/{accountId}', 403, refused.body);
+      expect(await patch({ nickname: 'x' })).toMatchObject({ status: 200 }); // the writer still may
+      const vendorWriter = await scopedSession(p, alice.email, ['write:accounts']);
+      expect((await patch({ nickname: 'By vendor' }, vendorWriter)).body).toMatchObject({ nickname: 'By vendor' });
+      // …but reading the account back needs read:accounts.
+      expect(await http('GET', `${p.urls.api}/accounts/${aliceCash}`, { token: vendorWriter })).toMatchObject({ status: 403 });
+      expect(await http('PATCH', `${p.urls.api}/accounts/${aliceCash}`, { body: { nickname: 'x' } })).toMatchObject({ status: 401 });
+    });
   });
 
   it('answers one GraphQL query spanning accounts, banking and oms', async () => {

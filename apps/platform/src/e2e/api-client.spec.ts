@@ -14,7 +14,7 @@ describe('the generated TypeScript client against the running API', () => {
 
   beforeAll(async () => {
     p = await startOrdersPlatform();
-    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('AAPL', '189.90');
   }, 60_000);
   afterAll(() => p?.stop());
 

@@ -81,6 +81,11 @@ const FIELDS: Record<string, FieldRow> = {
   'Query.marketCalendar': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketCalendar { __typename } }' },
   'Query.marketInstruments': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketInstruments { symbol } }' },
   'Query.marketInstrument': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketInstrument(symbol: "AAPL") { symbol } }' },
+  'Mutation.updateAccountSettings': {
+    ...write('write:accounts'),
+    otherUser: '404 NOT_FOUND',
+    operation: () => `mutation { updateAccountSettings(accountId: "${cash}", input: { nickname: "authz" }) { accountId } }`,
+  },
   'Mutation.deposit': {
     ...write('write:banking'),
     otherUser: '404 NOT_FOUND',
@@ -139,6 +144,12 @@ const FIELDS: Record<string, FieldRow> = {
 /** Every route of the facade's route table, by method and path. A route without a row fails the test. */
 const ROUTE_ROWS: Record<string, RouteRow> = {
   'GET /accounts': { ...read('read:accounts'), otherUser: 'ok', request: () => ({ path: '/accounts' }) },
+  'GET /accounts/:accountId': { ...read('read:accounts'), otherUser: '404 NOT_FOUND', request: () => ({ path: `/accounts/${cash}` }) },
+  'PATCH /accounts/:accountId': {
+    ...write('write:accounts'),
+    otherUser: '404 NOT_FOUND',
+    request: () => ({ path: `/accounts/${cash}`, body: { nickname: 'authz' } }),
+  },
   'GET /accounts/:accountId/positions': {
     ...read('read:accounts'),
     otherUser: '404 NOT_FOUND',

@@ -12,7 +12,7 @@ const LOCAL_ORIGIN = 'http://localhost:5173';
 
 const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
 
-/** Issue 24 §5: browser pages of registered web origins may call /v1 (CORS); nobody else, and never /v1/oauth/*. */
+/** Browser pages of registered web origins may call /v1 (CORS); nobody else, and never /v1/oauth/*. */
 describe('CORS for registered web origins', () => {
   let p: TestPlatform;
   let app: ProvisionedApp;
@@ -100,7 +100,7 @@ describe('CORS for registered web origins', () => {
       const res = await preflight('/accounts', origin, 'GET', 'authorization, idempotency-key');
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(origin);
-      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, PUT');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, PATCH, POST, DELETE, PUT');
       expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, Last-Event-ID, DPoP');
       expect(res.headers.get('access-control-max-age')).toBe('600');
       expect(res.headers.get('vary')).toMatch(/\bOrigin\b/);

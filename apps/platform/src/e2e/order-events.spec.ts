@@ -36,7 +36,7 @@ describe('GET /v1/oms/{accountId}/events', () => {
 
   beforeAll(async () => {
     p = await startOrdersPlatform();
-    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('AAPL', '189.90');
   }, 60_000);
   afterEach(() => {
     for (const s of streams.splice(0)) s.close();
@@ -90,7 +90,7 @@ describe('GET /v1/oms/{accountId}/events', () => {
     );
     const other = await place(t, { type: 'LIMIT', limitPrice: '100.00' });
     expect((await http('DELETE', `${p.urls.api}/oms/order?orderId=${other.body.id}`, { token: t.session })).status).toBe(200);
-    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('AAPL', '189.90');
 
     const resumed = await open(t.accountId, t.session, placed!.id);
     const seen: Array<[string | undefined, string, string | undefined]> = [];

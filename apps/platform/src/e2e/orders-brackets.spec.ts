@@ -89,7 +89,7 @@ describe('orders: brackets, OCO and OTO', () => {
     const sl = leg(entry, 'STOP_LOSS');
     expect([tp.status, sl.status]).toEqual(['NEW', 'NEW']);
     await new Promise((r) => setTimeout(r, 300));
-    await p.oms.feed.setPrice('AAPL', '200.50');
+    await p.oms.feed.setPrice('AAPL', '200.61'); // bid 200.50: the take-profit sells at the bid
     expect(await waitFor(aliceCash, tp.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.50', parentOrderId: res.body.id });
     const cancelled = await waitFor(aliceCash, sl.id, 'CANCELLED');
     expect(cancelled.statusReason).toBe(`OCO: order ${tp.id} filled`);
@@ -149,7 +149,7 @@ describe('orders: brackets, OCO and OTO', () => {
     const five = await place({ ...more, quantity: '5' });
     expect(five.status).toBe(201);
     await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: five.body.id } });
-    await p.oms.feed.setPrice('AAPL', '169.50');
+    await p.oms.feed.setPrice('AAPL', '169.59'); // at or below the stop; bid 169.50
     expect(await waitFor(aliceMargin, stop.id, 'FILLED')).toMatchObject({ averageFillPrice: '169.50' });
     expect(await waitFor(aliceMargin, res.body.id, 'CANCELLED')).toMatchObject({
       filledQuantity: '0',
@@ -287,7 +287,7 @@ describe('orders: brackets, OCO and OTO', () => {
   it('attack: the shares a partly filled bracket entry bought belong to its exits; no other sell or close takes them (no short sale)', async () => {
     await p.oms.engine.pause();
     try {
-      await p.oms.feed.setPrice('AAPL', '50.00');
+      await p.oms.feed.setPrice('AAPL', '49.97'); // ask 50.00
       const entry = await place({
         accountId: aliceCash, // no AAPL before
         symbol: 'AAPL',
@@ -320,7 +320,7 @@ describe('orders: brackets, OCO and OTO', () => {
         { status: 'NEW', quantity: '150.00000000' },
       ]);
       expect((await place({ ...sell, quantity: '1' })).body).toMatchObject({ status: 422, field: 'quantity' });
-      await p.oms.feed.setPrice('AAPL', '60.00');
+      await p.oms.feed.setPrice('AAPL', '61.00'); // bid 60.96, above the take-profit's limit
       await p.oms.engine.runOnce(); // the take-profit sells 100, its stop-loss is cancelled
       await p.oms.engine.runOnce(); // and the last 50
       const [{ net }] = await db.query(

@@ -22,14 +22,19 @@ describe('a fair engine under size', () => {
   let alices: string;
   let bobs: string;
   const huge: string[] = [];
+  /** AAPL's quote at 1.00: buys fill at its ask, at most its ask size per pass (below the 1000 of liquidity). */
+  let ask: { price: string; size: number };
 
   beforeAll(async () => {
-    // The default liquidity (1000 per instrument per pass); a cheap share so 100,000 of them stay under the order value cap.
+    // The default liquidity (1000 per instrument per pass; the quoted size limits a pass below it); a cheap share so 100,000 of them stay under the order value cap.
     p = await startOrdersPlatform({ OMS_FILL_LIQUIDITY: '1000' });
     db = new ServiceDatabases(p);
     alices = await patSession(p, alice.email, 'READ_WRITE');
     bobs = await patSession(p, bob.email, 'READ_WRITE');
     await p.oms.feed.setPrice('AAPL', '1.00');
+    const [quote] = (await http('GET', `${p.urls.api}/market/quotes?symbols=AAPL`, { token: alices })).body.quotes;
+    ask = { price: quote.ask, size: Number(quote.askSize) };
+    expect(ask.size).toBeLessThanOrEqual(1000);
     await fund(p, alices, aliceCash, '1000000');
     await fund(p, bobs, bobCash, '5000');
   }, 60_000);
@@ -77,7 +82,7 @@ describe('a fair engine under size', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect({ status, within: Date.now() - placedAt <= 1000 }).toEqual({ status: 'FILLED', within: true });
-    expect(await order(bobs, bobCash, small.body.id)).toMatchObject({ filledQuantity: '10', averageFillPrice: '1.00' });
+    expect(await order(bobs, bobCash, small.body.id)).toMatchObject({ filledQuantity: '10', averageFillPrice: ask.price });
 
     // The big buys keep filling, pass after pass, oldest first.
     const before = await hugeFilled();
@@ -88,17 +93,19 @@ describe('a fair engine under size', () => {
 
   it('each pass shares the liquidity equally across accounts, hands on what a small account leaves, and sells have their own', async () => {
     await p.oms.engine.pause();
+    // The pool is the ask size (a whole number of hundreds): in tenths of it, so the shares are whole.
+    const tenths = (n: number) => String((ask.size / 10) * n);
     try {
-      const bigBuy = await marketBuy(bobs, bobCash, '600');
+      const bigBuy = await marketBuy(bobs, bobCash, tenths(6));
       expect(bigBuy.status).toBe(201);
       const before = await hugeFilled();
 
-      // Two accounts want more than half the 1000: 500 each.
+      // Two accounts want more than half the pool: half each.
       await p.oms.engine.runOnce();
-      expect((await order(bobs, bobCash, bigBuy.body.id)).filledQuantity).toBe('500');
-      expect((await hugeFilled()).minus(before).toFixed()).toBe('500');
+      expect((await order(bobs, bobCash, bigBuy.body.id)).filledQuantity).toBe(tenths(5));
+      expect((await hugeFilled()).minus(before).toFixed()).toBe(tenths(5));
 
-      // Bob now wants only 100: Alice gets the other 900. A sell of the same symbol fills too, from its own pool.
+      // Bob now wants only a tenth: Alice gets the other nine. A sell of the same symbol fills too, from its own pool.
       const sell = await http('POST', api('/oms/order'), {
         token: alices,
         body: { accountId: aliceMargin, symbol: 'AAPL', side: 'SELL', type: 'MARKET', timeInForce: 'DAY', quantity: '5' },
@@ -107,11 +114,11 @@ describe('a fair engine under size', () => {
       await p.oms.engine.runOnce();
       expect((await order(bobs, bobCash, bigBuy.body.id)).status).toBe('FILLED');
       expect((await order(alices, aliceMargin, sell.body.id)).status).toBe('FILLED');
-      expect((await hugeFilled()).minus(before).toFixed()).toBe('1400');
+      expect((await hugeFilled()).minus(before).toFixed()).toBe(tenths(14));
 
       // Alone again, Alice's buys take the whole pool.
       await p.oms.engine.runOnce();
-      expect((await hugeFilled()).minus(before).toFixed()).toBe('2400');
+      expect((await hugeFilled()).minus(before).toFixed()).toBe(tenths(24));
       await expectTimePriority();
     } finally {
       p.oms.engine.resume();

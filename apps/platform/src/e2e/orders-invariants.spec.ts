@@ -16,13 +16,26 @@ function prng(seed: number) {
   };
 }
 
+/** The quoted spread the run uses (pinned): a quote's bid and ask lie half of it from the last price, in whole ticks. */
+const SPREAD = '0.001';
+
+/** The bid and ask quoted around a last price, worked out here as GET /market/quotes documents them. */
+function quoteAround(last: string, tick: string): { bid: string; ask: string } {
+  const half = Decimal.max(new Decimal(last).times(SPREAD).div(2).div(tick).ceil(), 1).times(tick);
+  return {
+    bid: Decimal.max(new Decimal(last).minus(half), Decimal.min(tick, last)).toFixed(),
+    ask: new Decimal(last).plus(half).toFixed(),
+  };
+}
+
 /**
  * Issue 6: a randomised run of concurrent orders, cancels, deposits and withdrawals across three
  * accounts while the price feed moves (issue 26: brackets, OCO and trailing stops among the
  * orders, replaces and position closes among the changes), then every settlement event delivered a second time
  * (a relay that crashed after publishing). Afterwards: the ledger balances, every holding is
- * its seed plus its fills, no closed order keeps a hold, no cash book is negative, and each
- * event was applied exactly once.
+ * its seed plus its fills, no closed order keeps a hold, no cash book is negative, each
+ * event was applied exactly once, and every fill was at the quote (buys at the ask, sells at the
+ * bid) of a price its instrument had just before it.
  */
 describe('orders: invariants after a randomised concurrent run', () => {
   let p: TestPlatform;
@@ -35,7 +48,12 @@ describe('orders: invariants after a randomised concurrent run', () => {
   ];
 
   beforeAll(async () => {
-    p = await startOrdersPlatform({ OMS_PRICE_TICK_MS: '50', OMS_PRICE_VOLATILITY: '0.004', OMS_FILL_LIQUIDITY: '7' });
+    p = await startOrdersPlatform({
+      OMS_PRICE_TICK_MS: '50',
+      OMS_PRICE_VOLATILITY: '0.004',
+      OMS_FILL_LIQUIDITY: '7',
+      OMS_QUOTE_SPREAD: SPREAD,
+    });
     for (const a of accounts) tokens[a.user] ??= await patSession(p, a.user, 'READ_WRITE');
     db = new ServiceDatabases(p);
   }, 60_000);
@@ -212,6 +230,22 @@ describe('orders: invariants after a randomised concurrent run', () => {
       throw err;
     });
     expect(caughtUp.trades).toBeGreaterThan(5);
+
+    // Every fill at the quote of its side: a pass fills at the quote of the last price it read,
+    // one of those the feed set just before the fill (a fill at a last price itself would match
+    // only where another recent price happened to lie half a spread from it).
+    const fills: Array<{ id: string; side: string; price: string; tick: string; recent: string[] }> = await q(
+      'oms',
+      `SELECT t.id, t.side, trim_scale(t.price)::text AS price, trim_scale(i.tick_size)::text AS tick,
+              array(SELECT trim_scale(m.price)::text FROM market_ticks m WHERE m.symbol = t.symbol AND m.at <= t.executed_at
+                    ORDER BY m.at DESC LIMIT 100) AS recent
+       FROM trades t JOIN instruments i USING (symbol) ORDER BY t.executed_at`,
+    );
+    const offQuote = fills.filter(
+      (f) => !f.recent.some((last) => new Decimal(quoteAround(last, f.tick)[f.side === 'BUY' ? 'ask' : 'bid']).eq(f.price)),
+    );
+    expect(offQuote).toEqual([]);
+    expect(new Set(fills.map((f) => f.side))).toEqual(new Set(['BUY', 'SELL']));
 
     // A relay that crashed after publishing publishes everything again: nothing is applied twice.
     for (const row of await q('oms', 'SELECT event_id, type, payload, created_at FROM outbox ORDER BY seq')) {

@@ -34,8 +34,8 @@ describe('order lifecycle', () => {
   const position = async (accountId: string, symbol: string) =>
     (await http('GET', api(`/accounts/${accountId}/position?symbol=${symbol}`), { token: writer })).body;
 
-  it('a market buy fills at once; banking takes gross + commission out of the hold, accounts books the position', async () => {
-    await p.oms.feed.setPrice('AAPL', '190.00');
+  it('a market buy fills at once at the ask; banking takes gross + commission out of the hold, accounts books the position', async () => {
+    await p.oms.feed.setPrice('AAPL', '189.90'); // bid 189.80, ask 190.00
     const before = await balance(aliceCash);
     const res = await place({
       accountId: aliceCash,
@@ -100,7 +100,7 @@ describe('order lifecycle', () => {
   const pause = () => p.oms.engine.pause();
   afterEach(() => p.oms.engine.resume());
 
-  it('a limit buy rests until the price comes down to it, then fills at the market price; the unused hold comes back', async () => {
+  it('a limit buy rests until the ask comes down to it, then fills at the ask; the unused hold comes back', async () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
     const res = await place({
       accountId: aliceCash,
@@ -114,7 +114,7 @@ describe('order lifecycle', () => {
     expect(res).toMatchObject({ status: 201, body: { status: 'NEW', limitPrice: '185.00', reservedAmount: '925.46' } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', fills: [] });
-    await p.oms.feed.setPrice('AAPL', '184.50');
+    await p.oms.feed.setPrice('AAPL', '184.40'); // ask 184.50
     expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({
       averageFillPrice: '184.50',
       grossAmount: '922.50',
@@ -128,7 +128,7 @@ describe('order lifecycle', () => {
     );
   });
 
-  it('a stop sell triggers when the price falls to the stop, fills at the market and books realised P&L', async () => {
+  it('a stop sell triggers when the price falls to the stop, fills at the bid and books realised P&L', async () => {
     const res = await place({
       accountId: aliceCash,
       symbol: 'AAPL',
@@ -141,7 +141,7 @@ describe('order lifecycle', () => {
     expect(res).toMatchObject({ status: 201, body: { status: 'NEW', reservedAmount: null, expiresAt: expect.any(String) } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await getOrder(aliceCash, res.body.id)).body).toMatchObject({ status: 'NEW', triggeredAt: null });
-    await p.oms.feed.setPrice('AAPL', '179.90');
+    await p.oms.feed.setPrice('AAPL', '179.99'); // bid 179.90
     const order = await settled(aliceCash, res.body.id, 'FILLED');
     expect(order).toMatchObject({ averageFillPrice: '179.90', triggeredAt: expect.any(String), grossAmount: '899.50', commission: '0.45' });
     const pos = await until(
@@ -170,15 +170,15 @@ describe('order lifecycle', () => {
       (r) => r.body.triggeredAt !== null,
       'the stop to trigger',
     );
-    expect(triggered.body).toMatchObject({ status: 'NEW', fills: [] }); // 202 is above the 201 limit
-    await p.oms.feed.setPrice('AAPL', '200.50');
+    expect(triggered.body).toMatchObject({ status: 'NEW', fills: [] }); // the ask 202.11 is above the 201 limit
+    await p.oms.feed.setPrice('AAPL', '200.39'); // ask 200.50
     expect(await settled(aliceCash, res.body.id, 'FILLED')).toMatchObject({ averageFillPrice: '200.50', filledQuantity: '2' });
     await noHoldLeft();
   });
 
   it('fills a big order in parts; cancelling the rest releases what the fills did not use; cancelling again is harmless', async () => {
     await pause();
-    await p.oms.feed.setPrice('AAPL', '10.00');
+    await p.oms.feed.setPrice('AAPL', '9.99'); // ask 10.00
     const before = await balance(aliceCash);
     const res = await place({
       accountId: aliceCash,
@@ -310,7 +310,7 @@ describe('order lifecycle', () => {
 
   it('cancel while filling: exactly one outcome each time, and no hold is left behind', async () => {
     await pause();
-    await p.oms.feed.setPrice('AAPL', '10.00');
+    await p.oms.feed.setPrice('AAPL', '9.99'); // ask 10.00
     for (let i = 0; i < 6; i++) {
       const res = await place({
         accountId: aliceCash,

@@ -28,7 +28,7 @@ describe('orders: replace', () => {
     p = await startOrdersPlatform({ OMS_FILL_LIQUIDITY: '3' });
     writer = await patSession(p, alice.email, 'READ_WRITE');
     db = new ServiceDatabases(p);
-    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('AAPL', '189.90'); // ask 190.00: a buy limit of 190.00 fills
   }, 60_000);
   afterAll(async () => {
     await db?.end();
@@ -94,7 +94,7 @@ describe('orders: replace', () => {
     const res = await replace({ accountId: aliceCash, orderId: order.body.id, quantity: '12', limitPrice: '189.00' });
     expect(res.body).toMatchObject({ status: 'NEW', quantity: '9', filledQuantity: '0', limitPrice: '189.00', replaces: order.body.id });
     expect(await getOrder(aliceCash, order.body.id)).toMatchObject({ status: 'CANCELLED', filledQuantity: '3', replacedBy: res.body.id });
-    await p.oms.engine.runOnce(); // the old order never fills again; the replacement does (at 190 > 189: not yet)
+    await p.oms.engine.runOnce(); // the old order never fills again; the replacement does (the ask 190 > 189: not yet)
     expect(await getOrder(aliceCash, order.body.id)).toMatchObject({ filledQuantity: '3' });
     expect((await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: res.body.id } })).status).toBe(200);
     // The old hold kept exactly what its 3 fills cost, the replacement's came back whole.
@@ -200,7 +200,7 @@ describe('orders: replace', () => {
   });
 
   it('a replace racing a fill: either the replace takes the remainder or it is refused with 409, never both; holds and cash exact', async () => {
-    await p.oms.feed.setPrice('AAPL', '190.00');
+    await p.oms.feed.setPrice('AAPL', '189.90'); // ask 190.00
     const outcomes: string[] = [];
     for (let i = 0; i < 16; i++) {
       await p.oms.engine.pause();

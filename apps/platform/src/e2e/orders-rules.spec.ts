@@ -46,13 +46,13 @@ describe('order rules and a fair engine', () => {
   it('charges at least the minimum commission per order, and reserves it', async () => {
     const res = await place(alices, buy(aliceCash, { type: 'MARKET', timeInForce: 'DAY', quantity: '1' }));
     expect(res.status).toBe(201);
-    expect(res.body.reservedAmount).toBe('106.00'); // 1 × 100 × (1 + 5 % collar) + the 1.00 minimum
+    expect(res.body.reservedAmount).toBe('106.06'); // 1 × the ask 100.05 × (1 + 5 % collar), on the tick, + the 1.00 minimum
     const filled = await until(
       () => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${res.body.id}`, { token: alices }),
       (r) => r.body.status === 'FILLED',
       'the buy to fill',
     );
-    expect(filled.body).toMatchObject({ grossAmount: '100.00', commission: '1.00' }); // 0.05 by the rate alone
+    expect(filled.body).toMatchObject({ grossAmount: '100.05', commission: '1.00' }); // at the ask; 0.05 by the rate alone
     const rules = await http('GET', `${p.urls.api}/oms/${aliceCash}/order/rules`, { token: alices });
     expect(rules.body).toMatchObject({ minimumCommission: '1.00', priceBand: '0.5', maxOpenOrders: 30 });
   });

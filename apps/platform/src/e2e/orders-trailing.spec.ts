@@ -30,7 +30,7 @@ describe('orders: trailing stops', () => {
     until(() => getOrder(accountId, id), done, what);
   const trailing = { symbol: 'AAPL', type: 'TRAILING_STOP', timeInForce: 'GTC', quantity: '4' };
 
-  it('a sell follows a rising price tick by tick, holds its stop when the price dips, and triggers as a market order', async () => {
+  it('a sell follows a rising price tick by tick, holds its stop when the price dips, and triggers as a market order (at the bid)', async () => {
     await p.oms.feed.setPrice('AAPL', '190.00');
     const res = await place({ ...trailing, accountId: aliceMargin, side: 'SELL', trailPrice: '5.00' });
     expect(res.status).toBe(201);
@@ -58,7 +58,8 @@ describe('orders: trailing stops', () => {
     });
     await p.oms.feed.setPrice('AAPL', '194.90');
     const filled = await waitFor(aliceMargin, id, (o) => o['status'] === 'FILLED', 'the trailing stop to fill');
-    expect(filled).toMatchObject({ averageFillPrice: '194.90', triggeredAt: expect.any(String), stopPrice: '195.00', filledQuantity: '4' });
+    // The last price 194.90 triggers it; the bid is 194.80.
+    expect(filled).toMatchObject({ averageFillPrice: '194.80', triggeredAt: expect.any(String), stopPrice: '195.00', filledQuantity: '4' });
   });
 
   it('a buy with trailPercent follows a falling price; its hold covers the collar of its first stop and comes back', async () => {
@@ -70,7 +71,7 @@ describe('orders: trailing stops', () => {
     await waitFor(aliceCash, res.body.id, (o) => o['stopPrice'] === '397.80', 'stop 397.80');
     await p.oms.feed.setPrice('MSFT', '398.00');
     expect(await waitFor(aliceCash, res.body.id, (o) => o['status'] === 'FILLED', 'the buy to fill')).toMatchObject({
-      averageFillPrice: '398.00',
+      averageFillPrice: '398.20', // the ask at a last price of 398.00
       highWaterMark: '390.00',
     });
     await until(
@@ -103,7 +104,8 @@ describe('orders: trailing stops', () => {
     expect(rules.timeInForceByType).toContainEqual({ type: 'TRAILING_STOP', timesInForce: ['DAY', 'GTC'] });
     const body = { ...trailing, accountId: aliceMargin, side: 'SELL', trailPercent: '1', quantity: '1' };
     const whatIf = await http('POST', api('/oms/what-if'), { token: writer, body });
-    expect(whatIf.body).toMatchObject({ type: 'TRAILING_STOP', estimatedPrice: '188.10', wouldBeRejected: false });
+    // The stop starts at 188.10 (1 % below 190.00); a sell there fills at the bid, 188.00.
+    expect(whatIf.body).toMatchObject({ type: 'TRAILING_STOP', estimatedPrice: '188.00', wouldBeRejected: false });
     const key = { 'Idempotency-Key': `trail-${randomUUID()}` };
     const [a, b] = await Promise.all([place(body, key), place(body, key)]);
     expect(b.body.id).toBe(a.body.id);

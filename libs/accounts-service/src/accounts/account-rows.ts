@@ -1,7 +1,8 @@
 import type { PreparedStatement } from '@trading/db';
 
 /** The accounts table is read and written with SQL only; every read names its columns as `Account` spells them. */
-export const ACCOUNT_COLUMNS = `id, user_id AS "userId", number, type, status, base_currency AS "baseCurrency", created_at AS "createdAt"`;
+export const ACCOUNT_COLUMNS = `id, user_id AS "userId", number, type, status, base_currency AS "baseCurrency", created_at AS "createdAt",
+  nickname, trade_confirmation_emails AS "tradeConfirmationEmails"`;
 
 /** A user's accounts, oldest first: read on every REST and GraphQL call that lists or checks accounts. */
 export const ACCOUNTS_OF_USER: PreparedStatement = {

@@ -31,6 +31,28 @@ export const accountsTypeDefs = /* GraphQL */ `
     baseCurrency: String!
     "RFC 3339, UTC"
     createdAt: DateTime!
+    "The owner's own name for the account (1 to 64 characters); null when none is set."
+    nickname: String
+    "Whether each fill is confirmed by email (true unless the owner turned it off)."
+    tradeConfirmationEmails: Boolean!
+  }
+
+  "An account's settings as they are after a change."
+  type AccountSettings {
+    "The account id (UUID)."
+    accountId: ID!
+    "The owner's own name for the account; null when none is set."
+    nickname: String
+    "Whether each fill is confirmed by email."
+    tradeConfirmationEmails: Boolean!
+  }
+
+  "What to change; a field left out keeps its value. At least one field."
+  input AccountSettingsInput {
+    "1 to 64 characters once trimmed (no control characters); null clears it."
+    nickname: String
+    "Whether each fill is confirmed by email; not null."
+    tradeConfirmationEmails: Boolean
   }
 
   type Query {
@@ -38,5 +60,10 @@ export const accountsTypeDefs = /* GraphQL */ `
     accounts: [Account!]!
     "One of the caller's accounts; null when it is not theirs."
     account("The account id." id: ID!): Account
+  }
+
+  type Mutation {
+    "Changes settings of one of the caller's accounts (NOT_FOUND naming accountId when it is not theirs)."
+    updateAccountSettings("The account id." accountId: ID!, "What to change." input: AccountSettingsInput!): AccountSettings!
   }
 `;

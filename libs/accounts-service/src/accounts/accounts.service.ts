@@ -1,7 +1,25 @@
-import { queryPrepared, type DataSource, type NotifiedCache } from '@trading/db';
-import { isUuid } from '@trading/errors';
-import { ACCOUNTS_OF_USER } from './account-rows';
+import { queryPrepared, type DataSource, type NotifiedCache, type PreparedStatement } from '@trading/db';
+import { errors, isUuid } from '@trading/errors';
+import { ACCOUNT_COLUMNS, ACCOUNTS_OF_USER } from './account-rows';
+import { parseSettingsChange } from './account-settings';
 import type { Account } from './entities/account.entity';
+
+/** The settings given ($3: whether the nickname is; $5 null: confirmations as they are) of one account of one owner. */
+const UPDATE_SETTINGS: PreparedStatement = {
+  name: 'account-settings-update',
+  text: `UPDATE accounts
+            SET nickname = CASE WHEN $3 THEN $4 ELSE nickname END,
+                trade_confirmation_emails = coalesce($5, trade_confirmation_emails)
+          WHERE id = $1 AND user_id = $2
+      RETURNING ${ACCOUNT_COLUMNS}`,
+};
+
+/** An account's settings as the API shows them. */
+interface AccountSettingsView {
+  accountId: string;
+  nickname: string | null;
+  tradeConfirmationEmails: boolean;
+}
 
 /** The channel the accounts table's trigger announces changes on (migration 1732230000031). */
 export const ACCOUNTS_CHANGED_CHANNEL = 'accounts_changed';
@@ -22,6 +40,26 @@ export class AccountsService {
   async findOwned(id: string, userId: string): Promise<Account | null> {
     if (!isUuid(id)) return null;
     return (await this.accountsOf(userId)).find((a) => a.id === id) ?? null;
+  }
+
+  /**
+   * Changes the settings of one of `userId`'s accounts; another user's account, or none, is
+   * NOT_FOUND naming accountId, as unknown ones are. The owner is checked in the UPDATE itself.
+   */
+  async updateSettings(accountId: unknown, userId: string, input: unknown): Promise<AccountSettingsView> {
+    if (typeof accountId !== 'string' || !isUuid(accountId)) throw errors.notFound('Account', 'accountId');
+    const change = parseSettingsChange(input);
+    const [row] = await queryPrepared<Account>(this.dataSource, UPDATE_SETTINGS, [
+      accountId,
+      userId,
+      'nickname' in change,
+      change.nickname ?? null,
+      change.tradeConfirmationEmails ?? null,
+    ]);
+    if (!row) throw errors.notFound('Account', 'accountId');
+    // Read your writes here at once; other instances hear of it from the table's trigger.
+    this.cache.forget(userId);
+    return { accountId: row.id, nickname: row.nickname, tradeConfirmationEmails: row.tradeConfirmationEmails };
   }
 
   private accountsOf(userId: string): Promise<readonly Account[]> {

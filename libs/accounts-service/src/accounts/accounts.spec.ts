@@ -94,6 +94,97 @@ describe('accounts subgraph', () => {
     expect(res.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
   });
 
+  describe('account settings', () => {
+    const UPDATE =
+      'mutation($id: ID!, $input: AccountSettingsInput!) { updateAccountSettings(accountId: $id, input: $input) { accountId nickname tradeConfirmationEmails } }';
+    const SETTINGS = 'query($id: ID!) { account(id: $id) { nickname tradeConfirmationEmails } }';
+    const update = (
+      input: Record<string, unknown>,
+      claims: { sub: string; scope?: string[]; access?: 'READ_ONLY' | 'READ_WRITE' } = { sub: alice },
+      id: string = aliceAccount,
+    ) => askSubgraph(url, { keys, subgraph: 'accounts' }, UPDATE, claims, { id, input });
+    const settingsOf = async (id: string = aliceAccount, sub: string = alice) =>
+      (await askSubgraph(url, { keys, subgraph: 'accounts' }, SETTINGS, { sub }, { id })).body.data.account;
+
+    it('starts with no nickname and confirmations on; the owner changes either, trimmed, and clears the nickname with null', async () => {
+      expect(await settingsOf()).toEqual({ nickname: null, tradeConfirmationEmails: true });
+      const named = await update({ nickname: '  Retirement   fund ' });
+      expect(named.body).toEqual({
+        data: { updateAccountSettings: { accountId: aliceAccount, nickname: 'Retirement   fund', tradeConfirmationEmails: true } },
+      });
+      // Read back at once on this instance (its own write), a field left out keeps its value.
+      expect(await settingsOf()).toEqual({ nickname: 'Retirement   fund', tradeConfirmationEmails: true });
+      await update({ tradeConfirmationEmails: false });
+      expect(await settingsOf()).toEqual({ nickname: 'Retirement   fund', tradeConfirmationEmails: false });
+      // 64 characters, counted as characters (not UTF-16 units).
+      const longest = '€'.repeat(32) + '😀'.repeat(32);
+      expect((await update({ nickname: longest })).body.data.updateAccountSettings.nickname).toBe(longest);
+      await update({ nickname: null, tradeConfirmationEmails: true });
+      expect(await settingsOf()).toEqual({ nickname: null, tradeConfirmationEmails: true });
+    });
+
+    it('refuses a bad value naming the field, and changes nothing', async () => {
+      await update({ nickname: 'Kept' });
+      for (const [input, field] of [
+        [{ nickname: '' }, 'nickname'],
+        [{ nickname: '   ' }, 'nickname'],
+        [{ nickname: 'x'.repeat(65) }, 'nickname'],
+        [{ nickname: 'two\nlines' }, 'nickname'],
+        [{ nickname: 'tab\there' }, 'nickname'],
+        [{ tradeConfirmationEmails: null }, 'tradeConfirmationEmails'],
+        [{}, 'input'],
+      ] as const) {
+        const res = await update(input);
+        expect({ input, error: res.body.errors?.[0]?.extensions }).toEqual({ input, error: { code: 'BAD_USER_INPUT', field } });
+      }
+      // Types and unknown fields are GraphQL's own checks.
+      for (const input of [{ nickname: 42 }, { tradeConfirmationEmails: 'yes' }, { colour: 'blue' }]) {
+        const res = await update(input);
+        expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      }
+      expect(await settingsOf()).toEqual({ nickname: 'Kept', tradeConfirmationEmails: true });
+    });
+
+    it("changes only the caller's own account: another user's, an unknown or a malformed one is NOT_FOUND", async () => {
+      for (const id of [bobAccount, randomUUID(), 'not-a-uuid']) {
+        const res = await update({ nickname: 'Mine now' }, { sub: alice }, id);
+        expect(res.body.errors[0].extensions).toEqual({ code: 'NOT_FOUND', field: 'accountId' });
+      }
+      expect(await settingsOf(bobAccount, bob)).toEqual({ nickname: null, tradeConfirmationEmails: true });
+    });
+
+    it('needs write:accounts (alone enough), and a READ_ONLY token may not change anything', async () => {
+      const reader = await update({ nickname: 'Nope' }, { sub: alice, scope: ['read:accounts'] });
+      expect(reader.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+      const readOnly = await update({ nickname: 'Nope' }, { sub: alice, scope: ['write:accounts'], access: 'READ_ONLY' });
+      expect(readOnly.body.errors[0].extensions.code).toBe('READ_ONLY_TOKEN');
+      const writer = await update({ nickname: 'Writer' }, { sub: alice, scope: ['write:accounts'] });
+      expect(writer.body.data.updateAccountSettings).toEqual({
+        accountId: aliceAccount,
+        nickname: 'Writer',
+        tradeConfirmationEmails: true,
+      });
+      // Reading the settings through the account is a read like the rest of it.
+      const unread = await askSubgraph(
+        url,
+        { keys, subgraph: 'accounts' },
+        SETTINGS,
+        { sub: alice, scope: ['write:accounts'] },
+        { id: aliceAccount },
+      );
+      expect(unread.body.errors[0].extensions.code).toBe('INSUFFICIENT_SCOPE');
+    });
+
+    it('keeps the database to the same rule, whoever writes', async () => {
+      await expect(service.dataSource.query(`UPDATE accounts SET nickname = '' WHERE id = $1`, [aliceAccount])).rejects.toThrow(
+        /check constraint/,
+      );
+      await expect(
+        service.dataSource.query(`UPDATE accounts SET nickname = repeat('x', 65) WHERE id = $1`, [aliceAccount]),
+      ).rejects.toThrow(/check constraint/);
+    });
+  });
+
   it('a change to an account reaches every instance at once, made by the service or by hand', async () => {
     const other = await createAccountsApp(loadAccountsConfig({ ...keys.env('accounts'), ACCOUNTS_DATABASE_URL: running.databaseUrl }), {
       logger: createLogger('accounts', 'silent'),

@@ -8,6 +8,9 @@ export function accountsResolvers(accounts: AccountsService): Resolvers {
       accounts: (_: unknown, __: unknown, { claims }) => accounts.listForUser(claims.sub),
       account: (_: unknown, { id }: { id: string }, { claims }) => accounts.findOwned(id, claims.sub),
     },
+    Mutation: {
+      updateAccountSettings: (_: unknown, { accountId, input }, { claims }) => accounts.updateSettings(accountId, claims.sub, input),
+    },
     Account: {
       // Entity references from other subgraphs resolve only to the caller's own accounts.
       // The representation may carry fields other subgraphs resolved for @requires (balances,

@@ -8,10 +8,13 @@ import type { Position } from './entities/position.entity';
 const POSITION_COLUMNS = `account_id AS "accountId", symbol, quantity::text AS quantity, average_cost::text AS "averageCost",
   currency, realized_pnl::text AS "realizedPnl", updated_at AS "updatedAt"`;
 
-/** A page of an account's holdings after a symbol ('' for the first page): read by every positions, margin and portfolio call. */
+/**
+ * A page of an account's holdings after a symbol ('' for the first page), the closed ones
+ * (quantity 0) only when $4: read by every positions call.
+ */
 const POSITIONS_PAGE: PreparedStatement = {
   name: 'positions-page',
-  text: `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_id = $1 AND symbol > $2 ORDER BY symbol LIMIT $3`,
+  text: `SELECT ${POSITION_COLUMNS} FROM positions WHERE account_id = $1 AND symbol > $2 AND ($4 OR quantity <> 0) ORDER BY symbol LIMIT $3`,
 };
 const ALL_POSITIONS: PreparedStatement = {
   name: 'positions-of-account',
@@ -40,12 +43,17 @@ export class PositionsService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  /** One page of an account's holdings, by symbol. The cursor is bound to the account it came from. */
-  async page(accountId: string, args: { limit?: unknown; cursor?: unknown }): Promise<Page<Position>> {
+  /**
+   * One page of an account's holdings, by symbol: open ones, and closed ones too with
+   * `includeClosed`. The cursor is bound to the account and to the list (with or without the
+   * closed ones) it came from.
+   */
+  async page(accountId: string, args: { limit?: unknown; cursor?: unknown; includeClosed?: unknown }): Promise<Page<Position>> {
     const limit = parseLimit(args.limit);
-    const scope = `positions:${accountId}`;
+    const includeClosed = args.includeClosed === true;
+    const scope = includeClosed ? `positions:${accountId}:closed` : `positions:${accountId}`;
     const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
-    const rows = await queryPrepared<Position>(this.dataSource, POSITIONS_PAGE, [accountId, after?.s ?? '', limit + 1]);
+    const rows = await queryPrepared<Position>(this.dataSource, POSITIONS_PAGE, [accountId, after?.s ?? '', limit + 1, includeClosed]);
     return this.cursors.page(rows, limit, scope, (last) => ({ s: last.symbol }), present);
   }
 

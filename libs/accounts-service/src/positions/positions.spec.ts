@@ -38,6 +38,8 @@ describe('positions', () => {
       ],
       positions: [
         ...symbols.map((symbol) => ({ accountId: aliceAccount, symbol, quantity: '3', averageCost: '0.1', currency: 'USD' })),
+        // Sold out: listed only on request, and its realised P&L kept.
+        { accountId: aliceAccount, symbol: 'B', quantity: '0', averageCost: '0', currency: 'USD', realizedPnl: '4.5' },
         { accountId: bobAccount, symbol: 'SAP', quantity: '10.5', averageCost: '100.125', currency: 'EUR', realizedPnl: '12.345' },
       ],
     });
@@ -59,6 +61,32 @@ describe('positions', () => {
     expect(seen).toEqual(symbols);
     const all = await ask(PAGE, { id: aliceAccount });
     expect(all.body.data.account.positions).toEqual({ nodes: symbols.map((symbol) => ({ symbol })), nextCursor: null });
+  });
+
+  it("leaves closed holdings (quantity 0) out unless includeClosed, and keeps the two lists' cursors apart", async () => {
+    const WITH_CLOSED =
+      'query($id: ID!, $limit: Int, $cursor: String, $all: Boolean) { account(id: $id) { positions(limit: $limit, cursor: $cursor, includeClosed: $all) { nodes { symbol quantity realizedPnl } nextCursor } } }';
+    const open = await ask(WITH_CLOSED, { id: aliceAccount, all: false });
+    expect(open.body.data.account.positions.nodes.map((n: { symbol: string }) => n.symbol)).toEqual(symbols);
+    const all = await ask(WITH_CLOSED, { id: aliceAccount, all: true });
+    expect(all.body.data.account.positions.nodes.map((n: { symbol: string }) => n.symbol)).toEqual([
+      'A',
+      'AAPL',
+      'B',
+      'BRK.B',
+      'MSFT',
+      'SAP',
+    ]);
+    expect(all.body.data.account.positions.nodes[2]).toEqual({ symbol: 'B', quantity: '0', realizedPnl: '4.50' });
+    // Paging the full list reaches the closed holding too.
+    const first = await ask(WITH_CLOSED, { id: aliceAccount, all: true, limit: 2 });
+    const second = await ask(WITH_CLOSED, { id: aliceAccount, all: true, limit: 2, cursor: first.body.data.account.positions.nextCursor });
+    expect(second.body.data.account.positions.nodes.map((n: { symbol: string }) => n.symbol)).toEqual(['B', 'BRK.B']);
+    // A cursor of one list is refused by the other.
+    const mixed = await ask(WITH_CLOSED, { id: aliceAccount, all: false, cursor: first.body.data.account.positions.nextCursor });
+    expect(mixed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'cursor' });
+    // One holding by symbol is still found when closed.
+    expect((await ask(ONE, { id: aliceAccount, symbol: 'B' })).body.data.account.position).toMatchObject({ symbol: 'B', quantity: '0' });
   });
 
   it('answers BAD_USER_INPUT naming limit or cursor for a bad limit, a tampered cursor or a cursor of another list', async () => {
@@ -164,6 +192,92 @@ describe('positions', () => {
       unrealizedPnl: '0.01',
       dayChange: '0.00',
     });
+  });
+
+  it('gives the P&L and day change in percent, and the quantity not promised to working sells, exactly', async () => {
+    const FIGURES =
+      'query($r: [_Any!]!) { _entities(representations: $r) { ... on Position { symbol quantity costBasis unrealizedPnl unrealizedPnlPercent dayChangePercent quantityAvailable } } }';
+    const mark = (symbol: string, lastPrice: string, previousClose: string, openSellQuantity: string) => ({
+      __typename: 'Position',
+      accountId: aliceAccount,
+      symbol,
+      lastPrice,
+      previousClose,
+      openSellQuantity,
+    });
+    const res = await ask(FIGURES, {
+      r: [mark('AAPL', '0.3', '0.2', '1'), mark('MSFT', '0.05', '0.1', '5'), mark('B', '7', '7', '0'), mark('A', '0.1', '0', '3')],
+    });
+    expect(res.body.data._entities).toEqual([
+      // 0.60 / 0.30 = 200%; (0.3 − 0.2) / 0.2 = 50%; 3 − 1 sold by working orders.
+      {
+        symbol: 'AAPL',
+        quantity: '3',
+        costBasis: '0.30',
+        unrealizedPnl: '0.60',
+        unrealizedPnlPercent: '200.00',
+        dayChangePercent: '50.00',
+        quantityAvailable: '2',
+      },
+      // More promised than shown (settlement not applied yet): nothing free, never negative.
+      {
+        symbol: 'MSFT',
+        quantity: '3',
+        costBasis: '0.30',
+        unrealizedPnl: '-0.15',
+        unrealizedPnlPercent: '-50.00',
+        dayChangePercent: '-50.00',
+        quantityAvailable: '0',
+      },
+      // Closed: no cost to compare with.
+      {
+        symbol: 'B',
+        quantity: '0',
+        costBasis: '0.00',
+        unrealizedPnl: '0.00',
+        unrealizedPnlPercent: null,
+        dayChangePercent: '0.00',
+        quantityAvailable: '0',
+      },
+      // No previous close: no day change in percent.
+      {
+        symbol: 'A',
+        quantity: '3',
+        costBasis: '0.30',
+        unrealizedPnl: '0.00',
+        unrealizedPnlPercent: '0.00',
+        dayChangePercent: null,
+        quantityAvailable: '0',
+      },
+    ]);
+    const sap = await ask(
+      FIGURES,
+      {
+        r: [
+          {
+            __typename: 'Position',
+            accountId: bobAccount,
+            symbol: 'SAP',
+            lastPrice: '101.3333',
+            previousClose: '101.33325',
+            openSellQuantity: '0.5',
+          },
+        ],
+      },
+      { sub: bob },
+    );
+    // 12.69 / 1051.31 = 1.20706...%; 0.00005 / 101.33325 = 0.0000493...%; 10.5 − 0.5.
+    expect(sap.body.data._entities).toEqual([
+      {
+        symbol: 'SAP',
+        quantity: '10.5',
+        costBasis: '1051.31',
+        unrealizedPnl: '12.69',
+        unrealizedPnlPercent: '1.21',
+        dayChangePercent: '0.00',
+        quantityAvailable: '10',
+      },
+    ]);
   });
 
   it("never resolves another user's position, an unheld one or a malformed one through _entities", async () => {

@@ -26,6 +26,20 @@ export interface QuoteSource {
 }
 
 /**
+ * The bid and ask around a last price, as `quoteOf` quotes them: what market orders fill at
+ * (buys at the ask, sells at the bid) and what a market buy's hold is reckoned from.
+ */
+export function bidAsk(lastPrice: Decimal.Value, tickSize: string, spread: string): { bid: Decimal; ask: Decimal } {
+  const tick = new Decimal(tickSize);
+  const last = new Decimal(lastPrice);
+  const halfTicks = Decimal.max(last.times(spread).div(2).div(tick).ceil(), 1);
+  return {
+    bid: Decimal.max(last.minus(halfTicks.times(tick)), Decimal.min(tick, last)),
+    ask: last.plus(halfTicks.times(tick)),
+  };
+}
+
+/**
  * The paper market's simulated book around the last price: bid and ask sit `spread / 2` of the
  * price away on either side, rounded up to whole ticks and at least one tick, so
  * bid < last < ask on the tick grid. Only a last price of one tick cannot have a bid below it
@@ -33,11 +47,8 @@ export interface QuoteSource {
  * 10 hundred lots, the same every time the same price is quoted.
  */
 export function quoteOf(source: QuoteSource, spread: string): Quote {
-  const tick = new Decimal(source.tickSize);
   const last = new Decimal(source.lastPrice);
-  const halfTicks = Decimal.max(last.times(spread).div(2).div(tick).ceil(), 1);
-  const bid = Decimal.max(last.minus(halfTicks.times(tick)), Decimal.min(tick, last));
-  const ask = last.plus(halfTicks.times(tick));
+  const { bid, ask } = bidAsk(last, source.tickSize, spread);
   const size = (side: string) => {
     const h = createHash('sha256').update(`${source.symbol}:${side}:${last.toFixed()}`).digest();
     return canonical(new Decimal(source.lotSize).times(100 * (1 + (h.readUInt32BE(0) % 10))).toFixed());

@@ -1,10 +1,14 @@
+import Decimal from 'decimal.js';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '@trading/db';
 import { createTestDatabases, type TestDatabases } from '@trading/testing';
 import { OPEN_ORDER_CAP_SETTING, omsMigrations } from '../migrations';
-import { CAN_ACT, ENGINE_READS } from './engine';
+import { bidAsk } from '../market-data/quote';
+import { ASK_SQL, BID_SQL, CAN_ACT, ENGINE_READS } from './engine';
 
 const BOOK = 3000;
+/** The quoted spread: at a price of 100 on a 0.01 tick, bid 99.95 and ask 100.05. */
+const SPREAD = '0.001';
 
 interface PlanNode {
   'Node Type': string;
@@ -121,12 +125,14 @@ describe('the engine reads only what can act', () => {
           .sort()
       : [];
 
-  it('finds every order that can act at the price, and no other', async () => {
+  it('finds every order that can act at the quote, and no other', async () => {
     const acts = [
       order({ ref: 'market-buy', side: 'BUY', type: 'MARKET' }),
       order({ ref: 'market-sell', side: 'SELL', type: 'MARKET', symbol: 'BBB' }),
-      order({ ref: 'limit-buy-at-price', side: 'BUY', type: 'LIMIT', limit: '100' }),
+      order({ ref: 'limit-buy-at-ask', side: 'BUY', type: 'LIMIT', limit: '100.05' }),
+      order({ ref: 'limit-sell-at-bid', side: 'SELL', type: 'LIMIT', limit: '99.95' }),
       order({ ref: 'limit-sell-below', side: 'SELL', type: 'LIMIT', limit: '99' }),
+      order({ ref: 'collar-at-ask', side: 'BUY', type: 'MARKET', collar: '100.05' }),
       order({ ref: 'part-filled-sell', side: 'SELL', type: 'LIMIT', limit: '95', status: 'PARTIALLY_FILLED', filled: '4' }),
       order({ ref: 'stop-buy-reached', side: 'BUY', type: 'STOP', stop: '95' }),
       order({ ref: 'stop-sell-reached', side: 'SELL', type: 'STOP_LIMIT', stop: '105', limit: '90' }),
@@ -136,6 +142,12 @@ describe('the engine reads only what can act', () => {
     ];
     const rests = [
       order({ ref: 'collar-below-price', side: 'BUY', type: 'MARKET', collar: '99' }),
+      // Between the bid and the ask: the last price alone would have filled them.
+      order({ ref: 'limit-buy-at-last', side: 'BUY', type: 'LIMIT', limit: '100' }),
+      order({ ref: 'limit-buy-below-ask', side: 'BUY', type: 'LIMIT', limit: '100.04' }),
+      order({ ref: 'limit-sell-at-last', side: 'SELL', type: 'LIMIT', limit: '100' }),
+      order({ ref: 'limit-sell-above-bid', side: 'SELL', type: 'LIMIT', limit: '99.96' }),
+      order({ ref: 'collar-below-ask', side: 'BUY', type: 'MARKET', collar: '100.04' }),
       order({ ref: 'triggered-limit-away', side: 'BUY', type: 'STOP_LIMIT', stop: '90', limit: '90', triggered: true }),
       order({ ref: 'halted', side: 'BUY', type: 'MARKET', symbol: 'HLT' }),
       order({ ref: 'accepted', side: 'BUY', type: 'MARKET', status: 'ACCEPTED' }),
@@ -145,9 +157,11 @@ describe('the engine reads only what can act', () => {
     await db.query('UPDATE orders SET replaced_by_order_id = gen_random_uuid() WHERE id = $1', [frozen.id]);
 
     const expected = [
+      'collar-at-ask',
       'fok-away',
       'ioc-away',
-      'limit-buy-at-price',
+      'limit-buy-at-ask',
+      'limit-sell-at-bid',
       'limit-sell-below',
       'market-buy',
       'market-sell',
@@ -156,18 +170,19 @@ describe('the engine reads only what can act', () => {
       'stop-sell-reached',
       'triggered-stop-limit',
     ];
-    const found = await db.query(ENGINE_READS.WORTH_A_LOOK.text);
+    const found = await db.query(ENGINE_READS.WORTH_A_LOOK.text, [SPREAD]);
     expect(await refs(found)).toEqual(expected);
     // The same as testing every working order, which is what the engine decides on.
     const everyWorkingOrder = await db.query(
       `SELECT o.id FROM orders o JOIN instruments i ON i.symbol = o.symbol
        WHERE o.status IN ('NEW', 'PARTIALLY_FILLED') AND o.replaced_by_order_id IS NULL AND ${CAN_ACT}`,
+      [SPREAD],
     );
     expect(await refs(everyWorkingOrder)).toEqual(expected);
   });
 
   it.each([
-    ['WORTH_A_LOOK', []],
+    ['WORTH_A_LOOK', [SPREAD]],
     ['EXPIRED', []],
     ['UNCONFIRMED_REPLACEMENTS', [60]],
     ['UNCONFIRMED_PLACEMENTS', [60]],
@@ -189,5 +204,26 @@ describe('the engine reads only what can act', () => {
     await db.query(`UPDATE orders SET created_at = now() - interval '2 minutes' WHERE id = $1`, [stale.id]);
     expect(await refs(await db.query(ENGINE_READS.EXPIRED.text))).toEqual(['day-past']);
     expect(await refs(await db.query(ENGINE_READS.UNCONFIRMED_PLACEMENTS.text, [60]))).toEqual(['unconfirmed']);
+  });
+
+  it('reckons the bid and ask in SQL exactly as the published quote does', async () => {
+    const prices: Array<[string, string]> = [];
+    for (const tick of ['0.01', '0.02', '0.0001', '1'])
+      for (const last of ['0.01', '0.02', '0.03', '1', '1.99', '10', '99.99', '100', '189.5', '190', '402.1', '1234.56', '99999'])
+        if (new Decimal(last).mod(tick).isZero()) prices.push([last, tick]);
+    for (const spread of ['0', '0.0007', SPREAD, '0.02']) {
+      const rows: Array<{ bid: string; ask: string }> = await db.query(
+        `SELECT (${BID_SQL})::text AS bid, (${ASK_SQL})::text AS ask
+         FROM unnest($2::numeric[], $3::numeric[]) WITH ORDINALITY AS i(last_price, tick_size, n) ORDER BY n`,
+        [spread, prices.map((p) => p[0]), prices.map((p) => p[1])],
+      );
+      const sql = rows.map((r) => `${new Decimal(r.bid).toFixed()}/${new Decimal(r.ask).toFixed()}`);
+      const published = prices.map(([last, tick]) => {
+        const { bid, ask } = bidAsk(last, tick, spread);
+        return `${bid.toFixed()}/${ask.toFixed()}`;
+      });
+      expect({ spread, quotes: sql }).toEqual({ spread, quotes: published });
+    }
+    expect(prices.length).toBeGreaterThan(30);
   });
 });

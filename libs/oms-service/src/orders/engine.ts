@@ -5,6 +5,7 @@ import type { Logger } from '@trading/logging';
 import { inSpan } from '@trading/tracing';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
 import type { TradingHours } from '../market/trading-hours';
+import { quoteOf, type QuoteSource } from '../market-data/quote';
 import type { BankingClient } from './clients';
 import { fillAmounts, type CommissionSchedule } from './money';
 import {
@@ -23,8 +24,10 @@ import { finishReplacement } from './replacement';
 
 export interface EngineOptions {
   intervalMs: number;
-  /** Quantity per instrument and side per pass, shared across accounts. */
+  /** Quantity per instrument and side per pass, shared across accounts (at most the size quoted on that side). */
   liquidity: string;
+  /** The quoted bid-ask spread (a fraction of the last price): buys fill at the ask, sells at the bid. */
+  spread: string;
   commission: CommissionSchedule;
   /** ACCEPTED orders older than this lost their placing request (crash): their hold is released and they are rejected. */
   acceptTimeoutMs?: number;
@@ -32,17 +35,32 @@ export interface EngineOptions {
   afterFills?: () => void;
 }
 
-interface Quote {
-  price: Decimal;
+/** An instrument's quote for one pass, as GET /market/quotes publishes it. */
+interface PassQuote {
+  /** The last price: what stops trigger on. */
+  last: Decimal;
+  bid: Decimal;
+  ask: Decimal;
+  bidSize: Decimal;
+  askSize: Decimal;
   lot: string;
 }
+
+/**
+ * The quoted ask and bid in SQL, from the instrument `i` and the spread ($1), exactly as
+ * `bidAsk` computes them (quote.ts): half the spread of the last price rounded up to whole
+ * ticks, at least one; the bid never below one tick.
+ */
+const HALF_SPREAD = 'greatest(ceil(i.last_price * $1::numeric / 2 / i.tick_size), 1) * i.tick_size';
+export const ASK_SQL = `(i.last_price + ${HALF_SPREAD})`;
+export const BID_SQL = `greatest(i.last_price - ${HALF_SPREAD}, least(i.tick_size, i.last_price))`;
 
 /** Orders that wait for a stop price (a trailing stop's moves with the best price seen). */
 const STOP_TYPES = "('STOP', 'STOP_LIMIT', 'TRAILING_STOP')";
 const STOP_REACHED = "CASE o.side WHEN 'BUY' THEN i.last_price >= o.stop_price ELSE i.last_price <= o.stop_price END";
-/** The price allows a fill now (a stop must also have been or now be triggered). */
-const MARKETABLE = `(o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN i.last_price <= o.limit_price ELSE i.last_price >= o.limit_price END)
-        AND (o.side = 'SELL' OR o.collar_price IS NULL OR i.last_price <= o.collar_price)`;
+/** The quote allows a fill now: a buy's limit and collar reach the ask, a sell's limit the bid (a stop must also have been or now be triggered). */
+const MARKETABLE = `(o.limit_price IS NULL OR CASE o.side WHEN 'BUY' THEN ${ASK_SQL} <= o.limit_price ELSE ${BID_SQL} >= o.limit_price END)
+        AND (o.side = 'SELL' OR o.collar_price IS NULL OR ${ASK_SQL} <= o.collar_price)`;
 /** Price-time priority: market orders, then the best limit, then the oldest. */
 const PRIORITY = "(o.limit_price IS NULL) DESC, CASE o.side WHEN 'BUY' THEN -o.limit_price ELSE o.limit_price END, o.seq";
 
@@ -53,9 +71,10 @@ const TRADES_AT_A_PRICE = "(o.type IN ('MARKET', 'LIMIT') OR o.triggered_at IS N
 /** IOC and FOK orders are read by their own branch of `WHERE_TO_LOOK`, whatever their price. */
 const IMMEDIATE_ELSEWHERE = " AND o.time_in_force NOT IN ('IOC', 'FOK')";
 /**
- * A working order `o` that can do something at its instrument `i`'s price: marketable, a stop
- * the price has reached, or an IOC/FOK order (filled or cancelled in its first pass), of an
- * instrument not halted. This decides; `WHERE_TO_LOOK` only finds the rows to decide on.
+ * A working order `o` that can do something at its instrument `i`'s quote: marketable, a stop
+ * the last price has reached, or an IOC/FOK order (filled or cancelled in its first pass), of an
+ * instrument not halted. This decides; `WHERE_TO_LOOK` only finds the rows to decide on. $1 is
+ * the quoted spread.
  */
 export const CAN_ACT = `i.tradable AND (
     o.time_in_force IN ('IOC', 'FOK')
@@ -84,10 +103,11 @@ const CANDIDATE_COLUMNS = [
 /**
  * Every order that `CAN_ACT` could accept, and few others, read through the engine's indexes
  * (migration 070) as one range per tradable instrument and kind: the IOC/FOK orders, the stops
- * the price has reached on either side, the orders with no limit, and the limits the price has
- * reached. The kinds do not overlap, so no order comes twice. An order resting away from the
- * price is never read, so a large book costs a pass nothing (reading every working order and
- * testing each cost PostgreSQL 27 ms per pass with 25,000 of them).
+ * the price has reached on either side, the orders with no limit, and the limits the quote has
+ * reached (a buy's the ask, a sell's the bid). The kinds do not overlap, so no order comes
+ * twice. An order resting away from the quote is never read, so a large book costs a pass
+ * nothing (reading every working order and testing each cost PostgreSQL 27 ms per pass with
+ * 25,000 of them).
  */
 const WHERE_TO_LOOK = `
   instruments i CROSS JOIN LATERAL (
@@ -97,9 +117,9 @@ const WHERE_TO_LOOK = `
       `o.type IN ${STOP_TYPES} AND o.triggered_at IS NULL AND o.side = 'SELL' AND o.stop_price >= i.last_price`,
       // No OR of the two in one branch: PostgreSQL would read the whole side to test it.
       `${TRADES_AT_A_PRICE} AND o.side = 'BUY' AND o.limit_price IS NULL`,
-      `${TRADES_AT_A_PRICE} AND o.side = 'BUY' AND o.limit_price >= i.last_price`,
+      `${TRADES_AT_A_PRICE} AND o.side = 'BUY' AND o.limit_price >= ${ASK_SQL}`,
       `${TRADES_AT_A_PRICE} AND o.side = 'SELL' AND o.limit_price IS NULL`,
-      `${TRADES_AT_A_PRICE} AND o.side = 'SELL' AND o.limit_price <= i.last_price`,
+      `${TRADES_AT_A_PRICE} AND o.side = 'SELL' AND o.limit_price <= ${BID_SQL}`,
     ]
       .map(
         (kind, n) =>
@@ -109,7 +129,7 @@ const WHERE_TO_LOOK = `
   ) o`;
 
 /**
- * The working orders that can do something at the current price (`CAN_ACT`). An order resting
+ * The working orders that can do something at the current quote (`CAN_ACT`). An order resting
  * away from the market costs nothing per pass, in the engine or in PostgreSQL, so thousands of
  * them can neither starve anyone else's market order nor load the database.
  *
@@ -147,7 +167,11 @@ const UNCONFIRMED_PLACEMENTS: PreparedStatement = {
   text: "SELECT id, user_id, account_id FROM orders WHERE status = 'ACCEPTED' AND replaces_order_id IS NULL AND created_at < now() - make_interval(secs => $1) LIMIT 100",
 };
 
-const QUOTES: PreparedStatement = { name: 'engine-quotes', text: 'SELECT symbol, last_price, lot_size FROM instruments' };
+const QUOTES: PreparedStatement = {
+  name: 'engine-quotes',
+  text: `SELECT symbol, currency, last_price::text AS "lastPrice", tick_size::text AS "tickSize", lot_size::text AS "lotSize",
+           price_at AS "priceAt" FROM instruments`,
+};
 
 /** What each pass reads, as prepared statements (planned once per connection: planning these cost more than running them). */
 export const ENGINE_READS = { WORTH_A_LOOK, EXPIRED, UNCONFIRMED_REPLACEMENTS, UNCONFIRMED_PLACEMENTS } as const;
@@ -217,18 +241,21 @@ export function shareLiquidity(pool: Decimal.Value, lot: string, demands: readon
 
 /**
  * The paper market's execution engine. Each pass: expire DAY orders past their session,
- * clean up orders whose placement never finished, then fill what the current price allows of
- * the orders that can act, at most `liquidity` per instrument and side per pass, shared equally
- * across the accounts with orders there (so big orders fill in parts and never stall small
- * ones), each account's orders in price-time priority. Every fill locks its order (SKIP
- * LOCKED: a cancel holding the lock wins, and several OMS instances never fill one order twice)
- * and writes the trade, the new order state and the settlement event in one transaction.
+ * clean up orders whose placement never finished, then fill what the current quote allows of
+ * the orders that can act, at most the size quoted on their side (and `liquidity`) per
+ * instrument and side per pass, shared equally across the accounts with orders there (so big
+ * orders fill in parts and never stall small ones), each account's orders in price-time
+ * priority. Every fill locks its order (SKIP LOCKED: a cancel holding the lock wins, and several
+ * OMS instances never fill one order twice) and writes the trade, the new order state and the
+ * settlement event in one transaction.
  *
- * Rules: market orders fill at once at the current price (buys never above their collar);
- * limit orders when the price is at or better than the limit, at the current price; stops
- * trigger when the price reaches the stop (buy: at or above, sell: at or below) and then act
- * as market (STOP) or limit (STOP_LIMIT) orders. IOC fills what it can in its first pass and
- * cancels the rest; FOK fills entirely in its first pass or is cancelled.
+ * Rules: the pass reads each instrument's quote once (the bid and ask GET /market/quotes
+ * publishes). Market buys fill at the ask (never above their collar), market sells at the bid;
+ * a limit buy fills when the ask is at or below its limit, at the ask, and a limit sell when the
+ * bid is at or above its limit, at the bid. Stops trigger when the last price reaches the stop
+ * (buy: at or above, sell: at or below) and then act as market (STOP, TRAILING_STOP) or limit
+ * (STOP_LIMIT) orders. IOC fills what it can in its first pass and cancels the rest; FOK fills
+ * entirely in its first pass or is cancelled.
  */
 export class ExecutionEngine {
   private task: PeriodicTask | undefined;
@@ -277,11 +304,21 @@ export class ExecutionEngine {
     await this.expire();
     await this.sweepUnconfirmed();
     if (!this.hours.isOpen()) return;
-    const quotes = new Map<string, Quote>();
-    for (const q of await queryPrepared<{ symbol: string; last_price: string; lot_size: string }>(this.dataSource, QUOTES, []))
-      quotes.set(q.symbol, { price: new Decimal(q.last_price), lot: q.lot_size });
+    // The pass fills at the quotes the API publishes now (quoteOf), prices and sizes alike.
+    const quotes = new Map<string, PassQuote>();
+    for (const source of await queryPrepared<QuoteSource>(this.dataSource, QUOTES, [])) {
+      const q = quoteOf(source, this.options.spread);
+      quotes.set(source.symbol, {
+        last: new Decimal(q.lastPrice),
+        bid: new Decimal(q.bid),
+        ask: new Decimal(q.ask),
+        bidSize: new Decimal(q.bidSize),
+        askSize: new Decimal(q.askSize),
+        lot: source.lotSize,
+      });
+    }
     await queryPrepared(this.dataSource, TRAIL, []);
-    const working = await queryPrepared<Candidate>(this.dataSource, WORTH_A_LOOK, []);
+    const working = await queryPrepared<Candidate>(this.dataSource, WORTH_A_LOOK, [this.options.spread]);
     const allotted = this.allot(working, quotes);
     let filled = false;
     for (const { id, symbol, side, account_id, must_look } of working) {
@@ -299,12 +336,13 @@ export class ExecutionEngine {
   }
 
   /**
-   * Each symbol's liquidity for this pass, per side (buys and sells have a pool each), shared
-   * across the accounts with orders that can trade: one account's huge orders take their share
-   * and fill over many passes, and never hold up anyone else's. Within an account its orders
-   * take its share in price-time priority. Keyed `symbol side account`.
+   * Each symbol's liquidity for this pass, per side (buys and sells have a pool each: the size
+   * quoted at the ask and at the bid, at most `liquidity`), shared across the accounts with
+   * orders that can trade: one account's huge orders take their share and fill over many passes,
+   * and never hold up anyone else's. Within an account its orders take its share in price-time
+   * priority. Keyed `symbol side account`.
    */
-  private allot(working: readonly Candidate[], quotes: ReadonlyMap<string, Quote>): Map<string, Decimal> {
+  private allot(working: readonly Candidate[], quotes: ReadonlyMap<string, PassQuote>): Map<string, Decimal> {
     const demand = new Map<string, Map<string, Decimal>>(); // `symbol side` -> account -> quantity wanted
     for (const o of working) {
       if (!o.can_trade || !quotes.has(o.symbol)) continue;
@@ -316,16 +354,18 @@ export class ExecutionEngine {
     const first = this.passes++;
     const allotted = new Map<string, Decimal>();
     for (const [pool, accounts] of demand) {
-      const lot = quotes.get(pool.split(' ')[0]!)!.lot;
+      const [symbol, side] = pool.split(' ') as [string, string];
+      const quote = quotes.get(symbol)!;
+      const quoted = side === 'BUY' ? quote.askSize : quote.bidSize;
       const names = [...accounts.keys()];
-      const shares = shareLiquidity(this.options.liquidity, lot, [...accounts.values()], first);
+      const shares = shareLiquidity(Decimal.min(this.options.liquidity, quoted), quote.lot, [...accounts.values()], first);
       names.forEach((account, i) => allotted.set(`${pool} ${account}`, shares[i]!));
     }
     return allotted;
   }
 
   /** One order against one quote; returns the quantity filled. */
-  private async work(tx: EntityManager, id: string, quote: Quote, available: Decimal): Promise<Decimal> {
+  private async work(tx: EntityManager, id: string, quote: PassQuote, available: Decimal): Promise<Decimal> {
     const [order]: OrderRow[] = await tx.query(
       "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL FOR UPDATE SKIP LOCKED",
       [id],
@@ -337,14 +377,16 @@ export class ExecutionEngine {
     );
   }
 
-  private async fill(tx: EntityManager, order: OrderRow, quote: Quote, available: Decimal): Promise<Decimal> {
+  private async fill(tx: EntityManager, order: OrderRow, quote: PassQuote, available: Decimal): Promise<Decimal> {
     const id = order.id;
-    const price = quote.price;
     const buy = order.side === 'BUY';
+    // Buys take the ask, sells the bid: never a better price than the quote offers, and a
+    // marketable limit gets the quote, not its limit.
+    const price = buy ? quote.ask : quote.bid;
     const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';
 
     if ((order.type === 'STOP' || order.type === 'STOP_LIMIT' || order.type === 'TRAILING_STOP') && !order.triggered_at) {
-      const triggered = buy ? price.gte(order.stop_price!) : price.lte(order.stop_price!);
+      const triggered = buy ? quote.last.gte(order.stop_price!) : quote.last.lte(order.stop_price!);
       if (!triggered) return new Decimal(0);
       await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [id]);
     }
@@ -372,7 +414,13 @@ export class ExecutionEngine {
       }
     }
     if (!marketable) {
-      if (immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: not marketable at ${price.toString()}`);
+      if (immediate)
+        await closeOrder(
+          tx,
+          order,
+          'CANCELLED',
+          `${order.time_in_force}: not marketable at the ${buy ? 'ask' : 'bid'} ${price.toString()}`,
+        );
       return new Decimal(0);
     }
     const quantity = Decimal.min(remaining, floorToLot(Decimal.max(available, 0), quote.lot));

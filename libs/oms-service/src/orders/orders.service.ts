@@ -10,6 +10,7 @@ import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@tradin
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
+import { bidAsk } from '../market-data/quote';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
 import { finishReplacement } from './replacement';
@@ -56,6 +57,8 @@ import {
 
 export interface OrdersOptions {
   collar: string;
+  /** The quoted bid-ask spread: market buys fill at the ask, so their hold is reckoned from it. */
+  spread: string;
   commissionRate: string;
   /** Lowest commission of an order that trades, in the instrument's currency. */
   minimumCommission: string;
@@ -84,7 +87,7 @@ const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 /** What an order would reserve and cost, from the instrument's current price. */
 interface Reservation {
   referencePrice: Decimal;
-  /** Highest price a buy may pay (market and stop buys). */
+  /** Highest price a buy may pay (market and stop buys): the ask (at the stop, for stops) × (1 + collar). */
   collarPrice: Decimal | null;
   /** The value the hold covers: quantity × (limit | collar). */
   maxValue: Decimal;
@@ -211,7 +214,7 @@ export class OrdersService {
     if (!this.hours.isOpen()) warnings.push('The market is closed: the order would wait for the next session');
     if (request.type === 'MARKET' && buy)
       warnings.push(
-        `A market buy reserves ${this.options.collar} above the last price and never pays more than ${r.collarPrice!.toString()}`,
+        `A market buy fills at the ask; it reserves ${this.options.collar} above the ask and never pays more than ${r.collarPrice!.toString()}`,
       );
     if (request.limitPrice && new Decimal(request.limitPrice).minus(r.referencePrice).abs().gt(r.referencePrice.times('0.1')))
       warnings.push('The limit price is more than 10% away from the last price');
@@ -595,8 +598,10 @@ export class OrdersService {
     const limit = request.limitPrice ? new Decimal(request.limitPrice) : null;
     const stop = request.stopPrice ? new Decimal(request.stopPrice) : null;
     const buy = request.side === 'BUY';
-    const collarPrice =
-      buy && !limit ? ceilToTick((stop ?? last).times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
+    // The quote the order meets: now, or (a stop) once the last price has come to its stop. Buys
+    // fill at the ask, so a market or stop buy's collar, and with it its hold, covers a fill there.
+    const quote = bidAsk(stop ?? last, instrument.tickSize, this.options.spread);
+    const collarPrice = buy && !limit ? ceilToTick(quote.ask.times(new Decimal(1).plus(this.options.collar)), instrument.tickSize) : null;
     const maxValue = quantity.times(limit ?? collarPrice ?? last);
     // What is stored (numeric(20, 8)) and what one order may be worth: refused before anything is written.
     if (maxValue.gt(this.options.maxOrderValue)) {
@@ -607,12 +612,14 @@ export class OrdersService {
       );
     }
     const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, this.schedule, instrument.currency));
-    // A marketable limit fills at the market; a resting one at its limit; a stop at about its stop.
+    // A market order fills at the quote (a buy at the ask, a sell at the bid), a marketable limit
+    // too; a resting limit at its limit at worst; a stop at about the quote at its stop.
+    const atQuote = buy ? quote.ask : quote.bid;
     const estimatedPrice = limit
       ? buy
-        ? Decimal.min(limit, stop ? limit : last)
-        : Decimal.max(limit, stop ? limit : last)
-      : (stop ?? last);
+        ? Decimal.min(limit, stop ? limit : atQuote)
+        : Decimal.max(limit, stop ? limit : atQuote)
+      : atQuote;
     return { referencePrice: last, collarPrice, maxValue, holdAmount, estimatedPrice };
   }
 

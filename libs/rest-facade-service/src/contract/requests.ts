@@ -26,6 +26,21 @@ export const fundingRequest = named(
   }),
 );
 
+export const accountSettingsRequest = named(
+  'AccountSettingsRequest',
+  z.strictObject({
+    nickname: z
+      .string({ error: 'must be a string, or null to clear it' })
+      .nullable()
+      .optional()
+      .meta({ description: '1 to 64 characters once trimmed, no control characters; null clears it', examples: ['Retirement'] }),
+    tradeConfirmationEmails: z.boolean({ error: 'must be true or false' }).optional().meta({
+      description: 'Whether each fill is confirmed by email',
+    }),
+  }),
+  'What to change (at least one field; a field left out keeps its value, an unknown one is refused)',
+);
+
 export const cancelFundingRequest = named('CancelFundingRequest', z.object({ transactionId: uuid }));
 
 export const orderRequest = named(

@@ -56,6 +56,10 @@ const patLogin = named(
 export const patLoginActivityPage = named('PatLoginActivityPage', o({ logins: list(patLogin), nextCursor: cursor }));
 
 // Accounts
+const accountSettingsFields = {
+  nickname: text.nullable().meta({ description: "The owner's own name for the account (1 to 64 characters); null when none is set" }),
+  tradeConfirmationEmails: z.boolean().meta({ description: 'Whether each fill is confirmed by email (true unless turned off)' }),
+};
 const account = named(
   'Account',
   o({
@@ -65,19 +69,33 @@ const account = named(
     status: z.enum(['ACTIVE', 'RESTRICTED', 'CLOSED']),
     baseCurrency: currency,
     createdAt: timestamp,
+    ...accountSettingsFields,
   }),
 );
 export const accountList = named('AccountList', o({ accounts: list(account) }));
+export const accountSettings = named(
+  'AccountSettings',
+  o({ accountId: id, ...accountSettingsFields }),
+  "The account's settings as they are after the change",
+);
+const percent = decimal.nullable().meta({ description: 'In percent, two decimals (half-up)', examples: ['10.15'] });
 const positionFields = {
   symbol: text,
   quantity: quantity.meta({ description: 'Negative for a short holding' }),
+  quantityAvailable: quantity.meta({
+    description: 'quantity less what working sell orders already sell: what a new sell or a close may still sell (never below 0)',
+  }),
   averageCost: price,
   costBasis: money,
   marketPrice: price,
   marketValue: money,
   unrealizedPnl: money,
+  unrealizedPnlPercent: percent.meta({ description: 'unrealizedPnl / |costBasis| × 100, two decimals; null when costBasis is 0' }),
   realizedPnl: money,
   dayChange: money,
+  dayChangePercent: percent.meta({
+    description: '(last price − previous close) / previous close × 100, two decimals; null when there is no previous close',
+  }),
   currency,
   updatedAt: timestamp,
 };

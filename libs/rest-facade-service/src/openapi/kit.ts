@@ -17,7 +17,7 @@ export type Op = {
   /** Only a PAT session (POST /pat/login) is accepted; a vendor app's token gets 403 PAT_SESSION_REQUIRED. */
   patSessionOnly?: boolean;
 };
-export type Operations = Record<string, Partial<Record<'get' | 'post' | 'put' | 'delete', Op>>>;
+export type Operations = Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', Op>>>;
 
 export const accountId = { name: 'accountId', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 export const list = [

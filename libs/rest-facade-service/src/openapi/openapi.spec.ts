@@ -138,6 +138,8 @@ describe('OpenAPI document', () => {
             status: 'ACTIVE',
             baseCurrency: 'USD',
             createdAt: '2026-11-21T10:00:00.000Z',
+            nickname: null,
+            tradeConfirmationEmails: true,
           },
         ],
       }),

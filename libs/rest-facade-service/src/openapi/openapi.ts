@@ -60,12 +60,41 @@ const operations: Operations = {
       errors: [400],
     },
   },
-  '/accounts': { get: { summary: "The caller's accounts", scopes: ['read:accounts'], ok: { status: 200, schema: 'AccountList' } } },
+  '/accounts': {
+    get: { summary: "The caller's accounts, with their settings", scopes: ['read:accounts'], ok: { status: 200, schema: 'AccountList' } },
+  },
+  '/accounts/{accountId}': {
+    get: {
+      summary: "One of the caller's accounts, with its settings",
+      scopes: ['read:accounts'],
+      params: [accountId],
+      ok: { status: 200, schema: 'Account' },
+      errors: [400, 404],
+    },
+    patch: {
+      summary:
+        "Change the account's settings: `nickname` (1 to 64 characters once trimmed; null clears it) and `tradeConfirmationEmails`. A field left out keeps its value; an unknown field, or a field of the wrong type, is a 400 naming it. Answers the settings as they now are",
+      scopes: ['write:accounts'],
+      params: [accountId],
+      body: 'AccountSettingsRequest',
+      ok: { status: 200, schema: 'AccountSettings' },
+      errors: [400, 404, 415],
+    },
+  },
   '/accounts/{accountId}/positions': {
     get: {
-      summary: 'Every holding, by symbol',
+      summary: 'Every open holding, by symbol (closed ones, quantity 0, with `includeClosed=true`)',
       scopes: ['read:accounts'],
-      params: [accountId, ...list.slice(0, 2)],
+      params: [
+        accountId,
+        ...list.slice(0, 2),
+        {
+          name: 'includeClosed',
+          in: 'query',
+          schema: { type: 'boolean', default: false },
+          description: 'Also the holdings closed out (quantity 0), which keep their realised P&L; the cursor belongs to the same choice',
+        },
+      ],
       ok: { status: 200, schema: 'PositionPage' },
       errors: [400, 404],
     },
@@ -179,6 +208,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /pat/revoke': 'revokePat',
   'GET /pat/login-activity': 'listPatLogins',
   'GET /accounts': 'listAccounts',
+  'GET /accounts/{accountId}': 'getAccount',
+  'PATCH /accounts/{accountId}': 'updateAccountSettings',
   'GET /accounts/{accountId}/positions': 'listPositions',
   'GET /accounts/{accountId}/position': 'getPosition',
   'GET /accounts/{accountId}/margin': 'getMargin',

@@ -34,6 +34,14 @@ export function enumQueryParam<T extends string>(req: Request, name: string, val
   return value as T;
 }
 
+/** An optional `true` / `false` query parameter (absent: undefined). */
+export function booleanQueryParam(req: Request, name: string): boolean | undefined {
+  const value = queryParam(req, name);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw errors.badInput(name, `${name} must be true or false`);
+  return value === 'true';
+}
+
 /** `limit`, `cursor`, `from`, `to` of every list endpoint. */
 export function listParams(req: Request): { limit: number; cursor?: string; from?: string; to?: string } {
   return {
@@ -50,11 +58,16 @@ export function jsonBody<S extends z.ZodType>(req: Request, schema: S): z.output
   const result = schema.safeParse(req.body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  // A strict schema's unknown field: named as the field at fault, so a misspelt one is not taken for the body.
+  if (issue.code === 'unrecognized_keys') {
+    const field = [...issue.path, issue.keys[0]!].join('.');
+    throw errors.badInput(field, `Unknown field ${JSON.stringify(field.slice(0, 40))}`);
+  }
   const field = issue.path.join('.') || 'body';
   throw errors.badInput(field, field === 'body' ? 'The body must be a JSON object' : `${field}: ${issue.message}`);
 }
 
-/** The `Idempotency-Key` header of money-moving POSTs (DESIGN §6). */
+/** The `Idempotency-Key` header of money-moving POSTs: a retry with the same key and body gets the first result. */
 export function idempotencyKey(req: Request): string | undefined {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;

@@ -11,4 +11,8 @@ export interface Account {
   status: AccountStatus;
   baseCurrency: string;
   createdAt: Date;
+  /** The owner's own name for the account; null when none is set. */
+  nickname: string | null;
+  /** Whether each fill is confirmed by email. */
+  tradeConfirmationEmails: boolean;
 }
