@@ -1,7 +1,7 @@
 import { anyOf, type ScopeRules } from '@trading/subgraph';
 
 /**
- * Who may read what in this subgraph (spec §2.2). Every root field must appear here. Position
+ * Who may read what in this subgraph. Every root field must appear here. Position
  * entity references check read:accounts themselves (positions/resolvers.ts).
  */
 export const accountsScopes: ScopeRules = {

@@ -1,10 +1,10 @@
 import type { ScopeRules } from '@trading/subgraph';
 
 /**
- * Who may read what in this subgraph (spec §2.2). Every root field must appear here. The market
+ * Who may read what in this subgraph. Every root field must appear here. The market
  * fields serve account valuation, so they need read:accounts rather than read:orders. What-if
  * is a read (read:orders) shaped as a mutation, so READ_ONLY tokens are refused it like any
- * mutation (the method rule of spec §5.2). Market data (quotes, bars, clock, calendar,
+ * mutation (READ_ONLY tokens may call no mutation). Market data (quotes, bars, clock, calendar,
  * instruments) is the same for everyone and needs read:market, which every app may ask for.
  */
 export const omsScopes: ScopeRules = {

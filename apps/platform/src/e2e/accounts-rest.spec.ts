@@ -11,7 +11,7 @@ const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const aliceMargin = DEMO_ACCOUNTS[1]!.id;
 const bobCash = DEMO_ACCOUNTS[2]!.id;
 
-/** Issue 5, accounts side, from outside over HTTP: every endpoint's happy path, auth, scope, ownership and bad input. */
+/** The accounts API from outside over HTTP: every endpoint's happy path, auth, scope, ownership and bad input. */
 describe('accounts REST endpoints', () => {
   let p: TestPlatform;
   let reader: string;

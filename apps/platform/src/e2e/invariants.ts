@@ -8,8 +8,8 @@ import { until } from './orders-platform';
 import type { TestPlatform } from './test-platform';
 
 /**
- * The settlement invariants of DESIGN §5 and issue 6, read straight from the services'
- * databases after a run: shared by the randomised-run and the crash specs.
+ * The settlement invariants (each fill applied once, the ledger balanced, holdings the sum of
+ * their fills), read straight from the services' databases after a run: shared by the randomised-run and the crash specs.
  */
 
 export type ServiceName = 'banking' | 'accounts' | 'oms';

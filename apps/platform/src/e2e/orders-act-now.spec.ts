@@ -8,7 +8,7 @@ const alice = DEMO_USERS[0]!;
 const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
 
 /**
- * Issue 25, market orders end to end: a market order wakes the engine, and a pass that filled
+ * Market orders end to end: a market order wakes the engine, and a pass that filled
  * wakes the outbox relay, so placement → fill → settlement does not wait for either to come round.
  * Here both come round once an hour: only the wakes can fill and settle the order.
  */

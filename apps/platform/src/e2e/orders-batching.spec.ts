@@ -7,7 +7,7 @@ import type { TestPlatform } from './test-platform';
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id;
 
-/** Issue 10, N+1: a list of orders with their fills costs one trades query, however many orders. */
+/** No N+1: a list of orders with their fills costs one trades query, however many orders. */
 describe('order list fields are batched', () => {
   let p: TestPlatform;
   let writer: string;

@@ -16,7 +16,7 @@ const aliceMargin = DEMO_ACCOUNTS[1]!.id; // AAPL 10, MSFT 5
 type Order = Record<string, any>;
 
 /**
- * Issue 26 §4: BRACKET (entry + take-profit + stop-loss that start when it fills and cancel
+ * BRACKET (entry + take-profit + stop-loss that start when it fills and cancel
  * each other), OCO (two legs that cancel each other) and OTO (entry + one child).
  */
 describe('orders: brackets, OCO and OTO', () => {

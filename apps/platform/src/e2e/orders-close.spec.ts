@@ -12,7 +12,7 @@ const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
 const aliceMargin = DEMO_ACCOUNTS[1]!.id; // AAPL 10, MSFT 5
 
 /**
- * Issue 26 §1: closing a position places the MARKET DAY sell that closes it. A sell already
+ * Closing a position places the MARKET DAY sell that closes it. A sell already
  * working keeps its part: only what it does not sell is closed. Closing every position cancels
  * the working orders first. Each close is idempotent with Idempotency-Key.
  */

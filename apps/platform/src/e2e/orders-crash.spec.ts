@@ -21,7 +21,7 @@ function prng(seed: number) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Issue 6, the crash test (DESIGN §5): while fills flow, banking (then accounts) is killed —
+ * The crash test (settlement survives a consumer's death): while fills flow, banking (then accounts) is killed —
  * its port stops answering, its settlement consumer stops without acking what it was applying
  * and every session on its database is cut, so a transaction in flight rolls back — the OMS
  * keeps filling and publishing, and a new instance of the same app is started on the same

@@ -29,8 +29,8 @@ function quoteAround(last: string, tick: string): { bid: string; ask: string } {
 }
 
 /**
- * Issue 6: a randomised run of concurrent orders, cancels, deposits and withdrawals across three
- * accounts while the price feed moves (issue 26: brackets, OCO and trailing stops among the
+ * A randomised run of concurrent orders, cancels, deposits and withdrawals across three
+ * accounts while the price feed moves (brackets, OCO and trailing stops among the
  * orders, replaces and position closes among the changes), then every settlement event delivered a second time
  * (a relay that crashed after publishing). Afterwards: the ledger balances, every holding is
  * its seed plus its fills, no closed order keeps a hold, no cash book is negative, each
@@ -99,7 +99,7 @@ describe('orders: invariants after a randomised concurrent run', () => {
           if (type === 'LIMIT' || type === 'STOP_LIMIT') body['limitPrice'] = near(random() < 0.5 ? away : -away);
           if (type === 'STOP' || type === 'STOP_LIMIT') body['stopPrice'] = near(away / 2);
           if (type === 'STOP_LIMIT') body['limitPrice'] = near(away);
-          // Issue 26: some orders come with exits (a bracket on a buy, an OCO on a limit sell) or trail.
+          // Some orders come with exits (a bracket on a buy, an OCO on a limit sell) or trail.
           const c = random();
           if (
             side === 'BUY' &&

@@ -10,7 +10,7 @@ const conforms = openApiResponseValidator(openApiDocument);
 const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
 
-/** Issue 6: each order type's lifecycle, partial fills, IOC/FOK/DAY rules and the cancel race, over REST. */
+/** Each order type's lifecycle, partial fills, IOC/FOK/DAY rules and the cancel race, over REST. */
 describe('order lifecycle', () => {
   let p: TestPlatform;
   let writer: string;

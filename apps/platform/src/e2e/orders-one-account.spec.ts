@@ -10,7 +10,7 @@ const bob = DEMO_USERS[1]!;
 const bobCash = DEMO_ACCOUNTS[2]!.id; // EUR
 
 /**
- * Issue 25: an account's placements are serialised only where they must be (its cash lock in
+ * An account's placements are serialised only where they must be (its cash lock in
  * banking, its open-order count in the OMS), and that never lets a hold overdraw. 200 limit
  * buys at once, from one token, at one account whose cash covers exactly 100 of them.
  */

@@ -14,7 +14,7 @@ const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
 const aliceMargin = DEMO_ACCOUNTS[1]!.id; // AAPL 10, MSFT 5
 
 /**
- * Issue 26 §2: PUT /oms/order replaces a working order atomically: a new order carries the
+ * PUT /oms/order replaces a working order atomically: a new order carries the
  * remainder, the old one is CANCELLED with replacedBy, a buy's hold grows or shrinks in the
  * same banking step, and a replace racing a fill is either applied to the remainder or refused
  * with 409, never both.

@@ -12,7 +12,7 @@ const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const aliceMargin = DEMO_ACCOUNTS[1]!.id; // holds 10 AAPL
 const bobCash = DEMO_ACCOUNTS[2]!.id;
 
-/** Issue 6 from outside over HTTP: every orders endpoint's happy path, no token, wrong scope, another user's account, bad input. */
+/** The orders API from outside over HTTP: every orders endpoint's happy path, no token, wrong scope, another user's account, bad input. */
 describe('orders REST endpoints', () => {
   let p: TestPlatform;
   let writer: string;

@@ -16,7 +16,7 @@ function nextWeekday(instant: string): string {
   return day.toISOString().slice(0, 10);
 }
 
-/** Issue 10: the engine is fair, and orders follow a broker's rules (minimum commission, price band, open-order cap). */
+/** The engine is fair, and orders follow a broker's rules (minimum commission, price band, open-order cap). */
 describe('order rules and a fair engine', () => {
   let p: TestPlatform;
   let alices: string;

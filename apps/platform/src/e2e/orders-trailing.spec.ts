@@ -11,7 +11,7 @@ const [alice] = DEMO_USERS as [(typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id; // 10000 USD, no positions
 const aliceMargin = DEMO_ACCOUNTS[1]!.id; // AAPL 10, MSFT 5
 
-/** Issue 26 §3: TRAILING_STOP follows the best price (trailPrice or trailPercent away) and triggers as a market order. */
+/** TRAILING_STOP follows the best price (trailPrice or trailPercent away) and triggers as a market order. */
 describe('orders: trailing stops', () => {
   let p: TestPlatform;
   let writer: string;

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 6: positions change only through the OMS's settlement events, each applied once (its
+ * Positions change only through the OMS's settlement events, each applied once (its
  * id recorded in the same transaction). Per holding, the net quantity those trades added, so
  * the OMS can add the trades it knows of that are not applied yet when it checks a sell.
  */

@@ -17,7 +17,7 @@ export interface TradeExecuted {
 }
 
 /**
- * Applies fills to positions exactly once per event id (DESIGN §5), in one transaction with
+ * Applies fills to positions exactly once per event id, in one transaction with
  * the event's record:
  *   buy   quantity += q; average cost = (old cost + gross + commission) / new quantity
  *         (commissions are part of the cost basis);

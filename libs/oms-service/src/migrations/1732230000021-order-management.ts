@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 6: instrument trading rules, the simulated feed's clock, the order lifecycle with a
+ * Instrument trading rules, the simulated feed's clock, the order lifecycle with a
  * timestamp per transition, trades (fills), the settlement outbox and idempotency keys.
  */
 export class OrderManagement1732230000021 implements MigrationInterface {

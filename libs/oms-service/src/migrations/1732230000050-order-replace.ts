@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 26 §2: an order replaced by another. The replacement names the order it replaces; the
+ * An order replaced by another. The replacement names the order it replaces; the
  * replaced order names its replacement from the moment the replace begins (the engine and
  * cancels leave it alone from then on) and ends CANCELLED with the reason.
  */

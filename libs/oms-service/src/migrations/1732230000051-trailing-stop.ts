@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 26 §3: trailing stops. The trail is a price distance or a percentage (exactly one);
+ * Trailing stops. The trail is a price distance or a percentage (exactly one);
  * `high_water_mark` is the best price seen since the order started working (the highest for a
  * sell, the lowest for a buy), and `stop_price` the stop it gives, both moved by the engine.
  */

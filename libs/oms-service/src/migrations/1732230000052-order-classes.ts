@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 26 §4: order classes. A BRACKET or OTO entry's children name it (`parent_order_id`) and
+ * Order classes. A BRACKET or OTO entry's children name it (`parent_order_id`) and
  * wait PENDING until it fills; the legs that cancel each other (a bracket's take-profit and
  * stop-loss, an OCO's two legs) share `oco_group_id`; `leg` says which exit a child is.
  */

@@ -41,14 +41,14 @@ export interface OrderRow {
   expired_at: Date | null;
   rejected_at: Date | null;
   expires_at: Date | null;
-  /** The order this one replaced (issue 26 §2). */
+  /** The order this one replaced. */
   replaces_order_id: string | null;
   /** TRAILING_STOP: the trail, as a distance or a percentage (one of them). */
   trail_price: string | null;
   trail_percent: string | null;
   /** TRAILING_STOP: the best price since it started working (highest for a sell, lowest for a buy); the stop trails it. */
   high_water_mark: string | null;
-  /** SIMPLE, BRACKET, OCO or OTO (issue 26 §4). */
+  /** SIMPLE, BRACKET, OCO or OTO. */
   order_class: OrderClass;
   /** A child's entry (BRACKET, OTO) or an OCO's first leg. */
   parent_order_id: string | null;
@@ -159,7 +159,7 @@ const ORDER_CLOSED = 'order.closed';
 /** Every state change a client can see (NEW, PARTIALLY_FILLED, and each final state): the live order events. */
 const ORDER_UPDATED = 'order.updated';
 
-/** Writes an event to the outbox inside the caller's transaction (DESIGN §5: the trade and its event commit together). */
+/** Writes an event to the outbox inside the caller's transaction (the trade and its event commit together, or neither). */
 async function writeEvent(tx: EntityManager, type: string, payload: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO outbox (type, payload, trace_context) VALUES ($1, $2, $3)', [
     type,

@@ -673,7 +673,7 @@ export class OrdersService {
   // ---- replacing --------------------------------------------------------------------------
 
   /**
-   * Replaces a working order (issue 26 §2): one new order, linked both ways (`replaces`,
+   * Replaces a working order: one new order, linked both ways (`replaces`,
    * `replacedBy`), carrying the remainder (the new `quantity` is the total, fills included, and
    * must exceed what has filled); the old order ends CANCELLED "Replaced by order …". The old
    * order's row lock (the one the engine fills under) decides a race with a fill: a fill

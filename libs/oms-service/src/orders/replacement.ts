@@ -6,7 +6,7 @@ import type { BankingClient } from './clients';
 import { announceOrder, closeOrder, type OrderRow } from './order-store';
 
 /**
- * The second half of replacing a buy (issue 26 §2). The first half froze the old order (its
+ * The second half of replacing a buy. The first half froze the old order (its
  * `replaced_by_order_id` names the replacement: the engine, expiry and cancels leave it alone, so
  * what its fills cost can no longer change) and recorded the replacement as ACCEPTED. Here
  * banking moves the hold in one step (the old keeps what its fills cost, the replacement holds

@@ -1,4 +1,4 @@
-/** Market data's operations (issue 26; schemas in ../contract/market.ts). */
+/** Market data's operations (schemas in ../contract/market.ts). */
 import { BAR_TIMEFRAMES } from '../contract/market';
 import type { Operations } from './kit';
 
