@@ -9,7 +9,8 @@ import type { TestPlatform } from './test-platform';
 
 /**
  * The settlement invariants (each fill applied once, the ledger balanced, holdings the sum of
- * their fills), read straight from the services' databases after a run: shared by the randomised-run and the crash specs.
+ * their fills), read straight from the services' databases after a run: shared by the
+ * randomised-run and the crash specs.
  */
 
 export type ServiceName = 'banking' | 'accounts' | 'oms';
