@@ -19,6 +19,8 @@ describeEachEventLog('dead letters', (current) => {
     await log.append(stream, forged);
     for (let i = 0; i < 100 && !refused.length; i++) await new Promise((r) => setTimeout(r, 20));
     expect(refused).toEqual(['signed with an unknown key']);
+    // The consumer says so first, then writes the dead letter, then acknowledges the entry: wait for that.
+    for (let i = 0; i < 100 && (await log.pendingCount(stream, 'banking')) > 0; i++) await new Promise((r) => setTimeout(r, 20));
 
     // An operator lists it: the original event, why it was refused and by which group.
     const [dead, ...more] = await listDeadLetters(log, stream);
