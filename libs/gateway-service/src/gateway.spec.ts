@@ -7,6 +7,23 @@ import { listenService, type RunningService, type ServiceApp } from '@trading/se
 import { http, testKeys } from '@trading/testing';
 import { createGatewayApp, loadGatewayConfig } from './app';
 
+/** A gateway whose three subgraphs are all at `subgraphUrl`, listening on free ports. */
+async function startGateway(
+  keys: ReturnType<typeof testKeys>,
+  subgraphUrl: string,
+): Promise<{ gateway: ServiceApp; server: RunningService }> {
+  const config = loadGatewayConfig({
+    ...keys.env('gateway'),
+    ACCOUNTS_URL: subgraphUrl,
+    BANKING_URL: subgraphUrl,
+    OMS_URL: subgraphUrl,
+    AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
+  });
+  const gateway = await createGatewayApp(config, { logger: createLogger('gateway', 'silent'), store: new MemoryStore() });
+  const server = await listenService(gateway, { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } });
+  return { gateway, server };
+}
+
 /** The gateway against subgraphs that are down: who it lets in, and errors that keep no internal address. */
 describe('gateway', () => {
   const keys = testKeys();
@@ -15,15 +32,7 @@ describe('gateway', () => {
   let server: RunningService;
 
   beforeAll(async () => {
-    const config = loadGatewayConfig({
-      ...keys.env('gateway'),
-      ACCOUNTS_URL: 'http://127.0.0.1:9/graphql',
-      BANKING_URL: 'http://127.0.0.1:9/graphql',
-      OMS_URL: 'http://127.0.0.1:9/graphql',
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
-    });
-    gateway = await createGatewayApp(config, { logger: createLogger('gateway', 'silent'), store: new MemoryStore() });
-    server = await listenService(gateway, { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } });
+    ({ gateway, server } = await startGateway(keys, 'http://127.0.0.1:9/graphql'));
   });
   afterAll(async () => {
     await server.close();
@@ -136,16 +145,7 @@ describe('gateway, its subgraphs behind a load balancer with no instance ready',
       res.end('<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n');
     });
     await new Promise<void>((r) => balancer.listen(0, '127.0.0.1', () => r()));
-    const url = `http://127.0.0.1:${(balancer.address() as AddressInfo).port}/graphql`;
-    const config = loadGatewayConfig({
-      ...keys.env('gateway'),
-      ACCOUNTS_URL: url,
-      BANKING_URL: url,
-      OMS_URL: url,
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
-    });
-    gateway = await createGatewayApp(config, { logger: createLogger('gateway', 'silent'), store: new MemoryStore() });
-    server = await listenService(gateway, { public: { port: 0, host: '127.0.0.1' }, internal: { port: 0, host: '127.0.0.1' } });
+    ({ gateway, server } = await startGateway(keys, `http://127.0.0.1:${(balancer.address() as AddressInfo).port}/graphql`));
   });
   afterAll(async () => {
     await server.close();
