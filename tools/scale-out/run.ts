@@ -29,6 +29,7 @@ import { ALL_IN_ONE_WORKERS, AllInOne } from './all-in-one';
 import { backendName, HaProxy } from './haproxy';
 import { orderFlow, steadyLoad, type LoadResult } from './load';
 import { PrivatePostgres } from './postgres';
+import { printTable, Report } from './report';
 import { portFree, sleep, waitFor } from './processes';
 import { PrivateRedis } from './redis';
 import { APPS, buildBundles, DATABASES, dbName, INSTANCES, Ports, Services, type Instance } from './services';
@@ -46,13 +47,8 @@ interface Row {
   p99: string;
 }
 
-const problems: string[] = [];
 const rows: Row[] = [];
-const check = (ok: boolean, what: string) => {
-  console.log(`  ${ok ? 'ok  ' : 'FAIL'}  ${what}`);
-  if (!ok) problems.push(what);
-};
-const step = (what: string) => console.log(`\n== ${what}`);
+const { problems, check, step } = new Report();
 
 async function main(): Promise<void> {
   const ports = new Ports(Number(process.env['SCALE_OUT_PORT_BASE'] ?? 21000));
@@ -186,7 +182,7 @@ async function main(): Promise<void> {
     await services.killAll();
     await redis.stop();
     pg.stop();
-    printTable();
+    printRows();
     if (problems.length || process.env['SCALE_OUT_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
@@ -360,14 +356,11 @@ async function restartOne(services: Services, haproxy: HaProxy, x: Instance): Pr
   return ms;
 }
 
-function printTable(): void {
-  if (!rows.length) return;
-  const header = ['phase', 'instances', 'requests sent', 'failures', '5xx', 'p99'];
-  const cells = rows.map((r) => [r.phase, String(r.instances), String(r.sent), String(r.failures), String(r.fiveXx), r.p99]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
-  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const c of cells) console.log(line(c));
+function printRows(): void {
+  printTable(
+    ['phase', 'instances', 'requests sent', 'failures', '5xx', 'p99'],
+    rows.map((r) => [r.phase, String(r.instances), String(r.sent), String(r.failures), String(r.fiveXx), r.p99]),
+  );
 }
 
 main().then(

@@ -29,6 +29,7 @@ import { Databases, invariantProblems, progress, settledNow } from '../checks';
 import { HaProxy } from '../haproxy';
 import { steadyLoad, type LoadResult } from '../load';
 import { PrivatePostgres } from '../postgres';
+import { printTable, Report } from '../report';
 import { portFree, sleep, waitFor } from '../processes';
 import { buildBundles, DATABASES, dbName, Ports, Services, type AppName, type RedisService } from '../services';
 import { CLUSTER_SUITES, suitesOnCluster } from './cluster';
@@ -53,13 +54,7 @@ interface Row {
   result: string;
 }
 const rows: Row[] = [];
-const problems: string[] = [];
-const check = (ok: boolean, what: string) => {
-  console.log(`  ${ok ? 'ok  ' : 'FAIL'}  ${what}`);
-  if (!ok) problems.push(what);
-  return ok;
-};
-const step = (what: string) => console.log(`\n== ${what}`);
+const { problems, check, step } = new Report();
 
 /** The read-write address: HAProxy's TCP frontend, in front of whichever node is the primary now. */
 class ReadWriteAddress {
@@ -355,14 +350,11 @@ async function revokedPatSession(services: Services, urls: Urls) {
   return result;
 }
 
-function printTable(): void {
-  if (!rows.length) return;
-  const header = ['failover', 'served again after', 'acknowledged writes checked', 'lost', 'result'];
-  const cells = rows.map((r) => [r.check, r.servedAgain, String(r.writes), String(r.lost), r.result]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
-  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
-  for (const c of cells) console.log(line(c));
+function printRows(): void {
+  printTable(
+    ['failover', 'served again after', 'acknowledged writes checked', 'lost', 'result'],
+    rows.map((r) => [r.check, r.servedAgain, String(r.writes), String(r.lost), r.result]),
+  );
 }
 
 async function all(): Promise<void> {
@@ -370,7 +362,7 @@ async function all(): Promise<void> {
     await main();
     if (process.env['HA_PROOF_SKIP_CLUSTER'] !== '1') await redisCluster();
   } finally {
-    printTable();
+    printRows();
   }
 }
 
