@@ -25,20 +25,22 @@ export interface HoldingReference {
 }
 
 /**
- * Per symbol, the open quantity of an account's working sells, counted as the sell checks and
- * position closes count it (OrdersService.holding): a working sell its remainder, a bracket's or
- * OTO's waiting exit what its entry has bought so far, the two legs of an OCO pair once (the
- * larger), an order already replaced not at all. Read without the sell lock: a view, not a check.
+ * What each working sell promises of an account's holdings, one row per sell (or OCO pair), with
+ * its symbol: a working sell its remainder, a bracket's or OTO's waiting exit what its entry has
+ * bought so far (it sells the whole entry once that fills), the two legs of an OCO pair once (the
+ * larger), an order already replaced not at all. `$1` is the account; `narrower` adds conditions
+ * on `o`. The sell checks, position closes and `quantityAvailable` all count with this.
  */
-const OPEN_SELLS = `
-  SELECT symbol, sum(promised)::text AS quantity FROM (
-    SELECT o.symbol,
-           max(CASE WHEN o.status = 'PENDING' THEN least(o.quantity, e.filled_quantity) ELSE o.quantity - o.filled_quantity END) AS promised
-      FROM orders o LEFT JOIN orders e ON e.id = o.parent_order_id
-     WHERE o.account_id = $1 AND o.side = 'SELL' AND o.status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'PENDING')
-       AND o.replaced_by_order_id IS NULL
-     GROUP BY o.symbol, coalesce(o.oco_group_id, o.id)) g
-  GROUP BY symbol`;
+export const promisedBySell = (narrower = '') => `
+  SELECT o.symbol,
+         max(CASE WHEN o.status = 'PENDING' THEN least(o.quantity, e.filled_quantity) ELSE o.quantity - o.filled_quantity END) AS promised
+    FROM orders o LEFT JOIN orders e ON e.id = o.parent_order_id
+   WHERE o.account_id = $1 AND o.side = 'SELL' AND o.status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'PENDING')
+     AND o.replaced_by_order_id IS NULL ${narrower}
+   GROUP BY o.symbol, coalesce(o.oco_group_id, o.id)`;
+
+/** Per symbol, the open quantity of an account's working sells. Read without the sell lock: a view, not a check. */
+const OPEN_SELLS = `SELECT symbol, sum(promised)::text AS quantity FROM (${promisedBySell()}) g GROUP BY symbol`;
 
 export function openSellsResolvers(dataSource: DataSource, accounts: Pick<AccountsDirectory, 'ownedIds'>): Resolvers {
   return {

@@ -14,6 +14,7 @@ import { bidAsk } from '../market-data/quote';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
 import { finishReplacement } from './replacement';
+import { promisedBySell } from './open-sells';
 import { orderByClientOrderId, parseClientOrderId, statusesOf, symbolsOf } from './order-lookup';
 import { OPEN_ORDER_CAP_SQLSTATE } from '../migrations';
 import { ceilMoney, formatMoney, formatPrice } from '@trading/money';
@@ -649,12 +650,9 @@ export class OrdersService {
     const [row] = await tx.query(
       `SELECT
          (SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0) FROM trades WHERE account_id = $1 AND symbol = $2)::text AS traded,
-         (SELECT coalesce(sum(promised), 0) FROM (
-            SELECT max(CASE WHEN o.status = 'PENDING' THEN least(o.quantity, e.filled_quantity) ELSE o.quantity - o.filled_quantity END) AS promised
-              FROM orders o LEFT JOIN orders e ON e.id = o.parent_order_id
-             WHERE o.account_id = $1 AND o.symbol = $2 AND o.side = 'SELL' AND o.status IN ('ACCEPTED', 'NEW', 'PARTIALLY_FILLED', 'PENDING')
-               AND o.replaced_by_order_id IS NULL AND coalesce(o.oco_group_id, o.id) IS DISTINCT FROM $3::uuid
-             GROUP BY coalesce(o.oco_group_id, o.id)) g)::text AS promised`,
+         (SELECT coalesce(sum(promised), 0) FROM (${promisedBySell(
+           'AND o.symbol = $2 AND coalesce(o.oco_group_id, o.id) IS DISTINCT FROM $3::uuid',
+         )}) g)::text AS promised`,
       [account.id, symbol, excludeOrder ?? null],
     );
     const settlement = account.positionSettlement ?? { quantity: '0', tradedQuantity: '0' };
