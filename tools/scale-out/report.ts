@@ -9,6 +9,21 @@ export class Report {
   };
 
   step = (what: string): void => console.log(`\n== ${what}`);
+
+  /** Runs the proof, then ends the process: `<name>: ok` (0), the count of failed checks, or the error (1). */
+  finish(name: string, proof: Promise<void>): void {
+    proof.then(
+      () => {
+        console.log(this.problems.length ? `\n${name}: ${this.problems.length} check(s) failed` : `\n${name}: ok`);
+        process.exit(this.problems.length ? 1 : 0);
+      },
+      (err) => {
+        console.error(err);
+        console.log(`\n${name}: failed`);
+        process.exit(1);
+      },
+    );
+  }
 }
 
 /** A plain-text table: the first column left-aligned, the others right-aligned. */

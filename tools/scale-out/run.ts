@@ -48,7 +48,8 @@ interface Row {
 }
 
 const rows: Row[] = [];
-const { problems, check, step } = new Report();
+const report = new Report();
+const { problems, check, step } = report;
 
 async function main(): Promise<void> {
   const ports = new Ports(Number(process.env['SCALE_OUT_PORT_BASE'] ?? 21000));
@@ -363,14 +364,4 @@ function printRows(): void {
   );
 }
 
-main().then(
-  () => {
-    console.log(problems.length ? `\nscale-out: ${problems.length} check(s) failed` : '\nscale-out: ok');
-    process.exit(problems.length ? 1 : 0);
-  },
-  (err) => {
-    console.error(err);
-    console.log('\nscale-out: failed');
-    process.exit(1);
-  },
-);
+report.finish('scale-out', main());

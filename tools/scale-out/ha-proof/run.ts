@@ -54,7 +54,8 @@ interface Row {
   result: string;
 }
 const rows: Row[] = [];
-const { problems, check, step } = new Report();
+const report = new Report();
+const { problems, check, step } = report;
 
 /** The read-write address: HAProxy's TCP frontend, in front of whichever node is the primary now. */
 class ReadWriteAddress {
@@ -366,14 +367,4 @@ async function all(): Promise<void> {
   }
 }
 
-all().then(
-  () => {
-    console.log(problems.length ? `\nha-proof: ${problems.length} check(s) failed` : '\nha-proof: ok');
-    process.exit(problems.length ? 1 : 0);
-  },
-  (err) => {
-    console.error(err);
-    console.log('\nha-proof: failed');
-    process.exit(1);
-  },
-);
+report.finish('ha-proof', all());
