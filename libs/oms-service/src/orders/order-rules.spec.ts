@@ -1,0 +1,423 @@
+import { AppError } from '@trading/errors';
+import type { Instrument } from '../instruments/entities/instrument.entity';
+import { commissionOn, fillAmounts } from './money';
+import {
+  ceilToTick,
+  checkInstrumentRules,
+  checkPriceBand,
+  floorToLot,
+  parseCloseRequest,
+  parseLegs,
+  parseOrderRequest,
+  parseReplaceRequest,
+  prefixed,
+  trailingStop,
+  type OrderRequest,
+} from './order-rules';
+
+// The order rules as pure functions: each refusal is pinned by its code and the field it names,
+// so a rule that loosens or names the wrong field fails here, not only in an end-to-end run.
+const ACCOUNT = '00000000-0000-4000-8000-000000000001';
+const ORDER = '00000000-0000-4000-8000-000000000002';
+
+const order = (over: Record<string, unknown> = {}) => ({
+  accountId: ACCOUNT,
+  symbol: 'AAPL',
+  side: 'BUY',
+  type: 'LIMIT',
+  timeInForce: 'DAY',
+  quantity: '10',
+  limitPrice: '189.50',
+  ...over,
+});
+
+function refusal(run: () => unknown): { code: string; field: string | undefined; message: string } {
+  try {
+    run();
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { code: err.code, field: err.field, message: err.message };
+  }
+  throw new Error('expected a refusal, got none');
+}
+
+const instrument = (over: Partial<Instrument> = {}): Instrument =>
+  ({
+    symbol: 'AAPL',
+    name: 'Apple',
+    currency: 'USD',
+    tickSize: '0.01',
+    lotSize: '1',
+    lastPrice: '100.00',
+    previousClose: '99.00',
+    tradable: true,
+    minQuantity: '1',
+    maxQuantity: '1000',
+    ...over,
+  }) as Instrument;
+
+describe('parseOrderRequest', () => {
+  it('normalises a valid order and keeps its client id', () => {
+    expect(parseOrderRequest(order({ quantity: '10.50', clientOrderId: 'my-1:a.b_c' }))).toEqual({
+      accountId: ACCOUNT,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'DAY',
+      quantity: '10.5',
+      limitPrice: '189.5',
+      stopPrice: null,
+      clientOrderId: 'my-1:a.b_c',
+    });
+    expect(parseOrderRequest(order({ clientOrderId: null })).clientOrderId).toBeNull();
+  });
+
+  it.each([
+    ['type', { type: 'ICEBERG' }, 'BAD_USER_INPUT'],
+    ['side', { side: 'SHORT' }, 'BAD_USER_INPUT'],
+    ['timeInForce', { timeInForce: 'GTD' }, 'BAD_USER_INPUT'],
+    ['symbol', { symbol: 'aapl' }, 'BAD_USER_INPUT'],
+    ['symbol', { symbol: 'ABCDEFGHIJKLM' }, 'BAD_USER_INPUT'],
+    ['symbol', { symbol: 7 }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: '0' }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: '-1' }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: 10 }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: '1.123456789' }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: '1e3' }, 'BAD_USER_INPUT'],
+    ['quantity', { quantity: '1234567890123' }, 'BAD_USER_INPUT'],
+    ['accountId', { accountId: 'not-a-uuid' }, 'BAD_USER_INPUT'],
+    ['clientOrderId', { clientOrderId: 'has space' }, 'BAD_USER_INPUT'],
+    ['clientOrderId', { clientOrderId: 'x'.repeat(65) }, 'BAD_USER_INPUT'],
+    ['clientOrderId', { clientOrderId: 42 }, 'BAD_USER_INPUT'],
+    ['limitPrice', { limitPrice: undefined }, 'BAD_USER_INPUT'],
+    ['stopPrice', { stopPrice: '180' }, 'BAD_USER_INPUT'],
+    ['limitPrice', { type: 'MARKET' }, 'BAD_USER_INPUT'],
+    ['stopPrice', { type: 'STOP', limitPrice: undefined }, 'BAD_USER_INPUT'],
+    ['trailPrice', { trailPrice: '1' }, 'BAD_USER_INPUT'],
+    ['trailPercent', { trailPercent: '1' }, 'BAD_USER_INPUT'],
+    ['timeInForce', { type: 'MARKET', limitPrice: undefined, timeInForce: 'GTC' }, 'UNPROCESSABLE'],
+    ['timeInForce', { type: 'STOP', limitPrice: undefined, stopPrice: '180', timeInForce: 'IOC' }, 'UNPROCESSABLE'],
+    ['timeInForce', { type: 'STOP_LIMIT', stopPrice: '180', timeInForce: 'FOK' }, 'UNPROCESSABLE'],
+  ])('refuses a bad %s (%j)', (field, over, code) => {
+    const r = refusal(() => parseOrderRequest(order(over)));
+    expect({ code: r.code, field: r.field }).toEqual({ code, field });
+  });
+
+  it('says why in words a developer can act on', () => {
+    expect(refusal(() => parseOrderRequest(order({ limitPrice: undefined }))).message).toBe('limitPrice is required for LIMIT orders');
+    expect(refusal(() => parseOrderRequest(order({ type: 'MARKET' }))).message).toBe('limitPrice is not allowed for MARKET orders');
+    expect(refusal(() => parseOrderRequest(order({ quantity: '0' }))).message).toBe('quantity must be greater than zero');
+    expect(refusal(() => parseOrderRequest(order({ type: 'MARKET', limitPrice: undefined, timeInForce: 'GTC' }))).message).toBe(
+      'timeInForce GTC is not allowed for MARKET orders (allowed: DAY, IOC, FOK)',
+    );
+    expect(refusal(() => parseOrderRequest(order({ side: 'X' }))).message).toBe('side must be one of BUY, SELL');
+  });
+
+  it('takes each order type with exactly the prices it needs and the times in force it allows', () => {
+    const market = parseOrderRequest(order({ type: 'MARKET', limitPrice: null, timeInForce: 'IOC' }));
+    expect([market.limitPrice, market.stopPrice, market.timeInForce]).toEqual([null, null, 'IOC']);
+    expect(parseOrderRequest(order({ type: 'MARKET', limitPrice: undefined, timeInForce: 'FOK' })).timeInForce).toBe('FOK');
+    const stop = parseOrderRequest(order({ type: 'STOP', limitPrice: undefined, stopPrice: '180.00', timeInForce: 'GTC' }));
+    expect([stop.limitPrice, stop.stopPrice]).toEqual([null, '180']);
+    const stopLimit = parseOrderRequest(order({ type: 'STOP_LIMIT', stopPrice: '180', limitPrice: '179' }));
+    expect([stopLimit.limitPrice, stopLimit.stopPrice]).toEqual(['179', '180']);
+    expect(parseOrderRequest(order({ timeInForce: 'GTC' })).timeInForce).toBe('GTC');
+    expect(parseOrderRequest(order({ timeInForce: 'IOC' })).timeInForce).toBe('IOC');
+    expect(parseOrderRequest(order({ symbol: 'BRK.B1' })).symbol).toBe('BRK.B1');
+    expect(parseOrderRequest(order({ quantity: '123456789012.12345678' })).quantity).toBe('123456789012.12345678');
+  });
+
+  describe('trailing stops', () => {
+    const trailing = (over: Record<string, unknown>) => order({ type: 'TRAILING_STOP', limitPrice: undefined, side: 'SELL', ...over });
+
+    it('take exactly one of trailPrice and trailPercent', () => {
+      expect(parseOrderRequest(trailing({ trailPrice: '1.50' }))).toMatchObject({ trailPrice: '1.5', stopPrice: null });
+      expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPercent).toBe('2');
+      expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPrice).toBeUndefined();
+      expect(refusal(() => parseOrderRequest(trailing({})))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'trailPrice' });
+      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '1', trailPercent: '2' })))).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'trailPercent',
+      });
+    });
+
+    it('refuse a trail of 100 % or more, or a bad amount', () => {
+      expect(parseOrderRequest(trailing({ trailPercent: '99.99' })).trailPercent).toBe('99.99');
+      expect(refusal(() => parseOrderRequest(trailing({ trailPercent: '100' })))).toMatchObject({ field: 'trailPercent' });
+      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '0' })))).toMatchObject({ field: 'trailPrice' });
+      expect(refusal(() => parseOrderRequest(trailing({ trailPercent: '-1' })))).toMatchObject({ field: 'trailPercent' });
+      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '1', timeInForce: 'IOC' })))).toMatchObject({
+        code: 'UNPROCESSABLE',
+        field: 'timeInForce',
+      });
+    });
+
+    it('trail the water mark on the tick: below for a sell, above for a buy', () => {
+      expect(trailingStop('SELL', '100.00', { price: '1.005' }, '0.01').toFixed()).toBe('98.99');
+      expect(trailingStop('BUY', '100.00', { price: '1.005' }, '0.01').toFixed()).toBe('101.01');
+      expect(trailingStop('SELL', '100.00', { percent: '2.5' }, '0.01').toFixed()).toBe('97.5');
+      expect(trailingStop('BUY', '100.00', { percent: '2.5', price: null }, '0.05').toFixed()).toBe('102.5');
+      expect(trailingStop('BUY', '100.01', { percent: '1' }, '0.05').toFixed()).toBe('101.05');
+    });
+  });
+});
+
+describe('parseLegs', () => {
+  const entry = (over: Record<string, unknown> = {}) => parseOrderRequest(order(over));
+
+  it('is SIMPLE with no legs unless a class is given, and refuses exits on a SIMPLE order', () => {
+    expect(parseLegs({}, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
+    expect(parseLegs({ orderClass: 'SIMPLE' }, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
+    expect(refusal(() => parseLegs({ takeProfit: { limitPrice: '200' } }, entry()))).toMatchObject({ field: 'takeProfit' });
+    expect(refusal(() => parseLegs({ stopLoss: { stopPrice: '180' } }, entry()))).toMatchObject({ field: 'stopLoss' });
+    expect(refusal(() => parseLegs({ orderClass: 'LADDER' }, entry()))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'orderClass' });
+  });
+
+  it('builds a bracket: both exits on the opposite side, same quantity, waiting for the entry', () => {
+    const parent = entry({ quantity: '5' });
+    const { orderClass, legs } = parseLegs(
+      { orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180', limitPrice: '179' } },
+      parent,
+    );
+    expect(orderClass).toBe('BRACKET');
+    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.request.quantity, l.request.timeInForce, l.pending])).toEqual([
+      ['TAKE_PROFIT', 'SELL', 'LIMIT', '5', 'DAY', true],
+      ['STOP_LOSS', 'SELL', 'STOP_LIMIT', '5', 'DAY', true],
+    ]);
+    expect(legs[0]!.request).toMatchObject({ accountId: ACCOUNT, symbol: 'AAPL', limitPrice: '200' });
+    expect(legs[1]!.request).toMatchObject({ stopPrice: '180', limitPrice: '179' });
+  });
+
+  it('puts a sell bracket’s exits on the buy side, take-profit below the stop', () => {
+    const parent = entry({ side: 'SELL' });
+    const { legs } = parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '170' }, stopLoss: { stopPrice: '200' } }, parent);
+    expect(legs.map((l) => [l.request.side, l.request.type])).toEqual([
+      ['BUY', 'LIMIT'],
+      ['BUY', 'STOP'],
+    ]);
+    expect(
+      refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '170' } }, parent)),
+    ).toEqual({
+      code: 'UNPROCESSABLE',
+      field: 'stopLoss.stopPrice',
+      message: 'stopLoss.stopPrice must be above the take-profit limit 200 (the legs buy)',
+    });
+  });
+
+  it('refuses a bracket whose exits cross, or that lacks one', () => {
+    const parent = entry();
+    expect(
+      refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '180' }, stopLoss: { stopPrice: '180' } }, parent)),
+    ).toEqual({
+      code: 'UNPROCESSABLE',
+      field: 'stopLoss.stopPrice',
+      message: 'stopLoss.stopPrice must be below the take-profit limit 180 (the legs sell)',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'BRACKET', stopLoss: { stopPrice: '180' } }, parent))).toMatchObject({
+      field: 'takeProfit',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '200' } }, parent))).toMatchObject({
+      field: 'stopLoss',
+    });
+  });
+
+  it('names a leg’s own fields by their path, and refuses fields a leg does not have', () => {
+    const parent = entry();
+    expect(refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '-1' } }, parent))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'takeProfit.limitPrice',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { stopPrice: '1' } }, parent))).toMatchObject({
+      field: 'takeProfit.stopPrice',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: { quantity: '1' } }, parent))).toMatchObject({
+      field: 'stopLoss.quantity',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: ['x'] }, parent))).toMatchObject({ field: 'stopLoss' });
+    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: 'x' }, parent))).toMatchObject({ field: 'stopLoss' });
+  });
+
+  it('builds an OTO with exactly one child', () => {
+    const { orderClass, legs } = parseLegs({ orderClass: 'OTO', stopLoss: { stopPrice: '180' } }, entry());
+    expect(orderClass).toBe('OTO');
+    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.pending])).toEqual([['STOP_LOSS', 'SELL', 'STOP', true]]);
+    expect(refusal(() => parseLegs({ orderClass: 'OTO' }, entry()))).toMatchObject({ field: 'takeProfit' });
+    expect(
+      refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180' } }, entry())),
+    ).toMatchObject({ field: 'stopLoss' });
+  });
+
+  it('builds an OCO from a LIMIT order and a stop on the same side, both working at once', () => {
+    const parent = entry({ side: 'SELL', limitPrice: '200' });
+    const { orderClass, legs } = parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '180' } }, parent);
+    expect(orderClass).toBe('OCO');
+    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.pending])).toEqual([['STOP_LOSS', 'SELL', 'STOP', false]]);
+    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '210' } }, parent))).toMatchObject({
+      field: 'stopLoss.stopPrice',
+    });
+    expect(refusal(() => parseLegs({ orderClass: 'OCO' }, parent))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'stopLoss' });
+    expect(
+      refusal(() => parseLegs({ orderClass: 'OCO', takeProfit: { limitPrice: '1' }, stopLoss: { stopPrice: '180' } }, parent)),
+    ).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'takeProfit',
+    });
+    const stopEntry = entry({ type: 'STOP', limitPrice: undefined, stopPrice: '150' });
+    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '140' } }, stopEntry))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'type',
+    });
+  });
+
+  it('keeps grouped orders to DAY or GTC and away from trailing stops', () => {
+    const legs = { orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180' } };
+    expect(refusal(() => parseLegs(legs, entry({ timeInForce: 'IOC' })))).toMatchObject({ code: 'UNPROCESSABLE', field: 'timeInForce' });
+    expect(refusal(() => parseLegs(legs, entry({ timeInForce: 'FOK' })))).toMatchObject({ code: 'UNPROCESSABLE', field: 'timeInForce' });
+    expect(parseLegs(legs, entry({ timeInForce: 'GTC' })).legs.map((l) => l.request.timeInForce)).toEqual(['GTC', 'GTC']);
+    const trailing = entry({ type: 'TRAILING_STOP', limitPrice: undefined, trailPrice: '1' });
+    expect(refusal(() => parseLegs(legs, trailing))).toMatchObject({ code: 'UNPROCESSABLE', field: 'type' });
+  });
+});
+
+describe('prefixed', () => {
+  it('names a child’s field by its path, once', () => {
+    const err = prefixed(new AppError('BAD_USER_INPUT', 'limitPrice is required', { field: 'limitPrice' }), 'takeProfit') as AppError;
+    expect([err.code, err.field, err.message]).toEqual(['BAD_USER_INPUT', 'takeProfit.limitPrice', 'takeProfit.limitPrice is required']);
+    const already = new AppError('UNPROCESSABLE', 'x', { field: 'stopLoss.stopPrice' });
+    expect(prefixed(already, 'takeProfit')).toBe(already);
+    const noField = new AppError('UNPROCESSABLE', 'x');
+    expect(prefixed(noField, 'takeProfit')).toBe(noField);
+    const other = new Error('boom');
+    expect(prefixed(other, 'takeProfit')).toBe(other);
+  });
+});
+
+describe('parseCloseRequest', () => {
+  const close = (over: Record<string, unknown> = {}) => ({ accountId: ACCOUNT, symbol: 'AAPL', ...over });
+
+  it('closes all, a quantity, or a percentage of at most 100', () => {
+    expect(parseCloseRequest(close())).toEqual({ accountId: ACCOUNT, symbol: 'AAPL', quantity: null, percentage: null });
+    expect(parseCloseRequest(close({ quantity: '3.0' }))).toMatchObject({ quantity: '3', percentage: null });
+    expect(parseCloseRequest(close({ percentage: '100' }))).toMatchObject({ quantity: null, percentage: '100' });
+  });
+
+  it.each([
+    ['percentage', { quantity: '1', percentage: '50' }],
+    ['percentage', { percentage: '100.01' }],
+    ['percentage', { percentage: '0' }],
+    ['quantity', { quantity: '0' }],
+    ['symbol', { symbol: 'a b' }],
+    ['accountId', { accountId: '1' }],
+  ])('refuses a bad %s (%j)', (field, over) => {
+    expect(refusal(() => parseCloseRequest(close(over)))).toMatchObject({ code: 'BAD_USER_INPUT', field });
+  });
+});
+
+describe('parseReplaceRequest', () => {
+  const replace = (over: Record<string, unknown>) => ({ accountId: ACCOUNT, orderId: ORDER, ...over });
+
+  it('takes what changes and leaves the rest null', () => {
+    expect(parseReplaceRequest(replace({ quantity: '7' }))).toEqual({
+      accountId: ACCOUNT,
+      orderId: ORDER,
+      quantity: '7',
+      limitPrice: null,
+      stopPrice: null,
+      timeInForce: null,
+    });
+    expect(parseReplaceRequest(replace({ limitPrice: '1.10' })).limitPrice).toBe('1.1');
+    expect(parseReplaceRequest(replace({ stopPrice: '2' })).stopPrice).toBe('2');
+    expect(parseReplaceRequest(replace({ timeInForce: 'GTC' })).timeInForce).toBe('GTC');
+  });
+
+  it('refuses an empty change and bad values by field', () => {
+    expect(refusal(() => parseReplaceRequest(replace({})))).toMatchObject({ code: 'UNPROCESSABLE', field: 'body' });
+    expect(refusal(() => parseReplaceRequest(replace({ quantity: null })))).toMatchObject({ code: 'UNPROCESSABLE', field: 'body' });
+    expect(refusal(() => parseReplaceRequest(replace({ quantity: '0' })))).toMatchObject({ field: 'quantity' });
+    expect(refusal(() => parseReplaceRequest(replace({ limitPrice: 'x' })))).toMatchObject({ field: 'limitPrice' });
+    expect(refusal(() => parseReplaceRequest(replace({ stopPrice: '-2' })))).toMatchObject({ field: 'stopPrice' });
+    expect(refusal(() => parseReplaceRequest(replace({ timeInForce: 'NOW' })))).toMatchObject({ field: 'timeInForce' });
+    expect(refusal(() => parseReplaceRequest(replace({ orderId: 'x', quantity: '1' })))).toMatchObject({ field: 'orderId' });
+  });
+});
+
+describe('checkInstrumentRules', () => {
+  const request = (over: Partial<OrderRequest> = {}) => ({ ...parseOrderRequest(order({ limitPrice: '100.00' })), ...over });
+
+  it('passes an order in whole lots, within the limits, on the tick', () => {
+    const aapl = instrument();
+    expect(checkInstrumentRules(request(), aapl)).toBe(aapl);
+    expect(checkInstrumentRules(request({ quantity: '1' }), aapl)).toBe(aapl);
+    expect(checkInstrumentRules(request({ quantity: '1000' }), aapl)).toBe(aapl);
+    expect(checkInstrumentRules(request({ quantity: '0.5' }), instrument({ lotSize: '0.5', minQuantity: '0.5' }))).toBeTruthy();
+  });
+
+  it.each([
+    ['symbol', {}, null, 'Unknown symbol AAPL'],
+    ['symbol', {}, { tradable: false }, 'AAPL is halted: it takes no new orders until trading resumes'],
+    ['quantity', { quantity: '1.5' }, {}, 'quantity must be a whole multiple of the lot size 1 (no fractional quantities)'],
+    ['quantity', { quantity: '0.3' }, { lotSize: '0.2', minQuantity: '0.2' }, 'quantity must be a whole multiple of the lot size 0.2'],
+    ['quantity', { quantity: '4' }, { minQuantity: '5' }, 'quantity must be at least 5'],
+    ['quantity', { quantity: '1001' }, {}, 'quantity must be at most 1000'],
+    ['limitPrice', { limitPrice: '100.005' }, {}, 'limitPrice must be a multiple of the tick size 0.01'],
+    ['stopPrice', { stopPrice: '99.999' }, {}, 'stopPrice must be a multiple of the tick size 0.01'],
+    ['trailPrice', { trailPrice: '0.015' }, {}, 'trailPrice must be a multiple of the tick size 0.01'],
+  ])('refuses by %s: %j on %j', (field, over, inst, message) => {
+    const r = refusal(() => checkInstrumentRules(request(over as Partial<OrderRequest>), inst === null ? null : instrument(inst)));
+    expect(r).toEqual({ code: 'UNPROCESSABLE', field, message });
+  });
+});
+
+describe('checkPriceBand', () => {
+  const request = (over: Partial<OrderRequest>) => ({ ...parseOrderRequest(order()), limitPrice: null, stopPrice: null, ...over });
+  const aapl = instrument({ lastPrice: '100.00' });
+
+  it('passes prices on the band’s edges and within it', () => {
+    for (const limitPrice of ['50', '100', '150']) expect(() => checkPriceBand(request({ limitPrice }), aapl, '0.5')).not.toThrow();
+    expect(() => checkPriceBand(request({ stopPrice: '150' }), aapl, '0.5')).not.toThrow();
+    expect(() => checkPriceBand(request({}), aapl, '0.5')).not.toThrow();
+  });
+
+  it('refuses a limit or stop outside the band, naming the range', () => {
+    expect(refusal(() => checkPriceBand(request({ limitPrice: '49.99' }), aapl, '0.5'))).toEqual({
+      code: 'UNPROCESSABLE',
+      field: 'limitPrice',
+      message: 'limitPrice must be within 50% of the last price 100 (50 to 150)',
+    });
+    expect(refusal(() => checkPriceBand(request({ stopPrice: '150.01' }), aapl, '0.5'))).toMatchObject({ field: 'stopPrice' });
+    expect(refusal(() => checkPriceBand(request({ limitPrice: '111' }), aapl, '0.1'))).toMatchObject({ field: 'limitPrice' });
+    expect(refusal(() => checkPriceBand(request({ limitPrice: '89' }), aapl, '0.1'))).toMatchObject({ field: 'limitPrice' });
+  });
+});
+
+describe('ticks and lots', () => {
+  it('rounds prices up to the tick and quantities down to the lot', () => {
+    expect(ceilToTick('100.001', '0.01').toFixed()).toBe('100.01');
+    expect(ceilToTick('100.00', '0.05').toFixed()).toBe('100');
+    expect(floorToLot('7.9', '1').toFixed()).toBe('7');
+    expect(floorToLot('7.9', '0.5').toFixed()).toBe('7.5');
+  });
+});
+
+describe('commission', () => {
+  const schedule = { rate: '0.001', minimum: '1.00' };
+
+  it('charges the rate on the traded value, at least the minimum once anything trades', () => {
+    expect(commissionOn('0', schedule, 'USD').toFixed()).toBe('0');
+    expect(commissionOn('-5', schedule, 'USD').toFixed()).toBe('0');
+    expect(commissionOn('10', schedule, 'USD').toFixed()).toBe('1');
+    expect(commissionOn('1000', schedule, 'USD').toFixed()).toBe('1');
+    expect(commissionOn('2345.67', schedule, 'USD').toFixed()).toBe('2.35');
+    expect(commissionOn('2344.99', schedule, 'USD').toFixed()).toBe('2.34');
+    expect(commissionOn('150000', { rate: '0.001', minimum: '100' }, 'JPY').toFixed()).toBe('150');
+  });
+
+  it('charges each fill the difference, so a split order pays what a whole one pays', () => {
+    const first = fillAmounts('0', '500.004', schedule, 'USD');
+    const second = fillAmounts('500.004', '2345.67', schedule, 'USD');
+    expect([first.gross.toFixed(), first.commission.toFixed()]).toEqual(['500', '1']);
+    expect([second.gross.toFixed(), second.commission.toFixed()]).toEqual(['1845.67', '1.35']);
+    expect(first.gross.plus(second.gross).toFixed()).toBe('2345.67');
+    expect(first.commission.plus(second.commission).toFixed()).toBe(commissionOn('2345.67', schedule, 'USD').toFixed());
+  });
+});
