@@ -51,6 +51,14 @@ export interface AccountsApp extends SubgraphService {
   settlementConsumer: StreamConsumer;
 }
 
+const accountsMigrations = [
+  Accounts1732230000001,
+  PositionsRealizedPnl1732230000011,
+  Settlement1732230000023,
+  AccountsChanged1732230000031,
+  AccountSettings1732230000110,
+];
+
 export async function createAccountsApp(config: AccountsConfig, deps: AccountsDeps = {}): Promise<AccountsApp> {
   const logger = deps.logger ?? createLogger('accounts', config.LOG_LEVEL);
   const { cursorKey } = identityTools(config);
@@ -77,13 +85,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
         statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
         identity: config,
         entities: [],
-        migrations: [
-          Accounts1732230000001,
-          PositionsRealizedPnl1732230000011,
-          Settlement1732230000023,
-          AccountsChanged1732230000031,
-          AccountSettings1732230000110,
-        ],
+        migrations: accountsMigrations,
         typeDefs: accountsSubgraphSdl,
         scopes: accountsScopes,
         resolvers: (dataSource) => {
@@ -117,17 +119,7 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
       (a) => a.close(),
     );
     announcer.start();
-    const positions = settlement!;
-    const consumer = settlementConsumer(
-      'accounts',
-      (event) => positions.apply(event),
-      { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
-      {
-        claimIdleMs: config.SETTLEMENT_CLAIM_IDLE_MS,
-        ...deps.settlementConsumer,
-        ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts', deps.settlementConsumer?.consumer),
-      },
-    );
+    const consumer = positionsSettlementConsumer(config, deps, settlement!, events, service, logger);
     await consumer.start();
     life.defer('settlement consumer', () => consumer.stop());
     return {
@@ -136,4 +128,25 @@ export async function createAccountsApp(config: AccountsConfig, deps: AccountsDe
       close: () => life.close(),
     };
   });
+}
+
+/** The consumer that applies the OMS's settlement stream (trades, closes) to positions. */
+function positionsSettlementConsumer(
+  config: AccountsConfig,
+  deps: AccountsDeps,
+  positions: PositionSettlementService,
+  events: EventLog,
+  service: SubgraphService,
+  logger: Logger,
+): StreamConsumer {
+  return settlementConsumer(
+    'accounts',
+    (event) => positions.apply(event),
+    { log: events, stream: config.EVENTS_STREAM, logger, signers: config.SERVICE_TRUSTED_KEYS },
+    {
+      claimIdleMs: config.SETTLEMENT_CLAIM_IDLE_MS,
+      ...deps.settlementConsumer,
+      ...consumerMetrics(service.metrics, events, config.EVENTS_STREAM, 'accounts', deps.settlementConsumer?.consumer),
+    },
+  );
 }

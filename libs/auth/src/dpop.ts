@@ -112,12 +112,21 @@ export class DpopVerifier {
   ) {}
 
   async verify(check: DpopProofCheck): Promise<VerifiedDpopProof> {
-    const { proof } = check;
-    if (proof === undefined || proof === '') throw invalid('A DPoP proof (the DPoP request header) is required');
-    if (proof.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof))
-      throw invalid('The DPoP header must hold exactly one proof, a compact JWS');
-    let payload: JWTPayload;
-    let jwk: JWK;
+    const proof = compactProof(check.proof);
+    const { payload, jwk } = await this.signedProof(proof);
+    this.checkRequestClaims(payload, check);
+    const jti = proofJti(payload);
+    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
+    if (check.jkt !== undefined && jkt !== check.jkt)
+      throw invalid('The DPoP proof is signed by another key than the one the token is bound to');
+    checkNonce(payload, check.nonces);
+    if (!(await this.store.setIfAbsent(dpopJtiKey(jkt, jti), '1', 2 * this.windowSeconds + 5)))
+      throw invalid('The DPoP proof was used before (its jti): make a new proof for every request');
+    return { jkt, jti };
+  }
+
+  /** The proof's claims and the public key in its header, once its signature checks out. */
+  private async signedProof(proof: string): Promise<{ payload: JWTPayload; jwk: JWK }> {
     try {
       const verified = await jwtVerify(proof, EmbeddedJWK, {
         typ: DPOP_PROOF_TYPE,
@@ -126,13 +135,16 @@ export class DpopVerifier {
         // `iat` is checked below, both ways; an `exp` or `nbf` a client adds gets the same leeway.
         clockTolerance: this.windowSeconds,
       });
-      payload = verified.payload;
-      jwk = verified.protectedHeader.jwk as JWK;
+      return { payload: verified.payload, jwk: verified.protectedHeader.jwk as JWK };
     } catch (err) {
       throw invalid(
         `The DPoP proof is invalid: ${(err as Error).message} (typ must be ${DPOP_PROOF_TYPE}, alg one of ${DPOP_ALGORITHMS.join(', ')}, the public key in jwk)`,
       );
     }
+  }
+
+  /** The proof is fresh and names this request: `iat`, `htm`, `htu`, and `ath` when a token comes with it. */
+  private checkRequestClaims(payload: JWTPayload, check: DpopProofCheck): void {
     const now = Math.floor(Date.now() / 1000);
     if (Math.abs(now - (payload.iat as number)) > this.windowSeconds)
       throw invalid(`The DPoP proof's iat is more than ${this.windowSeconds} s from the server's time: make a new proof for every request`);
@@ -145,23 +157,34 @@ export class DpopVerifier {
       );
     if (check.accessToken !== undefined && payload['ath'] !== accessTokenHash(check.accessToken))
       throw invalid("The DPoP proof's ath must be the base64url SHA-256 of the access token it is sent with");
-    const jti = payload.jti;
-    if (typeof jti !== 'string' || !jti.length || jti.length > MAX_JTI_LENGTH)
-      throw invalid(`The DPoP proof's jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
-    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-    if (check.jkt !== undefined && jkt !== check.jkt)
-      throw invalid('The DPoP proof is signed by another key than the one the token is bound to');
-    if (check.nonces && !check.nonces.accepts(payload['nonce']))
-      throw new DpopError(
-        'use_dpop_nonce',
-        payload['nonce'] === undefined
-          ? 'A DPoP nonce is required: send the DPoP-Nonce of this answer in the proof'
-          : 'The DPoP nonce has expired: use the new DPoP-Nonce',
-      );
-    if (!(await this.store.setIfAbsent(dpopJtiKey(jkt, jti), '1', 2 * this.windowSeconds + 5)))
-      throw invalid('The DPoP proof was used before (its jti): make a new proof for every request');
-    return { jkt, jti };
   }
+}
+
+/** The DPoP header, when it holds exactly one compact JWS of a sane size. */
+function compactProof(proof: string | undefined): string {
+  if (proof === undefined || proof === '') throw invalid('A DPoP proof (the DPoP request header) is required');
+  if (proof.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof))
+    throw invalid('The DPoP header must hold exactly one proof, a compact JWS');
+  return proof;
+}
+
+/** The proof's `jti`, what its single use is recorded under. */
+function proofJti(payload: JWTPayload): string {
+  const jti = payload.jti;
+  if (typeof jti !== 'string' || !jti.length || jti.length > MAX_JTI_LENGTH)
+    throw invalid(`The DPoP proof's jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
+  return jti;
+}
+
+/** When a server nonce is required, the proof carries one of the nonces accepted now. */
+function checkNonce(payload: JWTPayload, nonces: DpopNonces | undefined): void {
+  if (nonces && !nonces.accepts(payload['nonce']))
+    throw new DpopError(
+      'use_dpop_nonce',
+      payload['nonce'] === undefined
+        ? 'A DPoP nonce is required: send the DPoP-Nonce of this answer in the proof'
+        : 'The DPoP nonce has expired: use the new DPoP-Nonce',
+    );
 }
 
 const invalid = (message: string) => new DpopError('invalid_dpop_proof', message);

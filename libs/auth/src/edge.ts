@@ -6,7 +6,7 @@ import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
 import type { PatAccess } from './scopes';
 import type { SessionRecord, SessionStore } from './sessions';
-import { SigningKeyStates } from './signing-keys';
+import { SigningKeyStates, type SigningKeyState } from './signing-keys';
 import { userCommitment } from './user-commitment';
 
 export interface AccessTokenSettings {
@@ -138,35 +138,13 @@ export class EdgeAuthenticator {
     const refuse = (message: string) =>
       presented.scheme === 'DPoP' ? dpopRefusal('invalid_token', message) : errors.unauthenticated(message);
 
-    let payload: JWTPayload;
-    let kid: string | undefined;
-    try {
-      const hit = this.verified.get(token);
-      if (hit) ({ payload, kid } = hit);
-      else {
-        kid = decodeProtectedHeader(token).kid;
-        payload = await this.verifyFresh(token, kid);
-        if (typeof payload.exp === 'number') this.verified.set(token, { payload, kid }, payload.exp * 1000);
-      }
-    } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw refuse('The access token has expired');
-      if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {
-        throw errors.unavailable('Token verification is temporarily unavailable');
-      }
-      throw refuse('The access token is invalid');
-    }
+    const { payload, kid } = await this.signedPayload(token, refuse);
     const claims = claimsOf(payload);
     const jkt = confirmedKey(payload);
     if (!claims || jkt === null) throw refuse('The access token is invalid');
     const { sid } = claims;
 
-    let session;
-    let keyState;
-    try {
-      [session, keyState] = await Promise.all([this.sessions.get(sid), kid ? this.keys.state(kid) : null]);
-    } catch {
-      throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
-    }
+    const { session, keyState } = await this.sessionAndKeyState(sid, kid);
     // Checked on cache hits too: a retired key's tokens stop working everywhere the moment auth says so.
     if (keyState === 'retired') throw refuse('The access token was signed by a retired key');
     if (!session || !sameUser(session, claims) || session.kind !== claims.kind) throw refuse('The session has ended (revoked or expired)');
@@ -178,6 +156,40 @@ export class EdgeAuthenticator {
     const { ipAllowlist: _list, userCommitment: _commitment, ...rest } = claims;
     // Inside the platform the caller is the platform user, whatever subject its app knows it by.
     return { ...rest, sub: session.userId, ip: clientIp };
+  }
+
+  /** The token's claims and key id, its signature checked (or already checked, until it expires). */
+  private async signedPayload(
+    token: string,
+    refuse: (message: string) => AppError,
+  ): Promise<{ payload: JWTPayload; kid: string | undefined }> {
+    try {
+      const hit = this.verified.get(token);
+      if (hit) return hit;
+      const kid = decodeProtectedHeader(token).kid;
+      const payload = await this.verifyFresh(token, kid);
+      if (typeof payload.exp === 'number') this.verified.set(token, { payload, kid }, payload.exp * 1000);
+      return { payload, kid };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw refuse('The access token has expired');
+      if (err instanceof joseErrors.JWKSTimeout || isNetworkFailure(err)) {
+        throw errors.unavailable('Token verification is temporarily unavailable');
+      }
+      throw refuse('The access token is invalid');
+    }
+  }
+
+  /** The session and the signing key's state, read together; unreadable is 503, never access. */
+  private async sessionAndKeyState(
+    sid: string,
+    kid: string | undefined,
+  ): Promise<{ session: SessionRecord | null; keyState: SigningKeyState | null }> {
+    try {
+      const [session, keyState] = await Promise.all([this.sessions.get(sid), kid ? this.keys.state(kid) : null]);
+      return { session, keyState };
+    } catch {
+      throw errors.unavailable('Session state is temporarily unavailable; retry shortly');
+    }
   }
 
   /**
@@ -262,10 +274,7 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     user_commitment: commitment,
   } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
-  if (kind === 'pat' && (typeof patId !== 'string' || (access !== 'READ_ONLY' && access !== 'READ_WRITE'))) return null;
-  if (kind === 'oauth' && typeof clientId !== 'string') return null;
-  if (!Array.isArray(ipAllowlist) || !ipAllowlist.every((e) => typeof e === 'string')) return null;
-  if (commitment !== undefined && (kind !== 'oauth' || typeof commitment !== 'string')) return null;
+  if (!kindClaimsValid(kind, { access, clientId, patId, ipAllowlist, commitment })) return null;
   return {
     sub,
     sid,
@@ -275,6 +284,18 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     ipAllowlist: ipAllowlist as string[],
     ...(commitment !== undefined ? { userCommitment: commitment as string } : {}),
   };
+}
+
+/** The claims beyond who the caller is: a PAT's id and access, an OAuth token's client, the address list, a commitment (OAuth only). */
+function kindClaimsValid(
+  kind: 'pat' | 'oauth',
+  { access, clientId, patId, ipAllowlist, commitment }: Record<'access' | 'clientId' | 'patId' | 'ipAllowlist' | 'commitment', unknown>,
+): boolean {
+  if (kind === 'pat' && (typeof patId !== 'string' || (access !== 'READ_ONLY' && access !== 'READ_WRITE'))) return false;
+  if (kind === 'oauth' && typeof clientId !== 'string') return false;
+  if (!Array.isArray(ipAllowlist) || !ipAllowlist.every((e) => typeof e === 'string')) return false;
+  if (commitment !== undefined && (kind !== 'oauth' || typeof commitment !== 'string')) return false;
+  return true;
 }
 
 /** The JWKS could not be fetched (as opposed to a bad token): the caller should retry, not re-authenticate. */

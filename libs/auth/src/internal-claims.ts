@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Claims } from './claims';
 import { ExpiringCache } from './expiring-cache';
 import { SCOPES } from './scopes';
@@ -100,6 +100,15 @@ export class InternalClaimsVerifier {
     private readonly trusted: TrustedServiceKeys,
   ) {}
 
+  /** The key that signed the header and the most its service may claim here; null when this service trusts neither. */
+  private trustedSigner(header: string): { signer: { service: ServiceName; key: KeyObject }; ceiling: readonly string[] } | null {
+    const { kid } = decodeProtectedHeader(header);
+    const signer = kid ? this.trusted.get(kid) : undefined;
+    const ceiling = signer && INTERNAL_TRUST[this.audience][signer.service];
+    if (!signer || !ceiling) return null;
+    return { signer, ceiling };
+  }
+
   /**
    * Returns null for a missing, forged, expired, misaddressed or over-reaching header, and for
    * a client-address header read as claims (or the other way round).
@@ -109,10 +118,9 @@ export class InternalClaimsVerifier {
     const cached = this.verified.get(`${expect}\n${header}`);
     if (cached) return cached;
     try {
-      const { kid } = decodeProtectedHeader(header);
-      const signer = kid ? this.trusted.get(kid) : undefined;
-      const ceiling = signer && INTERNAL_TRUST[this.audience][signer.service];
-      if (!signer || !ceiling) return null;
+      const trusted = this.trustedSigner(header);
+      if (!trusted) return null;
+      const { signer, ceiling } = trusted;
       const { payload } = await jwtVerify(header, signer.key, {
         algorithms: ['ES256'],
         typ: TYPE,
@@ -121,25 +129,39 @@ export class InternalClaimsVerifier {
         maxTokenAge: INTERNAL_CLAIMS_LIFETIME_SECONDS * 2,
         requiredClaims: ['jti', 'iat', 'exp'],
       });
-      const scope = payload['scope'];
-      if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(scope)) return null;
-      if ((payload.sub === CLIENT_ADDRESS_SUBJECT) !== (expect === 'client-address')) return null;
-      if (!scope.every((s) => typeof s === 'string' && ceiling.includes(s))) return null;
-      const claims: Claims = {
-        sub: payload.sub,
-        sid: payload['sid'] as string,
-        kind: payload['kind'] === 'oauth' ? 'oauth' : 'pat',
-        clientId: payload['clientId'] as string | undefined,
-        patId: payload['patId'] as string | undefined,
-        scope: scope as string[],
-        access: payload['access'] as Claims['access'],
-        ip: payload['ip'] as string | undefined,
-        caller: signer.service,
-      };
+      const claims = claimsWithin(payload, signer.service, ceiling, expect);
+      if (!claims) return null;
       this.verified.set(`${expect}\n${header}`, claims, (payload.exp ?? 0) * 1000);
       return claims;
     } catch {
       return null;
     }
   }
+}
+
+/**
+ * The claims a verified header carries, or null when they are malformed, of the other kind than
+ * expected (a client address read as claims, or the other way round), or reach beyond the ceiling.
+ */
+function claimsWithin(
+  payload: JWTPayload,
+  caller: ServiceName,
+  ceiling: readonly string[],
+  expect: 'claims' | 'client-address',
+): Claims | null {
+  const scope = payload['scope'];
+  if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(scope)) return null;
+  if ((payload.sub === CLIENT_ADDRESS_SUBJECT) !== (expect === 'client-address')) return null;
+  if (!scope.every((s) => typeof s === 'string' && ceiling.includes(s))) return null;
+  return {
+    sub: payload.sub,
+    sid: payload['sid'] as string,
+    kind: payload['kind'] === 'oauth' ? 'oauth' : 'pat',
+    clientId: payload['clientId'] as string | undefined,
+    patId: payload['patId'] as string | undefined,
+    scope: scope as string[],
+    access: payload['access'] as Claims['access'],
+    ip: payload['ip'] as string | undefined,
+    caller,
+  };
 }

@@ -103,51 +103,73 @@ export class StreamConsumer {
   }
 
   private async run(): Promise<void> {
-    const { log, stream, group, logger } = this.options;
     const count = this.options.batchSize ?? 50;
-    let lastClaim = 0;
+    const lastClaim = { at: 0 };
     while (this.running) {
       try {
-        let batch = await log.read(stream, group, this.consumer, { count, blockMs: 0, pending: true });
-        if (!batch.length && Date.now() - lastClaim > 1000) {
-          lastClaim = Date.now();
-          batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS, count);
-        }
-        if (!batch.length)
-          batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
-        const ignored: string[] = [];
-        for (const event of batch) {
-          if (!this.running) break;
-          if (this.options.ignores?.includes(event.type)) {
-            ignored.push(event.entryId);
-            continue;
-          }
-          // Applying an event continues the trace of the change that produced it (a fill's trace reaches banking and accounts).
-          await inSpan(
-            `${group} apply ${event.type}`,
-            {
-              traceparent: event.traceparent,
-              kind: 'consumer',
-              attributes: { 'messaging.destination.name': stream, 'event.id': event.eventId },
-            },
-            async () => {
-              const reason = this.options.refuse?.(event) ?? null;
-              if (reason) await this.deadLetter(event, reason);
-              else await this.options.handle(event);
-            },
-          );
-          if (this.aborted) break;
-          await log.ack(stream, group, [event.entryId]);
-        }
-        if (ignored.length && !this.aborted) await log.ack(stream, group, ignored);
+        await this.apply(await this.nextBatch(count, lastClaim));
       } catch (err) {
         if (this.aborted) break;
-        // The stream or the group was lost (Redis restarted empty, or someone deleted it): make it again.
-        if (/NOGROUP/.test(String((err as Error)?.message))) await log.ensureGroup(stream, group).catch(() => undefined);
-        // Unacked entries stay pending and come back on the next turn.
-        logger.error({ err, stream, group }, 'event consumer turn failed; retrying');
-        await new Promise((r) => setTimeout(r, 500));
+        await this.recover(err);
       }
     }
+  }
+
+  /** This consumer's pending entries; else, about once a second, dead consumers' stale ones; else new ones. */
+  private async nextBatch(count: number, lastClaim: { at: number }): Promise<DeliveredEvent[]> {
+    const { log, stream, group } = this.options;
+    let batch = await log.read(stream, group, this.consumer, { count, blockMs: 0, pending: true });
+    if (!batch.length && Date.now() - lastClaim.at > 1000) {
+      lastClaim.at = Date.now();
+      batch = await log.claimStale(stream, group, this.consumer, this.options.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS, count);
+    }
+    if (!batch.length)
+      batch = await log.read(stream, group, this.consumer, { count, blockMs: this.options.blockMs ?? 500, pending: false });
+    return batch;
+  }
+
+  /** Applies (or dead-letters) each event and acks it; the ignored types are acked together at the end. */
+  private async apply(batch: DeliveredEvent[]): Promise<void> {
+    const { log, stream, group } = this.options;
+    const ignored: string[] = [];
+    for (const event of batch) {
+      if (!this.running) break;
+      if (this.options.ignores?.includes(event.type)) {
+        ignored.push(event.entryId);
+        continue;
+      }
+      await this.applyOne(event);
+      if (this.aborted) break;
+      await log.ack(stream, group, [event.entryId]);
+    }
+    if (ignored.length && !this.aborted) await log.ack(stream, group, ignored);
+  }
+
+  private async applyOne(event: DeliveredEvent): Promise<void> {
+    const { stream, group } = this.options;
+    // Applying an event continues the trace of the change that produced it (a fill's trace reaches banking and accounts).
+    await inSpan(
+      `${group} apply ${event.type}`,
+      {
+        traceparent: event.traceparent,
+        kind: 'consumer',
+        attributes: { 'messaging.destination.name': stream, 'event.id': event.eventId },
+      },
+      async () => {
+        const reason = this.options.refuse?.(event) ?? null;
+        if (reason) await this.deadLetter(event, reason);
+        else await this.options.handle(event);
+      },
+    );
+  }
+
+  /** After a failed turn: the group made again if it was lost, then a pause before the next. */
+  private async recover(err: unknown): Promise<void> {
+    const { log, stream, group, logger } = this.options;
+    // The stream or the group was lost (Redis restarted empty, or someone deleted it): make it again.
+    if (/NOGROUP/.test(String((err as Error)?.message))) await log.ensureGroup(stream, group).catch(() => undefined);
+    // Unacked entries stay pending and come back on the next turn.
+    logger.error({ err, stream, group }, 'event consumer turn failed; retrying');
+    await new Promise((r) => setTimeout(r, 500));
   }
 }

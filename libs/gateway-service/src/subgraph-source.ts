@@ -74,32 +74,41 @@ export class SubgraphSource implements GraphQLDataSource<GatewayContext> {
       headers[INTERNAL_CLAIMS_HEADER] = await (context as GatewayContext).claimsFor(this.subgraph);
       headers[REQUEST_ID_HEADER] = requestId = (context as GatewayContext).requestId;
     }
-    // What JSON would carry: no key for an absent field (Apollo refuses `extensions: undefined` in process).
-    const { query, variables, operationName, extensions } = request;
-    const body: Record<string, unknown> = { query };
-    if (variables) body['variables'] = variables;
-    if (operationName) body['operationName'] = operationName;
-    if (extensions) body['extensions'] = extensions;
-    const reply = await this.transport({ headers, body, requestId });
-    let answer: unknown;
-    try {
-      answer = JSON.parse(reply.body);
-    } catch {
-      answer = reply.body;
-    }
-    // A 400 with GraphQL errors is the subgraph refusing the operation's input (a variable not
-    // in its scalar's syntax): its errors, which name the field, are the answer.
-    if (reply.status === 400 && isGraphQLErrorAnswer(answer)) return answer as GatewayResponse;
-    // As Apollo's RemoteGraphQLDataSource: a refusal of the whole call is an error with the subgraph's answer attached (the gateway masks it).
-    if (reply.status < 200 || reply.status >= 300) {
-      const code = reply.status === 401 ? 'UNAUTHENTICATED' : reply.status === 403 ? 'FORBIDDEN' : undefined;
-      throw new GraphQLError(`${reply.status}: `, {
-        extensions: { response: { status: reply.status, body: answer }, ...(code ? { code } : {}) },
-      });
-    }
-    if (typeof answer !== 'object' || answer === null) throw new Error(`Expected JSON response body, but received: ${reply.body}`);
-    return answer as GatewayResponse;
+    const reply = await this.transport({ headers, body: requestBody(request), requestId });
+    return answerOf(reply);
   }
+}
+
+/** What JSON would carry: no key for an absent field (Apollo refuses `extensions: undefined` in process). */
+function requestBody(request: GraphQLDataSourceProcessOptions<GatewayContext>['request']): Record<string, unknown> {
+  const { query, variables, operationName, extensions } = request;
+  const body: Record<string, unknown> = { query };
+  if (variables) body['variables'] = variables;
+  if (operationName) body['operationName'] = operationName;
+  if (extensions) body['extensions'] = extensions;
+  return body;
+}
+
+/** The subgraph's answer as the gateway takes it: its GraphQL result, or an error carrying what it said. */
+function answerOf(reply: SubgraphReply): GatewayResponse {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(reply.body);
+  } catch {
+    answer = reply.body;
+  }
+  // A 400 with GraphQL errors is the subgraph refusing the operation's input (a variable not
+  // in its scalar's syntax): its errors, which name the field, are the answer.
+  if (reply.status === 400 && isGraphQLErrorAnswer(answer)) return answer as GatewayResponse;
+  // As Apollo's RemoteGraphQLDataSource: a refusal of the whole call is an error with the subgraph's answer attached (the gateway masks it).
+  if (reply.status < 200 || reply.status >= 300) {
+    const code = reply.status === 401 ? 'UNAUTHENTICATED' : reply.status === 403 ? 'FORBIDDEN' : undefined;
+    throw new GraphQLError(`${reply.status}: `, {
+      extensions: { response: { status: reply.status, body: answer }, ...(code ? { code } : {}) },
+    });
+  }
+  if (typeof answer !== 'object' || answer === null) throw new Error(`Expected JSON response body, but received: ${reply.body}`);
+  return answer as GatewayResponse;
 }
 
 type GatewayResponse = Awaited<ReturnType<GraphQLDataSource['process']>>;

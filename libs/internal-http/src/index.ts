@@ -113,9 +113,15 @@ export class InternalClient {
   private async send<T>(method: 'GET' | 'POST', path: string, request: InternalRequest, graphqlBody = false): Promise<T> {
     const query = Object.entries(request.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
     const target = query.length ? `${path}?${new URLSearchParams(query).toString()}` : path;
-    let status: number;
-    let text: string;
-    let body: any;
+    const { status, text } = await this.exchange(method, target, request);
+    const body = this.parsed(status, text);
+    if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body)))
+      return body as T;
+    throw this.refusal(status, body);
+  }
+
+  /** The request signed and sent, and the peer's status and body text; no answer at all is the peer unreachable. */
+  private async exchange(method: 'GET' | 'POST', target: string, request: InternalRequest): Promise<{ status: number; text: string }> {
     try {
       const res = await this.pool.request({
         method,
@@ -125,30 +131,36 @@ export class InternalClient {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      status = res.statusCode;
-      text = await res.body.text();
+      return { status: res.statusCode, text: await res.body.text() };
     } catch {
       throw this.unavailable(`The ${this.audience} service could not be reached; try again`);
     }
+  }
+
+  /** The body as JSON; undefined when empty, or when it is not JSON and the status is not a success anyway. */
+  private parsed(status: number, text: string): any {
     try {
-      body = text ? JSON.parse(text) : undefined;
+      return text ? JSON.parse(text) : undefined;
     } catch {
       // Not JSON: a load balancer's or proxy's own page (its 503 when no instance is ready), never a peer's answer.
       if (status < 300) throw this.unavailable(`The ${this.audience} service answered something unreadable; try again`);
+      return undefined;
     }
-    if ((status >= 200 && status < 300) || (graphqlBody && body && typeof body === 'object' && ('data' in body || 'errors' in body)))
-      return body as T;
+  }
+
+  /** What a status other than success becomes for the caller. */
+  private refusal(status: number, body: any): AppError {
     // The peer's own refusal (bad input, not found, conflict) is the caller's answer too.
     if (status < 500 && isErrorCode(body?.code)) {
       const { type: _t, title: _ti, status: _s, detail, code, requestId: _r, field, ...details } = body as Record<string, unknown>;
-      throw new AppError(code as ErrorCode, String(detail ?? 'refused'), {
+      return new AppError(code as ErrorCode, String(detail ?? 'refused'), {
         field: typeof field === 'string' ? field : undefined,
         details: Object.keys(details).length ? details : undefined,
       });
     }
     // The peer (or its load balancer) says it cannot serve for now: so it is for our caller too.
-    if (status === 503) throw new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service is briefly unavailable; try again`);
-    throw this.unavailable(`The ${this.audience} service answered ${status}; try again`);
+    if (status === 503) return new AppError('SERVICE_UNAVAILABLE', `The ${this.audience} service is briefly unavailable; try again`);
+    return this.unavailable(`The ${this.audience} service answered ${status}; try again`);
   }
 
   close(): Promise<void> {

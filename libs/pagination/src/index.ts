@@ -39,6 +39,13 @@ export class CursorCodec {
   decode<T extends Position>(cursor: unknown, scope: string, keys: (keyof T & string)[], field = 'cursor'): T | null {
     if (cursor === undefined || cursor === null || cursor === '') return null;
     const invalid = () => new AppError('BAD_USER_INPUT', `${field} is not a cursor this list returned`, { field });
+    const { _: issuedFor, ...fields } = this.signedPosition(cursor, invalid);
+    if (issuedFor !== scope || keys.some((k) => !['string', 'number'].includes(typeof fields[k]))) throw invalid();
+    return fields as T;
+  }
+
+  /** The position a cursor carries, once its signature is ours; anything else is `invalid()`. */
+  private signedPosition(cursor: unknown, invalid: () => AppError): Record<string, unknown> {
     if (typeof cursor !== 'string' || cursor.length > 512) throw invalid();
     const [body, mac, ...rest] = cursor.split('.');
     if (!body || !mac || rest.length) throw invalid();
@@ -52,9 +59,7 @@ export class CursorCodec {
       throw invalid();
     }
     if (!position || typeof position !== 'object') throw invalid();
-    const { _: issuedFor, ...fields } = position as Record<string, unknown>;
-    if (issuedFor !== scope || keys.some((k) => !['string', 'number'].includes(typeof fields[k]))) throw invalid();
-    return fields as T;
+    return position as Record<string, unknown>;
   }
 
   /**

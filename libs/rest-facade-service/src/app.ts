@@ -12,7 +12,9 @@ import {
   servePageStyles,
   type GraphQLEndpoint,
   type ServiceApp,
+  type ServiceListeners,
 } from '@trading/service';
+import type { Express, Router } from 'express';
 import type { FacadeConfig } from './config';
 import { corsForRegisteredOrigins } from './cors/cors';
 import { RegisteredOrigins } from './cors/registered-origins';
@@ -43,6 +45,16 @@ export { AUTHENTICATED_AUTH_ROUTES } from './proxy/auth-proxy';
 export * as restContract from './contract';
 
 const BASE_PATH = '/v1';
+
+/** What the event streams are served from: the feeds read once per instance, and the edge's own clients. */
+interface EventStreamDeps {
+  store: KeyValueStore;
+  metrics: ServiceListeners['metrics'];
+  feed: LiveOrderFeed;
+  quotes: LiveQuoteFeed;
+  edge: EdgeAuthenticator;
+  gateway: GatewayClient;
+}
 
 export interface FacadeDeps {
   logger?: Logger;
@@ -81,21 +93,11 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       trustProxy: config.FACADE_TRUST_PROXY,
       readiness: { redis: () => store.ping() },
     });
-    // CORS for vendor apps' registered web origins, before any budget or token check: a preflight
-    // carries no token and is answered from memory (origins read from auth now and then).
-    const origins = new RegisteredOrigins(config.AUTH_INTERNAL_URL, signer, config.CORS_ORIGINS_CACHE_MS, logger);
-    const methods = [...new Set(['GET', ...ROUTES.map((r) => r.method.toUpperCase())])];
-    app.use(
-      BASE_PATH,
-      corsForRegisteredOrigins((origin) => origins.has(origin), methods),
-    );
+    mountCors(app, config, signer, logger);
     // Auth's own endpoints first (/pat/login and /oauth/* unauthenticated here, the auth app
     // decides; /pat/revoke and /pat/login-activity authenticated here and proxied with signed
     // claims), then everything else under /v1 is an authenticated API call from the route table.
-    app.use(docsRouter(BASE_PATH, { publicUrl: config.FACADE_PUBLIC_URL[0]!, oauthClientId: config.DOCS_OAUTH_CLIENT_ID }));
-    app.use(apiIndexRouter(BASE_PATH, config.FACADE_PUBLIC_URL[0]!));
-    app.get(PAGE_STYLESHEET_PATH, servePageStyles);
-    app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
+    mountDocs(app, config);
     const limits = new ApiLimits(store, config, metrics);
     cachedReadMetrics(metrics, store);
     // Per client address for everything but /oauth/*, which auth budgets per vendor app (one backend refreshes for many users).
@@ -105,9 +107,6 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
     // DPoP proofs name the public URL of the request: the configured {base_url} and the path under /v1.
     const publicRequestOf = publicRequest(config.FACADE_PUBLIC_URL);
     const connections = life.own('connections to auth', authConnections(config.AUTH_INTERNAL_URL, deps.auth), (a) => a.close());
-    // Open event streams per user, counted in Redis over every instance (leases this instance renews while a stream lives).
-    const streamSlots = (name: string, max: number) =>
-      new HeldSlots(store, config.API_RATE_LIMIT_NAMESPACE, { name, max, leaseMs: config.EVENT_STREAM_LEASE_MS });
     const known = [
       ...ROUTES,
       ...AUTHENTICATED_AUTH_ROUTES,
@@ -127,20 +126,7 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       BASE_PATH,
       routeGuard(known),
       authenticate(edge, limits, publicRequestOf),
-      orderEventsRoute(feed, edge, gateway, {
-        heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
-        slots: streamSlots('order-streams', config.ORDER_EVENTS_MAX_STREAMS_PER_USER),
-        replayMaxEntries: config.ORDER_EVENTS_REPLAY_MAX_ENTRIES,
-        replays: new RequestLimiter(store, config.API_RATE_LIMIT_NAMESPACE, {
-          name: 'event-replays',
-          perMinute: config.ORDER_EVENTS_REPLAYS_PER_MINUTE,
-        }),
-        refusals: rateLimitRefusals(metrics, ['event-replays']),
-      }),
-      marketEventsRoute(quotes, edge, gateway, {
-        heartbeatMs: config.MARKET_EVENTS_HEARTBEAT_MS,
-        slots: streamSlots('quote-streams', config.MARKET_EVENTS_MAX_STREAMS_PER_USER),
-      }),
+      ...eventStreamRoutes(config, { store, metrics, feed, quotes, edge, gateway }),
       routeTableRouter(ROUTES, gateway, limits),
     );
     // A person who opens an API address in a browser gets a page saying what went wrong and where to read on; programs keep problem+json.
@@ -154,4 +140,48 @@ export async function createRestFacadeApp(config: FacadeConfig, deps: FacadeDeps
       close: () => life.close(),
     };
   });
+}
+
+/**
+ * CORS for vendor apps' registered web origins, before any budget or token check: a preflight
+ * carries no token and is answered from memory (origins read from auth now and then).
+ */
+function mountCors(app: Express, config: FacadeConfig, signer: InternalClaimsSigner, logger: Logger): void {
+  const origins = new RegisteredOrigins(config.AUTH_INTERNAL_URL, signer, config.CORS_ORIGINS_CACHE_MS, logger);
+  const methods = [...new Set(['GET', ...ROUTES.map((r) => r.method.toUpperCase())])];
+  app.use(
+    BASE_PATH,
+    corsForRegisteredOrigins((origin) => origins.has(origin), methods),
+  );
+}
+
+/** The documentation, the API index, the pages' stylesheet and the problem types' addresses: public, no token. */
+function mountDocs(app: Express, config: FacadeConfig): void {
+  app.use(docsRouter(BASE_PATH, { publicUrl: config.FACADE_PUBLIC_URL[0]!, oauthClientId: config.DOCS_OAUTH_CLIENT_ID }));
+  app.use(apiIndexRouter(BASE_PATH, config.FACADE_PUBLIC_URL[0]!));
+  app.get(PAGE_STYLESHEET_PATH, servePageStyles);
+  app.get(`${BASE_PATH}/problems/:code`, (req, res) => res.redirect(302, problemTypeUrl(req.params['code'])));
+}
+
+/** The order and market event streams (Server-Sent Events), each with its open streams per user counted over every instance. */
+function eventStreamRoutes(config: FacadeConfig, { store, metrics, feed, quotes, edge, gateway }: EventStreamDeps): Router[] {
+  // Open event streams per user, counted in Redis over every instance (leases this instance renews while a stream lives).
+  const streamSlots = (name: string, max: number) =>
+    new HeldSlots(store, config.API_RATE_LIMIT_NAMESPACE, { name, max, leaseMs: config.EVENT_STREAM_LEASE_MS });
+  return [
+    orderEventsRoute(feed, edge, gateway, {
+      heartbeatMs: config.ORDER_EVENTS_HEARTBEAT_MS,
+      slots: streamSlots('order-streams', config.ORDER_EVENTS_MAX_STREAMS_PER_USER),
+      replayMaxEntries: config.ORDER_EVENTS_REPLAY_MAX_ENTRIES,
+      replays: new RequestLimiter(store, config.API_RATE_LIMIT_NAMESPACE, {
+        name: 'event-replays',
+        perMinute: config.ORDER_EVENTS_REPLAYS_PER_MINUTE,
+      }),
+      refusals: rateLimitRefusals(metrics, ['event-replays']),
+    }),
+    marketEventsRoute(quotes, edge, gateway, {
+      heartbeatMs: config.MARKET_EVENTS_HEARTBEAT_MS,
+      slots: streamSlots('quote-streams', config.MARKET_EVENTS_MAX_STREAMS_PER_USER),
+    }),
+  ];
 }

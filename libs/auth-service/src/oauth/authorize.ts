@@ -46,6 +46,17 @@ export function responseUrl(redirectUri: string, params: Record<string, string |
   return url.toString();
 }
 
+/** Why a request goes back to the app refused: the error and its description. */
+interface Refusal {
+  error: string;
+  description: string;
+}
+
+const refusal = (error: string, description: string): Refusal => ({ error, description });
+
+/** The optional parameters of a checked request, each present only when given. */
+type OptionalParameters = Pick<AuthorizationRequest, 'nonce' | 'dpopJkt' | 'prompt' | 'maxAge'>;
+
 /**
  * Checks everything before anything is shown. Only once the client is known in this
  * environment and the redirect URI is one of its own (exact string match) may errors go back
@@ -56,98 +67,144 @@ export async function checkAuthorizationRequest(
   query: Record<string, unknown>,
   options: { pushed?: boolean } = {},
 ): Promise<CheckedRequest> {
-  const clientId = query['client_id'];
-  const redirectUri = query['redirect_uri'];
-  if (typeof clientId !== 'string' || !clientId) return { ok: false, page: 'client_id is missing (or repeated).' };
-  const client = await ctx.registry.findClient(clientId, ctx.settings.environment, { includeSuspended: true });
-  if (!client) return { ok: false, page: `The app "${clientId.slice(0, 100)}" is not registered in ${ctx.settings.environment}.` };
-  if (typeof redirectUri !== 'string' || !redirectUri) return { ok: false, page: 'redirect_uri is missing (or repeated).' };
-  if (!client.redirectUris.includes(redirectUri))
-    return {
-      ok: false,
-      page: `redirect_uri is not one of the redirect URIs registered for ${client.app.appName} in ${ctx.settings.environment}.`,
-    };
+  const target = await redirectTarget(ctx, query);
+  if ('page' in target) return { ok: false, page: target.page };
+  const { client, redirectUri } = target;
 
   const rawState = query['state'];
   const state = typeof rawState === 'string' && rawState.length <= MAX_STATE ? rawState : undefined;
-  const fail = (error: string, description: string): CheckedRequest => ({
+  const fail = ({ error, description }: Refusal): CheckedRequest => ({
     ok: false,
     redirect: responseUrl(redirectUri, { error, error_description: description, state }, ctx.settings.issuer),
     error,
     description,
   });
   if (rawState !== undefined && state === undefined)
-    return fail('invalid_request', `state must be given once, at most ${MAX_STATE} characters`);
-  if (client.app.status !== 'ACTIVE') return fail('unauthorized_client', 'This app is suspended');
+    return fail(refusal('invalid_request', `state must be given once, at most ${MAX_STATE} characters`));
+  const refused = clientRequestProblem(ctx, client, query, options);
+  if (refused) return fail(refused);
+  const pkce = codeChallengeOf(query);
+  if ('error' in pkce) return fail(pkce);
+  const scope = requestedScopes(client, query);
+  if ('error' in scope) return fail(scope);
+  const bindings = nonceAndKey(query);
+  if ('error' in bindings) return fail(bindings);
+  const signIn = promptAndMaxAge(query);
+  if ('error' in signIn) return fail(signIn);
+  return {
+    ok: true,
+    request: {
+      client,
+      redirectUri,
+      scope: scope.scopes,
+      state,
+      codeChallenge: pkce.codeChallenge,
+      ...bindings,
+      ...signIn,
+    },
+  };
+}
+
+/** The client, known in this environment, and a redirect URI of its own; else the error page's text. */
+async function redirectTarget(
+  ctx: OAuthContext,
+  query: Record<string, unknown>,
+): Promise<{ client: Client; redirectUri: string } | { page: string }> {
+  const clientId = query['client_id'];
+  const redirectUri = query['redirect_uri'];
+  if (typeof clientId !== 'string' || !clientId) return { page: 'client_id is missing (or repeated).' };
+  const client = await ctx.registry.findClient(clientId, ctx.settings.environment, { includeSuspended: true });
+  if (!client) return { page: `The app "${clientId.slice(0, 100)}" is not registered in ${ctx.settings.environment}.` };
+  if (typeof redirectUri !== 'string' || !redirectUri) return { page: 'redirect_uri is missing (or repeated).' };
+  if (!client.redirectUris.includes(redirectUri))
+    return {
+      page: `redirect_uri is not one of the redirect URIs registered for ${client.app.appName} in ${ctx.settings.environment}.`,
+    };
+  return { client, redirectUri };
+}
+
+/** The app is active, no parameter is repeated, the request came the way the app (or this server) requires, and no request object. */
+function clientRequestProblem(
+  ctx: OAuthContext,
+  client: Client,
+  query: Record<string, unknown>,
+  options: { pushed?: boolean },
+): Refusal | undefined {
+  if (client.app.status !== 'ACTIVE') return refusal('unauthorized_client', 'This app is suspended');
   for (const [name, value] of Object.entries(query))
-    if (Array.isArray(value)) return fail('invalid_request', `${name} must not be repeated`);
+    if (Array.isArray(value)) return refusal('invalid_request', `${name} must not be repeated`);
   // RFC 9126 §4: an app (or this whole server) may take its authorization requests pushed only.
   if (!options.pushed && (ctx.settings.requirePushedAuthorizationRequests || client.requirePushedAuthorizationRequests))
-    return fail(
+    return refusal(
       'invalid_request',
       `${client.app.appName} must push its authorization requests (PAR, RFC 9126): POST /oauth/par, then send client_id and request_uri only`,
     );
-  if (query['request'] !== undefined) return fail('request_not_supported', 'Request objects (request) are not supported; use PAR');
+  if (query['request'] !== undefined) return refusal('request_not_supported', 'Request objects (request) are not supported; use PAR');
+  return undefined;
+}
 
-  if (query['response_type'] !== 'code') return fail('unsupported_response_type', 'response_type must be code');
+/** The authorization code flow with PKCE (S256) and nothing else: the code challenge. */
+function codeChallengeOf(query: Record<string, unknown>): { codeChallenge: string } | Refusal {
+  if (query['response_type'] !== 'code') return refusal('unsupported_response_type', 'response_type must be code');
   const method = query['code_challenge_method'];
-  if (method === 'plain') return fail('invalid_request', 'code_challenge_method plain is not allowed; use S256');
-  if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+  if (method === 'plain') return refusal('invalid_request', 'code_challenge_method plain is not allowed; use S256');
+  if (method !== 'S256') return refusal('invalid_request', 'code_challenge_method must be S256');
   const challenge = query['code_challenge'];
-  if (challenge === undefined || challenge === '') return fail('invalid_request', 'code_challenge is required (PKCE, S256)');
+  if (challenge === undefined || challenge === '') return refusal('invalid_request', 'code_challenge is required (PKCE, S256)');
   if (!isS256Challenge(challenge))
-    return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+    return refusal('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+  return { codeChallenge: challenge };
+}
 
+/** The scopes asked for, each one the app may ask for. */
+function requestedScopes(client: Client, query: Record<string, unknown>): { scopes: GrantScope[] } | Refusal {
   // The documented `scopes` (comma-separated) or RFC 6749 `scope` (space-separated).
   const scopes = query['scopes'];
   const scope = query['scope'];
   if (scopes !== undefined && scope !== undefined && scopes !== scope)
-    return fail('invalid_request', 'Send either scopes or scope, not both');
+    return refusal('invalid_request', 'Send either scopes or scope, not both');
   const raw = scopes ?? scope;
-  if (typeof raw !== 'string' || !raw.trim()) return fail('invalid_scope', 'scopes is required (comma-separated scope values)');
+  if (typeof raw !== 'string' || !raw.trim()) return refusal('invalid_scope', 'scopes is required (comma-separated scope values)');
   const parsed = parseScopes(raw);
-  if ('unknown' in parsed) return fail('invalid_scope', `"${parsed.unknown.slice(0, 50)}" is not a scope`);
+  if ('unknown' in parsed) return refusal('invalid_scope', `"${parsed.unknown.slice(0, 50)}" is not a scope`);
   // Market data (read:market) every app may ask for; the rest only as approved at registration.
   // OpenID Connect's scopes grant no API access: every app may ask for them (the user sees each on the consent page).
   const unapproved = parsed.scopes.filter(
     (s) => !isOidcScope(s) && !client.app.approvedScopes.includes(s) && !UNRESTRICTED_SCOPES.includes(s),
   );
-  if (unapproved.length) return fail('invalid_scope', `${client.app.appName} is not approved for ${unapproved.join(', ')}`);
+  if (unapproved.length) return refusal('invalid_scope', `${client.app.appName} is not approved for ${unapproved.join(', ')}`);
+  return { scopes: parsed.scopes };
+}
 
+/** OpenID Connect's `nonce` and RFC 9449's `dpop_jkt`, when given. */
+function nonceAndKey(query: Record<string, unknown>): Pick<OptionalParameters, 'nonce' | 'dpopJkt'> | Refusal {
   const nonce = query['nonce'];
   if (nonce !== undefined && (typeof nonce !== 'string' || !nonce || nonce.length > MAX_NONCE))
-    return fail('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
+    return refusal('invalid_request', `nonce must be 1 to ${MAX_NONCE} characters`);
   const dpopJkt = query['dpop_jkt'];
   if (dpopJkt !== undefined && (typeof dpopJkt !== 'string' || !JWK_THUMBPRINT.test(dpopJkt)))
-    return fail('invalid_request', 'dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key (43 characters, RFC 7638)');
+    return refusal('invalid_request', 'dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key (43 characters, RFC 7638)');
+  return { ...(nonce ? { nonce } : {}), ...(dpopJkt ? { dpopJkt } : {}) };
+}
+
+/** OpenID Connect's `prompt` and `max_age`, when given. */
+function promptAndMaxAge(query: Record<string, unknown>): Pick<OptionalParameters, 'prompt' | 'maxAge'> | Refusal {
   const rawPrompt = query['prompt'];
   let prompt: Prompt[] | undefined;
   if (rawPrompt !== undefined) {
     const values = typeof rawPrompt === 'string' ? rawPrompt.split(' ').filter(Boolean) : [];
     const unknown = values.find((v) => !PROMPT_VALUES.includes(v as Prompt));
     if (!values.length || unknown !== undefined)
-      return fail('invalid_request', `prompt must be space-separated values of ${PROMPT_VALUES.join(', ')}`);
+      return refusal('invalid_request', `prompt must be space-separated values of ${PROMPT_VALUES.join(', ')}`);
     // OpenID Connect Core: none asks for no page at all, so it goes with no other value.
-    if (values.includes('none') && values.length > 1) return fail('invalid_request', 'prompt none must not be combined with other values');
+    if (values.includes('none') && values.length > 1)
+      return refusal('invalid_request', 'prompt none must not be combined with other values');
     prompt = [...new Set(values as Prompt[])];
   }
   const rawMaxAge = query['max_age'];
   if (rawMaxAge !== undefined && (typeof rawMaxAge !== 'string' || !/^\d{1,10}$/.test(rawMaxAge) || Number(rawMaxAge) > MAX_MAX_AGE))
-    return fail('invalid_request', `max_age must be a whole number of seconds, 0 to ${MAX_MAX_AGE}`);
-  return {
-    ok: true,
-    request: {
-      client,
-      redirectUri,
-      scope: parsed.scopes,
-      state,
-      codeChallenge: challenge,
-      ...(nonce ? { nonce } : {}),
-      ...(dpopJkt ? { dpopJkt } : {}),
-      ...(prompt ? { prompt } : {}),
-      ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
-    },
-  };
+    return refusal('invalid_request', `max_age must be a whole number of seconds, 0 to ${MAX_MAX_AGE}`);
+  return { ...(prompt ? { prompt } : {}), ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}) };
 }
 
 /**

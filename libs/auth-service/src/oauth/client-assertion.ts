@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { CLIENT_ASSERTION_ALGS } from '../registry/registration';
 import type { Client } from '../registry/registry.service';
 import { JwksUriFailure } from './client-keys';
@@ -41,7 +41,7 @@ export async function clientAssertionProblem(ctx: OAuthContext, client: Client, 
   if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return 'this client is not registered for private_key_jwt';
   const keys = ctx.clientKeys.keysOf(client);
   if (!keys) return 'this client has no registered keys';
-  let payload;
+  let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(assertion, keys, {
       issuer: client.clientId,
@@ -51,29 +51,41 @@ export async function clientAssertionProblem(ctx: OAuthContext, client: Client, 
       clockTolerance: CLOCK_SKEW_SECONDS,
     }));
   } catch (err) {
-    if (err instanceof JwksUriFailure && !err.transient) return err.message;
-    if (client.jwksUri && !(err instanceof joseErrors.JOSEError))
-      throw new OAuthError('temporarily_unavailable', "The client's jwks_uri could not be read; retry shortly", 503, {
-        'Retry-After': '5',
-      });
-    if (err instanceof joseErrors.JWTExpired) return 'the client assertion has expired';
-    if (err instanceof joseErrors.JWTClaimValidationFailed) return `the client assertion's ${err.claim} claim is not acceptable`;
-    if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWSSignatureVerificationFailed)
-      return "the client assertion is not signed by one of the client's registered keys";
-    return 'the client assertion is not a valid signed JWT';
+    return verificationProblem(client, err);
   }
-  if (payload.aud !== ctx.settings.issuer)
-    return `the client assertion's aud claim must be this server's issuer identifier alone, as a string (${ctx.settings.issuer})`;
   const now = Math.floor(Date.now() / 1000);
+  const problem = claimsProblem(ctx.settings.issuer, payload, now);
+  if (problem) return problem;
+  // Single use: the first to count this jti wins; kept until the assertion could no longer be accepted anyway.
+  const ttl = Math.max(1, payload.exp! - now + CLOCK_SKEW_SECONDS);
+  const { count } = await ctx.store.hit(`oauth-assertion-jti:${digest(`${client.clientId}\n${payload.jti}`)}`, ttl);
+  if (count > 1) return 'the client assertion was already used (jti replayed)';
+  return null;
+}
+
+/** Why the assertion's signature or standard claims failed; a jwks_uri whose server does not answer is 503, not a failure. */
+function verificationProblem(client: Client, err: unknown): string {
+  if (err instanceof JwksUriFailure && !err.transient) return err.message;
+  if (client.jwksUri && !(err instanceof joseErrors.JOSEError))
+    throw new OAuthError('temporarily_unavailable', "The client's jwks_uri could not be read; retry shortly", 503, {
+      'Retry-After': '5',
+    });
+  if (err instanceof joseErrors.JWTExpired) return 'the client assertion has expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `the client assertion's ${err.claim} claim is not acceptable`;
+  if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWSSignatureVerificationFailed)
+    return "the client assertion is not signed by one of the client's registered keys";
+  return 'the client assertion is not a valid signed JWT';
+}
+
+/** Why a verified assertion's `aud`, `iat`, `exp` or `jti` is not acceptable, or null. */
+function claimsProblem(issuer: string, payload: JWTPayload, now: number): string | null {
+  if (payload.aud !== issuer)
+    return `the client assertion's aud claim must be this server's issuer identifier alone, as a string (${issuer})`;
   if (payload.iat! - now > MAX_ASSERTION_IAT_AHEAD_SECONDS)
     return `the client assertion's iat must not be more than ${MAX_ASSERTION_IAT_AHEAD_SECONDS} seconds ahead of the server's clock`;
   if (payload.exp! - now > MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS)
     return `the client assertion's exp must be at most ${MAX_ASSERTION_LIFETIME_SECONDS} seconds ahead`;
   const jti = payload.jti;
   if (typeof jti !== 'string' || !jti || jti.length > 200) return "the client assertion's jti must be a string of 1 to 200 characters";
-  // Single use: the first to count this jti wins; kept until the assertion could no longer be accepted anyway.
-  const ttl = Math.max(1, payload.exp! - now + CLOCK_SKEW_SECONDS);
-  const { count } = await ctx.store.hit(`oauth-assertion-jti:${digest(`${client.clientId}\n${jti}`)}`, ttl);
-  if (count > 1) return 'the client assertion was already used (jti replayed)';
   return null;
 }

@@ -2,7 +2,14 @@ import type { Request, Response } from 'express';
 import type { Client } from '../registry/registry.service';
 import { assertionIssuer, clientAssertionProblem, JWT_BEARER_ASSERTION } from './client-assertion';
 import type { OAuthContext } from './context';
-import { countFailure, failuresBlocked, failuresRefused, spendClientBudget, type ClientLimits } from './client-limits';
+import {
+  countFailure,
+  failuresBlocked,
+  failuresRefused,
+  spendClientBudget,
+  type ClientLimits,
+  type FailuresBlocked,
+} from './client-limits';
 import { oauthErrors } from './errors';
 
 export type Params = Record<string, string | undefined>;
@@ -62,6 +69,38 @@ export async function authenticateClient(
   const basic = basicCredentials(req.get('authorization'));
   if (params['client_assertion'] !== undefined || params['client_assertion_type'] !== undefined)
     return authenticateByAssertion(ctx, req, res, params, limits, !!basic);
+  const { id, secret } = secretCredentials(basic, params);
+
+  // Both at once (one Redis and one PostgreSQL round trip in flight together): whether failures
+  // from here are over the limit matters only if the secret turns out wrong.
+  const [blocked, client] = await Promise.all([
+    failuresBlocked(limits, id, req),
+    ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true }),
+  ]);
+  if (!client)
+    return failedAuthentication(
+      limits,
+      id,
+      req,
+      blocked,
+      `Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`,
+    );
+  // A client registered for private_key_jwt has left its secret behind (in this environment): it counts as a failure.
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt')
+    return failedAuthentication(
+      limits,
+      id,
+      req,
+      blocked,
+      'This client authenticates with private_key_jwt (client_assertion); its client secret is not accepted',
+    );
+  if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
+  await spendClientBudget(limits, client.clientId, res);
+  return client;
+}
+
+/** The client id and secret, by HTTP Basic or in the body (one method only). */
+function secretCredentials(basic: { id: string; secret: string } | null, params: Params): { id: string; secret: string } {
   if (basic && params['client_secret'] !== undefined)
     throw oauthErrors.invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
   if (basic && params['client_id'] !== undefined && params['client_id'] !== basic.id)
@@ -70,29 +109,20 @@ export async function authenticateClient(
   const secret = basic?.secret ?? params['client_secret'];
   if (!id || !secret)
     throw oauthErrors.invalidClient('Client authentication is required: HTTP Basic, or client_id and client_secret in the body');
+  return { id, secret };
+}
 
-  // Both at once (one Redis and one PostgreSQL round trip in flight together): whether failures
-  // from here are over the limit matters only if the secret turns out wrong.
-  const [blocked, client] = await Promise.all([
-    failuresBlocked(limits, id, req),
-    ctx.registry.authenticate(id, secret, ctx.settings.environment, { includeSuspended: true }),
-  ]);
-  if (!client) {
-    if (blocked) throw failuresRefused(limits, blocked);
-    await countFailure(limits, id, req);
-    throw oauthErrors.invalidClient(
-      `Client authentication failed (unknown client, wrong secret, or credentials of another environment than ${ctx.settings.environment})`,
-    );
-  }
-  // A client registered for private_key_jwt has left its secret behind (in this environment): it counts as a failure.
-  if (client.tokenEndpointAuthMethod === 'private_key_jwt') {
-    if (blocked) throw failuresRefused(limits, blocked);
-    await countFailure(limits, id, req);
-    throw oauthErrors.invalidClient('This client authenticates with private_key_jwt (client_assertion); its client secret is not accepted');
-  }
-  if (client.app.status !== 'ACTIVE') throw oauthErrors.unauthorizedClient('This app is suspended');
-  await spendClientBudget(limits, client.clientId, res);
-  return client;
+/** A failed client authentication: 429 once over the limit (uncounted), else counted and refused. */
+async function failedAuthentication(
+  limits: ClientLimits,
+  id: string,
+  req: Request,
+  blocked: FailuresBlocked | null,
+  message: string,
+): Promise<never> {
+  if (blocked) throw failuresRefused(limits, blocked);
+  await countFailure(limits, id, req);
+  throw oauthErrors.invalidClient(message);
 }
 
 /**

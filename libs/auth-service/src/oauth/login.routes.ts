@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { widenPolicy } from '@trading/service';
 import { browserOf } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
@@ -83,8 +83,14 @@ async function takeSignInAsked(ctx: OAuthContext, id: string): Promise<number | 
 export function loginRoutes(ctx: OAuthContext): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
+  router.get('/:locale/login', knownLocale, loginPage(ctx));
+  router.post('/:locale/login/consent', knownLocale, form, consentAnswer(ctx));
+  return router;
+}
 
-  router.get('/:locale/login', knownLocale, async (req, res) => {
+/** The login page: the request checked, then a sign-in if one is needed, then the consent page (or, for prompt=none, an answer at once). */
+function loginPage(ctx: OAuthContext): RequestHandler {
+  return async (req, res) => {
     const locale = req.params['locale'] as string;
     if (req.originalUrl.length > 4000)
       return void res.status(414).send(badRequestPage(locale, { technical: texts(locale).errors.tooLong }));
@@ -139,9 +145,12 @@ export function loginRoutes(ctx: OAuthContext): Router {
         here: req.originalUrl,
       }),
     );
-  });
+  };
+}
 
-  router.post('/:locale/login/consent', knownLocale, form, async (req: Request, res: Response, next) => {
+/** The consent form's answer: approve redirects to the app with a code and state, deny with access_denied. */
+function consentAnswer(ctx: OAuthContext): RequestHandler {
+  return async (req: Request, res: Response, next) => {
     const locale = req.params['locale'] as string;
     const expired = () => res.status(400).send(badRequestPage(locale, { message: messages(locale).consentExpired }));
     if (!browserOf(res)) return void expired();
@@ -192,6 +201,5 @@ export function loginRoutes(ctx: OAuthContext): Router {
       await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);
       res.redirect(303, responseUrl(pending.redirectUri, { code, state: pending.state }, ctx.settings.issuer));
     }
-  });
-  return router;
+  };
 }

@@ -1,7 +1,8 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { JWTPayload } from 'jose';
-import { EdgeAuthenticator, missingScopes } from '@trading/auth';
+import { EdgeAuthenticator, missingScopes, type Claims } from '@trading/auth';
 import { AppError, wwwAuthenticate } from '@trading/errors';
+import type { Client } from '../registry/registry.service';
 import type { OAuthContext } from './context';
 import { noStore, OAuthError } from './errors';
 import { pairwiseSubject, scopedClaims } from './id-token';
@@ -21,22 +22,7 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
   const edge = new EdgeAuthenticator(verify, ctx.sessions);
   const answer: RequestHandler = async (req, res) => {
     noStore(res);
-    let claims;
-    try {
-      // A DPoP-bound token comes with a proof for this endpoint's public URL (through the facade, or auth's own).
-      claims = await edge.authenticate(req.get('authorization'), req.ip, {
-        proof: req.get('dpop'),
-        method: req.method,
-        urls: [`${ctx.settings.apiUrl}/oauth/userinfo`, `${ctx.settings.issuer}/oauth/userinfo`],
-      });
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);
-      // An address refusal stays one (403, its own description), not a scope problem.
-      throw new OAuthError('invalid_token', err.message, err.status, {
-        'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"',
-      });
-    }
+    const claims = await authenticated(ctx, edge, req);
     // OpenID Connect: the grant's own scopes (openid, profile, email stay off access tokens) say what is released.
     const granted = claims.kind === 'oauth' ? await grantScopes(ctx, claims.sid) : [];
     const oidc = granted.includes('openid');
@@ -51,13 +37,7 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
       throw new OAuthError('invalid_token', 'The user of this token no longer exists', 401, {
         'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
       });
-    // An app's token: sub is the app's pairwise identifier, as in its access and ID tokens.
-    const client =
-      claims.kind === 'oauth' && claims.clientId ? await ctx.registry.findClient(claims.clientId, ctx.settings.environment) : null;
-    if (claims.kind === 'oauth' && !client)
-      throw new OAuthError('invalid_token', 'The app of this token is no longer active', 401, {
-        'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
-      });
+    const client = await tokenApp(ctx, claims);
     res.json({
       sub: client ? pairwiseSubject(client, user.id) : user.id,
       ...(oidc ? scopedClaims(user, granted) : {}),
@@ -67,6 +47,36 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
     });
   };
   return Router().get('/oauth/userinfo', answer).post('/oauth/userinfo', answer);
+}
+
+/** The token's caller, authenticated exactly as at the edge; a refusal is answered as RFC 6750 says. */
+async function authenticated(ctx: OAuthContext, edge: EdgeAuthenticator, req: Request): Promise<Claims> {
+  try {
+    // A DPoP-bound token comes with a proof for this endpoint's public URL (through the facade, or auth's own).
+    return await edge.authenticate(req.get('authorization'), req.ip, {
+      proof: req.get('dpop'),
+      method: req.method,
+      urls: [`${ctx.settings.apiUrl}/oauth/userinfo`, `${ctx.settings.issuer}/oauth/userinfo`],
+    });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.code === 'SERVICE_UNAVAILABLE') throw new OAuthError('temporarily_unavailable', err.message, 503);
+    // An address refusal stays one (403, its own description), not a scope problem.
+    throw new OAuthError('invalid_token', err.message, err.status, {
+      'WWW-Authenticate': wwwAuthenticate(err) ?? 'Bearer realm="trading-api", error="invalid_token"',
+    });
+  }
+}
+
+/** An app's token: the app, still active (its `sub` is the app's pairwise identifier, as in its access and ID tokens); a PAT's: none. */
+async function tokenApp(ctx: OAuthContext, claims: Claims): Promise<Client | null> {
+  const client =
+    claims.kind === 'oauth' && claims.clientId ? await ctx.registry.findClient(claims.clientId, ctx.settings.environment) : null;
+  if (claims.kind === 'oauth' && !client)
+    throw new OAuthError('invalid_token', 'The app of this token is no longer active', 401, {
+      'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
+    });
+  return client;
 }
 
 /** The scopes of the grant behind an OAuth session (the live grant in PostgreSQL), or none. */

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { FailureLimiter, RefusalCounter, RequestLimiter } from '@trading/rate-limit';
 import type { GrantService } from '../oauth/grants';
 import type { PatService } from '../pat/pat.service';
@@ -36,25 +36,40 @@ export interface PasswordResetDeps {
  * working until a link is used), and a request over a mail budget gets the same answer, just no
  * new mail. Nobody else's requests keep the owner from a link (see `ResetMailBudget`).
  */
-export function passwordResetRoutes({ resets, sessions, credentials, limits, refusals }: PasswordResetDeps): Router {
+export function passwordResetRoutes(deps: PasswordResetDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
-  const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
+  const overAddressBudget = addressBudget(deps);
+  router.get('/:locale/forgot-password', knownLocale, forgotPasswordPage);
+  router.post('/:locale/forgot-password', knownLocale, form, verifyCsrf, requestLink(deps.resets, deps.limits.mails, overAddressBudget));
+  router.get('/:locale/reset-password', knownLocale, resetPasswordPage(deps.resets));
+  router.post('/:locale/reset-password', knownLocale, form, verifyCsrf, setNewPassword(deps, overAddressBudget));
+  return router;
+}
 
-  /** Per address: a 429 page (it says nothing about any account). */
-  async function overAddressBudget(ip: string): Promise<number | undefined> {
+const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
+
+/** The seconds to wait when this address is over its budget of requests, else undefined. */
+type AddressBudget = (ip: string) => Promise<number | undefined>;
+
+/** Per address: a 429 page (it says nothing about any account). */
+function addressBudget({ limits, refusals }: PasswordResetDeps): AddressBudget {
+  return async (ip) => {
     const state = await limits.perAddress.take(ip);
     if (!state?.blocked) return undefined;
     refusals.inc({ limit: 'password_reset' });
     return state.resetSeconds;
-  }
+  };
+}
 
-  router.get('/:locale/forgot-password', knownLocale, (req, res) => {
-    const locale = req.params['locale'] as string;
-    res.send(forgotPage({ locale, csrf: csrfToken(req, res), next: returnPath(req.query['next']) }));
-  });
+function forgotPasswordPage(req: Request, res: Response): void {
+  const locale = req.params['locale'] as string;
+  res.send(forgotPage({ locale, csrf: csrfToken(req, res), next: returnPath(req.query['next']) }));
+}
 
-  router.post('/:locale/forgot-password', knownLocale, form, verifyCsrf, async (req, res) => {
+/** A reset link asked for: the same answer whether or not the account exists, or is over a mail budget. */
+function requestLink(resets: PasswordResets, mails: ResetMailBudget, overAddressBudget: AddressBudget): RequestHandler {
+  return async (req, res) => {
     const locale = req.params['locale'] as string;
     const body = req.body as Record<string, unknown>;
     const email = text(body['email'], 320).trim();
@@ -72,18 +87,23 @@ export function passwordResetRoutes({ resets, sessions, credentials, limits, ref
     // The same work for every address, existing or not: the budgets (Redis), then at most a recorded
     // request. The lookup, the link and the mail come after the answer, so it cannot depend on them.
     const account = normaliseEmail(email);
-    if (await limits.mails.allows(account, req.ip ?? 'unknown')) await resets.request(account, locale);
+    if (await mails.allows(account, req.ip ?? 'unknown')) await resets.request(account, locale);
     res.send(sentPage({ locale, email, minutes: resets.minutes, next }));
-  });
+  };
+}
 
-  router.get('/:locale/reset-password', knownLocale, async (req, res) => {
+function resetPasswordPage(resets: PasswordResets): RequestHandler {
+  return async (req, res) => {
     const locale = req.params['locale'] as string;
     const token = text(req.query['token'], 100);
     if (!(await resets.isLive(token))) return void res.status(400).send(linkInvalidPage(locale));
     res.send(resetPage({ locale, csrf: csrfToken(req, res), token }));
-  });
+  };
+}
 
-  router.post('/:locale/reset-password', knownLocale, form, verifyCsrf, async (req, res) => {
+/** The new password, on a live link: every browser of the account signed out, and its tokens too if the person asked. */
+function setNewPassword({ resets, sessions, credentials, limits }: PasswordResetDeps, overAddressBudget: AddressBudget): RequestHandler {
+  return async (req, res) => {
     const locale = req.params['locale'] as string;
     const body = req.body as Record<string, unknown>;
     const token = text(body['token'], 100);
@@ -128,6 +148,5 @@ export function passwordResetRoutes({ resets, sessions, credentials, limits, ref
     // Someone who locked themselves out here by trying old passwords may sign in at once.
     await limits.signInPerAccount.clear(`${done.email}|${req.ip ?? 'unknown'}`);
     res.redirect(303, `/${locale}/signin?reset=done`);
-  });
-  return router;
+  };
 }

@@ -203,51 +203,11 @@ export function validateRegistration(input: unknown, rules: JwksUriRules = {}): 
   for (const key of Object.keys(doc)) if (!KNOWN.has(key)) problem(key, 'is not a field of the registration form');
 
   for (const [name, rule] of Object.entries(FIELDS)) {
-    const raw = doc[name];
-    if (raw === undefined || raw === null || (typeof raw === 'string' && !raw.trim())) {
-      if (rule.required) problem(name, 'is required');
-      continue;
-    }
-    if (typeof raw !== 'string') {
-      problem(name, 'must be a string');
-      continue;
-    }
-    // Vendors' text is shown to users and operators: no character may steer a terminal or reorder what is shown.
-    const unsafe = plainTextProblem(raw);
-    if (unsafe) {
-      problem(name, unsafe);
-      continue;
-    }
-    const value = raw.trim();
-    if (value.length > rule.max) {
-      problem(name, `must be at most ${rule.max} characters`);
-      continue;
-    }
-    const bad =
-      rule.kind === 'url' && !isWebUrl(value)
-        ? 'must be an http(s) URL'
-        : rule.kind === 'email' && !EMAIL.test(value)
-          ? 'must be an e-mail address'
-          : rule.kind === 'country' && !ISO_COUNTRY_CODES.has(value)
-            ? 'must be a 2-letter ISO 3166-1 country code in capitals, e.g. DE or US'
-            : rule.kind === 'phone' && !PHONE.test(value)
-              ? 'must be a phone number (digits, spaces, + ( ) . / -)'
-              : null;
-    if (bad) problem(name, bad);
-    else out[name] = rule.kind === 'email' ? value.toLowerCase() : value;
+    const checked = fieldValue(rule, doc[name]);
+    if (checked && 'problem' in checked) problem(name, checked.problem);
+    else if (checked) out[name] = checked.value;
   }
-
-  const uris = doc['redirectUris'];
-  if (!Array.isArray(uris) || !uris.length) problem('redirectUris', 'must be a list of one or more callback URLs');
-  else {
-    uris.forEach((uri, i) => {
-      const bad = redirectUriProblem(uri);
-      if (bad) problem(`redirectUris[${i}]`, bad);
-      else if (uris.indexOf(uri) !== i) problem(`redirectUris[${i}]`, 'is listed twice');
-    });
-    if (uris.length > 20) problem('redirectUris', 'must list at most 20 URLs');
-    out['redirectUris'] = uris;
-  }
+  registrationRedirectUris(doc['redirectUris'], problem, out);
 
   const origins = validateWebOrigins(doc['webOrigins']);
   if (origins.ok) out['webOrigins'] = origins.value;
@@ -257,18 +217,62 @@ export function validateRegistration(input: unknown, rules: JwksUriRules = {}): 
   if (policy.ok) Object.assign(out, policy.value);
   else problems.push(...policy.problems);
 
-  const scopes = doc['scopes'];
-  if (!Array.isArray(scopes) || !scopes.length) problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);
-  else {
-    scopes.forEach((scope, i) => {
-      if (typeof scope !== 'string' || !(SCOPES as readonly string[]).includes(scope))
-        problem(`scopes[${i}]`, `must be one of ${SCOPES.join(', ')}`);
-      else if (scopes.indexOf(scope) !== i) problem(`scopes[${i}]`, 'is listed twice');
-    });
-    out['scopes'] = scopes;
-  }
-
+  registrationScopes(doc['scopes'], problem, out);
   return problems.length ? { ok: false, problems } : { ok: true, value: out as unknown as Registration };
+}
+
+type FieldRule = (typeof FIELDS)[keyof typeof FIELDS];
+type ProblemSink = (field: string, message: string) => void;
+
+/** One text field of the form: its value (trimmed; an e-mail address in lower case), why it is refused, or null when absent and optional. */
+function fieldValue(rule: FieldRule, raw: unknown): { value: string } | { problem: string } | null {
+  if (raw === undefined || raw === null || (typeof raw === 'string' && !raw.trim()))
+    return rule.required ? { problem: 'is required' } : null;
+  if (typeof raw !== 'string') return { problem: 'must be a string' };
+  // Vendors' text is shown to users and operators: no character may steer a terminal or reorder what is shown.
+  const unsafe = plainTextProblem(raw);
+  if (unsafe) return { problem: unsafe };
+  const value = raw.trim();
+  if (value.length > rule.max) return { problem: `must be at most ${rule.max} characters` };
+  const bad = kindProblem(rule.kind, value);
+  if (bad) return { problem: bad };
+  return { value: rule.kind === 'email' ? value.toLowerCase() : value };
+}
+
+/** Why a trimmed value is not of its field's kind (URL, e-mail address, country code, phone number), or null. */
+function kindProblem(kind: Kind, value: string): string | null {
+  return kind === 'url' && !isWebUrl(value)
+    ? 'must be an http(s) URL'
+    : kind === 'email' && !EMAIL.test(value)
+      ? 'must be an e-mail address'
+      : kind === 'country' && !ISO_COUNTRY_CODES.has(value)
+        ? 'must be a 2-letter ISO 3166-1 country code in capitals, e.g. DE or US'
+        : kind === 'phone' && !PHONE.test(value)
+          ? 'must be a phone number (digits, spaces, + ( ) . / -)'
+          : null;
+}
+
+/** The registration's redirect URIs: one to 20, each checked and named by item (`redirectUris[1]`). */
+function registrationRedirectUris(uris: unknown, problem: ProblemSink, out: Record<string, unknown>): void {
+  if (!Array.isArray(uris) || !uris.length) return void problem('redirectUris', 'must be a list of one or more callback URLs');
+  uris.forEach((uri, i) => {
+    const bad = redirectUriProblem(uri);
+    if (bad) problem(`redirectUris[${i}]`, bad);
+    else if (uris.indexOf(uri) !== i) problem(`redirectUris[${i}]`, 'is listed twice');
+  });
+  if (uris.length > 20) problem('redirectUris', 'must list at most 20 URLs');
+  out['redirectUris'] = uris;
+}
+
+/** The scopes requested: one or more API scope values, each named by item (`scopes[1]`). */
+function registrationScopes(scopes: unknown, problem: ProblemSink, out: Record<string, unknown>): void {
+  if (!Array.isArray(scopes) || !scopes.length) return void problem('scopes', `must be a list of one or more of ${SCOPES.join(', ')}`);
+  scopes.forEach((scope, i) => {
+    if (typeof scope !== 'string' || !(SCOPES as readonly string[]).includes(scope))
+      problem(`scopes[${i}]`, `must be one of ${SCOPES.join(', ')}`);
+    else if (scopes.indexOf(scope) !== i) problem(`scopes[${i}]`, 'is listed twice');
+  });
+  out['scopes'] = scopes;
 }
 
 /** The pages users see on the consent screen: https outside DEV (a plain-http page there could be swapped in transit). */
@@ -347,14 +351,29 @@ export function jwkProblem(jwk: unknown): string | null {
   const secret = PRIVATE_MEMBERS.filter((m) => m in k);
   if (secret.length)
     return `must be a public key: remove the private member(s) ${secret.join(', ')} (and replace this key: it has been shared)`;
+  return keyTypeProblem(k) ?? keyUseProblem(k) ?? publicKeyProblem(k);
+}
+
+/** Why the key's type, curve or algorithm is not one client assertions take, or null. */
+function keyTypeProblem(k: Record<string, unknown>): string | null {
   const allowed = typeof k['kty'] === 'string' ? ALG_BY_KEY[k['kty']] : undefined;
   if (!allowed) return 'kty must be EC, RSA or OKP';
   if (k['kty'] === 'EC' && k['crv'] !== 'P-256') return 'an EC key must be on crv P-256 (ES256)';
   if (k['kty'] === 'OKP' && k['crv'] !== 'Ed25519') return 'an OKP key must be crv Ed25519 (EdDSA)';
   if (k['alg'] !== undefined && !allowed.includes(k['alg'] as string)) return `alg must be ${allowed.join(' or ')} for a ${k['kty']} key`;
+  return null;
+}
+
+/** Why the key's `use` or `kid` is not acceptable, or null. */
+function keyUseProblem(k: Record<string, unknown>): string | null {
   if (k['use'] !== undefined && k['use'] !== 'sig') return 'use must be sig';
   if (k['kid'] !== undefined && (typeof k['kid'] !== 'string' || !k['kid'] || k['kid'].length > 200))
     return 'kid must be a string of 1 to 200 characters';
+  return null;
+}
+
+/** Why the key is not a usable public key (an RSA one of at least 2048 bits), or null. */
+function publicKeyProblem(k: Record<string, unknown>): string | null {
   try {
     const key = createPublicKey({ key: k as import('node:crypto').JsonWebKey, format: 'jwk' });
     if (k['kty'] === 'RSA' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) return 'an RSA key must have at least 2048 bits';
@@ -421,18 +440,51 @@ export function validateClientPolicy(
     problems.push({ field: 'profile', message: `must be one of ${OAUTH_PROFILES.join(', ')}` });
   const fapi2 = profile === 'fapi2';
   const method = input['tokenEndpointAuthMethod'] ?? (fapi2 ? 'private_key_jwt' : 'client_secret_basic');
+  const methodProblem = authMethodProblem(method, profile);
+  if (methodProblem) problems.push(methodProblem);
+  const { jwks, jwksUri } = clientKeys(input, method, rules, problems);
+  const flag = (name: PolicyFlag, byProfile: boolean) => policyFlag(input, profile, name, byProfile, problems);
+  const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests', fapi2);
+  const dpopBoundAccessTokens = flag('dpopBoundAccessTokens', fapi2);
+  const dpopNonceRequired = flag('dpopNonceRequired', false);
+  if (problems.length) return { ok: false, problems };
+  return {
+    ok: true,
+    value: {
+      tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
+      jwks,
+      jwksUri,
+      requirePushedAuthorizationRequests,
+      dpopBoundAccessTokens,
+      dpopNonceRequired,
+    },
+  };
+}
+
+/** Why the token endpoint's authentication method is unknown, or not the profile's, or null. */
+function authMethodProblem(method: unknown, profile: unknown): Problem | null {
   if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(method))
-    problems.push({ field: 'tokenEndpointAuthMethod', message: `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}` });
-  else if (fapi2 && method !== 'private_key_jwt')
-    problems.push({
+    return { field: 'tokenEndpointAuthMethod', message: `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}` };
+  if (profile === 'fapi2' && method !== 'private_key_jwt')
+    return {
       field: 'tokenEndpointAuthMethod',
       message: 'must be private_key_jwt in the fapi2 profile (a client secret is refused there)',
-    });
-  else if (profile === 'spec' && method === 'private_key_jwt')
-    problems.push({
+    };
+  if (profile === 'spec' && method === 'private_key_jwt')
+    return {
       field: 'tokenEndpointAuthMethod',
       message: 'must be client_secret_basic or client_secret_post in the spec profile (choose fapi2 for private_key_jwt)',
-    });
+    };
+  return null;
+}
+
+/** The client's public keys, inline (jwks) or by address (jwksUri), one or the other; private_key_jwt needs one of them. */
+function clientKeys(
+  input: Record<string, unknown>,
+  method: unknown,
+  rules: JwksUriRules,
+  problems: Problem[],
+): { jwks: JwkSet | null; jwksUri: string | null } {
   let jwks: JwkSet | null = null;
   if (input['jwks'] !== undefined && input['jwks'] !== null) {
     const checked = validateJwks(input['jwks']);
@@ -449,27 +501,17 @@ export function validateClientPolicy(
   if (input['jwks'] != null && uri != null) problems.push({ field: 'jwksUri', message: 'give jwks or jwksUri, not both' });
   if (method === 'private_key_jwt' && input['jwks'] == null && uri == null)
     problems.push({ field: 'jwks', message: 'private_key_jwt needs the public keys: jwks (inline) or jwksUri' });
-  const flag = (name: 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens' | 'dpopNonceRequired', byProfile: boolean) => {
-    const value = input[name];
-    if (value === undefined || value === null) return byProfile;
-    if (typeof value !== 'boolean') problems.push({ field: name, message: 'must be true or false' });
-    else if (profile !== undefined && name !== 'dpopNonceRequired' && value !== byProfile)
-      problems.push({ field: name, message: `is ${byProfile} in the ${String(profile)} profile` });
-    return value === true;
-  };
-  const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests', fapi2);
-  const dpopBoundAccessTokens = flag('dpopBoundAccessTokens', fapi2);
-  const dpopNonceRequired = flag('dpopNonceRequired', false);
-  if (problems.length) return { ok: false, problems };
-  return {
-    ok: true,
-    value: {
-      tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
-      jwks,
-      jwksUri,
-      requirePushedAuthorizationRequests,
-      dpopBoundAccessTokens,
-      dpopNonceRequired,
-    },
-  };
+  return { jwks, jwksUri };
+}
+
+type PolicyFlag = 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens' | 'dpopNonceRequired';
+
+/** A flag as given (true or false), or as the profile sets it; given beside a profile, it must agree (the nonce flag is free). */
+function policyFlag(input: Record<string, unknown>, profile: unknown, name: PolicyFlag, byProfile: boolean, problems: Problem[]): boolean {
+  const value = input[name];
+  if (value === undefined || value === null) return byProfile;
+  if (typeof value !== 'boolean') problems.push({ field: name, message: 'must be true or false' });
+  else if (profile !== undefined && name !== 'dpopNonceRequired' && value !== byProfile)
+    problems.push({ field: name, message: `is ${byProfile} in the ${String(profile)} profile` });
+  return value === true;
 }

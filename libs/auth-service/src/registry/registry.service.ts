@@ -301,16 +301,7 @@ export class RegistryService {
     return this.written(() =>
       this.dataSource.transaction(async (tx) => {
         const locked = await this.lockApp(tx, ref);
-        if (locked.status !== 'ACTIVE') throw new AppError('CONFLICT', `${locked.appName} is suspended and cannot be promoted`);
-        const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(locked.environment) + 1];
-        if (!next) throw new AppError('CONFLICT', `${locked.appName} is already in PROD`);
-        if (input.to !== undefined && input.to !== next) {
-          throw new AppError(
-            'CONFLICT',
-            `Promotion goes DEV → UAT → PROD in order: ${locked.appName} is in ${locked.environment}, so it can be promoted to ${next} only`,
-            { field: 'to' },
-          );
-        }
+        const next = promotionTarget(locked, input.to);
         // Outside DEV users see the logo, privacy policy and terms on the consent page: https only.
         const pages = validatePublicPages(locked, input.pages);
         // Each environment has its own client authentication and policy: the spec profile unless another is chosen.
@@ -613,4 +604,19 @@ function policyColumns(policy: ClientPolicy): unknown[] {
     policy.dpopBoundAccessTokens,
     policy.dpopNonceRequired,
   ];
+}
+
+/** The environment an active app is promoted to: the next one, DEV → UAT → PROD; `to`, when given, must name it. */
+function promotionTarget(app: VendorApp, to: unknown): Environment {
+  if (app.status !== 'ACTIVE') throw new AppError('CONFLICT', `${app.appName} is suspended and cannot be promoted`);
+  const next = ENVIRONMENTS[ENVIRONMENTS.indexOf(app.environment) + 1];
+  if (!next) throw new AppError('CONFLICT', `${app.appName} is already in PROD`);
+  if (to !== undefined && to !== next) {
+    throw new AppError(
+      'CONFLICT',
+      `Promotion goes DEV → UAT → PROD in order: ${app.appName} is in ${app.environment}, so it can be promoted to ${next} only`,
+      { field: 'to' },
+    );
+  }
+  return next;
 }

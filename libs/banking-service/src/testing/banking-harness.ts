@@ -37,25 +37,8 @@ export interface BankingHarness {
 
 export async function startBankingHarness(env: Record<string, string> = {}): Promise<BankingHarness> {
   const keys = testKeys();
-  const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
   const accounts = new Map<string, { userId: string; status: string }>();
-
-  // Answers `account(id)` as the accounts subgraph does: only the caller's own account.
-  const standIn = express();
-  standIn.use(express.json());
-  standIn.post('/graphql', async (req, res) => {
-    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
-    if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
-    if (!claims.scope.includes('read:accounts'))
-      return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
-    if (/\baccounts\b/.test(String(req.body?.query))) {
-      return void res.json({ data: { accounts: [...accounts].filter(([, a]) => a.userId === claims.sub).map(([id]) => ({ id })) } });
-    }
-    const id = req.body?.variables?.id as string;
-    const account = accounts.get(id);
-    res.json({ data: { account: account && account.userId === claims.sub ? { id, baseCurrency: 'USD', status: account.status } : null } });
-  });
-  const accountsServer: RunningServer = await listen(standIn, 0, '127.0.0.1');
+  const accountsServer = await startAccountsStandIn(keys, accounts);
 
   const dbs: TestDatabases<'banking'> = await createTestDatabases(['banking']);
   let service: SubgraphService;
@@ -101,18 +84,7 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
       );
       return http(method, `${url}/internal/holds${path}`, { body, headers: { [INTERNAL_CLAIMS_HEADER]: header } });
     },
-    ledgerInvariants: async () => {
-      const ds = service.dataSource;
-      const [{ n: unbalancedEntries }] = await ds.query(
-        'SELECT count(*)::int AS n FROM (SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0) x',
-      );
-      const [{ total }] = await ds.query('SELECT coalesce(sum(amount), 0)::text AS total FROM postings');
-      const [{ n: unbalancedAccounts }] = await ds.query(
-        'SELECT count(*)::int AS n FROM (SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0) x',
-      );
-      const driftedTotals = (await ds.query(BOOK_BALANCE_DRIFT_SQL)).length;
-      return { unbalancedEntries, total, unbalancedAccounts, driftedTotals };
-    },
+    ledgerInvariants: () => ledgerInvariants(service.dataSource),
     close: async () => {
       await server.close();
       await internal.close();
@@ -121,6 +93,42 @@ export async function startBankingHarness(env: Record<string, string> = {}): Pro
       await dbs.drop();
     },
   };
+}
+
+/** Answers `account(id)` as the accounts subgraph does: only the caller's own account. */
+async function startAccountsStandIn(
+  keys: TestKeys,
+  accounts: ReadonlyMap<string, { userId: string; status: string }>,
+): Promise<RunningServer> {
+  const verifier = new InternalClaimsVerifier('accounts', keys.trusted);
+  const standIn = express();
+  standIn.use(express.json());
+  standIn.post('/graphql', async (req, res) => {
+    const claims = await verifier.verify(req.get(INTERNAL_CLAIMS_HEADER));
+    if (!claims) return void res.status(401).json({ errors: [{ message: 'no claims', extensions: { code: 'UNAUTHENTICATED' } }] });
+    if (!claims.scope.includes('read:accounts'))
+      return void res.json({ errors: [{ message: 'scope', extensions: { code: 'INSUFFICIENT_SCOPE' } }], data: null });
+    if (/\baccounts\b/.test(String(req.body?.query))) {
+      return void res.json({ data: { accounts: [...accounts].filter(([, a]) => a.userId === claims.sub).map(([id]) => ({ id })) } });
+    }
+    const id = req.body?.variables?.id as string;
+    const account = accounts.get(id);
+    res.json({ data: { account: account && account.userId === claims.sub ? { id, baseCurrency: 'USD', status: account.status } : null } });
+  });
+  return listen(standIn, 0, '127.0.0.1');
+}
+
+/** Every entry balances, the ledger and each account sum to zero, every running total equals its postings. */
+async function ledgerInvariants(ds: SubgraphService['dataSource']): ReturnType<BankingHarness['ledgerInvariants']> {
+  const [{ n: unbalancedEntries }] = await ds.query(
+    'SELECT count(*)::int AS n FROM (SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0) x',
+  );
+  const [{ total }] = await ds.query('SELECT coalesce(sum(amount), 0)::text AS total FROM postings');
+  const [{ n: unbalancedAccounts }] = await ds.query(
+    'SELECT count(*)::int AS n FROM (SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0) x',
+  );
+  const driftedTotals = (await ds.query(BOOK_BALANCE_DRIFT_SQL)).length;
+  return { unbalancedEntries, total, unbalancedAccounts, driftedTotals };
 }
 
 const FUNDING_FIELDS =

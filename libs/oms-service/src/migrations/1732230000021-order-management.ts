@@ -7,6 +7,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 export class OrderManagement1732230000021 implements MigrationInterface {
   name = 'OrderManagement1732230000021';
 
+  // eslint-disable-next-line max-lines-per-function -- one schema step, its statements in the order they must run
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE instruments ADD COLUMN min_quantity numeric(20, 8) NOT NULL DEFAULT 1 CHECK (min_quantity > 0)');
     await q.query(

@@ -240,6 +240,105 @@ export function shareLiquidity(pool: Decimal.Value, lot: string, demands: readon
 }
 
 /**
+ * A stop not yet triggered is triggered (marked, in the fill's transaction) once the last price
+ * reaches its stop: a buy's at or above, a sell's at or below. False while it waits; other
+ * orders, and stops triggered before, go on at once.
+ */
+async function triggerStop(tx: EntityManager, order: OrderRow, last: Decimal): Promise<boolean> {
+  const stop = order.type === 'STOP' || order.type === 'STOP_LIMIT' || order.type === 'TRAILING_STOP';
+  if (!stop || order.triggered_at) return true;
+  const triggered = order.side === 'BUY' ? last.gte(order.stop_price!) : last.lte(order.stop_price!);
+  if (!triggered) return false;
+  await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [order.id]);
+  return true;
+}
+
+/**
+ * The other legs of the order's OCO group (none for an order outside one), every one locked.
+ * Null when the order must not fill this pass: a leg is busy (a cancel, another instance: next
+ * pass), or one has filled first (the order is cancelled here).
+ */
+async function lockSiblings(tx: EntityManager, order: OrderRow): Promise<OrderRow[] | null> {
+  if (!order.oco_group_id) return [];
+  const [{ n }] = await tx.query('SELECT count(*)::int AS n FROM orders WHERE oco_group_id = $1 AND id <> $2', [
+    order.oco_group_id,
+    order.id,
+  ]);
+  const siblings: OrderRow[] = await tx.query('SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 FOR UPDATE SKIP LOCKED', [
+    order.oco_group_id,
+    order.id,
+  ]);
+  if (siblings.length < n) return null;
+  const first = siblings.find((s) => new Decimal(s.filled_quantity).gt(0));
+  if (first) {
+    await closeOrder(tx, order, 'CANCELLED', `OCO: order ${first.id} filled first`);
+    return null;
+  }
+  return siblings;
+}
+
+/** Whether the order may trade at `price`: a buy's limit and collar reach it, a sell's limit does. */
+function marketableAt(order: OrderRow, price: Decimal): boolean {
+  const limit = order.limit_price === null ? null : new Decimal(order.limit_price);
+  if (order.side !== 'BUY') return !limit || price.gte(limit);
+  const collar = order.collar_price === null ? null : new Decimal(order.collar_price);
+  return (!limit || price.lte(limit)) && (!collar || price.lte(collar));
+}
+
+/**
+ * What the order fills now at `price`: its remainder, at most the whole lots `available` to it.
+ * Zero when it is not marketable or there is nothing for it; an IOC or FOK is then cancelled, as
+ * is a FOK that cannot fill entirely.
+ */
+async function fillableQuantity(tx: EntityManager, order: OrderRow, price: Decimal, available: Decimal, lot: string): Promise<Decimal> {
+  const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';
+  if (!marketableAt(order, price)) {
+    if (immediate)
+      await closeOrder(
+        tx,
+        order,
+        'CANCELLED',
+        `${order.time_in_force}: not marketable at the ${order.side === 'BUY' ? 'ask' : 'bid'} ${price.toString()}`,
+      );
+    return new Decimal(0);
+  }
+  const remaining = new Decimal(order.quantity).minus(order.filled_quantity);
+  const quantity = Decimal.min(remaining, floorToLot(Decimal.max(available, 0), lot));
+  if (order.time_in_force === 'FOK' && quantity.lt(remaining)) {
+    await closeOrder(tx, order, 'CANCELLED', `FOK: only ${quantity.toString()} available at ${price.toString()}`);
+    return new Decimal(0);
+  }
+  if (quantity.isZero() && immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: no liquidity`);
+  return quantity;
+}
+
+/**
+ * After a trade: its events, then the OCO legs it cancels, then (filled) a group's children
+ * started and its close announced, or an IOC's unfilled remainder cancelled.
+ */
+async function afterTrade(
+  tx: EntityManager,
+  order: OrderRow,
+  updated: OrderRow,
+  done: boolean,
+  executed: OutboxEvent,
+  siblings: readonly OrderRow[],
+): Promise<void> {
+  // A simple order has no legs to cancel or children to start: its trade, its state and (filled)
+  // its close go out in one statement, in the order the consumers expect them.
+  const simple = !siblings.length && updated.order_class === 'SIMPLE';
+  const closed = done && simple ? orderClosed(updated) : null;
+  await writeEvents(tx, closed ? [executed, orderUpdated(updated), closed] : [executed, orderUpdated(updated)]);
+  for (const sibling of siblings)
+    if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
+      await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${order.id} filled`);
+  if (done && !simple) {
+    await activateChildren(tx, updated);
+    await announceClose(tx, updated);
+  } else if (!done && order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
+}
+
+/**
  * The paper market's execution engine. Each pass: expire DAY orders past their session,
  * clean up orders whose placement never finished, then fill what the current quote allows of
  * the orders that can act, at most the size quoted on their side (and `liquidity`) per
@@ -378,64 +477,32 @@ export class ExecutionEngine {
   }
 
   private async fill(tx: EntityManager, order: OrderRow, quote: PassQuote, available: Decimal): Promise<Decimal> {
-    const id = order.id;
-    const buy = order.side === 'BUY';
     // Buys take the ask, sells the bid: never a better price than the quote offers, and a
     // marketable limit gets the quote, not its limit.
-    const price = buy ? quote.ask : quote.bid;
-    const immediate = order.time_in_force === 'IOC' || order.time_in_force === 'FOK';
-
-    if ((order.type === 'STOP' || order.type === 'STOP_LIMIT' || order.type === 'TRAILING_STOP') && !order.triggered_at) {
-      const triggered = buy ? quote.last.gte(order.stop_price!) : quote.last.lte(order.stop_price!);
-      if (!triggered) return new Decimal(0);
-      await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [id]);
-    }
-    const limit = order.limit_price === null ? null : new Decimal(order.limit_price);
-    const collar = order.collar_price === null ? null : new Decimal(order.collar_price);
-    const marketable = buy ? (!limit || price.lte(limit)) && (!collar || price.lte(collar)) : !limit || price.gte(limit);
-    const remaining = new Decimal(order.quantity).minus(order.filled_quantity);
+    const price = order.side === 'BUY' ? quote.ask : quote.bid;
+    if (!(await triggerStop(tx, order, quote.last))) return new Decimal(0);
     // Legs that cancel each other (a bracket's exits, an OCO): all of them locked before one fills,
     // so exactly one fills and the others are cancelled exactly once.
-    let siblings: OrderRow[] = [];
-    if (order.oco_group_id) {
-      const [{ n }] = await tx.query('SELECT count(*)::int AS n FROM orders WHERE oco_group_id = $1 AND id <> $2', [
-        order.oco_group_id,
-        id,
-      ]);
-      siblings = await tx.query('SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 FOR UPDATE SKIP LOCKED', [
-        order.oco_group_id,
-        id,
-      ]);
-      if (siblings.length < n) return new Decimal(0); // a sibling is busy (a cancel, another instance): next pass
-      const first = siblings.find((s) => new Decimal(s.filled_quantity).gt(0));
-      if (first) {
-        await closeOrder(tx, order, 'CANCELLED', `OCO: order ${first.id} filled first`);
-        return new Decimal(0);
-      }
-    }
-    if (!marketable) {
-      if (immediate)
-        await closeOrder(
-          tx,
-          order,
-          'CANCELLED',
-          `${order.time_in_force}: not marketable at the ${buy ? 'ask' : 'bid'} ${price.toString()}`,
-        );
-      return new Decimal(0);
-    }
-    const quantity = Decimal.min(remaining, floorToLot(Decimal.max(available, 0), quote.lot));
-    if (order.time_in_force === 'FOK' && quantity.lt(remaining)) {
-      await closeOrder(tx, order, 'CANCELLED', `FOK: only ${quantity.toString()} available at ${price.toString()}`);
-      return new Decimal(0);
-    }
-    if (quantity.isZero()) {
-      if (immediate) await closeOrder(tx, order, 'CANCELLED', `${order.time_in_force}: no liquidity`);
-      return quantity;
-    }
+    const siblings = await lockSiblings(tx, order);
+    if (!siblings) return new Decimal(0);
+    const quantity = await fillableQuantity(tx, order, price, available, quote.lot);
+    if (quantity.isZero()) return quantity;
+    const { updated, done, executed } = await this.recordTrade(tx, order, quantity, price);
+    await afterTrade(tx, order, updated, done, executed, siblings);
+    return quantity;
+  }
 
+  /** The trade, and the order's new fill totals and state: its trade event for the outbox. */
+  private async recordTrade(
+    tx: EntityManager,
+    order: OrderRow,
+    quantity: Decimal,
+    price: Decimal,
+  ): Promise<{ updated: OrderRow; done: boolean; executed: OutboxEvent }> {
+    const id = order.id;
     const valueAfter = new Decimal(order.filled_value).plus(quantity.times(price));
     const { gross, commission } = fillAmounts(order.filled_value, valueAfter, this.options.commission, order.currency);
-    const net = buy ? gross.plus(commission).neg() : gross.minus(commission);
+    const net = order.side === 'BUY' ? gross.plus(commission).neg() : gross.minus(commission);
     const [trade] = await tx.query(
       `INSERT INTO trades (order_id, account_id, symbol, side, quantity, price, currency, gross_amount, commission, net_amount)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, executed_at`,
@@ -478,19 +545,7 @@ export class ExecutionEngine {
         },
       },
     };
-    // A simple order has no legs to cancel or children to start: its trade, its state and (filled)
-    // its close go out in one statement, in the order the consumers expect them.
-    const simple = !siblings.length && updated.order_class === 'SIMPLE';
-    const closed = done && simple ? orderClosed(updated) : null;
-    await writeEvents(tx, closed ? [executed, orderUpdated(updated), closed] : [executed, orderUpdated(updated)]);
-    for (const sibling of siblings)
-      if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
-        await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${id} filled`);
-    if (done && !simple) {
-      await activateChildren(tx, updated);
-      await announceClose(tx, updated);
-    } else if (!done && order.time_in_force === 'IOC') await closeOrder(tx, updated, 'CANCELLED', 'IOC: unfilled remainder cancelled');
-    return quantity;
+    return { updated, done, executed };
   }
 
   private async expire(): Promise<void> {

@@ -69,34 +69,10 @@ function positiveDecimal(value: unknown, field: string): string {
 /** The shape of an order (types and formats); each failure names its field. */
 export function parseOrderRequest(input: Record<string, unknown>): OrderRequest {
   const type = oneOf(input['type'], ORDER_TYPES, 'type');
-  const needsLimit = type === 'LIMIT' || type === 'STOP_LIMIT';
-  const needsStop = type === 'STOP' || type === 'STOP_LIMIT';
-  const trailing = type === 'TRAILING_STOP';
   const given = (name: string) => input[name] !== undefined && input[name] !== null;
-  for (const name of ['trailPrice', 'trailPercent'])
-    if (!trailing && given(name)) throw bad(name, `${name} is only for TRAILING_STOP orders`);
-  if (trailing && given('trailPrice') === given('trailPercent'))
-    throw bad(given('trailPrice') ? 'trailPercent' : 'trailPrice', 'TRAILING_STOP orders take exactly one of trailPrice and trailPercent');
-  const price = (name: 'limitPrice' | 'stopPrice', needed: boolean) => {
-    const v = input[name];
-    if (v === undefined || v === null) {
-      if (needed) throw bad(name, `${name} is required for ${type} orders`);
-      return null;
-    }
-    if (!needed) throw bad(name, `${name} is not allowed for ${type} orders`);
-    return positiveDecimal(v, name);
-  };
-  const symbol = input['symbol'];
-  if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
-    throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
-  const clientOrderId = input['clientOrderId'];
-  if (
-    clientOrderId !== undefined &&
-    clientOrderId !== null &&
-    (typeof clientOrderId !== 'string' || !CLIENT_ORDER_ID.test(clientOrderId))
-  ) {
-    throw bad('clientOrderId', 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -');
-  }
+  checkTrailGiven(type, given);
+  const symbol = parseSymbol(input['symbol']);
+  const clientOrderId = optionalClientOrderId(input['clientOrderId']);
   const request: OrderRequest = {
     accountId: parseUuid(input['accountId'], 'accountId'),
     symbol,
@@ -104,22 +80,60 @@ export function parseOrderRequest(input: Record<string, unknown>): OrderRequest 
     type,
     timeInForce: oneOf(input['timeInForce'], TIMES_IN_FORCE, 'timeInForce'),
     quantity: positiveDecimal(input['quantity'], 'quantity'),
-    limitPrice: price('limitPrice', needsLimit),
-    stopPrice: price('stopPrice', needsStop),
-    clientOrderId: (clientOrderId as string | undefined) ?? null,
+    limitPrice: priceFor(type, input, 'limitPrice', type === 'LIMIT' || type === 'STOP_LIMIT'),
+    stopPrice: priceFor(type, input, 'stopPrice', type === 'STOP' || type === 'STOP_LIMIT'),
+    clientOrderId,
   };
-  if (trailing) {
+  if (type === 'TRAILING_STOP') {
     if (given('trailPrice')) request.trailPrice = positiveDecimal(input['trailPrice'], 'trailPrice');
     else request.trailPercent = positiveDecimal(input['trailPercent'], 'trailPercent');
     if (request.trailPercent && new Decimal(request.trailPercent).gte(100)) throw bad('trailPercent', 'trailPercent must be below 100');
   }
-  if (!TIME_IN_FORCE_BY_TYPE[type].includes(request.timeInForce)) {
+  checkTimeInForce(type, request.timeInForce);
+  return request;
+}
+
+/** A trail only on a TRAILING_STOP, and there exactly one of trailPrice and trailPercent. */
+function checkTrailGiven(type: OrderType, given: (name: string) => boolean): void {
+  const trailing = type === 'TRAILING_STOP';
+  for (const name of ['trailPrice', 'trailPercent'])
+    if (!trailing && given(name)) throw bad(name, `${name} is only for TRAILING_STOP orders`);
+  if (trailing && given('trailPrice') === given('trailPercent'))
+    throw bad(given('trailPrice') ? 'trailPercent' : 'trailPrice', 'TRAILING_STOP orders take exactly one of trailPrice and trailPercent');
+}
+
+/** A limit or stop price: required where the order type `needed` it, refused where it does not. */
+function priceFor(type: OrderType, input: Record<string, unknown>, name: 'limitPrice' | 'stopPrice', needed: boolean): string | null {
+  const v = input[name];
+  if (v === undefined || v === null) {
+    if (needed) throw bad(name, `${name} is required for ${type} orders`);
+    return null;
+  }
+  if (!needed) throw bad(name, `${name} is not allowed for ${type} orders`);
+  return positiveDecimal(v, name);
+}
+
+function parseSymbol(symbol: unknown): string {
+  if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
+    throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
+  return symbol;
+}
+
+/** The client's own id for the order, if it gave one. */
+function optionalClientOrderId(clientOrderId: unknown): string | null {
+  if (clientOrderId === undefined || clientOrderId === null) return null;
+  if (typeof clientOrderId !== 'string' || !CLIENT_ORDER_ID.test(clientOrderId))
+    throw bad('clientOrderId', 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -');
+  return clientOrderId;
+}
+
+function checkTimeInForce(type: OrderType, timeInForce: TimeInForce): void {
+  if (!TIME_IN_FORCE_BY_TYPE[type].includes(timeInForce)) {
     throw refused(
       'timeInForce',
-      `timeInForce ${request.timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`,
+      `timeInForce ${timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`,
     );
   }
-  return request;
 }
 
 /** One child of a BRACKET, OCO or OTO order: an order of its own, and whether it waits for its parent to fill. */
@@ -148,53 +162,77 @@ export function parseLegs(input: Record<string, unknown>, parent: OrderRequest):
   if (parent.timeInForce !== 'DAY' && parent.timeInForce !== 'GTC')
     throw refused('timeInForce', `A ${orderClass} order is DAY or GTC (its legs work after it)`);
   if (parent.type === 'TRAILING_STOP') throw refused('type', `A ${orderClass} order cannot be a TRAILING_STOP`);
-  const object = (name: string): Record<string, unknown> | null => {
-    if (!given(name)) return null;
-    const v = input[name];
-    if (typeof v !== 'object' || Array.isArray(v)) throw bad(name, `${name} must be an object`);
-    return v as Record<string, unknown>;
-  };
-  const takeProfit = object('takeProfit');
-  const stopLoss = object('stopLoss');
-  const opposite = parent.side === 'BUY' ? 'SELL' : 'BUY';
-  const child = (leg: OrderLeg, body: Record<string, unknown>, name: string, side: OrderSide, pending: boolean): LegRequest => {
-    for (const key of Object.keys(body))
-      if (!(leg === 'TAKE_PROFIT' ? ['limitPrice'] : ['stopPrice', 'limitPrice']).includes(key))
-        throw bad(`${name}.${key}`, `${name}.${key} is not a field of ${name}`);
-    try {
-      const request = parseOrderRequest({
-        accountId: parent.accountId,
-        symbol: parent.symbol,
-        side,
-        type: leg === 'TAKE_PROFIT' ? 'LIMIT' : body['limitPrice'] === undefined || body['limitPrice'] === null ? 'STOP' : 'STOP_LIMIT',
-        timeInForce: parent.timeInForce,
-        quantity: parent.quantity,
-        limitPrice: body['limitPrice'],
-        stopPrice: body['stopPrice'],
-      });
-      return { leg, request, pending };
-    } catch (err) {
-      throw prefixed(err, name);
-    }
-  };
-  if (orderClass === 'OCO') {
-    if (parent.type !== 'LIMIT') throw refused('type', 'An OCO order is a LIMIT order (the take-profit leg) with a stopLoss leg');
-    if (takeProfit) throw bad('takeProfit', 'An OCO order is itself the take-profit leg: give its limitPrice, and stopLoss');
-    if (!stopLoss) throw bad('stopLoss', 'An OCO order needs stopLoss');
-    const legs = [child('STOP_LOSS', stopLoss, 'stopLoss', parent.side, false)];
-    checkExitPrices(parent.side, parent.limitPrice!, legs[0]!.request.stopPrice!);
-    return { orderClass, legs };
-  }
+  const takeProfit = legBody(input, 'takeProfit');
+  const stopLoss = legBody(input, 'stopLoss');
+  if (orderClass === 'OCO') return { orderClass, legs: ocoLegs(parent, takeProfit, stopLoss) };
+  return { orderClass, legs: exitLegs(orderClass, parent, takeProfit, stopLoss) };
+}
+
+/** The `takeProfit` or `stopLoss` object of a request, if given. */
+function legBody(input: Record<string, unknown>, name: string): Record<string, unknown> | null {
+  const v = input[name];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad(name, `${name} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+/** An OCO's other leg: the order itself is the LIMIT (take-profit) leg, stopLoss a stop on the same side and quantity. */
+function ocoLegs(parent: OrderRequest, takeProfit: Record<string, unknown> | null, stopLoss: Record<string, unknown> | null): LegRequest[] {
+  if (parent.type !== 'LIMIT') throw refused('type', 'An OCO order is a LIMIT order (the take-profit leg) with a stopLoss leg');
+  if (takeProfit) throw bad('takeProfit', 'An OCO order is itself the take-profit leg: give its limitPrice, and stopLoss');
+  if (!stopLoss) throw bad('stopLoss', 'An OCO order needs stopLoss');
+  const legs = [parseLeg(parent, 'STOP_LOSS', stopLoss, 'stopLoss', parent.side, false)];
+  checkExitPrices(parent.side, parent.limitPrice!, legs[0]!.request.stopPrice!);
+  return legs;
+}
+
+/** A BRACKET's two exits or an OTO's one child: the opposite side of the entry, waiting for it to fill. */
+function exitLegs(
+  orderClass: 'BRACKET' | 'OTO',
+  parent: OrderRequest,
+  takeProfit: Record<string, unknown> | null,
+  stopLoss: Record<string, unknown> | null,
+): LegRequest[] {
   if (orderClass === 'BRACKET') {
     if (!takeProfit) throw bad('takeProfit', 'A BRACKET order needs takeProfit');
     if (!stopLoss) throw bad('stopLoss', 'A BRACKET order needs stopLoss');
   } else if (!takeProfit === !stopLoss)
     throw bad(takeProfit ? 'stopLoss' : 'takeProfit', 'An OTO order has one child: takeProfit or stopLoss');
+  const opposite = parent.side === 'BUY' ? 'SELL' : 'BUY';
   const legs: LegRequest[] = [];
-  if (takeProfit) legs.push(child('TAKE_PROFIT', takeProfit, 'takeProfit', opposite, true));
-  if (stopLoss) legs.push(child('STOP_LOSS', stopLoss, 'stopLoss', opposite, true));
+  if (takeProfit) legs.push(parseLeg(parent, 'TAKE_PROFIT', takeProfit, 'takeProfit', opposite, true));
+  if (stopLoss) legs.push(parseLeg(parent, 'STOP_LOSS', stopLoss, 'stopLoss', opposite, true));
   if (legs.length === 2) checkExitPrices(opposite, legs[0]!.request.limitPrice!, legs[1]!.request.stopPrice!);
-  return { orderClass, legs };
+  return legs;
+}
+
+/** One leg as an order of its own: the parent's account, symbol, time in force and quantity; errors name `<name>.<field>`. */
+function parseLeg(
+  parent: OrderRequest,
+  leg: OrderLeg,
+  body: Record<string, unknown>,
+  name: string,
+  side: OrderSide,
+  pending: boolean,
+): LegRequest {
+  for (const key of Object.keys(body))
+    if (!(leg === 'TAKE_PROFIT' ? ['limitPrice'] : ['stopPrice', 'limitPrice']).includes(key))
+      throw bad(`${name}.${key}`, `${name}.${key} is not a field of ${name}`);
+  try {
+    const request = parseOrderRequest({
+      accountId: parent.accountId,
+      symbol: parent.symbol,
+      side,
+      type: leg === 'TAKE_PROFIT' ? 'LIMIT' : body['limitPrice'] === undefined || body['limitPrice'] === null ? 'STOP' : 'STOP_LIMIT',
+      timeInForce: parent.timeInForce,
+      quantity: parent.quantity,
+      limitPrice: body['limitPrice'],
+      stopPrice: body['stopPrice'],
+    });
+    return { leg, request, pending };
+  } catch (err) {
+    throw prefixed(err, name);
+  }
 }
 
 /** Exits that sell take profit above their stop; exits that buy, below it. */
@@ -319,6 +357,22 @@ export function trailingStop(
   const m = new Decimal(mark);
   const distance = trail.price ? new Decimal(trail.price) : m.times(trail.percent!).div(100);
   return side === 'SELL' ? floorToTick(m.minus(distance), tick) : ceilToTick(m.plus(distance), tick);
+}
+
+/** A trailing stop's first stop, from the current price (its first water mark); other orders as they are. */
+export function withTrailingStop(request: OrderRequest, instrument: Instrument): OrderRequest {
+  if (request.type !== 'TRAILING_STOP') return request;
+  const stop = trailingStop(
+    request.side,
+    instrument.lastPrice,
+    { price: request.trailPrice, percent: request.trailPercent },
+    instrument.tickSize,
+  );
+  if (stop.lte(0))
+    throw new AppError('UNPROCESSABLE', `The trail is wider than the price ${instrument.lastPrice}`, {
+      field: request.trailPrice ? 'trailPrice' : 'trailPercent',
+    });
+  return { ...request, stopPrice: stop.toFixed() };
 }
 
 const floorToTick = (price: Decimal.Value, tick: string): Decimal =>

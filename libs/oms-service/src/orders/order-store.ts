@@ -122,14 +122,21 @@ export function presentOrder(o: OrderRow) {
     expiredAt: iso(o.expired_at),
     rejectedAt: iso(o.rejected_at),
     expiresAt: iso(o.expires_at),
-    trailPrice: o.trail_price === null || o.trail_price === undefined ? null : formatPrice(o.trail_price, o.currency),
-    trailPercent: o.trail_percent === null || o.trail_percent === undefined ? null : canonical(o.trail_percent),
-    highWaterMark: o.high_water_mark === null || o.high_water_mark === undefined ? null : formatPrice(o.high_water_mark, o.currency),
+    ...presentTrail(o),
     orderClass: o.order_class ?? 'SIMPLE',
     parentOrderId: o.parent_order_id ?? null,
     leg: o.leg ?? null,
     replaces: o.replaces_order_id ?? null,
     replacedBy: o.replaced_by_order_id ?? null,
+  };
+}
+
+/** A trailing stop's trail and water mark: null on every other order. */
+function presentTrail(o: OrderRow) {
+  return {
+    trailPrice: o.trail_price === null || o.trail_price === undefined ? null : formatPrice(o.trail_price, o.currency),
+    trailPercent: o.trail_percent === null || o.trail_percent === undefined ? null : canonical(o.trail_percent),
+    highWaterMark: o.high_water_mark === null || o.high_water_mark === undefined ? null : formatPrice(o.high_water_mark, o.currency),
   };
 }
 
@@ -148,6 +155,12 @@ export function presentTrade(t: TradeRow) {
     netAmount: formatMoney(t.net_amount, t.currency),
     executedAt: iso(t.executed_at)!,
   };
+}
+
+/** One order's row as it is now (null for an unknown id). */
+export async function orderById(db: DataSource | EntityManager, id: string): Promise<OrderRow | null> {
+  const [row] = await db.query('SELECT * FROM orders WHERE id = $1', [id]);
+  return (row as OrderRow | undefined) ?? null;
 }
 
 export type OrderView = ReturnType<typeof presentOrder>;

@@ -79,6 +79,22 @@ export class LiveOrderFeed {
     afterId: string,
     options: { maxEntries: number; signal: AbortSignal; pageSize?: number },
   ): Promise<Replay | null> {
+    const scan = await this.scanBack(accountId, afterId, options);
+    if (!scan) return null;
+    if (options.signal.aborted) return null;
+    const { events, unverified } = this.verified(accountId, afterId, scan.mine);
+    return { events, capped: scan.capped, unverified };
+  }
+
+  /**
+   * The entries after `afterId` that claim to be the account's (newest first), page by page from
+   * the head, at most `maxEntries` read; `capped` when older ones were left unread. Null once the client left.
+   */
+  private async scanBack(
+    accountId: string,
+    afterId: string,
+    options: { maxEntries: number; signal: AbortSignal; pageSize?: number },
+  ): Promise<{ mine: DeliveredEvent[]; capped: boolean } | null> {
     const pageSize = options.pageSize ?? 200;
     const mine: DeliveredEvent[] = [];
     let before = '+';
@@ -102,7 +118,11 @@ export class LiveOrderFeed {
       if (page.read < count || !page.oldest) break;
       before = page.oldest;
     }
-    if (options.signal.aborted) return null;
+    return { mine, capped };
+  }
+
+  /** The account's events among `mine`, oldest first, verified; those no trusted key verifies are counted and logged, never shown. */
+  private verified(accountId: string, afterId: string, mine: DeliveredEvent[]): { events: ClientEvent[]; unverified: number } {
     const events: ClientEvent[] = [];
     let unverified = 0;
     const problems = new Set<string>();
@@ -118,7 +138,7 @@ export class LiveOrderFeed {
         { stream: this.stream, afterId, unverified, problems: [...problems] },
         'a replay of order events left out entries no trusted key verifies (signed with a key no longer trusted, or forged)',
       );
-    return { events, capped, unverified };
+    return { events, unverified };
   }
 
   /** Runs `work` after every page of other replays asked for before it (first come, first served). */

@@ -4,7 +4,7 @@ import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { isVerifier, verifierMatches } from '../pkce';
 import { codeKey, newRefreshToken, plausibleToken, refreshKey, type CodeRecord, type RefreshRecord } from '../token-store';
-import { sameGrant } from '../grants';
+import { sameGrant, type StoredGrant } from '../grants';
 import { issueIdToken } from '../id-token';
 import { issueTokens, type TokenResponse } from './issue';
 
@@ -20,12 +20,7 @@ export async function authCodeGrant(
   params: Record<string, string | undefined>,
   jkt?: string,
 ): Promise<TokenResponse> {
-  const { code, redirect_uri: redirectUri, code_verifier: verifier } = params;
-  if (!code) throw oauthErrors.invalidRequest('code is required');
-  if (!redirectUri) throw oauthErrors.invalidRequest('redirect_uri is required (the one used in the authorization request)');
-  if (!verifier) throw oauthErrors.invalidRequest('code_verifier is required (PKCE, S256)');
-  if (!plausibleToken(code)) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-
+  const { code, redirectUri, verifier } = requiredParams(params);
   const key = codeKey(code);
   const found = swapResult(await ctx.store.get(key));
   if (!found) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
@@ -35,6 +30,34 @@ export async function authCodeGrant(
   // guess cannot burn a user's code.
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The authorization code was issued to another client');
   if (found.spent) return reused(ctx, record);
+  checkRedemption(record, redirectUri, verifier, jkt);
+  const stored = await consentedGrant(ctx, record, client.clientId);
+
+  const refreshToken = newRefreshToken();
+  const ttl = ctx.settings.refreshTokenTtlSeconds;
+  const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(firstRefreshRecord(record, ttl, jkt)), ttl);
+  if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  if (swapped.spent) return reused(ctx, record);
+
+  if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt);
+  // OpenID Connect: a grant with openid gets an ID token for this sign-in, with the request's nonce.
+  if (!stored.scope.includes('openid')) return tokens;
+  return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };
+}
+
+/** The code, redirect URI and PKCE verifier a redemption must send; a code not worth looking up is refused at once. */
+function requiredParams(params: Record<string, string | undefined>): { code: string; redirectUri: string; verifier: string } {
+  const { code, redirect_uri: redirectUri, code_verifier: verifier } = params;
+  if (!code) throw oauthErrors.invalidRequest('code is required');
+  if (!redirectUri) throw oauthErrors.invalidRequest('redirect_uri is required (the one used in the authorization request)');
+  if (!verifier) throw oauthErrors.invalidRequest('code_verifier is required (PKCE, S256)');
+  if (!plausibleToken(code)) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
+  return { code, redirectUri, verifier };
+}
+
+/** The code is live, and redeemed as it was requested: same redirect URI, the PKCE verifier, the DPoP key it is bound to. */
+function checkRedemption(record: CodeRecord, redirectUri: string, verifier: string, jkt: string | undefined): void {
   if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   if (record.redirectUri !== redirectUri)
     throw oauthErrors.invalidGrant('redirect_uri does not match the one in the authorization request');
@@ -48,31 +71,26 @@ export async function authCodeGrant(
         ? 'This authorization code is bound to another DPoP key (dpop_jkt): prove the key the authorization request named'
         : 'This authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed by that key',
     );
-  // The consent as PostgreSQL recorded it, not as Redis tells it: same user, app, client and scope, fresh, never redeemed.
+}
+
+/** The consent as PostgreSQL recorded it, not as Redis tells it: same user, app, client and scope, fresh, never redeemed. */
+async function consentedGrant(ctx: OAuthContext, record: CodeRecord, clientId: string): Promise<StoredGrant> {
   const stored = await ctx.grants.find(record.grant.id);
   const fresh = stored && Date.now() - stored.createdAt.getTime() <= (ctx.settings.codeTtlSeconds + 5) * 1000;
-  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !fresh || stored.activatedAt || stored.revokedAt) {
+  if (!stored || !sameGrant(stored, record.grant, clientId) || !fresh || stored.activatedAt || stored.revokedAt) {
     throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
   }
+  return stored;
+}
 
-  const refreshToken = newRefreshToken();
-  const ttl = ctx.settings.refreshTokenTtlSeconds;
-  // A DPoP exchange makes a DPoP grant: every refresh carries a proof (of any key the client holds), never the key itself.
-  const refresh: RefreshRecord = {
+/** A DPoP exchange makes a DPoP grant: every refresh carries a proof (of any key the client holds), never the key itself. */
+function firstRefreshRecord(record: CodeRecord, ttl: number, jkt: string | undefined): RefreshRecord {
+  return {
     grant: record.grant,
     expiresAt: Date.now() + ttl * 1000,
     ...(jkt ? { dpop: true as const } : {}),
     ...(record.authTime ? { authTime: record.authTime } : {}),
   };
-  const swapped = await ctx.store.swap(key, refreshKey(refreshToken), JSON.stringify(refresh), ttl);
-  if (!swapped) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  if (swapped.spent) return reused(ctx, record);
-
-  if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt);
-  // OpenID Connect: a grant with openid gets an ID token for this sign-in, with the request's nonce.
-  if (!stored.scope.includes('openid')) return tokens;
-  return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };
 }
 
 async function reused(ctx: OAuthContext, record: CodeRecord): Promise<never> {

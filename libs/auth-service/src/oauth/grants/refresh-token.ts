@@ -1,12 +1,12 @@
-import { confirmedKey } from '@trading/auth';
-import { swapResult } from '@trading/redis';
+import { confirmedKey, type SessionRecord } from '@trading/auth';
+import { swapResult, type SwapWrites } from '@trading/redis';
 import { decodeJwt } from 'jose';
 import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
 import { parseScopes } from '../scopes';
 import { dpopGrant, newRefreshToken, plausibleToken, refreshAnswerKey, refreshKey, type RefreshRecord } from '../token-store';
-import { sameGrant } from '../grants';
+import { sameGrant, type StoredGrant } from '../grants';
 import { issueIdToken } from '../id-token';
 import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
@@ -40,35 +40,9 @@ export async function refreshTokenGrant(
   const record = JSON.parse(found.value) as RefreshRecord;
   if (record.grant.clientId !== client.clientId) throw oauthErrors.invalidGrant('The refresh token was issued to another client');
   if (found.spent) return reused(ctx, token, record, found.spentAt, jkt);
-  // A grant's kind is fixed at the code exchange: a DPoP grant refreshes with a proof, and its new
-  // access token is bound to the key that proof shows (the refresh token is bound to no key,
-  // RFC 9449 §5, so the client may rotate its key); a bearer grant refreshes without one, and is
-  // never turned into a DPoP grant mid-life. Checked before anything is spent, so a request of the
-  // wrong kind can neither refresh nor burn the owner's token.
-  if (dpopGrant(record) && !jkt)
-    throw oauthErrors.invalidDpopProof('This grant was authorized with DPoP: send a DPoP proof with every refresh');
-  if (!dpopGrant(record) && jkt)
-    throw oauthErrors.invalidDpopProof(
-      'This grant was authorized without DPoP, so its tokens stay bearer tokens: refresh without a DPoP proof, or authorize again with one for DPoP-bound tokens',
-    );
-  if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-
-  // The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live.
-  const stored = await ctx.grants.find(record.grant.id);
-  if (!stored || !sameGrant(stored, record.grant, client.clientId) || !stored.activatedAt)
-    throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (stored.revokedAt) throw oauthErrors.invalidGrant('The grant has been revoked');
-
-  let scope = stored.scope;
-  const requested = params.scope ?? params.scopes;
-  if (requested !== undefined) {
-    const parsed = parseScopes(requested);
-    if ('unknown' in parsed) throw oauthErrors.invalidScope(`"${parsed.unknown}" is not a scope`);
-    const wider = parsed.scopes.filter((s) => !stored.scope.includes(s));
-    if (wider.length) throw oauthErrors.invalidScope(`The grant does not include ${wider.join(' ')}; a refresh can only narrow the scope`);
-    if (!parsed.scopes.length) throw oauthErrors.invalidScope('scope must name at least one scope');
-    scope = parsed.scopes;
-  }
+  checkRefreshable(record, jkt);
+  const stored = await liveGrant(ctx, record, client.clientId);
+  const scope = narrowedScope(stored.scope, params);
   const next = newRefreshToken();
   const ttl = ctx.settings.refreshTokenTtlSeconds;
   const bound = dpopGrant(record) ? jkt : undefined;
@@ -87,6 +61,59 @@ export async function refreshTokenGrant(
     answer.id_token = await issueIdToken(ctx, client, { userId: stored.userId, scope }, answer.access_token, {
       ...(record.authTime ? { authTime: record.authTime } : {}),
     });
+  const { writes, answerKey } = sessionAndAnswerWrites(ctx, token, session, answer);
+  const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl, writes);
+  if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt, jkt);
+  await confirmGrantLive(ctx, stored.id, session.sid, [answerKey]);
+  return answer;
+}
+
+/**
+ * A grant's kind is fixed at the code exchange: a DPoP grant refreshes with a proof, and its new
+ * access token is bound to the key that proof shows (the refresh token is bound to no key,
+ * RFC 9449 §5, so the client may rotate its key); a bearer grant refreshes without one, and is
+ * never turned into a DPoP grant mid-life. Checked before anything is spent, so a request of the
+ * wrong kind can neither refresh nor burn the owner's token.
+ */
+function checkRefreshable(record: RefreshRecord, jkt: string | undefined): void {
+  if (dpopGrant(record) && !jkt)
+    throw oauthErrors.invalidDpopProof('This grant was authorized with DPoP: send a DPoP proof with every refresh');
+  if (!dpopGrant(record) && jkt)
+    throw oauthErrors.invalidDpopProof(
+      'This grant was authorized without DPoP, so its tokens stay bearer tokens: refresh without a DPoP proof, or authorize again with one for DPoP-bound tokens',
+    );
+  if (record.expiresAt <= Date.now()) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+}
+
+/** The grant as PostgreSQL holds it decides, not the record in Redis: same user, app, client and scope, live. */
+async function liveGrant(ctx: OAuthContext, record: RefreshRecord, clientId: string): Promise<StoredGrant> {
+  const stored = await ctx.grants.find(record.grant.id);
+  if (!stored || !sameGrant(stored, record.grant, clientId) || !stored.activatedAt)
+    throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
+  if (stored.revokedAt) throw oauthErrors.invalidGrant('The grant has been revoked');
+  return stored;
+}
+
+/** The grant's scope, or the narrower one the request names (`scope` or `scopes`); never a wider one. */
+function narrowedScope(granted: string[], params: Record<string, string | undefined>): string[] {
+  const requested = params.scope ?? params.scopes;
+  if (requested === undefined) return granted;
+  const parsed = parseScopes(requested);
+  if ('unknown' in parsed) throw oauthErrors.invalidScope(`"${parsed.unknown}" is not a scope`);
+  const wider = parsed.scopes.filter((s) => !granted.includes(s));
+  if (wider.length) throw oauthErrors.invalidScope(`The grant does not include ${wider.join(' ')}; a refresh can only narrow the scope`);
+  if (!parsed.scopes.length) throw oauthErrors.invalidScope('scope must name at least one scope');
+  return parsed.scopes;
+}
+
+/** What the swap writes besides the new refresh token: the new session, and the answer a retry within the window gets. */
+function sessionAndAnswerWrites(
+  ctx: OAuthContext,
+  token: string,
+  session: SessionRecord,
+  answer: TokenResponse,
+): { writes: Required<SwapWrites>; answerKey: string } {
   const writes = ctx.sessions.creation(session);
   const answerKey = refreshAnswerKey(token);
   const grace = ctx.settings.refreshReuseGraceSeconds;
@@ -97,11 +124,7 @@ export async function refreshTokenGrant(
       ttlSeconds: grace + 1,
       sealed: true,
     });
-  const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl, writes);
-  if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');
-  if (swapped.spent) return reused(ctx, token, record, swapped.spentAt, jkt);
-  await confirmGrantLive(ctx, stored.id, session.sid, [answerKey]);
-  return answer;
+  return { writes, answerKey };
 }
 
 /**

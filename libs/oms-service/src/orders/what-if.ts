@@ -1,0 +1,151 @@
+import Decimal from 'decimal.js';
+import { AppError } from '@trading/errors';
+import { formatMoney, formatPrice } from '@trading/money';
+import type { Instrument } from '../instruments/entities/instrument.entity';
+import type { CashBalance } from './clients';
+import { commissionOn, type CommissionSchedule } from './money';
+import type { LegRequest, OrderClass, OrderRequest } from './order-rules';
+import type { Reservation } from './reservation';
+import { insufficientPosition } from './sellable';
+
+/**
+ * The what-if of an order: what placing it would trade, cost, hold and change, and why it would
+ * be refused, changing nothing.
+ */
+
+/** Why the order would be refused, named by its field. */
+export interface Refusal {
+  field: string;
+  message: string;
+}
+
+/** Runs `check`; its AppError is a refusal (a what-if answers reasons, not errors), anything else is thrown. */
+export function refusing<T>(refusals: Refusal[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    refusals.push({ field: err.field ?? 'body', message: err.message });
+    return undefined;
+  }
+}
+
+/** What the order would trade and cost at its estimated price; the cash change is out for a buy, in for a sell. */
+export interface EstimatedCash {
+  buy: boolean;
+  quantity: Decimal;
+  gross: Decimal;
+  commission: Decimal;
+  cashChange: Decimal;
+}
+
+export function estimatedCash(request: OrderRequest, r: Reservation, currency: string, schedule: CommissionSchedule): EstimatedCash {
+  const quantity = new Decimal(request.quantity);
+  const value = quantity.times(r.estimatedPrice);
+  const gross = new Decimal(formatMoney(value, currency));
+  const commission = commissionOn(value, schedule, currency);
+  const buy = request.side === 'BUY';
+  const cashChange = buy ? gross.plus(commission).neg() : gross.minus(commission);
+  return { buy, quantity, gross, commission, cashChange };
+}
+
+/** A buy's hold and its legs' together must fit in what the account has available to trade. */
+export function buyingPowerRefusal(reserve: Decimal, available: Decimal, currency: string): Refusal | null {
+  if (!reserve.gt(available)) return null;
+  return {
+    field: 'quantity',
+    message: `Insufficient buying power: the order reserves ${formatMoney(reserve, currency)} ${currency}, ${formatMoney(available, currency)} available to trade`,
+  };
+}
+
+/** A sell's position before and after; selling more than is held (no shorts) is refused. */
+export function positionChange(held: Decimal, quantity: Decimal, symbol: string, refusals: Refusal[]) {
+  if (quantity.gt(held)) refusals.push({ field: 'quantity', message: insufficientPosition(held, symbol) });
+  return { before: held.toString(), change: quantity.neg().toString(), after: held.minus(quantity).toString() };
+}
+
+/** What the client should know beside any refusal: a closed market, a market buy's collar, a limit far from the last price. */
+export function whatIfWarnings(request: OrderRequest, r: Reservation, marketOpen: boolean, collar: string): string[] {
+  const warnings: string[] = [];
+  if (!marketOpen) warnings.push('The market is closed: the order would wait for the next session');
+  if (request.type === 'MARKET' && request.side === 'BUY')
+    warnings.push(
+      `A market buy fills at the ask; it reserves ${collar} above the ask and never pays more than ${r.collarPrice!.toString()}`,
+    );
+  if (request.limitPrice && new Decimal(request.limitPrice).minus(r.referencePrice).abs().gt(r.referencePrice.times('0.1')))
+    warnings.push('The limit price is more than 10% away from the last price');
+  return warnings;
+}
+
+/** Everything a what-if answers, reckoned. */
+export interface WhatIf {
+  request: OrderRequest;
+  instrument: Instrument;
+  accountType: string;
+  reservation: Reservation;
+  cash: EstimatedCash;
+  balance: CashBalance;
+  available: Decimal;
+  /** What the order and its legs would hold. */
+  reserve: Decimal;
+  position: ReturnType<typeof positionChange> | null;
+  orderClass: OrderClass;
+  legs: ReadonlyArray<{ leg: LegRequest; held: Decimal }>;
+  rejectReasons: Refusal[];
+  warnings: string[];
+}
+
+/** The what-if on the wire: money in the instrument's currency, prices on its tick. */
+export function presentWhatIf(w: WhatIf) {
+  const { request, instrument, cash } = w;
+  const currency = instrument.currency;
+  const change = (before: Decimal, delta: Decimal) => ({
+    before: formatMoney(before, currency),
+    change: formatMoney(delta, currency),
+    after: formatMoney(before.plus(delta), currency),
+  });
+  const initialRate = w.accountType === 'MARGIN' ? '0.5' : '1';
+  const maintenanceRate = w.accountType === 'MARGIN' ? '0.25' : '1';
+  const sign = cash.buy ? 1 : -1;
+  return {
+    accountId: request.accountId,
+    symbol: request.symbol,
+    side: request.side,
+    type: request.type,
+    timeInForce: request.timeInForce,
+    quantity: cash.quantity.toString(),
+    currency,
+    lastPrice: formatPrice(w.reservation.referencePrice, currency, instrument.tickSize),
+    estimatedPrice: formatPrice(w.reservation.estimatedPrice, currency, instrument.tickSize),
+    estimatedGrossAmount: formatMoney(cash.gross, currency),
+    estimatedCommission: formatMoney(cash.commission, currency),
+    estimatedTotal: formatMoney(cash.cashChange.abs(), currency),
+    reservedAmount: formatMoney(w.reserve, currency),
+    cash: change(new Decimal(w.balance.cash), cash.cashChange),
+    buyingPower: change(w.available, w.reserve.neg()),
+    margin: {
+      initialRequirementChange: formatMoney(cash.gross.times(initialRate).times(sign), currency),
+      maintenanceRequirementChange: formatMoney(cash.gross.times(maintenanceRate).times(sign), currency),
+    },
+    position: w.position,
+    orderClass: w.orderClass,
+    legs: w.legs.map(({ leg, held }) => presentLeg(leg, held, instrument)),
+    wouldBeRejected: w.rejectReasons.length > 0,
+    rejectReasons: w.rejectReasons,
+    warnings: w.warnings,
+  };
+}
+
+function presentLeg(leg: LegRequest, held: Decimal, instrument: Instrument) {
+  const { currency, tickSize } = instrument;
+  return {
+    leg: leg.leg,
+    side: leg.request.side,
+    type: leg.request.type,
+    limitPrice: leg.request.limitPrice === null ? null : formatPrice(leg.request.limitPrice, currency, tickSize),
+    stopPrice: leg.request.stopPrice === null ? null : formatPrice(leg.request.stopPrice, currency, tickSize),
+    quantity: leg.request.quantity,
+    startsWhen: leg.pending ? 'the order fills' : 'at once',
+    reservedAmount: formatMoney(held, currency),
+  };
+}
