@@ -44,8 +44,6 @@ const CURRENCY_MINOR_UNITS: Readonly<Record<string, number>> = {
   TRY: 2,
 };
 
-const isCurrency = (code: unknown): code is string => typeof code === 'string' && code in CURRENCY_MINOR_UNITS;
-
 /** Decimals of the currency's minor unit (2 for USD, 0 for JPY). */
 export function minorUnits(currency: string): number {
   const units = CURRENCY_MINOR_UNITS[currency];
@@ -56,9 +54,9 @@ export function minorUnits(currency: string): number {
 
 /** An ISO 4217 code from the table (case-insensitive on input, upper-case out). */
 export function parseCurrency(value: unknown, field = 'currency'): string {
-  const code = typeof value === 'string' ? value.toUpperCase() : '';
-  if (!isCurrency(code)) throw new AppError('BAD_USER_INPUT', `${field} must be a supported ISO 4217 currency code`, { field });
-  return code;
+  if (typeof value !== 'string' || !Object.hasOwn(CURRENCY_MINOR_UNITS, value.toUpperCase()))
+    throw new AppError('BAD_USER_INPUT', `${field} must be a supported ISO 4217 currency code`, { field });
+  return value.toUpperCase();
 }
 
 /** What the ledgers' numeric(20, 8) columns hold: at most 12 integer digits. */

@@ -1,4 +1,15 @@
-import { canonical, ceilMoney, formatMoney, formatPrice, minorUnits, parseAmount, parseCurrency, roundMoney } from './index';
+import {
+  canonical,
+  D,
+  DECIMAL_SYNTAX,
+  ceilMoney,
+  formatMoney,
+  formatPrice,
+  minorUnits,
+  parseAmount,
+  parseCurrency,
+  roundMoney,
+} from './index';
 
 describe('money', () => {
   it("formats amounts in the currency's minor units, half-up", () => {
@@ -33,6 +44,33 @@ describe('money', () => {
     expect(() => parseAmount('1e3', 'USD')).toThrow(/decimal string/);
     expect(() => parseAmount(100, 'USD')).toThrow(expect.objectContaining({ field: 'amount' }));
     expect(() => parseAmount('1234567890123', 'USD')).toThrow(/12 integer digits/);
+    expect(parseAmount('123456789012.25', 'USD')).toBe('123456789012.25');
+    expect(parseAmount('1050', 'JPY')).toBe('1050');
+    expect(() => parseAmount('10.255', 'USD')).toThrow(expect.objectContaining({ message: 'amount may have at most 2 decimals in USD' }));
+  });
+
+  it('refuses a currency that is not a code string, naming the field', () => {
+    for (const value of [5, null, undefined, { toString: () => 'USD' }, 'US', 'usdx', 'toString', 'constructor'])
+      expect(() => parseCurrency(value)).toThrow(
+        expect.objectContaining({
+          code: 'BAD_USER_INPUT',
+          field: 'currency',
+          message: 'currency must be a supported ISO 4217 currency code',
+        }),
+      );
+    expect(parseCurrency('jPy', 'body.currency')).toBe('JPY');
+  });
+
+  it('accepts decimals only in the plain form the API writes: optional minus, digits, optional fraction', () => {
+    for (const ok of ['0', '7', '-7', '10.5', '-0.00000001', '123456789012.12345678']) expect(DECIMAL_SYNTAX.test(ok)).toBe(true);
+    for (const bad of ['', '-', '+1', '1.', '.5', '1e3', 'x1', '1x', '1.x', '1.5.5', ' 1', '1 ', '--1', 'Infinity', 'NaN'])
+      expect(DECIMAL_SYNTAX.test(bad)).toBe(false);
+  });
+
+  it('keeps 64 significant digits, so products of ledger amounts stay exact', () => {
+    const product = new D('123456789012.12345678').times('987654321098.87654321');
+    expect(product.toFixed()).toBe('121932631136816034007548.8245681622374638');
+    expect(new D('1').div(3).toFixed().length).toBe(66);
   });
 
   it("knows every booked currency's minor units and refuses an unknown one", () => {

@@ -12,6 +12,7 @@ import {
   parseReplaceRequest,
   prefixed,
   trailingStop,
+  withTrailingStop,
   type OrderRequest,
 } from './order-rules';
 
@@ -36,6 +37,8 @@ function refusal(run: () => unknown): { code: string; field: string | undefined;
     run();
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
+    // Every refusal says why in words, not only by its code and field.
+    expect(err.message.length).toBeGreaterThan(15);
     return { code: err.code, field: err.field, message: err.message };
   }
   throw new Error('expected a refusal, got none');
@@ -123,6 +126,9 @@ describe('parseOrderRequest', () => {
     expect([stopLimit.limitPrice, stopLimit.stopPrice]).toEqual(['179', '180']);
     expect(parseOrderRequest(order({ timeInForce: 'GTC' })).timeInForce).toBe('GTC');
     expect(parseOrderRequest(order({ timeInForce: 'IOC' })).timeInForce).toBe('IOC');
+    expect(parseOrderRequest(order({ timeInForce: 'FOK' })).timeInForce).toBe('FOK');
+    expect(parseOrderRequest(order({ type: 'STOP_LIMIT', stopPrice: '180', timeInForce: 'GTC' })).timeInForce).toBe('GTC');
+    expect(parseOrderRequest(order({ type: 'STOP', limitPrice: null, stopPrice: '180', trailPrice: null })).trailPrice).toBeUndefined();
     expect(parseOrderRequest(order({ symbol: 'BRK.B1' })).symbol).toBe('BRK.B1');
     expect(parseOrderRequest(order({ quantity: '123456789012.12345678' })).quantity).toBe('123456789012.12345678');
   });
@@ -134,6 +140,10 @@ describe('parseOrderRequest', () => {
       expect(parseOrderRequest(trailing({ trailPrice: '1.50' }))).toMatchObject({ trailPrice: '1.5', stopPrice: null });
       expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPercent).toBe('2');
       expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPrice).toBeUndefined();
+      expect(parseOrderRequest(trailing({ trailPrice: null, trailPercent: '2', timeInForce: 'GTC' }))).toMatchObject({
+        trailPercent: '2',
+        timeInForce: 'GTC',
+      });
       expect(refusal(() => parseOrderRequest(trailing({})))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'trailPrice' });
       expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '1', trailPercent: '2' })))).toMatchObject({
         code: 'BAD_USER_INPUT',
@@ -168,6 +178,7 @@ describe('parseLegs', () => {
   it('is SIMPLE with no legs unless a class is given, and refuses exits on a SIMPLE order', () => {
     expect(parseLegs({}, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
     expect(parseLegs({ orderClass: 'SIMPLE' }, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
+    expect(parseLegs({ orderClass: null, takeProfit: null, stopLoss: null }, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
     expect(refusal(() => parseLegs({ takeProfit: { limitPrice: '200' } }, entry()))).toMatchObject({ field: 'takeProfit' });
     expect(refusal(() => parseLegs({ stopLoss: { stopPrice: '180' } }, entry()))).toMatchObject({ field: 'stopLoss' });
     expect(refusal(() => parseLegs({ orderClass: 'LADDER' }, entry()))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'orderClass' });
@@ -241,6 +252,10 @@ describe('parseLegs', () => {
     const { orderClass, legs } = parseLegs({ orderClass: 'OTO', stopLoss: { stopPrice: '180' } }, entry());
     expect(orderClass).toBe('OTO');
     expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.pending])).toEqual([['STOP_LOSS', 'SELL', 'STOP', true]]);
+    const takeProfitOnly = parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '200' }, stopLoss: null }, entry());
+    expect(takeProfitOnly.legs.map((l) => [l.leg, l.request.type, l.request.limitPrice])).toEqual([['TAKE_PROFIT', 'LIMIT', '200']]);
+    const stopWithoutLimit = parseLegs({ orderClass: 'OTO', stopLoss: { stopPrice: '180', limitPrice: null } }, entry());
+    expect(stopWithoutLimit.legs[0]!.request.type).toBe('STOP');
     expect(refusal(() => parseLegs({ orderClass: 'OTO' }, entry()))).toMatchObject({ field: 'takeProfit' });
     expect(
       refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180' } }, entry())),
@@ -279,6 +294,32 @@ describe('parseLegs', () => {
   });
 });
 
+describe('withTrailingStop', () => {
+  const trailing = (over: Record<string, unknown>) =>
+    parseOrderRequest(order({ type: 'TRAILING_STOP', limitPrice: undefined, side: 'SELL', timeInForce: 'GTC', ...over }));
+
+  it('sets a trailing stop’s first stop from the last price, and leaves other orders alone', () => {
+    const aapl = instrument({ lastPrice: '100.00' });
+    expect(withTrailingStop(trailing({ trailPrice: '2.50' }), aapl)).toMatchObject({ stopPrice: '97.5', trailPrice: '2.5' });
+    expect(withTrailingStop(trailing({ trailPercent: '10', side: 'BUY' }), aapl).stopPrice).toBe('110');
+    const limit = parseOrderRequest(order());
+    expect(withTrailingStop(limit, aapl)).toBe(limit);
+  });
+
+  it('refuses a trail as wide as the price, naming the trail given', () => {
+    const cheap = instrument({ lastPrice: '2.00' });
+    expect(refusal(() => withTrailingStop(trailing({ trailPrice: '2.00' }), cheap))).toEqual({
+      code: 'UNPROCESSABLE',
+      field: 'trailPrice',
+      message: 'The trail is wider than the price 2.00',
+    });
+    expect(refusal(() => withTrailingStop(trailing({ trailPercent: '99.999' }), instrument({ lastPrice: '0.01' })))).toMatchObject({
+      field: 'trailPercent',
+    });
+    expect(withTrailingStop(trailing({ trailPrice: '1.99' }), cheap).stopPrice).toBe('0.01');
+  });
+});
+
 describe('prefixed', () => {
   it('names a child’s field by its path, once', () => {
     const err = prefixed(new AppError('BAD_USER_INPUT', 'limitPrice is required', { field: 'limitPrice' }), 'takeProfit') as AppError;
@@ -299,6 +340,7 @@ describe('parseCloseRequest', () => {
     expect(parseCloseRequest(close())).toEqual({ accountId: ACCOUNT, symbol: 'AAPL', quantity: null, percentage: null });
     expect(parseCloseRequest(close({ quantity: '3.0' }))).toMatchObject({ quantity: '3', percentage: null });
     expect(parseCloseRequest(close({ percentage: '100' }))).toMatchObject({ quantity: null, percentage: '100' });
+    expect(parseCloseRequest(close({ quantity: null, percentage: '50' }))).toMatchObject({ quantity: null, percentage: '50' });
   });
 
   it.each([
@@ -307,6 +349,7 @@ describe('parseCloseRequest', () => {
     ['percentage', { percentage: '0' }],
     ['quantity', { quantity: '0' }],
     ['symbol', { symbol: 'a b' }],
+    ['symbol', { symbol: 5 }],
     ['accountId', { accountId: '1' }],
   ])('refuses a bad %s (%j)', (field, over) => {
     expect(refusal(() => parseCloseRequest(close(over)))).toMatchObject({ code: 'BAD_USER_INPUT', field });
@@ -338,6 +381,7 @@ describe('parseReplaceRequest', () => {
     expect(refusal(() => parseReplaceRequest(replace({ stopPrice: '-2' })))).toMatchObject({ field: 'stopPrice' });
     expect(refusal(() => parseReplaceRequest(replace({ timeInForce: 'NOW' })))).toMatchObject({ field: 'timeInForce' });
     expect(refusal(() => parseReplaceRequest(replace({ orderId: 'x', quantity: '1' })))).toMatchObject({ field: 'orderId' });
+    expect(refusal(() => parseReplaceRequest(replace({ accountId: 'x', quantity: '1' })))).toMatchObject({ field: 'accountId' });
   });
 });
 
