@@ -45,6 +45,16 @@ module.exports = [
     },
   },
   {
+    // Size rules keep every function readable in one screen and testable on its own. Specs are
+    // left out: a describe block is a list of tests, long by nature. Generated files are left out.
+    files: ['**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.generated.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      complexity: ['error', 15],
+    },
+  },
+  {
     // Specs, and the helpers they share (a testing/ or e2e/ folder), may use the test helpers wherever
     // they live; the domain rules still hold for them.
     files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],

@@ -152,53 +152,52 @@ interface Command {
   print(result: Record<string, unknown>): string;
 }
 
+/** Every option any command takes (each command reads its own). */
+const OPTIONS = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'token-id': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  'first-name': { type: 'string' },
+  'last-name': { type: 'string' },
+  name: { type: 'string' },
+  scope: { type: 'string' },
+  expires: { type: 'string' },
+  ip: { type: 'string', multiple: true },
+  file: { type: 'string' },
+  'approve-scopes': { type: 'string' },
+  app: { type: 'string' },
+  kid: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  'web-origin': { type: 'string', multiple: true },
+  'token-endpoint-auth-method': { type: 'string' },
+  'jwks-file': { type: 'string' },
+  'jwks-uri': { type: 'string' },
+  'require-par': { type: 'boolean' },
+  'no-require-par': { type: 'boolean' },
+  'require-dpop': { type: 'boolean' },
+  'no-require-dpop': { type: 'boolean' },
+  profile: { type: 'string' },
+  'dpop-nonce': { type: 'boolean' },
+  'logo-url': { type: 'string' },
+  'privacy-policy-url': { type: 'string' },
+  'terms-of-service-url': { type: 'string' },
+  to: { type: 'string' },
+  env: { type: 'string' },
+  type: { type: 'string' },
+  currency: { type: 'string' },
+  account: { type: 'string' },
+  symbol: { type: 'string' },
+  tick: { type: 'string' },
+  lot: { type: 'string' },
+  price: { type: 'string' },
+  'min-quantity': { type: 'string' },
+  'max-quantity': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
 function command(argv: string[]): { cmd: Command; json: boolean } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'token-id': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      'first-name': { type: 'string' },
-      'last-name': { type: 'string' },
-      name: { type: 'string' },
-      scope: { type: 'string' },
-      expires: { type: 'string' },
-      ip: { type: 'string', multiple: true },
-      file: { type: 'string' },
-      'approve-scopes': { type: 'string' },
-      app: { type: 'string' },
-      kid: { type: 'string' },
-      'redirect-uri': { type: 'string', multiple: true },
-      'web-origin': { type: 'string', multiple: true },
-      'token-endpoint-auth-method': { type: 'string' },
-      'jwks-file': { type: 'string' },
-      'jwks-uri': { type: 'string' },
-      'require-par': { type: 'boolean' },
-      'no-require-par': { type: 'boolean' },
-      'require-dpop': { type: 'boolean' },
-      'no-require-dpop': { type: 'boolean' },
-      profile: { type: 'string' },
-      'dpop-nonce': { type: 'boolean' },
-      'logo-url': { type: 'string' },
-      'privacy-policy-url': { type: 'string' },
-      'terms-of-service-url': { type: 'string' },
-      to: { type: 'string' },
-      env: { type: 'string' },
-      type: { type: 'string' },
-      currency: { type: 'string' },
-      account: { type: 'string' },
-      symbol: { type: 'string' },
-      tick: { type: 'string' },
-      lot: { type: 'string' },
-      price: { type: 'string' },
-      'min-quantity': { type: 'string' },
-      'max-quantity': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const need = (key: keyof typeof values) => {
     const v = values[key];
     if (typeof v !== 'string' || !v) throw new UsageError(`missing --${key}`);
@@ -206,81 +205,75 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
   };
   const what = positionals.join(' ');
   if (values.help || what === 'help' || !what) throw new HelpRequested();
+  const found =
+    usersCommand(what, values, need) ??
+    appsCommand(what, values, need) ??
+    keysCommand(what, values) ??
+    backOfficeCommand(what, values, need);
+  if (found) return { json: !!values.json, cmd: found };
+  throw new UsageError(what ? `unknown command "${what}"` : 'no command given');
+}
+
+/** Users and their personal access tokens. */
+function usersCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   if (what === 'users create') {
-    if (values.password !== undefined) {
+    if (values['password'] !== undefined) {
       throw new UsageError(
         '--password is not taken: a password in the command line lands in shell history and in ps. Type it at the prompt, or pipe it on standard input',
       );
     }
     return {
-      json: !!values.json,
-      cmd: {
-        path: '/admin/users',
-        body: { email: need('email'), firstName: need('first-name'), lastName: need('last-name') },
-        password: true,
-        print: (r) => `created user ${r['email']} (userId ${r['userId']})`,
-      },
+      path: '/admin/users',
+      body: { email: need('email'), firstName: need('first-name'), lastName: need('last-name') },
+      password: true,
+      print: (r) => `created user ${r['email']} (userId ${r['userId']})`,
     };
   }
   if (what === 'users list') {
     return {
-      json: !!values.json,
-      cmd: {
-        method: 'GET',
-        path: '/admin/users?limit=500',
-        body: {},
-        print: (r) =>
-          (r['users'] as Array<Record<string, string>>)
-            .map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`)
-            .join('\n') || 'no users yet',
-      },
+      method: 'GET',
+      path: '/admin/users?limit=500',
+      body: {},
+      print: (r) =>
+        (r['users'] as Array<Record<string, string>>)
+          .map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`)
+          .join('\n') || 'no users yet',
     };
   }
   if (what === 'pat list') {
     return {
-      json: !!values.json,
-      cmd: {
-        method: 'GET',
-        path: `/admin/pats?email=${encodeURIComponent(need('email'))}`,
-        body: {},
-        print: (r) =>
-          (r['tokens'] as Array<Record<string, any>>)
-            .map(
-              (t) =>
-                `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} valid through ${t['validThrough']}  ${t['revokedAt'] ? `revoked ${isoMinute(t['revokedAt'])}` : t['lastUsedAt'] ? `last used ${isoMinute(t['lastUsedAt'])}` : 'never used'}`,
-            )
-            .join('\n') || `${r['email']} has no personal access tokens`,
-      },
+      method: 'GET',
+      path: `/admin/pats?email=${encodeURIComponent(need('email'))}`,
+      body: {},
+      print: (r) =>
+        (r['tokens'] as Array<Record<string, any>>)
+          .map(
+            (t) =>
+              `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} valid through ${t['validThrough']}  ${t['revokedAt'] ? `revoked ${isoMinute(t['revokedAt'])}` : t['lastUsedAt'] ? `last used ${isoMinute(t['lastUsedAt'])}` : 'never used'}`,
+          )
+          .join('\n') || `${r['email']} has no personal access tokens`,
     };
   }
   if (what === 'pat revoke') {
     return {
-      json: !!values.json,
-      cmd: {
-        path: `/admin/pats/${encodeURIComponent(need('token-id'))}/revoke`,
-        body: { email: need('email') },
-        print: (r) => `revoked ${r['tokenId']} ("${r['name']}"): it no longer logs in, and its sessions have ended`,
-      },
+      path: `/admin/pats/${encodeURIComponent(need('token-id'))}/revoke`,
+      body: { email: need('email') },
+      print: (r) => `revoked ${r['tokenId']} ("${r['name']}"): it no longer logs in, and its sessions have ended`,
     };
   }
   if (what === 'pat create') {
-    const ips = (values.ip ?? [])
+    const ips = ((values['ip'] as string[] | undefined) ?? [])
       .flatMap((s) => s.split(','))
       .map((s) => s.trim())
       .filter(Boolean);
     return {
-      json: !!values.json,
-      cmd: {
-        path: '/admin/pats',
-        body: { email: need('email'), name: need('name'), scope: need('scope'), expires: need('expires'), ips },
-        print: (r) =>
-          `created ${r['scope']} token "${r['name']}" (id ${r['tokenId']}), valid through ${r['validThrough']} (UTC)\n\n  ${r['token']}\n\nThis is the only time the token is shown: store it now.`,
-      },
+      path: '/admin/pats',
+      body: { email: need('email'), name: need('name'), scope: need('scope'), expires: need('expires'), ips },
+      print: (r) =>
+        `created ${r['scope']} token "${r['name']}" (id ${r['tokenId']}), valid through ${r['validThrough']} (UTC)\n\n  ${r['token']}\n\nThis is the only time the token is shown: store it now.`,
     };
   }
-  const found = appsCommand(what, values, need) ?? backOfficeCommand(what, values, need);
-  if (found) return { json: !!values.json, cmd: found };
-  throw new UsageError(what ? `unknown command "${what}"` : 'no command given');
+  return undefined;
 }
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -318,50 +311,49 @@ function promotionPolicy(values: Values): Record<string, unknown> {
 const printCredentials = (r: Record<string, unknown>, what: string) =>
   `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  profile        ${r['profile']}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
 
+/** An app in `apps list`: each environment's client id, redirect URIs, web origins and client authentication. */
+const appListing = (a: Record<string, any>) =>
+  `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
+  (a['environments'] as Array<Record<string, any>>)
+    .map(
+      (e) =>
+        `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
+        (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : '') +
+        `\n         auth: ${e['tokenEndpointAuthMethod']}${e['jwksUri'] ? ` (keys at ${e['jwksUri']})` : e['jwks'] ? ` (${e['jwks'].keys.length} registered key(s))` : ''}` +
+        `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}`,
+    )
+    .join('\n');
+
+/** An app in `apps show`: each environment's OAuth profile, and a warning where it mixes profiles. */
+const appProfiles = (a: Record<string, any>) =>
+  `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${(a['approvedScopes'] as string[]).join(' ')}\n` +
+  (a['environments'] as Array<Record<string, any>>)
+    .map(
+      (e) =>
+        `    ${e['environment'].padEnd(4)} ${e['clientId']}  profile: ${e['profile']}\n` +
+        `         auth: ${e['tokenEndpointAuthMethod']}  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}` +
+        `  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}  DPoP nonce: ${e['dpopNonceRequired'] ? 'yes' : 'no'}` +
+        (e['warning'] ? `\n         warning: ${e['warning']}` : ''),
+    )
+    .join('\n');
+
+const commaList = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
   const app = () => encodeURIComponent(need('app'));
-  const list = (v: string | undefined) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
   switch (what) {
-    case 'apps provision': {
-      let registration: unknown;
-      const file = need('file');
-      try {
-        registration = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
-      }
-      const approved = list(values['approve-scopes'] as string | undefined);
-      return {
-        path: '/admin/apps',
-        body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) },
-        print: (r) => printCredentials(r, 'provisioned'),
-      };
-    }
+    case 'apps provision':
+      return provisionCommand(values, need);
     case 'apps list':
       return {
         method: 'GET',
         path: '/admin/apps',
         body: {},
-        print: (r) =>
-          (r['apps'] as Array<Record<string, any>>)
-            .map(
-              (a) =>
-                `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
-                (a['environments'] as Array<Record<string, any>>)
-                  .map(
-                    (e) =>
-                      `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
-                      (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : '') +
-                      `\n         auth: ${e['tokenEndpointAuthMethod']}${e['jwksUri'] ? ` (keys at ${e['jwksUri']})` : e['jwks'] ? ` (${e['jwks'].keys.length} registered key(s))` : ''}` +
-                      `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}`,
-                  )
-                  .join('\n'),
-            )
-            .join('\n') || 'no apps yet',
+        print: (r) => (r['apps'] as Array<Record<string, any>>).map(appListing).join('\n') || 'no apps yet',
       };
     case 'apps show':
       return {
@@ -375,17 +367,7 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
           );
         },
         notFound: `no app with id or client id "${need('app')}"`,
-        print: (a) =>
-          `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${(a['approvedScopes'] as string[]).join(' ')}\n` +
-          (a['environments'] as Array<Record<string, any>>)
-            .map(
-              (e) =>
-                `    ${e['environment'].padEnd(4)} ${e['clientId']}  profile: ${e['profile']}\n` +
-                `         auth: ${e['tokenEndpointAuthMethod']}  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}` +
-                `  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}  DPoP nonce: ${e['dpopNonceRequired'] ? 'yes' : 'no'}` +
-                (e['warning'] ? `\n         warning: ${e['warning']}` : ''),
-            )
-            .join('\n'),
+        print: appProfiles,
       };
     case 'apps set-profile': {
       const policy = promotionPolicy(values);
@@ -396,31 +378,8 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
         print: (r) => `"${r['appName']}" in ${r['environment']} (${r['clientId']}) now follows the ${r['profile']} profile`,
       };
     }
-    case 'apps promote': {
-      const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
-      if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
-      // Each environment has its own web origins too: none given, the new environment's credentials have none.
-      const origins = (values['web-origin'] as string[] | undefined) ?? [];
-      // Outside DEV the consent page's logo, privacy policy and terms must be https: corrected ones can come with the promotion.
-      const pages = Object.fromEntries(
-        (['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const).flatMap((key) => {
-          const value = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
-          return typeof value === 'string' ? [[key, value]] : [];
-        }),
-      );
-      const policy = promotionPolicy(values);
-      return {
-        path: `/admin/apps/${app()}/promote`,
-        body: {
-          redirectUris: uris,
-          ...(origins.length ? { webOrigins: origins } : {}),
-          ...(values['to'] ? { to: values['to'] } : {}),
-          ...(Object.keys(pages).length ? { pages } : {}),
-          ...(Object.keys(policy).length ? { policy } : {}),
-        },
-        print: (r) => printCredentials(r, 'promoted'),
-      };
-    }
+    case 'apps promote':
+      return promoteCommand(values, app);
     case 'apps rotate-secret':
       return {
         path: `/admin/apps/${app()}/rotate-secret`,
@@ -433,6 +392,58 @@ function appsCommand(what: string, values: Values, need: (key: any) => string): 
         body: {},
         print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked`,
       };
+    default:
+      return undefined;
+  }
+}
+
+/** `apps provision`: the registration form read from its file, with the scopes approved at once if given. */
+function provisionCommand(values: Values, need: (key: any) => string): Command {
+  let registration: unknown;
+  const file = need('file');
+  try {
+    registration = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+  }
+  const approved = commaList(values['approve-scopes'] as string | undefined);
+  return {
+    path: '/admin/apps',
+    body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) },
+    print: (r) => printCredentials(r, 'provisioned'),
+  };
+}
+
+/** `apps promote`: the next environment's redirect URIs, web origins, consent pages and policy; `app` is the app's reference, encoded. */
+function promoteCommand(values: Values, app: () => string): Command {
+  const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
+  if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
+  // Each environment has its own web origins too: none given, the new environment's credentials have none.
+  const origins = (values['web-origin'] as string[] | undefined) ?? [];
+  // Outside DEV the consent page's logo, privacy policy and terms must be https: corrected ones can come with the promotion.
+  const pages = Object.fromEntries(
+    (['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const).flatMap((key) => {
+      const value = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
+      return typeof value === 'string' ? [[key, value]] : [];
+    }),
+  );
+  const policy = promotionPolicy(values);
+  return {
+    path: `/admin/apps/${app()}/promote`,
+    body: {
+      redirectUris: uris,
+      ...(origins.length ? { webOrigins: origins } : {}),
+      ...(values['to'] ? { to: values['to'] } : {}),
+      ...(Object.keys(pages).length ? { pages } : {}),
+      ...(Object.keys(policy).length ? { policy } : {}),
+    },
+    print: (r) => printCredentials(r, 'promoted'),
+  };
+}
+
+/** The access-token signing keys. */
+function keysCommand(what: string, values: Values): Command | undefined {
+  switch (what) {
     case 'keys list':
       return {
         method: 'GET',
@@ -547,35 +558,11 @@ async function main(): Promise<number> {
     return 2;
   }
   if (parsed.cmd.password) parsed.cmd.body['password'] = await readPassword();
-  let res: Response;
-  try {
-    const method = parsed.cmd.method ?? 'POST';
-    res = await fetch(new URL(parsed.cmd.path, ADMIN_URL), {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken()}` },
-      body: method === 'POST' ? JSON.stringify(parsed.cmd.body) : undefined,
-    });
-  } catch (err) {
-    complain(`cannot reach the admin API at ${ADMIN_URL}: ${(err as Error).message}`);
-    return 1;
-  }
+  const res = await send(parsed.cmd);
+  if (!res) return 1;
   const answer = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  // Every string of the answer escaped, its own line breaks included: no value can draw a line of its own.
-  const body = printableDeep(answer);
   if (!res.ok) {
-    if (parsed.json) console.log(printableJson(answer));
-    else if (Array.isArray(body['problems'])) {
-      complain(`error ${res.status}: nothing was created; fix every field below and try again`);
-      for (const p of body['problems'] as Array<{ field: string; message: string }>) complain(`  ${p.field}: ${p.message}`);
-      complain('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
-    } else
-      complain(
-        `error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`,
-      );
-    if (res.status === 401)
-      complain(
-        `the admin API at ${ADMIN_URL} refused the credential from ${credentialSource()}: is it this deployment's (ADMIN_URL, ADMIN_TOKEN or PLATFORM_DATA_DIR)?`,
-      );
+    refused(res, answer, parsed.json);
     return 1;
   }
   const selected = parsed.cmd.select ? parsed.cmd.select(answer) : answer;
@@ -586,6 +573,40 @@ async function main(): Promise<number> {
   if (parsed.json) console.log(printableJson(selected));
   else say(parsed.cmd.print(printableDeep(selected)));
   return 0;
+}
+
+/** The command's request to the admin API; undefined (said on stderr) when the API cannot be reached. */
+async function send(cmd: Command): Promise<Response | undefined> {
+  try {
+    const method = cmd.method ?? 'POST';
+    return await fetch(new URL(cmd.path, ADMIN_URL), {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken()}` },
+      body: method === 'POST' ? JSON.stringify(cmd.body) : undefined,
+    });
+  } catch (err) {
+    complain(`cannot reach the admin API at ${ADMIN_URL}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Says why the admin API refused: every problem of a registration form, or the error, and which credential a 401 refused. */
+function refused(res: Response, answer: Record<string, unknown>, json: boolean): void {
+  // Every string of the answer escaped, its own line breaks included: no value can draw a line of its own.
+  const body = printableDeep(answer);
+  if (json) console.log(printableJson(answer));
+  else if (Array.isArray(body['problems'])) {
+    complain(`error ${res.status}: nothing was created; fix every field below and try again`);
+    for (const p of body['problems'] as Array<{ field: string; message: string }>) complain(`  ${p.field}: ${p.message}`);
+    complain('every field of the registration form, by its JSON key: tools/admin/registration.example.json');
+  } else
+    complain(
+      `error ${res.status} ${body['code'] ?? ''}: ${body['detail'] ?? res.statusText}${body['field'] ? ` (field: ${body['field']})` : ''}`,
+    );
+  if (res.status === 401)
+    complain(
+      `the admin API at ${ADMIN_URL} refused the credential from ${credentialSource()}: is it this deployment's (ADMIN_URL, ADMIN_TOKEN or PLATFORM_DATA_DIR)?`,
+    );
 }
 
 void main().then((code) => process.exit(code));

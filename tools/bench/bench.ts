@@ -37,7 +37,7 @@ import { startInstructionCount, type InstructionUse } from './instructions';
 import { postgresServer, readRssBytes, startCpuWindow, watchPeakRss, type Watched } from './proc';
 import { answers200, freePort, rateLimitsMeasured, ROOT, startProcess, startTsx, stopProcess, waitUntil, type Started } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, type Memory, type PathName, type Row } from './report';
-import { buildBundles, startServiceMode } from './service-mode';
+import { buildBundles, startServiceMode, type ServiceMode } from './service-mode';
 import { snapshotOfHead, workingTree, type Source } from './source';
 import { loadWeekOfTicks, middleDayOfTheWeek } from './week-of-ticks';
 import { deleteKeys } from './streams';
@@ -309,86 +309,96 @@ async function serviceMode(bench: Bench, source: Source, only: Set<PathName>, id
     logDir,
   });
   try {
-    const { urls } = services;
-    const user = await createUser(urls, services.adminToken);
-    const bearer = { authorization: `Bearer ${user.session}` };
-    if (only.has('service-rest'))
-      await bench.fixed(
-        { name: 'service-rest', path: 'ours, service mode (six processes), GET /v1/accounts, PAT session' },
-        `${urls.api}/accounts`,
-        { method: 'GET', headers: bearer },
-        () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
-      );
-    if (only.has('service-rest')) {
-      // The same read with a DPoP-bound session: a fresh proof per request, checked at the facade.
-      const key = newDpopKey();
-      const token = await dpopPatSession(urls, services.adminToken, user.email, key);
-      const url = `${urls.api}/accounts`;
-      const expectBody = await bench.preflight('service-rest-dpop', url, {
-        method: 'GET',
-        headers: { authorization: `DPoP ${token}`, dpop: proofSigner(key)('GET', url, token) },
-      });
-      await bench.measure(
-        {
-          name: 'service-rest-dpop',
-          path: 'ours, service mode, GET /v1/accounts, PAT session bound to a DPoP key (a proof per request)',
-          unit: 'req/s',
-        },
-        {
-          kind: 'fixed',
-          url,
-          method: 'GET',
-          headers: {},
-          expectBody,
-          dpop: { key, accessToken: token },
-          warmupSeconds: WARMUP_SECONDS,
-          seconds: SECONDS,
-        },
-        () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')],
-      );
-    }
+    const user = await createUser(services.urls, services.adminToken);
+    if (only.has('service-rest')) await serviceRest(bench, services, user);
     if (only.has('gateway'))
       await bench.fixed(
         { name: 'gateway', path: 'ours, service mode, the same query straight at our gateway' },
         services.gatewayUrl,
-        graphqlPost(bearer),
+        graphqlPost({ authorization: `Bearer ${user.session}` }),
         () => [services.pidOf('gateway'), services.pidOf('accounts')],
       );
-    if (only.has('rotation')) {
-      const app = await provisionApp(urls, services.adminToken);
-      await rotation(
-        bench,
-        {
-          name: 'rotation-facade',
-          path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token through the facade (service mode)`,
-        },
-        `${urls.api}/oauth/token`,
-        app,
-        await grants(urls, app, user),
-        () => [services.pidOf('rest-facade'), services.pidOf('auth')],
-      );
-      const authListener = new URL('/oauth/token', urls.login);
-      authListener.hostname = '127.0.0.1';
-      await rotation(
-        bench,
-        { name: 'rotation', path: `refresh-token rotation, ${ROTATION_CHAINS} chains, auth's own /oauth/token (service mode)` },
-        authListener.href,
-        app,
-        await grants(urls, app, user),
-        () => [services.pidOf('auth')],
-      );
-    }
-    if (only.has('orders') || only.has('market')) {
-      const { symbol, traders } = await tradingWorld(urls, services.adminToken, user);
-      const watched = () => (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app));
-      if (only.has('orders')) await orders(bench, 'service mode', urls, user, traders, symbol, watched);
-      const database = (name: string) => withDatabaseName(TEST_POSTGRES_URL, `${prefix}${name}`);
-      const databases = { banking: database('banking'), accounts: database('accounts') };
-      if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched, databases);
-    }
+    if (only.has('rotation')) await serviceRotation(bench, services, user);
+    if (only.has('orders') || only.has('market')) await serviceOrders(bench, services, user, only, prefix);
   } finally {
     await services.stop();
   }
+}
+
+/** GET /v1/accounts through the facade in service mode: with a bearer session, then with a DPoP-bound one. */
+async function serviceRest(bench: Bench, services: ServiceMode, user: WorldUser) {
+  const { urls } = services;
+  const watched = () => [services.pidOf('rest-facade'), services.pidOf('gateway'), services.pidOf('accounts')];
+  await bench.fixed(
+    { name: 'service-rest', path: 'ours, service mode (six processes), GET /v1/accounts, PAT session' },
+    `${urls.api}/accounts`,
+    { method: 'GET', headers: { authorization: `Bearer ${user.session}` } },
+    watched,
+  );
+  // The same read with a DPoP-bound session: a fresh proof per request, checked at the facade.
+  const key = newDpopKey();
+  const token = await dpopPatSession(urls, services.adminToken, user.email, key);
+  const url = `${urls.api}/accounts`;
+  const expectBody = await bench.preflight('service-rest-dpop', url, {
+    method: 'GET',
+    headers: { authorization: `DPoP ${token}`, dpop: proofSigner(key)('GET', url, token) },
+  });
+  await bench.measure(
+    {
+      name: 'service-rest-dpop',
+      path: 'ours, service mode, GET /v1/accounts, PAT session bound to a DPoP key (a proof per request)',
+      unit: 'req/s',
+    },
+    {
+      kind: 'fixed',
+      url,
+      method: 'GET',
+      headers: {},
+      expectBody,
+      dpop: { key, accessToken: token },
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+    },
+    watched,
+  );
+}
+
+/** Refresh-token rotation in service mode: through the facade as vendors call it, then at auth's own listener. */
+async function serviceRotation(bench: Bench, services: ServiceMode, user: WorldUser) {
+  const { urls } = services;
+  const app = await provisionApp(urls, services.adminToken);
+  await rotation(
+    bench,
+    {
+      name: 'rotation-facade',
+      path: `refresh-token rotation, ${ROTATION_CHAINS} chains, {base_url}/oauth/token through the facade (service mode)`,
+    },
+    `${urls.api}/oauth/token`,
+    app,
+    await grants(urls, app, user),
+    () => [services.pidOf('rest-facade'), services.pidOf('auth')],
+  );
+  const authListener = new URL('/oauth/token', urls.login);
+  authListener.hostname = '127.0.0.1';
+  await rotation(
+    bench,
+    { name: 'rotation', path: `refresh-token rotation, ${ROTATION_CHAINS} chains, auth's own /oauth/token (service mode)` },
+    authListener.href,
+    app,
+    await grants(urls, app, user),
+    () => [services.pidOf('auth')],
+  );
+}
+
+/** Order placement and market orders in service mode, in one trading world; `prefix` names this run's databases. */
+async function serviceOrders(bench: Bench, services: ServiceMode, user: WorldUser, only: Set<PathName>, prefix: string) {
+  const { urls } = services;
+  const { symbol, traders } = await tradingWorld(urls, services.adminToken, user);
+  const watched = () => (['rest-facade', 'gateway', 'oms', 'banking', 'accounts'] as const).map((app) => services.pidOf(app));
+  if (only.has('orders')) await orders(bench, 'service mode', urls, user, traders, symbol, watched);
+  const database = (name: string) => withDatabaseName(TEST_POSTGRES_URL, `${prefix}${name}`);
+  const databases = { banking: database('banking'), accounts: database('accounts') };
+  if (only.has('market')) await market(bench, traders.slice(1), urls, symbol, watched, databases);
 }
 
 /** ROTATION_CHAINS grants of `user` to `app`, each through the authorization-code + PKCE flow: their first refresh tokens. */
@@ -631,63 +641,58 @@ async function orders(
   );
 }
 
-async function main(): Promise<number> {
-  const only = parseOnly(process.argv.slice(2));
-  const id = uniqueId();
-  const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const at = process.argv.indexOf('--commit');
-  const source = at >= 0 ? snapshotOfHead(process.argv[at + 1]) : process.argv.includes('--head') ? snapshotOfHead() : workingTree();
-  const generator = LoadGenerator.start();
-  const bench = new Bench(generator, `bench_${id}_`);
-  let memory: Memory | undefined;
-  let failed = false;
-  try {
-    if (only.has('bare')) await bare(bench, logDir);
-    if (only.has('stock')) await stockChain(bench, logDir);
-    if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
-    if (only.has('all-in-one') || only.has('all-in-one-orders') || only.has('bars'))
-      memory = await allInOne(bench, source, only, id, logDir);
-    if (['service-rest', 'gateway', 'rotation', 'orders', 'market'].some((p) => only.has(p as PathName)))
-      await serviceMode(bench, source, only, id, logDir);
-    if (['orders', 'market', 'all-in-one-orders'].some((p) => only.has(p as PathName))) await pgbench(bench, id);
-  } catch (err) {
-    failed = true;
-    console.error(err instanceof Error ? err.message : err);
-  } finally {
-    generator.stop();
-    source.remove();
-  }
+/** The order of the table's rows: each path beside what it is compared with. */
+const ROW_ORDER: Row['name'][] = [
+  'bare',
+  'stock',
+  'all-in-one',
+  'service-rest',
+  'service-rest-dpop',
+  'gateway',
+  'rotation-facade',
+  'all-in-one-rotation',
+  'rotation',
+  'oidc-peer',
+  'oidc-peer-proxied',
+  'orders',
+  'orders-spread',
+  'all-in-one-orders',
+  'all-in-one-orders-spread',
+  'market',
+  'pgbench',
+];
 
-  const order: Row['name'][] = [
-    'bare',
-    'stock',
-    'all-in-one',
-    'service-rest',
-    'service-rest-dpop',
-    'gateway',
-    'rotation-facade',
-    'all-in-one-rotation',
-    'rotation',
-    'oidc-peer',
-    'oidc-peer-proxied',
-    'orders',
-    'orders-spread',
-    'all-in-one-orders',
-    'all-in-one-orders-spread',
-    'market',
-    'pgbench',
-  ];
-  const rows = [...bench.rows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
-  const words = ratiosInWords(rows, memory);
-  console.log(
+/** What to measure: the working tree, or a snapshot of the last commit (`--head`) or another (`--commit <rev>`). */
+function sourceOf(argv: string[]): Source {
+  const at = argv.indexOf('--commit');
+  return at >= 0 ? snapshotOfHead(argv[at + 1]) : argv.includes('--head') ? snapshotOfHead() : workingTree();
+}
+
+/** Each selected path, in an order that starts each target once; the all-in-one's memory lands in `measured`. */
+async function runPaths(bench: Bench, source: Source, only: Set<PathName>, id: string, logDir: string, measured: { memory?: Memory }) {
+  if (only.has('bare')) await bare(bench, logDir);
+  if (only.has('stock')) await stockChain(bench, logDir);
+  if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
+  if (only.has('all-in-one') || only.has('all-in-one-orders') || only.has('bars'))
+    measured.memory = await allInOne(bench, source, only, id, logDir);
+  if (['service-rest', 'gateway', 'rotation', 'orders', 'market'].some((p) => only.has(p as PathName)))
+    await serviceMode(bench, source, only, id, logDir);
+  if (['orders', 'market', 'all-in-one-orders'].some((p) => only.has(p as PathName))) await pgbench(bench, id);
+}
+
+/** The line above the table: the machine, the method, and what was measured. */
+function runLine(source: Source): string {
+  const what =
+    source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)';
+  return (
     `\n${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ` +
-      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${RATE_LIMITS ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)'}\n`,
+    `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${RATE_LIMITS ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${what}\n`
   );
-  console.log(formatTable(rows));
-  console.log();
-  for (const line of words) console.log(`- ${line}`);
+}
 
-  const results = {
+/** results.json: the figures, and what another run needs to be compared with them. */
+function resultsOf(source: Source, only: Set<PathName>, rows: Row[], memory: Memory | undefined, words: string[]) {
+  return {
     date: new Date().toISOString(),
     commit: source.commit,
     measured: source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head, --commit)',
@@ -705,9 +710,37 @@ async function main(): Promise<number> {
     memory,
     ratios: words,
   };
+}
+
+async function main(): Promise<number> {
+  const only = parseOnly(process.argv.slice(2));
+  const id = uniqueId();
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const source = sourceOf(process.argv);
+  const generator = LoadGenerator.start();
+  const bench = new Bench(generator, `bench_${id}_`);
+  const measured: { memory?: Memory } = {};
+  let failed = false;
+  try {
+    await runPaths(bench, source, only, id, logDir, measured);
+  } catch (err) {
+    failed = true;
+    console.error(err instanceof Error ? err.message : err);
+  } finally {
+    generator.stop();
+    source.remove();
+  }
+
+  const rows = [...bench.rows].sort((a, b) => ROW_ORDER.indexOf(a.name) - ROW_ORDER.indexOf(b.name));
+  const words = ratiosInWords(rows, measured.memory);
+  console.log(runLine(source));
+  console.log(formatTable(rows));
+  console.log();
+  for (const line of words) console.log(`- ${line}`);
+
   const full = only.size === PATHS.length && !failed;
   const file = full ? join(ROOT, 'tools/bench/results.json') : join(logDir, 'results.json');
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(resultsOf(source, only, rows, measured.memory, words), null, 2)}\n`);
   console.log(`\nresults: ${file}`);
 
   for (const failure of bench.failures) console.error(`FAIL ${failure}`);

@@ -238,6 +238,29 @@ export function pgWaitsInWords(label: string, row: Row): string | undefined {
 
 /** Each measured path beside its baseline or target, as one sentence; a path that was not measured is left out. */
 export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
+  const lines = [...readsInWords(rows), ...dpopVersusBearer(rows), ...cpuInWords(rows)];
+  const rotation = byName(rows, 'rotation');
+  if (rotation)
+    lines.push(
+      `Refresh-token rotation (32 chains, reuse detection on): ${thousands(rotation.perSecond)}/s = ${ratio(rotation.perSecond / ROTATION_TARGET)} ` +
+        `the ${thousands(ROTATION_TARGET)}/s target, p99 ${ms(rotation.p99)}.`,
+    );
+  lines.push(...rotationVersusPeer(rows));
+  const pgbench = byName(rows, 'pgbench');
+  lines.push(...ordersInWords(rows, 'service mode', 'orders', 'orders-spread', pgbench));
+  lines.push(...ordersInWords(rows, 'all-in-one', 'all-in-one-orders', 'all-in-one-orders-spread', pgbench));
+  const market = byName(rows, 'market');
+  if (market) lines.push(...marketInWords(market, pgbench));
+  if (memory)
+    lines.push(
+      `Memory, all-in-one (${memory.processes.length} processes): ${mb(memory.afterStart)} resident after start ` +
+        `(${memory.processes.map((p) => `${p.name} ${mb(p.bytes)}`).join(', ')}), ${mb(memory.peakUnderLoad)} at the peak of the REST load.`,
+    );
+  return lines;
+}
+
+/** The REST reads beside the stock chain's, and the bars read beside the all-in-one's. */
+function readsInWords(rows: Row[]): string[] {
   const stock = byName(rows, 'stock');
   const lines: string[] = [];
   const versusStock = (label: string, row: Row | undefined) => {
@@ -256,8 +279,13 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
       `Bars over a week of ticks (100 one-minute bars a page): ${thousands(bars.perSecond)} req/s = ${ratio(bars.perSecond / read.perSecond)} ` +
         `the all-in-one's GET /v1/accounts (${thousands(read.perSecond)} req/s); p99 ${ms(bars.p99)}.`,
     );
-  lines.push(...dpopVersusBearer(rows));
+  return lines;
+}
 
+/** CPU per request: our gateway beside the stock one, and the whole REST read beside the stock chain. */
+function cpuInWords(rows: Row[]): string[] {
+  const lines: string[] = [];
+  const stock = byName(rows, 'stock');
   const hop = byName(rows, 'gateway');
   const rest = byName(rows, 'service-rest');
   const stockGateway = stock && cpuMsPerRequest(stock, ['gateway']);
@@ -276,36 +304,22 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
     lines.push(
       `CPU per REST read across our processes (facade, gateway, accounts): ${restCpu.toFixed(2)} ms; the stock chain: ${stockCpu.toFixed(2)} ms.`,
     );
+  return lines;
+}
 
-  const rotation = byName(rows, 'rotation');
-  if (rotation)
-    lines.push(
-      `Refresh-token rotation (32 chains, reuse detection on): ${thousands(rotation.perSecond)}/s = ${ratio(rotation.perSecond / ROTATION_TARGET)} ` +
-        `the ${thousands(ROTATION_TARGET)}/s target, p99 ${ms(rotation.p99)}.`,
-    );
-  lines.push(...rotationVersusPeer(rows));
-  const pgbench = byName(rows, 'pgbench');
-  lines.push(...ordersInWords(rows, 'service mode', 'orders', 'orders-spread', pgbench));
-  lines.push(...ordersInWords(rows, 'all-in-one', 'all-in-one-orders', 'all-in-one-orders-spread', pgbench));
-  const market = byName(rows, 'market');
-  if (market) {
-    lines.push(
-      `Market orders end to end: ${thousands(market.perSecond)} fills settled/s` +
-        (pgbench ? ` ÷ pgbench ${thousands(pgbench.perSecond)} tps = ${ratio(market.perSecond / pgbench.perSecond)}` : '') +
-        `; placement → applied in banking and accounts p50 ${ms(market.p50)}, p99 ${ms(market.p99)}.`,
-    );
-    const words = cpuPerOrderInWords('market order settled (its event stream and settlement reads included)', market);
-    if (words) lines.push(words);
-    const counted = instructionsInWords('market order settled', market);
-    if (counted) lines.push(counted);
-    const waits = pgWaitsInWords('settling market orders', market);
-    if (waits) lines.push(waits);
-  }
-  if (memory)
-    lines.push(
-      `Memory, all-in-one (${memory.processes.length} processes): ${mb(memory.afterStart)} resident after start ` +
-        `(${memory.processes.map((p) => `${p.name} ${mb(p.bytes)}`).join(', ')}), ${mb(memory.peakUnderLoad)} at the peak of the REST load.`,
-    );
+/** Market orders settled end to end, beside pgbench when it ran, with their CPU, instructions and PostgreSQL waits. */
+function marketInWords(market: Row, pgbench: Row | undefined): string[] {
+  const lines = [
+    `Market orders end to end: ${thousands(market.perSecond)} fills settled/s` +
+      (pgbench ? ` ÷ pgbench ${thousands(pgbench.perSecond)} tps = ${ratio(market.perSecond / pgbench.perSecond)}` : '') +
+      `; placement → applied in banking and accounts p50 ${ms(market.p50)}, p99 ${ms(market.p99)}.`,
+  ];
+  const words = cpuPerOrderInWords('market order settled (its event stream and settlement reads included)', market);
+  if (words) lines.push(words);
+  const counted = instructionsInWords('market order settled', market);
+  if (counted) lines.push(counted);
+  const waits = pgWaitsInWords('settling market orders', market);
+  if (waits) lines.push(waits);
   return lines;
 }
 

@@ -131,22 +131,16 @@ function portsOpened(rule: JsonObject, pod: Pod): number[] {
     .map((x) => x.containerPort);
 }
 
-/** Every problem of the rendered `objects`, each prefixed with the object it is in; none when the overlay is sound. */
-export function validateObjects(
-  objects: K8sObject[],
-  secrets: ExternalSecret[],
-  controllers: IngressController[] = ingressControllers(),
-): string[] {
-  const problems: string[] = [];
-  const report = (o: K8sObject, msg: string) => problems.push(`${describe(o)}: ${msg}`);
+type Route = { ingress: K8sObject; pod: Pod; port: number };
 
-  for (const o of objects) for (const p of schemaProblems(o)) report(o, p);
-  if (problems.length) return problems; // references are only worth following in well-formed objects
+const ns = (o: K8sObject) => o.metadata.namespace ?? '';
+const hasPort = (p: Pod, port: unknown) => p.ports.some((x) => (typeof port === 'number' ? x.containerPort === port : x.name === port));
+/** Where an ingress controller reaches a pod: the pod's workload and the container port. */
+const routeKey = (p: Pod, port: number) => `${describe(p.owner)}:${port}`;
 
-  const ns = (o: K8sObject) => o.metadata.namespace ?? '';
-  const find = (kind: string, name: string, namespace: string) =>
-    objects.find((o) => o.kind === kind && o.metadata.name === name && ns(o) === namespace);
-  const pods: Pod[] = [
+/** The pods the overlay runs: each workload's, and each Cluster's instances. */
+function renderedPods(objects: K8sObject[]): Pod[] {
+  return [
     ...objects
       .filter((o) => WORKLOADS.includes(o.kind))
       .map((o) => ({
@@ -158,35 +152,102 @@ export function validateObjects(
     // A Cluster's instances: pods the operator creates, which policies select and services connect to.
     ...objects.filter(isCluster).map((o) => ({ owner: o, namespace: ns(o), labels: clusterPodLabels(o), ports: CLUSTER_POD_PORTS })),
   ];
-  const podsOf = (selector: Selector | undefined, namespace: string) =>
-    pods.filter((p) => p.namespace === namespace && matches(selector, p.labels));
-  const hasPort = (p: Pod, port: unknown) => p.ports.some((x) => (typeof port === 'number' ? x.containerPort === port : x.name === port));
+}
 
-  const secretHas = (name: string, key: string | undefined, namespace: string): string | undefined => {
-    const rendered = find('Secret', name, namespace);
+/** A well-formed overlay under validation: lookups into its objects, and what the checks have found so far. */
+class Overlay {
+  readonly problems: string[] = [];
+  readonly pods: Pod[];
+  /** The Secrets something references: an external Secret outside this set is documented for nothing. */
+  readonly referencedSecrets = new Set<string>();
+  /** What each ingress controller must reach, by class: the pods and container ports behind its Ingresses. */
+  readonly routes = new Map<string, Map<string, Route>>();
+  /** class + routeKey: a controller some policy admits there. */
+  readonly admitted = new Set<string>();
+
+  constructor(
+    readonly objects: K8sObject[],
+    readonly secrets: ExternalSecret[],
+    readonly controllers: IngressController[],
+  ) {
+    this.pods = renderedPods(objects);
+  }
+
+  report(o: K8sObject, msg: string): void {
+    this.problems.push(`${describe(o)}: ${msg}`);
+  }
+
+  find(kind: string, name: string, namespace: string): K8sObject | undefined {
+    return this.objects.find((o) => o.kind === kind && o.metadata.name === name && ns(o) === namespace);
+  }
+
+  podsOf(selector: Selector | undefined, namespace: string): Pod[] {
+    return this.pods.filter((p) => p.namespace === namespace && matches(selector, p.labels));
+  }
+
+  secretHas(name: string, key: string | undefined, namespace: string): string | undefined {
+    const rendered = this.find('Secret', name, namespace);
     if (rendered) {
       const keys = Object.keys({ ...(rendered['data'] as object), ...(rendered['stringData'] as object) });
       return key === undefined || keys.includes(key) ? undefined : `Secret ${name} has no key ${key}`;
     }
-    const external = secrets.find((s) => s.name === name);
+    const external = this.secrets.find((s) => s.name === name);
     if (!external) return `Secret ${name} is neither rendered nor in deploy/kubernetes/external-secrets.yaml for this overlay`;
     return key === undefined || external.keys.includes(key) ? undefined : `Secret ${name} (external) has no documented key ${key}`;
-  };
-  const configMapHas = (name: string, key: string | undefined, namespace: string): string | undefined => {
-    const cm = find('ConfigMap', name, namespace);
+  }
+
+  configMapHas(name: string, key: string | undefined, namespace: string): string | undefined {
+    const cm = this.find('ConfigMap', name, namespace);
     if (!cm) return `ConfigMap ${name} is not rendered`;
     return key === undefined || key in ((cm['data'] as object) ?? {}) ? undefined : `ConfigMap ${name} has no key ${key}`;
-  };
-  const referencedSecrets = new Set<string>();
+  }
+}
 
-  // What each ingress controller must reach: the pods and container ports behind its class's Ingresses.
-  const key = (p: Pod, port: number) => `${describe(p.owner)}:${port}`;
-  const routes = new Map<string, Map<string, { ingress: K8sObject; pod: Pod; port: number }>>();
-  for (const o of objects.filter((x) => x.kind === 'Ingress')) {
+/** Every problem of the rendered `objects`, each prefixed with the object it is in; none when the overlay is sound. */
+export function validateObjects(
+  objects: K8sObject[],
+  secrets: ExternalSecret[],
+  controllers: IngressController[] = ingressControllers(),
+): string[] {
+  const malformed = objects.flatMap((o) => schemaProblems(o).map((p) => `${describe(o)}: ${p}`));
+  if (malformed.length) return malformed; // references are only worth following in well-formed objects
+
+  const v = new Overlay(objects, secrets, controllers);
+  collectRoutes(v);
+  for (const o of objects) checkObject(v, o);
+  reportUnadmittedRoutes(v);
+  for (const s of secrets)
+    if (!v.referencedSecrets.has(s.name))
+      v.problems.push(`external Secret ${s.name} is documented for this overlay but nothing references it`);
+  for (const n of new Set(v.pods.map((p) => p.namespace)))
+    if (!objects.some((o) => isDefaultDeny(o, n)))
+      v.problems.push(`namespace ${n || '(none)'}: no default-deny NetworkPolicy (ingress and egress)`);
+  return v.problems;
+}
+
+/** The rules each kind of object is held to, in the order they report. */
+function checkObject(v: Overlay, o: K8sObject): void {
+  const namespace = ns(o);
+  const spec = (o['spec'] ?? {}) as JsonObject;
+  if (o.kind === 'Secret' && (o['data'] || o['stringData'])) v.report(o, 'holds values: Secrets are created out of band, never committed');
+  if (WORKLOADS.includes(o.kind)) checkWorkload(v, o, spec, namespace);
+  if (o.kind === 'Service') checkService(v, o, spec, namespace);
+  if (isCluster(o)) checkCluster(v, o, spec, namespace);
+  if (o.apiVersion === CNPG && o.kind === 'Database') checkDatabase(v, o, spec, namespace);
+  if (o.kind === 'PodDisruptionBudget' && !v.podsOf(spec['selector'] as Selector, namespace).length)
+    v.report(o, 'its selector matches no pod');
+  if (o.kind === 'HorizontalPodAutoscaler') checkAutoscaler(v, o, spec, namespace);
+  if (o.kind === 'NetworkPolicy') checkNetworkPolicy(v, o, spec, namespace);
+  if (o.kind === 'Ingress') checkIngress(v, o, spec, namespace);
+}
+
+/** Records what each Ingress's controller must reach; an Ingress of a class no controller serves is a problem. */
+function collectRoutes(v: Overlay): void {
+  for (const o of v.objects.filter((x) => x.kind === 'Ingress')) {
     const spec = o['spec'] as JsonObject;
     const cls = spec['ingressClassName'] as string | undefined;
-    if (!controllers.some((c) => c.class === cls)) {
-      report(o, `ingressClassName ${cls ?? '(none)'}: no controller serves it in deploy/kubernetes/ingress-controllers.yaml`);
+    if (!v.controllers.some((c) => c.class === cls)) {
+      v.report(o, `ingressClassName ${cls ?? '(none)'}: no controller serves it in deploy/kubernetes/ingress-controllers.yaml`);
       continue;
     }
     const backends = [
@@ -195,270 +256,285 @@ export function validateObjects(
         (((r['http'] as JsonObject)?.['paths'] as JsonObject[]) ?? []).map((p) => p['backend'] as JsonObject),
       ),
     ];
-    for (const backend of backends) {
-      const ref = backend['service'] as JsonObject | undefined;
-      const svc = ref && find('Service', String(ref['name']), ns(o));
-      const wanted = ref?.['port'] as JsonObject | undefined;
-      const port =
-        svc &&
-        ((svc['spec'] as JsonObject)['ports'] as JsonObject[]).find((p) =>
-          wanted?.['name'] ? p['name'] === wanted['name'] : p['port'] === wanted?.['number'],
-        );
-      if (!svc || !port) continue; // reported with the Ingress below
-      const target = port['targetPort'] ?? port['port'];
-      const selector = (svc['spec'] as JsonObject)['selector'] as Record<string, string> | undefined;
-      for (const pod of selector ? podsOf({ matchLabels: selector }, ns(o)) : [])
-        for (const x of pod.ports.filter((x) => (typeof target === 'number' ? x.containerPort === target : x.name === target))) {
-          if (!routes.has(cls!)) routes.set(cls!, new Map());
-          routes.get(cls!)!.set(key(pod, x.containerPort), { ingress: o, pod, port: x.containerPort });
-        }
-    }
+    for (const backend of backends) addRoutes(v, o, cls!, backend);
   }
-  const admitted = new Set<string>(); // class + key: a controller some policy admits there
+}
 
-  for (const o of objects) {
-    const namespace = ns(o);
-    const spec = (o['spec'] ?? {}) as JsonObject;
-
-    if (o.kind === 'Secret' && (o['data'] || o['stringData'])) report(o, 'holds values: Secrets are created out of band, never committed');
-
-    if (WORKLOADS.includes(o.kind)) {
-      const pod = podSpec(o)!;
-      const labels = ((podTemplate(o)!['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {};
-      if (o.kind !== 'Job' && !matches(spec['selector'] as Selector, labels))
-        report(o, "its selector does not match its own pod template's labels");
-      const account = pod['serviceAccountName'] as string | undefined;
-      if (account && !find('ServiceAccount', account, namespace)) report(o, `serviceAccountName ${account}: no such ServiceAccount`);
-      for (const c of containers(o)) {
-        const where = `container ${String(c['name'])}`;
-        const ports = (c['ports'] as Pod['ports']) ?? [];
-        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-          const handler = c[probe] as JsonObject | undefined;
-          const port = ((handler?.['httpGet'] ?? handler?.['tcpSocket']) as JsonObject | undefined)?.['port'];
-          if (port !== undefined && !ports.some((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port))) {
-            report(o, `${where} ${probe} names port ${String(port)}, which the container does not declare`);
-          }
-        }
-        // Kubernetes expands $(NAME) only from variables defined before it (envFrom's come first); anything else stays as written.
-        const defined = new Set<string>(((c['envFrom'] as JsonObject[]) ?? []).flatMap((e) => envFromKeys(e, objects, secrets, namespace)));
-        for (const e of (c['env'] as JsonObject[]) ?? []) {
-          if (typeof e['value'] === 'string')
-            for (const [, ref] of e['value'].matchAll(/(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g))
-              if (!defined.has(ref!))
-                report(o, `${where} env ${String(e['name'])}: $(${ref}) is not defined before it, so it is never expanded`);
-          defined.add(String(e['name']));
-          if (/DATABASE_URL$/.test(String(e['name'])) && typeof e['value'] === 'string') {
-            const wrong = databaseUrlProblem(
-              e['value'],
-              objects.filter((x) => isCluster(x) && ns(x) === namespace),
-              objects,
-              namespace,
-            );
-            if (wrong) report(o, `${where} env ${String(e['name'])}: ${wrong}`);
-          }
-          const from = e['valueFrom'] as JsonObject | undefined;
-          const sk = from?.['secretKeyRef'] as JsonObject | undefined;
-          const ck = from?.['configMapKeyRef'] as JsonObject | undefined;
-          if (sk) referencedSecrets.add(String(sk['name']));
-          // An optional key may be absent (the variable is then unset), but its ConfigMap must be rendered.
-          const wrong = sk
-            ? secretHas(String(sk['name']), String(sk['key']), namespace)
-            : ck
-              ? configMapHas(String(ck['name']), ck['optional'] === true ? undefined : String(ck['key']), namespace)
-              : undefined;
-          if (wrong) report(o, `${where} env ${String(e['name'])}: ${wrong}`);
-        }
-        for (const e of (c['envFrom'] as JsonObject[]) ?? []) {
-          const s = e['secretRef'] as JsonObject | undefined;
-          const m = e['configMapRef'] as JsonObject | undefined;
-          if (s) referencedSecrets.add(String(s['name']));
-          const wrong = s
-            ? secretHas(String(s['name']), undefined, namespace)
-            : m
-              ? configMapHas(String(m['name']), undefined, namespace)
-              : undefined;
-          if (wrong) report(o, `${where} envFrom: ${wrong}`);
-        }
-        const volumes = ((pod['volumes'] as JsonObject[]) ?? []).map((v) => v['name']);
-        const claims = ((spec['volumeClaimTemplates'] as JsonObject[]) ?? []).map((v) => (v['metadata'] as JsonObject)?.['name']);
-        for (const m of (c['volumeMounts'] as JsonObject[]) ?? []) {
-          if (!volumes.includes(m['name']) && !claims.includes(m['name']))
-            report(o, `${where} mounts ${String(m['name'])}, which is no volume of the pod`);
-        }
-      }
-      for (const v of (pod['volumes'] as JsonObject[]) ?? []) {
-        const cm = v['configMap'] as JsonObject | undefined;
-        const s = v['secret'] as JsonObject | undefined;
-        if (s) referencedSecrets.add(String(s['secretName']));
-        const wrong = cm
-          ? configMapHas(String(cm['name']), undefined, namespace)
-          : s
-            ? secretHas(String(s['secretName']), undefined, namespace)
-            : undefined;
-        if (wrong) report(o, `volume ${String(v['name'])}: ${wrong}`);
-      }
-      for (const t of (pod['topologySpreadConstraints'] as JsonObject[]) ?? []) {
-        if (!matches(t['labelSelector'] as Selector, labels))
-          report(o, `topology spread on ${String(t['topologyKey'])} selects other pods than its own`);
-      }
-      problems.push(...workloadRules(o, objects).map((p) => `${describe(o)}: ${p}`));
+/** The pods and container ports an Ingress backend reaches through its Service, as routes of the class. */
+function addRoutes(v: Overlay, ingress: K8sObject, cls: string, backend: JsonObject): void {
+  const ref = backend['service'] as JsonObject | undefined;
+  const svc = ref && v.find('Service', String(ref['name']), ns(ingress));
+  const wanted = ref?.['port'] as JsonObject | undefined;
+  const port =
+    svc &&
+    ((svc['spec'] as JsonObject)['ports'] as JsonObject[]).find((p) =>
+      wanted?.['name'] ? p['name'] === wanted['name'] : p['port'] === wanted?.['number'],
+    );
+  if (!svc || !port) return; // reported with the Ingress
+  const target = port['targetPort'] ?? port['port'];
+  const selector = (svc['spec'] as JsonObject)['selector'] as Record<string, string> | undefined;
+  for (const pod of selector ? v.podsOf({ matchLabels: selector }, ns(ingress)) : [])
+    for (const x of pod.ports.filter((x) => (typeof target === 'number' ? x.containerPort === target : x.name === target))) {
+      if (!v.routes.has(cls)) v.routes.set(cls, new Map());
+      v.routes.get(cls)!.set(routeKey(pod, x.containerPort), { ingress, pod, port: x.containerPort });
     }
+}
 
-    if (o.kind === 'Service') {
-      const selector = spec['selector'] as Record<string, string> | undefined;
-      const selected = selector && Object.keys(selector).length ? podsOf({ matchLabels: selector }, namespace) : [];
-      if (!selected.length) report(o, 'its selector matches no pod');
-      for (const port of (spec['ports'] as JsonObject[]) ?? []) {
-        const target = port['targetPort'] ?? port['port'];
-        for (const p of selected)
-          if (!hasPort(p, target))
-            report(
-              o,
-              `port ${String(port['name'] ?? port['port'])} targets ${String(target)}, which ${describe(p.owner)} does not declare`,
-            );
-      }
-    }
-
-    if (isCluster(o)) {
-      for (const p of clusterRules(o)) report(o, p);
-      const roleSecrets = [
-        ...(((spec['managed'] as JsonObject | undefined)?.['roles'] as JsonObject[] | undefined) ?? []).map(
-          (r) => (r['passwordSecret'] as JsonObject | undefined)?.['name'],
-        ),
-        ((((spec['bootstrap'] as JsonObject | undefined)?.['initdb'] as JsonObject | undefined)?.['secret'] as JsonObject | undefined) ??
-          {})['name'],
-      ].filter((name): name is string => typeof name === 'string');
-      for (const name of new Set(roleSecrets)) {
-        referencedSecrets.add(name);
-        // The operator reads a role's credentials from a kubernetes.io/basic-auth Secret.
-        const wrong = secretHas(name, 'username', namespace) ?? secretHas(name, 'password', namespace);
-        if (wrong) report(o, `role password: ${wrong}`);
-      }
-    }
-
-    if (o.apiVersion === CNPG && o.kind === 'Database') {
-      const clusterName = String((spec['cluster'] as JsonObject)['name']);
-      const cluster = objects.find((x) => isCluster(x) && x.metadata.name === clusterName && ns(x) === namespace);
-      if (!cluster) report(o, `cluster ${clusterName}: no such Cluster`);
-      else if (!clusterRoles(cluster).includes(String(spec['owner'])))
-        report(o, `owner ${String(spec['owner'])} is no role of Cluster ${clusterName} (spec.managed.roles)`);
-    }
-
-    if (o.kind === 'PodDisruptionBudget' && !podsOf(spec['selector'] as Selector, namespace).length)
-      report(o, 'its selector matches no pod');
-
-    if (o.kind === 'HorizontalPodAutoscaler') {
-      const ref = spec['scaleTargetRef'] as JsonObject;
-      const target = find(String(ref['kind']), String(ref['name']), namespace);
-      if (!target) report(o, `scaleTargetRef ${String(ref['kind'])}/${String(ref['name'])}: no such object`);
-      else if ((target['spec'] as JsonObject)['replicas'] !== undefined)
-        report(o, `${describe(target)} sets spec.replicas, which every kubectl apply would reset under the autoscaler`);
-    }
-
-    if (o.kind === 'NetworkPolicy') {
-      const selector = spec['podSelector'] as Selector;
-      const own =
-        Object.keys(selector.matchLabels ?? {}).length || selector.matchExpressions?.length
-          ? podsOf(selector, namespace)
-          : pods.filter((p) => p.namespace === namespace);
-      if (!own.length) report(o, 'its podSelector matches no pod');
-      for (const [direction, peersKey] of [
-        ['ingress', 'from'],
-        ['egress', 'to'],
-      ] as const) {
-        for (const rule of (spec[direction] as JsonObject[]) ?? []) {
-          // Another namespace's peers are named by namespace and pods: a namespace as a whole takes in
-          // whatever else runs there (the other ingress controller, say); an empty selector, every namespace.
-          for (const peer of (rule[peersKey] as JsonObject[]) ?? []) {
-            const namespaces = peer['namespaceSelector'] as Selector | undefined;
-            if (!namespaces) continue;
-            if (isEmpty(namespaces)) report(o, `${direction} peer ${JSON.stringify(peer)} selects every namespace: name it`);
-            if (isEmpty(peer['podSelector'] as Selector | undefined))
-              report(o, `${direction} peer ${JSON.stringify(namespaces)} takes in every pod of the namespace: name the pods (podSelector)`);
-          }
-          // Each ingress controller reaches only what its class's Ingresses route to.
-          if (direction === 'ingress')
-            for (const c of controllers.filter(
-              (c) =>
-                !(rule['from'] as JsonObject[] | undefined)?.length ||
-                (rule['from'] as JsonObject[]).some((peer) => peerAdmits(peer, c, namespace)),
-            ))
-              for (const p of own)
-                for (const port of portsOpened(rule, p)) {
-                  admitted.add(`${c.class} ${key(p, port)}`);
-                  if (!routes.get(c.class)?.has(key(p, port)))
-                    report(
-                      o,
-                      `ingress admits the ${c.class} ingress controller to port ${port} of ${describe(p.owner)}, which no Ingress of class ${c.class} routes to`,
-                    );
-                }
-          const peers = ((rule[peersKey] as JsonObject[]) ?? []).filter((peer) => peer['podSelector'] && !peer['namespaceSelector']);
-          for (const peer of peers)
-            if (!podsOf(peer['podSelector'] as Selector, namespace).length)
-              report(o, `${direction} peer ${JSON.stringify(peer['podSelector'])} matches no pod`);
-          // The port must be open on the pods that receive: the policy's own pods (ingress) or the peers (egress).
-          const receivers = direction === 'ingress' ? own : peers.flatMap((peer) => podsOf(peer['podSelector'] as Selector, namespace));
-          for (const port of (rule['ports'] as JsonObject[]) ?? []) {
-            for (const p of receivers)
-              if (!hasPort(p, port['port'])) report(o, `${direction} port ${String(port['port'])} is not a port of ${describe(p.owner)}`);
-          }
-        }
-      }
-    }
-
-    if (o.kind === 'Ingress') {
-      for (const t of (spec['tls'] as JsonObject[]) ?? []) {
-        referencedSecrets.add(String(t['secretName']));
-        const wrong = secretHas(String(t['secretName']), undefined, namespace);
-        if (wrong) report(o, `tls: ${wrong}`);
-      }
-      for (const rule of (spec['rules'] as JsonObject[]) ?? []) {
-        for (const path of ((rule['http'] as JsonObject)?.['paths'] as JsonObject[]) ?? []) {
-          const backend = (path['backend'] as JsonObject)['service'] as JsonObject;
-          const svc = find('Service', String(backend['name']), namespace);
-          const port = backend['port'] as JsonObject;
-          if (!svc) report(o, `backend Service ${String(backend['name'])}: no such Service`);
-          else if (
-            !((svc['spec'] as JsonObject)['ports'] as JsonObject[]).some((p) =>
-              port['name'] ? p['name'] === port['name'] : p['port'] === port['number'],
-            )
-          ) {
-            report(o, `backend ${String(backend['name'])} port ${String(port['name'] ?? port['number'])}: the Service has no such port`);
-          }
-        }
-      }
-    }
-  }
-
-  for (const [cls, reached] of routes)
+/** A route no NetworkPolicy opens: the controller's requests would be dropped. */
+function reportUnadmittedRoutes(v: Overlay): void {
+  for (const [cls, reached] of v.routes)
     for (const [k, { ingress, pod, port }] of reached)
-      if (!admitted.has(`${cls} ${k}`))
-        report(
+      if (!v.admitted.has(`${cls} ${k}`))
+        v.report(
           ingress,
           `routes to port ${port} of ${describe(pod.owner)}, but no NetworkPolicy admits the ${cls} ingress controller there`,
         );
+}
 
-  for (const s of secrets)
-    if (!referencedSecrets.has(s.name)) problems.push(`external Secret ${s.name} is documented for this overlay but nothing references it`);
+/** A NetworkPolicy of namespace `n` that selects every pod and lets no traffic in or out. */
+function isDefaultDeny(o: K8sObject, n: string): boolean {
+  const spec = o['spec'] as JsonObject;
+  const types = (spec?.['policyTypes'] as string[]) ?? [];
+  return (
+    o.kind === 'NetworkPolicy' &&
+    ns(o) === n &&
+    !Object.keys((spec['podSelector'] as object) ?? {}).length &&
+    types.includes('Ingress') &&
+    types.includes('Egress') &&
+    !spec['ingress'] &&
+    !spec['egress']
+  );
+}
 
-  const namespaces = new Set(pods.map((p) => p.namespace));
-  for (const n of namespaces) {
-    const denyAll = objects.some((o) => {
-      const spec = o['spec'] as JsonObject;
-      const types = (spec?.['policyTypes'] as string[]) ?? [];
-      return (
-        o.kind === 'NetworkPolicy' &&
-        ns(o) === n &&
-        !Object.keys((spec['podSelector'] as object) ?? {}).length &&
-        types.includes('Ingress') &&
-        types.includes('Egress') &&
-        !spec['ingress'] &&
-        !spec['egress']
-      );
-    });
-    if (!denyAll) problems.push(`namespace ${n || '(none)'}: no default-deny NetworkPolicy (ingress and egress)`);
+/** A workload's references (selector, account, containers, volumes, spread), then the platform's rules for it. */
+function checkWorkload(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  const pod = podSpec(o)!;
+  const labels = ((podTemplate(o)!['metadata'] as JsonObject | undefined)?.['labels'] as Record<string, string>) ?? {};
+  if (o.kind !== 'Job' && !matches(spec['selector'] as Selector, labels))
+    v.report(o, "its selector does not match its own pod template's labels");
+  const account = pod['serviceAccountName'] as string | undefined;
+  if (account && !v.find('ServiceAccount', account, namespace)) v.report(o, `serviceAccountName ${account}: no such ServiceAccount`);
+  for (const c of containers(o)) checkContainer(v, o, spec, pod, c);
+  for (const vol of (pod['volumes'] as JsonObject[]) ?? []) checkVolume(v, o, vol);
+  for (const t of (pod['topologySpreadConstraints'] as JsonObject[]) ?? []) {
+    if (!matches(t['labelSelector'] as Selector, labels))
+      v.report(o, `topology spread on ${String(t['topologyKey'])} selects other pods than its own`);
   }
-  return problems;
+  v.problems.push(...workloadRules(o, v.objects).map((p) => `${describe(o)}: ${p}`));
+}
+
+/** A container's references: the ports its probes name, its environment, its mounts. */
+function checkContainer(v: Overlay, o: K8sObject, spec: JsonObject, pod: JsonObject, c: JsonObject): void {
+  const where = `container ${String(c['name'])}`;
+  const ports = (c['ports'] as Pod['ports']) ?? [];
+  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+    const handler = c[probe] as JsonObject | undefined;
+    const port = ((handler?.['httpGet'] ?? handler?.['tcpSocket']) as JsonObject | undefined)?.['port'];
+    if (port !== undefined && !ports.some((p) => (typeof port === 'number' ? p.containerPort === port : p.name === port))) {
+      v.report(o, `${where} ${probe} names port ${String(port)}, which the container does not declare`);
+    }
+  }
+  checkEnv(v, o, where, c);
+  checkEnvFrom(v, o, where, c);
+  const volumes = ((pod['volumes'] as JsonObject[]) ?? []).map((x) => x['name']);
+  const claims = ((spec['volumeClaimTemplates'] as JsonObject[]) ?? []).map((x) => (x['metadata'] as JsonObject)?.['name']);
+  for (const m of (c['volumeMounts'] as JsonObject[]) ?? []) {
+    if (!volumes.includes(m['name']) && !claims.includes(m['name']))
+      v.report(o, `${where} mounts ${String(m['name'])}, which is no volume of the pod`);
+  }
+}
+
+function checkEnv(v: Overlay, o: K8sObject, where: string, c: JsonObject): void {
+  const namespace = ns(o);
+  // Kubernetes expands $(NAME) only from variables defined before it (envFrom's come first); anything else stays as written.
+  const defined = new Set<string>(((c['envFrom'] as JsonObject[]) ?? []).flatMap((e) => envFromKeys(e, v.objects, v.secrets, namespace)));
+  for (const e of (c['env'] as JsonObject[]) ?? []) {
+    const what = `${where} env ${String(e['name'])}`;
+    if (typeof e['value'] === 'string')
+      for (const [, ref] of e['value'].matchAll(/(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g))
+        if (!defined.has(ref!)) v.report(o, `${what}: $(${ref}) is not defined before it, so it is never expanded`);
+    defined.add(String(e['name']));
+    checkEnvSource(v, o, what, e);
+  }
+}
+
+/** Where an env var's value comes from: a database URL written out, or a key of a Secret or ConfigMap. */
+function checkEnvSource(v: Overlay, o: K8sObject, what: string, e: JsonObject): void {
+  const namespace = ns(o);
+  if (/DATABASE_URL$/.test(String(e['name'])) && typeof e['value'] === 'string') {
+    const clusters = v.objects.filter((x) => isCluster(x) && ns(x) === namespace);
+    const wrong = databaseUrlProblem(e['value'], clusters, v.objects, namespace);
+    if (wrong) v.report(o, `${what}: ${wrong}`);
+  }
+  const from = e['valueFrom'] as JsonObject | undefined;
+  const sk = from?.['secretKeyRef'] as JsonObject | undefined;
+  const ck = from?.['configMapKeyRef'] as JsonObject | undefined;
+  if (sk) v.referencedSecrets.add(String(sk['name']));
+  // An optional key may be absent (the variable is then unset), but its ConfigMap must be rendered.
+  const wrong = sk
+    ? v.secretHas(String(sk['name']), String(sk['key']), namespace)
+    : ck
+      ? v.configMapHas(String(ck['name']), ck['optional'] === true ? undefined : String(ck['key']), namespace)
+      : undefined;
+  if (wrong) v.report(o, `${what}: ${wrong}`);
+}
+
+function checkEnvFrom(v: Overlay, o: K8sObject, where: string, c: JsonObject): void {
+  for (const e of (c['envFrom'] as JsonObject[]) ?? []) {
+    const s = e['secretRef'] as JsonObject | undefined;
+    const m = e['configMapRef'] as JsonObject | undefined;
+    if (s) v.referencedSecrets.add(String(s['name']));
+    const wrong = s
+      ? v.secretHas(String(s['name']), undefined, ns(o))
+      : m
+        ? v.configMapHas(String(m['name']), undefined, ns(o))
+        : undefined;
+    if (wrong) v.report(o, `${where} envFrom: ${wrong}`);
+  }
+}
+
+function checkVolume(v: Overlay, o: K8sObject, vol: JsonObject): void {
+  const cm = vol['configMap'] as JsonObject | undefined;
+  const s = vol['secret'] as JsonObject | undefined;
+  if (s) v.referencedSecrets.add(String(s['secretName']));
+  const wrong = cm
+    ? v.configMapHas(String(cm['name']), undefined, ns(o))
+    : s
+      ? v.secretHas(String(s['secretName']), undefined, ns(o))
+      : undefined;
+  if (wrong) v.report(o, `volume ${String(vol['name'])}: ${wrong}`);
+}
+
+function checkService(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  const selector = spec['selector'] as Record<string, string> | undefined;
+  const selected = selector && Object.keys(selector).length ? v.podsOf({ matchLabels: selector }, namespace) : [];
+  if (!selected.length) v.report(o, 'its selector matches no pod');
+  for (const port of (spec['ports'] as JsonObject[]) ?? []) {
+    const target = port['targetPort'] ?? port['port'];
+    for (const p of selected)
+      if (!hasPort(p, target))
+        v.report(o, `port ${String(port['name'] ?? port['port'])} targets ${String(target)}, which ${describe(p.owner)} does not declare`);
+  }
+}
+
+function checkCluster(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  for (const p of clusterRules(o)) v.report(o, p);
+  const roleSecrets = [
+    ...(((spec['managed'] as JsonObject | undefined)?.['roles'] as JsonObject[] | undefined) ?? []).map(
+      (r) => (r['passwordSecret'] as JsonObject | undefined)?.['name'],
+    ),
+    ((((spec['bootstrap'] as JsonObject | undefined)?.['initdb'] as JsonObject | undefined)?.['secret'] as JsonObject | undefined) ?? {})[
+      'name'
+    ],
+  ].filter((name): name is string => typeof name === 'string');
+  for (const name of new Set(roleSecrets)) {
+    v.referencedSecrets.add(name);
+    // The operator reads a role's credentials from a kubernetes.io/basic-auth Secret.
+    const wrong = v.secretHas(name, 'username', namespace) ?? v.secretHas(name, 'password', namespace);
+    if (wrong) v.report(o, `role password: ${wrong}`);
+  }
+}
+
+function checkDatabase(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  const clusterName = String((spec['cluster'] as JsonObject)['name']);
+  const cluster = v.objects.find((x) => isCluster(x) && x.metadata.name === clusterName && ns(x) === namespace);
+  if (!cluster) v.report(o, `cluster ${clusterName}: no such Cluster`);
+  else if (!clusterRoles(cluster).includes(String(spec['owner'])))
+    v.report(o, `owner ${String(spec['owner'])} is no role of Cluster ${clusterName} (spec.managed.roles)`);
+}
+
+function checkAutoscaler(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  const ref = spec['scaleTargetRef'] as JsonObject;
+  const target = v.find(String(ref['kind']), String(ref['name']), namespace);
+  if (!target) v.report(o, `scaleTargetRef ${String(ref['kind'])}/${String(ref['name'])}: no such object`);
+  else if ((target['spec'] as JsonObject)['replicas'] !== undefined)
+    v.report(o, `${describe(target)} sets spec.replicas, which every kubectl apply would reset under the autoscaler`);
+}
+
+function checkNetworkPolicy(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  const selector = spec['podSelector'] as Selector;
+  const own =
+    Object.keys(selector.matchLabels ?? {}).length || selector.matchExpressions?.length
+      ? v.podsOf(selector, namespace)
+      : v.pods.filter((p) => p.namespace === namespace);
+  if (!own.length) v.report(o, 'its podSelector matches no pod');
+  for (const [direction, peersKey] of [
+    ['ingress', 'from'],
+    ['egress', 'to'],
+  ] as const) {
+    for (const rule of (spec[direction] as JsonObject[]) ?? [])
+      checkPolicyRule(v, o, own, direction, (rule[peersKey] as JsonObject[]) ?? [], rule);
+  }
+}
+
+/** One ingress or egress rule of a NetworkPolicy whose own pods are `own`; `peers` are its from (ingress) or to (egress). */
+function checkPolicyRule(
+  v: Overlay,
+  o: K8sObject,
+  own: Pod[],
+  direction: 'ingress' | 'egress',
+  peers: JsonObject[],
+  rule: JsonObject,
+): void {
+  const namespace = ns(o);
+  // Another namespace's peers are named by namespace and pods: a namespace as a whole takes in
+  // whatever else runs there (the other ingress controller, say); an empty selector, every namespace.
+  for (const peer of peers) {
+    const namespaces = peer['namespaceSelector'] as Selector | undefined;
+    if (!namespaces) continue;
+    if (isEmpty(namespaces)) v.report(o, `${direction} peer ${JSON.stringify(peer)} selects every namespace: name it`);
+    if (isEmpty(peer['podSelector'] as Selector | undefined))
+      v.report(o, `${direction} peer ${JSON.stringify(namespaces)} takes in every pod of the namespace: name the pods (podSelector)`);
+  }
+  if (direction === 'ingress') admitControllers(v, o, own, rule);
+  const podPeers = peers.filter((peer) => peer['podSelector'] && !peer['namespaceSelector']);
+  for (const peer of podPeers)
+    if (!v.podsOf(peer['podSelector'] as Selector, namespace).length)
+      v.report(o, `${direction} peer ${JSON.stringify(peer['podSelector'])} matches no pod`);
+  // The port must be open on the pods that receive: the policy's own pods (ingress) or the peers (egress).
+  const receivers = direction === 'ingress' ? own : podPeers.flatMap((peer) => v.podsOf(peer['podSelector'] as Selector, namespace));
+  for (const port of (rule['ports'] as JsonObject[]) ?? []) {
+    for (const p of receivers)
+      if (!hasPort(p, port['port'])) v.report(o, `${direction} port ${String(port['port'])} is not a port of ${describe(p.owner)}`);
+  }
+}
+
+/** Each ingress controller reaches only what its class's Ingresses route to: records what an ingress rule admits, and reports the rest. */
+function admitControllers(v: Overlay, o: K8sObject, own: Pod[], rule: JsonObject): void {
+  const from = rule['from'] as JsonObject[] | undefined;
+  for (const c of v.controllers.filter((c) => !from?.length || from.some((peer) => peerAdmits(peer, c, ns(o)))))
+    for (const p of own)
+      for (const port of portsOpened(rule, p)) {
+        v.admitted.add(`${c.class} ${routeKey(p, port)}`);
+        if (!v.routes.get(c.class)?.has(routeKey(p, port)))
+          v.report(
+            o,
+            `ingress admits the ${c.class} ingress controller to port ${port} of ${describe(p.owner)}, which no Ingress of class ${c.class} routes to`,
+          );
+      }
+}
+
+function checkIngress(v: Overlay, o: K8sObject, spec: JsonObject, namespace: string): void {
+  for (const t of (spec['tls'] as JsonObject[]) ?? []) {
+    v.referencedSecrets.add(String(t['secretName']));
+    const wrong = v.secretHas(String(t['secretName']), undefined, namespace);
+    if (wrong) v.report(o, `tls: ${wrong}`);
+  }
+  for (const rule of (spec['rules'] as JsonObject[]) ?? []) {
+    for (const path of ((rule['http'] as JsonObject)?.['paths'] as JsonObject[]) ?? []) {
+      const backend = (path['backend'] as JsonObject)['service'] as JsonObject;
+      const svc = v.find('Service', String(backend['name']), namespace);
+      const port = backend['port'] as JsonObject;
+      if (!svc) v.report(o, `backend Service ${String(backend['name'])}: no such Service`);
+      else if (
+        !((svc['spec'] as JsonObject)['ports'] as JsonObject[]).some((p) =>
+          port['name'] ? p['name'] === port['name'] : p['port'] === port['number'],
+        )
+      ) {
+        v.report(o, `backend ${String(backend['name'])} port ${String(port['name'] ?? port['number'])}: the Service has no such port`);
+      }
+    }
+  }
 }
 
 /** The variables an envFrom source defines, where they are known (a rendered ConfigMap or Secret, or an external Secret's documented keys). */
@@ -481,8 +557,17 @@ function envFromKeys(source: JsonObject, objects: K8sObject[], secrets: External
  * instances for one to be there; and the same resource rules as the platform's workloads.
  */
 function clusterRules(o: K8sObject): string[] {
-  const problems: string[] = [];
   const spec = o['spec'] as JsonObject;
+  const problems = synchronousProblems(spec);
+  const storage = (spec['storage'] ?? {}) as JsonObject;
+  if (!storage['size'] && !storage['pvcTemplate']) problems.push('spec.storage has no size: the instances would have no volume');
+  problems.push(...resourceProblems((spec['resources'] ?? {}) as JsonObject, 'spec.resources'));
+  return problems;
+}
+
+/** A commit waits for a synchronous standby, and there are enough instances for one. */
+function synchronousProblems(spec: JsonObject): string[] {
+  const problems: string[] = [];
   const instances = Number(spec['instances'] ?? 1);
   const synchronous = (spec['postgresql'] as JsonObject | undefined)?.['synchronous'] as JsonObject | undefined;
   if (instances < 2) problems.push(`spec.instances is ${instances}: a synchronous standby needs at least two instances`);
@@ -496,12 +581,15 @@ function clusterRules(o: K8sObject): string[] {
     problems.push(
       `spec.postgresql.synchronous.number ${String(synchronous['number'])} is more than its ${instances - 1} standby(s): no commit could complete`,
     );
-  const storage = (spec['storage'] ?? {}) as JsonObject;
-  if (!storage['size'] && !storage['pvcTemplate']) problems.push('spec.storage has no size: the instances would have no volume');
-  const resources = (spec['resources'] ?? {}) as JsonObject;
+  return problems;
+}
+
+/** CPU and memory requests (what the scheduler places by) and a memory limit, for a container or a Cluster's instances (`where`). */
+function resourceProblems(resources: JsonObject, where: string): string[] {
+  const problems: string[] = [];
   if (!(resources['requests'] as JsonObject)?.['cpu'] || !(resources['requests'] as JsonObject)?.['memory'])
-    problems.push('spec.resources: no CPU and memory requests');
-  if (!(resources['limits'] as JsonObject)?.['memory']) problems.push('spec.resources: no memory limit');
+    problems.push(`${where}: no CPU and memory requests`);
+  if (!(resources['limits'] as JsonObject)?.['memory']) problems.push(`${where}: no memory limit`);
   return problems;
 }
 
@@ -553,45 +641,50 @@ function databaseUrlProblem(value: string, clusters: K8sObject[], objects: K8sOb
 function workloadRules(o: K8sObject, objects: K8sObject[]): string[] {
   const problems: string[] = [];
   const pod = podSpec(o)!;
-  const podSecurity = (pod['securityContext'] ?? {}) as JsonObject;
   if (pod['automountServiceAccountToken'] !== false)
     problems.push('automountServiceAccountToken must be false (no app calls the Kubernetes API)');
-  for (const c of containers(o)) {
-    const where = `container ${String(c['name'])}`;
-    const sc = (c['securityContext'] ?? {}) as JsonObject;
-    if ((sc['runAsNonRoot'] ?? podSecurity['runAsNonRoot']) !== true) problems.push(`${where}: runAsNonRoot is not set`);
-    if (sc['readOnlyRootFilesystem'] !== true) problems.push(`${where}: readOnlyRootFilesystem is not set`);
-    if (sc['allowPrivilegeEscalation'] !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
-    const resources = (c['resources'] ?? {}) as JsonObject;
-    if (!(resources['requests'] as JsonObject)?.['cpu'] || !(resources['requests'] as JsonObject)?.['memory'])
-      problems.push(`${where}: no CPU and memory requests`);
-    if (!(resources['limits'] as JsonObject)?.['memory']) problems.push(`${where}: no memory limit`);
-    if (!c['livenessProbe'] || !c['readinessProbe']) problems.push(`${where}: needs a liveness and a readiness probe`);
-    if (o.kind === 'Deployment') {
-      const sleep = Number(
-        ((((c['lifecycle'] as JsonObject)?.['preStop'] as JsonObject)?.['exec'] as JsonObject)?.['command'] as string[])?.[1],
-      );
-      const grace = Number(pod['terminationGracePeriodSeconds'] ?? 30);
-      // After SIGTERM the app drains for up to 2 s, closes its pools and workers, and exits on its own
-      // within STOP_DEADLINE_MS whatever hangs (libs/service server.ts): that must come before SIGKILL.
-      const deadline = STOP_DEADLINE_MS / 1000;
-      if (!(sleep > 0))
-        problems.push(`${where}: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close`);
-      else if (grace < sleep + deadline + 2)
-        problems.push(
-          `${where}: terminationGracePeriodSeconds ${grace} is under the preStop sleep (${sleep} s) + the apps' stop deadline (${deadline} s) + 2 s: Kubernetes would SIGKILL a pod that is still closing on its own`,
-        );
-    }
-  }
-  if (o.kind === 'Deployment') {
-    const labels = ((podTemplate(o)!['metadata'] as JsonObject)['labels'] as Record<string, string>) ?? {};
-    const budget = objects.some(
-      (b) =>
-        b.kind === 'PodDisruptionBudget' &&
-        b.metadata.namespace === o.metadata.namespace &&
-        matches((b['spec'] as JsonObject)['selector'] as Selector, labels),
-    );
-    if (!budget) problems.push('no PodDisruptionBudget selects its pods');
-  }
+  for (const c of containers(o)) problems.push(...containerRules(o, pod, c));
+  if (o.kind === 'Deployment' && !hasDisruptionBudget(o, objects)) problems.push('no PodDisruptionBudget selects its pods');
   return problems;
+}
+
+/** Non-root, read-only, no escalation, bounded resources, probes; and for a Deployment, a drain that ends before SIGKILL. */
+function containerRules(o: K8sObject, pod: JsonObject, c: JsonObject): string[] {
+  const problems: string[] = [];
+  const where = `container ${String(c['name'])}`;
+  const podSecurity = (pod['securityContext'] ?? {}) as JsonObject;
+  const sc = (c['securityContext'] ?? {}) as JsonObject;
+  if ((sc['runAsNonRoot'] ?? podSecurity['runAsNonRoot']) !== true) problems.push(`${where}: runAsNonRoot is not set`);
+  if (sc['readOnlyRootFilesystem'] !== true) problems.push(`${where}: readOnlyRootFilesystem is not set`);
+  if (sc['allowPrivilegeEscalation'] !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
+  problems.push(...resourceProblems((c['resources'] ?? {}) as JsonObject, where));
+  if (!c['livenessProbe'] || !c['readinessProbe']) problems.push(`${where}: needs a liveness and a readiness probe`);
+  if (o.kind === 'Deployment') problems.push(...drainProblems(pod, c, where));
+  return problems;
+}
+
+function drainProblems(pod: JsonObject, c: JsonObject, where: string): string[] {
+  const sleep = Number(
+    ((((c['lifecycle'] as JsonObject)?.['preStop'] as JsonObject)?.['exec'] as JsonObject)?.['command'] as string[])?.[1],
+  );
+  const grace = Number(pod['terminationGracePeriodSeconds'] ?? 30);
+  // After SIGTERM the app drains for up to 2 s, closes its pools and workers, and exits on its own
+  // within STOP_DEADLINE_MS whatever hangs (libs/service server.ts): that must come before SIGKILL.
+  const deadline = STOP_DEADLINE_MS / 1000;
+  if (!(sleep > 0)) return [`${where}: needs a preStop sleep, so endpoint removal reaches the proxies before the listeners close`];
+  if (grace < sleep + deadline + 2)
+    return [
+      `${where}: terminationGracePeriodSeconds ${grace} is under the preStop sleep (${sleep} s) + the apps' stop deadline (${deadline} s) + 2 s: Kubernetes would SIGKILL a pod that is still closing on its own`,
+    ];
+  return [];
+}
+
+function hasDisruptionBudget(o: K8sObject, objects: K8sObject[]): boolean {
+  const labels = ((podTemplate(o)!['metadata'] as JsonObject)['labels'] as Record<string, string>) ?? {};
+  return objects.some(
+    (b) =>
+      b.kind === 'PodDisruptionBudget' &&
+      b.metadata.namespace === o.metadata.namespace &&
+      matches((b['spec'] as JsonObject)['selector'] as Selector, labels),
+  );
 }

@@ -72,14 +72,24 @@ export const settledNow = (p: Progress) => p.unpublished === 0 && p.open === 0 &
 /** Every invariant, once settlement has caught up and no order works any more (nothing was seeded: holdings start at 0). */
 export async function invariantProblems(db: Databases): Promise<string[]> {
   const problems: string[] = [];
-  const none = async (what: string, name: Db, sql: string) => {
-    const rows = await db.query(name, sql);
-    if (rows.length) problems.push(`${what}: ${JSON.stringify(rows.slice(0, 3))}`);
-  };
   const p = await progress(db);
   if (!settledNow(p)) problems.push(`settlement not caught up: ${JSON.stringify(p)}`);
+  problems.push(...(await appliedOnceProblems(db)));
+  problems.push(...(await ledgerProblems(db, p)));
+  problems.push(...(await holdProblems(db)));
+  problems.push(...(await holdingProblems(db)));
+  return problems;
+}
 
-  // Each event applied exactly once: the same ids on both sides (settlement_events is keyed by event id).
+/** `what`, with the first rows of `sql`'s answer, when it answers any. */
+async function none(db: Databases, what: string, name: Db, sql: string): Promise<string[]> {
+  const rows = await db.query(name, sql);
+  return rows.length ? [`${what}: ${JSON.stringify(rows.slice(0, 3))}`] : [];
+}
+
+/** Each event applied exactly once: the same ids on both sides (settlement_events is keyed by event id). */
+async function appliedOnceProblems(db: Databases): Promise<string[]> {
+  const problems: string[] = [];
   const ids = async (name: Db, sql: string) => (await db.query(name, sql)).map((r) => r.event_id as string).sort();
   const written = await ids('oms', `SELECT event_id::text FROM outbox WHERE ${BOOKED}`);
   const fills = await ids('oms', "SELECT event_id::text FROM outbox WHERE type = 'trade.executed'");
@@ -87,33 +97,58 @@ export async function invariantProblems(db: Databases): Promise<string[]> {
     problems.push('banking applied a different set of events than the OMS wrote');
   if (JSON.stringify(await ids('accounts', 'SELECT event_id::text FROM settlement_events')) !== JSON.stringify(fills))
     problems.push('accounts applied a different set of fills than the OMS wrote');
+  return problems;
+}
 
-  // The ledger balances: each entry, each account's sub-ledger, the whole.
-  await none('unbalanced entries', 'banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0');
-  await none('unbalanced accounts', 'banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0');
-  await none('unbalanced ledger', 'banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0');
-  await none('running totals that differ from the postings', 'banking', BOOK_BALANCE_DRIFT_SQL);
+/** The ledger balances (each entry, each account's sub-ledger, the whole), each trade is booked once, no cash book is below zero. */
+async function ledgerProblems(db: Databases, p: Progress): Promise<string[]> {
+  const problems = [
+    ...(await none(
+      db,
+      'unbalanced entries',
+      'banking',
+      'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0',
+    )),
+    ...(await none(
+      db,
+      'unbalanced accounts',
+      'banking',
+      'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0',
+    )),
+    ...(await none(db, 'unbalanced ledger', 'banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0')),
+    ...(await none(db, 'running totals that differ from the postings', 'banking', BOOK_BALANCE_DRIFT_SQL)),
+  ];
   // Each trade booked once.
   const [{ n: tradeEntries }] = await db.query(
     'banking',
     "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL",
   );
   if (tradeEntries !== p.trades) problems.push(`${tradeEntries} TRADE entries for ${p.trades} fills`);
-  await none(
-    'trades booked twice',
-    'banking',
-    "SELECT trade_id FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL GROUP BY trade_id HAVING count(*) > 1",
+  problems.push(
+    ...(await none(
+      db,
+      'trades booked twice',
+      'banking',
+      "SELECT trade_id FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL GROUP BY trade_id HAVING count(*) > 1",
+    )),
   );
   // No cash book below zero.
-  await none(
-    'negative cash',
-    'banking',
-    `SELECT account_id, currency, sum(amount) AS total FROM postings
+  problems.push(
+    ...(await none(
+      db,
+      'negative cash',
+      'banking',
+      `SELECT account_id, currency, sum(amount) AS total FROM postings
       WHERE book IN ('CUSTOMER_CASH', 'CUSTOMER_UNSETTLED', 'CUSTOMER_HELD')
       GROUP BY account_id, currency, book = 'CUSTOMER_HELD' HAVING sum(amount) < 0`,
+    )),
   );
+  return problems;
+}
 
-  // No hold left on a closed order; a captured hold took exactly what the order's fills cost.
+/** No order still working, no hold left on a closed order; a captured hold took exactly what the order's fills cost. */
+async function holdProblems(db: Databases): Promise<string[]> {
+  const problems: string[] = [];
   const orders = await db.query('oms', 'SELECT id, status, (gross_amount + commission)::text AS cost FROM orders');
   const holds = new Map(
     (await db.query('banking', 'SELECT order_id, state, coalesce(captured_amount, 0)::text AS captured FROM holds')).map((h) => [
@@ -135,8 +170,12 @@ export async function invariantProblems(db: Databases): Promise<string[]> {
     "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)",
   );
   if (!new Decimal(held).isZero()) problems.push(`cash still held for orders: ${held}`);
+  return problems;
+}
 
-  // Every holding is the sum of its fills (the accounts started empty), none short.
+/** Every holding is the sum of its fills (the accounts started empty), none short. */
+async function holdingProblems(db: Databases): Promise<string[]> {
+  const problems: string[] = [];
   const net = await db.query(
     'oms',
     "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2",

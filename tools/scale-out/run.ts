@@ -23,7 +23,18 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createUser, fund, grantTokens, http, listInstrument, provisionApp, sampleValue, scrapeMetrics, type Urls } from '@trading/testing';
+import {
+  createUser,
+  fund,
+  grantTokens,
+  http,
+  listInstrument,
+  provisionApp,
+  sampleValue,
+  scrapeMetrics,
+  type Urls,
+  type WorldUser,
+} from '@trading/testing';
 import { Databases, invariantProblems, migratedOnce, progress, settledNow } from './checks';
 import { ALL_IN_ONE_WORKERS, AllInOne } from './all-in-one';
 import { backendName, HaProxy } from './haproxy';
@@ -76,16 +87,7 @@ async function main(): Promise<void> {
     await redis.start();
     db = new Databases(pg);
 
-    step(`${APPS.length} apps × ${INSTANCES} instances, all started at once on empty databases`);
-    const startedAt = Date.now();
-    for (const x of services.instances) services.start(x);
-    await Promise.all(services.instances.map((x) => services.waitReady(x, 120_000)));
-    console.log(`  all ${services.instances.length} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-    const migrations = await migratedOnce(db);
-    check(
-      !migrations.problems.length,
-      `each migration applied once (${JSON.stringify(migrations.counts)}) ${migrations.problems.join('; ')}`,
-    );
+    await startAllAtOnce(services, db);
 
     step('HAProxy in front of each pair (round robin, health-checked on /readyz)');
     await haproxy.start();
@@ -104,74 +106,11 @@ async function main(): Promise<void> {
     step('two banking and two accounts consumers share the settlement stream');
     await fillsAppliedOnce(db, urls, user.session, user.accounts, symbol);
 
-    step('rolling restart of every instance under steady load: reads, and market orders that fill and settle');
-    const load = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts', `/v1/banking/${user.accounts[0]}/balance/USD`], 30);
-    const orders = orderFlow(urls.api, user.session, user.accounts, symbol, 4);
-    await sleep(2000);
-    const exits: number[] = [];
-    for (const app of APPS)
-      for (const x of services.of(app)) {
-        exits.push(await restartOne(services, haproxy, x));
-        await sleep(500);
-      }
-    await sleep(2000);
-    const during = await load.stop();
-    const ordered = await orders.stop();
-    rows.push(row('rolling restart: reads', services.instances.length, during));
-    rows.push(row('rolling restart: market orders', services.instances.length, ordered));
-    check(
-      during.failures === 0 && during.fiveXx === 0,
-      `no read lost: ${during.sent} sent, ${during.failures} failed (codes ${JSON.stringify(during.codes)})`,
-    );
-    check(
-      ordered.failures === 0 && ordered.accepted > 0,
-      `no order lost: ${ordered.sent} placed, ${ordered.accepted} accepted, ${ordered.failures} failed (codes ${JSON.stringify(ordered.codes)})`,
-    );
-    check(
-      exits.every((ms) => ms < GRACE_MS),
-      `each instance drained and exited in ${Math.max(...exits)} ms at most`,
-    );
-    await waitFor('settlement to catch up', 60_000, async () => settledNow(await progress(db!)));
-    const afterRestart = await invariantProblems(db);
-    check(!afterRestart.length, `money invariants after the restart ${afterRestart.join('; ')}`);
+    await rollingRestart(services, haproxy, db, urls, user, symbol);
 
-    step('Redis killed and restarted, PostgreSQL crashed and restarted, under load');
-    const stormy = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts'], 20);
-    await sleep(2000);
-    await redis.kill();
-    await sleep(2000);
-    await redis.start();
-    await sleep(2000);
-    pg.crash();
-    await sleep(2000);
-    pg.start();
-    await Promise.all(services.instances.map((x) => services.waitReady(x, 90_000)));
-    const storm = await stormy.stop();
-    rows.push(row('dependencies failing', services.instances.length, storm));
-    checkRefusalsSayRetry(storm);
-    check(
-      services.instances.every((x) => services.running(x) && x.crashes === 0),
-      'every instance survived and is ready again',
-    );
-    // Redis came back empty, the settlement stream with it: the OMS puts what it had published back
-    // on the stream, and banking and accounts skip every event they had already applied.
-    await waitFor('settlement to catch up after the outage', 60_000, async () => settledNow(await progress(db!)));
-    const republished = await republishedByOms(services);
-    check(republished > 0, `the OMS published again the ${republished} settlement events the restarted Redis had lost`);
-    const afterOutage = await invariantProblems(db);
-    check(!afterOutage.length, `money invariants after Redis lost the stream and PostgreSQL crashed ${afterOutage.join('; ')}`);
+    await dependencyOutage(services, redis, pg, db, user.session);
 
-    step('SIGTERM to every process at once');
-    const stopped = await Promise.all(services.instances.map(async (x) => ({ x, ...(await services.terminate(x, GRACE_MS)) })));
-    for (const { x, code, ms } of stopped) check(code === 0, `${x.name} exited ${code ?? 'NOT within the grace period'} in ${ms} ms`);
-    rows.push({
-      phase: 'SIGTERM after the failures',
-      instances: stopped.length,
-      sent: '-',
-      failures: stopped.filter((s) => s.code !== 0).length,
-      fiveXx: '-',
-      p99: `${Math.max(...stopped.map((s) => s.ms))} ms to exit`,
-    });
+    await terminateAll(services);
 
     step(`the all-in-one (npm start, ${ALL_IN_ONE_WORKERS} workers): Redis killed and PostgreSQL crashed under load, then SIGTERM`);
     await allInOneOutage(allInOne, pg);
@@ -187,6 +126,101 @@ async function main(): Promise<void> {
     if (problems.length || process.env['SCALE_OUT_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every instance started at the same moment on empty databases: each migration must be applied once. */
+async function startAllAtOnce(services: Services, db: Databases): Promise<void> {
+  step(`${APPS.length} apps × ${INSTANCES} instances, all started at once on empty databases`);
+  const startedAt = Date.now();
+  for (const x of services.instances) services.start(x);
+  await Promise.all(services.instances.map((x) => services.waitReady(x, 120_000)));
+  console.log(`  all ${services.instances.length} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  const migrations = await migratedOnce(db);
+  check(
+    !migrations.problems.length,
+    `each migration applied once (${JSON.stringify(migrations.counts)}) ${migrations.problems.join('; ')}`,
+  );
+}
+
+/** Every instance restarted in turn under steady load: no request lost, every drain within the grace period, the money intact. */
+async function rollingRestart(services: Services, haproxy: HaProxy, db: Databases, urls: Urls, user: WorldUser, symbol: string) {
+  step('rolling restart of every instance under steady load: reads, and market orders that fill and settle');
+  const load = steadyLoad(services.lb('rest-facade'), user.session, ['/v1/accounts', `/v1/banking/${user.accounts[0]}/balance/USD`], 30);
+  const orders = orderFlow(urls.api, user.session, user.accounts, symbol, 4);
+  await sleep(2000);
+  const exits: number[] = [];
+  for (const app of APPS)
+    for (const x of services.of(app)) {
+      exits.push(await restartOne(services, haproxy, x));
+      await sleep(500);
+    }
+  await sleep(2000);
+  const during = await load.stop();
+  const ordered = await orders.stop();
+  rows.push(row('rolling restart: reads', services.instances.length, during));
+  rows.push(row('rolling restart: market orders', services.instances.length, ordered));
+  check(
+    during.failures === 0 && during.fiveXx === 0,
+    `no read lost: ${during.sent} sent, ${during.failures} failed (codes ${JSON.stringify(during.codes)})`,
+  );
+  check(
+    ordered.failures === 0 && ordered.accepted > 0,
+    `no order lost: ${ordered.sent} placed, ${ordered.accepted} accepted, ${ordered.failures} failed (codes ${JSON.stringify(ordered.codes)})`,
+  );
+  check(
+    exits.every((ms) => ms < GRACE_MS),
+    `each instance drained and exited in ${Math.max(...exits)} ms at most`,
+  );
+  await waitFor('settlement to catch up', 60_000, async () => settledNow(await progress(db)));
+  const afterRestart = await invariantProblems(db);
+  check(!afterRestart.length, `money invariants after the restart ${afterRestart.join('; ')}`);
+}
+
+/**
+ * Redis killed and restarted empty, then PostgreSQL crashed and restarted, under a load of `session`'s
+ * reads: every instance recovers, the OMS republishes the lost stream, the money stays intact.
+ */
+async function dependencyOutage(services: Services, redis: PrivateRedis, pg: PrivatePostgres, db: Databases, session: string) {
+  step('Redis killed and restarted, PostgreSQL crashed and restarted, under load');
+  const stormy = steadyLoad(services.lb('rest-facade'), session, ['/v1/accounts'], 20);
+  await sleep(2000);
+  await redis.kill();
+  await sleep(2000);
+  await redis.start();
+  await sleep(2000);
+  pg.crash();
+  await sleep(2000);
+  pg.start();
+  await Promise.all(services.instances.map((x) => services.waitReady(x, 90_000)));
+  const storm = await stormy.stop();
+  rows.push(row('dependencies failing', services.instances.length, storm));
+  checkRefusalsSayRetry(storm);
+  check(
+    services.instances.every((x) => services.running(x) && x.crashes === 0),
+    'every instance survived and is ready again',
+  );
+  // Redis came back empty, the settlement stream with it: the OMS puts what it had published back
+  // on the stream, and banking and accounts skip every event they had already applied.
+  await waitFor('settlement to catch up after the outage', 60_000, async () => settledNow(await progress(db)));
+  const republished = await republishedByOms(services);
+  check(republished > 0, `the OMS published again the ${republished} settlement events the restarted Redis had lost`);
+  const afterOutage = await invariantProblems(db);
+  check(!afterOutage.length, `money invariants after Redis lost the stream and PostgreSQL crashed ${afterOutage.join('; ')}`);
+}
+
+/** SIGTERM to every process at once: each exits 0 within the grace period. */
+async function terminateAll(services: Services) {
+  step('SIGTERM to every process at once');
+  const stopped = await Promise.all(services.instances.map(async (x) => ({ x, ...(await services.terminate(x, GRACE_MS)) })));
+  for (const { x, code, ms } of stopped) check(code === 0, `${x.name} exited ${code ?? 'NOT within the grace period'} in ${ms} ms`);
+  rows.push({
+    phase: 'SIGTERM after the failures',
+    instances: stopped.length,
+    sent: '-',
+    failures: stopped.filter((s) => s.code !== 0).length,
+    fiveXx: '-',
+    p99: `${Math.max(...stopped.map((s) => s.ms))} ms to exit`,
+  });
 }
 
 /** oms_outbox_republished_total over the OMS instances. */

@@ -140,25 +140,28 @@ export class Services {
 
   /** Every app's environment and nothing of the caller's: each one reaches its peers through the load balancer. */
   env(x: Instance): NodeJS.ProcessEnv {
-    const { app, index: i } = x;
-    const p = this.ports;
-    const lbi = (a: AppName) => this.lb(a, 'internal');
-    const stream = this.redis.stream;
-    const env: NodeJS.ProcessEnv = {
+    return {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'] ?? '/tmp',
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
       LISTEN_HOST: '127.0.0.1',
       INTERNAL_LISTEN_HOST: '127.0.0.1',
-      ...this.keys.env(app),
-      ...this.redis.env(app),
+      ...this.keys.env(x.app),
+      ...this.redis.env(x.app),
+      ...this.ownEnv(x),
     };
+  }
+
+  /** What the instance is given besides what every app is: its ports, its database, its peers. */
+  private ownEnv({ app, index: i }: Instance): Record<string, string> {
+    const p = this.ports;
+    const lbi = (a: AppName) => this.lb(a, 'internal');
+    const stream = this.redis.stream;
     const jwks = { AUTH_JWKS_URL: `${this.lb('auth')}/.well-known/jwks.json`, AUTH_ISSUER: this.issuer };
     switch (app) {
       case 'auth':
         return {
-          ...env,
           AUTH_PORT: String(p.public(app, i)),
           AUTH_INTERNAL_PORT: String(p.internal(app, i)),
           AUTH_ADMIN_PORT: String(p.admin(i)),
@@ -176,7 +179,6 @@ export class Services {
         };
       case 'accounts':
         return {
-          ...env,
           EVENTS_STREAM: stream,
           ACCOUNTS_PORT: String(p.public(app, i)),
           ACCOUNTS_INTERNAL_PORT: String(p.internal(app, i)),
@@ -184,7 +186,6 @@ export class Services {
         };
       case 'banking':
         return {
-          ...env,
           EVENTS_STREAM: stream,
           ACCOUNTS_URL: `${lbi('accounts')}/graphql`,
           BANKING_PORT: String(p.public(app, i)),
@@ -194,7 +195,6 @@ export class Services {
         };
       case 'oms':
         return {
-          ...env,
           EVENTS_STREAM: stream,
           ACCOUNTS_URL: `${lbi('accounts')}/graphql`,
           BANKING_URL: lbi('banking'),
@@ -204,7 +204,6 @@ export class Services {
         };
       case 'gateway':
         return {
-          ...env,
           ...this.budgets,
           ...jwks,
           GATEWAY_PORT: String(p.public(app, i)),
@@ -215,7 +214,6 @@ export class Services {
         };
       case 'rest-facade':
         return {
-          ...env,
           ...this.budgets,
           ...jwks,
           EVENTS_STREAM: stream,

@@ -32,35 +32,10 @@ export async function prepareDemo(platform: Platform, config: PlatformConfig): P
   if (!config.PLATFORM_SEED_DEMO) return '';
   const file = demoCredentialsPath(config);
   const recorded = readCredentials(file);
-  const { pats, registry, users } = platform.auth;
-  const alice = (await users.findByEmail(DEMO_USERS[0]!.email))!;
-
-  const tokens = await pats.listForUser(alice.id);
-  const recordedId = recorded?.pat.split('.')[0];
-  const live = tokens.find((t) => t.id === recordedId && !t.revokedAt && t.expiresAt.getTime() > Date.now() + DAY_MS);
-  // One live demo PAT at a time: those of earlier starts (and of versions that printed them) stop working.
-  for (const t of tokens)
-    if (t.id !== (live && recordedId) && !t.revokedAt && t.name.startsWith(DEMO_PAT_NAME)) await pats.revoke(alice.id, t.id);
-  let pat = live && recorded ? { token: recorded.pat, expiresAt: live.expiresAt } : undefined;
-  if (!pat) {
-    const created = await pats.create({
-      userId: alice.id,
-      name: `${DEMO_PAT_NAME} ${new Date().toISOString()}`,
-      access: 'READ_WRITE',
-      expires: new Date(Date.now() + 30 * DAY_MS).toISOString().slice(0, 10),
-    });
-    pat = { token: created.token, expiresAt: created.pat.expiresAt };
-  }
-
+  const { registry } = platform.auth;
+  const pat = await demoPat(platform.auth, recorded);
   const { clientId } = DEMO_VENDOR_APP;
-  let clientSecret = recorded?.clientId === clientId ? recorded.clientSecret : undefined;
-  if (!(await registry.findClient(clientId, 'DEV', { includeSuspended: true }))) {
-    clientSecret ??= `tcs_${randomBytes(32).toString('base64url')}`;
-    await registry.ensureDemoApp(DEMO_VENDOR_APP.registration, { clientId, clientSecret });
-  } else if (!clientSecret || !(await registry.authenticate(clientId, clientSecret, 'DEV', { includeSuspended: true }))) {
-    // An app from before this file (the old published secret) or a lost file: a new random secret.
-    clientSecret = (await registry.rotateSecret(clientId, 'DEV')).clientSecret;
-  }
+  const clientSecret = await demoClientSecret(platform.auth, recorded);
 
   // A data directory from before the demo app placed orders: its app gains the scopes it has now.
   await registry.approveDevScopes(clientId, DEMO_VENDOR_APP.registration.scopes);
@@ -70,6 +45,42 @@ export async function prepareDemo(platform: Platform, config: PlatformConfig): P
 
   writeCredentials(file, { pat: pat.token, patExpiresAt: pat.expiresAt.toISOString(), clientId, clientSecret });
   return file;
+}
+
+/** alice's demo PAT: the recorded one while it has more than a day to live, else a new one; every other demo PAT revoked. */
+async function demoPat(
+  { pats, users }: Platform['auth'],
+  recorded: DemoCredentials | undefined,
+): Promise<{ token: string; expiresAt: Date }> {
+  const alice = (await users.findByEmail(DEMO_USERS[0]!.email))!;
+  const tokens = await pats.listForUser(alice.id);
+  const recordedId = recorded?.pat.split('.')[0];
+  const live = tokens.find((t) => t.id === recordedId && !t.revokedAt && t.expiresAt.getTime() > Date.now() + DAY_MS);
+  // One live demo PAT at a time: those of earlier starts (and of versions that printed them) stop working.
+  for (const t of tokens)
+    if (t.id !== (live && recordedId) && !t.revokedAt && t.name.startsWith(DEMO_PAT_NAME)) await pats.revoke(alice.id, t.id);
+  if (live && recorded) return { token: recorded.pat, expiresAt: live.expiresAt };
+  const created = await pats.create({
+    userId: alice.id,
+    name: `${DEMO_PAT_NAME} ${new Date().toISOString()}`,
+    access: 'READ_WRITE',
+    expires: new Date(Date.now() + 30 * DAY_MS).toISOString().slice(0, 10),
+  });
+  return { token: created.token, expiresAt: created.pat.expiresAt };
+}
+
+/** The demo vendor app's secret: the recorded one while it still opens the app, else a new random one (the app made if missing). */
+async function demoClientSecret({ registry }: Platform['auth'], recorded: DemoCredentials | undefined): Promise<string> {
+  const { clientId } = DEMO_VENDOR_APP;
+  let clientSecret = recorded?.clientId === clientId ? recorded.clientSecret : undefined;
+  if (!(await registry.findClient(clientId, 'DEV', { includeSuspended: true }))) {
+    clientSecret ??= `tcs_${randomBytes(32).toString('base64url')}`;
+    await registry.ensureDemoApp(DEMO_VENDOR_APP.registration, { clientId, clientSecret });
+  } else if (!clientSecret || !(await registry.authenticate(clientId, clientSecret, 'DEV', { includeSuspended: true }))) {
+    // An app from before this file (the old published secret) or a lost file: a new random secret.
+    clientSecret = (await registry.rotateSecret(clientId, 'DEV')).clientSecret;
+  }
+  return clientSecret;
 }
 
 /** Swagger UI's OAuth redirect page on this platform's facade, at localhost and at 127.0.0.1. */

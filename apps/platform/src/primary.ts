@@ -96,26 +96,7 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
-    await Promise.all(
-      [...running].map(
-        (worker) =>
-          new Promise<void>((done) => {
-            // A worker still running after its grace period is a failed stop, said so and in the exit status.
-            // The grace is short enough for PostgreSQL to be stopped after it within a supervisor's 10 s.
-            const kill = setTimeout(() => {
-              logger.error({ pid: worker.process.pid, graceMs: APPS_STOP_GRACE_MS }, 'a platform worker did not exit in time; killed');
-              status = 1;
-              worker.process.kill('SIGKILL');
-            }, APPS_STOP_GRACE_MS);
-            worker.once('exit', (code) => {
-              clearTimeout(kill);
-              if (code) status = 1; // it said it could not close everything
-              done();
-            });
-            worker.process.kill('SIGTERM');
-          }),
-      ),
-    );
+    if (await stopWorkers([...running], logger)) status = 1;
     await pg?.stop().catch((err) => logger.error({ err }, 'stopping the embedded PostgreSQL failed'));
     process.exit(status);
   };
@@ -129,6 +110,35 @@ export async function runPrimary(config: PlatformConfig, logger: Logger, workers
   platformUp = true;
   for (const worker of running) worker.send({ type: 'platform-ready' } satisfies PlatformReadyMessage);
   printBanner(config, { ...first, embedded: !!pg, processes: workers });
+}
+
+/**
+ * SIGTERM to each worker, and SIGKILL to one still running after its grace period: true when one
+ * had to be killed or said it could not close everything.
+ */
+async function stopWorkers(workers: Worker[], logger: Logger): Promise<boolean> {
+  let failed = false;
+  await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<void>((done) => {
+          // A worker still running after its grace period is a failed stop, said so and in the exit status.
+          // The grace is short enough for PostgreSQL to be stopped after it within a supervisor's 10 s.
+          const kill = setTimeout(() => {
+            logger.error({ pid: worker.process.pid, graceMs: APPS_STOP_GRACE_MS }, 'a platform worker did not exit in time; killed');
+            failed = true;
+            worker.process.kill('SIGKILL');
+          }, APPS_STOP_GRACE_MS);
+          worker.once('exit', (code) => {
+            clearTimeout(kill);
+            if (code) failed = true; // it said it could not close everything
+            done();
+          });
+          worker.process.kill('SIGTERM');
+        }),
+    ),
+  );
+  return failed;
 }
 
 export const isWorker = () => cluster.isWorker;

@@ -71,19 +71,8 @@ function seal(sealer: KeyEncryption, keys: Record<ServiceName, ServiceKey>): str
 
 /** The identities in `file` (some services may be missing), undefined when it does not exist. */
 function readIdentities(file: string, sealer: KeyEncryption): Partial<Record<ServiceName, ServiceKey>> | undefined {
-  let text: string;
-  try {
-    const stat = lstatSync(file);
-    if (!stat.isFile()) throw new StartError(`${file} is not a regular file; remove it`);
-    if (typeof process.getuid === 'function' && stat.uid !== process.getuid())
-      throw new StartError(`${file} belongs to another user; remove it`);
-    if ((stat.mode & 0o077) !== 0)
-      throw new StartError(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`);
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = readOwnFile(file);
+  if (text === undefined) return undefined;
   const reset = 'start this installation over with `npm run reset` (deletes its data directory: database, credentials, demo data)';
   const unreadable = (why: string, hint = `Restore the file from a backup, or ${reset}.`) =>
     new StartError(`The services' identities in ${file} ${why}. ${hint}`);
@@ -113,6 +102,22 @@ function readIdentities(file: string, sealer: KeyEncryption): Partial<Record<Ser
     throw unreadable(`hold an invalid key (${err instanceof Error ? err.message : String(err)})`);
   }
   return keys;
+}
+
+/** The text of `file`, undefined when it does not exist; refused unless it is a regular file of this user that others cannot read. */
+function readOwnFile(file: string): string | undefined {
+  try {
+    const stat = lstatSync(file);
+    if (!stat.isFile()) throw new StartError(`${file} is not a regular file; remove it`);
+    if (typeof process.getuid === 'function' && stat.uid !== process.getuid())
+      throw new StartError(`${file} belongs to another user; remove it`);
+    if ((stat.mode & 0o077) !== 0)
+      throw new StartError(`${file} is readable by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`);
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
 /** A temporary file beside `file`, written in full and flushed, 0600. */

@@ -139,6 +139,29 @@ describe.each([
     // The user's order budget kept only the 5 that ran (and the single refused one): 14 more fit.
     expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'q' }, 5))).toBe('ok');
   });
+
+  it("gives a refused request's points back to the budgets charged before the one that refused it", async () => {
+    const { limits } = limitsWith({ orders: 5, userOrders: 3 });
+    const caller = { sub: 'u', patId: 'p' };
+    // The token's order budget takes 5, the user's refuses them: the token's 5 come back.
+    expect(await outcome(limits.forOrders(answer().res, caller, 5))).toBe('RATE_LIMITED:user-orders');
+    expect(await outcome(limits.forOrders(answer().res, caller, 3))).toBe('ok');
+    expect(await outcome(limits.forOrders(answer().res, caller, 1))).toBe('RATE_LIMITED:user-orders');
+  });
+
+  it('gives points back only to the budgets a refused request was charged to', async () => {
+    const { limits } = limitsWith({ orders: 5, userOrders: 6 });
+    // Refused by the token's own budget: the user's was never charged, and gains nothing.
+    expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'p' }, 10))).toBe('RATE_LIMITED:orders');
+    expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'q' }, 5))).toBe('ok');
+    expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'r' }, 5))).toBe('RATE_LIMITED:user-orders');
+  });
+
+  it('lets everything through when every budget is off', async () => {
+    const { limits } = limitsWith({});
+    expect(await outcome(limits.forCaller(answer().res, { sub: 'u', patId: 'p' }))).toBe('ok');
+    expect(await outcome(limits.forOrders(answer().res, { sub: 'u', patId: 'p' }, 50))).toBe('ok');
+  });
 });
 
 describe('FailureLimiter.ifBlocked on Redis with tracked reads', () => {
@@ -240,7 +263,10 @@ describe('ApiLimits on Redis', () => {
       API_RATE_LIMIT_NAMESPACE: uniqueId(),
     });
     await store.close();
-    await expect(limits.forCaller(answer().res, { sub: 'u', patId: 'p' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(limits.forCaller(answer().res, { sub: 'u', patId: 'p' })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'Rate limiting is temporarily unavailable; retry shortly',
+    });
   });
 });
 

@@ -112,22 +112,7 @@ async function main(): Promise<void> {
   let haproxy: HaProxy | undefined;
   let db: Databases | undefined;
   try {
-    step(`PostgreSQL: a primary and a ${SYNC ? 'synchronous' : 'NOT synchronous (HA_PROOF_ASYNC_STANDBY)'} standby`);
-    primary.init(['synchronous_commit = on']);
-    primary.start();
-    for (const name of DATABASES) primary.createDatabase(dbName(name));
-    // Promoted, the standby has no standby of its own: it must not wait for one.
-    standby.initStandbyOf(primary, 'standby', ["synchronous_standby_names = ''"]);
-    standby.start();
-    // Only now that the standby exists may a commit wait for it.
-    if (SYNC) {
-      primary.sql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
-      primary.sql('SELECT pg_reload_conf()');
-    }
-    await waitFor('the standby streaming', 30_000, () =>
-      (SYNC ? /^sync$/ : /^async$/).test(primary.sql("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")),
-    );
-    console.log(`  standby streaming (${primary.sql("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")})`);
+    await startPostgres(primary, standby);
 
     step('Redis: a primary, a replica and three Sentinels');
     redis = await startRedisSentinel('trading');
@@ -159,6 +144,26 @@ async function main(): Promise<void> {
     if (problems.length || process.env['HA_PROOF_KEEP_LOGS'] === '1') console.log(`\nlogs: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The primary with the platform's databases, then its standby streaming (synchronous unless HA_PROOF_ASYNC_STANDBY). */
+async function startPostgres(primary: PrivatePostgres, standby: PrivatePostgres): Promise<void> {
+  step(`PostgreSQL: a primary and a ${SYNC ? 'synchronous' : 'NOT synchronous (HA_PROOF_ASYNC_STANDBY)'} standby`);
+  primary.init(['synchronous_commit = on']);
+  primary.start();
+  for (const name of DATABASES) primary.createDatabase(dbName(name));
+  // Promoted, the standby has no standby of its own: it must not wait for one.
+  standby.initStandbyOf(primary, 'standby', ["synchronous_standby_names = ''"]);
+  standby.start();
+  // Only now that the standby exists may a commit wait for it.
+  if (SYNC) {
+    primary.sql("ALTER SYSTEM SET synchronous_standby_names = 'standby'");
+    primary.sql('SELECT pg_reload_conf()');
+  }
+  await waitFor('the standby streaming', 30_000, () =>
+    (SYNC ? /^sync$/ : /^async$/).test(primary.sql("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")),
+  );
+  console.log(`  standby streaming (${primary.sql("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")})`);
 }
 
 async function redisCluster(): Promise<void> {

@@ -128,16 +128,24 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
   const unconfirmed = new Set(options.unconfirmed ?? []);
   const progress = await settlementProgress(db);
   expect(progress).toMatchObject({ unpublished: 0, applied: true });
+  await expectAppliedOnce(db);
+  await expectLedgerBalanced(db, progress.trades);
+  await expectHoldsSettled(db, unconfirmed);
+  await expectHoldings(db, seedPositions);
+}
 
-  // Each event applied once: the same ids on both sides (settlement_events is keyed by event id).
+/** Each event applied once: the same ids on both sides (settlement_events is keyed by event id). */
+async function expectAppliedOnce(db: ServiceDatabases): Promise<void> {
   const ids = (rows: Array<{ event_id: string }>) => rows.map((r) => r.event_id).sort();
   const written = ids(await db.query('oms', `SELECT event_id::text FROM outbox WHERE ${BOOKED}`));
   expect(ids(await db.query('banking', 'SELECT event_id::text FROM settlement_events'))).toEqual(written);
   expect(ids(await db.query('accounts', 'SELECT event_id::text FROM settlement_events'))).toEqual(
     ids(await db.query('oms', "SELECT event_id::text FROM outbox WHERE type = 'trade.executed'")),
   );
+}
 
-  // The ledger balances: each entry, each account's sub-ledger, the whole.
+/** The ledger balances (each entry, each account's sub-ledger, the whole), each of the `trades` fills is booked once, no cash book is below zero. */
+async function expectLedgerBalanced(db: ServiceDatabases, trades: number): Promise<void> {
   expect(await db.query('banking', 'SELECT entry_id FROM postings GROUP BY entry_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT account_id FROM postings GROUP BY account_id, currency HAVING sum(amount) <> 0')).toEqual([]);
   expect(await db.query('banking', 'SELECT currency FROM postings GROUP BY currency HAVING sum(amount) <> 0')).toEqual([]);
@@ -148,7 +156,7 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
     'banking',
     "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'TRADE' AND trade_id IS NOT NULL",
   );
-  expect(tradeEntries).toBe(progress.trades);
+  expect(tradeEntries).toBe(trades);
   expect(
     await db.query(
       'banking',
@@ -157,8 +165,13 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
   ).toEqual([]);
   // No cash book below zero.
   expect(await negativeCash(db)).toEqual([]);
+}
 
-  // No hold left on a closed order, and a captured hold took exactly what the order's fills cost.
+/**
+ * No hold left on a closed order, and a captured hold took exactly what the order's fills cost;
+ * the only cash still held is for `unconfirmed` orders that are still ACCEPTED.
+ */
+async function expectHoldsSettled(db: ServiceDatabases, unconfirmed: Set<string>): Promise<void> {
   const orders = await db.query(
     'oms',
     'SELECT id, status, (gross_amount + commission)::text AS cost, filled_quantity::text AS filled FROM orders',
@@ -205,8 +218,10 @@ export async function expectInvariants(db: ServiceDatabases, options: InvariantO
     "SELECT coalesce(sum(amount), 0)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' AND entry_id IN (SELECT id FROM journal_entries WHERE hold_order_id IS NOT NULL)",
   );
   expect(new Decimal(held).toFixed()).toBe(stillHeld.toFixed());
+}
 
-  // Every holding is its seed plus its fills.
+/** Every holding is its seed plus its fills, and none is short. */
+async function expectHoldings(db: ServiceDatabases, seedPositions: NonNullable<InvariantOptions['seedPositions']>): Promise<void> {
   const fills = await db.query(
     'oms',
     "SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END)::text AS net FROM trades GROUP BY 1, 2",

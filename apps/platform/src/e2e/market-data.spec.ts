@@ -279,3 +279,38 @@ describe('market data: /v1/market/…', () => {
     }
   }, 30_000);
 });
+
+/** The market clock on a real exchange calendar (OMS_TRADING_HOURS=US): weekends, holidays, early closes. */
+describe('market clock on the US calendar: /v1/market/clock, /v1/market/calendar', () => {
+  let p: TestPlatform;
+  let session: string;
+  const get = (path: string) => http('GET', `${p.urls.api}${path}`, { token: session });
+
+  beforeAll(async () => {
+    p = await startTestPlatform({}, { oms: { OMS_PRICE_TICK_MS: '0', OMS_TRADING_HOURS: 'US' } });
+    const { email } = await newUser(p);
+    const pat = await admin(p, 'POST', '/pats', { email, name: 'us-clock', scope: 'READ_ONLY', expires: inDays(5) });
+    session = await sessionToken(p.urls.api, pat.body.token);
+  }, 60_000);
+  afterAll(() => p?.stop());
+
+  it('answers a real next open: 09:30 New York on a weekday, and the Thanksgiving week without the holiday', async () => {
+    const res = await get('/market/clock');
+    expect(res.status).toBe(200);
+    expect(restContract.marketClock.safeParse(res.body).success).toBe(true);
+    // 09:30 New York is 13:30 UTC in summer, 14:30 UTC in winter.
+    expect(res.body.nextOpen).toMatch(/T1[34]:30:00\.000Z$/);
+    expect([1, 2, 3, 4, 5]).toContain(new Date(res.body.nextOpen).getUTCDay());
+    expect(Date.parse(res.body.nextOpen)).toBeGreaterThan(Date.parse(res.body.timestamp));
+
+    const calendar = await get('/market/calendar?start=2026-11-23&end=2026-11-29');
+    expect(calendar.body).toEqual({
+      calendar: [
+        { date: '2026-11-23', open: '2026-11-23T14:30:00.000Z', close: '2026-11-23T21:00:00.000Z' },
+        { date: '2026-11-24', open: '2026-11-24T14:30:00.000Z', close: '2026-11-24T21:00:00.000Z' },
+        { date: '2026-11-25', open: '2026-11-25T14:30:00.000Z', close: '2026-11-25T21:00:00.000Z' },
+        { date: '2026-11-27', open: '2026-11-27T14:30:00.000Z', close: '2026-11-27T18:00:00.000Z' },
+      ],
+    });
+  });
+});

@@ -65,46 +65,16 @@ export async function startNpmStart(
   extraEnv: Record<string, string> = {},
   options: { embedded?: boolean; over?: NpmStart } = {},
 ): Promise<NpmStart> {
-  const prefix = options.over?.prefix ?? `t_${uniqueId()}_`;
-  const env: Record<string, string> = {};
-  for (const name of LISTENER_PORTS) env[name] = String(await freePort());
-  const adminToken = options.over?.adminToken ?? `adm_test_${uniqueId()}_${uniqueId()}`;
-  const keyEncryptionKey = options.over?.keyEncryptionKey ?? `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`;
-  const dataDir = options.over?.dataDir ?? mkdtempSync(join(tmpdir(), 'npm-start-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      ...(options.embedded
-        ? { EMBEDDED_POSTGRES_PORT: String(await freePort()) }
-        : { DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '') }),
-      REDIS_URL: TEST_REDIS_URL,
-      PLATFORM_DB_PREFIX: prefix,
-      PLATFORM_WORKERS: '2',
-      PLATFORM_DATA_DIR: dataDir,
-      AUTH_ADMIN_TOKEN: adminToken,
-      AUTH_KEY_ENCRYPTION_KEY: keyEncryptionKey,
-      API_RATE_LIMIT_PER_MINUTE: '0',
-      API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
-      API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
-      ...env,
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.embedded,
-  });
+  const installation = await installationFor(options.over);
+  const { env, adminToken, dataDir, prefix } = installation;
+  const child = await spawnMain(installation, extraEnv, options.embedded);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
   const started: NpmStart = {
     child,
     output: () => output,
-    env,
-    adminToken,
-    dataDir,
-    prefix,
-    keyEncryptionKey,
+    ...installation,
     readinessWhileStarting: [],
     bannerAt: 0,
     api: `http://localhost:${env['FACADE_PORT']}/v1`,
@@ -127,9 +97,64 @@ export async function startNpmStart(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  for (let i = 0; i < 900 && !output.includes('Ctrl-C stops everything'); i++) {
-    if (child.exitCode !== null) break;
-    const status = await fetch(`http://127.0.0.1:${env['FACADE_PORT']}/readyz`, {
+  await watchStart(started);
+  started.bannerAt = Date.now();
+  if (!output.includes('Ctrl-C stops everything')) {
+    // A start over another's installation leaves it to that one's cleanUp.
+    if (options.over) child.kill('SIGKILL');
+    else await started.cleanUp();
+    throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
+  }
+  return started;
+}
+
+type Installation = Pick<NpmStart, 'env' | 'adminToken' | 'dataDir' | 'prefix' | 'keyEncryptionKey'>;
+
+/** New ports, and the installation's prefix, credentials and data directory: those of `over`, else new ones. */
+async function installationFor(over: NpmStart | undefined): Promise<Installation> {
+  const prefix = over?.prefix ?? `t_${uniqueId()}_`;
+  const env: Record<string, string> = {};
+  for (const name of LISTENER_PORTS) env[name] = String(await freePort());
+  const adminToken = over?.adminToken ?? `adm_test_${uniqueId()}_${uniqueId()}`;
+  const keyEncryptionKey = over?.keyEncryptionKey ?? `kek_test_${uniqueId()}_${uniqueId()}_${uniqueId()}`;
+  const dataDir = over?.dataDir ?? mkdtempSync(join(tmpdir(), 'npm-start-'));
+  return { env, adminToken, dataDir, prefix, keyEncryptionKey };
+}
+
+/** main.ts in a child process, with nothing of this process's environment but PATH and HOME. */
+async function spawnMain(
+  { env, adminToken, dataDir, prefix, keyEncryptionKey }: Installation,
+  extraEnv: Record<string, string>,
+  embedded: boolean | undefined,
+): Promise<ChildProcess> {
+  return spawn(process.execPath, ['--import', 'tsx', 'apps/platform/src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      ...(embedded ? { EMBEDDED_POSTGRES_PORT: String(await freePort()) } : { DATABASE_URL: TEST_POSTGRES_URL.replace(/\/[^/]*$/, '') }),
+      REDIS_URL: TEST_REDIS_URL,
+      PLATFORM_DB_PREFIX: prefix,
+      PLATFORM_WORKERS: '2',
+      PLATFORM_DATA_DIR: dataDir,
+      AUTH_ADMIN_TOKEN: adminToken,
+      AUTH_KEY_ENCRYPTION_KEY: keyEncryptionKey,
+      API_RATE_LIMIT_PER_MINUTE: '0',
+      API_ORDER_RATE_LIMIT_PER_MINUTE: '0',
+      API_ADDRESS_RATE_LIMIT_PER_MINUTE: '0',
+      ...env,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: embedded,
+  });
+}
+
+/** Asks the facade's /readyz every 100 ms until the banner appears (or the process exits, or 900 tries pass). */
+async function watchStart(started: NpmStart): Promise<void> {
+  for (let i = 0; i < 900 && !started.output().includes('Ctrl-C stops everything'); i++) {
+    if (started.child.exitCode !== null) break;
+    const status = await fetch(`http://127.0.0.1:${started.env['FACADE_PORT']}/readyz`, {
       headers: { connection: 'close' },
       signal: AbortSignal.timeout(2000),
     }).then(
@@ -139,14 +164,6 @@ export async function startNpmStart(
     started.readinessWhileStarting.push({ status, at: Date.now() });
     await new Promise((r) => setTimeout(r, 100));
   }
-  started.bannerAt = Date.now();
-  if (!output.includes('Ctrl-C stops everything')) {
-    // A start over another's installation leaves it to that one's cleanUp.
-    if (options.over) child.kill('SIGKILL');
-    else await started.cleanUp();
-    throw new Error(`npm start did not come up:\n${output.slice(-3000)}`);
-  }
-  return started;
 }
 
 /**
