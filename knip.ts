@@ -25,6 +25,8 @@ const config: KnipConfig = {
     'tools/bench/{budget-chain,engine-pass,order-writes,profile-summary,swap-writes}.ts',
     // Regenerates tools/deploy/crds from the operator's release, by hand.
     'tools/deploy/crd-schemas.ts',
+    // Mutation testing: Stryker loads its config, which names the Jest config and the groups.
+    'tools/mutation/{stryker.config.mjs,jest.config.js,targets.js}',
     // Served to the browser as a static file by the sample vendor app.
     'tools/sample-vendor/public/*.js',
   ],
@@ -44,6 +46,8 @@ const config: KnipConfig = {
     // Required at run time by @nx/eslint-plugin's flat configs (eslint.config.js), which do not
     // declare it as a dependency.
     'typescript-eslint',
+    // Stryker loads its test runner plugin by the name `jest` in tools/mutation/stryker.config.mjs.
+    '@stryker-mutator/jest-runner',
   ],
   // Installed from the OS by tools/ci/provision.sh, not from npm.
   ignoreBinaries: ['redis-cli', 'redis-server', 'openssl', 'perf', 'promtool', 'kubectl', 'haproxy', 'runuser'],

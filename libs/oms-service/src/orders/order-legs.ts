@@ -30,7 +30,7 @@ export function checkLeg(leg: LegRequest, instrument: Instrument, priceBand: str
 }
 
 /** A parent's legs, oldest first. */
-export async function legRows(tx: EntityManager, parentId: string): Promise<OrderRow[]> {
+async function legRows(tx: EntityManager, parentId: string): Promise<OrderRow[]> {
   return tx.query('SELECT * FROM orders WHERE parent_order_id = $1 ORDER BY seq', [parentId]);
 }
 
