@@ -12,11 +12,12 @@ module.exports = {
     mutate: ['libs/money/src/index.ts', 'libs/oms-service/src/orders/money.ts', 'libs/oms-service/src/orders/order-rules.ts'],
     specs: ['libs/money/src/money.spec.ts', 'libs/oms-service/src/orders/order-rules.spec.ts'],
   },
+  // A request's credentials and scopes at the edges: PATs, PKCE, client address rules, the
+  // facade's route and method rules, the subgraphs' scope directive.
   access: {
     mutate: [
       'libs/auth/src/scopes.ts',
       'libs/auth/src/ip.ts',
-      'libs/auth/src/dpop.ts',
       'libs/subgraph/src/index.ts',
       'libs/rest-facade-service/src/edge/authenticate.ts',
       'libs/rest-facade-service/src/edge/route-guard.ts',
@@ -26,12 +27,16 @@ module.exports = {
     specs: [
       'libs/auth/src/auth.spec.ts',
       'libs/auth/src/ip.spec.ts',
-      'libs/auth/src/dpop.spec.ts',
       'libs/subgraph/src/subgraph.spec.ts',
       'libs/rest-facade-service/src/edge/facade.spec.ts',
       'libs/auth-service/src/oauth/pkce.spec.ts',
       'libs/auth-service/src/pat/pat-token.spec.ts',
     ],
+  },
+  // DPoP proofs: key binding, replay and clock rules.
+  dpop: {
+    mutate: ['libs/auth/src/dpop.ts'],
+    specs: ['libs/auth/src/dpop.spec.ts'],
   },
   budgets: {
     mutate: ['libs/rate-limit/src/budget-chain.ts'],

@@ -69,7 +69,7 @@ const omsConfigSchema = z.object({
   OMS_MAX_OPEN_ORDERS_PER_ACCOUNT: z.coerce.number().int().positive().default(200),
   /** The most one order may be worth, in the instrument's currency (422 naming quantity above it). */
   OMS_MAX_ORDER_VALUE: decimal('10000000'),
-  /** `always`, or a daily UTC session `HH:MM-HH:MM` (past midnight if it closes before it opens); DAY orders expire at the session's end. */
+  /** `always`, an exchange calendar (`US`, `XETRA`: weekends, holidays, early closes), or a daily UTC session `HH:MM-HH:MM` (past midnight if it closes before it opens); DAY orders expire at the session's end. */
   OMS_TRADING_HOURS: tradingHoursSetting,
   /** The capped Redis stream each price change's quotes are published on; the facade's live quotes (GET /v1/market/events) read it. */
   MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),

@@ -121,7 +121,7 @@ export class OrdersService {
       timeInForceByType: ORDER_TYPES.map((type) => ({ type, timesInForce: [...TIME_IN_FORCE_BY_TYPE[type]] })),
       shortSellingAllowed: SHORT_SELLING_ALLOWED,
       marketOpen: this.hours.isOpen(),
-      tradingHours: this.hours.spec === 'always' ? 'always open' : `${this.hours.spec} UTC`,
+      tradingHours: this.hours.description,
       commissionRate: this.options.commissionRate,
       minimumCommission: this.options.minimumCommission,
       priceBand: this.options.priceBand,
