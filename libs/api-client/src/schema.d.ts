@@ -632,6 +632,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/market/bars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OHLCV bars of 1 to 50 instruments, as `/market/bars/{symbol}` makes them, keyed by symbol (each oldest first): at most `limit` bars in all, symbol after symbol in code-point order, so one instrument's bars may go on on the next page. Symbols no instrument has are listed apart in `unknownSymbols`; the others are still answered. A page costs the GraphQL cost budget in proportion to `limit`.
+         * @description Scopes: read:market
+         */
+        get: operations["getMultiBars"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/market/bars/{symbol}": {
         parameters: {
             query?: never;
@@ -640,7 +660,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * OHLCV bars of one instrument, oldest first, aggregated from every price the paper market set (open the first, close the last of each bucket; volume simulated). Ticks are kept OMS_MARKET_TICK_RETENTION_DAYS (7 by default); buckets without ticks are left out.
+         * OHLCV bars of one instrument, oldest first, aggregated from every price the paper market set (open the first, close the last of each bucket; volume simulated; `vwap` and `tradeCount`). 15Min, 30Min, 2Hour, 4Hour, 1Week (from Monday) and 1Month (calendar months) are aggregated from the kept 5Min, 1Hour and 1Day bars as they are read. Ticks are kept OMS_MARKET_TICK_RETENTION_DAYS (7 by default); buckets without ticks are left out. A page costs the GraphQL cost budget in proportion to `limit`.
          * @description Scopes: read:market
          */
         get: operations["getBars"];
@@ -2043,7 +2063,7 @@ export interface components {
         Bar: {
             /**
              * Format: date-time
-             * @description The bucket's start, aligned to UTC
+             * @description The bucket's start, aligned to UTC (weeks start on Monday, months on the 1st)
              * @example 2026-11-21T14:03:12.000Z
              */
             start: string;
@@ -2072,21 +2092,43 @@ export interface components {
              * @example 10
              */
             volume: string;
-            /** @description Ticks in the bucket */
+            /** @description Ticks in the bucket (the same as tradeCount, kept for existing clients) */
             trades: number;
+            /** @description Ticks (trades) in the bucket */
+            tradeCount: number;
+            /** @description Volume-weighted average price: the sum of price × volume over the volume, rounded half away from zero to 8 decimals (trailing zeros dropped, never fewer decimals than the tick). Null when the bucket has no volume, or holds a bar kept before VWAP was */
+            vwap: string | null;
         };
         BarPage: {
             symbol: string;
             /** @enum {string} */
-            timeframe: "1Min" | "5Min" | "1Hour" | "1Day";
+            timeframe: "1Min" | "5Min" | "15Min" | "30Min" | "1Hour" | "2Hour" | "4Hour" | "1Day" | "1Week" | "1Month";
             /**
              * @description ISO 4217
              * @example USD
              */
             currency: string;
             bars: components["schemas"]["Bar"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
+            /** @description Pass as `pageToken` (with the same query) for the next page; null on the last page. */
+            nextPageToken: string | null;
+            /** @description The same as nextPageToken (pass it as `cursor` or `pageToken`); null on the last page. */
             nextCursor: string | null;
+        };
+        BarSets: {
+            /** @enum {string} */
+            timeframe: "1Min" | "5Min" | "15Min" | "30Min" | "1Hour" | "2Hour" | "4Hour" | "1Day" | "1Week" | "1Month";
+            /** @description Each instrument's bars on this page, oldest first, by symbol (code-point order); an instrument without bars on this page is absent, and its bars may go on on the next page */
+            bars: {
+                [key: string]: components["schemas"]["Bar"][];
+            };
+            /** @description The currency of each instrument in `bars` */
+            currencies: {
+                [key: string]: string;
+            };
+            /** @description The symbols asked for that no instrument has (empty when all were found) */
+            unknownSymbols: string[];
+            /** @description Pass as `pageToken` (with the same query) for the next page; null on the last page. */
+            nextPageToken: string | null;
         };
         MarketClock: {
             isOpen: boolean;
@@ -5641,17 +5683,125 @@ export interface operations {
             };
         };
     };
+    getMultiBars: {
+        parameters: {
+            query: {
+                /** @description Comma-separated instrument symbols, 1 to 50, e.g. `AAPL,MSFT`; none, malformed or too many: 400 naming `symbols` */
+                symbols: string;
+                /** @description Bucket size, aligned to UTC: weeks start on Monday 00:00, months on the 1st; a bad one is a 422 naming `timeframe` */
+                timeframe: "1Min" | "5Min" | "15Min" | "30Min" | "1Hour" | "2Hour" | "4Hour" | "1Day" | "1Week" | "1Month";
+                /** @description RFC 3339 time or date (00:00 UTC): the first bucket that may start then or later; default: as far back as ticks are kept (for sizes aggregated as read, from the start of the bucket holding that) */
+                start?: string;
+                /** @description RFC 3339 time or date (00:00 UTC), exclusive: buckets starting before it; default: now */
+                end?: string;
+                /** @description Bars per page (all symbols together), 1 to 1000; out of range: 400 naming `limit` */
+                limit?: number;
+                /** @description `nextPageToken` of the previous page (with the same symbols, timeframe, start and end) */
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BarSets"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but refused (e.g. insufficient funds, idempotency key reused) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getBars: {
         parameters: {
             query: {
-                /** @description Bucket size, aligned to UTC */
-                timeframe: "1Min" | "5Min" | "1Hour" | "1Day";
-                /** @description RFC 3339 time or date (00:00 UTC), inclusive; default: as far back as ticks are kept */
+                /** @description Bucket size, aligned to UTC: weeks start on Monday 00:00, months on the 1st; a bad one is a 422 naming `timeframe` */
+                timeframe: "1Min" | "5Min" | "15Min" | "30Min" | "1Hour" | "2Hour" | "4Hour" | "1Day" | "1Week" | "1Month";
+                /** @description RFC 3339 time or date (00:00 UTC): the first bucket that may start then or later; default: as far back as ticks are kept (for sizes aggregated as read, from the start of the bucket holding that) */
                 start?: string;
-                /** @description RFC 3339 time or date (00:00 UTC), exclusive; default: now */
+                /** @description RFC 3339 time or date (00:00 UTC), exclusive: buckets starting before it; default: now */
                 end?: string;
+                /** @description Bars per page (all symbols together), 1 to 1000; out of range: 400 naming `limit` */
                 limit?: number;
-                /** @description `nextCursor` of the previous page (with the same symbol, timeframe, start and end) */
+                /** @description `nextPageToken` of the previous page (with the same symbol, timeframe, start and end) */
+                pageToken?: string;
+                /** @description The same as `pageToken` (`nextCursor` is `nextPageToken`) */
                 cursor?: string;
             };
             header?: never;

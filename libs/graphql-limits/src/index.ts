@@ -11,7 +11,7 @@ import {
   type ValidationRule,
   type ValueNode,
 } from 'graphql';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '@trading/pagination';
+import { DEFAULT_LIMIT } from '@trading/pagination';
 
 /** What one operation may ask for; checked during validation, before anything runs. */
 export interface GraphQLLimits {
@@ -40,21 +40,22 @@ export const SUBGRAPH_GRAPHQL_LIMITS: GraphQLLimits = { ...DEFAULT_GRAPHQL_LIMIT
 
 /**
  * Root fields whose work grows with one argument: a page size (its default when absent) or a
- * list's length. Each costs its shape's estimate once per ITEMS_PER_COST_UNIT items it may return
- * (at least once), so ten aliases of a 100-bar page cost ten times one. A size beyond the field's
- * own maximum counts as the maximum: the field refuses it itself, naming the argument.
+ * list's length. Each costs its shape's estimate once per `perUnit` items it may return (at
+ * least once), so ten aliases of a page cost ten times one. A size beyond the field's own
+ * maximum counts as the maximum: the field refuses it itself, naming the argument.
  */
-const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number }>> = {
-  marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: MAX_LIMIT },
-  marketQuotes: { argument: 'symbols', default: 1, max: 100 },
+const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number; perUnit: number }>> = {
+  marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: 1_000, perUnit: 10 },
+  marketBarSets: { argument: 'limit', default: DEFAULT_LIMIT, max: 1_000, perUnit: 10 },
+  marketQuotes: { argument: 'symbols', default: 1, max: 100, perUnit: 2 },
 };
 /**
- * Serving bars costs the services' CPU once they are read from an index: a 100-bar page through
- * the gateway and the OMS took about 20 ms (two GraphQL layers), a thousand in one operation
- * 200 ms, while another user's quote waited behind it. With a unit of two items, an operation
- * may ask for three 100-bar pages (4,012 as the REST facade selects them), not four.
+ * Bars are read from their key and formatted by the database, so what they cost the services
+ * grows with the bars served, a unit of 10 bars: one operation may ask for one 1,000-bar page as
+ * the REST facade selects it, not two, and the same bars split into aliased pages cost the same.
+ * (Pages of 10,000 at a unit of 100 let four users' operations at a time push another user's
+ * order placement into 503s on two cores.) A quote costs a unit per two symbols.
  */
-const ITEMS_PER_COST_UNIT = 2;
 const OBJECT_COST = 2;
 const SCALAR_COST = 1;
 const DEPTH_FACTOR = 1.5;
@@ -143,7 +144,7 @@ function costLimit(maxCost: number): ApolloServerPlugin {
 /**
  * An operation's estimated cost: a scalar 1, an object 2 plus 1.5 times what it
  * selects, fragments counted where they are spread, `__schema` nothing; a root field of
- * SIZED_FIELDS times its size in units of ITEMS_PER_COST_UNIT items. Aliases each count: every one runs.
+ * SIZED_FIELDS times its size in units of its `perUnit` items. Aliases each count: every one runs.
  */
 export function operationCost(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -176,7 +177,7 @@ export function operationCost(document: DocumentNode, operation: OperationDefini
   };
   const total = fieldsOf(operation.selectionSet, new Set()).reduce((sum, field) => {
     const sized = operation.operation === 'query' ? SIZED_FIELDS[field.name.value] : undefined;
-    const times = sized ? Math.max(1, sizeOf(field, sized) / ITEMS_PER_COST_UNIT) : 1;
+    const times = sized ? Math.max(1, sizeOf(field, sized) / sized.perUnit) : 1;
     return sum + fieldCost(field) * times;
   }, 0);
   return total;

@@ -52,8 +52,10 @@ export type Query = {
   instruments: Array<Instrument>;
   /** Quotes of 1 to 100 instruments, in the order asked; an unknown symbol is refused (UNPROCESSABLE naming symbols) unless skipUnknown (needs read:market). */
   marketQuotes: Array<MarketQuote>;
-  /** OHLCV bars of one instrument, oldest first; timeframe 1Min, 5Min, 1Hour or 1Day; end exclusive (needs read:market). */
+  /** OHLCV bars of one instrument, oldest first; end exclusive; priced by limit (needs read:market). */
   marketBars: MarketBarPage;
+  /** OHLCV bars of 1 to 50 instruments, at most limit in all, by symbol and each oldest first; unknown symbols listed apart; priced by limit (needs read:market). */
+  marketBarSets: MarketBarSets;
   /** Whether the market is open and when it next opens and closes (needs read:market). */
   marketClock: MarketClock;
   /** Trading days with their sessions; start and end are dates, both included, at most 366 days (needs read:market). */
@@ -78,6 +80,17 @@ export type QueryMarketBarsArgs = {
   end?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   cursor?: InputMaybe<Scalars['String']['input']>;
+  pageToken?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryMarketBarSetsArgs = {
+  symbols: Array<Scalars['String']['input']>;
+  timeframe: Scalars['String']['input'];
+  start?: InputMaybe<Scalars['String']['input']>;
+  end?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  pageToken?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -713,7 +726,7 @@ export type MarketQuote = {
   timestamp: Scalars['DateTime']['output'];
 };
 
-/** One OHLCV bar aggregated from the ticks kept. */
+/** One OHLCV bar aggregated from the ticks kept; 15Min, 30Min, 2Hour, 4Hour, 1Week and 1Month bars are aggregated from finer bars as they are read. */
 export type MarketBar = {
   __typename?: 'MarketBar';
   /** The bucket's start, aligned to UTC. */
@@ -728,8 +741,12 @@ export type MarketBar = {
   close: Scalars['Decimal']['output'];
   /** Summed simulated volume of the bucket's ticks. */
   volume: Scalars['Decimal']['output'];
-  /** Ticks in the bucket. */
+  /** Ticks in the bucket (the same as tradeCount, kept for existing clients). */
   trades: Scalars['Int']['output'];
+  /** Ticks (trades) in the bucket. */
+  tradeCount: Scalars['Int']['output'];
+  /** Volume-weighted average price: the sum of price × volume over the volume, rounded half away from zero to 8 decimals (trailing zeros dropped, never fewer decimals than the tick). Null when the bucket has no volume, or holds a bar kept before VWAP was (its first ticks already pruned). */
+  vwap?: Maybe<Scalars['Decimal']['output']>;
 };
 
 /** A page of bars, oldest first. */
@@ -737,14 +754,40 @@ export type MarketBarPage = {
   __typename?: 'MarketBarPage';
   /** The instrument the bars are of. */
   symbol: Scalars['String']['output'];
-  /** 1Min, 5Min, 1Hour or 1Day */
+  /** 1Min, 5Min, 15Min, 30Min, 1Hour, 2Hour, 4Hour, 1Day, 1Week (from Monday) or 1Month */
   timeframe: Scalars['String']['output'];
   /** ISO 4217 */
   currency: Scalars['String']['output'];
   /** The bars of this page, oldest first. */
   nodes: Array<MarketBar>;
-  /** Pass as cursor (with the same query) for the next page; null on the last. */
+  /** Pass as pageToken (with the same query) for the next page; null on the last. */
+  nextPageToken?: Maybe<Scalars['String']['output']>;
+  /** The same as nextPageToken (pass it as cursor or pageToken). */
   nextCursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** One instrument's bars in a page of several. */
+export type MarketBarSeries = {
+  __typename?: 'MarketBarSeries';
+  /** The instrument. */
+  symbol: Scalars['String']['output'];
+  /** ISO 4217 */
+  currency: Scalars['String']['output'];
+  /** Its bars on this page, oldest first. */
+  nodes: Array<MarketBar>;
+};
+
+/** A page of bars of several instruments: at most limit bars in all, by symbol, each instrument's oldest first. */
+export type MarketBarSets = {
+  __typename?: 'MarketBarSets';
+  /** 1Min, 5Min, 15Min, 30Min, 1Hour, 2Hour, 4Hour, 1Day, 1Week (from Monday) or 1Month */
+  timeframe: Scalars['String']['output'];
+  /** By symbol (code-point order); an instrument without bars on this page is left out. An instrument's bars may go on on the next page. */
+  bars: Array<MarketBarSeries>;
+  /** The symbols asked for that no instrument has (empty when all were found). */
+  unknownSymbols: Array<Scalars['String']['output']>;
+  /** Pass as pageToken (with the same query) for the next page; null on the last. */
+  nextPageToken?: Maybe<Scalars['String']['output']>;
 };
 
 /** The paper market's clock (OMS_TRADING_HOURS). */
@@ -910,6 +953,8 @@ export type ResolversTypes = {
   MarketQuote: ResolverTypeWrapper<MarketQuote>;
   MarketBar: ResolverTypeWrapper<MarketBar>;
   MarketBarPage: ResolverTypeWrapper<MarketBarPage>;
+  MarketBarSeries: ResolverTypeWrapper<MarketBarSeries>;
+  MarketBarSets: ResolverTypeWrapper<MarketBarSets>;
   MarketClock: ResolverTypeWrapper<MarketClock>;
   TradingDay: ResolverTypeWrapper<TradingDay>;
 };
@@ -950,6 +995,8 @@ export type ResolversParentTypes = {
   MarketQuote: MarketQuote;
   MarketBar: MarketBar;
   MarketBarPage: MarketBarPage;
+  MarketBarSeries: MarketBarSeries;
+  MarketBarSets: MarketBarSets;
   MarketClock: MarketClock;
   TradingDay: TradingDay;
 };
@@ -979,6 +1026,7 @@ export type QueryResolvers<ContextType = SubgraphContext, ParentType extends Res
   instruments?: Resolver<Array<ResolversTypes['Instrument']>, ParentType, ContextType>;
   marketQuotes?: Resolver<Array<ResolversTypes['MarketQuote']>, ParentType, ContextType, RequireFields<QueryMarketQuotesArgs, 'symbols' | 'skipUnknown'>>;
   marketBars?: Resolver<ResolversTypes['MarketBarPage'], ParentType, ContextType, RequireFields<QueryMarketBarsArgs, 'symbol' | 'timeframe'>>;
+  marketBarSets?: Resolver<ResolversTypes['MarketBarSets'], ParentType, ContextType, RequireFields<QueryMarketBarSetsArgs, 'symbols' | 'timeframe'>>;
   marketClock?: Resolver<ResolversTypes['MarketClock'], ParentType, ContextType>;
   marketCalendar?: Resolver<Array<ResolversTypes['TradingDay']>, ParentType, ContextType, Partial<QueryMarketCalendarArgs>>;
   marketInstruments?: Resolver<Array<ResolversTypes['Instrument']>, ParentType, ContextType>;
@@ -1205,6 +1253,8 @@ export type MarketBarResolvers<ContextType = SubgraphContext, ParentType extends
   close?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   volume?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   trades?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tradeCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  vwap?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
 
 export type MarketBarPageResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketBarPage'] = ResolversParentTypes['MarketBarPage']> = {
@@ -1212,7 +1262,21 @@ export type MarketBarPageResolvers<ContextType = SubgraphContext, ParentType ext
   timeframe?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['MarketBar']>, ParentType, ContextType>;
+  nextPageToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type MarketBarSeriesResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketBarSeries'] = ResolversParentTypes['MarketBarSeries']> = {
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['MarketBar']>, ParentType, ContextType>;
+};
+
+export type MarketBarSetsResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketBarSets'] = ResolversParentTypes['MarketBarSets']> = {
+  timeframe?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bars?: Resolver<Array<ResolversTypes['MarketBarSeries']>, ParentType, ContextType>;
+  unknownSymbols?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  nextPageToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type MarketClockResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['MarketClock'] = ResolversParentTypes['MarketClock']> = {
@@ -1254,6 +1318,8 @@ export type Resolvers<ContextType = SubgraphContext> = {
   MarketQuote?: MarketQuoteResolvers<ContextType>;
   MarketBar?: MarketBarResolvers<ContextType>;
   MarketBarPage?: MarketBarPageResolvers<ContextType>;
+  MarketBarSeries?: MarketBarSeriesResolvers<ContextType>;
+  MarketBarSets?: MarketBarSetsResolvers<ContextType>;
   MarketClock?: MarketClockResolvers<ContextType>;
   TradingDay?: TradingDayResolvers<ContextType>;
 };

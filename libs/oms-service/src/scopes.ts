@@ -20,6 +20,7 @@ export const omsScopes: ScopeRules = {
   'Position.openSellQuantity': ['read:accounts'],
   'Query.marketQuotes': ['read:market'],
   'Query.marketBars': ['read:market'],
+  'Query.marketBarSets': ['read:market'],
   'Query.marketClock': ['read:market'],
   'Query.marketCalendar': ['read:market'],
   'Query.marketInstruments': ['read:market'],

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '@trading/errors';
 
 export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
+const MAX_LIMIT = 100;
 
 /** A page of results; `nextCursor` is null on the last page. */
 export interface Page<T> {

@@ -77,6 +77,11 @@ const FIELDS: Record<string, FieldRow> = {
     otherUser: 'ok',
     operation: () => '{ marketBars(symbol: "AAPL", timeframe: "1Day") { symbol } }',
   },
+  'Query.marketBarSets': {
+    ...read('read:market'),
+    otherUser: 'ok',
+    operation: () => '{ marketBarSets(symbols: ["AAPL"], timeframe: "1Week") { timeframe } }',
+  },
   'Query.marketClock': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketClock { __typename } }' },
   'Query.marketCalendar': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketCalendar { __typename } }' },
   'Query.marketInstruments': { ...read('read:market'), otherUser: 'ok', operation: () => '{ marketInstruments { symbol } }' },
@@ -206,6 +211,11 @@ const ROUTE_ROWS: Record<string, RouteRow> = {
     request: async (f) => ({ path: '/banking/cancel-txn', body: { transactionId: await f.pendingDeposit() } }),
   },
   'GET /market/quotes': { ...read('read:market'), otherUser: 'ok', request: () => ({ path: '/market/quotes?symbols=AAPL' }) },
+  'GET /market/bars': {
+    ...read('read:market'),
+    otherUser: 'ok',
+    request: () => ({ path: '/market/bars?symbols=AAPL,MSFT&timeframe=1Month' }),
+  },
   'GET /market/bars/:symbol': { ...read('read:market'), otherUser: 'ok', request: () => ({ path: '/market/bars/AAPL?timeframe=1Day' }) },
   'GET /market/clock': { ...read('read:market'), otherUser: 'ok', request: () => ({ path: '/market/clock' }) },
   'GET /market/calendar': { ...read('read:market'), otherUser: 'ok', request: () => ({ path: '/market/calendar' }) },

@@ -14,6 +14,8 @@ const aliceCash = DEMO_ACCOUNTS[0]!.id;
 const TICKS = 7 * 86_400;
 const MINUTE = 60_000;
 const BARS = 'nodes { start open high low close volume trades }';
+/** The largest page of bars one call may ask for. */
+const PAGE = 1_000;
 /** The OMS cancels a statement after this long (DB_STATEMENT_TIMEOUT_MS), here below its lock wait (5 s). */
 const STATEMENT_TIMEOUT_MS = 2_000;
 
@@ -38,8 +40,8 @@ const rowsRead = async (db: Client, table: string): Promise<number> => {
  * third of a second of database time), and ten aliased pages in one GraphQL operation cost one
  * request's budget and two seconds, so one user's operations, four at a time, stalled everyone's
  * quotes and orders for seconds. Bars are now kept as ticks arrive and a page reads its own rows;
- * an operation is priced by the bars it asks for, and refused over the budget before it runs;
- * and no statement runs longer than the service's statement timeout.
+ * an operation is priced by the bars it asks for (a page may hold 1,000), and refused over the
+ * budget before it runs; and no statement runs longer than the service's statement timeout.
  */
 describe('market bars under abuse', () => {
   let p: TestPlatform;
@@ -75,16 +77,18 @@ describe('market bars under abuse', () => {
     await p?.stop();
   });
 
-  /** Aliased 100-bar pages of AAPL, each from its own start. */
+  /** Aliased full pages of AAPL, each from its own start. */
   const pages = (starts: number[]) =>
     `{ ${starts
-      .map((s, j) => `p${j}: marketBars(symbol: "AAPL", timeframe: "1Min", limit: 100, start: "${new Date(s).toISOString()}") { ${BARS} }`)
+      .map(
+        (s, j) => `p${j}: marketBars(symbol: "AAPL", timeframe: "1Min", limit: ${PAGE}, start: "${new Date(s).toISOString()}") { ${BARS} }`,
+      )
       .join(' ')} }`;
   const graphql = (query: string) => http('POST', p.urls.gateway, { token: reader, body: { query } });
-  /** `count` operations of `size` pages each, spread over the whole week, no two pages alike. */
+  /** `count` operations of `size` pages each, from starts early enough in the week for a full page each, no two pages alike. */
   const spread = (count: number, size: number, salt: number) =>
     Array.from({ length: count }, (_, i) =>
-      Array.from({ length: size }, (_, j) => first + (((i * size + j) * 1789 + salt) % (TICKS / 60 - 200)) * MINUTE),
+      Array.from({ length: size }, (_, j) => first + (((i * size + j) * 1789 + salt) % (TICKS / 60 - PAGE - 2)) * MINUTE),
     );
 
   /**
@@ -146,8 +150,8 @@ describe('market bars under abuse', () => {
           `SELECT date_bin('1 minute', at, TIMESTAMPTZ '2000-01-01T00:00:00Z') AS start,
              (array_agg(price ORDER BY at, id))[1] AS open, max(price) AS high, min(price) AS low,
              (array_agg(price ORDER BY at DESC, id DESC))[1] AS close, sum(volume) AS volume, count(*)::int AS trades
-           FROM market_ticks WHERE symbol = 'AAPL' AND at >= $1 GROUP BY 1 ORDER BY 1 LIMIT 100`,
-          [new Date(start).toISOString()],
+           FROM market_ticks WHERE symbol = 'AAPL' AND at >= $1 GROUP BY 1 ORDER BY 1 LIMIT $2`,
+          [new Date(start).toISOString(), PAGE],
         );
         const got = body.data[`p${j}`].nodes;
         const mismatch = got.findIndex(
@@ -158,15 +162,15 @@ describe('market bars under abuse', () => {
         );
         expect({ start: new Date(start).toISOString(), bars: got.length, mismatch }).toEqual({
           start: new Date(start).toISOString(),
-          bars: 100,
+          bars: PAGE,
           mismatch: -1,
         });
       }
     }
   };
 
-  it("24 operations of ten aliased 100-bar pages, 4 at a time, are refused before they run (cost): no bar or tick is read; another user's quotes and orders go on", async () => {
-    const operations = spread(24, 10, 0);
+  it("24 operations of three aliased 1,000-bar pages, 4 at a time, are refused before they run (cost): no bar or tick is read; another user's quotes and orders go on", async () => {
+    const operations = spread(24, 3, 0);
     const { answers, ticksRead, barsRead } = await underAttack(operations);
     expect(answers.map((a) => [a.status, a.body.errors?.[0]?.extensions?.code])).toEqual(
       operations.map(() => [400, 'GRAPHQL_VALIDATION_FAILED']),
@@ -175,13 +179,13 @@ describe('market bars under abuse', () => {
     expect({ ticksRead, barsRead }).toEqual({ ticksRead: 0, barsRead: 0 });
   }, 120_000);
 
-  it("24 operations of the most the budget allows (three 100-bar pages over a week of ticks), 4 at a time, are exact and read only their own bars, never the ticks; another user's quotes and orders go on", async () => {
-    const { answers, ticksRead, barsRead } = await underAttack(spread(24, 3, 7));
+  it("24 operations of the most the budget allows (two 1,000-bar pages over a week of ticks), 4 at a time, are exact and read only their own bars, never the ticks; another user's quotes and orders go on", async () => {
+    const { answers, ticksRead, barsRead } = await underAttack(spread(24, 2, 7));
     expect(answers.map((a) => [a.status, a.body.errors])).toEqual(answers.map(() => [200, undefined]));
-    // Each page reads at most its limit and one more (whether there is a next page): 72 pages of 100.
+    // Each page reads at most its limit and one more (whether there is a next page): 48 pages of 1,000.
     expect(ticksRead).toBe(0);
-    expect(barsRead).toBeGreaterThanOrEqual(72 * 100);
-    expect(barsRead).toBeLessThanOrEqual(72 * 101);
+    expect(barsRead).toBeGreaterThanOrEqual(48 * PAGE);
+    expect(barsRead).toBeLessThanOrEqual(48 * (PAGE + 1));
     await expectExactBars(answers);
   }, 300_000);
 

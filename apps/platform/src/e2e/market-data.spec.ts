@@ -107,6 +107,8 @@ describe('market data: /v1/market/…', () => {
       close,
       volume,
       trades,
+      tradeCount: trades,
+      vwap: expect.stringMatching(/^\d+\.\d{2,8}$/),
     });
 
     const first = await get(`/market/bars/TSLA?timeframe=1Min&${range}&limit=2`);
@@ -136,6 +138,12 @@ describe('market data: /v1/market/…', () => {
     ]);
     const daily = await get(`/market/bars/TSLA?timeframe=1Day&start=${day.toISOString().slice(0, 10)}&end=${iso(120)}`);
     expect(daily.body.bars).toEqual([{ ...bar(0, '100.00', '101.50', '97.00', '97.00', '26', 7), start: day.toISOString() }]);
+    // VWAP exactly: (100 × 5 + 101.5 × 3 + 99.25 × 2) / 10 and, over the hour, 2,483.9 / 25.
+    expect((await get(`/market/bars/TSLA?timeframe=1Min&${range}&limit=1`)).body.bars[0].vwap).toBe('100.30');
+    expect((await get(`/market/bars/TSLA?timeframe=1Hour&${range}`)).body.bars.map((b: { vwap: string }) => b.vwap)).toEqual([
+      '99.356',
+      '97.00',
+    ]);
     // The range is honoured: end is exclusive.
     expect((await get(`/market/bars/TSLA?timeframe=1Min&start=${iso(0)}&end=${iso(1)}`)).body.bars).toHaveLength(1);
 
@@ -158,6 +166,89 @@ describe('market data: /v1/market/…', () => {
     const unknown = await get('/market/bars/NOPE?timeframe=1Min');
     expect([unknown.status, unknown.body.field]).toEqual([404, 'symbol']);
     expect((await get('/market/bars/AAPL?timeframe=1Min&limit=0')).body.field).toBe('limit');
+  });
+
+  it('answers several symbols at once, keyed by symbol, unknown ones apart, paged across symbols with nextPageToken', async () => {
+    const day = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - 3, 9));
+    await p.oms.feed.ticks!.record(p.oms.dataSource.manager, [
+      { symbol: 'AAPL', price: '190.00', volume: '2', at: day },
+      { symbol: 'AAPL', price: '191.00', volume: '1', at: new Date(day.getTime() + 20 * 60_000) },
+      { symbol: 'MSFT', price: '400.00', volume: '1', at: day },
+    ]);
+    const range = `start=${day.toISOString()}&end=${new Date(day.getTime() + 3_600_000).toISOString()}`;
+    const all = await get(`/market/bars?symbols=MSFT,NOPE,AAPL&timeframe=15Min&${range}`);
+    expect(all.status).toBe(200);
+    expect(restContract.barSets.safeParse(all.body).success).toBe(true);
+    expect(all.body).toEqual({
+      timeframe: '15Min',
+      bars: {
+        AAPL: [
+          expect.objectContaining({ start: day.toISOString(), close: '190.00', tradeCount: 1, vwap: '190.00' }),
+          expect.objectContaining({ start: new Date(day.getTime() + 15 * 60_000).toISOString(), close: '191.00', vwap: '191.00' }),
+        ],
+        MSFT: [expect.objectContaining({ start: day.toISOString(), open: '400.00', volume: '1', vwap: '400.00' })],
+      },
+      currencies: { AAPL: 'USD', MSFT: 'USD' },
+      unknownSymbols: ['NOPE'],
+      nextPageToken: null,
+    });
+    expect(Object.keys(all.body.bars)).toEqual(['AAPL', 'MSFT']);
+    // Two bars a page: AAPL's two, then MSFT's.
+    const first = await get(`/market/bars?symbols=MSFT,AAPL&timeframe=15Min&${range}&limit=2`);
+    expect([Object.keys(first.body.bars), first.body.nextPageToken]).toEqual([['AAPL'], expect.any(String)]);
+    const next = await get(
+      `/market/bars?symbols=MSFT,AAPL&timeframe=15Min&${range}&limit=2&pageToken=${encodeURIComponent(first.body.nextPageToken)}`,
+    );
+    expect([Object.keys(next.body.bars), next.body.nextPageToken]).toEqual([['MSFT'], null]);
+    // The single-symbol route takes the same token name.
+    const one = await get(`/market/bars/AAPL?timeframe=15Min&${range}&limit=1`);
+    expect(one.body.nextPageToken).toBe(one.body.nextCursor);
+    const rest = await get(`/market/bars/AAPL?timeframe=15Min&${range}&limit=1&pageToken=${encodeURIComponent(one.body.nextPageToken)}`);
+    expect([rest.body.bars.length, rest.body.nextPageToken]).toEqual([1, null]);
+    expect((await get(`/market/bars?symbols=NOPE&timeframe=1Day`)).body).toEqual({
+      timeframe: '1Day',
+      bars: {},
+      currencies: {},
+      unknownSymbols: ['NOPE'],
+      nextPageToken: null,
+    });
+  });
+
+  it('refuses too many, malformed or missing symbols and a limit out of range with a 400 naming the field; takes 1,000 bars a call', async () => {
+    const many = Array.from({ length: 51 }, (_, i) => `S${i}`).join(',');
+    for (const [query, field] of [
+      [`symbols=${many}&timeframe=1Min`, 'symbols'],
+      ['symbols=&timeframe=1Min', 'symbols'],
+      ['timeframe=1Min', 'symbols'],
+      ['symbols=aapl!&timeframe=1Min', 'symbols'],
+      ['symbols=AAPL&timeframe=1Min&limit=10001', 'limit'],
+      ['symbols=AAPL&timeframe=1Min&limit=0', 'limit'],
+      ['symbols=AAPL&timeframe=1Min&limit=ten', 'limit'],
+      ['symbols=AAPL&timeframe=1Min&pageToken=forged', 'pageToken'],
+      ['symbols=AAPL&timeframe=1Min&cursor=x', 'cursor'],
+    ]) {
+      const res = await get(`/market/bars?${query}`);
+      expect({ query, status: res.status, field: res.body.field, code: res.body.code }).toEqual({
+        query,
+        status: 400,
+        field,
+        code: 'BAD_USER_INPUT',
+      });
+    }
+    for (const [query, field] of [
+      ['symbols=AAPL&timeframe=3Hour', 'timeframe'],
+      ['symbols=AAPL&timeframe=1Min&start=2026-02-30', 'start'],
+    ]) {
+      const res = await get(`/market/bars?${query}`);
+      expect({ query, status: res.status, field: res.body.field }).toEqual({ query, status: 422, field });
+    }
+    const fifty = Array.from({ length: 50 }, (_, i) => `S${i}`).join(',');
+    expect((await get(`/market/bars?symbols=${fifty}&timeframe=1Min`)).status).toBe(200);
+    for (const path of ['/market/bars?symbols=AAPL,MSFT,TSLA&timeframe=1Min&limit=1000', '/market/bars/AAPL?timeframe=1Min&limit=1000']) {
+      const res = await get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
+    expect((await get('/market/bars/AAPL?timeframe=1Min&limit=10001')).body.field).toBe('limit');
   });
 
   it('tells the clock and the calendar of OMS_TRADING_HOURS', async () => {

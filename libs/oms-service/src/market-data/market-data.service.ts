@@ -1,33 +1,48 @@
 import type { DataSource } from 'typeorm';
 import { AppError, errors } from '@trading/errors';
 import { decimalsOf } from '@trading/money';
-import { parseLimit, type CursorCodec, type Page } from '@trading/pagination';
+import type { CursorCodec, Page } from '@trading/pagination';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
+import {
+  BAR_SIZES,
+  barLimit,
+  barScope,
+  ceilBucket,
+  floorBucket,
+  isTimeframe,
+  MAX_BAR_SYMBOLS,
+  nextBucket,
+  readBars,
+  type Bar,
+  type Timeframe,
+} from './bars';
 import { quoteOf, type Quote, type QuoteSource } from './quote';
 
-/** Bar sizes, as REST and GraphQL spell them, and the width of each: the sizes market_bars keeps (migration MarketBars1732230000100). */
-export const TIMEFRAMES = { '1Min': '1 minute', '5Min': '5 minutes', '1Hour': '1 hour', '1Day': '1 day' } as const;
-export type Timeframe = keyof typeof TIMEFRAMES;
-const TIMEFRAME_MS: Record<Timeframe, number> = { '1Min': 60_000, '5Min': 300_000, '1Hour': 3_600_000, '1Day': 86_400_000 };
+export { TIMEFRAMES, type Bar, type Timeframe } from './bars';
 
 /** Symbols one quotes request may name. */
 const MAX_QUOTE_SYMBOLS = 100;
 /** Days one calendar request may span. */
 const MAX_CALENDAR_DAYS = 366;
 const SYMBOL = /^[A-Z0-9.]{1,12}$/;
+/** The last bucket start a bars query names. */
+const LAST_BUCKET = Date.UTC(9999, 0, 1);
 
-export interface Bar {
-  /** The bucket's start (RFC 3339, UTC); buckets are aligned to UTC (whole minutes, hours, days). */
-  start: string;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-  /** Ticks aggregated. */
-  trades: number;
+/** One instrument's bars of a page of several. */
+interface BarSeries {
+  symbol: string;
+  currency: string;
+  nodes: Bar[];
+}
+
+/** A page of bars of several instruments, by symbol, each oldest first. */
+export interface BarSets {
+  timeframe: Timeframe;
+  bars: BarSeries[];
+  unknownSymbols: string[];
+  nextPageToken: string | null;
 }
 
 export interface MarketClock {
@@ -54,6 +69,28 @@ function instant(value: string | null | undefined, field: string): Date | undefi
   if (!ok || Number.isNaN(date.getTime()) || (value.length === 10 && date.toISOString().slice(0, 10) !== value))
     throw unprocessable(field, `${field} must be an RFC 3339 timestamp (2026-01-31T14:30:00Z) or a date (2026-01-31)`);
   return date;
+}
+
+function timeframeOf(value: string): Timeframe {
+  if (!isTimeframe(value)) throw unprocessable('timeframe', `timeframe must be one of ${Object.keys(BAR_SIZES).join(', ')}`);
+  return value;
+}
+
+/** The symbols of a bars call, once each, in code-point order: 1 to MAX_BAR_SYMBOLS well-formed ones, else 400 naming `symbols`. */
+function barSymbols(symbols: readonly string[]): string[] {
+  const wanted = [...new Set(symbols.map((s) => s.trim()).filter(Boolean))].sort();
+  if (!wanted.length) throw errors.badInput('symbols', 'symbols must name at least one instrument, e.g. AAPL,MSFT');
+  if (wanted.length > MAX_BAR_SYMBOLS) throw errors.badInput('symbols', `symbols may name at most ${MAX_BAR_SYMBOLS} instruments`);
+  const malformed = wanted.find((s) => !SYMBOL.test(s));
+  if (malformed !== undefined) throw errors.badInput('symbols', `${malformed.slice(0, 20)} is not an instrument symbol`);
+  return wanted;
+}
+
+/** `pageToken`, or `cursor` as it was first named; both at once only when they agree. */
+function pageTokenOf(args: { cursor?: string | null; pageToken?: string | null }): { value: string | undefined; field: string } {
+  const { cursor, pageToken } = args;
+  if (cursor && pageToken && cursor !== pageToken) throw errors.badInput('pageToken', 'Send pageToken or cursor, not both');
+  return pageToken ? { value: pageToken, field: 'pageToken' } : { value: cursor ?? undefined, field: 'cursor' };
 }
 
 /**
@@ -92,8 +129,10 @@ export class MarketDataService {
   /**
    * OHLCV bars of one symbol, oldest first, from the bars kept as ticks arrive (at most the
    * retention back): open the bucket's first tick, high and low its extremes, close its last,
-   * volume the sum. Bars are whole buckets: those that start at or after `start` and before
-   * `end`. Buckets without ticks are left out. The cursor is valid for the same symbol,
+   * volume the sum, VWAP the traded notional over the volume. Sizes not kept (15Min, 30Min,
+   * 2Hour, 4Hour, 1Week, 1Month) are aggregated as read from a finer kept one. Bars are whole
+   * buckets: those that start at or after `start` and before `end`. Buckets without ticks are
+   * left out. The page token (`pageToken`, or `cursor` as before) is valid for the same symbol,
    * timeframe, start and end only.
    */
   async bars(args: {
@@ -103,34 +142,26 @@ export class MarketDataService {
     end?: string | null;
     limit?: number | null;
     cursor?: string | null;
-  }): Promise<Page<Bar> & { symbol: string; timeframe: Timeframe; currency: string }> {
-    if (!(args.timeframe in TIMEFRAMES)) throw unprocessable('timeframe', `timeframe must be one of ${Object.keys(TIMEFRAMES).join(', ')}`);
-    const timeframe = args.timeframe as Timeframe;
-    const limit = parseLimit(args.limit ?? undefined);
+    pageToken?: string | null;
+  }): Promise<Page<Bar> & { symbol: string; timeframe: Timeframe; currency: string; nextPageToken: string | null }> {
+    const timeframe = timeframeOf(args.timeframe);
+    const limit = barLimit(args.limit);
+    const token = pageTokenOf(args);
     const instrument = await this.instruments.find(args.symbol);
     if (!instrument) throw errors.notFound(`Instrument ${args.symbol.slice(0, 20)}`, 'symbol');
-    const now = new Date();
-    const givenEnd = instant(args.end, 'end');
-    const givenStart = instant(args.start, 'start');
-    // The cursor names the query it pages (symbol, timeframe, start and end as sent) and carries the
+    // The token names the query it pages (symbol, timeframe, start and end as sent) and carries the
     // end it was computed with, so a default end (now) stays put from page to page.
     const scope = `bars:${instrument.symbol}:${timeframe}:${args.start ?? ''}:${args.end ?? ''}`;
-    const after = this.cursors.decode<{ b: string; e: string }>(args.cursor ?? undefined, scope, ['b', 'e']);
-    const end = after ? new Date(after.e) : (givenEnd ?? now);
-    const start = givenStart ?? new Date(now.getTime() - this.options.retentionDays * 86400_000);
-    if (start >= end) throw unprocessable('start', 'start must be before end');
-    // Buckets are aligned to UTC, so the page after bucket b starts exactly one bucket later.
-    const from = after ? new Date(Date.parse(after.b) + TIMEFRAME_MS[timeframe]) : start;
-    // The kept bars, through their key: a page reads at most limit + 1 rows, however long the range.
-    // Formatted as they are read (formatPrice and canonical, in SQL): per bar in JavaScript, that cost more than the read.
-    const rows: Array<{ bucket: Date; open: string; high: string; low: string; close: string; volume: string; trades: number }> =
-      await this.dataSource.query(
-        `SELECT bucket, ${['open', 'high', 'low', 'close'].map((c) => `round(${c}, greatest(scale(trim_scale(${c})), $6))::text AS ${c}`).join(', ')},
-           trim_scale(volume)::text AS volume, trades
-         FROM market_bars WHERE symbol = $1 AND timeframe = $2 AND bucket >= $3 AND bucket < $4
-         ORDER BY bucket LIMIT $5`,
-        [instrument.symbol, timeframe, from.toISOString(), end.toISOString(), limit + 1, decimalsOf(instrument.tickSize)],
-      );
+    const after = this.cursors.decode<{ b: string; e: string }>(token.value, scope, ['b', 'e'], token.field);
+    const { from, upper, end } = this.range(timeframe, args, after?.e);
+    const rows = await readBars(this.dataSource, {
+      symbol: instrument.symbol,
+      timeframe,
+      from: after ? nextBucket(timeframe, Date.parse(after.b)) : from,
+      upper,
+      count: limit + 1,
+      decimals: decimalsOf(instrument.tickSize),
+    });
     const page = this.cursors.page(
       rows,
       limit,
@@ -138,7 +169,87 @@ export class MarketDataService {
       (last) => ({ b: last.bucket.toISOString(), e: end.toISOString() }),
       ({ bucket, ...bar }): Bar => ({ start: bucket.toISOString(), ...bar }),
     );
-    return { ...page, symbol: instrument.symbol, timeframe, currency: instrument.currency };
+    return { ...page, nextPageToken: page.nextCursor, symbol: instrument.symbol, timeframe, currency: instrument.currency };
+  }
+
+  /**
+   * Bars of several symbols (1 to MAX_BAR_SYMBOLS) as `bars` makes them, by symbol (in code-point
+   * order), each oldest first: a page holds at most `limit` bars in all, so it costs what it
+   * serves however many symbols it names. Symbols no instrument has are listed apart; a symbol
+   * without bars on the page is left out. The page token is valid for the same symbols,
+   * timeframe, start and end only.
+   */
+  async barSets(args: {
+    symbols: readonly string[];
+    timeframe: string;
+    start?: string | null;
+    end?: string | null;
+    limit?: number | null;
+    pageToken?: string | null;
+  }): Promise<BarSets> {
+    const timeframe = timeframeOf(args.timeframe);
+    const limit = barLimit(args.limit);
+    const wanted = barSymbols(args.symbols);
+    const found: Array<{ symbol: string; currency: string; tickSize: string }> = await this.dataSource.query(
+      'SELECT symbol, currency, tick_size::text AS "tickSize" FROM instruments WHERE symbol = ANY($1)',
+      [wanted],
+    );
+    const bySymbol = new Map(found.map((i) => [i.symbol, i]));
+    const scope = barScope('barsets', [timeframe, args.start ?? '', args.end ?? '', ...wanted]);
+    const after = this.cursors.decode<{ s: string; b: string; e: string }>(args.pageToken, scope, ['s', 'b', 'e'], 'pageToken');
+    const { from, upper, end } = this.range(timeframe, args, after?.e);
+    // Symbol after symbol until the page and one more bar (whether another page exists) are read.
+    const rows: Array<Awaited<ReturnType<typeof readBars>>[number] & { symbol: string }> = [];
+    for (const symbol of wanted) {
+      const instrument = bySymbol.get(symbol);
+      if (!instrument || (after && symbol < after.s)) continue;
+      if (rows.length > limit) break;
+      const read = await readBars(this.dataSource, {
+        symbol,
+        timeframe,
+        from: after && symbol === after.s ? nextBucket(timeframe, Date.parse(after.b)) : from,
+        upper,
+        count: limit + 1 - rows.length,
+        decimals: decimalsOf(instrument.tickSize),
+      });
+      rows.push(...read.map((r) => ({ ...r, symbol })));
+    }
+    const page = this.cursors.page(
+      rows,
+      limit,
+      scope,
+      (last) => ({ s: last.symbol, b: last.bucket.toISOString(), e: end.toISOString() }),
+      (row) => row,
+    );
+    const bars: BarSeries[] = [];
+    for (const { symbol, bucket, ...bar } of page.nodes) {
+      if (bars[bars.length - 1]?.symbol !== symbol) bars.push({ symbol, currency: bySymbol.get(symbol)!.currency, nodes: [] });
+      bars[bars.length - 1]!.nodes.push({ start: bucket.toISOString(), ...bar });
+    }
+    return { timeframe, bars, unknownSymbols: wanted.filter((s) => !bySymbol.has(s)), nextPageToken: page.nextCursor };
+  }
+
+  /**
+   * The buckets `start` and `end` select, on the timeframe's grid: [from, upper). `end` is the
+   * one a page token carries, else as sent, else now; `start` as sent, else the retention back
+   * (for an aggregated size, from the start of the bucket holding that, so the current week or
+   * month is answered).
+   */
+  private range(
+    timeframe: Timeframe,
+    args: { start?: string | null; end?: string | null },
+    carriedEnd: string | undefined,
+  ): { from: number; upper: number; end: Date } {
+    const now = Date.now();
+    const givenEnd = instant(args.end, 'end');
+    const givenStart = instant(args.start, 'start');
+    const end = carriedEnd !== undefined ? new Date(carriedEnd) : (givenEnd ?? new Date(now));
+    const retained = now - this.options.retentionDays * 86400_000;
+    const start = givenStart ?? new Date(BAR_SIZES[timeframe].of === timeframe ? retained : floorBucket(timeframe, retained));
+    if (start >= end) throw unprocessable('start', 'start must be before end');
+    // Dates far out (year 9999 and on) cannot be sent to PostgreSQL as RFC 3339: no bar is there anyway.
+    const within = (t: number) => Math.min(Math.max(t, 0), LAST_BUCKET);
+    return { from: within(ceilBucket(timeframe, start.getTime())), upper: within(ceilBucket(timeframe, end.getTime())), end };
   }
 
   clock(now = new Date()): MarketClock {

@@ -7,6 +7,7 @@ export function marketDataResolvers(market: MarketDataService): Resolvers {
     Query: {
       marketQuotes: (_root, { symbols, skipUnknown }) => market.quotes(symbols, skipUnknown ?? false),
       marketBars: (_root, args) => market.bars(args),
+      marketBarSets: (_root, args) => market.barSets(args),
       marketClock: () => market.clock(),
       marketCalendar: (_root, args) => market.calendar(args),
       marketInstruments: () => market.instrumentList(),

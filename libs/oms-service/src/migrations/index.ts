@@ -12,6 +12,7 @@ import { EngineIndexes1732230000070 } from './1732230000070-engine-indexes';
 import { InstrumentsChanged1732230000080 } from './1732230000080-instruments-changed';
 import { OrdersUnusedIndexes1732230000091 } from './1732230000091-orders-unused-indexes';
 import { MarketBars1732230000100 } from './1732230000100-market-bars';
+import { MarketBarVwap1732230000110 } from './1732230000110-market-bar-vwap';
 
 export { INSTRUMENTS_CHANGED_CHANNEL } from './1732230000080-instruments-changed';
 export { checkOpenOrderCapSetting, OPEN_ORDER_CAP_SETTING, OPEN_ORDER_CAP_SQLSTATE } from './1732230000060-open-order-count';
@@ -32,4 +33,5 @@ export const omsMigrations = [
   InstrumentsChanged1732230000080,
   OrdersUnusedIndexes1732230000091,
   MarketBars1732230000100,
+  MarketBarVwap1732230000110,
 ];

@@ -4,7 +4,10 @@ import { currency, cursor, named, price, quantity, text, timestamp } from './kit
 /** Market data's answers (GET /v1/market/…): the same for every caller. Decimals are strings. */
 const o = z.strictObject;
 
-export const BAR_TIMEFRAMES = ['1Min', '5Min', '1Hour', '1Day'] as const;
+export const BAR_TIMEFRAMES = ['1Min', '5Min', '15Min', '30Min', '1Hour', '2Hour', '4Hour', '1Day', '1Week', '1Month'] as const;
+/** Bars one call may answer (all symbols together), and symbols one call may name. */
+export const MAX_BARS = 1_000;
+export const MAX_BAR_SYMBOLS = 50;
 export const INSTRUMENT_STATUSES = ['ACTIVE', 'HALTED'] as const;
 
 export const marketQuote = named(
@@ -31,23 +34,54 @@ export const quoteList = named(
   }),
 );
 
+const pageToken = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as `pageToken` (with the same query) for the next page; null on the last page.' });
+
 const bar = named(
   'Bar',
   o({
-    start: timestamp.meta({ description: "The bucket's start, aligned to UTC" }),
+    start: timestamp.meta({ description: "The bucket's start, aligned to UTC (weeks start on Monday, months on the 1st)" }),
     open: price.meta({ description: "The bucket's first tick" }),
     high: price,
     low: price,
     close: price.meta({ description: "The bucket's last tick" }),
     volume: quantity.meta({ description: "The bucket's simulated traded volume, summed over its ticks" }),
-    trades: z.int().min(1).meta({ description: 'Ticks in the bucket' }),
+    trades: z.int().min(1).meta({ description: 'Ticks in the bucket (the same as tradeCount, kept for existing clients)' }),
+    tradeCount: z.int().min(1).meta({ description: 'Ticks (trades) in the bucket' }),
+    vwap: price.nullable().meta({
+      description:
+        'Volume-weighted average price: the sum of price × volume over the volume, rounded half away from zero to 8 decimals (trailing zeros dropped, never fewer decimals than the tick). Null when the bucket has no volume, or holds a bar kept before VWAP was',
+    }),
   }),
   'One OHLCV bar; buckets without ticks are left out',
 );
 export const barPage = named(
   'BarPage',
-  o({ symbol: text, timeframe: z.enum(BAR_TIMEFRAMES), currency, bars: z.array(bar), nextCursor: cursor }),
+  o({
+    symbol: text,
+    timeframe: z.enum(BAR_TIMEFRAMES),
+    currency,
+    bars: z.array(bar),
+    nextPageToken: pageToken,
+    nextCursor: cursor.meta({ description: 'The same as nextPageToken (pass it as `cursor` or `pageToken`); null on the last page.' }),
+  }),
   'Bars, oldest first',
+);
+export const barSets = named(
+  'BarSets',
+  o({
+    timeframe: z.enum(BAR_TIMEFRAMES),
+    bars: z.record(z.string(), z.array(bar)).meta({
+      description:
+        "Each instrument's bars on this page, oldest first, by symbol (code-point order); an instrument without bars on this page is absent, and its bars may go on on the next page",
+    }),
+    currencies: z.record(z.string(), currency).meta({ description: 'The currency of each instrument in `bars`' }),
+    unknownSymbols: z.array(z.string()).meta({ description: 'The symbols asked for that no instrument has (empty when all were found)' }),
+    nextPageToken: pageToken,
+  }),
+  'Bars of several instruments: at most `limit` in all',
 );
 
 export const marketClock = named(

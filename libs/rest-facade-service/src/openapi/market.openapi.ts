@@ -1,5 +1,5 @@
 /** Market data's operations (schemas in ../contract/market.ts). */
-import { BAR_TIMEFRAMES } from '../contract/market';
+import { BAR_TIMEFRAMES, MAX_BAR_SYMBOLS, MAX_BARS } from '../contract/market';
 import type { Operations } from './kit';
 
 const symbolPath = { name: 'symbol', in: 'path' as const, required: true, schema: { type: 'string', pattern: '^[A-Z0-9.]{1,12}$' } };
@@ -15,6 +15,35 @@ const quoteSymbols = {
   description: 'Comma-separated instrument symbols, 1 to 100, e.g. `AAPL,MSFT`; unknown ones are listed in `unknownSymbols`',
 };
 const scopes = ['read:market' as const];
+/** What both bars operations take besides the symbols and the page token. */
+const barParams = [
+  {
+    name: 'timeframe',
+    in: 'query' as const,
+    required: true,
+    schema: { enum: BAR_TIMEFRAMES },
+    description: 'Bucket size, aligned to UTC: weeks start on Monday 00:00, months on the 1st; a bad one is a 422 naming `timeframe`',
+  },
+  {
+    name: 'start',
+    in: 'query' as const,
+    schema: { type: 'string' },
+    description:
+      'RFC 3339 time or date (00:00 UTC): the first bucket that may start then or later; default: as far back as ticks are kept (for sizes aggregated as read, from the start of the bucket holding that)',
+  },
+  {
+    name: 'end',
+    in: 'query' as const,
+    schema: { type: 'string' },
+    description: 'RFC 3339 time or date (00:00 UTC), exclusive: buckets starting before it; default: now',
+  },
+  {
+    name: 'limit',
+    in: 'query' as const,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_BARS, default: 20 },
+    description: `Bars per page (all symbols together), 1 to ${MAX_BARS}; out of range: 400 naming \`limit\``,
+  },
+];
 
 export const marketOperations: Operations = {
   '/market/quotes': {
@@ -27,27 +56,49 @@ export const marketOperations: Operations = {
       errors: [400, 422],
     },
   },
+  '/market/bars': {
+    get: {
+      summary: `OHLCV bars of 1 to ${MAX_BAR_SYMBOLS} instruments, as \`/market/bars/{symbol}\` makes them, keyed by symbol (each oldest first): at most \`limit\` bars in all, symbol after symbol in code-point order, so one instrument's bars may go on on the next page. Symbols no instrument has are listed apart in \`unknownSymbols\`; the others are still answered. A page costs the GraphQL cost budget in proportion to \`limit\`.`,
+      scopes,
+      params: [
+        {
+          name: 'symbols',
+          in: 'query',
+          required: true,
+          schema: { type: 'string' },
+          description: `Comma-separated instrument symbols, 1 to ${MAX_BAR_SYMBOLS}, e.g. \`AAPL,MSFT\`; none, malformed or too many: 400 naming \`symbols\``,
+        },
+        ...barParams,
+        {
+          name: 'pageToken',
+          in: 'query',
+          schema: { type: 'string' },
+          description: '`nextPageToken` of the previous page (with the same symbols, timeframe, start and end)',
+        },
+      ],
+      ok: { status: 200, schema: 'BarSets' },
+      errors: [400, 422],
+    },
+  },
   '/market/bars/{symbol}': {
     get: {
       summary:
-        'OHLCV bars of one instrument, oldest first, aggregated from every price the paper market set (open the first, close the last of each bucket; volume simulated). Ticks are kept OMS_MARKET_TICK_RETENTION_DAYS (7 by default); buckets without ticks are left out.',
+        'OHLCV bars of one instrument, oldest first, aggregated from every price the paper market set (open the first, close the last of each bucket; volume simulated; `vwap` and `tradeCount`). 15Min, 30Min, 2Hour, 4Hour, 1Week (from Monday) and 1Month (calendar months) are aggregated from the kept 5Min, 1Hour and 1Day bars as they are read. Ticks are kept OMS_MARKET_TICK_RETENTION_DAYS (7 by default); buckets without ticks are left out. A page costs the GraphQL cost budget in proportion to `limit`.',
       scopes,
       params: [
         symbolPath,
-        { name: 'timeframe', in: 'query', required: true, schema: { enum: BAR_TIMEFRAMES }, description: 'Bucket size, aligned to UTC' },
+        ...barParams,
         {
-          name: 'start',
+          name: 'pageToken',
           in: 'query',
           schema: { type: 'string' },
-          description: 'RFC 3339 time or date (00:00 UTC), inclusive; default: as far back as ticks are kept',
+          description: '`nextPageToken` of the previous page (with the same symbol, timeframe, start and end)',
         },
-        { name: 'end', in: 'query', schema: { type: 'string' }, description: 'RFC 3339 time or date (00:00 UTC), exclusive; default: now' },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
         {
           name: 'cursor',
           in: 'query',
           schema: { type: 'string' },
-          description: '`nextCursor` of the previous page (with the same symbol, timeframe, start and end)',
+          description: 'The same as `pageToken` (`nextCursor` is `nextPageToken`)',
         },
       ],
       ok: { status: 200, schema: 'BarPage' },

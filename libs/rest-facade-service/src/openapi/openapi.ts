@@ -235,6 +235,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /oms/{accountId}/events': 'streamOrderEvents',
   'GET /oms/{accountId}/trades': 'listTrades',
   'GET /market/quotes': 'getQuotes',
+  'GET /market/bars': 'getMultiBars',
   'GET /market/bars/{symbol}': 'getBars',
   'GET /market/clock': 'getMarketClock',
   'GET /market/calendar': 'getMarketCalendar',
