@@ -42,7 +42,7 @@ describe('money', () => {
     expect(() => parseAmount('100.5', 'JPY')).toThrow(/at most 0 decimals in JPY/);
     expect(() => parseAmount('0', 'USD')).toThrow(/greater than zero/);
     expect(() => parseAmount('1e3', 'USD')).toThrow(/decimal string/);
-    expect(() => parseAmount(100, 'USD')).toThrow(expect.objectContaining({ field: 'amount' }));
+    expect(() => parseAmount(100, 'USD')).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'amount' }));
     expect(() => parseAmount('1234567890123', 'USD')).toThrow(/12 integer digits/);
     expect(parseAmount('123456789012.25', 'USD')).toBe('123456789012.25');
     expect(parseAmount('1050', 'JPY')).toBe('1050');

@@ -226,6 +226,7 @@ describe('parseLegs', () => {
     });
     expect(refusal(() => parseLegs({ orderClass: 'BRACKET', stopLoss: { stopPrice: '180' } }, parent))).toMatchObject({
       field: 'takeProfit',
+      message: 'A BRACKET order needs takeProfit',
     });
     expect(refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '200' } }, parent))).toMatchObject({
       field: 'stopLoss',
@@ -271,6 +272,10 @@ describe('parseLegs', () => {
       field: 'stopLoss.stopPrice',
     });
     expect(refusal(() => parseLegs({ orderClass: 'OCO' }, parent))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'stopLoss' });
+    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '-1' } }, parent))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'stopLoss.stopPrice',
+    });
     expect(
       refusal(() => parseLegs({ orderClass: 'OCO', takeProfit: { limitPrice: '1' }, stopLoss: { stopPrice: '180' } }, parent)),
     ).toMatchObject({
