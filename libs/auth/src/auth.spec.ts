@@ -4,7 +4,7 @@ import { EdgeAuthenticator } from './edge';
 import { CLIENT_ADDRESS_SUBJECT, InternalClaimsSigner, InternalClaimsVerifier } from './internal-claims';
 import { exportServiceKey, generateServiceKey, parseServiceKey, TrustedServiceKeys } from './service-identity';
 import { ipAllowed, isIpOrCidr } from './ip';
-import { methodAllowedFor, scopesForPatAccess } from './scopes';
+import { methodAllowedFor, missingScopes, SCOPE_DESCRIPTIONS, SCOPES, scopesForPatAccess, UNRESTRICTED_SCOPES } from './scopes';
 import { SessionStore } from './sessions';
 
 describe('IP restrictions', () => {
@@ -29,7 +29,45 @@ describe('IP restrictions', () => {
   });
 });
 
+describe('API scopes', () => {
+  it('are the seven the API documents, each with the line apps and users are shown', () => {
+    expect(SCOPE_DESCRIPTIONS).toEqual({
+      'read:accounts': 'See accounts, positions, margin and portfolios',
+      'write:accounts': 'Manage account settings (PAT revocation)',
+      'read:orders': 'See order rules, orders, trades and live order events; preview orders',
+      'write:orders': 'Place and cancel orders',
+      'read:banking': 'See cash balances and activity',
+      'write:banking': 'Deposit, withdraw and cancel transfers',
+      'read:market': 'See market data: quotes, price bars, the market clock and calendar, instruments and live prices',
+    });
+    expect(Object.keys(SCOPE_DESCRIPTIONS)).toEqual([...SCOPES]);
+  });
+
+  it('let any registered app ask for market data only without being approved for it', () => {
+    expect(UNRESTRICTED_SCOPES).toEqual(['read:market']);
+  });
+
+  it('name the scopes a caller lacks, in the order required', () => {
+    expect(missingScopes(['read:orders'], ['write:orders', 'read:orders', 'read:banking'])).toEqual(['write:orders', 'read:banking']);
+    expect(missingScopes(['read:orders', 'write:orders'], ['write:orders'])).toEqual([]);
+  });
+});
+
 describe('PAT access scopes', () => {
+  it('READ_ONLY carries exactly the read scopes, READ_WRITE every scope', () => {
+    expect(scopesForPatAccess('READ_ONLY')).toEqual(['read:accounts', 'read:orders', 'read:banking', 'read:market']);
+    expect(scopesForPatAccess('READ_WRITE')).toEqual([...SCOPES]);
+  });
+
+  it('READ_ONLY may use GET, HEAD and OPTIONS in any case, and no other method; other tokens any method', () => {
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'options', 'head']) expect(methodAllowedFor('READ_ONLY', method)).toBe(true);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'delete']) expect(methodAllowedFor('READ_ONLY', method)).toBe(false);
+    for (const method of ['POST', 'PATCH']) {
+      expect(methodAllowedFor('READ_WRITE', method)).toBe(true);
+      expect(methodAllowedFor(undefined, method)).toBe(true);
+    }
+  });
+
   it('READ_ONLY gets read scopes and safe methods only', () => {
     expect(scopesForPatAccess('READ_ONLY').every((s) => s.startsWith('read:'))).toBe(true);
     expect(scopesForPatAccess('READ_WRITE')).toHaveLength(7);

@@ -1,4 +1,4 @@
-import { nonPublicAddress } from './ip';
+import { ipAllowed, nonPublicAddress } from './ip';
 
 describe('public and non-public addresses', () => {
   it('names loopback, private, link-local (cloud metadata), shared, multicast and reserved ranges in both families', () => {
@@ -35,5 +35,37 @@ describe('public and non-public addresses', () => {
       ['keys.vendor.example', 'not an IP address'],
     ];
     expect(cases.map(([address]) => [address, nonPublicAddress(address)])).toEqual(cases);
+  });
+});
+
+describe('client address rules (a PAT or app allowlist)', () => {
+  it('allow anyone with an empty list, and only listed addresses or subnets otherwise', () => {
+    expect(ipAllowed('198.51.100.7', [])).toBe(true);
+    expect(ipAllowed(undefined, [])).toBe(true);
+    const list = ['198.51.100.7', '203.0.113.0/24', '2001:db8::/32'];
+    expect(ipAllowed('198.51.100.7', list)).toBe(true);
+    expect(ipAllowed('198.51.100.8', list)).toBe(false);
+    expect(ipAllowed('203.0.113.250', list)).toBe(true);
+    expect(ipAllowed('203.0.114.1', list)).toBe(false);
+    expect(ipAllowed('2001:db8:1::9', list)).toBe(true);
+    expect(ipAllowed('2001:db9::1', list)).toBe(false);
+  });
+
+  it('match an IPv4 address in its IPv4-mapped IPv6 form (a dual-stack socket), both ways, but not another address around it', () => {
+    expect(ipAllowed('::ffff:198.51.100.7', ['198.51.100.7'])).toBe(true);
+    expect(ipAllowed('::ffff:203.0.113.9', ['203.0.113.0/24'])).toBe(true);
+    expect(ipAllowed('198.51.100.7', ['::ffff:198.51.100.7'])).toBe(true);
+    expect(ipAllowed('1::ffff:198.51.100.7', ['198.51.100.7'])).toBe(false);
+  });
+
+  it('refuse a missing or malformed client address when a list applies', () => {
+    expect(ipAllowed(undefined, ['0.0.0.0/0'])).toBe(false);
+    expect(ipAllowed('', ['0.0.0.0/0'])).toBe(false);
+    expect(ipAllowed('not-an-address', ['0.0.0.0/0', '::/0'])).toBe(false);
+  });
+
+  it('skip an entry that is not an address rather than fail the whole list', () => {
+    expect(ipAllowed('198.51.100.7', ['garbage', 'also/bad', '198.51.100.7'])).toBe(true);
+    expect(ipAllowed('198.51.100.8', ['garbage', '198.51.100.7'])).toBe(false);
   });
 });

@@ -27,6 +27,15 @@ describe('PKCE (RFC 7636)', () => {
     expect(isS256Challenge(s256(verifier))).toBe(true);
     expect(isS256Challenge(verifier)).toBe(false);
   });
+
+  it('refuses a verifier outside the rules even when its hash is the challenge, and anything that only looks like one as text', () => {
+    const tooShort = 'x'.repeat(42);
+    expect(verifierMatches(tooShort, s256(tooShort))).toBe(false);
+    expect(verifierMatches('x'.repeat(50), 'short')).toBe(false);
+    const verifier = 'v'.repeat(43);
+    expect(isVerifier([verifier])).toBe(false);
+    expect(isS256Challenge([s256(verifier)])).toBe(false);
+  });
 });
 
 describe('authorization request helpers', () => {
