@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { bookCompletedDeposit } from '../funding/funding.service';
 import { BookBalances1732230000040 } from '../migrations/1732230000040-book-balances';
+import { BOOK_BALANCE_DRIFT_SQL, lockAccountCurrency, postEntry } from './ledger';
 import { CANCEL, ENTITY, eventually, startBankingHarness, WITHDRAW, type BankingHarness } from '../testing/banking-harness';
 
 describe('ledger under concurrent spends', () => {
@@ -166,5 +167,117 @@ describe('running totals (book_balances)', () => {
       { book: 'CUSTOMER_HELD', amount: '250.50000000' },
     ]);
     expect(await h.ledgerInvariants()).toEqual({ unbalancedEntries: 0, total: '0.00000000', unbalancedAccounts: 0, driftedTotals: 0 });
+  });
+});
+
+describe('journal entries', () => {
+  let h: BankingHarness;
+  beforeAll(async () => {
+    h = await startBankingHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const postingsOf = (entryId: string) =>
+    h.service.dataSource.query(`SELECT book, amount::text AS amount FROM postings WHERE entry_id = $1 ORDER BY amount`, [entryId]);
+
+  it('are refused unless they balance, naming the kind of entry and by how much it is off; nothing is booked', async () => {
+    const ds = h.service.dataSource;
+    const account = h.openAccount('u');
+    await expect(
+      ds.transaction((tx) =>
+        postEntry(tx, {
+          kind: 'DEPOSIT',
+          description: 'off by five',
+          accountId: account,
+          currency: 'USD',
+          legs: [
+            { book: 'CUSTOMER_CASH', amount: '105' },
+            { book: 'BANK_CLEARING', amount: '-100' },
+          ],
+        }),
+      ),
+    ).rejects.toThrow('journal entry DEPOSIT does not balance (5)');
+    expect(await ds.query(`SELECT count(*)::int AS n FROM journal_entries WHERE description = 'off by five'`)).toEqual([{ n: 0 }]);
+    expect(await ds.query(`SELECT count(*)::int AS n FROM postings WHERE account_id = $1`, [account])).toEqual([{ n: 0 }]);
+  });
+
+  it('book only the legs that move money: a zero leg is left out', async () => {
+    const ds = h.service.dataSource;
+    const account = h.openAccount('u');
+    const entry = await ds.transaction((tx) =>
+      postEntry(tx, {
+        kind: 'DEPOSIT',
+        description: 'with a zero leg',
+        accountId: account,
+        currency: 'USD',
+        legs: [
+          { book: 'CUSTOMER_CASH', amount: '10' },
+          { book: 'CUSTOMER_HELD', amount: '0.00' },
+          { book: 'BANK_CLEARING', amount: '-10' },
+        ],
+      }),
+    );
+    expect(await postingsOf(entry)).toEqual([
+      { book: 'BANK_CLEARING', amount: '-10.00000000' },
+      { book: 'CUSTOMER_CASH', amount: '10.00000000' },
+    ]);
+  });
+
+  it('name the deposit or withdrawal, or the order hold, that caused them', async () => {
+    const ds = h.service.dataSource;
+    const account = h.openAccount('u');
+    const deposit = await bookCompletedDeposit(ds, account, 'USD', '100', 'opening');
+    expect(await ds.query(`SELECT kind FROM journal_entries WHERE funding_transaction_id = $1`, [deposit])).toEqual([{ kind: 'DEPOSIT' }]);
+    expect((await h.holds('POST', '', { orderId: 'linked-1', accountId: account, currency: 'USD', amount: '40' })).status).toBe(201);
+    expect((await h.holds('POST', '/linked-1/release', { accountId: account })).status).toBe(200);
+    expect(await ds.query(`SELECT kind FROM journal_entries WHERE hold_order_id = 'linked-1' ORDER BY seq`)).toEqual([
+      { kind: 'HOLD' },
+      { kind: 'HOLD_RELEASE' },
+    ]);
+  });
+
+  it("lock one account's cash in one currency only: bookings on other accounts and currencies go ahead, the same one waits", async () => {
+    const ds = h.service.dataSource;
+    const [locked, other] = [h.openAccount('u'), h.openAccount('u')];
+    const runner = ds.createQueryRunner();
+    await runner.startTransaction();
+    let sameDone = false;
+    let same: Promise<unknown> | undefined;
+    try {
+      await lockAccountCurrency(runner.manager, locked, 'USD');
+      const within = <T>(p: Promise<T>) =>
+        Promise.race([p.then(() => 'booked'), new Promise((r) => setTimeout(() => r('still waiting'), 5000).unref())]);
+      expect(await within(bookCompletedDeposit(ds, other, 'USD', '1', 'other account'))).toBe('booked');
+      expect(await within(bookCompletedDeposit(ds, locked, 'EUR', '1', 'other currency'))).toBe('booked');
+      same = bookCompletedDeposit(ds, locked, 'USD', '1', 'same account and currency').then(() => (sameDone = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(sameDone).toBe(false);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    await same;
+    expect(sameDone).toBe(true);
+  });
+
+  it('a running total that disagrees with its postings is found by the drift check, naming the account, book and both sums', async () => {
+    const ds = h.service.dataSource;
+    const account = h.openAccount('u');
+    await bookCompletedDeposit(ds, account, 'USD', '100', 'opening');
+    const runner = ds.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      // Only inside this transaction, rolled back below: nothing else may ever write the totals.
+      await runner.query(`UPDATE book_balances SET amount = amount + 1 WHERE account_id = $1 AND book = 'CUSTOMER_CASH'`, [account]);
+      expect(await runner.query(BOOK_BALANCE_DRIFT_SQL)).toEqual([
+        { account_id: account, book: 'CUSTOMER_CASH', currency: 'USD', total: '101.00000000', postings: '100.00000000' },
+      ]);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect(await ds.query(BOOK_BALANCE_DRIFT_SQL)).toEqual([]);
   });
 });

@@ -80,9 +80,9 @@ export async function postEntry(tx: EntityManager, spec: EntrySpec): Promise<str
       spec.description,
       spec.fundingTransactionId ?? null,
       spec.holdOrderId ?? null,
-      spec.accountId,
-      spec.currency,
-      ...legs.flatMap((l) => [l.book, new Decimal(l.amount).toFixed()]),
+      // An entry that moves nothing (a sale whose commission took all its proceeds) has no postings,
+      // and PostgreSQL refuses parameters a statement does not use.
+      ...(legs.length ? [spec.accountId, spec.currency, ...legs.flatMap((l) => [l.book, new Decimal(l.amount).toFixed()])] : []),
     ],
   );
   return entry!.id;
