@@ -839,7 +839,7 @@ export interface components {
             /** @description Unique per account; generated when absent */
             clientOrderId?: string;
             /**
-             * @description SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other. DAY or GTC.
+             * @description SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other (a partial fill of a sell leg reduces the other to the same remainder). DAY or GTC.
              * @enum {string}
              */
             orderClass?: "SIMPLE" | "BRACKET" | "OCO" | "OTO";

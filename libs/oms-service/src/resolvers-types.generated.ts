@@ -124,7 +124,7 @@ export type OrderType =
   /** A stop that trails the best price seen (trailPrice or trailPercent away): a market order once the price comes back to it. */
   | 'TRAILING_STOP';
 
-/** SIMPLE: one order. BRACKET: an entry with a take-profit and a stop-loss that start when it fills and cancel each other. OCO: a LIMIT leg and a stop leg that cancel each other. OTO: an entry and one child that starts when it fills. */
+/** SIMPLE: one order. BRACKET: an entry with a take-profit and a stop-loss that start when it fills and cancel each other. OCO: a LIMIT leg and a stop leg that cancel each other (a partial fill of a sell leg reduces the other to the same remainder). OTO: an entry and one child that starts when it fills. */
 export type OrderClass =
   /** One order. */
   | 'SIMPLE'

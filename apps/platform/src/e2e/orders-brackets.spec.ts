@@ -335,6 +335,240 @@ describe('orders: brackets, OCO and OTO', () => {
     }
   });
 
+  /** The AAPL the account holds as the OMS counts it: what it bought less what it sold. */
+  const aaplHeld = async (accountId: string): Promise<Decimal> => {
+    const [{ net }] = await db.query(
+      'oms',
+      "SELECT coalesce(sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END), 0)::text AS net FROM trades WHERE account_id = $1 AND symbol = 'AAPL'",
+      [accountId],
+    );
+    return new Decimal(net);
+  };
+  /** With the engine paused and AAPL at 9.99 (bid 9.98, ask 10.00): buys `quantity` at 10.00, 100 a pass. */
+  const buyAaplAt10 = async (quantity: number) => {
+    const buy = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      limitPrice: '10.00',
+      timeInForce: 'GTC',
+      quantity: String(quantity),
+    });
+    expect(buy.status).toBe(201);
+    for (let pass = 0; pass < Math.ceil(quantity / 100); pass++) await p.oms.engine.runOnce();
+    expect(await getOrder(aliceCash, buy.body.id)).toMatchObject({ status: 'FILLED' });
+  };
+  /**
+   * A market order of the account on the same side, placed before the pair's next pass: it comes
+   * first in the account's queue, so of the 100 a pass allows it takes 96 and leaves 4 for the pair.
+   */
+  const marketFirst = (side: 'BUY' | 'SELL') =>
+    place({ accountId: aliceCash, symbol: 'AAPL', side, type: 'MARKET', timeInForce: 'DAY', quantity: '96' });
+  /** An OCO selling 10 AAPL: a limit at the bid of 9.99 (marketable at once) and a stop at 9.00. */
+  const ocoSell = () =>
+    place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'LIMIT',
+      limitPrice: '9.98',
+      timeInForce: 'GTC',
+      quantity: '10',
+      orderClass: 'OCO',
+      stopLoss: { stopPrice: '9.00' },
+    });
+  const orderUpdates = (id: string) =>
+    db.query(
+      'oms',
+      `SELECT payload->'order'->>'status' AS status, payload->'order'->>'quantity' AS quantity FROM outbox
+        WHERE type = 'order.updated' AND payload->'order'->>'id' = $1 ORDER BY seq`,
+      [id],
+    );
+
+  it('OCO: a partial fill of one leg reduces the other to the remainder; the stop then sells only that, 10 in all', async () => {
+    await p.oms.engine.pause();
+    try {
+      await p.oms.feed.setPrice('AAPL', '9.99'); // bid 9.98, ask 10.00
+      await buyAaplAt10(106);
+      const before = await aaplHeld(aliceCash);
+      const first = await marketFirst('SELL');
+      const oco = await ocoSell();
+      expect(oco.status).toBe(201);
+      const stop = leg(oco.body, 'STOP_LOSS');
+      await p.oms.engine.runOnce(); // 96 to the market sell, 4 to the limit leg
+      expect(await getOrder(aliceCash, first.body.id)).toMatchObject({ status: 'FILLED', filledQuantity: '96' });
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({
+        status: 'PARTIALLY_FILLED',
+        quantity: '10',
+        filledQuantity: '4',
+        remainingQuantity: '6',
+      });
+      // The stop leg works on, for what the limit leg has left: the two never sell more than 10 together.
+      expect(await getOrder(aliceCash, stop.id)).toMatchObject({
+        status: 'NEW',
+        quantity: '6',
+        filledQuantity: '0',
+        remainingQuantity: '6',
+        fills: [],
+      });
+      expect(await orderUpdates(stop.id)).toEqual([
+        { status: 'NEW', quantity: '10' },
+        { status: 'NEW', quantity: '6' },
+      ]);
+      await p.oms.feed.setPrice('AAPL', '8.99'); // through the stop; the bid 8.98 is below the limit leg's 9.98
+      await p.oms.engine.runOnce();
+      expect(await getOrder(aliceCash, stop.id)).toMatchObject({ status: 'FILLED', filledQuantity: '6', averageFillPrice: '8.98' });
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({
+        status: 'CANCELLED',
+        filledQuantity: '4',
+        statusReason: `OCO: order ${stop.id} filled`,
+      });
+      const [{ sold }] = await db.query('oms', 'SELECT sum(quantity)::text AS sold FROM trades WHERE order_id = ANY($1::uuid[])', [
+        [oco.body.id, stop.id],
+      ]);
+      expect(new Decimal(sold).toFixed()).toBe('10');
+      const after = await aaplHeld(aliceCash);
+      expect(before.minus(after).toFixed()).toBe('106'); // the market sell's 96 and the pair's 10, no more
+      await p.oms.engine.runOnce();
+      expect((await aaplHeld(aliceCash)).toFixed()).toBe(after.toFixed()); // nothing more sells
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '190.00');
+      p.oms.engine.resume();
+    }
+  });
+
+  it('a bracket whose exits fill in parts: each partial fill brings the other exit down to the same remainder', async () => {
+    await p.oms.engine.pause();
+    try {
+      await p.oms.feed.setPrice('AAPL', '9.99'); // bid 9.98, ask 10.00
+      await buyAaplAt10(96 + 98); // what the two sells below sell
+      // A stop older than the bracket's: once the price falls through both, it comes first and takes 98 of a pass's 100.
+      const olderStop = await place({
+        accountId: aliceCash,
+        symbol: 'AAPL',
+        side: 'SELL',
+        type: 'STOP',
+        stopPrice: '9.00',
+        timeInForce: 'GTC',
+        quantity: '98',
+      });
+      expect(olderStop.status).toBe(201);
+      const entry = await place({
+        accountId: aliceCash,
+        symbol: 'AAPL',
+        side: 'BUY',
+        type: 'LIMIT',
+        limitPrice: '10.00',
+        timeInForce: 'GTC',
+        quantity: '10',
+        orderClass: 'BRACKET',
+        takeProfit: { limitPrice: '9.98' },
+        stopLoss: { stopPrice: '9.00' },
+      });
+      expect(entry.status).toBe(201);
+      await p.oms.engine.runOnce(); // the entry fills; its exits start
+      const filled = await getOrder(aliceCash, entry.body.id);
+      expect(filled).toMatchObject({ status: 'FILLED', filledQuantity: '10' });
+      const tp = leg(filled, 'TAKE_PROFIT');
+      const sl = leg(filled, 'STOP_LOSS');
+      expect([tp.status, sl.status]).toEqual(['NEW', 'NEW']);
+      await marketFirst('SELL');
+      await p.oms.engine.runOnce(); // 96 to the market sell, 4 to the take-profit
+      expect(await getOrder(aliceCash, tp.id)).toMatchObject({ status: 'PARTIALLY_FILLED', filledQuantity: '4', remainingQuantity: '6' });
+      expect(await getOrder(aliceCash, sl.id)).toMatchObject({ status: 'NEW', quantity: '6', filledQuantity: '0', remainingQuantity: '6' });
+      await p.oms.feed.setPrice('AAPL', '8.99'); // through both stops
+      await p.oms.engine.runOnce(); // 98 to the older stop, 2 to the stop-loss
+      expect(await getOrder(aliceCash, olderStop.body.id)).toMatchObject({ status: 'FILLED', filledQuantity: '98' });
+      expect(await getOrder(aliceCash, sl.id)).toMatchObject({ status: 'PARTIALLY_FILLED', quantity: '6', filledQuantity: '2' });
+      // The take-profit keeps its 4 and may sell 4 more: what the stop-loss has left.
+      expect(await getOrder(aliceCash, tp.id)).toMatchObject({
+        status: 'PARTIALLY_FILLED',
+        quantity: '8',
+        filledQuantity: '4',
+        remainingQuantity: '4',
+      });
+      await p.oms.engine.runOnce();
+      expect(await getOrder(aliceCash, sl.id)).toMatchObject({ status: 'FILLED', filledQuantity: '6' });
+      expect(await getOrder(aliceCash, tp.id)).toMatchObject({
+        status: 'CANCELLED',
+        filledQuantity: '4',
+        statusReason: `OCO: order ${sl.id} filled`,
+      });
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '190.00');
+      p.oms.engine.resume();
+    }
+  });
+
+  it('after a partial fill an OCO promises only its remainder, once: the rest of the position is free to sell', async () => {
+    await p.oms.engine.pause();
+    try {
+      await p.oms.feed.setPrice('AAPL', '9.99'); // bid 9.98, ask 10.00
+      await buyAaplAt10(111);
+      await marketFirst('SELL');
+      const oco = await ocoSell();
+      await p.oms.engine.runOnce(); // 96 to the market sell, 4 to the limit leg
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({ status: 'PARTIALLY_FILLED', remainingQuantity: '6' });
+      expect(await getOrder(aliceCash, leg(oco.body, 'STOP_LOSS').id)).toMatchObject({ status: 'NEW', remainingQuantity: '6' });
+      const held = await aaplHeld(aliceCash);
+      const free = held.minus(6); // the pair's remainder, counted once
+      const sell = { accountId: aliceCash, symbol: 'AAPL', side: 'SELL', type: 'LIMIT', limitPrice: '12.00', timeInForce: 'GTC' };
+      expect((await place({ ...sell, quantity: free.plus(1).toFixed() })).body).toMatchObject({
+        status: 422,
+        field: 'quantity',
+        detail: expect.stringContaining(`${free.toFixed()} AAPL available`),
+      });
+      const rest = await place({ ...sell, quantity: free.toFixed() });
+      expect(rest.status).toBe(201);
+      await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: rest.body.id } });
+      const position = await until(
+        () => http('GET', api(`/accounts/${aliceCash}/positions`), { token: writer }).then((r) => r.body.positions as Order[]),
+        (list) => list.find((h) => h['symbol'] === 'AAPL')?.['quantity'] === held.toFixed(),
+        `an AAPL position of ${held.toFixed()}`,
+      );
+      expect(position.find((h) => h['symbol'] === 'AAPL')).toMatchObject({ quantityAvailable: free.toFixed() });
+      await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: oco.body.id } });
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '190.00');
+      p.oms.engine.resume();
+    }
+  });
+
+  it('a BUY OCO still cancels its other leg at the first fill (a hold cannot shrink while its order works)', async () => {
+    await p.oms.engine.pause();
+    try {
+      await p.oms.feed.setPrice('AAPL', '9.99'); // ask 10.00
+      const first = await marketFirst('BUY');
+      const oco = await place({
+        accountId: aliceCash,
+        symbol: 'AAPL',
+        side: 'BUY',
+        type: 'LIMIT',
+        limitPrice: '10.00',
+        timeInForce: 'GTC',
+        quantity: '10',
+        orderClass: 'OCO',
+        stopLoss: { stopPrice: '11.00' },
+      });
+      expect(oco.status).toBe(201);
+      const stop = leg(oco.body, 'STOP_LOSS');
+      await p.oms.engine.runOnce(); // 96 to the market buy, 4 to the limit leg
+      expect(await getOrder(aliceCash, first.body.id)).toMatchObject({ status: 'FILLED', filledQuantity: '96' });
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({ status: 'PARTIALLY_FILLED', filledQuantity: '4' });
+      expect(await getOrder(aliceCash, stop.id)).toMatchObject({
+        status: 'CANCELLED',
+        quantity: '10',
+        statusReason: `OCO: order ${oco.body.id} filled`,
+      });
+      await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: oco.body.id } });
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '190.00');
+      p.oms.engine.resume();
+    }
+    await noHoldLeft(aliceCash);
+  });
+
   it('keeps every invariant', async () => {
     await settled(db);
     await expectInvariants(db);

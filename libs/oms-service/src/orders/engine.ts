@@ -19,6 +19,7 @@ import {
   type OrderRow,
   type OutboxEvent,
 } from './order-store';
+import { cancelSiblings, lockSiblings, reduceSiblings } from './oco-legs';
 import { floorToLot } from './order-rules';
 import { finishReplacement } from './replacement';
 
@@ -253,30 +254,6 @@ async function triggerStop(tx: EntityManager, order: OrderRow, last: Decimal): P
   return true;
 }
 
-/**
- * The other legs of the order's OCO group (none for an order outside one), every one locked.
- * Null when the order must not fill this pass: a leg is busy (a cancel, another instance: next
- * pass), or one has filled first (the order is cancelled here).
- */
-async function lockSiblings(tx: EntityManager, order: OrderRow): Promise<OrderRow[] | null> {
-  if (!order.oco_group_id) return [];
-  const [{ n }] = await tx.query('SELECT count(*)::int AS n FROM orders WHERE oco_group_id = $1 AND id <> $2', [
-    order.oco_group_id,
-    order.id,
-  ]);
-  const siblings: OrderRow[] = await tx.query('SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 FOR UPDATE SKIP LOCKED', [
-    order.oco_group_id,
-    order.id,
-  ]);
-  if (siblings.length < n) return null;
-  const first = siblings.find((s) => new Decimal(s.filled_quantity).gt(0));
-  if (first) {
-    await closeOrder(tx, order, 'CANCELLED', `OCO: order ${first.id} filled first`);
-    return null;
-  }
-  return siblings;
-}
-
 /** Whether the order may trade at `price`: a buy's limit and collar reach it, a sell's limit does. */
 function marketableAt(order: OrderRow, price: Decimal): boolean {
   const limit = order.limit_price === null ? null : new Decimal(order.limit_price);
@@ -313,8 +290,9 @@ async function fillableQuantity(tx: EntityManager, order: OrderRow, price: Decim
 }
 
 /**
- * After a trade: its events, then the OCO legs it cancels, then (filled) a group's children
- * started and its close announced, or an IOC's unfilled remainder cancelled.
+ * After a trade: its events (with those of the OCO legs it reduces to its remainder), then the
+ * OCO legs it cancels, then (filled) a group's children started and its close announced, or an
+ * IOC's unfilled remainder cancelled.
  */
 async function afterTrade(
   tx: EntityManager,
@@ -328,10 +306,10 @@ async function afterTrade(
   // its close go out in one statement, in the order the consumers expect them.
   const simple = !siblings.length && updated.order_class === 'SIMPLE';
   const closed = done && simple ? orderClosed(updated) : null;
-  await writeEvents(tx, closed ? [executed, orderUpdated(updated), closed] : [executed, orderUpdated(updated)]);
-  for (const sibling of siblings)
-    if (['PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED'].includes(sibling.status))
-      await closeOrder(tx, sibling, 'CANCELLED', `OCO: order ${order.id} filled`);
+  // A leg partly filled: the other legs go on for its remainder, announced after its own state.
+  const reduced = await reduceSiblings(tx, updated, done, siblings);
+  await writeEvents(tx, [executed, orderUpdated(updated), ...(closed ? [closed] : []), ...reduced.map(orderUpdated)]);
+  await cancelSiblings(tx, updated, done, siblings);
   if (done && !simple) {
     await activateChildren(tx, updated);
     await announceClose(tx, updated);
@@ -481,8 +459,8 @@ export class ExecutionEngine {
     // marketable limit gets the quote, not its limit.
     const price = order.side === 'BUY' ? quote.ask : quote.bid;
     if (!(await triggerStop(tx, order, quote.last))) return new Decimal(0);
-    // Legs that cancel each other (a bracket's exits, an OCO): all of them locked before one fills,
-    // so exactly one fills and the others are cancelled exactly once.
+    // Legs of one group (a bracket's exits, an OCO): all of them locked before one fills, so
+    // together they never fill more than the group's quantity and are cancelled exactly once.
     const siblings = await lockSiblings(tx, order);
     if (!siblings) return new Decimal(0);
     const quantity = await fillableQuantity(tx, order, price, available, quote.lot);

@@ -54,7 +54,7 @@ export interface OrderRow {
   parent_order_id: string | null;
   /** Which exit a child is. */
   leg: OrderLeg | null;
-  /** Orders that cancel each other (a bracket's exits, an OCO's legs): the first fill cancels the others. */
+  /** Orders that cancel each other (a bracket's exits, an OCO's legs): a partial fill of a sell leg reduces the others to its remainder, a complete one cancels them (oco-legs.ts). */
   oco_group_id: string | null;
   /** The order replacing this one: set when the replace begins (the engine leaves the order alone from then on). */
   replaced_by_order_id: string | null;

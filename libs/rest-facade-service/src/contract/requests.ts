@@ -67,7 +67,7 @@ export const orderRequest = named(
       .meta({ description: 'Unique per account; generated when absent' }),
     orderClass: z.enum(ORDER_CLASSES, { error: 'must be SIMPLE, BRACKET, OCO or OTO' }).optional().meta({
       description:
-        'SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other. DAY or GTC.',
+        'SIMPLE (default). BRACKET: this entry plus takeProfit and stopLoss, which start when it fills and cancel each other. OTO: the entry and one of them. OCO: this order (a LIMIT) and its stopLoss leg, working at once and cancelling each other (a partial fill of a sell leg reduces the other to the same remainder). DAY or GTC.',
     }),
     takeProfit: z
       .object({ limitPrice: decimalString })
