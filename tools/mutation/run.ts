@@ -1,7 +1,7 @@
 // `npm run mutation [-- [--force] group …]`: runs StrykerJS on each mutation group
 // (tools/mutation/targets.js) in turn, each from its recorded result (incremental), then prints
 // every file's mutation score and fails when a group is under the 85 % floor.
-// `npm run mutation -- access` runs one group. `--force` tests every mutant again: needed after
+// `npm run mutation -- ledger` runs one group. `--force` tests every mutant again: needed after
 // adding tests, because a recorded survivor in module-level code (a table, a pattern) is not
 // re-tested when only new tests could kill it.
 import { spawnSync } from 'node:child_process';

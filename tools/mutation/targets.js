@@ -4,39 +4,52 @@
 // seconds rather than by booting the whole platform. A group's specs are all a mutant in its
 // module-level code (a table, a pattern) can be judged by, so groups stay small and related.
 //
-// Left out on purpose: the scope tables (libs/*-service/src/scopes.ts) are data, pinned row by
-// row by the platform's authorization table spec, which is too slow to rerun per mutant; the
-// order service's replace, close and cancel paths are exercised end to end only (orders-*.spec).
+// Left out on purpose, covered end to end only (too slow to rerun per mutant): the scope tables
+// (libs/*-service/src/scopes.ts, data pinned row by row by the platform's authorization table
+// spec); the order service's replace, close and cancel paths (orders-*.spec); refresh-token
+// rotation (oauth-refresh-binding, oauth-flow and redis-failover specs), whose rules live in a
+// Redis script driven through the token endpoint.
 module.exports = {
   'order-rules': {
     mutate: ['libs/money/src/index.ts', 'libs/oms-service/src/orders/money.ts', 'libs/oms-service/src/orders/order-rules.ts'],
     specs: ['libs/money/src/money.spec.ts', 'libs/oms-service/src/orders/order-rules.spec.ts'],
   },
-  // A request's credentials and scopes at the edges: PATs, PKCE, client address rules, the
-  // facade's route and method rules, the subgraphs' scope directive.
-  access: {
+  // A request's credentials: PAT strings, PKCE, client address rules, the scope list and the
+  // READ_ONLY method rule.
+  credentials: {
     mutate: [
       'libs/auth/src/scopes.ts',
       'libs/auth/src/ip.ts',
-      'libs/subgraph/src/index.ts',
-      'libs/rest-facade-service/src/edge/authenticate.ts',
-      'libs/rest-facade-service/src/edge/route-guard.ts',
       'libs/auth-service/src/oauth/pkce.ts',
       'libs/auth-service/src/pat/pat-token.ts',
     ],
     specs: [
       'libs/auth/src/auth.spec.ts',
       'libs/auth/src/ip.spec.ts',
-      'libs/subgraph/src/subgraph.spec.ts',
-      'libs/rest-facade-service/src/edge/facade.spec.ts',
       'libs/auth-service/src/oauth/pkce.spec.ts',
       'libs/auth-service/src/pat/pat-token.spec.ts',
     ],
+  },
+  // private_key_jwt: the client assertions confidential apps authenticate with.
+  'client-assertion': {
+    mutate: ['libs/auth-service/src/oauth/client-assertion.ts'],
+    specs: ['libs/auth-service/src/oauth/client-assertion.spec.ts'],
+  },
+  // The subgraphs' side: the scope rule on every root field, READ_ONLY sessions and mutations,
+  // and whose account a representation names.
+  'subgraph-access': {
+    mutate: ['libs/subgraph/src/access.ts'],
+    specs: ['libs/subgraph/src/subgraph.spec.ts', 'libs/subgraph/src/access.spec.ts'],
   },
   // DPoP proofs: key binding, replay and clock rules.
   dpop: {
     mutate: ['libs/auth/src/dpop.ts'],
     specs: ['libs/auth/src/dpop.spec.ts'],
+  },
+  // The REST facade's edge: the route, query and OPTIONS guards, authentication and the READ_ONLY method rule.
+  'facade-edge': {
+    mutate: ['libs/rest-facade-service/src/edge/authenticate.ts', 'libs/rest-facade-service/src/edge/route-guard.ts'],
+    specs: ['libs/rest-facade-service/src/edge/facade.spec.ts', 'libs/rest-facade-service/src/edge/route-guard.spec.ts'],
   },
   budgets: {
     mutate: ['libs/rate-limit/src/budget-chain.ts'],

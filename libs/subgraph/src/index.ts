@@ -2,80 +2,28 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { Express } from 'express';
-import { defaultFieldResolver, GraphQLError, isObjectType, parse, type GraphQLFieldResolver, type GraphQLScalarType } from 'graphql';
+import { GraphQLError, parse } from 'graphql';
 import {
   deriveServiceSecret,
-  ExpiringCache,
   INTERNAL_CLAIMS_HEADER,
   InternalClaimsSigner,
   InternalClaimsVerifier,
-  missingScopes,
-  type Claims,
   type ServiceKey,
   type ServiceName,
   type TrustedServiceKeys,
 } from '@trading/auth';
 import { graphqlLimits, SUBGRAPH_GRAPHQL_LIMITS } from '@trading/graphql-limits';
 import { databasePoolMetrics, openDatabase, pingDatabase, type DatabaseOptions, type DataSource } from '@trading/db';
-import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import type { Registry } from 'prom-client';
 import { createService, finishService, graphqlEndpoint, type GraphQLEndpoint, type ServiceApp } from '@trading/service';
+import { assertEveryRootFieldHasAScopeRule, enforceScopes, type GraphQLResolverMap, type ScopeRules, type SubgraphContext } from './access';
+import { formatSubgraphError } from './errors';
 
-export interface SubgraphContext {
-  claims: Claims;
-  requestId: string;
-  logger: Logger;
-  /** Per-request memo (DataLoaders, lookups): see `perRequest`. */
-  memo: Map<string, unknown>;
-}
-
-/**
- * One instance per request of something that batches or caches, e.g. a DataLoader for a list
- * field, so N parents cost one query, and nothing is shared between callers.
- */
-export function perRequest<T>(ctx: SubgraphContext, name: string, make: () => T): T {
-  if (!ctx.memo.has(name)) ctx.memo.set(name, make());
-  return ctx.memo.get(name) as T;
-}
-
-/** An Account as a subgraph that extends it (banking, oms) sees it: only its key, the accounts subgraph owns the rest. */
-export interface AccountReference {
-  id: string;
-}
-
-/** Each user's accounts as the accounts subgraph last said, for a few seconds (accounts never change owner). */
-const OWNED_ACCOUNTS_SECONDS = 10;
-const ownedAccounts = new ExpiringCache<Promise<Set<string>>>();
-
-/**
- * Whether the caller owns an account, for a subgraph that extends Account but does not own it
- * (banking, oms): the accounts subgraph is asked for all of the caller's accounts at most once
- * per request and once per OWNED_ACCOUNTS_SECONDS per user, so an `_entities` batch of any size
- * costs one call, and a representation of someone else's account resolves to null. A newly
- * opened account is asked about again at once (a miss is never cached as an answer).
- */
-export async function callerOwnsAccount(
-  ctx: SubgraphContext,
-  accountId: string,
-  ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>,
-): Promise<boolean> {
-  const ask = () => {
-    const asked = ownedAccountIds(ctx.claims, ctx.requestId).then((ids) => new Set(ids));
-    ownedAccounts.set(ctx.claims.sub, asked, Date.now() + OWNED_ACCOUNTS_SECONDS * 1000);
-    asked.catch(() => ownedAccounts.set(ctx.claims.sub, asked, 0)); // a failure is not remembered
-    return asked;
-  };
-  const cached = ownedAccounts.get(ctx.claims.sub);
-  if (cached && (await cached.catch(() => undefined))?.has(accountId)) return true;
-  // Not known to be the caller's: ask (once per request) before saying no.
-  const owned = await perRequest(ctx, 'owned-accounts', ask);
-  return owned.has(accountId);
-}
-
+// Who may call which field, and account ownership: see ./access.
+export { anyOf, callerOwnsAccount, perRequest, type AccountReference, type AnyOf, type ScopeRules, type SubgraphContext } from './access';
 export { internalApi, jsonBody } from './internal-api';
 export { SCALARS_SDL, scalarResolvers } from './scalars';
-import { formatSubgraphError } from './errors';
 
 /**
  * A subgraph's resolvers by type and field. Each subgraph types its own with the `Resolvers`
@@ -83,32 +31,6 @@ import { formatSubgraphError } from './errors';
  * type error there; here they are only merged and handed to Apollo.
  */
 export type ResolverMap = { readonly [typeName: string]: object | undefined };
-
-/** What `buildSubgraphSchema` takes (Apollo's GraphQLResolverMap, written out here: the package exports it only from its dist/ folder). */
-interface GraphQLResolverMap {
-  [typeName: string]:
-    | {
-        [fieldName: string]:
-          | GraphQLFieldResolver<any, SubgraphContext>
-          | { requires?: string; resolve?: GraphQLFieldResolver<any, SubgraphContext> };
-      }
-    | GraphQLScalarType
-    | { [enumValue: string]: string | number };
-}
-
-/** `'Query.accounts': ['read:accounts']`: the one declarative place where a subgraph states who may read what. */
-export type ScopeRules = Record<string, readonly string[] | AnyOf>;
-
-/** A rule met by any one of the scopes (e.g. finding one's own account serves every domain's reads). */
-export interface AnyOf {
-  anyOf: readonly string[];
-}
-
-export const anyOf = (...scopes: string[]): AnyOf => ({ anyOf: scopes });
-
-function scopeRuleMet(granted: readonly string[], rule: readonly string[] | AnyOf): boolean {
-  return 'anyOf' in rule ? rule.anyOf.some((s) => granted.includes(s)) : !missingScopes(granted, rule).length;
-}
 
 export interface SubgraphOptions {
   name: string;
@@ -166,42 +88,6 @@ function mergeResolvers(list: readonly ResolverMap[]): GraphQLResolverMap {
     }
   }
   return merged;
-}
-
-/** Wraps each field named in the rules so it checks the caller's scopes before resolving. */
-function enforceScopes(resolvers: GraphQLResolverMap, rules: ScopeRules): GraphQLResolverMap {
-  const wrapped: GraphQLResolverMap = { ...resolvers };
-  for (const [coordinate, required] of Object.entries(rules)) {
-    const [type, field] = coordinate.split('.') as [string, string];
-    const fields = { ...((wrapped[type] as Record<string, unknown>) ?? {}) };
-    const original = (fields[field] as GraphQLFieldResolver<unknown, SubgraphContext> | undefined) ?? defaultFieldResolver;
-    fields[field] = (
-      parent: unknown,
-      args: Record<string, unknown>,
-      ctx: SubgraphContext,
-      info: Parameters<GraphQLFieldResolver<unknown, SubgraphContext>>[3],
-    ) => {
-      // The PAT method rule first: for a READ_ONLY token it is the real reason, not its scopes.
-      if (type === 'Mutation' && ctx.claims.access === 'READ_ONLY') {
-        throw new AppError('READ_ONLY_TOKEN', 'A READ_ONLY token may run queries only');
-      }
-      if (!scopeRuleMet(ctx.claims.scope, required))
-        throw errors.insufficientScope('anyOf' in required ? [...required.anyOf] : [...required]);
-      return original(parent, args, ctx, info);
-    };
-    wrapped[type] = fields as GraphQLResolverMap[string];
-  }
-  return wrapped;
-}
-
-function assertEveryRootFieldHasAScopeRule(schema: ReturnType<typeof buildSubgraphSchema>, rules: ScopeRules): void {
-  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
-    if (!root || !isObjectType(root)) continue;
-    for (const field of Object.keys(root.getFields())) {
-      if (field.startsWith('_')) continue; // federation's _entities/_service
-      if (!rules[`${root.name}.${field}`]) throw new Error(`${root.name}.${field} has no scope rule`);
-    }
-  }
 }
 
 /** The largest request body a subgraph reads: an `_entities` batch of every account a page holds fits many times over. */
