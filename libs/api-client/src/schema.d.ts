@@ -867,8 +867,17 @@ export interface components {
             limitPrice?: string;
             /** @description STOP and STOP_LIMIT only; on the tick */
             stopPrice?: string;
-            /** @enum {string} */
+            /**
+             * @description What the type accepts; a leg keeps its group's
+             * @enum {string}
+             */
             timeInForce?: "DAY" | "GTC" | "IOC" | "FOK";
+            /** @description TRAILING_STOP: a new trail as a price distance (on the tick); or trailPercent, not both */
+            trailPrice?: string;
+            /** @description TRAILING_STOP: a new trail as a percentage, 0 < p < 100; or trailPrice, not both */
+            trailPercent?: string;
+            /** @description The replacement's clientOrderId, unique per account as on placing; generated when absent */
+            clientOrderId?: string;
         };
         CancelOrderRequest: {
             orderId: string;

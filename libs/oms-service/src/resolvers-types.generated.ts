@@ -521,7 +521,7 @@ export type WhatIfLeg = {
   reservedAmount: Scalars['Decimal']['output'];
 };
 
-/** What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. */
+/** What a replace changes; at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. A sell pair's leg (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled) is replaced within its pair; a bracket's entry, an OTO's orders, buy legs and legs still waiting for their entry cannot be replaced. */
 export type ReplaceOrderInput = {
   /** The order's account. */
   accountId: Scalars['ID']['input'];
@@ -533,8 +533,14 @@ export type ReplaceOrderInput = {
   limitPrice?: InputMaybe<Scalars['Decimal']['input']>;
   /** STOP and STOP_LIMIT: the new stop. */
   stopPrice?: InputMaybe<Scalars['Decimal']['input']>;
-  /** What the type accepts. */
+  /** What the type accepts; a leg keeps its group's. */
   timeInForce?: InputMaybe<Scalars['String']['input']>;
+  /** TRAILING_STOP: a new trail as a price distance (on the tick); or trailPercent, not both. */
+  trailPrice?: InputMaybe<Scalars['Decimal']['input']>;
+  /** TRAILING_STOP: a new trail as a percentage (0 < p < 100); or trailPrice, not both. */
+  trailPercent?: InputMaybe<Scalars['Decimal']['input']>;
+  /** The replacement's clientOrderId, unique per account as on placing; generated when absent. */
+  clientOrderId?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell. */

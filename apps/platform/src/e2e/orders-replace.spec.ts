@@ -173,7 +173,7 @@ describe('orders: replace', () => {
       status: 422,
       code: 'UNPROCESSABLE',
       field: 'orderId',
-      detail: expect.stringMatching(/BRACKET order's legs cannot be replaced/),
+      detail: expect.stringMatching(/BRACKET order's entry cannot be replaced/),
     });
     // Nothing was replaced: the entry works on as a bracket, and neither exit was cancelled.
     const after = await getOrder(aliceCash, bracket.body.id);
@@ -246,4 +246,244 @@ describe('orders: replace', () => {
     expect(new Decimal(b.cash).toFixed(2)).toBe(new Decimal('10000').minus(spent).toFixed(2));
     await expectInvariants(db);
   }, 60_000);
+
+  it('the replacement carries the clientOrderId given, found by it; one the account has used is refused as on placing', async () => {
+    const order = await limitBuy('1', '150.00');
+    const clientOrderId = `replaced-${randomUUID()}`;
+    const res = await replace({ accountId: aliceCash, orderId: order.body.id, limitPrice: '151.00', clientOrderId });
+    expect(res.status).toBe(200);
+    conforms('PUT', '/oms/order', 200, res.body);
+    expect(res.body).toMatchObject({ clientOrderId, replaces: order.body.id, limitPrice: '151.00' });
+    const found = await http('GET', api(`/oms/${aliceCash}/order/by-client-id/${clientOrderId}`), { token: writer });
+    expect(found.body).toMatchObject({ id: res.body.id, clientOrderId });
+    // Without one, a fresh id: neither the old order's nor the one given before.
+    const fresh = await replace({ accountId: aliceCash, orderId: res.body.id, limitPrice: '152.00' });
+    expect(fresh.body.clientOrderId).toMatch(/^[0-9a-f-]{36}$/);
+    expect([order.body.clientOrderId, clientOrderId]).not.toContain(fresh.body.clientOrderId);
+    // Used already (by the order it replaced, now cancelled): 409 as placing answers, the order left as it was.
+    const other = await limitBuy('1', '140.00');
+    const duplicate = await replace({ accountId: aliceCash, orderId: other.body.id, quantity: '2', clientOrderId });
+    expect(duplicate.body).toMatchObject({
+      status: 409,
+      field: 'clientOrderId',
+      detail: `clientOrderId ${clientOrderId} was already used for another order of this account`,
+    });
+    expect(await getOrder(aliceCash, other.body.id)).toMatchObject({ status: 'NEW', quantity: '1', replacedBy: null });
+    const placed = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice: '150.00',
+      clientOrderId,
+    });
+    expect(placed.body).toMatchObject({ status: 409, field: 'clientOrderId' });
+    expect((await replace({ accountId: aliceCash, orderId: other.body.id, quantity: '2', clientOrderId: 'bad id' })).body).toMatchObject({
+      status: 400,
+      field: 'clientOrderId',
+    });
+    for (const o of [fresh.body.id, other.body.id]) await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: o } });
+  });
+
+  it("a trailing stop's trail is replaced (trailPrice to trailPercent): the stop starts again from the current price", async () => {
+    const trailing = await place({
+      accountId: aliceMargin,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'TRAILING_STOP',
+      timeInForce: 'GTC',
+      quantity: '2',
+      trailPrice: '5.00',
+    });
+    expect(trailing.body).toMatchObject({ status: 'NEW', stopPrice: '184.90', trailPrice: '5.00' });
+    const res = await replace({ accountId: aliceMargin, orderId: trailing.body.id, trailPercent: '2' });
+    expect(res.status).toBe(200);
+    conforms('PUT', '/oms/order', 200, res.body);
+    // 189.90 less 2 % (3.798), down to the tick.
+    expect(res.body).toMatchObject({
+      status: 'NEW',
+      type: 'TRAILING_STOP',
+      trailPercent: '2',
+      trailPrice: null,
+      stopPrice: '186.10',
+      highWaterMark: '189.90',
+      replaces: trailing.body.id,
+    });
+    const id = res.body.id;
+    expect((await replace({ accountId: aliceMargin, orderId: id, trailPercent: '2.0' })).body).toMatchObject({
+      status: 422,
+      field: 'body',
+      detail: 'Nothing to change: the order already has these terms',
+    });
+    expect((await replace({ accountId: aliceMargin, orderId: id, trailPrice: '1', trailPercent: '3' })).body).toMatchObject({
+      status: 400,
+      field: 'trailPercent',
+    });
+    expect((await replace({ accountId: aliceMargin, orderId: id, stopPrice: '180.00' })).body).toMatchObject({
+      status: 400,
+      field: 'stopPrice',
+    });
+    const back = await replace({ accountId: aliceMargin, orderId: id, trailPrice: '1.50' });
+    expect(back.body).toMatchObject({ trailPrice: '1.50', trailPercent: null, stopPrice: '188.40' });
+    const limit = await limitBuy('1', '150.00');
+    expect((await replace({ accountId: aliceCash, orderId: limit.body.id, trailPrice: '1.00' })).body).toMatchObject({
+      status: 400,
+      field: 'trailPrice',
+    });
+    for (const o of [back.body.id, limit.body.id]) await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: o } });
+  });
+
+  it("an OCO's legs are replaced within the pair: prices checked against the other leg, the pair promising the holding once", async () => {
+    const oco = await place({
+      accountId: aliceMargin,
+      symbol: 'AAPL',
+      side: 'SELL',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '4',
+      limitPrice: '220.00',
+      orderClass: 'OCO',
+      stopLoss: { stopPrice: '150.00' },
+    });
+    expect(oco.body).toMatchObject({ status: 'NEW', orderClass: 'OCO' });
+    const stopLeg = oco.body.legs[0];
+    const stop = await replace({ accountId: aliceMargin, orderId: stopLeg.id, stopPrice: '160.00' });
+    expect(stop.body).toMatchObject({
+      status: 'NEW',
+      orderClass: 'OCO',
+      leg: 'STOP_LOSS',
+      parentOrderId: oco.body.id,
+      stopPrice: '160.00',
+      quantity: '4',
+    });
+    expect(await getOrder(aliceMargin, stopLeg.id)).toMatchObject({
+      status: 'CANCELLED',
+      statusReason: `Replaced by order ${stop.body.id}`,
+    });
+    // The limit leg may not fall to the stop; naming the replace's field.
+    expect((await replace({ accountId: aliceMargin, orderId: oco.body.id, limitPrice: '160.00' })).body).toMatchObject({
+      status: 422,
+      field: 'limitPrice',
+      detail: expect.stringMatching(/above the stop-loss stop 160/),
+    });
+    expect((await replace({ accountId: aliceMargin, orderId: stop.body.id, timeInForce: 'DAY' })).body).toMatchObject({
+      status: 422,
+      field: 'timeInForce',
+    });
+    // The legs sell one quantity between them: a leg's quantity is not replaced on its own.
+    expect((await replace({ accountId: aliceMargin, orderId: oco.body.id, quantity: '3', limitPrice: '215.00' })).body).toMatchObject({
+      status: 422,
+      field: 'quantity',
+      detail: expect.stringMatching(/legs sell one quantity together/),
+    });
+    const limit = await replace({ accountId: aliceMargin, orderId: oco.body.id, limitPrice: '215.00' });
+    expect(limit.body).toMatchObject({ status: 'NEW', orderClass: 'OCO', quantity: '4', limitPrice: '215.00' });
+    // The replacement of the OCO's own order is the pair's parent now: the working stop leg is listed under it.
+    expect((await getOrder(aliceMargin, limit.body.id)).legs.map((l: { id: string }) => l.id)).toEqual([stop.body.id]);
+    const groups = await db.query('oms', 'SELECT DISTINCT oco_group_id FROM orders WHERE id = ANY($1::uuid[])', [
+      [oco.body.id, stopLeg.id, stop.body.id, limit.body.id],
+    ]);
+    expect(groups).toEqual([{ oco_group_id: oco.body.id }]);
+    // Still a pair: cancelling one leg takes the other with it.
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: limit.body.id } });
+    expect(await getOrder(aliceMargin, stop.body.id)).toMatchObject({
+      status: 'CANCELLED',
+      statusReason: `OCO: order ${limit.body.id} was cancelled`,
+    });
+  });
+
+  it("a bracket's exits are replaced once the entry fills; the replaced exits still cancel each other", async () => {
+    await p.oms.engine.pause();
+    const bracket = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '2',
+      limitPrice: '190.00',
+      orderClass: 'BRACKET',
+      takeProfit: { limitPrice: '210.00' },
+      stopLoss: { stopPrice: '140.00' },
+    });
+    // Waiting for the entry, an exit cannot be replaced yet.
+    const waiting = bracket.body.legs.find((l: { leg: string }) => l.leg === 'TAKE_PROFIT');
+    const early = await replace({ accountId: aliceCash, orderId: waiting.id, limitPrice: '205.00' });
+    expect(early.body).toMatchObject({ status: 409, field: 'orderId', detail: expect.stringMatching(/waits for its entry to fill/) });
+    p.oms.engine.resume();
+    const entry = await until(
+      () => getOrder(aliceCash, bracket.body.id),
+      (o) => o.status === 'FILLED' && o.legs.every((l: { status: string }) => l.status === 'NEW'),
+      'the entry to fill and its exits to work',
+    );
+    const exit = (leg: string) => entry.legs.find((l: { leg: string; replacedBy: string | null }) => l.leg === leg && !l.replacedBy);
+    const tp = await replace({ accountId: aliceCash, orderId: exit('TAKE_PROFIT').id, limitPrice: '205.00' });
+    expect(tp.status).toBe(200);
+    expect(tp.body).toMatchObject({
+      status: 'NEW',
+      orderClass: 'BRACKET',
+      leg: 'TAKE_PROFIT',
+      parentOrderId: bracket.body.id,
+      limitPrice: '205.00',
+    });
+    expect((await replace({ accountId: aliceCash, orderId: exit('STOP_LOSS').id, stopPrice: '205.00' })).body).toMatchObject({
+      status: 422,
+      field: 'stopPrice',
+      detail: 'stopPrice must be below the take-profit limit 205 (the legs sell)',
+    });
+    const sl = await replace({ accountId: aliceCash, orderId: exit('STOP_LOSS').id, stopPrice: '150.00' });
+    expect(sl.body).toMatchObject({
+      status: 'NEW',
+      orderClass: 'BRACKET',
+      leg: 'STOP_LOSS',
+      parentOrderId: bracket.body.id,
+      stopPrice: '150.00',
+    });
+    expect((await replace({ accountId: aliceCash, orderId: tp.body.id, quantity: '1' })).body).toMatchObject({
+      status: 422,
+      field: 'quantity',
+      detail: expect.stringMatching(/legs sell one quantity together/),
+    });
+    const whole = tp;
+    // The replaced take-profit fills: the replaced stop-loss is cancelled with it.
+    await p.oms.feed.setPrice('AAPL', '206.00'); // the bid reaches 205
+    try {
+      await until(
+        () => getOrder(aliceCash, whole.body.id),
+        (o) => o.status === 'FILLED',
+        'the take-profit to fill',
+      );
+      expect(await getOrder(aliceCash, sl.body.id)).toMatchObject({
+        status: 'CANCELLED',
+        statusReason: `OCO: order ${whole.body.id} filled`,
+      });
+    } finally {
+      await p.oms.feed.setPrice('AAPL', '189.90');
+    }
+  });
+
+  it('buy legs are refused naming orderId, the pair left as it was', async () => {
+    const oco = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice: '150.00',
+      orderClass: 'OCO',
+      stopLoss: { stopPrice: '200.00' },
+    });
+    expect(oco.body).toMatchObject({ status: 'NEW', orderClass: 'OCO' });
+    for (const id of [oco.body.id, oco.body.legs[0].id])
+      expect((await replace({ accountId: aliceCash, orderId: id, quantity: '2' })).body).toMatchObject({
+        status: 422,
+        field: 'orderId',
+        detail: expect.stringMatching(/OCO order's buy legs cannot be replaced yet/),
+      });
+    expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({ status: 'NEW', quantity: '1', replacedBy: null });
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: oco.body.id } });
+  });
 });

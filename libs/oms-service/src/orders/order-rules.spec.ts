@@ -10,6 +10,7 @@ import {
   parseLegs,
   parseOrderRequest,
   parseReplaceRequest,
+  checkReplacedLegPrices,
   prefixed,
   trailingStop,
   withTrailingStop,
@@ -372,6 +373,9 @@ describe('parseReplaceRequest', () => {
       limitPrice: null,
       stopPrice: null,
       timeInForce: null,
+      trailPrice: null,
+      trailPercent: null,
+      clientOrderId: null,
     });
     expect(parseReplaceRequest(replace({ limitPrice: '1.10' })).limitPrice).toBe('1.1');
     expect(parseReplaceRequest(replace({ stopPrice: '2' })).stopPrice).toBe('2');
@@ -387,6 +391,55 @@ describe('parseReplaceRequest', () => {
     expect(refusal(() => parseReplaceRequest(replace({ timeInForce: 'NOW' })))).toMatchObject({ field: 'timeInForce' });
     expect(refusal(() => parseReplaceRequest(replace({ orderId: 'x', quantity: '1' })))).toMatchObject({ field: 'orderId' });
     expect(refusal(() => parseReplaceRequest(replace({ accountId: 'x', quantity: '1' })))).toMatchObject({ field: 'accountId' });
+  });
+
+  it('takes a new trail, one of trailPrice and trailPercent, which alone is a change', () => {
+    expect(parseReplaceRequest(replace({ trailPercent: '2.50' }))).toMatchObject({ trailPercent: '2.5', trailPrice: null });
+    expect(parseReplaceRequest(replace({ trailPrice: '1.5' }))).toMatchObject({ trailPrice: '1.5', trailPercent: null });
+    expect(refusal(() => parseReplaceRequest(replace({ trailPrice: '1', trailPercent: '2' })))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'trailPercent',
+    });
+    expect(refusal(() => parseReplaceRequest(replace({ trailPercent: '100' })))).toMatchObject({ field: 'trailPercent' });
+    expect(parseReplaceRequest(replace({ trailPercent: '99.99' })).trailPercent).toBe('99.99');
+    expect(refusal(() => parseReplaceRequest(replace({ trailPrice: '0' })))).toMatchObject({ field: 'trailPrice' });
+  });
+
+  it('takes a clientOrderId checked as placing checks it, which alone changes nothing', () => {
+    expect(parseReplaceRequest(replace({ quantity: '1', clientOrderId: 'my-order.2' })).clientOrderId).toBe('my-order.2');
+    expect(refusal(() => parseReplaceRequest(replace({ quantity: '1', clientOrderId: 'bad id' })))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'clientOrderId',
+      message: 'clientOrderId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -',
+    });
+    expect(refusal(() => parseReplaceRequest(replace({ quantity: '1', clientOrderId: 'x'.repeat(65) })))).toMatchObject({
+      field: 'clientOrderId',
+    });
+    expect(refusal(() => parseReplaceRequest(replace({ clientOrderId: 'only-this' })))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'body',
+    });
+  });
+});
+
+describe('checkReplacedLegPrices', () => {
+  it("keeps a sell pair's take-profit above its stop, naming the replaced leg's field", () => {
+    expect(() => checkReplacedLegPrices('SELL', 'TAKE_PROFIT', '210', '140')).not.toThrow();
+    expect(refusal(() => checkReplacedLegPrices('SELL', 'TAKE_PROFIT', '140', '140'))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'limitPrice',
+      message: 'limitPrice must be above the stop-loss stop 140 (the legs sell)',
+    });
+    expect(refusal(() => checkReplacedLegPrices('SELL', 'STOP_LOSS', '210', '211'))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'stopPrice',
+      message: 'stopPrice must be below the take-profit limit 210 (the legs sell)',
+    });
+    expect(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '210')).not.toThrow();
+    expect(refusal(() => checkReplacedLegPrices('BUY', 'TAKE_PROFIT', '215', '210'))).toMatchObject({
+      field: 'limitPrice',
+      message: 'limitPrice must be below the stop-loss stop 210 (the legs buy)',
+    });
   });
 });
 

@@ -237,12 +237,33 @@ function parseLeg(
 
 /** Exits that sell take profit above their stop; exits that buy, below it. */
 function checkExitPrices(side: OrderSide, takeProfit: string, stop: string): void {
-  const ok = side === 'SELL' ? new Decimal(takeProfit).gt(stop) : new Decimal(takeProfit).lt(stop);
-  if (!ok)
+  if (!exitPricesInOrder(side, takeProfit, stop))
     throw refused(
       'stopLoss.stopPrice',
       `stopLoss.stopPrice must be ${side === 'SELL' ? 'below' : 'above'} the take-profit limit ${takeProfit} (the legs ${side === 'SELL' ? 'sell' : 'buy'})`,
     );
+}
+
+const exitPricesInOrder = (side: OrderSide, takeProfit: string, stop: string) =>
+  side === 'SELL' ? new Decimal(takeProfit).gt(stop) : new Decimal(takeProfit).lt(stop);
+
+/**
+ * A replaced leg against the pair's other leg, as placing checks the pair: a sell pair's
+ * take-profit limit above its stop. The error names the replace's own field: `limitPrice` when
+ * the take-profit is replaced, `stopPrice` when the stop leg is.
+ */
+export function checkReplacedLegPrices(side: OrderSide, replaced: OrderLeg, takeProfit: string, stop: string): void {
+  if (exitPricesInOrder(side, takeProfit, stop)) return;
+  const above = side === 'SELL';
+  if (replaced === 'TAKE_PROFIT')
+    throw refused(
+      'limitPrice',
+      `limitPrice must be ${above ? 'above' : 'below'} the stop-loss stop ${stop} (the legs ${side.toLowerCase()})`,
+    );
+  throw refused(
+    'stopPrice',
+    `stopPrice must be ${above ? 'below' : 'above'} the take-profit limit ${takeProfit} (the legs ${side.toLowerCase()})`,
+  );
 }
 
 /** An AppError about a child's field, named as the request spells it (`stopLoss.stopPrice`). */
@@ -283,20 +304,32 @@ export interface ReplaceRequest {
   limitPrice: string | null;
   stopPrice: string | null;
   timeInForce: TimeInForce | null;
+  /** A TRAILING_STOP's new trail: one of the two, or neither (the trail stays). */
+  trailPrice: string | null;
+  trailPercent: string | null;
+  /** The replacement's own clientOrderId; null: a fresh one. */
+  clientOrderId: string | null;
 }
 
 export function parseReplaceRequest(input: Record<string, unknown>): ReplaceRequest {
   const given = (name: string) => input[name] !== undefined && input[name] !== null;
+  const decimal = (name: string) => (given(name) ? positiveDecimal(input[name], name) : null);
+  if (given('trailPrice') && given('trailPercent')) throw bad('trailPercent', 'Give trailPrice or trailPercent, not both');
   const request: ReplaceRequest = {
     accountId: parseUuid(input['accountId'], 'accountId'),
     orderId: parseUuid(input['orderId'], 'orderId'),
-    quantity: given('quantity') ? positiveDecimal(input['quantity'], 'quantity') : null,
-    limitPrice: given('limitPrice') ? positiveDecimal(input['limitPrice'], 'limitPrice') : null,
-    stopPrice: given('stopPrice') ? positiveDecimal(input['stopPrice'], 'stopPrice') : null,
+    quantity: decimal('quantity'),
+    limitPrice: decimal('limitPrice'),
+    stopPrice: decimal('stopPrice'),
     timeInForce: given('timeInForce') ? oneOf(input['timeInForce'], TIMES_IN_FORCE, 'timeInForce') : null,
+    trailPrice: decimal('trailPrice'),
+    trailPercent: decimal('trailPercent'),
+    clientOrderId: optionalClientOrderId(input['clientOrderId']),
   };
-  if (!request.quantity && !request.limitPrice && !request.stopPrice && !request.timeInForce)
-    throw refused('body', 'Nothing to change: give quantity, limitPrice, stopPrice or timeInForce');
+  if (request.trailPercent && new Decimal(request.trailPercent).gte(100)) throw bad('trailPercent', 'trailPercent must be below 100');
+  const changes = [request.quantity, request.limitPrice, request.stopPrice, request.timeInForce, request.trailPrice, request.trailPercent];
+  if (changes.every((change) => change === null))
+    throw refused('body', 'Nothing to change: give quantity, limitPrice, stopPrice, timeInForce, trailPrice or trailPercent');
   return request;
 }
 

@@ -411,7 +411,7 @@ export const ordersTypeDefs = /* GraphQL */ `
     reservedAmount: Decimal!
   }
 
-  "What a replace changes; at least one field. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder."
+  "What a replace changes; at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. A sell pair's leg (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled) is replaced within its pair; a bracket's entry, an OTO's orders, buy legs and legs still waiting for their entry cannot be replaced."
   input ReplaceOrderInput {
     "The order's account."
     accountId: ID!
@@ -423,8 +423,14 @@ export const ordersTypeDefs = /* GraphQL */ `
     limitPrice: Decimal
     "STOP and STOP_LIMIT: the new stop."
     stopPrice: Decimal
-    "What the type accepts."
+    "What the type accepts; a leg keeps its group's."
     timeInForce: String
+    "TRAILING_STOP: a new trail as a price distance (on the tick); or trailPercent, not both."
+    trailPrice: Decimal
+    "TRAILING_STOP: a new trail as a percentage (0 < p < 100); or trailPrice, not both."
+    trailPercent: Decimal
+    "The replacement's clientOrderId, unique per account as on placing; generated when absent."
+    clientOrderId: String
   }
 
   "A position to close (long: a MARKET DAY sell). quantity or percentage, not both; neither: all of it that working sells do not already sell."

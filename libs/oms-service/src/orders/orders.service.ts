@@ -18,6 +18,7 @@ import { OrderInserts } from './order-insert';
 import { checkLeg, confirmGroup } from './order-legs';
 import { confirmHold, recordPlacement, type Placement } from './placing';
 import { recordReplacement, replacementTerms } from './replacing';
+import { checkReplaceableClass } from './replacing-legs';
 import { reserve, type ReservationTerms } from './reservation';
 import { holding, sellable } from './sellable';
 import { buyingPowerRefusal, estimatedCash, positionChange, presentWhatIf, refusing, whatIfWarnings, type Refusal } from './what-if';
@@ -324,7 +325,7 @@ export class OrdersService {
    * committed first leaves a smaller remainder (or a FILLED order: 409); the replace first
    * freezes the old order, so nothing more fills on it. A buy's hold moves in one banking step
    * (grows or shrinks by the difference); a refusal (buying power, position) leaves the old order
-   * as it was and is a 422 naming the field.
+   * as it was and is a 422 naming the field. A sell pair's leg is replaced within its pair (replacing-legs.ts).
    */
   async replace(claims: Claims, input: Record<string, unknown>, idempotencyKey: unknown, requestId?: string): Promise<OrderView> {
     const request = parseReplaceRequest(input);
@@ -338,6 +339,7 @@ export class OrdersService {
       const earlier = await this.earlierRow(keyOwner, key, hash);
       if (earlier) return this.answer(earlier);
     }
+    checkReplaceableClass(existing, request);
     const proposed = replacementTerms(existing, request);
     const instrument = checkInstrumentRules(proposed, await this.instruments.find(proposed.symbol));
     const merged = withTrailingStop(proposed, instrument); // a trailing stop starts again from the current price
@@ -353,6 +355,8 @@ export class OrdersService {
         merged,
         instrument,
         terms: this.terms,
+        quantityChanged: request.quantity !== null,
+        ocoGroupId: existing.oco_group_id,
         sessionEnd: () => this.hours.sessionEnd(),
       }),
     );

@@ -10,6 +10,7 @@ import type { KeyClaim } from './order-insert';
 import { parseOrderRequest, type OrderRequest, type ReplaceRequest } from './order-rules';
 import { announceOrder, closeOrder, type OrderRow } from './order-store';
 import { reserve, type ReservationTerms } from './reservation';
+import { adoptLegs, checkPairPrices, lockPair } from './replacing-legs';
 import { insufficientPosition, sellable } from './sellable';
 
 /**
@@ -18,8 +19,23 @@ import { insufficientPosition, sellable } from './sellable';
  * replacement. A sell's replacement is checked against the holding and starts working there.
  */
 
-/** The replacement's terms: the old order's, with what the request changes; the same terms again are refused. */
+const decimalOf = (value: string | null) => (value === null ? undefined : new Decimal(value).toFixed());
+const same = (a: string | null | undefined, b: string | null) =>
+  a === null || a === undefined ? b === null : b !== null && new Decimal(a).eq(b);
+
+/** A trailing stop's trail: the one the request gives (the other then dropped), else the order's. */
+function trailOf(existing: OrderRow, request: ReplaceRequest): { trailPrice?: string; trailPercent?: string } {
+  if (request.trailPrice) return { trailPrice: request.trailPrice };
+  if (request.trailPercent) return { trailPercent: request.trailPercent };
+  return { trailPrice: decimalOf(existing.trail_price), trailPercent: decimalOf(existing.trail_percent) };
+}
+
+/**
+ * The replacement's terms: the old order's, with what the request changes (its clientOrderId
+ * the request's, if it gives one); the same terms again are refused.
+ */
 export function replacementTerms(existing: OrderRow, request: ReplaceRequest): OrderRequest {
+  const trailing = existing.type === 'TRAILING_STOP';
   const merged = parseOrderRequest({
     accountId: existing.account_id,
     symbol: existing.symbol,
@@ -27,18 +43,18 @@ export function replacementTerms(existing: OrderRow, request: ReplaceRequest): O
     type: existing.type,
     timeInForce: request.timeInForce ?? existing.time_in_force,
     quantity: request.quantity ?? new Decimal(existing.quantity).toFixed(),
-    limitPrice: request.limitPrice ?? (existing.limit_price === null ? undefined : new Decimal(existing.limit_price).toFixed()),
-    stopPrice:
-      request.stopPrice ??
-      (existing.stop_price === null || existing.type === 'TRAILING_STOP' ? undefined : new Decimal(existing.stop_price).toFixed()),
-    trailPrice: existing.trail_price === null ? undefined : new Decimal(existing.trail_price).toFixed(),
-    trailPercent: existing.trail_percent === null ? undefined : new Decimal(existing.trail_percent).toFixed(),
+    limitPrice: request.limitPrice ?? decimalOf(existing.limit_price),
+    // A trailing stop's stop is worked out from its trail, not replaced.
+    stopPrice: request.stopPrice ?? (trailing ? undefined : decimalOf(existing.stop_price)),
+    clientOrderId: request.clientOrderId,
+    // Only a trailing stop takes a trail: anything else given one is refused naming the field.
+    ...(trailing ? trailOf(existing, request) : { trailPrice: request.trailPrice, trailPercent: request.trailPercent }),
   });
-  const same = (a: string | null, b: string | null) => (a === null ? b === null : b !== null && new Decimal(a).eq(b));
+  const sameTrail = same(merged.trailPrice, existing.trail_price) && same(merged.trailPercent, existing.trail_percent);
   if (
     same(merged.quantity, existing.quantity) &&
     same(merged.limitPrice, existing.limit_price) &&
-    (existing.type === 'TRAILING_STOP' || same(merged.stopPrice, existing.stop_price)) &&
+    (trailing ? sameTrail : same(merged.stopPrice, existing.stop_price)) &&
     merged.timeInForce === existing.time_in_force
   )
     throw new AppError('UNPROCESSABLE', 'Nothing to change: the order already has these terms', { field: 'body' });
@@ -55,6 +71,10 @@ export interface Replacement {
   merged: OrderRequest;
   instrument: Instrument;
   terms: ReservationTerms;
+  /** Whether the request gives a quantity (else the locked row's stands). */
+  quantityChanged: boolean;
+  /** A leg's pair (an OCO's, a bracket's exits): replaces within it take turns. */
+  ocoGroupId: string | null;
   /** When a DAY order expires: the end of the session. */
   sessionEnd: () => Date;
 }
@@ -68,15 +88,20 @@ export interface Replacement {
 export async function recordReplacement(tx: EntityManager, r: Replacement): Promise<OrderRow | { replay: string }> {
   const { claim } = r;
   if (claim && !(await orderIdempotency.claim(tx, claim.owner, claim.key, claim.hash)).first) return { replay: claim.key };
+  await lockPair(tx, r.ocoGroupId);
   const [old]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [r.oldId]);
-  const remainder = remainderToReplace(old!, r.merged.quantity);
+  // A leg's quantity may have come down with its pair's fills since it was read: unchanged, it is the locked row's.
+  const remainder = remainderToReplace(old!, r.quantityChanged ? r.merged.quantity : old!.quantity);
   const next = { ...r.merged, quantity: remainder.toFixed() };
-  const order = await insertReplacement(tx, r, next, old!.id);
+  await checkPairPrices(tx, old!, next);
+  const order = await insertReplacement(tx, r, next, old!);
   // From here the engine, expiry and cancels leave the old order alone.
   await tx.query('UPDATE orders SET replaced_by_order_id = $2, updated_at = now() WHERE id = $1', [old!.id, order.id]);
+  await adoptLegs(tx, old!, order);
   if (claim) await orderIdempotency.remember(tx, claim.owner, claim.key, order.id);
   if (next.side === 'BUY') return order; // banking moves the hold next
-  const available = await sellable(tx, r.account, next.symbol, order.id);
+  // A leg's pair promises the holding once: the check leaves out the whole pair, the replacement included.
+  const available = await sellable(tx, r.account, next.symbol, order.oco_group_id ?? order.id);
   if (remainder.gt(available)) throw new AppError('UNPROCESSABLE', insufficientPosition(available, next.symbol), { field: 'quantity' });
   const [frozen]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1', [old!.id]);
   await closeOrder(tx, frozen!, 'CANCELLED', `Replaced by order ${order.id}`);
@@ -87,14 +112,18 @@ export async function recordReplacement(tx: EntityManager, r: Replacement): Prom
 /** What the replacement carries (`quantity`, the new total, less what has filled), once the locked old order is found replaceable. */
 function remainderToReplace(old: OrderRow, quantity: string): Decimal {
   if (old.status === 'FILLED') throw new AppError('CONFLICT', 'The order is already filled', { field: 'orderId' });
+  if (old.status === 'PENDING')
+    throw new AppError(
+      'CONFLICT',
+      'The leg waits for its entry to fill: it can be replaced once it works (or cancel the entry and place it again)',
+      {
+        field: 'orderId',
+      },
+    );
   if (old.status === 'ACCEPTED')
     throw new AppError('CONFLICT', 'The order is still being accepted; try again in a moment', { field: 'orderId' });
   if (old.status !== 'NEW' && old.status !== 'PARTIALLY_FILLED')
     throw new AppError('CONFLICT', `The order is already closed (${old.status})`, { field: 'orderId' });
-  if (old.order_class !== 'SIMPLE')
-    throw new AppError('UNPROCESSABLE', `A ${old.order_class} order's legs cannot be replaced; cancel it and place a new one`, {
-      field: 'orderId',
-    });
   if (old.replaced_by_order_id)
     throw new AppError('CONFLICT', `The order is already being replaced by ${old.replaced_by_order_id}`, { field: 'orderId' });
   const filled = new Decimal(old.filled_quantity);
@@ -106,20 +135,27 @@ function remainderToReplace(old: OrderRow, quantity: string): Decimal {
   return remainder;
 }
 
-/** The replacement's row, linked to the old order: a buy ACCEPTED with its hold (banking moves it next), a sell NEW. */
-async function insertReplacement(tx: EntityManager, r: Replacement, next: OrderRequest, oldId: string): Promise<OrderRow> {
+/**
+ * The replacement's row, linked to the old order: a buy ACCEPTED with its hold (banking moves it
+ * next), a sell NEW. A leg's replacement keeps its place in the group (class, leg, parent, pair),
+ * so the engine treats it as its pair's other leg. A clientOrderId the account has used already
+ * is refused, as on placing.
+ */
+async function insertReplacement(tx: EntityManager, r: Replacement, next: OrderRequest, old: OrderRow): Promise<OrderRow> {
   const buy = next.side === 'BUY';
   const reservation = reserve(next, r.instrument, r.terms);
+  const clientOrderId = next.clientOrderId ?? randomUUID();
   const [inserted]: OrderRow[] = await tx.query(
     `INSERT INTO orders (account_id, user_id, client_order_id, symbol, currency, side, type, time_in_force, quantity, limit_price, stop_price,
                          collar_price, hold_amount, status, submitted_at, expires_at, trace_context, replaces_order_id,
-                         trail_price, trail_percent, high_water_mark)
+                         trail_price, trail_percent, high_water_mark, order_class, leg, parent_order_id, oco_group_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $14 = 'NEW' THEN now() END, $15, $16, $17, $18, $19,
-             CASE WHEN $7 = 'TRAILING_STOP' THEN $20::numeric END) RETURNING *`,
+             CASE WHEN $7 = 'TRAILING_STOP' THEN $20::numeric END, $21, $22, $23, $24)
+     ON CONFLICT (account_id, client_order_id) DO NOTHING RETURNING *`,
     [
       next.accountId,
       r.userId,
-      randomUUID(),
+      clientOrderId,
       next.symbol,
       r.instrument.currency,
       next.side,
@@ -133,11 +169,19 @@ async function insertReplacement(tx: EntityManager, r: Replacement, next: OrderR
       buy ? 'ACCEPTED' : 'NEW',
       next.timeInForce === 'DAY' ? r.sessionEnd() : null,
       currentTraceparent() ?? null,
-      oldId,
+      old.id,
       next.trailPrice ?? null,
       next.trailPercent ?? null,
       r.instrument.lastPrice,
+      old.order_class,
+      old.leg,
+      old.parent_order_id,
+      old.oco_group_id,
     ],
   );
-  return inserted!;
+  if (!inserted)
+    throw new AppError('CONFLICT', `clientOrderId ${clientOrderId} was already used for another order of this account`, {
+      field: 'clientOrderId',
+    });
+  return inserted;
 }

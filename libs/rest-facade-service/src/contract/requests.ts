@@ -90,9 +90,23 @@ export const replaceOrderRequest = named(
       .meta({ description: 'The new total (fills included); must exceed the filled quantity', examples: ['10'] }),
     limitPrice: decimalString.optional().meta({ description: 'LIMIT and STOP_LIMIT only; on the tick' }),
     stopPrice: decimalString.optional().meta({ description: 'STOP and STOP_LIMIT only; on the tick' }),
-    timeInForce: z.enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' }).optional(),
+    timeInForce: z
+      .enum(TIMES_IN_FORCE, { error: 'must be DAY, GTC, IOC or FOK' })
+      .optional()
+      .meta({ description: "What the type accepts; a leg keeps its group's" }),
+    trailPrice: decimalString
+      .optional()
+      .meta({ description: 'TRAILING_STOP: a new trail as a price distance (on the tick); or trailPercent, not both' }),
+    trailPercent: decimalString
+      .optional()
+      .meta({ description: 'TRAILING_STOP: a new trail as a percentage, 0 < p < 100; or trailPrice, not both' }),
+    clientOrderId: z
+      .string()
+      .max(64, 'must be at most 64 characters')
+      .optional()
+      .meta({ description: "The replacement's clientOrderId, unique per account as on placing; generated when absent" }),
   }),
-  'What a replace changes (at least one of quantity, limitPrice, stopPrice, timeInForce)',
+  "What a replace changes (at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent). A sell pair's leg (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled) is replaced within its pair; a bracket's entry, an OTO's orders, buy legs and legs still waiting for their entry cannot be replaced",
 );
 
 export const cancelOrderRequest = named('CancelOrderRequest', z.object({ orderId: z.string(required) }));

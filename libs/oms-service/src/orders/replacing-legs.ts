@@ -1,0 +1,73 @@
+import Decimal from 'decimal.js';
+import type { EntityManager } from 'typeorm';
+import { AppError } from '@trading/errors';
+import { checkReplacedLegPrices, type OrderRequest, type ReplaceRequest } from './order-rules';
+import type { OrderRow } from './order-store';
+
+/**
+ * Replacing a leg of a pair: an OCO's two legs, or a bracket's take-profit and stop-loss once its
+ * entry has filled. The replacement keeps its place in the pair, so the pair still cancels (or
+ * reduces) each other and still promises the holding once. Only sell pairs: a buy leg's hold
+ * cannot move to a replacement inside the pair yet. A bracket's entry, an OTO's orders and a
+ * buy leg are refused; so are a new quantity and a new time in force (a leg keeps its group's).
+ */
+export function checkReplaceableClass(existing: OrderRow, request: ReplaceRequest): void {
+  const orderClass = existing.order_class;
+  if (orderClass === 'SIMPLE') return;
+  const refuse = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
+  if (orderClass === 'BRACKET' && !existing.oco_group_id)
+    throw refuse(
+      'orderId',
+      "A BRACKET order's entry cannot be replaced (its exits can, once it has filled); cancel it and place a new one",
+    );
+  if (!existing.oco_group_id) throw refuse('orderId', `A ${orderClass} order's legs cannot be replaced; cancel it and place a new one`);
+  if (existing.side === 'BUY')
+    throw refuse('orderId', `A ${orderClass} order's buy legs cannot be replaced yet; cancel it and place a new one`);
+  // The legs sell one quantity between them (a partial fill brings the other down to its remainder).
+  if (request.quantity !== null && request.quantity !== undefined)
+    throw refuse(
+      'quantity',
+      `A ${orderClass} order's legs sell one quantity together: replace their prices, or cancel it and place a new one`,
+    );
+  if (request.timeInForce && request.timeInForce !== existing.time_in_force)
+    throw refuse('timeInForce', `A ${orderClass} order's leg keeps the group's time in force (${existing.time_in_force})`);
+}
+
+/** Replaces of one pair's legs take turns (each checks its prices against the other leg as it is). */
+export async function lockPair(tx: EntityManager, ocoGroupId: string | null): Promise<void> {
+  if (ocoGroupId) await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`replace-pair:${ocoGroupId}`]);
+}
+
+/**
+ * A leg's new prices against the pair's other working leg, as placing checks a pair: a sell
+ * pair's take-profit limit above its stop. The stop leg is the STOP_LOSS one; the other (a
+ * bracket's TAKE_PROFIT, an OCO's own order) is the take-profit limit.
+ */
+export async function checkPairPrices(tx: EntityManager, old: OrderRow, next: OrderRequest): Promise<void> {
+  if (!old.oco_group_id) return;
+  const [other]: OrderRow[] = await tx.query(
+    `SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2 AND replaced_by_order_id IS NULL
+        AND status IN ('PENDING', 'NEW', 'PARTIALLY_FILLED') ORDER BY seq DESC LIMIT 1`,
+    [old.oco_group_id, old.id],
+  );
+  if (!other) return;
+  const stopReplaced = old.leg === 'STOP_LOSS';
+  const takeProfit = new Decimal(stopReplaced ? other.limit_price! : next.limitPrice!).toFixed();
+  const stop = new Decimal(stopReplaced ? next.stopPrice! : other.stop_price!).toFixed();
+  checkReplacedLegPrices(next.side, stopReplaced ? 'STOP_LOSS' : 'TAKE_PROFIT', takeProfit, stop);
+}
+
+/**
+ * An OCO's own order is its limit leg and the other leg's parent: its replacement takes that
+ * place for the legs still working, so the pair is shown under the order that works (the
+ * replaced one keeps its history).
+ */
+export async function adoptLegs(tx: EntityManager, old: OrderRow, replacement: OrderRow): Promise<void> {
+  if (old.oco_group_id)
+    await tx.query(
+      `UPDATE orders SET parent_order_id = $2
+        WHERE parent_order_id = $1 AND oco_group_id = $3 AND replaced_by_order_id IS NULL
+          AND status IN ('PENDING', 'ACCEPTED', 'NEW', 'PARTIALLY_FILLED')`,
+      [old.id, replacement.id, old.oco_group_id],
+    );
+}
