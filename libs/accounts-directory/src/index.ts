@@ -112,3 +112,4 @@ export class KnownOwners {
   }
 }
 export * from './account-changes';
+export * from './margin-rules';

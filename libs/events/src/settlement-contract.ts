@@ -62,6 +62,11 @@ const SETTLEMENT_EVENTS = {
   }),
 } as const;
 
+/** A fill as the OMS publishes it, once `settlementShapeProblem` has passed it: what banking books and accounts applies to positions. */
+export type TradeExecuted = z.infer<(typeof SETTLEMENT_EVENTS)['trade.executed']>;
+/** An order's end: banking releases what its hold no longer needs. */
+export type OrderClosed = z.infer<(typeof SETTLEMENT_EVENTS)['order.closed']>;
+
 /** Types on the stream for clients' live order events only: no consumer group books anything from them. */
 export const LIVE_EVENT_TYPES: readonly string[] = ['order.updated'];
 

@@ -1,20 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { DeliveredEvent } from '@trading/events';
+import type { DeliveredEvent, TradeExecuted } from '@trading/events';
 import { canonical, D } from '@trading/money';
-
-export interface TradeExecuted {
-  trade: {
-    id: string;
-    accountId: string;
-    symbol: string;
-    side: 'BUY' | 'SELL';
-    quantity: string;
-    price: string;
-    currency: string;
-    grossAmount: string;
-    commission: string;
-  };
-}
 
 /**
  * Applies fills to positions exactly once per event id, in one transaction with

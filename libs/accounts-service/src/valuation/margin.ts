@@ -1,9 +1,10 @@
 import type { AccountType } from '../accounts/entities/account.entity';
+import { MARGIN_RULES } from '@trading/accounts-directory';
 import { D, formatMoney, roundMoney, type Dec } from '@trading/money';
 import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } from './books';
 
 /**
- * Margin rules. Requirements are fractions of the absolute market value of the holdings.
+ * Margin rules (the rates: MARGIN_RULES). Requirements are fractions of the absolute market value of the holdings.
  *
  * CASH accounts: nothing is borrowed. Initial = maintenance = 100% of the market value held
  * (a cash account cannot be short; should a short appear it is charged 100% too), and buying
@@ -24,11 +25,6 @@ import { booksByCurrency, FxConverter, type CurrencyBook, type ValuationInput } 
  * amounts are rounded to cents (half-up) once, and equity, excess liquidity and buying power are
  * derived from those rounded figures, so the figures shown add up exactly.
  */
-const MARGIN_RULES = {
-  CASH: { longInitial: '1', longMaintenance: '1', shortInitial: '1', shortMaintenance: '1' },
-  MARGIN: { longInitial: '0.5', longMaintenance: '0.25', shortInitial: '0.5', shortMaintenance: '0.3' },
-} as const;
-
 /** The leverage denominator of buying power for MARGIN accounts. */
 const MARGIN_BUYING_POWER_RATE = MARGIN_RULES.MARGIN.longInitial;
 

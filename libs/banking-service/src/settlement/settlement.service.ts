@@ -1,36 +1,8 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { DeliveredEvent } from '@trading/events';
+import type { DeliveredEvent, OrderClosed, TradeExecuted } from '@trading/events';
 import { postEntry } from '../ledger/ledger';
 import type { SaleSettlements } from './sale-settlement';
-
-/** The OMS's settlement events banking applies (the payloads the OMS outbox writes). */
-export interface TradeExecuted {
-  trade: {
-    id: string;
-    orderId: string;
-    accountId: string;
-    symbol: string;
-    side: 'BUY' | 'SELL';
-    quantity: string;
-    price: string;
-    currency: string;
-    grossAmount: string;
-    commission: string;
-    executedAt: string;
-  };
-}
-export interface OrderClosed {
-  order: {
-    id: string;
-    accountId: string;
-    side: 'BUY' | 'SELL';
-    status: string;
-    currency: string;
-    holdAmount: string;
-    settledAmount: string;
-  };
-}
 
 interface HoldRow {
   order_id: string;

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { marginRulesOf } from '@trading/accounts-directory';
 import { AppError } from '@trading/errors';
 import { formatMoney, formatPrice } from '@trading/money';
 import type { Instrument } from '../instruments/entities/instrument.entity';
@@ -104,8 +105,10 @@ export function presentWhatIf(w: WhatIf) {
     change: formatMoney(delta, currency),
     after: formatMoney(before.plus(delta), currency),
   });
-  const initialRate = w.accountType === 'MARGIN' ? '0.5' : '1';
-  const maintenanceRate = w.accountType === 'MARGIN' ? '0.25' : '1';
+  // The long rates: a buy adds to what is held, a sell of a holding takes from it.
+  const rules = marginRulesOf(w.accountType);
+  const initialRate = rules.longInitial;
+  const maintenanceRate = rules.longMaintenance;
   const sign = cash.buy ? 1 : -1;
   return {
     accountId: request.accountId,
