@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
 import { openApiDocument } from '@trading/rest-facade-service';
 import { http, openApiResponseValidator } from '@trading/testing';
@@ -149,6 +150,8 @@ describe('orders REST endpoints', () => {
       reservedAmount: '1500.75',
       wouldBeRejected: false,
       position: null,
+      // A cash account borrows nothing: the whole value is required, initially and to maintain.
+      margin: { initialRequirementChange: '1500.00', maintenanceRequirementChange: '1500.00' },
     });
     expect(res.body.buyingPower).toEqual({
       before: before.availableToTrade,
@@ -164,6 +167,12 @@ describe('orders REST endpoints', () => {
       body: order({ accountId: aliceMargin, side: 'SELL', quantity: '4' }),
     });
     expect(sell.body).toMatchObject({ position: { before: '10', change: '-4', after: '6' }, wouldBeRejected: false });
+    // A margin account's long rates: half the value initially, a quarter to maintain; a sell of a holding lowers both.
+    const gross = new Decimal(sell.body.estimatedGrossAmount);
+    expect(sell.body.margin).toEqual({
+      initialRequirementChange: gross.times('-0.5').toFixed(2),
+      maintenanceRequirementChange: gross.times('-0.25').toFixed(2),
+    });
     const offTick = await http('POST', api('/oms/what-if'), { token: writer, body: order({ limitPrice: '100.001' }) });
     expect(offTick.body.rejectReasons).toEqual([expect.objectContaining({ field: 'limitPrice' })]);
 
