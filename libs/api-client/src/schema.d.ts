@@ -280,6 +280,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{accountId}/activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One feed of the account's fills, deposits, withdrawals and fees (commissions, which banking books as cash movements of their own), newest first; at the same moment FILL, DEPOSIT, WITHDRAWAL, FEE, then by id. A fill's cash leg is not listed again (it is the FILL), nor is a sale's settlement (it only moves cash from unsettled to settled). Needs both read:orders and read:banking. A page may hold fewer than `limit` items: follow `nextPageToken` until it is null
+         * @description Scopes: read:orders, read:banking
+         */
+        get: operations["listActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/banking/{accountId}/balance": {
         parameters: {
             query?: never;
@@ -1462,6 +1482,85 @@ export interface components {
              * @example 2026-11-21T14:03:12.000Z
              */
             executedAt: string;
+        };
+        FillActivity: {
+            /**
+             * Format: uuid
+             * @description The trade (execution) id
+             */
+            id: string;
+            /** @constant */
+            type: "FILL";
+            /**
+             * Format: date-time
+             * @description When it executed
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            occurredAt: string;
+            /** Format: uuid */
+            orderId: string;
+            symbol: string;
+            /** @enum {string} */
+            side: "BUY" | "SELL";
+            /**
+             * @description A plain decimal
+             * @example 10
+             */
+            quantity: string;
+            /**
+             * @description At least the instrument's tick precision, never rounded
+             * @example 189.84
+             */
+            price: string;
+            /**
+             * @description An amount in the currency's minor units (2 decimals for USD, none for JPY)
+             * @example 1250.00
+             */
+            grossAmount: string;
+            /**
+             * @description Also listed as its own FEE item, the cash movement banking books for it
+             * @example 1250.00
+             */
+            commission: string;
+            /**
+             * @description ISO 4217
+             * @example USD
+             */
+            currency: string;
+        };
+        CashMovementActivity: {
+            /**
+             * Format: uuid
+             * @description The ledger entry that moved the cash
+             */
+            id: string;
+            /** @enum {string} */
+            type: "DEPOSIT" | "WITHDRAWAL" | "FEE";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            occurredAt: string;
+            /**
+             * @description Signed: positive credits cash
+             * @example 1250.00
+             */
+            amount: string;
+            /**
+             * @description ISO 4217
+             * @example USD
+             */
+            currency: string;
+            /** @description The funding transaction behind a deposit or withdrawal; null for a fee */
+            transactionId: string | null;
+            description: string;
+        };
+        ActivityPage: {
+            /** Format: uuid */
+            accountId: string;
+            activities: (components["schemas"]["FillActivity"] | components["schemas"]["CashMovementActivity"])[];
+            /** @description Pass as `pageToken` for the next page; null on the last page. */
+            nextPageToken: string | null;
         };
         OrderLegView: {
             /** Format: uuid */
@@ -3500,6 +3599,119 @@ export interface operations {
             };
             /** @description Not found (also another user's account) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listActivities: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `nextPageToken` of the previous page, with the same `types` and `from` */
+                pageToken?: string;
+                /** @description Date (YYYY-MM-DD) or RFC 3339 time, inclusive */
+                from?: string;
+                /** @description Date (inclusive, whole day) or RFC 3339 time (exclusive) */
+                to?: string;
+                /** @description Only these types, comma-separated: FILL, DEPOSIT, WITHDRAWAL, FEE (default: all) */
+                types?: string;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityPage"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but refused (e.g. insufficient funds, idempotency key reused) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

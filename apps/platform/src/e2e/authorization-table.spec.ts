@@ -175,6 +175,13 @@ const ROUTE_ROWS: Record<string, RouteRow> = {
     otherUser: '404 NOT_FOUND',
     request: () => ({ path: `/accounts/${margin}/portfolios` }),
   },
+  // The feed mixes the OMS's fills with banking's cash movements: no single scope reads it.
+  'GET /accounts/:accountId/activities': {
+    scopes: [],
+    readOnly: 'ok',
+    otherUser: '404 NOT_FOUND',
+    request: () => ({ path: `/accounts/${cash}/activities` }),
+  },
   'GET /banking/:accountId/balance': {
     ...read('read:banking'),
     otherUser: '404 NOT_FOUND',

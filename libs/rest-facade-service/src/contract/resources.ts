@@ -232,6 +232,44 @@ export const trade = named(
     executedAt: timestamp,
   }),
 );
+const fillActivity = named(
+  'FillActivity',
+  o({
+    id: id.meta({ description: 'The trade (execution) id' }),
+    type: z.literal('FILL'),
+    occurredAt: timestamp.meta({ description: 'When it executed' }),
+    orderId: id,
+    symbol: text,
+    side,
+    quantity,
+    price,
+    grossAmount: money,
+    commission: money.meta({ description: 'Also listed as its own FEE item, the cash movement banking books for it' }),
+    currency,
+  }),
+  "An execution of one of the account's orders",
+);
+const cashMovementActivity = named(
+  'CashMovementActivity',
+  o({
+    id: id.meta({ description: 'The ledger entry that moved the cash' }),
+    type: z.enum(['DEPOSIT', 'WITHDRAWAL', 'FEE']),
+    occurredAt: timestamp,
+    amount: money.meta({ description: 'Signed: positive credits cash' }),
+    currency,
+    transactionId: id.nullable().meta({ description: 'The funding transaction behind a deposit or withdrawal; null for a fee' }),
+    description: text,
+  }),
+  'Money in from the bank (DEPOSIT), out to it (WITHDRAWAL), or a commission charged for a fill (FEE)',
+);
+export const activityPage = named(
+  'ActivityPage',
+  o({
+    accountId: id,
+    activities: list(z.discriminatedUnion('type', [fillActivity, cashMovementActivity])),
+    nextPageToken: z.string().nullable().meta({ description: 'Pass as `pageToken` for the next page; null on the last page.' }),
+  }),
+);
 const orderFields = {
   id,
   accountId: id,

@@ -126,6 +126,32 @@ const operations: Operations = {
       errors: [400, 404],
     },
   },
+  '/accounts/{accountId}/activities': {
+    get: {
+      summary:
+        "One feed of the account's fills, deposits, withdrawals and fees (commissions, which banking books as cash movements of their own), newest first; at the same moment FILL, DEPOSIT, WITHDRAWAL, FEE, then by id. A fill's cash leg is not listed again (it is the FILL), nor is a sale's settlement (it only moves cash from unsettled to settled). Needs both read:orders and read:banking. A page may hold fewer than `limit` items: follow `nextPageToken` until it is null",
+      scopes: ['read:orders', 'read:banking'],
+      params: [
+        accountId,
+        list[0]!,
+        {
+          name: 'pageToken',
+          in: 'query',
+          schema: { type: 'string' },
+          description: '`nextPageToken` of the previous page, with the same `types` and `from`',
+        },
+        ...list.slice(2),
+        {
+          name: 'types',
+          in: 'query',
+          schema: { type: 'string', examples: ['FILL,DEPOSIT'] },
+          description: 'Only these types, comma-separated: FILL, DEPOSIT, WITHDRAWAL, FEE (default: all)',
+        },
+      ],
+      ok: { status: 200, schema: 'ActivityPage' },
+      errors: [400, 404, 422],
+    },
+  },
   '/banking/{accountId}/balance': {
     get: {
       summary: 'Cash balances in every currency, with pending deposits (`pendingIn`) and withdrawals (`pendingOut`)',
@@ -214,6 +240,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /accounts/{accountId}/position': 'getPosition',
   'GET /accounts/{accountId}/margin': 'getMargin',
   'GET /accounts/{accountId}/portfolios': 'getPortfolios',
+  'GET /accounts/{accountId}/activities': 'listActivities',
   'GET /banking/{accountId}/balance': 'listBalances',
   'GET /banking/{accountId}/balance/{ccy}': 'getBalance',
   'GET /banking/{accountId}/activity': 'listCashActivity',

@@ -1,12 +1,62 @@
 import { errors } from '@trading/errors';
 import { accountSettingsRequest } from '../contract';
-import { booleanQueryParam, jsonBody, listParams, ownAccount, requiredQueryParam, uuidParam } from './params';
+import { parseLimit } from '@trading/pagination';
+import {
+  ACTIVITY_TYPES,
+  decodePageToken,
+  mergeActivities,
+  parseActivityTypes,
+  SOURCE_LIMIT,
+  sourceTo,
+  type Activity,
+  type ActivityType,
+  type SourcePage,
+} from './activities';
+import { booleanQueryParam, jsonBody, listParams, ownAccount, queryParam, requiredQueryParam, uuidParam } from './params';
 import type { RestRoute } from './route';
 
 const ACCOUNT = 'id number type status baseCurrency createdAt nickname tradeConfirmationEmails';
 const POSITION =
   'symbol quantity quantityAvailable averageCost costBasis marketPrice marketValue unrealizedPnl unrealizedPnlPercent realizedPnl dayChange dayChangePercent currency updatedAt';
 const MARGIN_FIGURES = 'currency cash marketValue equity initialRequirement maintenanceRequirement excessLiquidity buyingPower';
+
+/** Each activity type's source in the gateway operation: its alias there and its item fields. */
+const SOURCES: Record<ActivityType, string> = { FILL: 'fills', DEPOSIT: 'deposits', WITHDRAWAL: 'withdrawals', FEE: 'fees' };
+const CASH_ITEM = 'id amount currency transactionId description occurredAt';
+const cashSource = (type: Exclude<ActivityType, 'FILL'>) => {
+  const name = SOURCES[type];
+  return `${name}: cashActivity(limit: ${SOURCE_LIMIT}, from: $from, to: $${name}To, type: ${type}) @include(if: $${name}) {
+    nodes { ${CASH_ITEM} } nextCursor
+  }`;
+};
+
+/** The page the request asks for: its size, where the previous page ended and which types. */
+function activityRequest(req: Parameters<NonNullable<RestRoute['variables']>>[0]) {
+  return {
+    limit: parseLimit(queryParam(req, 'limit')),
+    boundary: decodePageToken(queryParam(req, 'pageToken')),
+    types: parseActivityTypes(queryParam(req, 'types')),
+  };
+}
+
+type Connection = { nodes: Array<Record<string, unknown>>; nextCursor: string | null } | undefined;
+
+/** The sources' answers as feed items: a trade becomes a FILL (its time is when it executed). */
+function activitySources(account: Record<string, Connection>): SourcePage[] {
+  return ACTIVITY_TYPES.flatMap((type) => {
+    const page = account[SOURCES[type]];
+    if (!page) return [];
+    const items = page.nodes.map(
+      ({ id, executedAt, occurredAt, ...fields }): Activity => ({
+        id: String(id),
+        type,
+        occurredAt: String(type === 'FILL' ? executedAt : occurredAt),
+        ...fields,
+      }),
+    );
+    return [{ type, items, more: page.nextCursor !== null }];
+  });
+}
 
 export const accountsRoutes: RestRoute[] = [
   {
@@ -116,5 +166,40 @@ export const accountsRoutes: RestRoute[] = [
     `,
     variables: (req) => ({ accountId: uuidParam(req, 'accountId') }),
     shape: (data, req) => ({ accountId: req.params['accountId'], ...ownAccount<{ portfolios: Record<string, unknown> }>(data).portfolios }),
+  },
+  {
+    method: 'GET',
+    path: '/accounts/:accountId/activities',
+    // Fills are the OMS's and cash movements banking's: the feed needs both read scopes.
+    scopes: ['read:orders', 'read:banking'],
+    document: /* GraphQL */ `
+      query AccountActivities($accountId: ID!, $from: String, $fillsTo: String, $depositsTo: String, $withdrawalsTo: String,
+                              $feesTo: String, $fills: Boolean!, $deposits: Boolean!, $withdrawals: Boolean!, $fees: Boolean!) {
+        account(id: $accountId) {
+          id
+          fills: trades(limit: ${SOURCE_LIMIT}, from: $from, to: $fillsTo) @include(if: $fills) {
+            nodes { id orderId symbol side quantity price grossAmount commission currency executedAt } nextCursor
+          }
+          ${cashSource('DEPOSIT')}
+          ${cashSource('WITHDRAWAL')}
+          ${cashSource('FEE')}
+        }
+      }
+    `,
+    variables: (req) => {
+      const accountId = uuidParam(req, 'accountId');
+      const { boundary, types } = activityRequest(req);
+      const to = queryParam(req, 'to');
+      const perSource = ACTIVITY_TYPES.flatMap((type) => [
+        [SOURCES[type], types.includes(type)],
+        [`${SOURCES[type]}To`, sourceTo(type, boundary, to)],
+      ]);
+      return { accountId, from: queryParam(req, 'from'), ...Object.fromEntries(perSource) };
+    },
+    shape: (data, req) => {
+      const { limit, boundary } = activityRequest(req);
+      const page = mergeActivities(activitySources(ownAccount<Record<string, Connection>>(data)), boundary, limit);
+      return { accountId: req.params['accountId'], ...page };
+    },
   },
 ];
