@@ -24,6 +24,7 @@ import { BankingClient } from './orders/clients';
 import { ExecutionEngine } from './orders/engine';
 import { openSellsResolvers } from './orders/open-sells';
 import { orderIdempotency, OrdersService, type OrdersOptions } from './orders/orders.service';
+import { OrderQueries } from './orders/order-queries';
 import { OutboxRelay, outboxMetrics } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
 import { omsSubgraphSdl } from './schema';
@@ -91,16 +92,7 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         scopes: omsScopes,
         resolvers: (dataSource) => {
           const instruments = instrumentsOf(dataSource);
-          const orders = new OrdersService(
-            dataSource,
-            instruments,
-            accounts,
-            banking,
-            hours,
-            new CursorCodec(cursorKey),
-            ordersOptions(config, made),
-            logger,
-          );
+          const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, ordersOptions(config, made), logger);
           return omsResolvers(config, dataSource, instruments, orders, accounts, hours, cursorKey);
         },
         routes: (internal, dataSource) =>
@@ -194,7 +186,7 @@ function omsResolvers(
   return [
     scalarResolvers,
     instrumentsResolvers(instruments),
-    ordersResolvers(orders, accounts),
+    ordersResolvers(orders, new OrderQueries(dataSource, new CursorCodec(cursorKey)), accounts),
     marketResolvers(new MarketService(dataSource, instruments)),
     openSellsResolvers(dataSource, accounts),
     marketDataResolvers(

@@ -40,6 +40,14 @@ export function statusesOf(statusGroup: unknown): readonly OrderStatus[] | null 
   return STATUS_GROUPS[statusGroup as keyof typeof STATUS_GROUPS];
 }
 
+/** An optional one-symbol filter (order rules, trades): null when absent; 400 naming `symbol` when malformed. */
+export function symbolFilter(symbol: unknown): string | null {
+  if (symbol === undefined || symbol === null) return null;
+  if (typeof symbol !== 'string' || !SYMBOL.test(symbol))
+    throw bad('symbol', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots');
+  return symbol;
+}
+
 /** The symbols a list keeps, or null for all of them. An unknown symbol matches no order; it is no error. */
 export function symbolsOf(symbols: unknown): string[] | null {
   if (symbols === undefined || symbols === null) return null;

@@ -5,14 +5,13 @@ import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/aut
 import { requestHash } from '@trading/db';
 import { AppError } from '@trading/errors';
 import type { Logger } from '@trading/logging';
-import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import type { InstrumentsService } from '../instruments/instruments.service';
 import type { TradingHours } from '../market/trading-hours';
 import type { AccountsDirectory, OwnedAccount } from '@trading/accounts-directory';
 import type { BankingClient } from './clients';
 import { cancelWorking, closingSell, earlierCloses, symbolsToClose } from './closing-positions';
 import { finishReplacement } from './replacement';
-import { orderByClientOrderId, parseClientOrderId, statusesOf, symbolsOf } from './order-lookup';
+import { orderByClientOrderId, parseClientOrderId, symbolFilter } from './order-lookup';
 import { orderIdempotency } from './order-idempotency';
 import { OrderInserts } from './order-insert';
 import { checkLeg, confirmGroup } from './order-legs';
@@ -22,17 +21,7 @@ import { checkReplaceableClass } from './replacing-legs';
 import { reserve, type ReservationTerms } from './reservation';
 import { holding, sellable } from './sellable';
 import { buyingPowerRefusal, estimatedCash, positionChange, presentWhatIf, refusing, whatIfWarnings, type Refusal } from './what-if';
-import {
-  closeOrder,
-  orderById,
-  presentOrder,
-  presentTrade,
-  type OrderRow,
-  type OrderStatus,
-  type OrderView,
-  type TradeRow,
-  type TradeView,
-} from './order-store';
+import { closeOrder, orderById, presentOrder, type OrderRow, type OrderView } from './order-store';
 import {
   checkInstrumentRules,
   checkPriceBand,
@@ -72,18 +61,6 @@ export interface OrdersOptions {
   actNow?: () => void;
 }
 
-const ORDER_STATUSES: readonly OrderStatus[] = [
-  'ACCEPTED',
-  'PENDING',
-  'NEW',
-  'PARTIALLY_FILLED',
-  'FILLED',
-  'CANCELLED',
-  'REJECTED',
-  'EXPIRED',
-];
-const SYMBOL = /^[A-Z0-9.]{1,12}$/;
-
 export class OrdersService {
   /** Writes placed orders' rows. */
   private readonly inserts: OrderInserts;
@@ -94,7 +71,6 @@ export class OrdersService {
     private readonly accounts: AccountsDirectory,
     private readonly banking: BankingClient,
     private readonly hours: TradingHours,
-    private readonly cursors: CursorCodec,
     private readonly options: OrdersOptions,
     private readonly logger: Logger,
   ) {
@@ -104,11 +80,7 @@ export class OrdersService {
   // ---- rules ------------------------------------------------------------------------------
 
   async rules(accountId: string, symbol: unknown) {
-    if (symbol !== undefined && symbol !== null && (typeof symbol !== 'string' || !SYMBOL.test(symbol))) {
-      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', {
-        field: 'symbol',
-      });
-    }
+    symbolFilter(symbol);
     let instruments = await this.instruments.list();
     if (symbol) {
       instruments = instruments.filter((i) => i.symbol === symbol);
@@ -497,29 +469,6 @@ export class OrdersService {
     return orderById(this.dataSource, id);
   }
 
-  /** The children of several orders (a DataLoader's batch), in the order of `orderIds`: a bracket's exits, an OTO's child, an OCO's other leg. */
-  async legsOf(orderIds: readonly string[]): Promise<OrderView[][]> {
-    const rows: OrderRow[] = await this.dataSource.query('SELECT * FROM orders WHERE parent_order_id = ANY($1::uuid[]) ORDER BY seq', [
-      orderIds,
-    ]);
-    const byOrder = new Map<string, OrderView[]>(orderIds.map((id) => [id, []]));
-    for (const row of rows) byOrder.get(row.parent_order_id!)?.push(presentOrder(row));
-    return orderIds.map((id) => byOrder.get(id)!);
-  }
-
-  /** One order of this account (null for an unknown id or another account's order). */
-  async get(accountId: string, orderIdInput: unknown): Promise<OrderView | null> {
-    const orderId = parseUuid(orderIdInput, 'orderId');
-    const row = await this.row(orderId);
-    return row && row.account_id === accountId ? presentOrder(row) : null;
-  }
-
-  /** One order of this account by the clientOrderId it was placed with (null when none has it). */
-  async byClientOrderId(accountId: string, clientOrderIdInput: unknown): Promise<OrderView | null> {
-    const row = await orderByClientOrderId(this.dataSource, accountId, parseClientOrderId(clientOrderIdInput));
-    return row ? presentOrder(row) : null;
-  }
-
   /** Cancels the order of one of the caller's accounts that has this clientOrderId, as `cancel` does. */
   async cancelByClientOrderId(
     claims: Claims,
@@ -535,57 +484,5 @@ export class OrdersService {
     const row = await orderByClientOrderId(this.dataSource, accountId, clientOrderId);
     if (!row) throw new AppError('NOT_FOUND', `No order of this account has clientOrderId ${clientOrderId}`, { field: 'clientOrderId' });
     return this.cancel(claims, row.id, requestId);
-  }
-
-  /** The fills of several orders in one query (a DataLoader's batch), in the order of `orderIds`. */
-  async fillsOf(orderIds: readonly string[]): Promise<TradeView[][]> {
-    const rows: TradeRow[] = await this.dataSource.query('SELECT * FROM trades WHERE order_id = ANY($1::uuid[]) ORDER BY seq', [orderIds]);
-    const byOrder = new Map<string, TradeView[]>(orderIds.map((id) => [id, []]));
-    for (const row of rows) byOrder.get(row.order_id)?.push(presentTrade(row));
-    return orderIds.map((id) => byOrder.get(id)!);
-  }
-
-  /** The account's orders, newest first; filter by status (or open/closed), symbols and creation time. */
-  async list(
-    accountId: string,
-    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; status?: unknown; statusGroup?: unknown; symbols?: unknown },
-  ): Promise<Page<OrderView>> {
-    const limit = parseLimit(args.limit);
-    const range = parseDateRange(args.from, args.to);
-    if (args.status !== undefined && args.status !== null && !ORDER_STATUSES.includes(args.status as OrderStatus)) {
-      throw new AppError('BAD_USER_INPUT', `status must be one of ${ORDER_STATUSES.join(', ')}`, { field: 'status' });
-    }
-    const [statuses, symbols] = [statusesOf(args.statusGroup), symbolsOf(args.symbols)];
-    const scope = `orders:${accountId}`;
-    const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
-    const rows: OrderRow[] = await this.dataSource.query(
-      `SELECT * FROM orders WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR created_at >= $3)
-          AND ($4::timestamptz IS NULL OR created_at < $4) AND ($5::bigint IS NULL OR seq < $5)
-          AND ($7::text[] IS NULL OR status = ANY($7)) AND ($8::text[] IS NULL OR symbol = ANY($8)) ORDER BY seq DESC LIMIT $6`,
-      [accountId, args.status ?? null, range.from, range.to, after?.s ?? null, limit + 1, statuses, symbols],
-    );
-    return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentOrder);
-  }
-
-  /** The account's executions, newest first; filter by execution time and symbol. */
-  async trades(
-    accountId: string,
-    args: { limit?: unknown; cursor?: unknown; from?: unknown; to?: unknown; symbol?: unknown },
-  ): Promise<Page<TradeView>> {
-    const limit = parseLimit(args.limit);
-    const range = parseDateRange(args.from, args.to);
-    if (args.symbol !== undefined && args.symbol !== null && (typeof args.symbol !== 'string' || !SYMBOL.test(args.symbol))) {
-      throw new AppError('BAD_USER_INPUT', 'symbol must be an instrument symbol: 1 to 12 upper-case letters, digits or dots', {
-        field: 'symbol',
-      });
-    }
-    const scope = `trades:${accountId}`;
-    const after = this.cursors.decode<{ s: string }>(args.cursor, scope, ['s']);
-    const rows: TradeRow[] = await this.dataSource.query(
-      `SELECT * FROM trades WHERE account_id = $1 AND ($2::text IS NULL OR symbol = $2) AND ($3::timestamptz IS NULL OR executed_at >= $3)
-          AND ($4::timestamptz IS NULL OR executed_at < $4) AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $6`,
-      [accountId, args.symbol ?? null, range.from, range.to, after?.s ?? null, limit + 1],
-    );
-    return this.cursors.page(rows, limit, scope, (last) => ({ s: String(last.seq) }), presentTrade);
   }
 }

@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import DataLoader from 'dataloader';
 import { callerOwnsAccount, perRequest } from '@trading/subgraph';
 import type { AccountsDirectory } from '@trading/accounts-directory';
+import type { OrderQueries } from './order-queries';
 import type { OrdersService } from './orders.service';
 import type { Resolvers } from '../resolvers-types.generated';
 
@@ -10,7 +11,7 @@ type OrderShape = { filledQuantity: string; orderClass: string; parentOrderId: s
 const hasFills = (order: OrderShape) => !new Decimal(order.filledQuantity).isZero();
 const hasLegs = (order: OrderShape) => order.orderClass !== 'SIMPLE' && order.parentOrderId === null;
 
-export function ordersResolvers(orders: OrdersService, accounts: AccountsDirectory): Resolvers {
+export function ordersResolvers(orders: OrdersService, queries: OrderQueries, accounts: AccountsDirectory): Resolvers {
   return {
     Account: {
       // Anyone on the internal network can send a representation: only the caller's own accounts resolve.
@@ -19,10 +20,10 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
         (await callerOwnsAccount(ctx, ref.id.toLowerCase(), (claims, requestId) => accounts.ownedIds(claims, requestId)))
           ? { id: ref.id }
           : null,
-      orders: (account, args) => orders.list(account.id, args),
-      order: (account, args) => orders.get(account.id, args.id),
-      orderByClientOrderId: (account, args) => orders.byClientOrderId(account.id, args.clientOrderId),
-      trades: (account, args) => orders.trades(account.id, args),
+      orders: (account, args) => queries.list(account.id, args),
+      order: (account, args) => queries.get(account.id, args.id),
+      orderByClientOrderId: (account, args) => queries.byClientOrderId(account.id, args.clientOrderId),
+      trades: (account, args) => queries.trades(account.id, args),
       orderRules: (account, args) => orders.rules(account.id, args.symbol),
     },
     Order: {
@@ -31,11 +32,11 @@ export function ordersResolvers(orders: OrdersService, accounts: AccountsDirecto
       // which is every order just placed to rest: its answer then costs no second read.
       fills: (order, _args, ctx) =>
         hasFills(order)
-          ? perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => orders.fillsOf(ids))).load(order.id)
+          ? perRequest(ctx, 'fills', () => new DataLoader((ids: readonly string[]) => queries.fillsOf(ids))).load(order.id)
           : [],
       // Only a BRACKET, OCO or OTO entry has legs (a SIMPLE order cannot be given any, a leg has none of its own).
       legs: (order, _args, ctx) =>
-        hasLegs(order) ? perRequest(ctx, 'legs', () => new DataLoader((ids: readonly string[]) => orders.legsOf(ids))).load(order.id) : [],
+        hasLegs(order) ? perRequest(ctx, 'legs', () => new DataLoader((ids: readonly string[]) => queries.legsOf(ids))).load(order.id) : [],
     },
     Mutation: {
       // Mutations name an account directly: ownership is asked of the accounts subgraph with the caller's claims.
