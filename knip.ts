@@ -18,11 +18,10 @@ const config: KnipConfig = {
     // Child processes the specs start by path.
     'apps/platform/src/e2e/traced-platform.ts',
     'apps/platform/src/e2e/fapi-client/*.mjs',
-    // The benchmark's child processes, and its measurements run by hand (`npx tsx tools/bench/…`).
+    // The benchmark's child processes.
     'tools/bench/{bare-server,load-generator}.ts',
     'tools/bench/stock/{gateway,subgraph}.ts',
     'tools/bench/oidc-peer/{server,proxy}.mjs',
-    'tools/bench/{budget-chain,engine-pass,order-writes,profile-summary,swap-writes}.ts',
     // Regenerates tools/deploy/crds from the operator's release, by hand.
     'tools/deploy/crd-schemas.ts',
     // Mutation testing: Stryker loads its config, which names the Jest config and the groups.

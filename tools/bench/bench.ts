@@ -407,7 +407,6 @@ async function grants(urls: Urls, app: VendorApp, user: WorldUser): Promise<stri
   return refreshTokens(urls, app, user, ROTATION_CHAINS);
 }
 
-/** ROTATION_CHAINS chains at `url`, each exchanging its refresh token for the next (HTTP Basic, a form body). */
 /** A READ_WRITE PAT for `email` (admin API), exchanged with a proof of `key`: the session token is bound to it. */
 async function dpopPatSession(urls: Urls, adminToken: string, email: string, key: DpopKey): Promise<string> {
   const expires = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
@@ -422,6 +421,7 @@ async function dpopPatSession(urls: Urls, adminToken: string, email: string, key
   return login.body.token as string;
 }
 
+/** ROTATION_CHAINS chains at `url`, each exchanging its refresh token for the next (HTTP Basic, a form body). */
 async function rotation(
   bench: Bench,
   row: Pick<Row, 'name' | 'path'>,
@@ -472,7 +472,7 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
     },
     logDir,
   );
-  let proxy: ReturnType<typeof startProcess> | undefined;
+  let proxy: Started | undefined;
   try {
     await waitUntil(server, 'an answer', () => answers200(`${client.issuer}/.well-known/openid-configuration`));
     progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
@@ -495,10 +495,7 @@ async function oidcPeer(bench: Bench, id: string, logDir: string) {
       'oidc-peer-proxy',
       process.execPath,
       ['tools/bench/oidc-peer/proxy.mjs'],
-      {
-        PORT: String(proxyPort),
-        TARGET: client.issuer,
-      },
+      { PORT: String(proxyPort), TARGET: client.issuer },
       logDir,
     );
     proxy = hop;

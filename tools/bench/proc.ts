@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 /** Clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on every Linux this runs on). */
-export const CLOCK_TICKS = (() => {
+const CLOCK_TICKS = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {

@@ -80,7 +80,7 @@ export async function stopProcess(p: Started, graceMs = 20_000): Promise<void> {
 export { freePort } from '@trading/testing';
 
 /** A budget no bench load reaches in its minute: the limits run (and cost what they cost) but never refuse. */
-export const NEVER_BINDS = 1_000_000_000;
+const NEVER_BINDS = 1_000_000_000;
 
 /**
  * The edges' request budgets for the targets. On by default, as every deployment runs them, with

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
@@ -31,6 +31,51 @@ export function linkProblem(file: string, target: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Repository paths the prose names in backticks (inline code, not fenced blocks): a token that
+ * starts with apps/, libs/, tools/, deploy/, docs/, reports/ or .ci/, or a name the repository keeps
+ * at its top (package manifests, tsconfig*.json, nx.json, tool configs, Dockerfile,
+ * docker-compose.yml, capitalised documents such as README.md). A bare file name found deeper in
+ * the tree (`main.ts`) is prose, not a path, and is not checked. Globs (`*`) and URL-like tokens are
+ * skipped; a `#anchor` or `:line` after the path is dropped. `<name>` and `{name}` are placeholders
+ * for one part of a path: such a path must fit at least one real one.
+ */
+export function repositoryPathsIn(markdown: string): string[] {
+  const spans = [...markdown.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!.trim());
+  const topLevel =
+    /^(package(-lock)?\.json|tsconfig[\w.-]*\.json|nx\.json|knip\.ts|jest\.preset\.js|[\w-]+\.config\.[cm]?js|Dockerfile|docker-compose\.ya?ml|[A-Z][A-Z_-]*\.md)$/;
+  return spans
+    .filter((t) => !/\s/.test(t) && !t.includes('*') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(t))
+    .map((t) => t.replace(/(#.*|:\d+(-\d+)?)$/, ''))
+    .filter((t) => /^(apps|libs|tools|deploy|docs|reports|\.ci)\//.test(t) || topLevel.test(t));
+}
+
+/** Whether `path` (from the top of the repository, placeholders allowed) names something that exists. */
+export function pathExists(path: string, root = ROOT): boolean {
+  const parts = path.split('/').filter(Boolean);
+  let candidates = [root];
+  for (const part of parts) {
+    if (!/<[^>]+>|\{[^}]+\}/.test(part)) {
+      candidates = candidates.map((dir) => join(dir, part)).filter((p) => existsSync(p));
+      continue;
+    }
+    const fits = new RegExp(
+      `^${part
+        .split(/<[^>]+>|\{[^}]+\}/)
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.+')}$`,
+    );
+    candidates = candidates.flatMap((dir) =>
+      existsSync(dir) && !dir.includes('node_modules')
+        ? readdirSync(dir, { withFileTypes: true })
+            .filter((e) => fits.test(e.name))
+            .map((e) => join(dir, e.name))
+        : [],
+    );
+  }
+  return candidates.length > 0;
+}
+
 describe('the documentation', () => {
   it('links only to files inside the repository that exist', () => {
     const files = markdownFiles();
@@ -54,5 +99,36 @@ describe('the documentation', () => {
     expect(linkProblem('README.md', 'docs/missing.md')).toMatch(/does not exist/);
     expect(linkProblem('docs/vendor-quickstart.md', '../README.md#the-two-commands')).toBeUndefined();
     expect(linkProblem('README.md', 'http://localhost:8080/docs')).toBeUndefined();
+  });
+
+  it('names in backticks only repository paths that exist (docs/*.md and README.md)', () => {
+    const files = markdownFiles().filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/architecture.md']));
+    const missing = files.flatMap((file) =>
+      repositoryPathsIn(readFileSync(join(ROOT, file), 'utf8'))
+        .filter((path) => !pathExists(path))
+        .map((path) => `${file}: \`${path}\` does not exist`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('tells a repository path from prose, and resolves placeholders (the path check itself bites)', () => {
+    const doc = [
+      'see `libs/db/src/index.ts#L3`, `package.json`, `README.md` and `tools/bench/bench.ts:12`',
+      'not `main.ts`, `npm run bench`, `apps/*/src/main.ts`, `https://example.com/apps/x` or `GET /v1/accounts`',
+      '```\nlibs/in-a-fence.ts\n```',
+      'and `libs/<domain>-service/src/scopes.ts`',
+    ].join('\n');
+    expect(repositoryPathsIn(doc)).toEqual([
+      'libs/db/src/index.ts',
+      'package.json',
+      'README.md',
+      'tools/bench/bench.ts',
+      'libs/<domain>-service/src/scopes.ts',
+    ]);
+    expect(pathExists('libs/<domain>-service/src/scopes.ts')).toBe(true);
+    expect(pathExists('apps/<subgraph>/src/scopes.ts')).toBe(false);
+    expect(pathExists('tools/bench/no-such-file.ts')).toBe(false);
+    expect(pathExists('package.json')).toBe(true);
   });
 });

@@ -10,7 +10,5 @@ export const MARGIN_RULES = {
   MARGIN: { longInitial: '0.5', longMaintenance: '0.25', shortInitial: '0.5', shortMaintenance: '0.3' },
 } as const;
 
-export type MarginAccountType = keyof typeof MARGIN_RULES;
-
 /** The rules of an account type; an unknown type is held to CASH's (nothing borrowed). */
 export const marginRulesOf = (accountType: string) => MARGIN_RULES[accountType === 'MARGIN' ? 'MARGIN' : 'CASH'];

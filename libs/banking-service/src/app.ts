@@ -31,8 +31,6 @@ import { SettlementService } from './settlement/settlement.service';
 import { bankingMigrations } from './migrations';
 
 export { BOOK_BALANCE_DRIFT_SQL } from './ledger/ledger';
-export { HoldsService } from './holds/holds.service';
-export { bankingMigrations };
 export { loadBankingConfig, type BankingConfig } from './config';
 export { seedBankingDemo } from './demo-seed';
 

@@ -35,10 +35,6 @@ export { seedOmsDemo } from './demo-seed';
 
 /** This subgraph's SDL, for the supergraph tool. */
 export { omsSubgraphSdl } from './schema';
-/** The engine's per-pass reads, an order's start and the schema they need, for tools/bench (engine-pass.ts, order-writes.ts). */
-export { ENGINE_READS, TRAIL } from './orders/engine';
-export { startWorking, type OrderRow } from './orders/order-store';
-export { OPEN_ORDER_CAP_SETTING, omsMigrations } from './migrations';
 
 export interface OmsDeps {
   logger?: Logger;

@@ -83,7 +83,7 @@ export interface AnyOf {
 
 export const anyOf = (...scopes: string[]): AnyOf => ({ anyOf: scopes });
 
-export function scopeRuleMet(granted: readonly string[], rule: readonly string[] | AnyOf): boolean {
+function scopeRuleMet(granted: readonly string[], rule: readonly string[] | AnyOf): boolean {
   return 'anyOf' in rule ? rule.anyOf.some((s) => granted.includes(s)) : !missingScopes(granted, rule).length;
 }
 

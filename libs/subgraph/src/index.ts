@@ -21,7 +21,7 @@ import { assertEveryRootFieldHasAScopeRule, enforceScopes, type GraphQLResolverM
 import { formatSubgraphError } from './errors';
 
 // Who may call which field, and account ownership: see ./access.
-export { anyOf, callerOwnsAccount, perRequest, type AccountReference, type AnyOf, type ScopeRules, type SubgraphContext } from './access';
+export { anyOf, callerOwnsAccount, perRequest, type AccountReference, type ScopeRules, type SubgraphContext } from './access';
 export { internalApi, jsonBody } from './internal-api';
 export { SCALARS_SDL, scalarResolvers } from './scalars';
 

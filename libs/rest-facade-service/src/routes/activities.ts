@@ -58,15 +58,18 @@ function tokenObject(token: string): Record<string, unknown> | null {
   }
 }
 
+const isMillisecondTime = (t: unknown): t is string =>
+  typeof t === 'string' && MILLISECOND_TIME.test(t) && !Number.isNaN(Date.parse(t)) && new Date(t).toISOString() === t;
+const isActivityType = (k: unknown): k is ActivityType => typeof k === 'string' && (ACTIVITY_TYPES as readonly string[]).includes(k);
+
 /** The position a token names; anything but a token this feed gave out is a 400 naming `pageToken`. */
 export function decodePageToken(token: string | undefined): ActivityKey | null {
   if (token === undefined) return null;
-  const { t, k, i, ...rest } = tokenObject(token) ?? { rest: true };
-  if (Object.keys(rest).length || typeof t !== 'string' || typeof k !== 'string' || typeof i !== 'string') throw badToken();
-  if (!MILLISECOND_TIME.test(t) || Number.isNaN(Date.parse(t)) || new Date(t).toISOString() !== t) throw badToken();
-  if (!(ACTIVITY_TYPES as readonly string[]).includes(k) || !isUuid(i)) throw badToken();
-  const key: ActivityKey = { occurredAt: t, type: k as ActivityType, id: i };
-  // Only the exact spelling this feed writes: the same position spelt otherwise is not one of its tokens.
+  const { t, k, i } = tokenObject(token) ?? {};
+  if (!isMillisecondTime(t) || !isActivityType(k) || typeof i !== 'string' || !isUuid(i)) throw badToken();
+  const key: ActivityKey = { occurredAt: t, type: k, id: i };
+  // Only the exact spelling this feed writes (these keys, in this order, nothing else): the same
+  // position spelt otherwise is not one of its tokens.
   if (encodePageToken(key) !== token) throw badToken();
   return key;
 }
