@@ -31,6 +31,27 @@ function tradeExecuted(trade: Record<string, unknown> = {}): DeliveredEvent {
   return { eventId, type: 'trade.executed', payload, entryId: '1-0', payloadJson: JSON.stringify(payload) };
 }
 
+function orderReduced(order: Record<string, unknown> = {}): DeliveredEvent {
+  const eventId = randomUUID();
+  const payload = {
+    eventId,
+    occurredAt: '2026-11-25T13:00:00.000Z',
+    type: 'order.reduced',
+    order: {
+      id: randomUUID(),
+      accountId: randomUUID(),
+      side: 'BUY',
+      currency: 'USD',
+      quantity: '6',
+      filledQuantity: '0',
+      settledAmount: '0',
+      holdAmount: '61.00',
+      ...order,
+    },
+  };
+  return { eventId, type: 'order.reduced', payload, entryId: '1-0', payloadJson: JSON.stringify(payload) };
+}
+
 describe('settlement contract', () => {
   it('accepts a fill shaped as the contract says', () => {
     expect(settlementShapeProblem(tradeExecuted())).toBeNull();
@@ -52,6 +73,29 @@ describe('settlement contract', () => {
     for (const [change, problem] of cases) {
       expect([change, settlementShapeProblem(tradeExecuted(change))]).toEqual([change, expect.stringMatching(problem)]);
     }
+  });
+
+  it('accepts a buy leg brought down to a remainder, and refuses a malformed one naming the field at fault', () => {
+    expect(settlementShapeProblem(orderReduced())).toBeNull();
+    expect(settlementShapeProblem(orderReduced({ filledQuantity: '2', settledAmount: '21.00' }))).toBeNull();
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ quantity: '0' }, /^order\.quantity must be greater than zero$/],
+      [{ holdAmount: '-61.00' }, /^order\.holdAmount must be a non-negative decimal/],
+      [{ holdAmount: undefined }, /^order\.holdAmount /],
+      [{ settledAmount: '1e3' }, /^order\.settledAmount must be a non-negative decimal/],
+      [{ filledQuantity: '0.123456789' }, /^order\.filledQuantity /],
+      // Only a buy holds cash: a sell has nothing for banking to give back.
+      [{ side: 'SELL' }, /^order\.side /],
+      [{ currency: 'usd' }, /^order\.currency must be an ISO 4217 code$/],
+      [{ accountId: 'acc-1' }, /^order\.accountId must be a UUID$/],
+      [{ id: undefined }, /^order\.id /],
+    ];
+    for (const [change, problem] of cases) {
+      expect([change, settlementShapeProblem(orderReduced(change))]).toEqual([change, expect.stringMatching(problem)]);
+    }
+    const refuse = refuseUnlessFromOms(signers);
+    const signed = orderReduced({ holdAmount: 'lots' });
+    expect(refuse({ ...signed, signature: signEvent(signed, oms).signature! })).toMatch(/^order\.holdAmount /);
   });
 
   it('refuses an unknown type and a payload that names another event', () => {

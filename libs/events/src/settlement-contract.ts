@@ -49,6 +49,25 @@ const SETTLEMENT_EVENTS = {
       settledAmount: amount,
     }),
   }),
+  /**
+   * A working buy brought down to a smaller quantity (an OCO's or a bracket's buy leg, when its
+   * sibling part-filled): `holdAmount` is what its remainder can still cost, `settledAmount` what
+   * its fills so far cost, so banking can shrink the hold to their sum.
+   */
+  'order.reduced': z.object({
+    ...envelope,
+    type: z.literal('order.reduced'),
+    order: z.object({
+      id: uuid,
+      accountId: uuid,
+      side: z.literal('BUY'),
+      currency,
+      quantity: positive,
+      filledQuantity: amount,
+      settledAmount: amount,
+      holdAmount: amount,
+    }),
+  }),
   /** Every state change of an order (for clients' live order events; nothing is booked on it). */
   'order.updated': z.object({
     ...envelope,
@@ -66,6 +85,8 @@ const SETTLEMENT_EVENTS = {
 export type TradeExecuted = z.infer<(typeof SETTLEMENT_EVENTS)['trade.executed']>;
 /** An order's end: banking releases what its hold no longer needs. */
 export type OrderClosed = z.infer<(typeof SETTLEMENT_EVENTS)['order.closed']>;
+/** A working buy's quantity brought down: banking gives back what its hold no longer needs. */
+export type OrderReduced = z.infer<(typeof SETTLEMENT_EVENTS)['order.reduced']>;
 
 /** Types on the stream for clients' live order events only: no consumer group books anything from them. */
 export const LIVE_EVENT_TYPES: readonly string[] = ['order.updated'];

@@ -535,7 +535,8 @@ describe('orders: brackets, OCO and OTO', () => {
     }
   });
 
-  it('a BUY OCO still cancels its other leg at the first fill (a hold cannot shrink while its order works)', async () => {
+  it('a BUY OCO: a partial fill of one leg brings the other down to the remainder, and its hold with it; the pair then buys 10 in all', async () => {
+    let pair: string[] = [];
     await p.oms.engine.pause();
     try {
       await p.oms.feed.setPrice('AAPL', '9.99'); // ask 10.00
@@ -553,20 +554,90 @@ describe('orders: brackets, OCO and OTO', () => {
       });
       expect(oco.status).toBe(201);
       const stop = leg(oco.body, 'STOP_LOSS');
+      pair = [oco.body.id, stop.id];
+      // The stop's hold when placed: 10 at its collar, 11.57 (the ask at the stop, 11.01, plus 5 %), and 0.05 % commission.
+      expect(stop).toMatchObject({ type: 'STOP', quantity: '10', reservedAmount: '115.76' });
+      await settled(db);
+      const before = await balance(aliceCash);
       await p.oms.engine.runOnce(); // 96 to the market buy, 4 to the limit leg
-      expect(await getOrder(aliceCash, first.body.id)).toMatchObject({ status: 'FILLED', filledQuantity: '96' });
-      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({ status: 'PARTIALLY_FILLED', filledQuantity: '4' });
-      expect(await getOrder(aliceCash, stop.id)).toMatchObject({
-        status: 'CANCELLED',
-        quantity: '10',
-        statusReason: `OCO: order ${oco.body.id} filled`,
+      const market = await getOrder(aliceCash, first.body.id);
+      expect(market).toMatchObject({ status: 'FILLED', filledQuantity: '96' });
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({
+        status: 'PARTIALLY_FILLED',
+        filledQuantity: '4',
+        grossAmount: '40.00',
+        commission: '0.02',
+        reservedAmount: '100.05',
       });
-      await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: oco.body.id } });
+      // The stop leg works on for the 6 the limit leg has left, holding what 6 can cost as it was reckoned when placed.
+      expect(await getOrder(aliceCash, stop.id)).toMatchObject({
+        status: 'NEW',
+        quantity: '6',
+        filledQuantity: '0',
+        remainingQuantity: '6',
+        reservedAmount: '69.45', // 6 × 11.57 + 0.03
+      });
+      const reductions = await db.query(
+        'oms',
+        "SELECT payload->'order' AS \"order\" FROM outbox WHERE type = 'order.reduced' AND payload->'order'->>'id' = $1",
+        [stop.id],
+      );
+      expect(reductions).toEqual([
+        {
+          order: {
+            id: stop.id,
+            accountId: aliceCash,
+            side: 'BUY',
+            currency: 'USD',
+            quantity: '6',
+            filledQuantity: '0',
+            settledAmount: '0',
+            holdAmount: '69.45',
+          },
+        },
+      ]);
+      // Banking: the stop's hold comes down by 46.31 (4 × 11.57 and 0.03 of commission), freed as available cash.
+      await settled(db);
+      const [stopHold] = await db.query('banking', 'SELECT amount::text, state FROM holds WHERE order_id = $1', [stop.id]);
+      expect({ amount: new Decimal(stopHold.amount).toFixed(2), state: stopHold.state }).toEqual({ amount: '69.45', state: 'HELD' });
+      const marketHold = new Decimal(market.reservedAmount);
+      const marketCost = new Decimal(market.grossAmount).plus(market.commission);
+      const after = await balance(aliceCash);
+      expect(after.held).toBe(new Decimal(before.held).minus(marketHold).minus('40.02').minus('46.31').toFixed(2));
+      expect(after.availableToTrade).toBe(new Decimal(before.availableToTrade).plus(marketHold.minus(marketCost)).plus('46.31').toFixed(2));
+      const [freed] = await db.query(
+        'banking',
+        `SELECT e.description, p.amount::text FROM journal_entries e JOIN postings p ON p.entry_id = e.id
+          WHERE e.hold_order_id = $1 AND e.kind = 'HOLD_RELEASE' AND p.book = 'CUSTOMER_CASH'`,
+        [stop.id],
+      );
+      expect({ description: freed.description, amount: new Decimal(freed.amount).toFixed(2) }).toEqual({
+        description: `Hold reduced for order ${stop.id} (quantity now 6)`,
+        amount: '46.31',
+      });
+
+      // The price goes through the stop: it buys its 6 at the ask, 11.01, within its smaller hold; the limit leg is cancelled.
+      await p.oms.feed.setPrice('AAPL', '11.00');
+      await p.oms.engine.runOnce();
+      expect(await getOrder(aliceCash, stop.id)).toMatchObject({ status: 'FILLED', filledQuantity: '6', averageFillPrice: '11.01' });
+      expect(await getOrder(aliceCash, oco.body.id)).toMatchObject({
+        status: 'CANCELLED',
+        filledQuantity: '4',
+        statusReason: `OCO: order ${stop.id} filled`,
+      });
+      const [{ bought }] = await db.query('oms', 'SELECT sum(quantity)::text AS bought FROM trades WHERE order_id = ANY($1::uuid[])', [
+        [oco.body.id, stop.id],
+      ]);
+      expect(new Decimal(bought).toFixed()).toBe('10');
     } finally {
       await p.oms.feed.setPrice('AAPL', '190.00');
       p.oms.engine.resume();
     }
     await noHoldLeft(aliceCash);
+    await settled(db);
+    const holds = await db.query('banking', 'SELECT order_id, state FROM holds WHERE order_id = ANY($1::text[]) ORDER BY state', [pair]);
+    expect(holds.map((h: Order) => h['state'])).toEqual(['CAPTURED', 'CAPTURED']);
+    await expectInvariants(db);
   });
 
   it('keeps every invariant', async () => {

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { DeliveredEvent, OrderClosed, TradeExecuted } from '@trading/events';
+import type { DeliveredEvent, OrderClosed, OrderReduced, TradeExecuted } from '@trading/events';
 import { postEntry } from '../ledger/ledger';
 import type { SaleSettlements } from './sale-settlement';
 
@@ -20,9 +20,14 @@ interface HoldRow {
  *   sell fill   BANK_CLEARING → CUSTOMER_UNSETTLED (gross, TRADE), CUSTOMER_UNSETTLED → FEES
  *               (commission, FEE); the net moves to CUSTOMER_CASH on the settlement date (SaleSettlements);
  *   order close the hold's rest (hold − everything the order's fills settle) back to
- *               CUSTOMER_CASH; the hold ends CAPTURED (some filled) or RELEASED (none).
+ *               CUSTOMER_CASH; the hold ends CAPTURED (some filled) or RELEASED (none);
+ *   order reduced (a working buy brought down to a smaller quantity) the hold comes down to what
+ *               the order's fills settle plus what its remainder can still cost, the difference
+ *               back to CUSTOMER_CASH; the hold stays HELD.
  * A close can arrive before some of its fills (redelivery order is not guaranteed): it
  * releases only what no fill will take, so the fills that follow still find their cash held.
+ * A reduction names its target, not a change: applied again, late (after a smaller one) or after
+ * the close it finds the hold at or below it and moves nothing, so it needs no record of its id.
  */
 export class SettlementService {
   constructor(
@@ -32,6 +37,8 @@ export class SettlementService {
 
   /** Applies one event in one transaction; false when it had been applied before. */
   async apply(event: DeliveredEvent): Promise<boolean> {
+    if (event.type === 'order.reduced')
+      return this.dataSource.transaction((tx) => this.reduce(tx, event.payload as unknown as OrderReduced));
     return this.dataSource.transaction(async (tx) => {
       const fresh = await tx.query(
         'INSERT INTO settlement_events (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
@@ -143,6 +150,31 @@ export class SettlementService {
       settled.gt(0) ? 'CAPTURED' : 'RELEASED',
       settled.gt(0) ? settled.toFixed() : null,
     ]);
+  }
+
+  /**
+   * A working buy's hold brought down to what its fills settle plus what its remainder can cost:
+   * never below what has settled already, never up. False when nothing moved.
+   */
+  private async reduce(tx: EntityManager, { order }: OrderReduced): Promise<boolean> {
+    const hold = await this.lockHold(tx, order.id);
+    if (!hold || hold.state !== 'HELD') return false; // never held, or the order has closed
+    const target = Decimal.max(new Decimal(order.settledAmount).plus(order.holdAmount), hold.settled_amount);
+    const freed = new Decimal(hold.amount).minus(target);
+    if (freed.lte(0)) return false; // at or below it already: applied before, or a smaller reduction came first
+    await postEntry(tx, {
+      kind: 'HOLD_RELEASE',
+      description: `Hold reduced for order ${order.id} (quantity now ${order.quantity})`,
+      accountId: hold.account_id,
+      currency: hold.currency,
+      holdOrderId: order.id,
+      legs: [
+        { book: 'CUSTOMER_HELD', amount: freed.neg() },
+        { book: 'CUSTOMER_CASH', amount: freed },
+      ],
+    });
+    await tx.query('UPDATE holds SET amount = $2, updated_at = now() WHERE order_id = $1', [order.id, target.toFixed()]);
+    return true;
   }
 
   private async lockHold(tx: EntityManager, orderId: string): Promise<HoldRow | undefined> {

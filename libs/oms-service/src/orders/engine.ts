@@ -184,7 +184,7 @@ export const ENGINE_READS = { WORTH_A_LOOK, EXPIRED, UNCONFIRMED_REPLACEMENTS, U
  * untriggered trailing stops), each under its row lock (SKIP LOCKED: a cancel or replace holding
  * it goes first). Run once per pass, before the stops are looked at.
  */
-export const TRAIL: PreparedStatement = {
+const TRAIL: PreparedStatement = {
   name: 'engine-trail',
   text: `
   UPDATE orders o SET high_water_mark = i.last_price, updated_at = now(),
@@ -301,14 +301,15 @@ async function afterTrade(
   done: boolean,
   executed: OutboxEvent,
   siblings: readonly OrderRow[],
+  schedule: CommissionSchedule,
 ): Promise<void> {
   // A simple order has no legs to cancel or children to start: its trade, its state and (filled)
   // its close go out in one statement, in the order the consumers expect them.
   const simple = !siblings.length && updated.order_class === 'SIMPLE';
   const closed = done && simple ? orderClosed(updated) : null;
-  // A leg partly filled: the other legs go on for its remainder, announced after its own state.
-  const reduced = await reduceSiblings(tx, updated, done, siblings);
-  await writeEvents(tx, [executed, orderUpdated(updated), ...(closed ? [closed] : []), ...reduced.map(orderUpdated)]);
+  // A leg partly filled: the other legs go on for its remainder (a buy's hold with it), announced after its own state.
+  const reduced = await reduceSiblings(tx, updated, done, siblings, schedule);
+  await writeEvents(tx, [executed, orderUpdated(updated), ...(closed ? [closed] : []), ...reduced]);
   await cancelSiblings(tx, updated, done, siblings);
   if (done && !simple) {
     await activateChildren(tx, updated);
@@ -466,7 +467,7 @@ export class ExecutionEngine {
     const quantity = await fillableQuantity(tx, order, price, available, quote.lot);
     if (quantity.isZero()) return quantity;
     const { updated, done, executed } = await this.recordTrade(tx, order, quantity, price);
-    await afterTrade(tx, order, updated, done, executed, siblings);
+    await afterTrade(tx, order, updated, done, executed, siblings, this.options.commission);
     return quantity;
   }
 

@@ -54,7 +54,7 @@ export interface OrderRow {
   parent_order_id: string | null;
   /** Which exit a child is. */
   leg: OrderLeg | null;
-  /** Orders that cancel each other (a bracket's exits, an OCO's legs): a partial fill of a sell leg reduces the others to its remainder, a complete one cancels them (oco-legs.ts). */
+  /** Orders that cancel each other (a bracket's exits, an OCO's legs): a partial fill of a leg reduces the others to its remainder, a complete one cancels them (oco-legs.ts). */
   oco_group_id: string | null;
   /** The order replacing this one: set when the replace begins (the engine leaves the order alone from then on). */
   replaced_by_order_id: string | null;
@@ -169,6 +169,7 @@ export type TradeView = ReturnType<typeof presentTrade>;
 /** Event types on the settlement stream. */
 export const TRADE_EXECUTED = 'trade.executed';
 const ORDER_CLOSED = 'order.closed';
+const ORDER_REDUCED = 'order.reduced';
 /** Every state change a client can see (NEW, PARTIALLY_FILLED, and each final state): the live order events. */
 const ORDER_UPDATED = 'order.updated';
 
@@ -302,6 +303,30 @@ export function orderClosed(row: OrderRow): OutboxEvent | null {
         holdAmount: new Decimal(row.hold_amount).toFixed(),
         filledQuantity: new Decimal(row.filled_quantity).toFixed(),
         settledAmount: new Decimal(row.gross_amount).plus(row.commission).toFixed(),
+      },
+    },
+  };
+}
+
+/**
+ * The order.reduced event of a working buy brought down to a smaller quantity, its hold with it
+ * (`hold_amount` already the new one): what its fills have cost and what its remainder can still
+ * cost, so banking gives back the rest of the hold while the order works on.
+ */
+export function orderReduced(row: OrderRow): OutboxEvent {
+  const settled = new Decimal(row.gross_amount).plus(row.commission);
+  return {
+    type: ORDER_REDUCED,
+    payload: {
+      order: {
+        id: row.id,
+        accountId: row.account_id,
+        side: row.side,
+        currency: row.currency,
+        quantity: new Decimal(row.quantity).toFixed(),
+        filledQuantity: new Decimal(row.filled_quantity).toFixed(),
+        settledAmount: settled.toFixed(),
+        holdAmount: new Decimal(row.hold_amount!).minus(settled).toFixed(),
       },
     },
   };

@@ -25,6 +25,11 @@ export interface ReservationTerms {
   schedule: CommissionSchedule;
 }
 
+/** A buy's hold for an order that can trade up to `maxValue`: that value in whole minor units, rounded up, and its commission. */
+export function holdOn(maxValue: Decimal, schedule: CommissionSchedule, currency: string): Decimal {
+  return ceilMoney(maxValue, currency).plus(commissionOn(maxValue, schedule, currency));
+}
+
 /** What the order reserves (a buy's hold) and is expected to cost; an order worth more than one order may be is refused. */
 export function reserve(request: OrderRequest, instrument: Instrument, terms: ReservationTerms): Reservation {
   const last = new Decimal(instrument.lastPrice);
@@ -45,7 +50,7 @@ export function reserve(request: OrderRequest, instrument: Instrument, terms: Re
       { field: 'quantity' },
     );
   }
-  const holdAmount = ceilMoney(maxValue, instrument.currency).plus(commissionOn(maxValue, terms.schedule, instrument.currency));
+  const holdAmount = holdOn(maxValue, terms.schedule, instrument.currency);
   // A market order fills at the quote (a buy at the ask, a sell at the bid), a marketable limit
   // too; a resting limit at its limit at worst; a stop at about the quote at its stop.
   const atQuote = buy ? quote.ask : quote.bid;
