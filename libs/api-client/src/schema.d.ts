@@ -5915,7 +5915,7 @@ export interface operations {
                 start?: string;
                 /** @description RFC 3339 time or date (00:00 UTC), exclusive: buckets starting before it; default: now */
                 end?: string;
-                /** @description Bars per page (all symbols together), 1 to 1000; out of range: 400 naming `limit` */
+                /** @description Bars per page (all symbols together), 1 to 10000; out of range: 400 naming `limit` */
                 limit?: number;
                 /** @description `nextPageToken` of the previous page (with the same symbols, timeframe, start and end) */
                 pageToken?: string;
@@ -6018,7 +6018,7 @@ export interface operations {
                 start?: string;
                 /** @description RFC 3339 time or date (00:00 UTC), exclusive: buckets starting before it; default: now */
                 end?: string;
-                /** @description Bars per page (all symbols together), 1 to 1000; out of range: 400 naming `limit` */
+                /** @description Bars per page (all symbols together), 1 to 10000; out of range: 400 naming `limit` */
                 limit?: number;
                 /** @description `nextPageToken` of the previous page (with the same symbol, timeframe, start and end) */
                 pageToken?: string;

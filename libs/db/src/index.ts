@@ -198,3 +198,4 @@ export * from './idempotency';
 export { databasePoolMetrics } from './pool-metrics';
 export { queryPrepared, type PreparedStatement } from './prepared';
 export { NotifiedCache } from './notified-cache';
+export { Bulkhead } from './bulkhead';

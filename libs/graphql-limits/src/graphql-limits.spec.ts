@@ -73,16 +73,16 @@ describe('GraphQL limits', () => {
 
   it('prices a page of bars by its size, however it is sent, and aliases multiply it', () => {
     const page = (args: string, variables = {}) => costOf(`query Q($limit: Int) { marketBars(${args}) { ${BAR} } }`, variables);
-    // A page of 100 bars costs ten pages of 10; absent, the default page (20); sent as a literal or a variable alike.
-    expect(page('symbol: "A", limit: 100')).toBeCloseTo(10 * page('symbol: "A", limit: 10'));
-    expect(page('symbol: "A", limit: $limit', { limit: 100 })).toBe(page('symbol: "A", limit: 100'));
+    // A page of 1,000 bars costs ten pages of 100; absent, the default page (20); sent as a literal or a variable alike.
+    expect(page('symbol: "A", limit: 1000')).toBeCloseTo(10 * page('symbol: "A", limit: 100'));
+    expect(page('symbol: "A", limit: $limit', { limit: 1000 })).toBe(page('symbol: "A", limit: 1000'));
     expect(page('symbol: "A"')).toBe(page('symbol: "A", limit: 20'));
     expect(page('symbol: "A", limit: $limit', {})).toBe(page('symbol: "A", limit: 20'));
     // Beyond the field's maximum the field refuses it itself (naming limit): counted as the maximum.
-    expect(page('symbol: "A", limit: $limit', { limit: 1e9 })).toBe(page('symbol: "A", limit: 1000'));
+    expect(page('symbol: "A", limit: $limit', { limit: 1e9 })).toBe(page('symbol: "A", limit: 10000'));
     // Ten aliases cost ten times one.
-    expect(costOf(aliased(10, 'symbol: "A", limit: $limit'), { limit: 100 })).toBeCloseTo(
-      10 * costOf(aliased(1, 'symbol: "A", limit: 100')),
+    expect(costOf(aliased(10, 'symbol: "A", limit: $limit'), { limit: 1000 })).toBeCloseTo(
+      10 * costOf(aliased(1, 'symbol: "A", limit: 1000')),
     );
     // A quotes list is priced by its symbols.
     const symbols = (n: number) => Array.from({ length: n }, (_, i) => `S${i}`);
@@ -91,7 +91,7 @@ describe('GraphQL limits', () => {
     );
   });
 
-  it('lets one 1,000-bar page through and refuses two, before anything runs and before the later plugins charge anything', async () => {
+  it('lets one 10,000-bar page through and refuses two, before anything runs and before the later plugins charge anything', async () => {
     let ran = 0;
     let laterHook = 0;
     const rootValue = {
@@ -112,7 +112,7 @@ describe('GraphQL limits', () => {
     });
     await server.start();
     try {
-      const variables = { limit: 1000 };
+      const variables = { limit: 10_000 };
       const allowed = await server.executeOperation({ query: aliased(1, 'symbol: "A", limit: $limit'), variables });
       expect(allowed.body.kind === 'single' && allowed.body.singleResult.errors).toBeUndefined();
       expect([ran, laterHook]).toEqual([1, 1]);
@@ -126,8 +126,8 @@ describe('GraphQL limits', () => {
         });
       }
       expect([ran, laterHook]).toEqual([1, 1]);
-      // Smaller pages: ten of 100 bars are the same 1,000 bars, and pass.
-      const small = await server.executeOperation({ query: aliased(10, 'symbol: "A", limit: $limit'), variables: { limit: 100 } });
+      // Smaller pages: ten of 1,000 bars are the same 10,000 bars, and pass.
+      const small = await server.executeOperation({ query: aliased(10, 'symbol: "A", limit: $limit'), variables: { limit: 1000 } });
       expect(small.body.kind === 'single' && small.body.singleResult.errors).toBeUndefined();
     } finally {
       await server.stop();

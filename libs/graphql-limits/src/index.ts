@@ -45,16 +45,16 @@ export const SUBGRAPH_GRAPHQL_LIMITS: GraphQLLimits = { ...DEFAULT_GRAPHQL_LIMIT
  * maximum counts as the maximum: the field refuses it itself, naming the argument.
  */
 const SIZED_FIELDS: Readonly<Record<string, { argument: string; default: number; max: number; perUnit: number }>> = {
-  marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: 1_000, perUnit: 10 },
-  marketBarSets: { argument: 'limit', default: DEFAULT_LIMIT, max: 1_000, perUnit: 10 },
+  marketBars: { argument: 'limit', default: DEFAULT_LIMIT, max: 10_000, perUnit: 100 },
+  marketBarSets: { argument: 'limit', default: DEFAULT_LIMIT, max: 10_000, perUnit: 100 },
   marketQuotes: { argument: 'symbols', default: 1, max: 100, perUnit: 2 },
 };
 /**
  * Bars are read from their key and formatted by the database, so what they cost the services
- * grows with the bars served, a unit of 10 bars: one operation may ask for one 1,000-bar page as
+ * grows with the bars served, a unit of 100 bars: one operation may ask for one 10,000-bar page as
  * the REST facade selects it, not two, and the same bars split into aliased pages cost the same.
- * (Pages of 10,000 at a unit of 100 let four users' operations at a time push another user's
- * order placement into 503s on two cores.) A quote costs a unit per two symbols.
+ * The OMS reads only a few pages at once (OMS_BAR_READS), so many such operations together wait
+ * for each other instead of taking the database from orders. A quote costs a unit per two symbols.
  */
 const OBJECT_COST = 2;
 const SCALAR_COST = 1;

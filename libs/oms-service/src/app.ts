@@ -1,6 +1,6 @@
 import { InternalClaimsVerifier, type InternalClaimsSigner } from '@trading/auth';
 import { connectEventLog, type EventLog } from '@trading/events';
-import { NotifiedCache, type DataSource } from '@trading/db';
+import { Bulkhead, NotifiedCache, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
 import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
@@ -186,10 +186,17 @@ function omsResolvers(
     marketResolvers(new MarketService(dataSource, instruments)),
     openSellsResolvers(dataSource, accounts),
     marketDataResolvers(
-      new MarketDataService(dataSource, instruments, hours, new CursorCodec(cursorKey), {
-        spread: config.OMS_QUOTE_SPREAD,
-        retentionDays: config.OMS_MARKET_TICK_RETENTION_DAYS,
-      }),
+      new MarketDataService(
+        dataSource,
+        instruments,
+        hours,
+        new CursorCodec(cursorKey),
+        {
+          spread: config.OMS_QUOTE_SPREAD,
+          retentionDays: config.OMS_MARKET_TICK_RETENTION_DAYS,
+        },
+        new Bulkhead(config.OMS_BAR_READS),
+      ),
     ),
   ];
 }

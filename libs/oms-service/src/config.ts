@@ -75,6 +75,12 @@ const omsConfigSchema = z.object({
   MARKET_TICKS_STREAM: z.string().min(1).default('trading:market:ticks'),
   /** About how many entries that stream keeps (it is read live only; older entries are trimmed). */
   MARKET_TICKS_STREAM_MAX_LEN: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+  /**
+   * Pages of price bars an instance reads at once; more wait their turn. A page may hold 10,000
+   * bars, so this keeps however many charting calls arrive together to a share of the database
+   * pool (10 connections) and of the processor: orders, quotes and cash never wait behind them.
+   */
+  OMS_BAR_READS: z.coerce.number().int().min(1).max(8).default(2),
   /** Days of ticks (every price the feed sets) kept for bars; older ones are pruned hourly. */
   OMS_MARKET_TICK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
   /** A quote's bid-ask spread as a fraction of the last price (each side rounded up to whole ticks, at least one). */

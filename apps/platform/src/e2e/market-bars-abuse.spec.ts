@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { withDatabaseName } from '@trading/db';
 import { http, TEST_POSTGRES_URL } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '../demo-data';
-import { fund, startOrdersPlatform } from './orders-platform';
+import { fund, startOrdersPlatform, until } from './orders-platform';
 import { patSession } from './sessions';
 import type { TestPlatform } from './test-platform';
 
@@ -15,7 +15,7 @@ const TICKS = 7 * 86_400;
 const MINUTE = 60_000;
 const BARS = 'nodes { start open high low close volume trades }';
 /** The largest page of bars one call may ask for. */
-const PAGE = 1_000;
+const PAGE = 10_000;
 /** The OMS cancels a statement after this long (DB_STATEMENT_TIMEOUT_MS), here below its lock wait (5 s). */
 const STATEMENT_TIMEOUT_MS = 2_000;
 
@@ -40,8 +40,10 @@ const rowsRead = async (db: Client, table: string): Promise<number> => {
  * third of a second of database time), and ten aliased pages in one GraphQL operation cost one
  * request's budget and two seconds, so one user's operations, four at a time, stalled everyone's
  * quotes and orders for seconds. Bars are now kept as ticks arrive and a page reads its own rows;
- * an operation is priced by the bars it asks for (a page may hold 1,000), and refused over the
- * budget before it runs; and no statement runs longer than the service's statement timeout.
+ * an operation is priced by the bars it asks for (a page may hold 10,000), and refused over the
+ * budget before it runs; an instance reads only a few pages at once (OMS_BAR_READS), the rest
+ * waiting their turn rather than taking the pool from orders; and no statement runs longer than
+ * the service's statement timeout.
  */
 describe('market bars under abuse', () => {
   let p: TestPlatform;
@@ -169,7 +171,7 @@ describe('market bars under abuse', () => {
     }
   };
 
-  it("24 operations of three aliased 1,000-bar pages, 4 at a time, are refused before they run (cost): no bar or tick is read; another user's quotes and orders go on", async () => {
+  it("24 operations of three aliased 10,000-bar pages, 4 at a time, are refused before they run (cost): no bar or tick is read; another user's quotes and orders go on", async () => {
     const operations = spread(24, 3, 0);
     const { answers, ticksRead, barsRead } = await underAttack(operations);
     expect(answers.map((a) => [a.status, a.body.errors?.[0]?.extensions?.code])).toEqual(
@@ -179,15 +181,57 @@ describe('market bars under abuse', () => {
     expect({ ticksRead, barsRead }).toEqual({ ticksRead: 0, barsRead: 0 });
   }, 120_000);
 
-  it("24 operations of the most the budget allows (two 1,000-bar pages over a week of ticks), 4 at a time, are exact and read only their own bars, never the ticks; another user's quotes and orders go on", async () => {
-    const { answers, ticksRead, barsRead } = await underAttack(spread(24, 2, 7));
+  it("8 operations of the most the budget allows (two 10,000-bar pages over a week of ticks), 4 at a time, are exact and read only their own bars, never the ticks; another user's quotes and orders go on", async () => {
+    const { answers, ticksRead, barsRead } = await underAttack(spread(8, 2, 7));
     expect(answers.map((a) => [a.status, a.body.errors])).toEqual(answers.map(() => [200, undefined]));
-    // Each page reads at most its limit and one more (whether there is a next page): 48 pages of 1,000.
+    // Each page reads at most its limit and one more (whether there is a next page): 16 pages of 10,000.
     expect(ticksRead).toBe(0);
-    expect(barsRead).toBeGreaterThanOrEqual(48 * PAGE);
-    expect(barsRead).toBeLessThanOrEqual(48 * (PAGE + 1));
+    expect(barsRead).toBeGreaterThanOrEqual(16 * PAGE);
+    expect(barsRead).toBeLessThanOrEqual(16 * (PAGE + 1));
     await expectExactBars(answers);
   }, 300_000);
+
+  it('however many pages of bars are asked at once, an instance reads two at a time (OMS_BAR_READS): the rest wait outside the database, and an order placed meanwhile goes through', async () => {
+    // An operator's lock holds every read of the bars where it is: what waits on it in the
+    // database is exactly what the OMS let through to read.
+    const operator = new Client({ connectionString: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}oms`) });
+    await operator.connect();
+    // Counted from another session: a transaction sees the activity views as they were at its first look.
+    const readingBars = async () =>
+      Number(
+        (
+          await oms.query(
+            `SELECT count(*) AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE 'SELECT bucket, %'`,
+          )
+        ).rows[0].n,
+      );
+    let pages: Promise<{ status: number }>[] = [];
+    try {
+      await operator.query('BEGIN');
+      await operator.query('LOCK TABLE market_bars IN ACCESS EXCLUSIVE MODE');
+      pages = Array.from({ length: 10 }, () => http('GET', `${p.urls.api}/market/bars/AAPL?timeframe=1Min&limit=5`, { token: reader }));
+      // The first pages reach the lock; however long the others have had to follow, no more than two are reading.
+      const samples = [await until(readingBars, (n) => n >= 2, 'two pages reading')];
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        samples.push(await readingBars());
+      }
+      expect(Math.max(...samples)).toBe(2);
+      // The pool is not theirs: another user's order is placed while they wait.
+      const order = await http('POST', `${p.urls.api}/oms/order`, {
+        token: trader,
+        body: { accountId: aliceCash, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '1', limitPrice: '100.00' },
+      });
+      expect(order.status).toBe(201);
+    } finally {
+      await operator.query('ROLLBACK');
+      await operator.end();
+    }
+    // Every page is answered in its turn: read, or (one that waited past the statement timeout) 503, never a 500.
+    const statuses = (await Promise.all(pages)).map((r) => r.status);
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  });
 
   it('a statement that runs past the statement timeout is cancelled, and the caller gets 503 SERVICE_UNAVAILABLE, not a 500', async () => {
     // An operator's long transaction holds the bars: the read waits, and the timeout ends the wait before the lock timeout would.

@@ -214,7 +214,7 @@ describe('market data: /v1/market/…', () => {
     });
   });
 
-  it('refuses too many, malformed or missing symbols and a limit out of range with a 400 naming the field; takes 1,000 bars a call', async () => {
+  it('refuses too many, malformed or missing symbols and a limit out of range with a 400 naming the field; takes 10,000 bars a call', async () => {
     const many = Array.from({ length: 51 }, (_, i) => `S${i}`).join(',');
     for (const [query, field] of [
       [`symbols=${many}&timeframe=1Min`, 'symbols'],
@@ -244,7 +244,7 @@ describe('market data: /v1/market/…', () => {
     }
     const fifty = Array.from({ length: 50 }, (_, i) => `S${i}`).join(',');
     expect((await get(`/market/bars?symbols=${fifty}&timeframe=1Min`)).status).toBe(200);
-    for (const path of ['/market/bars?symbols=AAPL,MSFT,TSLA&timeframe=1Min&limit=1000', '/market/bars/AAPL?timeframe=1Min&limit=1000']) {
+    for (const path of ['/market/bars?symbols=AAPL,MSFT,TSLA&timeframe=1Min&limit=10000', '/market/bars/AAPL?timeframe=1Min&limit=10000']) {
       const res = await get(path);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
     }

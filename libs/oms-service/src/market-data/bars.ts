@@ -44,7 +44,7 @@ export const BAR_SIZES = {
 export type Timeframe = keyof typeof BAR_SIZES;
 
 /** Bars one call may answer (all symbols together). */
-const MAX_BARS = 1_000;
+const MAX_BARS = 10_000;
 /** Symbols one bars call may name. */
 export const MAX_BAR_SYMBOLS = 50;
 

@@ -114,7 +114,7 @@ export const marketDataTypeDefs = /* GraphQL */ `
       start: String
       "RFC 3339, exclusive."
       end: String
-      "Bars per page, 1 to 1000 (default 20)."
+      "Bars per page, 1 to 10000 (default 20)."
       limit: Int
       "nextCursor of the previous page (the same as pageToken)."
       cursor: String
@@ -131,7 +131,7 @@ export const marketDataTypeDefs = /* GraphQL */ `
       start: String
       "RFC 3339, exclusive."
       end: String
-      "Bars per page in all, 1 to 1000 (default 20)."
+      "Bars per page in all, 1 to 10000 (default 20)."
       limit: Int
       "nextPageToken of the previous page."
       pageToken: String

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { Bulkhead } from '@trading/db';
 import { AppError, errors } from '@trading/errors';
 import { decimalsOf } from '@trading/money';
 import type { CursorCodec, Page } from '@trading/pagination';
@@ -105,6 +106,8 @@ export class MarketDataService {
     private readonly hours: TradingHours,
     private readonly cursors: CursorCodec,
     private readonly options: { spread: string; retentionDays: number },
+    /** Pages of bars read at once (OMS_BAR_READS): the rest wait, so charting never takes the pool from orders. */
+    private readonly barReads = new Bulkhead(2),
   ) {}
 
   /** Quotes in the order asked. An unknown symbol is refused (naming `symbols`), or left out with `skipUnknown`. */
@@ -154,14 +157,16 @@ export class MarketDataService {
     const scope = `bars:${instrument.symbol}:${timeframe}:${args.start ?? ''}:${args.end ?? ''}`;
     const after = this.cursors.decode<{ b: string; e: string }>(token.value, scope, ['b', 'e'], token.field);
     const { from, upper, end } = this.range(timeframe, args, after?.e);
-    const rows = await readBars(this.dataSource, {
-      symbol: instrument.symbol,
-      timeframe,
-      from: after ? nextBucket(timeframe, Date.parse(after.b)) : from,
-      upper,
-      count: limit + 1,
-      decimals: decimalsOf(instrument.tickSize),
-    });
+    const rows = await this.barReads.run(() =>
+      readBars(this.dataSource, {
+        symbol: instrument.symbol,
+        timeframe,
+        from: after ? nextBucket(timeframe, Date.parse(after.b)) : from,
+        upper,
+        count: limit + 1,
+        decimals: decimalsOf(instrument.tickSize),
+      }),
+    );
     const page = this.cursors.page(
       rows,
       limit,
@@ -198,22 +203,25 @@ export class MarketDataService {
     const scope = barScope('barsets', [timeframe, args.start ?? '', args.end ?? '', ...wanted]);
     const after = this.cursors.decode<{ s: string; b: string; e: string }>(args.pageToken, scope, ['s', 'b', 'e'], 'pageToken');
     const { from, upper, end } = this.range(timeframe, args, after?.e);
-    // Symbol after symbol until the page and one more bar (whether another page exists) are read.
-    const rows: Array<Awaited<ReturnType<typeof readBars>>[number] & { symbol: string }> = [];
-    for (const symbol of wanted) {
-      const instrument = bySymbol.get(symbol);
-      if (!instrument || (after && symbol < after.s)) continue;
-      if (rows.length > limit) break;
-      const read = await readBars(this.dataSource, {
-        symbol,
-        timeframe,
-        from: after && symbol === after.s ? nextBucket(timeframe, Date.parse(after.b)) : from,
-        upper,
-        count: limit + 1 - rows.length,
-        decimals: decimalsOf(instrument.tickSize),
-      });
-      rows.push(...read.map((r) => ({ ...r, symbol })));
-    }
+    // Symbol after symbol until the page and one more bar (whether another page exists) are read: one page, one turn of the bar reads.
+    const rows = await this.barReads.run(async () => {
+      const read: Array<Awaited<ReturnType<typeof readBars>>[number] & { symbol: string }> = [];
+      for (const symbol of wanted) {
+        const instrument = bySymbol.get(symbol);
+        if (!instrument || (after && symbol < after.s)) continue;
+        if (read.length > limit) break;
+        const bars = await readBars(this.dataSource, {
+          symbol,
+          timeframe,
+          from: after && symbol === after.s ? nextBucket(timeframe, Date.parse(after.b)) : from,
+          upper,
+          count: limit + 1 - read.length,
+          decimals: decimalsOf(instrument.tickSize),
+        });
+        read.push(...bars.map((r) => ({ ...r, symbol })));
+      }
+      return read;
+    });
     const page = this.cursors.page(
       rows,
       limit,

@@ -6,7 +6,7 @@ const o = z.strictObject;
 
 export const BAR_TIMEFRAMES = ['1Min', '5Min', '15Min', '30Min', '1Hour', '2Hour', '4Hour', '1Day', '1Week', '1Month'] as const;
 /** Bars one call may answer (all symbols together), and symbols one call may name. */
-export const MAX_BARS = 1_000;
+export const MAX_BARS = 10_000;
 export const MAX_BAR_SYMBOLS = 50;
 export const INSTRUMENT_STATUSES = ['ACTIVE', 'HALTED'] as const;
 
