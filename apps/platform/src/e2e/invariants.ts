@@ -253,3 +253,86 @@ async function expectHoldings(db: ServiceDatabases, seedPositions: NonNullable<I
     });
   }
 }
+
+/**
+ * Holdings below zero: from the OMS's own fills on top of the seed (at any moment), and in the
+ * positions accounts keeps, with the account's type (once settled). This market has no short
+ * selling on any account, cash or margin: both lists stay empty.
+ */
+export async function shortHoldings(
+  db: ServiceDatabases,
+  seedPositions: NonNullable<InvariantOptions['seedPositions']> = DEMO_POSITIONS,
+): Promise<{ traded: unknown[]; booked: unknown[] }> {
+  const traded = await db.query(
+    'oms',
+    `SELECT account_id, symbol, (coalesce(s.quantity, 0) + coalesce(t.net, 0))::text AS quantity
+       FROM (SELECT account_id, symbol, sum(CASE WHEN side = 'BUY' THEN quantity ELSE -quantity END) AS net FROM trades GROUP BY 1, 2) t
+       FULL JOIN unnest($1::uuid[], $2::text[], $3::numeric[]) AS s(account_id, symbol, quantity) USING (account_id, symbol)
+      WHERE coalesce(s.quantity, 0) + coalesce(t.net, 0) < 0`,
+    [seedPositions.map((s) => s.accountId), seedPositions.map((s) => s.symbol), seedPositions.map((s) => s.quantity)],
+  );
+  const booked = await db.query(
+    'accounts',
+    `SELECT a.type, p.account_id, p.symbol, p.quantity::text FROM positions p JOIN accounts a ON a.id = p.account_id WHERE p.quantity < 0`,
+  );
+  return { traded, booked };
+}
+
+/** Cash still held, per account and currency (the held book, and holds banking still keeps): none once no order is open. */
+export async function cashHeld(db: ServiceDatabases): Promise<{ books: unknown[]; holds: unknown[] }> {
+  const books = await db.query(
+    'banking',
+    "SELECT account_id, currency, sum(amount)::text AS held FROM postings WHERE book = 'CUSTOMER_HELD' GROUP BY 1, 2 HAVING sum(amount) <> 0",
+  );
+  const holds = await db.query('banking', "SELECT order_id, amount::text FROM holds WHERE state = 'HELD'");
+  return { books, holds };
+}
+
+/**
+ * The sell pairs' groups (an OCO's legs, a bracket's exits), found from the order each was
+ * placed as (`orderId`, with the `quantity` it was placed for): every leg ever in the group,
+ * replaced ones included, and what they filled together. `over` lists the groups whose legs
+ * filled more than the group's quantity; `unknown` the groups with fills that none of `placed` leads to
+ * (a pair refused on placing never worked).
+ */
+export async function pairFills(
+  db: ServiceDatabases,
+  placed: ReadonlyArray<{ orderId: string; quantity: string }>,
+): Promise<{ groups: number; over: unknown[]; unknown: unknown[] }> {
+  const rows: Array<{ root: string; group_id: string; quantity: string; filled: string; legs: number }> = await db.query(
+    'oms',
+    `SELECT g.root::text, grp.oco_group_id::text AS group_id, g.quantity::text, sum(l.filled_quantity)::text AS filled, count(*)::int AS legs
+       FROM unnest($1::uuid[], $2::numeric[]) AS g(root, quantity)
+       JOIN LATERAL (SELECT DISTINCT oco_group_id FROM orders
+                      WHERE (id = g.root OR parent_order_id = g.root) AND oco_group_id IS NOT NULL) grp ON true
+       JOIN orders l ON l.oco_group_id = grp.oco_group_id
+      GROUP BY 1, 2, 3`,
+    [placed.map((p) => p.orderId), placed.map((p) => p.quantity)],
+  );
+  const known = new Set(rows.map((r) => r.group_id));
+  const all: Array<{ group_id: string }> = await db.query(
+    'oms',
+    'SELECT oco_group_id::text AS group_id FROM orders WHERE oco_group_id IS NOT NULL GROUP BY 1 HAVING sum(filled_quantity) > 0',
+  );
+  return {
+    groups: rows.length,
+    over: rows.filter((r) => new Decimal(r.filled).gt(r.quantity)),
+    unknown: all.filter((g) => !known.has(g.group_id)),
+  };
+}
+
+/**
+ * Legs of a pair brought down by a partial fill of their sibling: legs whose quantity now is
+ * below the quantity their first order event announced (nothing else lowers a working order's
+ * quantity in place; a replacement is a new order).
+ */
+export async function reducedPairLegs(db: ServiceDatabases): Promise<number> {
+  const [{ n }] = await db.query(
+    'oms',
+    `SELECT count(*)::int AS n FROM orders o
+      WHERE o.oco_group_id IS NOT NULL AND o.quantity < (
+        SELECT (e.payload->'order'->>'quantity')::numeric FROM outbox e
+         WHERE e.type = 'order.updated' AND e.payload->'order'->>'id' = o.id::text ORDER BY e.seq LIMIT 1)`,
+  );
+  return n;
+}
