@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
 import { ensureSecretFile } from './admin-token';
 import { portIsFree } from './ports';
-import { postmasterPid, runningPostmaster, stopPostmaster, stopPostmasterNow } from './postmaster';
+import { postmasterPid, removeStaleLockFile, runningPostmaster, stopPostmaster, stopPostmasterNow } from './postmaster';
 import { StartError } from './start-error';
 
 export interface EmbeddedPostgresServer {
@@ -39,6 +39,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     const how = await stopPostmaster(leftOver);
     logger.warn({ pid: leftOver, how }, 'stopped the embedded PostgreSQL left running by a platform that did not stop it');
   }
+  if (removeStaleLockFile(clusterPath(dataDir))) logger.warn('removed the lock file of an embedded PostgreSQL that was killed');
   if (!(await portIsFree(port)))
     throw new StartError(
       `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { running, runningPostmaster } from './postmaster';
+import { removeStaleLockFile, running, runningPostmaster } from './postmaster';
 
 /** A start stops a PostgreSQL left on its cluster: only one that really is PostgreSQL running that very cluster. */
 describe('the postmaster left running on a cluster', () => {
@@ -29,5 +29,25 @@ describe('the postmaster left running on a cluster', () => {
     } finally {
       other.kill('SIGKILL');
     }
+  });
+
+  it('has its lock file removed once its server is dead, a zombie not yet reaped among them', async () => {
+    // A zombie: `sleep 0.1` exits, and its parent (the exec'd `sleep 5`) never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5']);
+    const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))));
+    try {
+      await new Promise((r) => setTimeout(r, 400));
+      expect(running(zombie)).toBe(false);
+      // It still answers a signal, which is what PostgreSQL asks of the pid in its lock file.
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      claim(zombie);
+      expect(removeStaleLockFile(cluster)).toBe(true);
+      expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+    claim(2 ** 22 + 1);
+    expect(removeStaleLockFile(cluster)).toBe(true);
+    expect(removeStaleLockFile(cluster)).toBe(false); // nothing left to remove
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -35,6 +35,18 @@ export function runningPostmaster(clusterDir: string): number | undefined {
   } catch {
     return pid; // no /proc (macOS): alive is the best we can tell
   }
+}
+
+/**
+ * Removes the cluster's postmaster.pid when no PostgreSQL runs the cluster any more: its server was
+ * killed, and its pid is gone, taken by another program, or a zombie its new parent has not reaped
+ * yet. PostgreSQL takes any pid that answers a signal for a live server and refuses to start, so a
+ * start after a killed server could otherwise fail for as long as the zombie lingers. True when removed.
+ */
+export function removeStaleLockFile(clusterDir: string): boolean {
+  if (postmasterPid(clusterDir) === undefined || runningPostmaster(clusterDir) !== undefined) return false;
+  rmSync(join(clusterDir, 'postmaster.pid'), { force: true });
+  return true;
 }
 
 /** Whether `pid` runs (a zombie, dead but not yet reaped, does not). */
