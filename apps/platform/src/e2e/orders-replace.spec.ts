@@ -464,6 +464,50 @@ describe('orders: replace', () => {
     }
   });
 
+  it("an OTO's child is replaced as an order of its own once the entry fills, keeping its class and parent; the entry is refused", async () => {
+    await p.oms.engine.pause();
+    const oto = await place({
+      accountId: aliceCash,
+      symbol: 'AAPL',
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'GTC',
+      quantity: '1',
+      limitPrice: '190.00',
+      orderClass: 'OTO',
+      takeProfit: { limitPrice: '215.00' },
+    });
+    expect(oto.status).toBe(201);
+    expect((await replace({ accountId: aliceCash, orderId: oto.body.id, limitPrice: '189.00' })).body).toMatchObject({
+      status: 422,
+      field: 'orderId',
+      detail: expect.stringMatching(/OTO order's entry cannot be replaced/),
+    });
+    p.oms.engine.resume();
+    const entry = await until(
+      () => getOrder(aliceCash, oto.body.id),
+      (o) => o.status === 'FILLED' && o.legs.every((l: { status: string }) => l.status === 'NEW'),
+      'the entry to fill and its child to work',
+    );
+    const child = entry.legs[0];
+    const replaced = await replace({ accountId: aliceCash, orderId: child.id, limitPrice: '212.00' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({
+      status: 'NEW',
+      orderClass: 'OTO',
+      leg: 'TAKE_PROFIT',
+      parentOrderId: oto.body.id,
+      side: 'SELL',
+      limitPrice: '212.00',
+      quantity: '1',
+    });
+    expect(await getOrder(aliceCash, child.id)).toMatchObject({
+      status: 'CANCELLED',
+      statusReason: `Replaced by order ${replaced.body.id}`,
+    });
+    await http('DELETE', api('/oms/order'), { token: writer, body: { orderId: replaced.body.id } });
+  });
+
   it('buy legs are refused naming orderId, the pair left as it was', async () => {
     const oco = await place({
       accountId: aliceCash,

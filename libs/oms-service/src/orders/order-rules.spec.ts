@@ -440,6 +440,10 @@ describe('checkReplacedLegPrices', () => {
       field: 'limitPrice',
       message: 'limitPrice must be below the stop-loss stop 210 (the legs buy)',
     });
+    expect(refusal(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '139'))).toMatchObject({
+      field: 'stopPrice',
+      message: 'stopPrice must be above the take-profit limit 140 (the legs buy)',
+    });
   });
 });
 

@@ -8,8 +8,9 @@ import type { OrderRow } from './order-store';
  * Replacing a leg of a pair: an OCO's two legs, or a bracket's take-profit and stop-loss once its
  * entry has filled. The replacement keeps its place in the pair, so the pair still cancels (or
  * reduces) each other and still promises the holding once. Only sell pairs: a buy leg's hold
- * cannot move to a replacement inside the pair yet. A bracket's entry, an OTO's orders and a
- * buy leg are refused; so are a new quantity and a new time in force (a leg keeps its group's).
+ * cannot move to a replacement inside the pair yet. An OTO's child, once it works, is replaced as
+ * an order of its own. A bracket's or an OTO's entry and a pair's buy leg are refused; so are a
+ * new quantity and a new time in force on a pair's leg (it keeps its group's).
  */
 export function checkReplaceableClass(existing: OrderRow, request: ReplaceRequest): void {
   const orderClass = existing.order_class;
@@ -20,6 +21,10 @@ export function checkReplaceableClass(existing: OrderRow, request: ReplaceReques
       'orderId',
       "A BRACKET order's entry cannot be replaced (its exits can, once it has filled); cancel it and place a new one",
     );
+  // An OTO's child, once its entry has filled, is an order of its own: replaced as one, keeping its class and parent.
+  if (orderClass === 'OTO' && existing.parent_order_id) return;
+  if (orderClass === 'OTO')
+    throw refuse('orderId', "An OTO order's entry cannot be replaced (its child can, once it works); cancel it and place a new one");
   if (!existing.oco_group_id) throw refuse('orderId', `A ${orderClass} order's legs cannot be replaced; cancel it and place a new one`);
   if (existing.side === 'BUY')
     throw refuse('orderId', `A ${orderClass} order's buy legs cannot be replaced yet; cancel it and place a new one`);
