@@ -132,19 +132,7 @@ export class SettlementService {
     if (!hold || hold.state !== 'HELD') return; // never held (rejected) or already given back
     const settled = new Decimal(order.settledAmount);
     const rest = new Decimal(hold.amount).minus(settled);
-    if (rest.gt(0)) {
-      await postEntry(tx, {
-        kind: 'HOLD_RELEASE',
-        description: `Hold released for order ${order.id} (${order.status.toLowerCase()})`,
-        accountId: hold.account_id,
-        currency: hold.currency,
-        holdOrderId: order.id,
-        legs: [
-          { book: 'CUSTOMER_HELD', amount: rest.neg() },
-          { book: 'CUSTOMER_CASH', amount: rest },
-        ],
-      });
-    }
+    if (rest.gt(0)) await releaseHeld(tx, hold, order.id, rest, `Hold released for order ${order.id} (${order.status.toLowerCase()})`);
     await tx.query('UPDATE holds SET state = $2, captured_amount = $3, updated_at = now() WHERE order_id = $1', [
       order.id,
       settled.gt(0) ? 'CAPTURED' : 'RELEASED',
@@ -162,17 +150,7 @@ export class SettlementService {
     const target = Decimal.max(new Decimal(order.settledAmount).plus(order.holdAmount), hold.settled_amount);
     const freed = new Decimal(hold.amount).minus(target);
     if (freed.lte(0)) return false; // at or below it already: applied before, or a smaller reduction came first
-    await postEntry(tx, {
-      kind: 'HOLD_RELEASE',
-      description: `Hold reduced for order ${order.id} (quantity now ${order.quantity})`,
-      accountId: hold.account_id,
-      currency: hold.currency,
-      holdOrderId: order.id,
-      legs: [
-        { book: 'CUSTOMER_HELD', amount: freed.neg() },
-        { book: 'CUSTOMER_CASH', amount: freed },
-      ],
-    });
+    await releaseHeld(tx, hold, order.id, freed, `Hold reduced for order ${order.id} (quantity now ${order.quantity})`);
     await tx.query('UPDATE holds SET amount = $2, updated_at = now() WHERE order_id = $1', [order.id, target.toFixed()]);
     return true;
   }
@@ -184,4 +162,25 @@ export class SettlementService {
     );
     return hold as HoldRow | undefined;
   }
+}
+
+/** Gives `amount` of an order's hold back to the account's free cash: one journal entry naming the order. */
+function releaseHeld(
+  tx: EntityManager,
+  hold: { account_id: string; currency: string },
+  orderId: string,
+  amount: Decimal,
+  description: string,
+): Promise<string> {
+  return postEntry(tx, {
+    kind: 'HOLD_RELEASE',
+    description,
+    accountId: hold.account_id,
+    currency: hold.currency,
+    holdOrderId: orderId,
+    legs: [
+      { book: 'CUSTOMER_HELD', amount: amount.neg() },
+      { book: 'CUSTOMER_CASH', amount },
+    ],
+  });
 }
