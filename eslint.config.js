@@ -23,7 +23,7 @@ module.exports = [
           enforceBuildableLibDependency: false,
           depConstraints: [
             // Apps depend on libs only; the launcher may also start apps. Production code never
-            // imports the test helpers (specs, testing/ and e2e/ folders may: see below).
+            // imports the test helpers (specs, testing/ folders and the e2e project may: see below).
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: libTypes },
             { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:app', ...libTypes] },
             // Tools (CLIs, generators) use libraries, never an app: what they share with one lives in a lib.
@@ -55,14 +55,29 @@ module.exports = [
     },
   },
   {
-    // Specs, and the helpers they share (a testing/ or e2e/ folder), may use the test helpers wherever
+    // Specs, and the helpers they share (a testing/ folder, the e2e project), may use the test helpers wherever
     // they live; the domain rules still hold for them.
-    files: ['**/*.spec.ts', '**/testing/**/*.ts', '**/e2e/**/*.ts'],
+    files: ['**/*.spec.ts', '**/testing/**/*.ts', 'apps/platform-e2e/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
         {
           enforceBuildableLibDependency: false,
+          depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }, ...domainConstraints],
+        },
+      ],
+    },
+  },
+  {
+    // The e2e project starts the all-in-one in its own process, through the surface the app
+    // exports for it (apps/platform/src/index.ts); nothing else may import an app.
+    files: ['apps/platform-e2e/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: ['@trading/platform'],
           depConstraints: [{ sourceTag: '*', onlyDependOnLibsWithTags: ['*'] }, ...domainConstraints],
         },
       ],

@@ -16,8 +16,8 @@ const config: KnipConfig = {
     // The api-client package's example, shipped in the package and run by a spec.
     'libs/api-client/examples/*.mjs',
     // Child processes the specs start by path.
-    'apps/platform/src/e2e/traced-platform.ts',
-    'apps/platform/src/e2e/fapi-client/*.mjs',
+    'apps/platform-e2e/src/support/traced-platform.ts',
+    'apps/platform-e2e/src/support/fapi-client/*.mjs',
     // The benchmark's child processes.
     'tools/bench/{bare-server,load-generator}.ts',
     'tools/bench/stock/{gateway,subgraph}.ts',

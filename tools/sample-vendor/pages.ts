@@ -1,7 +1,7 @@
 /**
  * The sample vendor's HTML: the page frame every route answers with, and the dashboard's sections
- * (accounts, positions, quotes, balances, orders, the bracket order form, the connection). Every
- * value from the API or the visitor is escaped.
+ * (accounts, positions, quotes, balances, orders, the bracket and market order forms, the
+ * connection). Every value from the API or the visitor is escaped.
  */
 import type { Schemas } from '@trading/api-client';
 import { randomValue } from './oauth';
@@ -62,6 +62,7 @@ export function dashboardPage(d: Dashboard, s: VisitorSession, flash: VisitorSes
       balancesHtml(d) +
       ordersHtml(d) +
       orderFormHtml(d) +
+      marketFormHtml(d) +
       connectionHtml(s, d.liveIntervalMs) +
       `<div hidden data-live="${escape(liveUrl)}" data-interval="${d.liveIntervalMs ?? 2000}"></div>`,
     { header, script: true, mainClass: 'dashboard' },
@@ -130,17 +131,21 @@ function quotesHtml({ quotes, readMarket }: Dashboard): string {
   );
 }
 
+/** The latest orders: what each asked for, the quote it was placed against (placed here), the price it filled at. */
 function ordersHtml({ orders }: Dashboard): string {
   if (!orders) return '';
   return (
-    `<section class="wide"><h2>Orders</h2><div class="table-scroll"><table id="orders" class="cards"><thead><tr><th>Order</th><th class="num">Filled/Qty</th><th class="num">Price</th><th>Status</th></tr></thead><tbody>` +
+    `<section class="wide"><h2>Orders</h2><div class="table-scroll"><table id="orders" class="cards"><thead><tr><th>Order</th><th class="num">Filled/Qty</th><th class="num">Price</th><th class="num">Bid / ask when placed</th><th class="num">Filled at</th><th>Status</th></tr></thead><tbody>` +
     orders
       .map(
         (o) =>
-          `<tr data-order="${escape(o.id)}">${cell('Order', o.label)}${cell('Qty', o.quantity, 'num')}${cell('Price', o.price, 'num')}${cell('Status', o.status)}</tr>`,
+          `<tr data-order="${escape(o.id)}">${cell('Order', o.label)}${cell('Qty', o.quantity, 'num')}${cell('Price', o.price, 'num')}${cell('Bid / ask when placed', o.quoteWhenPlaced, 'num')}${cell('Filled at', o.filledAt, 'num')}${cell('Status', o.status)}</tr>`,
       )
       .join('') +
-    `</tbody></table></div></section>`
+    `</tbody></table></div>` +
+    `<p id="fill-rule" class="muted">Market buys fill at the ask and market sells at the bid; a limit order fills at the quote too (at the ask or the bid, once that reaches its limit), not at its limit price. ` +
+    `Filled at: the order's average fill price, as the API reports it. Bid / ask when placed: the quote this app last read for the symbol before it sent an order from this page.</p>` +
+    `</section>`
   );
 }
 
@@ -164,6 +169,22 @@ function orderFormHtml({ accountId, quotes, writeOrders }: Dashboard): string {
     `<label>Take-profit<input id="order-take-profit" name="takeProfit" inputmode="decimal" required value="${entry ? cents(entry * 1.05) : ''}"></label>` +
     `<label>Stop-loss<input id="order-stop-loss" name="stopLoss" inputmode="decimal" required value="${entry ? cents(entry * 0.95) : ''}"></label>` +
     `<p class="actions"><button id="place-order" type="submit">Place bracket order</button> <small>GTC; the exits start when the entry fills and cancel each other.</small></p>` +
+    `</form></section>`
+  );
+}
+
+/** A market order: no price to give, it fills at the quote (a buy at the ask, a sell at the bid). */
+function marketFormHtml({ accountId, quotes, writeOrders }: Dashboard): string {
+  if (!accountId || !writeOrders) return '';
+  return (
+    `<section class="wide"><h2>Place a market order</h2>` +
+    `<form id="market-form" class="order" method="post" action="/market-orders">` +
+    `<input type="hidden" name="accountId" value="${escape(accountId)}">` +
+    `<input type="hidden" name="idempotencyKey" value="${escape(randomValue())}">` +
+    `<label>Symbol<input id="market-symbol" name="symbol" required value="${escape(quotes?.[0]?.symbol ?? '')}" autocapitalize="characters"></label>` +
+    `<label>Side<select id="market-side" name="side"><option>BUY</option><option>SELL</option></select></label>` +
+    `<label>Quantity<input id="market-quantity" name="quantity" inputmode="decimal" required value="1"></label>` +
+    `<p class="actions"><button id="place-market-order" type="submit">Place market order</button> <small>DAY; a buy fills at the ask, a sell at the bid.</small></p>` +
     `</form></section>`
   );
 }

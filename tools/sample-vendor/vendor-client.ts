@@ -1,7 +1,7 @@
 /**
  * The vendor backend's side of OAuth and the API, per visitor session: the session cookie, the
  * token requests (code exchange, refresh), and the API client that sends the access token (and,
- * in the fapi2 profile, a DPoP proof) with every call. The routes in ./app.ts use it.
+ * in the fapi2 profile, a DPoP proof) with every call. The routes (./*-routes.ts) use it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -63,6 +63,16 @@ export interface VisitorSession {
   client?: ApiClient;
   /** One message for the next page (post/redirect/get). */
   flash?: { kind: 'notice' | 'error'; text: string };
+  /** Each symbol's bid and ask as GET /market/quotes last answered this session. */
+  quotesSeen: Map<string, QuoteSeen>;
+  /** The quote this session last saw for an order's symbol when it placed the order, by order id (the latest 100). */
+  placedAgainst: Map<string, QuoteSeen>;
+}
+
+/** A bid and an ask, as the quotes endpoint gave them. */
+export interface QuoteSeen {
+  bid: string;
+  ask: string;
 }
 
 /** An order as the live table shows it. */
@@ -70,33 +80,34 @@ export interface OrderRow {
   id: string;
   label: string;
   quantity: string;
+  /** What the order asked for: its limit and stop prices, or "market". */
   price: string;
+  /** `bid / ask` last seen for the symbol when this session placed the order; "—" for orders placed elsewhere. */
+  quoteWhenPlaced: string;
+  /** The API's averageFillPrice; "—" until something fills. */
+  filledAt: string;
   status: string;
 }
 
 const COOKIE = 'vendor_session';
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
-function orderRow(o: Schemas['Order']): OrderRow {
+function orderRow(o: Schemas['Order'], placedAgainst: QuoteSeen | undefined): OrderRow {
   const view = o as Schemas['Order'] & { orderClass?: string; leg?: string | null };
   const kind = view.leg
     ? ` ${view.leg === 'TAKE_PROFIT' ? 'take-profit' : 'stop-loss'}`
     : view.orderClass && view.orderClass !== 'SIMPLE'
       ? ` ${view.orderClass}`
       : '';
-  // What the order asked for, then what it got: a filled market order has only the latter.
-  const price = [
-    o.limitPrice && `limit ${o.limitPrice}`,
-    o.stopPrice && `stop ${o.stopPrice}`,
-    o.averageFillPrice && `filled at ${o.averageFillPrice}`,
-  ]
-    .filter(Boolean)
-    .join(' / ');
+  // What the order asked for; what it got is averageFillPrice (a market order asks for no price).
+  const price = [o.limitPrice && `limit ${o.limitPrice}`, o.stopPrice && `stop ${o.stopPrice}`].filter(Boolean).join(' / ');
   return {
     id: o.id,
     label: `${o.side} ${o.symbol} ${o.type}${kind}`,
     quantity: `${o.filledQuantity}/${o.quantity}`,
-    price: price || '—',
+    price: price || (o.type === 'MARKET' ? 'market' : '—'),
+    quoteWhenPlaced: placedAgainst ? `${placedAgainst.bid} / ${placedAgainst.ask}` : '—',
+    filledAt: o.averageFillPrice ?? '—',
     status: o.status,
   };
 }
@@ -120,7 +131,7 @@ export class VendorClient {
     const id = /(?:^|;\s*)vendor_session=([A-Za-z0-9_-]{43})/.exec(req.get('cookie') ?? '')?.[1];
     if (id && this.sessions.has(id)) return this.sessions.get(id)!;
     const fresh = base64url(randomBytes(32));
-    const created: VisitorSession = { refreshes: 0 };
+    const created: VisitorSession = { refreshes: 0, quotesSeen: new Map(), placedAgainst: new Map() };
     this.sessions.set(fresh, created);
     res.append('Set-Cookie', `${COOKIE}=${fresh}; Path=/; HttpOnly; SameSite=Lax`);
     return created;
@@ -233,14 +244,33 @@ export class VendorClient {
   /** The live part of the dashboard: quotes for the positions (and the watchlist), the latest orders. */
   async live(s: VisitorSession, accountId: string | undefined, symbols: string[]) {
     const [quotes, orders] = await Promise.all([
-      this.granted(s, 'read:market') && symbols.length
-        ? this.api(s, (c) => c.GET('/market/quotes', { params: { query: { symbols: symbols.join(',') } } }))
-        : undefined,
+      this.quotes(s, symbols),
       accountId && this.granted(s, 'read:orders')
         ? this.api(s, (c) => c.GET('/oms/{accountId}/orders', { params: { path: { accountId }, query: { limit: 10 } } }))
         : undefined,
     ]);
-    return { quotes: quotes?.data?.quotes, orders: orders?.data?.orders.map(orderRow) };
+    return { quotes, orders: orders?.data?.orders.map((o) => orderRow(o, s.placedAgainst.get(o.id))) };
+  }
+
+  /** GET /market/quotes for these symbols (with read:market), each answer kept as the session's latest for its symbol. */
+  async quotes(s: VisitorSession, symbols: string[]): Promise<Array<Schemas['MarketQuote']> | undefined> {
+    if (!this.granted(s, 'read:market') || !symbols.length) return undefined;
+    const answer = await this.api(s, (c) => c.GET('/market/quotes', { params: { query: { symbols: symbols.join(',') } } }));
+    for (const q of answer.data?.quotes ?? []) s.quotesSeen.set(q.symbol, { bid: q.bid, ask: q.ask });
+    return answer.data?.quotes;
+  }
+
+  /** The quote last seen for `symbol`; asked for now when this session has seen none (a symbol the page does not quote). */
+  async quoteSeen(s: VisitorSession, symbol: string): Promise<QuoteSeen | undefined> {
+    if (!s.quotesSeen.has(symbol)) await this.quotes(s, [symbol]).catch(() => undefined);
+    return s.quotesSeen.get(symbol);
+  }
+
+  /** Remembers the quote an order was placed against, for the orders table; the oldest goes past 100. */
+  placed(s: VisitorSession, orderId: string, quote: QuoteSeen | undefined): void {
+    if (!quote) return;
+    s.placedAgainst.set(orderId, quote);
+    if (s.placedAgainst.size > 100) s.placedAgainst.delete(s.placedAgainst.keys().next().value!);
   }
 
   /** The symbols the dashboard quotes: the positions' own, then the watchlist's, twenty at most. */

@@ -24,9 +24,6 @@ import type { PlatformConfig } from './config';
 import { DEMO_ACCOUNTS, DEMO_DEPOSITS, DEMO_FX_RATES, DEMO_INSTRUMENTS, DEMO_POSITIONS, DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres';
 
-export { loadPlatformConfig, type PlatformConfig } from './config';
-export { DEMO_ACCOUNTS, DEMO_USERS } from './demo-data';
-
 export interface Platform {
   /**
    * Public: api (facade), login (auth), gateway (bearer tokens). Internal (signed claims only):

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DOCS_OAUTH_REDIRECT_PATH } from '@trading/rest-facade-service';
-import type { Platform, PlatformConfig } from './app';
+import type { Platform } from './app';
+import type { PlatformConfig } from './config';
 import { DEMO_USERS, DEMO_VENDOR_APP } from './demo-data';
 
 /** Where the demo's credentials are kept (0600, in the data directory): the banner names the file, never prints them. */

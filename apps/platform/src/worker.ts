@@ -3,7 +3,8 @@ import { parseServiceKey, type ServiceKey, type ServiceName } from '@trading/aut
 import type { Logger } from '@trading/logging';
 import { holdReadiness, shareMetricsWith } from '@trading/service';
 import { shutdownTracing } from '@trading/tracing';
-import { createPlatform, type PlatformConfig } from './app';
+import { createPlatform } from './app';
+import type { PlatformConfig } from './config';
 import type { ListeningMessage, PlatformReadyMessage, ReadyMessage, StartMessage } from './cluster-messages';
 import { shareWorkerMetrics } from './cluster-metrics';
 import { prepareDemo } from './demo-start';

@@ -43,6 +43,8 @@
         cell(row, 'Order', o.label);
         cell(row, 'Qty', o.quantity, 'num');
         cell(row, 'Price', o.price, 'num');
+        cell(row, 'Bid / ask when placed', o.quoteWhenPlaced, 'num');
+        cell(row, 'Filled at', o.filledAt, 'num');
         cell(row, 'Status', o.status);
         return row;
       }),

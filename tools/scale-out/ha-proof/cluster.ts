@@ -8,15 +8,16 @@
 import { spawnSync } from 'node:child_process';
 import { startRedisCluster } from '@trading/redis/testing';
 
+/** The e2e suites run again against a Redis Cluster (paths under apps/platform-e2e/src). */
 export const CLUSTER_SUITES = [
-  'pat-lifecycle',
-  'pat-path',
-  'oauth-refresh-binding',
-  'oauth-grant-cache',
-  'api-budgets',
-  'order-events',
-  'stream-slots',
-  'settlement-stream-loss',
+  'pat/pat-lifecycle',
+  'pat/pat-path',
+  'oauth/oauth-refresh-binding',
+  'oauth/oauth-grant-cache',
+  'api/api-budgets',
+  'orders/order-events',
+  'api/stream-slots',
+  'banking/settlement-stream-loss',
 ];
 
 export interface SuitesResult {
@@ -33,7 +34,7 @@ export async function suitesOnCluster(root: string): Promise<SuitesResult> {
   try {
     const run = spawnSync(
       'npx',
-      ['jest', '-c', 'apps/platform/jest.config.js', '--runInBand', ...CLUSTER_SUITES.map((s) => `apps/platform/src/e2e/${s}.spec.ts`)],
+      ['jest', '-c', 'apps/platform-e2e/jest.config.js', '--runInBand', ...CLUSTER_SUITES.map((s) => `apps/platform-e2e/src/${s}.spec.ts`)],
       {
         cwd: root,
         env: { ...process.env, TEST_REDIS_CLUSTER_NODES: cluster.nodes.join(',') },

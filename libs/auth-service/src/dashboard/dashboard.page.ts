@@ -2,10 +2,9 @@ import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
 import { html, type SafeHtml } from '../web/html';
-import { messages, type Messages } from '../web/i18n';
 import { isoMinute, lastValidDay } from '../web/dates';
 import { layout } from '../web/layout';
-import { texts, type Texts as PageTexts } from '../web/texts';
+import { texts, type Texts } from '../web/texts';
 import { expiryBounds, type TokenField, type TokenFormValues } from './token-form';
 
 export interface DashboardView {
@@ -35,8 +34,7 @@ const status = (t: PersonalAccessToken, now: Date) => (t.revokedAt ? 'REVOKED' :
 
 export function dashboardPage(view: DashboardView): string {
   const now = view.now ?? new Date();
-  const t = messages(view.locale).dashboard;
-  const x = texts(view.locale).dashboard;
+  const t = texts(view.locale).dashboard;
   return layout({
     title: t.title,
     locale: view.locale,
@@ -44,40 +42,39 @@ export function dashboardPage(view: DashboardView): string {
     here: `/${view.locale}/developer`,
     body: html`
 ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
-${view.created ? createdPanel(view.created, t, x) : ''}
-${createForm(view, now, t, x)}
-${tokenList(view, now, t, x)}
+${view.created ? createdPanel(view.created, t) : ''}
+${createForm(view, now, t)}
+${tokenList(view, now, t)}
 ${appList(view, t)}
-${activityList(view, t, x)}`,
+${activityList(view, t)}`,
   });
 }
 
-type Texts = Messages['dashboard'];
-type More = PageTexts['dashboard'];
+type DashboardTexts = Texts['dashboard'];
 
 /** The sentences the page's script shows before anything is sent (the server's own checks say the same). */
-const scriptMessages = (x: More, max: string) =>
+const scriptMessages = (t: DashboardTexts, max: string) =>
   JSON.stringify({
-    'name.missing': x.nameMissing,
-    'name.long': x.nameTooLong(100),
-    scope: x.scopeMissing,
-    ips: x.ipInvalid('{value}'),
-    'expires.format': x.dateFormat,
-    'expires.past': x.datePast,
-    'expires.far': x.dateTooFar(max),
+    'name.missing': t.nameMissing,
+    'name.long': t.nameTooLong(100),
+    scope: t.scopeMissing,
+    ips: t.ipInvalid('{value}'),
+    'expires.format': t.dateFormat,
+    'expires.past': t.datePast,
+    'expires.far': t.dateTooFar(max),
   });
 
-function createdPanel(created: { token: string; name: string }, t: Texts, x: More): SafeHtml {
+function createdPanel(created: { token: string; name: string }, t: DashboardTexts): SafeHtml {
   return html`<section class="card token-once" id="new-token-panel">
   <h2>${t.created(created.name)}</h2>
   <p><strong>${t.copyNow}</strong> ${t.onlyHash}</p>
   <label for="new-token">${t.yourToken}</label>
   <input id="new-token" type="text" readonly value="${created.token}" spellcheck="false">
-  <button type="button" data-copy="new-token" data-copied-label="${x.copied}" id="copy-token">${t.copy}</button>
+  <button type="button" data-copy="new-token" data-copied-label="${t.copied}" id="copy-token">${t.copy}</button>
 </section>`;
 }
 
-function createForm(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml {
+function createForm(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml {
   const { min, max } = expiryBounds(now);
   const f = view.form ?? { name: '', expires: '', scope: 'READ_ONLY', ips: '' };
   const e = view.errors ?? {};
@@ -86,14 +83,14 @@ function createForm(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml
   <h1>${t.title}</h1>
   <p class="hint">${t.intro[0]} <code>POST /v1/pat/login</code> ${t.intro[1]}</p>
   ${e.form ? html`<p class="alert" role="alert">${e.form}</p>` : ''}
-  <form method="post" action="/${view.locale}/developer/tokens" data-validate data-messages="${scriptMessages(x, max)}" novalidate id="create-token">
+  <form method="post" action="/${view.locale}/developer/tokens" data-validate data-messages="${scriptMessages(t, max)}" novalidate id="create-token">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">
     <label for="name">${t.name}</label>
     <input id="name" name="name" type="text" required maxlength="100" value="${f.name}" placeholder="${t.namePlaceholder}">
     ${error('name')}
     <label for="expires">${t.expires(min, max)}</label>
     <input id="expires" name="expires" type="text" inputmode="numeric" autocomplete="off" required pattern="\\d{4}-\\d{2}-\\d{2}" placeholder="YYYY-MM-DD" data-min="${min}" data-max="${max}" maxlength="10" aria-describedby="expires-hint" value="${f.expires}">
-    <p class="hint" id="expires-hint">${x.dateHint}</p>
+    <p class="hint" id="expires-hint">${t.dateHint}</p>
     ${error('expires')}
     <fieldset>
       <legend>${t.scope}</legend>
@@ -113,21 +110,21 @@ function createForm(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml
 /** A table that is a table on a wide screen and a stack of labelled cards on a phone (each cell carries its column's name). */
 const head = (labels: string[]) => html`<thead><tr>${labels.map((l) => html`<th>${words(l)}</th>`)}</tr></thead>`;
 
-function tokenList(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml {
+function tokenList(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml {
   if (!view.tokens.length) return html`<section class="card"><h2>${t.yourTokens}</h2><p>${t.noTokens}</p></section>`;
   return html`<section class="card">
   <h2>${t.yourTokens}</h2>
   <table id="tokens" class="stack">
-    ${head([t.name, t.tokenId, t.scope, t.ipsColumn, t.createdAt, x.validThrough, t.lastUsed, t.lastIp, t.status, ''])}
+    ${head([t.name, t.tokenId, t.scope, t.ipsColumn, t.createdAt, t.validThrough, t.lastUsed, t.lastIp, t.statusColumn, ''])}
     <tbody>
     ${view.tokens.map((token) => {
       const s = status(token, now);
       return html`<tr data-token-id="${token.id}">
       <td data-label="${t.name}">${words(token.name)}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}"><code>${token.access}</code></td>
       <td data-label="${t.ipsColumn}">${token.ipAllowlist.length ? token.ipAllowlist.join(', ') : t.any}</td>
-      <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${x.validThrough}" class="day">${lastValidDay(token.expiresAt)}</td>
+      <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${t.validThrough}" class="day">${lastValidDay(token.expiresAt)}</td>
       <td data-label="${t.lastUsed}">${when(token.lastUsedAt)}</td><td data-label="${t.lastIp}">${token.lastUsedIp ?? '—'}</td>
-      <td data-label="${t.status}" class="status-${s}" data-status="${s}">${x.status[s]}</td>
+      <td data-label="${t.statusColumn}" class="status-${s}" data-status="${s}">${t.status[s]}</td>
       <td>${
         s === 'ACTIVE'
           ? html`<form method="post" action="/${view.locale}/developer/tokens/${token.id}/revoke" data-confirm="${t.confirmRevokeToken(token.name)}">
@@ -141,7 +138,7 @@ function tokenList(view: DashboardView, now: Date, t: Texts, x: More): SafeHtml 
 </section>`;
 }
 
-function appList(view: DashboardView, t: Texts): SafeHtml {
+function appList(view: DashboardView, t: DashboardTexts): SafeHtml {
   if (!view.apps.length) return html`<section class="card" id="authorised-apps"><h2>${t.apps}</h2><p>${t.noApps}</p></section>`;
   return html`<section class="card" id="authorised-apps">
   <h2>${t.apps}</h2>
@@ -162,18 +159,18 @@ function appList(view: DashboardView, t: Texts): SafeHtml {
 </section>`;
 }
 
-function activityList(view: DashboardView, t: Texts, x: More): SafeHtml {
+function activityList(view: DashboardView, t: DashboardTexts): SafeHtml {
   const { logins, nextCursor } = view.activity;
   return html`<section class="card">
   <h2>${t.activity}</h2>
   ${
     logins.length
       ? html`<table id="activity" class="stack">
-    ${head([t.time, t.token, t.ip, t.userAgent, t.outcome])}
+    ${head([t.time, t.token, t.ip, t.userAgent, t.outcomeColumn])}
     <tbody>
     ${logins.map(
       (l) =>
-        html`<tr><td data-label="${t.time}">${when(new Date(l.at))}</td><td data-label="${t.token}">${words(l.tokenName ?? '')} <code>${l.tokenId ?? ''}</code></td><td data-label="${t.ip}">${l.ip ?? ''}</td><td data-label="${t.userAgent}">${words(l.userAgent ?? '')}</td><td data-label="${t.outcome}" class="outcome-${l.outcome}" data-outcome="${l.outcome}">${x.outcome[l.outcome] ?? l.outcome}</td></tr>`,
+        html`<tr><td data-label="${t.time}">${when(new Date(l.at))}</td><td data-label="${t.token}">${words(l.tokenName ?? '')} <code>${l.tokenId ?? ''}</code></td><td data-label="${t.ip}">${l.ip ?? ''}</td><td data-label="${t.userAgent}">${words(l.userAgent ?? '')}</td><td data-label="${t.outcomeColumn}" class="outcome-${l.outcome}" data-outcome="${l.outcome}">${t.outcome[l.outcome] ?? l.outcome}</td></tr>`,
     )}
     </tbody>
   </table>

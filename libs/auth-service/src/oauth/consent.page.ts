@@ -1,5 +1,4 @@
 import { html } from '../web/html';
-import { messages } from '../web/i18n';
 import { errorPage } from '../web/error.page';
 import { layout } from '../web/layout';
 import { safeLogoUrl } from '../web/signin.page';
@@ -20,7 +19,7 @@ export interface ConsentView {
 
 /** The consent screen shown after sign-in: the app's name and logo and the requested scopes in plain words; allow or deny. */
 export function consentPage(view: ConsentView): string {
-  const t = messages(view.locale);
+  const t = texts(view.locale);
   const { app } = view;
   const logo = safeLogoUrl(app.logoUrl);
   return layout({
@@ -31,7 +30,7 @@ export function consentPage(view: ConsentView): string {
     body: html`<section class="card narrow" id="consent">
   <p>${
     logo
-      ? html`<img src="${logo}" alt="${texts(view.locale).signIn.logoAlt(app.appName)}" width="64" height="64" id="app-logo">`
+      ? html`<img src="${logo}" alt="${t.signIn.logoAlt(app.appName)}" width="64" height="64" id="app-logo">`
       : html`<span class="app-badge large" aria-hidden="true" id="app-badge">${(Array.from(app.appName.trim())[0] ?? '?').toLocaleUpperCase()}</span>`
   }</p>
   <h1 id="consent-heading">${t.consentWants(app.appName)}</h1>
@@ -57,7 +56,7 @@ export function consentPage(view: ConsentView): string {
  * folded under "Technical details".
  */
 export function badRequestPage(locale: string, detail: { message?: string; technical?: string }, here?: string): string {
-  const t = messages(locale);
+  const t = texts(locale);
   return errorPage({
     locale,
     title: t.badLinkTitle,

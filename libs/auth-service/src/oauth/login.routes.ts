@@ -3,7 +3,6 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { widenPolicy } from '@trading/service';
 import { browserOf } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
-import { messages } from '../web/i18n';
 import { knownLocale } from '../web/locale';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
@@ -152,7 +151,7 @@ function loginPage(ctx: OAuthContext): RequestHandler {
 function consentAnswer(ctx: OAuthContext): RequestHandler {
   return async (req: Request, res: Response, next) => {
     const locale = req.params['locale'] as string;
-    const expired = () => res.status(400).send(badRequestPage(locale, { message: messages(locale).consentExpired }));
+    const expired = () => res.status(400).send(badRequestPage(locale, { message: texts(locale).consentExpired }));
     if (!browserOf(res)) return void expired();
     verifyCsrf(req, res, (err?: unknown) => (err ? next(err) : void answer().catch(next)));
 

@@ -1,5 +1,4 @@
 import { html } from '../web/html';
-import { messages } from '../web/i18n';
 import { layout } from '../web/layout';
 import { texts } from '../web/texts';
 import { PASSWORD_RULES } from '../users/users.service';
@@ -30,7 +29,7 @@ export function forgotPage(view: ForgotView): string {
   <form method="post" action="/${view.locale}/forgot-password" data-validate data-messages="${JSON.stringify({ email: t.signIn.emailInvalid })}" novalidate id="forgot-form">
     <input type="hidden" name="_csrf" value="${view.csrf}">
     ${view.next ? html`<input type="hidden" name="next" value="${view.next}">` : ''}
-    <label for="email">${messages(view.locale).email}</label>
+    <label for="email">${t.email}</label>
     <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${view.email ?? ''}">
     <p class="error" data-error-for="email"></p>
     <button type="submit">${t.reset.send}</button>

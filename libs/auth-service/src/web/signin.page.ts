@@ -1,5 +1,4 @@
 import { html } from './html';
-import { messages } from './i18n';
 import { layout } from './layout';
 import { texts } from './texts';
 
@@ -52,12 +51,11 @@ const initial = (name: string) => (Array.from(name.trim())[0] ?? '?').toLocaleUp
  * and publisher, so the person knows what they are signing in for.
  */
 export function signInPage(view: SignInView): string {
-  const t = messages(view.locale);
-  const x = texts(view.locale);
+  const t = texts(view.locale);
   const query = view.next ? `?next=${encodeURIComponent(view.next)}` : '';
   const logo = safeLogoUrl(view.app?.logoUrl);
   return layout({
-    title: view.app ? x.signIn.toApp(view.app.name) : t.signInTitle,
+    title: view.app ? t.signIn.toApp(view.app.name) : t.signInTitle,
     locale: view.locale,
     here: `/${view.locale}/signin${query}`,
     body: html`<section class="card narrow" id="signin">
@@ -66,12 +64,12 @@ export function signInPage(view: SignInView): string {
       ? html`<div class="app-id" id="signin-app">
     ${
       logo
-        ? html`<img src="${logo}" alt="${x.signIn.logoAlt(view.app.name)}" width="48" height="48" class="app-logo" id="signin-app-logo">`
+        ? html`<img src="${logo}" alt="${t.signIn.logoAlt(view.app.name)}" width="48" height="48" class="app-logo" id="signin-app-logo">`
         : html`<span class="app-badge" aria-hidden="true" id="signin-app-badge">${initial(view.app.name)}</span>`
     }
-    <div><h1 id="signin-heading">${x.signIn.toApp(view.app.name)}</h1><p class="hint" id="signin-publisher">${x.signIn.appBy(view.app.company)}</p></div>
+    <div><h1 id="signin-heading">${t.signIn.toApp(view.app.name)}</h1><p class="hint" id="signin-publisher">${t.signIn.appBy(view.app.company)}</p></div>
   </div>`
-      : html`<h1 id="signin-heading">${t.signInTitle}</h1><p class="hint">${x.signIn.lead}</p>`
+      : html`<h1 id="signin-heading">${t.signInTitle}</h1><p class="hint">${t.signIn.lead}</p>`
   }
   ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
   ${view.error ? html`<p class="alert" role="alert" id="signin-error">${view.error}</p>` : ''}
@@ -86,7 +84,7 @@ export function signInPage(view: SignInView): string {
     <p class="error" data-error-for="password"></p>
     <button type="submit">${t.signInButton}</button>
   </form>
-  <p class="aside"><a href="/${view.locale}/forgot-password${query}" id="forgot-password">${x.signIn.forgot}</a></p>
+  <p class="aside"><a href="/${view.locale}/forgot-password${query}" id="forgot-password">${t.signIn.forgot}</a></p>
 </section>`,
   });
 }

@@ -5,7 +5,6 @@ import type { Environment, RegistryService } from '../registry/registry.service'
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
-import { messages } from './i18n';
 import { knownLocale, DEFAULT_LOCALE } from './locale';
 import { returnPath } from './return-path';
 import { safeLogoUrl, signInPage, type SigningInApp } from './signin.page';
@@ -73,7 +72,7 @@ export function signInRoutes({ users, sessions, limits, refusals, apps }: SignIn
     const email = typeof body['email'] === 'string' ? body['email'].slice(0, 320) : '';
     const password = typeof body['password'] === 'string' ? body['password'].slice(0, 200) : '';
     const next = returnPath(body['next']);
-    const t = messages(locale);
+    const t = texts(locale);
     const app = await appOf(next, apps);
     const again = (status: number, error: string) => {
       allowLogo(res, app);

@@ -1,0 +1,1 @@
+module.exports = { displayName: 'platform-e2e', preset: '../../jest.preset.js', rootDir: '.' };

@@ -1,1 +1,0 @@
-module.exports = { displayName: 'platform', preset: '../../jest.preset.js', rootDir: '.' };
