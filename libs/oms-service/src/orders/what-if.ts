@@ -1,18 +1,77 @@
 import Decimal from 'decimal.js';
+import type { Claims } from '@trading/auth';
 import { marginRulesOf } from '@trading/accounts-directory';
 import { AppError } from '@trading/errors';
 import { formatMoney, formatPrice } from '@trading/money';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { CashBalance } from './clients';
 import { commissionOn, type CommissionSchedule } from './money';
-import type { LegRequest, OrderClass, OrderRequest } from './order-rules';
-import type { Reservation } from './reservation';
-import { insufficientPosition } from './sellable';
+import { ownedAccount, type OrderDesk } from './order-desk';
+import { checkLeg } from './order-legs';
+import {
+  checkInstrumentRules,
+  checkPriceBand,
+  parseLegs,
+  parseOrderRequest,
+  withTrailingStop,
+  type LegRequest,
+  type OrderClass,
+  type OrderRequest,
+} from './order-rules';
+import { reserve, type Reservation } from './reservation';
+import { insufficientPosition, sellable } from './sellable';
 
 /**
  * The what-if of an order: what placing it would trade, cost, hold and change, and why it would
- * be refused, changing nothing.
+ * be refused, changing nothing. It walks placing's pipeline (parse, rules, reserve) and stops
+ * before anything is recorded; refusals come back as reasons, not errors.
  */
+export async function whatIfOrder(desk: OrderDesk, claims: Claims, input: Record<string, unknown>, requestId?: string) {
+  let request = parseOrderRequest(input);
+  const group = parseLegs(input, request);
+  const account = await ownedAccount(desk, request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined);
+  const rejectReasons: Refusal[] = [];
+  const instrument = await desk.instruments.find(request.symbol);
+  if (!instrument) throw new AppError('UNPROCESSABLE', `Unknown symbol ${request.symbol}`, { field: 'symbol' });
+  refusing(rejectReasons, () => {
+    checkInstrumentRules(request, instrument);
+    request = withTrailingStop(request, instrument);
+    checkPriceBand(request, instrument, desk.options.priceBand);
+  });
+  // Each leg on its own rules; the buys among them hold their cash too.
+  const legs = group.legs.map((leg) => {
+    const reservation = refusing(rejectReasons, () => checkLeg(leg, instrument, desk.options.priceBand, desk.terms));
+    return { leg, held: leg.request.side === 'BUY' && reservation ? reservation.holdAmount : new Decimal(0) };
+  });
+  if (account.status !== 'ACTIVE') rejectReasons.push({ field: 'accountId', message: `The account is ${account.status}` });
+  const currency = instrument.currency;
+  const r = reserve(request, instrument, desk.terms);
+  const cash = estimatedCash(request, r, currency, desk.terms.schedule);
+  const balance = await desk.banking.balance(request.accountId, currency, claims);
+  const available = new Decimal(balance.availableToTrade);
+  const reserved = (cash.buy ? r.holdAmount : new Decimal(0)).plus(legs.reduce((sum, l) => sum.plus(l.held), new Decimal(0)));
+  const short = buyingPowerRefusal(reserved, available, currency);
+  if (short) rejectReasons.push(short);
+  const position = cash.buy
+    ? null
+    : positionChange(await sellable(desk.dataSource.manager, account, request.symbol), cash.quantity, request.symbol, rejectReasons);
+  const warnings = whatIfWarnings(request, r, desk.hours.isOpen(), desk.options.collar);
+  return presentWhatIf({
+    request,
+    instrument,
+    accountType: account.type,
+    reservation: r,
+    cash,
+    balance,
+    available,
+    reserve: reserved,
+    position,
+    orderClass: group.orderClass,
+    legs,
+    rejectReasons,
+    warnings,
+  });
+}
 
 /** Why the order would be refused, named by its field. */
 export interface Refusal {
