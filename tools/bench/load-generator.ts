@@ -1,24 +1,16 @@
 /**
- * The load generator's process (forked by load.ts): autocannon for request/answer loads, a
- * small loop of chains for refresh-token rotation (each request needs the previous answer), and
- * market orders followed to settlement (market-load.ts).
+ * The load generator's process (forked by load.ts): autocannon for request/answer loads, chains
+ * for refresh-token rotation (each request needs the previous answer), and market orders followed
+ * to settlement (market-load.ts).
  */
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { proofSigner } from './dpop';
-import {
-  CONNECTIONS,
-  type FixedLoad,
-  percentile,
-  type FromGenerator,
-  type LoadResult,
-  type LoadSpec,
-  type OrderLoad,
-  type RotationLoad,
-  type Timing,
-} from './load';
+import { CONNECTIONS, limitBuy, resultOf, timeWindow } from './load';
+import type { FromGenerator, LoadResult, LoadSpec, RotationLoad, Timing } from './load';
 import { marketLoad } from './market-load';
+import { basicAuth } from './oidc-peer/grants';
 
 const send = (message: FromGenerator) => process.send!(message);
 
@@ -30,22 +22,42 @@ process.on('message', (spec: LoadSpec) => {
 });
 process.on('disconnect', () => process.exit(0));
 
+/** autocannon with each request made afresh by `make`: a DPoP proof's jti, an order's id and Idempotency-Key are single use. */
+function fresh(url: string, method: 'GET' | 'POST', make: () => { headers: Record<string, string>; body?: string }): autocannon.Options {
+  const { origin, pathname, search } = new URL(url);
+  return {
+    url: origin,
+    connections: CONNECTIONS,
+    requests: [{ method, path: `${pathname}${search}`, setupRequest: (r) => ({ ...r, ...make() }) }],
+  };
+}
+
+function optionsOf(spec: LoadSpec & { kind: 'fixed' | 'orders' }): autocannon.Options {
+  if (spec.kind === 'orders') {
+    const run = randomBytes(4).toString('hex');
+    let n = 0;
+    return fresh(spec.url, 'POST', () => {
+      const id = `bench-${run}-${n}`;
+      const trader = spec.traders[n % spec.traders.length]!;
+      const accountId = trader.accounts[Math.floor(n++ / spec.traders.length) % trader.accounts.length]!;
+      const headers = { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json', 'idempotency-key': id };
+      return { headers, body: limitBuy(accountId, spec.symbol, spec.limitPrice, id) };
+    });
+  }
+  const { url, method, headers, body, expectBody, dpop } = spec;
+  if (!dpop) return { url, method, headers, body, connections: CONNECTIONS, expectBody };
+  // autocannon compares bodies only for a fixed request; here a non-2xx answer is what counts as wrong.
+  const proof = proofSigner(dpop.key);
+  return fresh(url, method, () => ({
+    headers: { ...headers, authorization: `DPoP ${dpop.accessToken}`, dpop: proof(method, url, dpop.accessToken) },
+    ...(body === undefined ? {} : { body }),
+  }));
+}
+
 async function run(spec: LoadSpec): Promise<LoadResult> {
   if (spec.kind === 'rotation') return rotate(spec);
   if (spec.kind === 'market') return marketLoad(spec, () => send({ type: 'window' }));
-  const options: autocannon.Options =
-    spec.kind === 'fixed' && spec.dpop
-      ? dpopOptions(spec)
-      : spec.kind === 'fixed'
-        ? {
-            url: spec.url,
-            method: spec.method,
-            headers: spec.headers,
-            body: spec.body,
-            connections: CONNECTIONS,
-            ...(spec.expectBody === undefined ? {} : { expectBody: spec.expectBody }),
-          }
-        : orderOptions(spec);
+  const options = optionsOf(spec);
   if (spec.warmupSeconds > 0) await autocannon({ ...options, duration: spec.warmupSeconds });
   send({ type: 'window' });
   let sample: string | undefined;
@@ -56,10 +68,11 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     });
   });
   const errors = result.non2xx + result.errors + result.mismatches;
+  const { total } = result.requests;
   return {
-    total: result.requests.total,
+    total,
     errors,
-    perSecond: result.requests.total / spec.seconds,
+    perSecond: total / spec.seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
     ...(errors
@@ -68,127 +81,49 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-/** The fixed request with a fresh DPoP proof each time (a proof's jti is single use, so it cannot repeat). */
-function dpopOptions(spec: FixedLoad): autocannon.Options {
-  const url = new URL(spec.url);
-  const { key, accessToken } = spec.dpop!;
-  const proof = proofSigner(key);
-  return {
-    url: url.origin,
-    connections: CONNECTIONS,
-    // autocannon compares bodies only for a fixed request; here a non-2xx answer is what counts as wrong.
-    requests: [
-      {
-        method: spec.method,
-        path: `${url.pathname}${url.search}`,
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...spec.headers, authorization: `DPoP ${accessToken}`, dpop: proof(spec.method, spec.url, accessToken) },
-          ...(spec.body === undefined ? {} : { body: spec.body }),
-        }),
-      },
-    ],
-  };
-}
-
-/** Every order its own clientOrderId and Idempotency-Key (a retry of the same key would be answered from the first, not placed). */
-function orderOptions(spec: OrderLoad): autocannon.Options {
-  const url = new URL(spec.url);
-  const run = randomBytes(4).toString('hex');
-  let n = 0;
-  return {
-    url: url.origin,
-    connections: CONNECTIONS,
-    requests: [
-      {
-        method: 'POST',
-        path: url.pathname,
-        setupRequest: (request) => {
-          const id = `bench-${run}-${n}`;
-          const trader = spec.traders[n % spec.traders.length]!;
-          const accountId = trader.accounts[Math.floor(n++ / spec.traders.length) % trader.accounts.length]!;
-          return {
-            ...request,
-            headers: { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json', 'idempotency-key': id },
-            body: JSON.stringify({
-              accountId,
-              symbol: spec.symbol,
-              side: 'BUY',
-              type: 'LIMIT',
-              timeInForce: 'GTC',
-              quantity: '1',
-              limitPrice: spec.limitPrice,
-              clientOrderId: id,
-            }),
-          };
-        },
-      },
-    ],
-  };
-}
-
 /**
- * Each chain presents its refresh token with the client's credentials (HTTP Basic, RFC 6749
- * §2.3.1) and continues with the new one: rotation is sequential per grant, concurrent across
- * chains. A chain whose exchange fails stops (its token may be spent); every failure counts.
+ * Each chain presents its refresh token with the client's credentials (HTTP Basic) and continues
+ * with the new one: sequential per grant, concurrent across chains. A chain whose exchange fails
+ * stops (its token may be spent); every failure counts.
  */
 async function rotate(spec: RotationLoad & Timing): Promise<LoadResult> {
   const url = new URL(spec.url);
   const pool = new Pool(url.origin, { connections: spec.refreshTokens.length, pipelining: 1 });
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(spec.clientId)}:${encodeURIComponent(spec.clientSecret)}`).toString('base64')}`;
+  const headers = { authorization: basicAuth(spec.clientId, spec.clientSecret), 'content-type': 'application/x-www-form-urlencoded' };
   const tokens = [...spec.refreshTokens];
-  let measuring = false;
-  let stopped = false;
+  const state = { measuring: false, stopped: false };
+  const latencies: number[] = [];
   let errors = 0;
   let sample: string | undefined;
-  const latencies: number[] = [];
 
   const chain = async (i: number) => {
-    while (!stopped) {
+    while (!state.stopped) {
       const started = performance.now();
       let failure: string | undefined;
       try {
-        const res = await pool.request({
-          path: url.pathname,
-          method: 'POST',
-          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens[i]! }).toString(),
-        });
+        const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens[i]! }).toString();
+        const res = await pool.request({ path: url.pathname, method: 'POST', headers, body });
         const text = await res.body.text();
         if (res.statusCode === 200) tokens[i] = (JSON.parse(text) as { refresh_token: string }).refresh_token;
         else failure = `HTTP ${res.statusCode}: ${text.slice(0, 200)}`;
       } catch (err) {
         failure = (err as Error).message;
       }
-      if (measuring && !stopped) {
+      if (state.measuring && !state.stopped) {
         latencies.push(performance.now() - started);
         if (failure) errors++;
       }
       if (failure) {
         sample ??= failure;
-        if (!measuring) errors++;
+        if (!state.measuring) errors++;
         return;
       }
     }
   };
 
   const chains = spec.refreshTokens.map((_, i) => chain(i));
-  await sleep(spec.warmupSeconds * 1000);
-  measuring = true;
-  send({ type: 'window' });
-  await sleep(spec.seconds * 1000);
-  stopped = true;
+  await timeWindow(spec, () => send({ type: 'window' }), state);
   await Promise.all(chains);
   await pool.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    total: latencies.length,
-    errors,
-    perSecond: latencies.length / spec.seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    ...(sample ? { sample } : {}),
-  };
+  return resultOf(latencies, latencies.length, errors, spec.seconds, sample);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,41 +1,45 @@
 /**
- * The load generator runs in a process of its own (forked here, `load-generator.ts`), so it never
+ * The load generator runs in a process of its own (`load-generator.ts`, forked here), so it never
  * shares an event loop with a target or with the bench's bookkeeping. Each run warms the target,
  * says when the measured window starts (the bench reads every process's CPU time then), and
  * answers the window's figures.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DpopKey } from './dpop';
 
 export const CONNECTIONS = 50;
 export const ROTATION_CHAINS = 32;
+/** Users placing orders side by side in the spread order and market loads (besides the one user of the first). */
+export const ORDER_TRADERS = 24;
 /** Market orders in flight at once (each on an account of its own: accounts ≥ this). */
 export const MARKET_CONCURRENCY = 16;
 
-/** One fixed request, repeated: its answer must equal the preflight's (`expectBody`) when given. */
+/** Whose orders: each trader's PAT session and accounts, taken in turn. */
+type Traders = Array<{ token: string; accounts: string[] }>;
+
+/** One request, repeated: its answer must equal the preflight's; with `dpop`, `Authorization: DPoP` and a fresh proof each time. */
 export interface FixedLoad {
   kind: 'fixed';
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
-  expectBody?: string;
-  /** A DPoP-bound token: every request gets `Authorization: DPoP` and a fresh proof of this key (RFC 9449). */
+  expectBody: string;
   dpop?: { key: DpopKey; accessToken: string };
 }
 
-/** Limit buys that rest far below the market, each with its own clientOrderId and Idempotency-Key, across `accounts`. */
-export interface OrderLoad {
+/** Limit buys that rest far below the market (`limitBuy`), each with its own clientOrderId and Idempotency-Key. */
+interface OrderLoad {
   kind: 'orders';
   url: string;
-  /** Whose orders: each trader's PAT session and accounts, taken in turn. */
-  traders: Array<{ token: string; accounts: string[] }>;
+  traders: Traders;
   symbol: string;
   limitPrice: string;
 }
 
-/** `chains` refresh tokens, each exchanged for the next one as soon as its answer arrives. */
+/** Refresh-token chains, each exchanging its token for the next one as soon as its answer arrives. */
 export interface RotationLoad {
   kind: 'rotation';
   url: string;
@@ -44,23 +48,12 @@ export interface RotationLoad {
   refreshTokens: string[];
 }
 
-/**
- * Market buys of `quantity`, `concurrency` at a time, each on an account with no other order of
- * the load in flight; each timed from placement until the fill is applied in banking (the hold
- * released, the cash paid) and in accounts (the position grown by `quantity`).
- */
+/** Market buys through the facade (`api`: its /v1), each followed until banking and accounts (`databases`, their URLs) apply its fill. */
 export interface MarketLoad {
   kind: 'market';
-  /** {base_url}: the facade's /v1. */
   api: string;
-  traders: Array<{ token: string; accounts: string[] }>;
+  traders: Traders;
   symbol: string;
-  quantity: string;
-  concurrency: number;
-  /**
-   * PostgreSQL URLs of banking's and accounts' databases: read by primary key to learn when a fill
-   * is applied, so that the REST reads that confirm it are not a polling storm of their own.
-   */
   databases: { banking: string; accounts: string };
 }
 
@@ -70,12 +63,12 @@ export interface Timing {
   seconds: number;
 }
 
-export type LoadSpec = (FixedLoad | OrderLoad | RotationLoad | MarketLoad) & Timing;
+export type Load = FixedLoad | OrderLoad | RotationLoad | MarketLoad;
+export type LoadSpec = Load & Timing;
 
 export interface LoadResult {
-  /** Requests answered in the window (of any status). */
+  /** Requests answered in the window (of any status), and the wrong ones: non-2xx, socket errors, timeouts, wrong bodies. */
   total: number;
-  /** Non-2xx answers, socket errors, timeouts and wrong bodies. */
   errors: number;
   perSecond: number;
   p50: number;
@@ -86,17 +79,18 @@ export interface LoadResult {
 
 export type FromGenerator = { type: 'window' } | { type: 'result'; result: LoadResult } | { type: 'failed'; message: string };
 
+/** A limit buy of one share at `limitPrice`, as the order load and its preflight send it. */
+export function limitBuy(accountId: string, symbol: string, limitPrice: string, clientOrderId?: string): string {
+  const order = { accountId, symbol, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '1', limitPrice };
+  return JSON.stringify(clientOrderId ? { ...order, clientOrderId } : order);
+}
+
 /** The load generator's process, reused for every target. */
 export class LoadGenerator {
-  private constructor(private readonly child: ChildProcess) {}
-
-  static start(): LoadGenerator {
-    const child = fork(join(__dirname, 'load-generator.ts'), [], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    return new LoadGenerator(child);
-  }
+  private readonly child: ChildProcess = fork(join(__dirname, 'load-generator.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
 
   get pid(): number {
     return this.child.pid!;
@@ -129,4 +123,20 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return 0;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** Loops that time their own requests: the warm-up, then the window (`measuring`, `onWindow` as it starts), then `stopped`. */
+export async function timeWindow(timing: Timing, onWindow: () => void, state: { measuring: boolean; stopped: boolean }): Promise<void> {
+  await sleep(timing.warmupSeconds * 1000);
+  state.measuring = true;
+  onWindow();
+  await sleep(timing.seconds * 1000);
+  state.stopped = true;
+}
+
+/** The window's figures from the latencies (ms) it timed. */
+export function resultOf(latencies: number[], total: number, errors: number, seconds: number, sample?: string): LoadResult {
+  latencies.sort((a, b) => a - b);
+  const [p50, p99] = [percentile(latencies, 50), percentile(latencies, 99)];
+  return { total, errors, perSecond: latencies.length / seconds, p50, p99, ...(sample ? { sample } : {}) };
 }

@@ -1,25 +1,26 @@
 /**
- * The market-order load (in the load generator's process): market buys placed through the facade,
- * each followed to the end of settlement. The order event stream (GET /v1/oms/{accountId}/events,
- * one per account) says when the OMS filled an order. Then banking's and accounts' own rows are
- * read by primary key every few ms (the order's hold no longer HELD, the position grown: a read
- * that costs PostgreSQL microseconds), and once both show it, the account's cash balance (banking:
- * the hold back where it was, the cash lower) and its position (accounts: the quantity grown)
- * through the API, until they show it as a vendor sees it: the latency ends there. Polling the
- * API itself every few ms would be up to 32 REST reads per 5 ms, CPU taken from what is measured.
- * One order in flight per account, so each check is exact even beside other holds (resting limit
- * orders of the orders path).
+ * The market-order load (in the load generator's process): market buys of one share placed through
+ * the facade, MARKET_CONCURRENCY at a time and one per account, so each check is exact even beside
+ * other holds. The account's order event stream says when the OMS filled an order; then banking's
+ * hold row and accounts' position row are read by primary key until both show it, then the cash
+ * balance and the position through the API until they show it as a vendor sees it: the latency
+ * ends there. Polling the API itself every few ms took the CPU it was measuring.
  */
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import pg from 'pg';
 import Decimal from 'decimal.js';
-import { percentile, type LoadResult, type MarketLoad, type Timing } from './load';
+import { MARKET_CONCURRENCY, resultOf, timeWindow, type LoadResult, type MarketLoad, type Timing } from './load';
 
 /** Until the fill must be applied in both, or the order counts as an error. */
 const SETTLE_TIMEOUT_MS = 30_000;
 const POLL_MS = 5;
+const QUANTITY = '1';
+const MARKET_BUY = { side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: QUANTITY };
+const POSITION = 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2';
+const TERMINAL = new Set(['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']);
 
 interface Account {
   token: string;
@@ -31,28 +32,22 @@ interface Account {
   broken: boolean;
 }
 
-/** Where an order stands on the event stream: its terminal status, or a waiter for it. */
+/** Each order's terminal status from the event stream, whether it comes before or after its waiter. */
 class Terminal {
   private readonly seen = new Map<string, string>();
   private readonly waiting = new Map<string, (status: string) => void>();
   settle(orderId: string, status: string) {
     const waiter = this.waiting.get(orderId);
-    if (waiter) {
-      this.waiting.delete(orderId);
-      waiter(status);
-    } else this.seen.set(orderId, status);
+    if (!waiter) return void this.seen.set(orderId, status);
+    this.waiting.delete(orderId);
+    waiter(status);
   }
   wait(orderId: string, timeoutMs: number): Promise<string> {
     const status = this.seen.get(orderId);
-    if (status) {
-      this.seen.delete(orderId);
-      return Promise.resolve(status);
-    }
+    this.seen.delete(orderId);
+    if (status) return Promise.resolve(status);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(orderId);
-        resolve('TIMEOUT');
-      }, timeoutMs);
+      const timer = setTimeout(() => this.settle(orderId, 'TIMEOUT'), timeoutMs);
       this.waiting.set(orderId, (s) => {
         clearTimeout(timer);
         resolve(s);
@@ -61,7 +56,7 @@ class Terminal {
   }
 }
 
-const TERMINAL = new Set(['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']);
+const bearer = (account: Account) => ({ authorization: `Bearer ${account.token}` });
 
 /** Server-Sent Events: blocks separated by a blank line, `event:` and `data:` lines. */
 export function parseSseBlocks(buffer: string): { events: Array<{ event: string; data: string }>; rest: string } {
@@ -83,19 +78,16 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
   const accounts: Account[] = spec.traders.flatMap((t) =>
     t.accounts.map((id) => ({ token: t.token, id, quantity: new Decimal(0), cash: new Decimal(0), held: new Decimal(0), broken: false })),
   );
-  if (accounts.length < spec.concurrency)
-    throw new Error(`market load: ${accounts.length} accounts for ${spec.concurrency} orders in flight`);
+  if (accounts.length < MARKET_CONCURRENCY)
+    throw new Error(`market load: ${accounts.length} accounts for ${MARKET_CONCURRENCY} orders in flight`);
   const load = new MarketRun(spec, accounts.length);
-  // One event stream per account, open before the first order (each read on until the load ends).
-  const consumers = (await Promise.all(accounts.map((account) => load.openStream(account)))).map((o) => o.reading);
+  // One event stream per account, open before the first order and read until the load ends.
+  const consumers = (await Promise.all(accounts.map((account) => load.openStream(account)))).map((open) => open.reading);
   for (const account of accounts) Object.assign(account, await load.read(account));
-
-  const workers = Array.from({ length: spec.concurrency }, (_, w) => load.worker(accounts.filter((_, i) => i % spec.concurrency === w)));
-  await sleep(spec.warmupSeconds * 1000);
-  load.measuring = true;
-  onWindow();
-  await sleep(spec.seconds * 1000);
-  load.stopped = true;
+  const workers = Array.from({ length: MARKET_CONCURRENCY }, (_, w) =>
+    load.worker(accounts.filter((_, i) => i % MARKET_CONCURRENCY === w)),
+  );
+  await timeWindow(spec, onWindow, load.state);
   await Promise.all(workers);
   load.gone.abort();
   await Promise.all(consumers);
@@ -105,8 +97,7 @@ export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void
 
 /** One market load's connections, and what it has measured so far. */
 class MarketRun {
-  measuring = false;
-  stopped = false;
+  readonly state = { measuring: false, stopped: false };
   readonly gone = new AbortController();
   private readonly base: string;
   private readonly pool: Pool;
@@ -126,12 +117,11 @@ class MarketRun {
   ) {
     const api = new URL(spec.api);
     this.base = api.pathname.replace(/\/$/, '');
-    this.pool = new Pool(api.origin, { connections: spec.concurrency * 2 });
+    this.pool = new Pool(api.origin, { connections: MARKET_CONCURRENCY * 2 });
     this.streams = new Pool(api.origin, { connections: accounts, bodyTimeout: 0 });
-    // One listener per event stream.
-    setMaxListeners(accounts + 10, this.gone.signal);
-    this.banking = new pg.Pool({ connectionString: spec.databases.banking, max: spec.concurrency });
-    this.accountsDb = new pg.Pool({ connectionString: spec.databases.accounts, max: spec.concurrency });
+    setMaxListeners(accounts + 10, this.gone.signal); // one listener per event stream
+    this.banking = new pg.Pool({ connectionString: spec.databases.banking, max: MARKET_CONCURRENCY });
+    this.accountsDb = new pg.Pool({ connectionString: spec.databases.accounts, max: MARKET_CONCURRENCY });
     // An idle connection that breaks is a failure of the run, not a crash of the load generator.
     for (const db of [this.banking, this.accountsDb]) db.on('error', (err) => this.fail(`database connection: ${err.message}`));
   }
@@ -142,11 +132,7 @@ class MarketRun {
   }
 
   private async get(account: Account, path: string) {
-    const res = await this.pool.request({
-      path: `${this.base}${path}`,
-      method: 'GET',
-      headers: { authorization: `Bearer ${account.token}` },
-    });
+    const res = await this.pool.request({ path: `${this.base}${path}`, method: 'GET', headers: bearer(account) });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, string>) : {} };
   }
@@ -170,22 +156,18 @@ class MarketRun {
   private async appliedInBoth(account: Account, orderId: string, quantity: Decimal) {
     const [hold, position] = await Promise.all([
       this.banking.query<{ state: string }>('SELECT state FROM holds WHERE order_id = $1', [orderId]),
-      this.accountsDb.query<{ quantity: string }>('SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2', [
-        account.id,
-        this.spec.symbol,
-      ]),
+      this.accountsDb.query<{ quantity: string }>(POSITION, [account.id, this.spec.symbol]),
     ]);
-    return (
-      hold.rows[0]?.state !== undefined && hold.rows[0].state !== 'HELD' && new Decimal(position.rows[0]?.quantity ?? 0).equals(quantity)
-    );
+    const state = hold.rows[0]?.state;
+    return state !== undefined && state !== 'HELD' && new Decimal(position.rows[0]?.quantity ?? 0).equals(quantity);
   }
 
-  /** The account's order event stream, open; `reading` settles each order's terminal status until the load ends. */
+  /** The account's order event stream, open; `reading` settles each order's terminal status until the load ends (in an object, not awaited). */
   async openStream(account: Account): Promise<{ reading: Promise<void> }> {
     const res = await this.streams.request({
       path: `${this.base}/oms/${account.id}/events`,
       method: 'GET',
-      headers: { authorization: `Bearer ${account.token}`, accept: 'text/event-stream' },
+      headers: { ...bearer(account), accept: 'text/event-stream' },
       signal: this.gone.signal,
     });
     if (res.statusCode !== 200) throw new Error(`GET /oms/${account.id}/events answered ${res.statusCode}: ${await res.body.text()}`);
@@ -195,9 +177,8 @@ class MarketRun {
         const parsed = parseSseBlocks(buffer + (chunk as Buffer).toString('utf8'));
         buffer = parsed.rest;
         for (const { event, data } of parsed.events) {
-          if (event !== 'order') continue;
-          const order = JSON.parse(data) as { id: string; status: string };
-          if (TERMINAL.has(order.status)) this.terminal.settle(order.id, order.status);
+          const order = event === 'order' ? (JSON.parse(data) as { id: string; status: string }) : undefined;
+          if (order && TERMINAL.has(order.status)) this.terminal.settle(order.id, order.status);
         }
       }
     };
@@ -207,36 +188,23 @@ class MarketRun {
     return { reading };
   }
 
-  /** One order: placed, filled on the stream, then applied in both. Its latency, or a failure. */
+  /** One order: placed, filled on the stream, applied in both databases, then visible through the API. Its latency, or a failure. */
   private async order(account: Account, n: number): Promise<number | string> {
     const id = `bench-mkt-${this.run}-${n}`;
     const started = performance.now();
     const res = await this.pool.request({
       path: `${this.base}/oms/order`,
       method: 'POST',
-      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', 'idempotency-key': id },
-      body: JSON.stringify({
-        accountId: account.id,
-        symbol: this.spec.symbol,
-        side: 'BUY',
-        type: 'MARKET',
-        timeInForce: 'DAY',
-        quantity: this.spec.quantity,
-        clientOrderId: id,
-      }),
+      headers: { ...bearer(account), 'content-type': 'application/json', 'idempotency-key': id },
+      body: JSON.stringify({ accountId: account.id, symbol: this.spec.symbol, ...MARKET_BUY, clientOrderId: id }),
     });
     const text = await res.body.text();
     if (res.statusCode !== 201) return `POST /oms/order answered ${res.statusCode}: ${text.slice(0, 200)}`;
     const orderId = (JSON.parse(text) as { id: string }).id;
     const status = await this.terminal.wait(orderId, SETTLE_TIMEOUT_MS);
     if (status !== 'FILLED') return `market order ${orderId} ended ${status}`;
-    return this.settled(account, orderId, started);
-  }
-
-  /** Waits for a filled order to be applied in both databases, then visible through the API: its latency from `started`, or a failure. */
-  private async settled(account: Account, orderId: string, started: number): Promise<number | string> {
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-    const quantity = account.quantity.plus(this.spec.quantity);
+    const quantity = account.quantity.plus(QUANTITY);
     while (!(await this.appliedInBoth(account, orderId, quantity))) {
       if (Date.now() > deadline) return `order ${orderId} filled but not applied in banking and accounts`;
       await sleep(POLL_MS);
@@ -256,7 +224,7 @@ class MarketRun {
 
   /** One order in flight at a time, over `mine` in turn, until the load stops. */
   async worker(mine: Account[]): Promise<void> {
-    for (let turn = 0; !this.stopped; turn++) {
+    for (let turn = 0; !this.state.stopped; turn++) {
       const live = mine.filter((a) => !a.broken);
       const account = live[turn % live.length];
       if (!account) return;
@@ -265,7 +233,7 @@ class MarketRun {
         // Its state is no longer known (an order may still hold cash): the account leaves the load.
         account.broken = true;
         this.fail(outcome);
-      } else if (this.measuring && !this.stopped) this.latencies.push(outcome);
+      } else if (this.state.measuring && !this.state.stopped) this.latencies.push(outcome);
     }
   }
 
@@ -274,16 +242,6 @@ class MarketRun {
   }
 
   result(): LoadResult {
-    const latencies = this.latencies.sort((a, b) => a - b);
-    return {
-      total: latencies.length + this.errors,
-      errors: this.errors,
-      perSecond: latencies.length / this.spec.seconds,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      ...(this.sample ? { sample: this.sample } : {}),
-    };
+    return resultOf(this.latencies, this.latencies.length + this.errors, this.errors, this.spec.seconds, this.sample);
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

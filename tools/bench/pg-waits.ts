@@ -1,46 +1,31 @@
+/** What the bench's databases' backends wait on during a window, sampled from pg_stat_activity. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 
-/** One kind of wait: PostgreSQL's wait event and the head of the statement that waited. */
-interface PgWait {
-  /** `type/event` as pg_stat_activity names it, e.g. `LWLock/WALWrite` (a commit waiting for the WAL to reach disk). */
-  event: string;
-  statement: string;
-  /** Mean number of backends waiting so, over the samples. */
-  backends: number;
-}
-
-/** What the bench's databases' backends were doing during a window, sampled from pg_stat_activity. */
 export interface PgWaits {
   samples: number;
-  /** Mean backends running a statement (waiting or not). */
+  /** Mean backends running a statement (waiting or not), and those waiting on a lock (heavyweight or lightweight) or another process. */
   busy: number;
-  /** Mean backends waiting on a lock (heavyweight or lightweight) or on another process. */
   waiting: number;
-  /** The commonest waits, most first. */
-  top: PgWait[];
+  /** The commonest waits, most first: `type/event` as pg_stat_activity names it (`LWLock/WALWrite`: a commit waiting for the WAL to reach disk), the head of the statement, mean backends waiting so. */
+  top: Array<{ event: string; statement: string; backends: number }>;
 }
 
-const WAIT_TYPES = ['Lock', 'LWLock', 'IPC'];
-
 /**
- * Samples pg_stat_activity every `everyMs` for the databases whose names start with `prefix`:
- * what serialises an order shows up as backends waiting on a lock, where a full machine shows
- * none. One connection of its own; a sample costs PostgreSQL a fraction of a millisecond.
- * Never rejects: `finish()` must be called, whatever happened to the load meanwhile.
+ * Samples every `everyMs` the backends of the databases whose names start with `prefix`: what
+ * serialises an order shows as backends waiting on a lock, a full machine as busy backends waiting
+ * on nothing. One connection of its own; a connection that fails ends the sampling (nothing said),
+ * never the bench, so `finish()` must be called whatever happened to the load meanwhile.
  */
 export async function startPgWaits(serverUrl: string, prefix: string, everyMs = 50): Promise<{ finish(): Promise<PgWaits> }> {
   const client = new Client({ connectionString: `${serverUrl}/postgres` });
-  // A sampling connection that fails or breaks ends the sampling (no samples: nothing said), not the bench.
   client.on('error', () => undefined);
   const connected = await client.connect().then(
     () => true,
     () => false,
   );
   const counts = new Map<string, { event: string; statement: string; n: number }>();
-  let samples = 0;
-  let busy = 0;
-  let waiting = 0;
-  let stopped = false;
+  let [samples, busy, waiting, stopped] = [0, 0, 0, false];
   const loop = (async () => {
     while (connected && !stopped) {
       const { rows } = await client.query<{ event: string | null; statement: string }>(
@@ -48,20 +33,17 @@ export async function startPgWaits(serverUrl: string, prefix: string, everyMs = 
                 left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS statement
            FROM pg_stat_activity
           WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND state = 'active' AND starts_with(datname, $1)`,
-        [prefix, WAIT_TYPES],
+        [prefix, ['Lock', 'LWLock', 'IPC']],
       );
       samples++;
       busy += rows.length;
-      for (const row of rows) {
-        if (!row.event) continue;
+      for (const { event, statement } of rows.filter((r) => r.event)) {
         waiting++;
-        const statement = row.statement.trim();
-        const key = `${row.event} ${statement}`;
-        const seen = counts.get(key) ?? { event: row.event, statement, n: 0 };
-        seen.n++;
-        counts.set(key, seen);
+        const key = `${event} ${statement.trim()}`;
+        const seen = counts.get(key) ?? { event: event!, statement: statement.trim(), n: 0 };
+        counts.set(key, { ...seen, n: seen.n + 1 });
       }
-      await new Promise((r) => setTimeout(r, everyMs));
+      await sleep(everyMs);
     }
   })().catch(() => undefined);
   return {
@@ -70,11 +52,13 @@ export async function startPgWaits(serverUrl: string, prefix: string, everyMs = 
       await loop;
       await client.end().catch(() => undefined);
       const mean = (n: number) => (samples ? n / samples : 0);
-      const top = [...counts.values()]
-        .sort((a, b) => b.n - a.n)
-        .slice(0, 4)
-        .map((c) => ({ event: c.event, statement: c.statement, backends: mean(c.n) }));
-      return { samples, busy: mean(busy), waiting: mean(waiting), top };
+      const top = [...counts.values()].sort((a, b) => b.n - a.n).slice(0, 4);
+      return {
+        samples,
+        busy: mean(busy),
+        waiting: mean(waiting),
+        top: top.map((c) => ({ event: c.event, statement: c.statement, backends: mean(c.n) })),
+      };
     },
   };
 }

@@ -1,8 +1,4 @@
-/**
- * PostgreSQL's own commit rate on the same server, as the yardstick for order placement:
- * pgbench's TPC-B-like run (`pgbench -i -s 1` into a throwaway database, then
- * `pgbench -c 8 -j 2 -T <seconds>`).
- */
+/** PostgreSQL's own commit rate on the same server, the yardstick for the money paths: pgbench's TPC-B-like run in a throwaway database. */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -10,18 +6,8 @@ import { databaseNameOf, dropDatabase, ensureDatabase } from '@trading/db';
 
 const run = promisify(execFile);
 
-export interface PgbenchResult {
-  tps: number;
-  latencyMs: number | undefined;
-  transactions: number | undefined;
-}
-
-/**
- * The figures of pgbench's summary. pgbench 14+ prints `tps = … (without initial connection
- * time)`; older ones print two tps lines, of which the one "excluding connections establishing"
- * is the same measure.
- */
-export function parsePgbench(output: string): PgbenchResult {
+/** pgbench's summary: 14+ prints `tps = … (without initial connection time)`, older ones two tps lines, the one "excluding connections establishing" the same measure. */
+export function parsePgbench(output: string): { tps: number; latencyMs: number | undefined; transactions: number | undefined } {
   const tpsLines = [...output.matchAll(/^tps = ([\d.]+) \(([^)]*)\)/gm)];
   const chosen = tpsLines.find((m) => /without initial connection|excluding/.test(m[2]!)) ?? tpsLines[0];
   if (!chosen) throw new Error(`no "tps = …" line in pgbench's output:\n${output.slice(-600)}`);
@@ -43,23 +29,19 @@ function findPgbench(): string {
   throw new Error('pgbench not found (apt-get install postgresql-client, or put it on PATH)');
 }
 
-/** libpq's environment for a postgres:// URL, so no password lands in a command line. */
-function libpqEnv(url: string): NodeJS.ProcessEnv {
-  const u = new URL(url);
-  return {
+/** `pgbench -i -s 1` into `databaseUrl` (created here, dropped afterwards), then `-c 8 -j 2 -T <seconds>`. */
+export async function runPgbench(databaseUrl: string, seconds: number) {
+  const pgbench = findPgbench();
+  // libpq's environment, so no password lands in a command line.
+  const u = new URL(databaseUrl);
+  const env = {
     ...process.env,
     PGHOST: u.hostname,
     PGPORT: u.port || '5432',
     PGUSER: decodeURIComponent(u.username || 'postgres'),
     ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}),
-    PGDATABASE: databaseNameOf(url),
+    PGDATABASE: databaseNameOf(databaseUrl),
   };
-}
-
-/** Initialises `databaseUrl` (created here, dropped afterwards) and runs the TPC-B-like load for `seconds`. */
-export async function runPgbench(databaseUrl: string, seconds: number): Promise<PgbenchResult & { command: string }> {
-  const pgbench = findPgbench();
-  const env = libpqEnv(databaseUrl);
   await ensureDatabase(databaseUrl);
   try {
     await run(pgbench, ['-i', '-s', '1', '-q'], { env });

@@ -12,10 +12,7 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/**
- * utime + stime (in ticks) from one /proc/<pid>/stat line. The command name sits in parentheses
- * and may itself hold spaces or parentheses, so the fields are counted from the last ")".
- */
+/** utime + stime (in ticks) of a /proc/<pid>/stat line, counted from the last ")": the command name may hold spaces or parentheses. */
 export function cpuTicksOf(stat: string): number {
   const end = stat.lastIndexOf(')');
   if (end < 0) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
@@ -24,8 +21,7 @@ export function cpuTicksOf(stat: string): number {
     .slice(end + 2)
     .trim()
     .split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
+  const [utime, stime] = [Number(fields[11]), Number(fields[12])];
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`no utime/stime in /proc/<pid>/stat: ${stat.slice(0, 80)}`);
   return utime + stime;
 }
@@ -66,18 +62,14 @@ export interface MachineUse {
   seconds: number;
 }
 
+/** A process's share of one core during the window (100 = one full core), and the CPU-seconds it spent. */
 export interface CpuUse {
   name: string;
-  /** Share of one core during the window (100 = one full core). */
   percent: number;
-  /** CPU-seconds spent during the window. */
   seconds: number;
 }
 
-/**
- * Busy and total CPU ticks of the whole machine, every core, from /proc/stat's first line: busy
- * is everything but idle and iowait. What a row cost the machine, database and kernel included.
- */
+/** Busy (all but idle and iowait) and total CPU ticks of the whole machine, from /proc/stat's first line. */
 export function machineTicksOf(stat: string): { busy: number; total: number } {
   const fields = stat.split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) throw new Error(`not a /proc/stat cpu line: ${stat.slice(0, 80)}`);
@@ -87,15 +79,15 @@ export function machineTicksOf(stat: string): { busy: number; total: number } {
 
 /** The local PostgreSQL server's processes (the bench's databases are on it), all named `postgres`. */
 export function postgresServer(): Watched[] {
+  const isPostgres = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
   return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
+    .filter((entry) => /^\d+$/.test(entry) && isPostgres(entry))
     .map((pid) => ({ name: 'postgres', pid: Number(pid) }));
 }
 
@@ -112,31 +104,30 @@ const ticksOr = (pid: number, fallback: number) => {
  * Reads every watched process's CPU time now; `finish()` gives each one's use since, one entry per
  * name (PostgreSQL's processes add up under `postgres`), and the whole machine's busy share.
  */
-export function startCpuWindow(processes: Watched[]): { finish(): CpuUse[]; machine(): MachineUse } {
+export function startCpuWindow(processes: Watched[]): { finish(): { cpu: CpuUse[]; machine: MachineUse } } {
   const started = process.hrtime.bigint();
   const before = processes.map((p) => ticksOr(p.pid, 0));
   const machineBefore = machineTicksOf(readFileSync('/proc/stat', 'utf8'));
-  let machine: MachineUse | undefined;
   return {
     finish() {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const after = machineTicksOf(readFileSync('/proc/stat', 'utf8'));
-      const cores = availableParallelism();
-      const busy = after.busy - machineBefore.busy;
-      machine = { percent: (busy / Math.max(1, after.total - machineBefore.total)) * cores * 100, cores, seconds: busy / CLOCK_TICKS };
+      const [cores, busy] = [availableParallelism(), after.busy - machineBefore.busy];
+      const machine = {
+        percent: (busy / Math.max(1, after.total - machineBefore.total)) * cores * 100,
+        cores,
+        seconds: busy / CLOCK_TICKS,
+      };
       const byName = new Map<string, number>();
       processes.forEach((p, i) => byName.set(p.name, (byName.get(p.name) ?? 0) + ticksOr(p.pid, before[i]!) - before[i]!));
-      return [...byName].map(([name, ticks]) => ({ name, percent: cpuPercent(ticks, seconds), seconds: ticks / CLOCK_TICKS }));
-    },
-    machine() {
-      if (!machine) throw new Error('machine() before finish()');
-      return machine;
+      const cpu = [...byName].map(([name, ticks]) => ({ name, percent: cpuPercent(ticks, seconds), seconds: ticks / CLOCK_TICKS }));
+      return { cpu, machine };
     },
   };
 }
 
-/** Samples the summed resident size of `processes` every `everyMs`; `stop()` gives the peak seen. */
-export function watchPeakRss(processes: () => Watched[], everyMs = 250): { stop(): number } {
+/** Samples the summed resident size of `processes` every 250 ms; `stop()` gives the peak seen. */
+export function watchPeakRss(processes: () => Watched[]): { stop(): number } {
   let peak = 0;
   const sample = () => {
     try {
@@ -149,7 +140,7 @@ export function watchPeakRss(processes: () => Watched[], everyMs = 250): { stop(
     }
   };
   sample();
-  const timer = setInterval(sample, everyMs);
+  const timer = setInterval(sample, 250);
   return {
     stop() {
       clearInterval(timer);

@@ -1,7 +1,10 @@
-/** Child processes the bench starts (each target as a user would run it), their logs, readiness and stopping. */
+/** Child processes the bench starts (each target as a user would run it): their logs, readiness and stopping; the Redis keys they leave. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
+export { freePort } from '@trading/testing';
 
 export const ROOT = join(__dirname, '../..');
 
@@ -12,40 +15,36 @@ export interface Started {
   log: string;
 }
 
-/** Starts `command` with exactly `env` (nothing leaks from the bench's own environment), its output to `<logDir>/<name>.log`. */
-export function startProcess(
-  name: string,
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  logDir: string,
-  cwd = ROOT,
-): Started {
+type Env = Record<string, string>;
+
+/** Starts `node <flags> <file>` (a .ts file through tsx, as `npm start` does) with exactly `env`, its output to `<logDir>/<name>.log`. */
+export function startNode(name: string, file: string, env: Env, logDir: string, { cwd = ROOT, flags = [] as string[] } = {}): Started {
   const log = join(logDir, `${name}.log`);
   const fd = openSync(log, 'a');
-  const child = spawn(command, args, {
+  const args = [...flags, ...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file];
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', ...env },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
-  if (!child.pid) throw new Error(`${name}: could not start ${command}`);
+  if (!child.pid) throw new Error(`${name}: could not start ${file}`);
   return { name, child, pid: child.pid, log };
 }
 
-/** A node process running TypeScript through tsx, as `npm start` and the tools do. */
-export const startTsx = (name: string, file: string, env: Record<string, string>, logDir: string, cwd = ROOT, nodeFlags: string[] = []) =>
-  startProcess(name, process.execPath, [...nodeFlags, '--import', 'tsx', file], env, logDir, cwd);
+/** BENCH_CPU_PROFILE=<dir>: a process (and the workers it forks) writes a V8 CPU profile there when it stops. */
+export const profileFlags = () => {
+  const dir = process.env['BENCH_CPU_PROFILE'];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+};
 
-const logTail = (p: Started, lines = 25) => {
+const logTail = (p: Started) => {
   try {
-    return readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-25).join('\n');
   } catch {
     return '(no log)';
   }
 };
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it answers true; fails naming `what` (with the log's tail) if `p` exits or time runs out. */
 export async function waitUntil(p: Started, what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -59,43 +58,58 @@ export async function waitUntil(p: Started, what: string, check: () => Promise<b
   }
 }
 
-/** True once `url` answers 200. */
-export const answers200 = async (url: string, init?: RequestInit) => {
+const answers200 = async (url: string, init?: RequestInit) => {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(3000) });
   await res.arrayBuffer();
   return res.status === 200;
 };
 
-/** SIGTERM, then SIGKILL after `graceMs`. */
-export async function stopProcess(p: Started, graceMs = 20_000): Promise<void> {
+/** SIGTERM, then SIGKILL after 20 s. */
+export async function stopProcess(p: Started): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));
   p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
   await exited;
   clearTimeout(timer);
 }
 
-/** A port nothing listens on now (the kernel's choice). */
-export { freePort } from '@trading/testing';
+/** Processes started together, each once it answers, and stopped together. */
+export class Group {
+  private readonly started: Started[] = [];
+  constructor(private readonly logDir: string) {}
 
-/** A budget no bench load reaches in its minute: the limits run (and cost what they cost) but never refuse. */
-const NEVER_BINDS = 1_000_000_000;
+  /** `use` a group, stopped afterwards whatever happened. */
+  static async run(logDir: string, use: (group: Group) => Promise<void>): Promise<void> {
+    const group = new Group(logDir);
+    try {
+      await use(group);
+    } finally {
+      await group.stop();
+    }
+  }
+
+  /** Starts `file` as startNode does (`opts.cwd`, `opts.flags`), then waits until `url` answers 200 to `opts.init`. */
+  async serve(name: string, file: string, env: Env, url: string, opts: { init?: RequestInit; cwd?: string; flags?: string[] } = {}) {
+    const p = startNode(name, file, env, this.logDir, opts);
+    this.started.push(p);
+    await waitUntil(p, 'an answer', () => answers200(url, opts.init));
+    return p;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.started.map((p) => stopProcess(p)));
+  }
+}
 
 /**
- * The edges' request budgets for the targets. On by default, as every deployment runs them, with
- * budgets no load reaches: what is measured is their cost, never a refusal. `BENCH_RATE_LIMITS=off`
- * sets them to 0 (not counted at all), as the runs before round five did.
+ * The edges' request budgets: on by default, as every deployment runs them, at a budget no load
+ * reaches (their cost is measured, never a refusal); `BENCH_RATE_LIMITS=off` sets them to 0.
  */
 export function rateLimitsEnv(namespace: string): Record<string, string> {
-  const budget = rateLimitsMeasured() ? String(NEVER_BINDS) : '0';
-  return {
-    API_RATE_LIMIT_PER_MINUTE: budget,
-    API_ORDER_RATE_LIMIT_PER_MINUTE: budget,
-    API_ADDRESS_RATE_LIMIT_PER_MINUTE: budget,
-    API_APP_RATE_LIMIT_PER_MINUTE: budget,
-    API_RATE_LIMIT_NAMESPACE: namespace,
-  };
+  const budget = rateLimitsMeasured() ? '1000000000' : '0';
+  const names = ['API_RATE_LIMIT', 'API_ORDER_RATE_LIMIT', 'API_ADDRESS_RATE_LIMIT', 'API_APP_RATE_LIMIT'];
+  return { ...Object.fromEntries(names.map((n) => [`${n}_PER_MINUTE`, budget])), API_RATE_LIMIT_NAMESPACE: namespace };
 }
 
 /** BENCH_RATE_LIMITS: unset or `on` (the default), `off`; anything else stops the bench with the reason. */
@@ -103,4 +117,17 @@ export function rateLimitsMeasured(): boolean {
   const value = process.env['BENCH_RATE_LIMITS'] ?? 'on';
   if (value !== 'on' && value !== 'off') throw new Error(`BENCH_RATE_LIMITS must be on or off, not ${JSON.stringify(value)}`);
   return value === 'on';
+}
+
+/** Every Redis key matching `pattern` (a stream, or the peer's storage): they have no expiry, so the bench deletes them. */
+export async function deleteKeys(redisUrl: string, pattern: string): Promise<void> {
+  const client = createClient({ url: redisUrl });
+  await client.connect();
+  try {
+    const keys: string[] = [];
+    for await (const batch of client.scanIterator({ MATCH: pattern, COUNT: 1000 })) keys.push(...batch);
+    for (let i = 0; i < keys.length; i += 500) await client.del(keys.slice(i, i + 500));
+  } finally {
+    await client.close();
+  }
 }

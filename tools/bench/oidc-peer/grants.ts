@@ -1,9 +1,8 @@
 /**
  * Grants at the oidc-provider peer through the real authorization-code flow over HTTP, as a
  * browser and a vendor backend make them: GET /auth (PKCE S256, offline_access, prompt=consent)
- * → the login interaction → the consent interaction → back at the redirect URI with a code →
- * POST /token (client_secret_basic, the code verifier). Each grant a browser of its own (a new
- * session, so a new grant).
+ * → the login and consent interactions → the redirect URI with a code → POST /token
+ * (client_secret_basic, the code verifier). Each grant a browser of its own (a new session).
  */
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -15,17 +14,14 @@ export interface PeerClient {
   redirectUri: string;
 }
 
-const basicAuth = (clientId: string, clientSecret: string) =>
+export const basicAuth = (clientId: string, clientSecret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
 
 /** A cookie jar that follows redirects by hand. */
 class Browser {
   private readonly cookies = new Map<string, string>();
   async get(url: string): Promise<{ status: number; location?: string; body: string }> {
-    const res = await fetch(url, {
-      redirect: 'manual',
-      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-    });
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const at = pair!.indexOf('=');
@@ -40,8 +36,7 @@ class Browser {
 
 /** One grant through the whole flow: its first refresh token. */
 async function peerGrant(client: PeerClient): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(12).toString('base64url');
+  const [verifier, state] = [randomBytes(32).toString('base64url'), randomBytes(12).toString('base64url')];
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: client.clientId,
@@ -56,14 +51,13 @@ async function peerGrant(client: PeerClient): Promise<string> {
   let at = await browser.get(`${client.issuer}/auth?${query}`);
   // /auth → /interaction/<uid> (login) → /auth/<uid> → /interaction/<uid> (consent) → /auth/<uid> → the redirect URI.
   for (let hops = 0; hops < 10 && at.location && !at.location.startsWith(client.redirectUri); hops++) at = await browser.get(at.location);
-  if (!at.location?.startsWith(client.redirectUri))
-    throw new Error(
-      `oidc-provider's flow ended at ${at.status}: ${at.body
-        .replace(/<style>[^]*<\/style>/, '')
-        .replace(/<[^>]+>/g, ' ')
-        .replace(/\s+/g, ' ')
-        .slice(0, 300)}`,
-    );
+  if (!at.location?.startsWith(client.redirectUri)) {
+    const text = at.body
+      .replace(/<style>[^]*<\/style>/, '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
+    throw new Error(`oidc-provider's flow ended at ${at.status}: ${text.slice(0, 300)}`);
+  }
   const back = new URL(at.location);
   const code = back.searchParams.get('code');
   if (!code || back.searchParams.get('state') !== state) throw new Error(`oidc-provider redirected without a code: ${at.location}`);
@@ -72,13 +66,13 @@ async function peerGrant(client: PeerClient): Promise<string> {
     headers: { authorization: basicAuth(client.clientId, client.clientSecret), 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
   });
-  const body = (await res.json()) as { refresh_token?: string; error?: string; error_description?: string };
+  const body = (await res.json()) as { refresh_token?: string };
   if (res.status !== 200 || !body.refresh_token)
     throw new Error(`oidc-provider's code exchange answered ${res.status}: ${JSON.stringify(body)}`);
   return body.refresh_token;
 }
 
-/** `count` grants: their first refresh tokens. */
+/** `count` grants, one after another: their first refresh tokens. */
 export async function peerRefreshTokens(client: PeerClient, count: number): Promise<string[]> {
   const tokens: string[] = [];
   for (let i = 0; i < count; i++) tokens.push(await peerGrant(client));

@@ -18,23 +18,14 @@ export const typeDefs = parse(/* GraphQL */ `
   }
 `);
 
-const ACCOUNTS = [
-  {
-    id: '7d1c8a52-3f0e-4a8b-9b1e-2f6a4c1d0e01',
-    number: 'TA-000001',
-    type: 'CASH',
-    status: 'ACTIVE',
-    baseCurrency: 'USD',
-    createdAt: '2026-01-02T09:30:00.000Z',
-  },
-  {
-    id: '7d1c8a52-3f0e-4a8b-9b1e-2f6a4c1d0e02',
-    number: 'TA-000002',
-    type: 'MARGIN',
-    status: 'ACTIVE',
-    baseCurrency: 'USD',
-    createdAt: '2026-01-02T09:31:00.000Z',
-  },
-];
+const account = (n: 1 | 2, type: string) => ({
+  id: `7d1c8a52-3f0e-4a8b-9b1e-2f6a4c1d0e0${n}`,
+  number: `TA-00000${n}`,
+  type,
+  status: 'ACTIVE',
+  baseCurrency: 'USD',
+  createdAt: `2026-01-02T09:3${n - 1}:00.000Z`,
+});
+const ACCOUNTS = [account(1, 'CASH'), account(2, 'MARGIN')];
 
 export const resolvers = { Query: { accounts: () => ACCOUNTS } };

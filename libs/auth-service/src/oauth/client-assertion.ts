@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { CLIENT_ASSERTION_ALGS } from '../registry/registration';
+import { CLIENT_ASSERTION_ALGS } from '../registry/client-policy';
 import type { Client } from '../registry/registry.service';
 import { JwksUriFailure } from './client-keys';
 import type { OAuthContext } from './context';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { DPOP_ALGORITHMS, SCOPES } from '@trading/auth';
-import { CLIENT_ASSERTION_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '../registry/registration';
+import { CLIENT_ASSERTION_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '../registry/client-policy';
 import { LOCALES } from '../web/locale';
 import { OIDC_SCOPES } from './scopes';
 

@@ -5,7 +5,7 @@ import { authenticateClient, requestParams } from './client-auth';
 import type { ClientLimits } from './client-limits';
 import type { OAuthContext } from './context';
 import { clientRequestProof, parEndpointUrls } from './dpop';
-import { profileOf } from '../registry/registration';
+import { profileOf } from '../registry/client-policy';
 import { noStore, OAuthError, oauthErrors, type OAuthErrorCode } from './errors';
 
 /** RFC 9126 §2.2. */

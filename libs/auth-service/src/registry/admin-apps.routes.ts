@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { LEGACY_MIX, profileOf, type ClientPolicy } from './registration';
+import { LEGACY_MIX, profileOf, type ClientPolicy } from './client-policy';
 import type { IssuedCredentials, RegistryService, VendorApp } from './registry.service';
 
 const appSummary = (app: VendorApp) => ({

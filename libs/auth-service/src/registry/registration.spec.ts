@@ -1,15 +1,7 @@
-import {
-  jwkProblem,
-  jwksUriProblem,
-  redirectUriProblem,
-  validateClientPolicy,
-  validateJwks,
-  validatePublicPages,
-  validateRedirectUris,
-  validateRegistration,
-  validateWebOrigins,
-  webOriginProblem,
-} from './registration';
+import { validateClientPolicy } from './client-policy';
+import { jwkProblem, jwksUriProblem, validateJwks } from './jwks';
+import { validateRegistration } from './registration';
+import { redirectUriProblem, validatePublicPages, validateRedirectUris, validateWebOrigins, webOriginProblem } from './web-addresses';
 
 const valid = {
   companyName: 'Acme Trading Tools GmbH',

@@ -4,7 +4,7 @@ import { openDatabase } from '@trading/db';
 import { createTestDatabases, type TestDatabases } from '@trading/testing';
 import { OPEN_ORDER_CAP_SETTING, omsMigrations } from '../migrations';
 import { bidAsk } from '../market-data/quote';
-import { ASK_SQL, BID_SQL, CAN_ACT, ENGINE_READS } from './engine';
+import { ASK_SQL, BID_SQL, CAN_ACT, ENGINE_READS } from './engine-reads';
 
 const BOOK = 3000;
 /** The quoted spread: at a price of 100 on a 0.01 tick, bid 99.95 and ask 100.05. */

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { shareLiquidity } from './engine';
+import { shareLiquidity } from './fills';
 
 const share = (pool: string, lot: string, demands: string[], first = 0) =>
   shareLiquidity(

@@ -80,7 +80,7 @@ export interface Refusal {
 }
 
 /** Runs `check`; its AppError is a refusal (a what-if answers reasons, not errors), anything else is thrown. */
-export function refusing<T>(refusals: Refusal[], check: () => T): T | undefined {
+function refusing<T>(refusals: Refusal[], check: () => T): T | undefined {
   try {
     return check();
   } catch (err) {
@@ -99,7 +99,7 @@ export interface EstimatedCash {
   cashChange: Decimal;
 }
 
-export function estimatedCash(request: OrderRequest, r: Reservation, currency: string, schedule: CommissionSchedule): EstimatedCash {
+function estimatedCash(request: OrderRequest, r: Reservation, currency: string, schedule: CommissionSchedule): EstimatedCash {
   const quantity = new Decimal(request.quantity);
   const value = quantity.times(r.estimatedPrice);
   const gross = new Decimal(formatMoney(value, currency));
@@ -110,7 +110,7 @@ export function estimatedCash(request: OrderRequest, r: Reservation, currency: s
 }
 
 /** A buy's hold and its legs' together must fit in what the account has available to trade. */
-export function buyingPowerRefusal(reserve: Decimal, available: Decimal, currency: string): Refusal | null {
+function buyingPowerRefusal(reserve: Decimal, available: Decimal, currency: string): Refusal | null {
   if (!reserve.gt(available)) return null;
   return {
     field: 'quantity',
@@ -119,13 +119,13 @@ export function buyingPowerRefusal(reserve: Decimal, available: Decimal, currenc
 }
 
 /** A sell's position before and after; selling more than is held (no shorts) is refused. */
-export function positionChange(held: Decimal, quantity: Decimal, symbol: string, refusals: Refusal[]) {
+function positionChange(held: Decimal, quantity: Decimal, symbol: string, refusals: Refusal[]) {
   if (quantity.gt(held)) refusals.push({ field: 'quantity', message: insufficientPosition(held, symbol) });
   return { before: held.toString(), change: quantity.neg().toString(), after: held.minus(quantity).toString() };
 }
 
 /** What the client should know beside any refusal: a closed market, a market buy's collar, a limit far from the last price. */
-export function whatIfWarnings(request: OrderRequest, r: Reservation, marketOpen: boolean, collar: string): string[] {
+function whatIfWarnings(request: OrderRequest, r: Reservation, marketOpen: boolean, collar: string): string[] {
   const warnings: string[] = [];
   if (!marketOpen) warnings.push('The market is closed: the order would wait for the next session');
   if (request.type === 'MARKET' && request.side === 'BUY')
@@ -156,7 +156,7 @@ export interface WhatIf {
 }
 
 /** The what-if on the wire: money in the instrument's currency, prices on its tick. */
-export function presentWhatIf(w: WhatIf) {
+function presentWhatIf(w: WhatIf) {
   const { request, instrument, cash } = w;
   const currency = instrument.currency;
   const change = (before: Decimal, delta: Decimal) => ({

@@ -1,4 +1,4 @@
-/** One REST operation, turned into OpenAPI by `operation()` in openapi.ts; its schemas are the contract's (../contract). */
+/** One REST operation, turned into OpenAPI by `operation()` in paths.ts; its schemas are the contract's (../contract). */
 export type Op = {
   summary: string;
   scopes?: string[];

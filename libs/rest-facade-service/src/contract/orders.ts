@@ -1,17 +1,14 @@
 import { z } from '@trading/config';
 import {
-  CASH_ACTIVITY_TYPES,
   currency,
   cursor,
   decimal,
-  FUNDING_STATES,
-  FUNDING_TYPES,
   id,
   money,
   named,
-  ORDER_SIDES,
   ORDER_CLASSES,
   ORDER_LEGS,
+  ORDER_SIDES,
   ORDER_STATUSES,
   ORDER_TYPES,
   price,
@@ -21,191 +18,14 @@ import {
   timestamp,
 } from './kit';
 
-/** What the REST API answers, resource by resource. Every object is closed: a field not listed here is a bug. */
+/**
+ * What the orders endpoints (/v1/oms/…) answer: orders, their fills and live events, the
+ * account's activity feed, what-if previews and the order rules. Every object is closed: a
+ * field not listed here is a bug.
+ */
 const o = z.strictObject;
 const list = <S extends z.ZodType>(items: S) => z.array(items);
 
-export const problem = named(
-  'Problem',
-  z.object({
-    type: text,
-    title: text,
-    status: z.int(),
-    detail: text,
-    code: text.meta({ examples: ['BAD_USER_INPUT', 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND'] }),
-    field: text.optional().meta({ description: 'The request field at fault' }),
-    requestId: text.optional(),
-  }),
-  'RFC 9457 problem details, with a stable `code` and the `field` at fault',
-);
-
-// Personal access tokens
-export const patLoginResponse = named('PatLoginResponse', o({ userId: text, token: text.meta({ description: 'Session JWT' }) }));
-export const patRevokeResponse = named('PatRevokeResponse', o({ tokenId: text, revokedAt: timestamp }));
-const patLogin = named(
-  'PatLogin',
-  o({
-    at: timestamp,
-    tokenId: text.nullable(),
-    tokenName: text.nullable(),
-    ip: text.nullable(),
-    userAgent: text.nullable(),
-    outcome: z.enum(['SUCCESS', 'FAILURE']),
-  }),
-);
-export const patLoginActivityPage = named('PatLoginActivityPage', o({ logins: list(patLogin), nextCursor: cursor }));
-
-// Accounts
-const accountSettingsFields = {
-  nickname: text.nullable().meta({ description: "The owner's own name for the account (1 to 64 characters); null when none is set" }),
-  tradeConfirmationEmails: z.boolean().meta({ description: 'Whether each fill is confirmed by email (true unless turned off)' }),
-};
-const account = named(
-  'Account',
-  o({
-    id,
-    number: text,
-    type: z.enum(['CASH', 'MARGIN']),
-    status: z.enum(['ACTIVE', 'RESTRICTED', 'CLOSED']),
-    baseCurrency: currency,
-    createdAt: timestamp,
-    ...accountSettingsFields,
-  }),
-);
-export const accountList = named('AccountList', o({ accounts: list(account) }));
-export const accountSettings = named(
-  'AccountSettings',
-  o({ accountId: id, ...accountSettingsFields }),
-  "The account's settings as they are after the change",
-);
-const percent = decimal.nullable().meta({ description: 'In percent, two decimals (half-up)', examples: ['10.15'] });
-const positionFields = {
-  symbol: text,
-  quantity: quantity.meta({ description: 'Negative for a short holding' }),
-  quantityAvailable: quantity.meta({
-    description: 'quantity less what working sell orders already sell: what a new sell or a close may still sell (never below 0)',
-  }),
-  averageCost: price,
-  costBasis: money,
-  marketPrice: price,
-  marketValue: money,
-  unrealizedPnl: money,
-  unrealizedPnlPercent: percent.meta({ description: 'unrealizedPnl / |costBasis| × 100, two decimals; null when costBasis is 0' }),
-  realizedPnl: money,
-  dayChange: money,
-  dayChangePercent: percent.meta({
-    description: '(last price − previous close) / previous close × 100, two decimals; null when there is no previous close',
-  }),
-  currency,
-  updatedAt: timestamp,
-};
-export const position = named('Position', o({ accountId: id, ...positionFields }));
-const positionItem = named('PositionItem', o(positionFields));
-export const positionPage = named('PositionPage', o({ accountId: id, positions: list(positionItem), nextCursor: cursor }));
-const marginFigures = named(
-  'MarginFigures',
-  o({
-    currency,
-    cash: money,
-    marketValue: money,
-    equity: money,
-    initialRequirement: money,
-    maintenanceRequirement: money,
-    excessLiquidity: money,
-    buyingPower: money,
-  }),
-);
-export const margin = named(
-  'Margin',
-  o({
-    accountId: id,
-    accountType: z.enum(['CASH', 'MARGIN']),
-    baseCurrency: currency,
-    asOf: timestamp,
-    total: marginFigures,
-    byCurrency: list(marginFigures),
-  }),
-);
-const portfolio = named(
-  'Portfolio',
-  o({
-    currency,
-    cash: money,
-    marketValue: money,
-    totalValue: money,
-    totalValueInBase: money,
-    allocationPercent: decimal,
-    dayChange: money,
-    dayChangePercent: decimal,
-    positionCount: z.int().min(0),
-  }),
-);
-export const portfolioSummary = named(
-  'PortfolioSummary',
-  o({
-    accountId: id,
-    baseCurrency: currency,
-    totalValue: money,
-    dayChange: money,
-    dayChangePercent: decimal,
-    asOf: timestamp,
-    portfolios: list(portfolio),
-  }),
-);
-
-// Banking
-const balanceFields = {
-  currency,
-  cash: money.meta({ description: 'settled + unsettled cash, including held' }),
-  settledCash: money,
-  unsettledCash: money,
-  held: money.meta({ description: 'reserved for open orders and pending withdrawals' }),
-  availableToTrade: money,
-  availableToWithdraw: money,
-  pendingIn: money.meta({ description: 'deposits not yet cleared (PENDING): added to cash when they clear' }),
-  pendingOut: money.meta({ description: 'withdrawals not yet paid out (PENDING): still in cash and held until then' }),
-};
-const cashBalance = named('CashBalance', o(balanceFields));
-export const accountCashBalance = named('AccountCashBalance', o({ accountId: id, ...balanceFields }));
-export const balanceList = named('BalanceList', o({ accountId: id, balances: list(cashBalance) }));
-const cashActivity = named(
-  'CashActivity',
-  o({
-    id: text,
-    type: z.enum(CASH_ACTIVITY_TYPES),
-    currency,
-    amount: money.meta({ description: 'Signed: positive credits cash' }),
-    balanceAfter: money.meta({ description: 'Running cash balance in that currency after this movement' }),
-    description: text,
-    transactionId: id.nullable(),
-    occurredAt: timestamp,
-  }),
-);
-export const cashActivityPage = named('CashActivityPage', o({ accountId: id, activity: list(cashActivity), nextCursor: cursor }));
-export const fundingTransaction = named(
-  'FundingTransaction',
-  o({
-    id,
-    accountId: id,
-    type: z.enum(FUNDING_TYPES),
-    state: z.enum(FUNDING_STATES),
-    amount: money,
-    currency,
-    reference: text.nullable(),
-    rejectReason: text.nullable(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    completedAt: timestamp.nullable(),
-    cancelledAt: timestamp.nullable(),
-    rejectedAt: timestamp.nullable(),
-  }),
-);
-export const fundingTransactionPage = named(
-  'FundingTransactionPage',
-  o({ accountId: id, transactions: list(fundingTransaction), nextCursor: cursor }),
-);
-
-// Orders
 const side = z.enum(ORDER_SIDES);
 const orderType = z.enum(ORDER_TYPES);
 const timeInForce = z

@@ -1,0 +1,242 @@
+/** Each measured path: its targets started, its world made (users, grants, funded accounts), its loads measured. */
+import { randomBytes } from 'node:crypto';
+import { withDatabaseName } from '@trading/db';
+import { createUser, fund, http, lastPrice, listInstrument, provisionApp, refreshTokens, TEST_POSTGRES_URL } from '@trading/testing';
+import { TEST_REDIS_URL, type Urls, type VendorApp, type WorldUser } from '@trading/testing';
+import { newDpopKey, proofSigner, type DpopKey } from './dpop';
+import { limitBuy, ORDER_TRADERS, ROTATION_CHAINS } from './load';
+import { Bench, progress, SECONDS } from './measure';
+import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
+import { runPgbench } from './pgbench';
+import { buildBundles, startAllInOne, startServiceMode, type App, type PlatformOptions } from './platform';
+import { readRssBytes, watchPeakRss, type Watched } from './proc';
+import { deleteKeys, freePort, Group } from './processes';
+import { labelOf, type Memory, type PathName } from './report';
+import { loadWeekOfTicks, middleDayOfTheWeek } from './week-of-ticks';
+
+/** The operation the facade sends for GET /v1/accounts: every chain answers the same query. */
+const QUERY = 'query Accounts { accounts { id number type status baseCurrency createdAt } }';
+const graphqlPost = (headers: Record<string, string> = {}) => ({
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ operationName: 'Accounts', query: QUERY }),
+});
+const bearerGet = (token: string) => ({ method: 'GET' as const, headers: { authorization: `Bearer ${token}` } });
+const local = (port: number) => `http://127.0.0.1:${port}`;
+const sessions = (users: WorldUser[]) => users.map((u) => ({ token: u.session, accounts: u.accounts }));
+
+export async function bare(bench: Bench, logDir: string) {
+  await Group.run(logDir, async (group) => {
+    const port = await freePort();
+    const server = await group.serve('bare', 'tools/bench/bare-server.ts', { PORT: String(port) }, `${local(port)}/`);
+    await bench.fixed('bare', `${local(port)}/`, { method: 'GET', headers: {} }, () => [{ name: 'server', pid: server.pid }]);
+  });
+}
+
+export async function stockChain(bench: Bench, logDir: string) {
+  await Group.run(logDir, async (group) => {
+    const [subgraphPort, gatewayPort, init] = [await freePort(), await freePort(), graphqlPost()];
+    const [subgraphUrl, url] = [`${local(subgraphPort)}/`, `${local(gatewayPort)}/`];
+    const env = (port: number, more = {}) => ({ PORT: String(port), NODE_ENV: 'production', ...more });
+    const subgraph = await group.serve('stock-subgraph', 'tools/bench/stock/subgraph.ts', env(subgraphPort), subgraphUrl, { init });
+    const gatewayEnv = env(gatewayPort, { SUBGRAPH_URL: subgraphUrl });
+    const gateway = await group.serve('stock-gateway', 'tools/bench/stock/gateway.ts', gatewayEnv, url, { init });
+    await bench.fixed('stock', url, init, () => [
+      { name: 'gateway', pid: gateway.pid },
+      { name: 'subgraph', pid: subgraph.pid },
+    ]);
+  });
+}
+
+/**
+ * The peer: node-oidc-provider in a process of its own, its storage in Redis under the run's prefix
+ * (deleted afterwards), grants made through its authorization-code + PKCE flow over HTTP, then the
+ * same rotation load as ours; then the same behind the leanest proxy hop Node offers, what a hop
+ * alone costs on this machine (our token endpoint sits behind the facade, the peer behind nothing).
+ */
+export async function oidcPeer(bench: Bench, id: string, logDir: string) {
+  const [port, proxyPort] = [await freePort(), await freePort()];
+  const [prefix, metadata] = [`bench_${id}_oidc:`, '/.well-known/openid-configuration'];
+  const client: PeerClient = {
+    issuer: local(port),
+    clientId: 'bench-vendor',
+    clientSecret: randomBytes(24).toString('hex'),
+    redirectUri: 'https://vendor.example/callback',
+  };
+  const env = {
+    PORT: String(port),
+    NODE_ENV: 'production',
+    REDIS_URL: TEST_REDIS_URL,
+    OIDC_REDIS_PREFIX: prefix,
+    OIDC_CLIENT_ID: client.clientId,
+    OIDC_CLIENT_SECRET: client.clientSecret,
+    OIDC_REDIRECT_URI: client.redirectUri,
+  };
+  try {
+    await Group.run(logDir, async (group) => {
+      const server = await group.serve('oidc-peer', 'tools/bench/oidc-peer/server.mjs', env, `${client.issuer}${metadata}`);
+      const peer = { name: 'oidc-provider', pid: server.pid };
+      progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
+      await bench.rotation('oidc-peer', `${client.issuer}/token`, client, await peerRefreshTokens(client, ROTATION_CHAINS), () => [peer]);
+      const proxied = local(proxyPort);
+      const proxyEnv = { PORT: String(proxyPort), TARGET: client.issuer };
+      const proxy = await group.serve('oidc-peer-proxy', 'tools/bench/oidc-peer/proxy.mjs', proxyEnv, `${proxied}${metadata}`);
+      progress(`making ${ROTATION_CHAINS} more grants at node-oidc-provider…`);
+      const tokens = await peerRefreshTokens(client, ROTATION_CHAINS);
+      await bench.rotation('oidc-peer-proxied', `${proxied}/token`, client, tokens, () => [{ name: 'proxy', pid: proxy.pid }, peer]);
+    });
+  } finally {
+    await deleteKeys(TEST_REDIS_URL, `${prefix}*`);
+  }
+}
+
+/**
+ * The all-in-one (`npm start`): its REST read, with its resident size after start and at the peak
+ * of the load, and rotation (`all-in-one`); the bars read (`bars`); order placement (`all-in-one-orders`).
+ */
+export async function allInOne(bench: Bench, options: PlatformOptions, only: Set<PathName>): Promise<Memory | undefined> {
+  progress('starting the all-in-one (npm start)…');
+  const platform = await startAllInOne(options);
+  const { urls, adminToken, processes } = platform;
+  try {
+    const user = await createUser(urls, adminToken);
+    let memory: Memory | undefined;
+    if (only.has('all-in-one')) {
+      const settled = processes().map((p) => ({ name: p.name, bytes: readRssBytes(p.pid) }));
+      const peak = watchPeakRss(processes);
+      const path = labelOf('all-in-one').replace('<n>', String(settled.length));
+      await bench.fixed('all-in-one', `${urls.api}/accounts`, bearerGet(user.session), processes, path);
+      memory = { afterStart: settled.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes: settled };
+      // Rotation where a vendor calls it: the metadata's token_endpoint, {base_url}/oauth/token.
+      const app = await provisionApp(urls, adminToken);
+      await bench.rotation('all-in-one-rotation', `${urls.api}/oauth/token`, app, await grants(urls, app, user), processes);
+    }
+    if (only.has('bars')) {
+      const symbol = await listInstrument(urls, adminToken, '150.00');
+      progress(`writing a week of ${symbol} ticks into the OMS's database…`);
+      await loadWeekOfTicks(withDatabaseName(`${options.postgresServer}/postgres`, `${options.prefix}oms`), symbol);
+      // A day from the middle of the week, both ends given: the same page every time (the default ends move with the clock).
+      const url = `${urls.api}/market/bars/${symbol}?timeframe=1Min&limit=100&${middleDayOfTheWeek()}`;
+      await bench.fixed('bars', url, bearerGet(user.session), processes);
+    }
+    // After the read: its memory figures are of the platform as started, before a book of orders.
+    if (only.has('all-in-one-orders')) await orders(bench, 'all-in-one', urls, await tradingWorld(urls, adminToken, user), processes);
+    return memory;
+  } finally {
+    await platform.stop();
+  }
+}
+
+/** Service mode (six processes): the REST read (bearer, then DPoP-bound), the gateway alone, rotation, orders and market orders. */
+export async function serviceMode(bench: Bench, options: PlatformOptions, only: Set<PathName>) {
+  if (process.env['BENCH_SKIP_BUILD'] !== '1') {
+    progress('building the six bundles (npx nx run-many -t build)…');
+    await buildBundles(options.root);
+  }
+  progress('starting the six services…');
+  const services = await startServiceMode(options);
+  const { urls, adminToken } = services;
+  const pids =
+    (...apps: App[]) =>
+    () =>
+      apps.map((app) => services.pidOf(app));
+  try {
+    const user = await createUser(urls, adminToken);
+    if (only.has('service-rest')) {
+      const [url, watched] = [`${urls.api}/accounts`, pids('rest-facade', 'gateway', 'accounts')];
+      await bench.fixed('service-rest', url, bearerGet(user.session), watched);
+      // A fresh proof per request, checked at the facade.
+      const key = newDpopKey();
+      const token = await dpopPatSession(urls, adminToken, user.email, key);
+      const headers = { authorization: `DPoP ${token}`, dpop: proofSigner(key)('GET', url, token) };
+      await bench.fixed('service-rest-dpop', url, { method: 'GET', headers, dpop: { key, accessToken: token } }, watched);
+    }
+    if (only.has('gateway'))
+      await bench.fixed(
+        'gateway',
+        services.gatewayUrl,
+        graphqlPost({ authorization: `Bearer ${user.session}` }),
+        pids('gateway', 'accounts'),
+      );
+    if (only.has('rotation')) {
+      // Through the facade as vendors call it, then at auth's own listener.
+      const app = await provisionApp(urls, adminToken);
+      await bench.rotation('rotation-facade', `${urls.api}/oauth/token`, app, await grants(urls, app, user), pids('rest-facade', 'auth'));
+      const listener = new URL('/oauth/token', urls.login);
+      listener.hostname = '127.0.0.1';
+      await bench.rotation('rotation', listener.href, app, await grants(urls, app, user), pids('auth'));
+    }
+    if (!only.has('orders') && !only.has('market')) return;
+    const world = await tradingWorld(urls, adminToken, user);
+    const watched = pids('rest-facade', 'gateway', 'oms', 'banking', 'accounts');
+    if (only.has('orders')) await orders(bench, 'service mode', urls, world, watched);
+    // Banking's and accounts' databases, read by primary key to learn when a fill is applied.
+    const database = (name: string) => withDatabaseName(TEST_POSTGRES_URL, `${options.prefix}${name}`);
+    const databases = { banking: database('banking'), accounts: database('accounts') };
+    const traders = sessions(world.traders.slice(1));
+    if (only.has('market'))
+      await bench.measure('market', { kind: 'market', api: urls.api, traders, symbol: world.symbol, databases }, watched);
+  } finally {
+    await services.stop();
+  }
+}
+
+/** The database's own commit rate on the same server: what the money paths are measured against. */
+export async function pgbench(bench: Bench, id: string) {
+  progress(`pgbench -c 8 -j 2 -T ${SECONDS} on the same PostgreSQL server…`);
+  const pg = await runPgbench(withDatabaseName(TEST_POSTGRES_URL, `bench_${id}_pgbench`), SECONDS);
+  const path = `${labelOf('pgbench')}: ${pg.command}${pg.latencyMs === undefined ? '' : `, latency average ${pg.latencyMs} ms`}`;
+  bench.rows.push({ name: 'pgbench', path, unit: 'tps', perSecond: pg.tps, total: pg.transactions ?? 0, errors: 0, cpu: [] });
+}
+
+interface World {
+  symbol: string;
+  /** The first is the user who made the world. */
+  traders: WorldUser[];
+}
+
+/** One instrument, and 1 + ORDER_TRADERS funded users (`user` first): what the order and market paths trade with. */
+async function tradingWorld(urls: Urls, adminToken: string, user: WorldUser): Promise<World> {
+  progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
+  const symbol = await listInstrument(urls, adminToken, '100.00');
+  const traders = [user];
+  for (let i = 0; i < ORDER_TRADERS; i++) traders.push(await createUser(urls, adminToken, 'trader'));
+  for (const trader of traders) await fund(urls, trader, '10000000.00');
+  return { symbol, traders };
+}
+
+/**
+ * Limit buys 40% below the market (within the ±50% band): they rest, each taking a hold in banking.
+ * First one user's two accounts (every order takes the same two accounts' locks: an account's
+ * spends are serial by design), then a broker's order flow: the other users' accounts in turn.
+ */
+async function orders(bench: Bench, mode: 'service mode' | 'all-in-one', urls: Urls, world: World, watched: () => Watched[]) {
+  const [user, ...others] = world.traders as [WorldUser, ...WorldUser[]];
+  const limitPrice = (Math.floor((await lastPrice(urls, user, world.symbol)) * 60) / 100).toFixed(2);
+  const url = `${urls.api}/oms/order`;
+  const headers = { authorization: `Bearer ${user.session}`, 'content-type': 'application/json' };
+  const probe = await fetch(url, { method: 'POST', headers, body: limitBuy(user.accounts[0]!, world.symbol, limitPrice) });
+  if (probe.status !== 201) throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${await probe.text()}`);
+  const load = { kind: 'orders' as const, url, symbol: world.symbol, limitPrice };
+  const allInOne = mode === 'all-in-one';
+  await bench.measure(allInOne ? 'all-in-one-orders' : 'orders', { ...load, traders: sessions([user]) }, watched);
+  await bench.measure(allInOne ? 'all-in-one-orders-spread' : 'orders-spread', { ...load, traders: sessions(others) }, watched);
+}
+
+/** ROTATION_CHAINS grants of `user` to `app`, each through the authorization-code + PKCE flow: their first refresh tokens. */
+async function grants(urls: Urls, app: VendorApp, user: WorldUser): Promise<string[]> {
+  progress(`making ${ROTATION_CHAINS} grants (authorization code + PKCE)…`);
+  return refreshTokens(urls, app, user, ROTATION_CHAINS);
+}
+
+/** A READ_WRITE PAT for `email` (admin API), exchanged with a proof of `key`: the session token is bound to it. */
+async function dpopPatSession(urls: Urls, adminToken: string, email: string, key: DpopKey): Promise<string> {
+  const expires = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+  const body = { email, name: 'bench dpop', scope: 'READ_WRITE', expires };
+  const pat = await http('POST', `${urls.admin}/admin/pats`, { token: adminToken, body });
+  if (pat.status !== 201 && pat.status !== 200) throw new Error(`POST /admin/pats answered ${pat.status}`);
+  const url = `${urls.api}/pat/login`;
+  const login = await http('POST', url, { body: { token: pat.body.token }, headers: { dpop: proofSigner(key)('POST', url) } });
+  if (login.status !== 200) throw new Error(`POST /v1/pat/login with a DPoP proof answered ${login.status}: ${JSON.stringify(login.body)}`);
+  return login.body.token as string;
+}
