@@ -1,3 +1,4 @@
+const graphql = require('@graphql-eslint/eslint-plugin');
 const nx = require('@nx/eslint-plugin');
 
 const libTypes = ['type:util', 'type:data', 'type:feature'];
@@ -13,7 +14,41 @@ const domainConstraints = [
 module.exports = [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  { ignores: ['**/dist', '**/node_modules', '**/.nx', '**/*.graphql', '**/jest.config.js'] },
+  { ignores: ['**/dist', '**/node_modules', '**/.nx', 'libs/gateway-service/src/supergraph.graphql', '**/jest.config.js'] },
+  {
+    // The subgraphs' SDL files, each linted on its own: no rule that needs the whole schema (the
+    // federation directives and the types other files or subgraphs own are unknown here).
+    files: ['**/*.graphql'],
+    languageOptions: { parser: graphql.parser },
+    plugins: { '@graphql-eslint': graphql },
+    rules: {
+      '@graphql-eslint/naming-convention': [
+        'error',
+        {
+          types: 'PascalCase',
+          FieldDefinition: 'camelCase',
+          InputValueDefinition: 'camelCase',
+          EnumValueDefinition: 'UPPER_CASE',
+        },
+      ],
+      '@graphql-eslint/unique-field-definition-names': 'error',
+      '@graphql-eslint/unique-enum-value-names': 'error',
+      // A `#` comment right above a definition is a description that never reaches the schema.
+      '@graphql-eslint/no-hashtag-description': 'error',
+      '@graphql-eslint/require-deprecation-reason': 'error',
+      // Every type and enum value this subgraph owns is described. Not described here: the root
+      // types, the Account entity's other subgraphs' fields (accounts describes the type) and
+      // the types a subgraph declares only to read @external fields (their owners describe them).
+      '@graphql-eslint/require-description': [
+        'error',
+        {
+          types: true,
+          EnumValueDefinition: true,
+          ignoredSelectors: ['[name.value=/^(Query|Mutation)$/]', '[name.value="Account"]', ':has(Directive[name.value="external"])'],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.ts'],
     rules: {

@@ -5,17 +5,6 @@ import { canonical } from '@trading/money';
 import { callerOwnsAccount, perRequest, type SubgraphContext } from '@trading/subgraph';
 import type { Resolvers } from '../resolvers-types.generated';
 
-/**
- * What the account's working sells promise of its holdings, for the accounts subgraph's
- * `Position.quantityAvailable` (@requires). Not in the public API.
- */
-export const openSellsTypeDefs = /* GraphQL */ `
-  extend type Position {
-    "The open quantity of the account's working sells in this symbol (0 when none)."
-    openSellQuantity: Decimal! @inaccessible
-  }
-`;
-
 /** A holding as this subgraph resolves it: the accounts subgraph's key and the market's marks (market/resolvers.ts). */
 export interface HoldingReference {
   accountId: string;
