@@ -32,6 +32,10 @@ COPY apps ./apps
 RUN npx nx run-many -t build --outputStyle=static \
  && test -f dist/apps/gateway/supergraph.graphql \
  && test -f dist/apps/platform/supergraph.graphql \
+ && test -f dist/apps/oms/oms-service/orders/orders.graphql \
+ && test -f dist/apps/accounts/accounts-service/accounts/accounts.graphql \
+ && test -f dist/apps/banking/banking-service/funding/funding.graphql \
+ && test -f dist/apps/platform/oms-service/orders/orders.graphql \
  && ls dist/apps/*/main.js
 
 # ---- production node_modules ----------------------------------------------------------------
