@@ -6,7 +6,7 @@
 import { alertProblems } from './alert-rules';
 import { composeProblems } from './compose-rules';
 import { dashboardProblems } from './dashboard-rules';
-import { checkOverlay, copyProblems, overlayNames } from './overlays';
+import { checkOverlay, LINKS, linkProblems, overlayNames } from './overlays';
 
 function main(): void {
   let failed = false;
@@ -26,7 +26,7 @@ function main(): void {
       section(`overlay ${name}`, [(err as Error).message], '');
     }
   }
-  section('copies of tools/service-mode', copyProblems(), 'identical');
+  section('links into deploy/', linkProblems(), LINKS.map((l) => `${l.link} -> ${l.target}`).join(', '));
   section('docker-compose.yml', composeProblems(), 'scales (no fixed names, addresses or host ports on scaled services)');
   section('deploy/grafana/trading-platform.json', dashboardProblems(), 'every query reads served metrics');
   section('deploy/prometheus/alerts.yml', alertProblems(), 'every rule reads served metrics and has a severity and a runbook');

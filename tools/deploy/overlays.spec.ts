@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { COMPOSE_FILE } from './compose-rules';
 import { containers, podTemplate, type JsonObject, type K8sObject } from './kustomize';
-import { checkOverlay, copyProblems, overlayNames } from './overlays';
+import { checkOverlay, linkProblems, overlayNames } from './overlays';
 
 import { externalSecrets, ingressControllers, matches } from './validate';
 
@@ -88,8 +89,28 @@ describe('Kubernetes overlays', () => {
     for (const s of externalSecrets()) expect(readme).toMatch(new RegExp(`(^s|secret tls) ${s.name} `, 'm'));
   });
 
-  it('the in-cluster Redis uses the very file of tools/service-mode', () => {
-    expect(copyProblems()).toEqual([]);
+  it('the in-cluster Redis uses the very file tools/service-mode runs (a link), and a copy or a link elsewhere is refused', () => {
+    expect(linkProblems()).toEqual([]);
+    const root = mkdtempSync(join(tmpdir(), 'links-'));
+    try {
+      mkdirSync(join(root, 'deploy'));
+      mkdirSync(join(root, 'tools'));
+      writeFileSync(join(root, 'deploy/a.sh'), 'echo a\n');
+      writeFileSync(join(root, 'deploy/b.sh'), 'echo a\n');
+      const links = [{ link: 'tools/a.sh', target: 'deploy/a.sh' }];
+      const problem = ['tools/a.sh must be a symbolic link to deploy/a.sh: ln -sf ../deploy/a.sh tools/a.sh'];
+      expect(linkProblems(links, root)).toEqual(problem); // missing
+      copyFileSync(join(root, 'deploy/a.sh'), join(root, 'tools/a.sh'));
+      expect(linkProblems(links, root)).toEqual(problem); // a copy, identical today
+      rmSync(join(root, 'tools/a.sh'));
+      symlinkSync('../deploy/b.sh', join(root, 'tools/a.sh'));
+      expect(linkProblems(links, root)).toEqual(problem); // a link to another file
+      rmSync(join(root, 'tools/a.sh'));
+      symlinkSync('../deploy/a.sh', join(root, 'tools/a.sh'));
+      expect(linkProblems(links, root)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   describe('the in-cluster PostgreSQL (dev): a CloudNativePG Cluster with a synchronous standby', () => {
