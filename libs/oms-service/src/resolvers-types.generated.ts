@@ -521,7 +521,7 @@ export type WhatIfLeg = {
   reservedAmount: Scalars['Decimal']['output'];
 };
 
-/** What a replace changes; at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. A sell pair's leg (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled) is replaced within its pair; an OTO's child, once it works, is replaced as an order of its own; a bracket's or an OTO's entry, a pair's buy legs and legs still waiting for their entry cannot be replaced. */
+/** What a replace changes; at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent. quantity is the new total (fills included) and must exceed what has filled: the replacement carries the remainder. A pair's leg, buying or selling (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled), is replaced within its pair; an OTO's child, once it works, is replaced as an order of its own; a bracket's or an OTO's entry and legs still waiting for their entry cannot be replaced. */
 export type ReplaceOrderInput = {
   /** The order's account. */
   accountId: Scalars['ID']['input'];

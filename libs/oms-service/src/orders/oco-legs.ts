@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import type { CommissionSchedule } from './money';
 import { closeOrder, orderReduced, orderUpdated, type OrderRow, type OrderStatus, type OutboxEvent } from './order-store';
+import { replaceUnderWay } from './replacing-legs';
 import { holdOn } from './reservation';
 
 /**
@@ -29,8 +30,9 @@ const OPEN: readonly OrderStatus[] = ['PENDING', ...WORKING];
 
 /**
  * The other legs of the order's OCO group (none for an order outside one), every one locked.
- * Null when the order must not fill this pass: a leg is busy (a cancel, another instance: next
- * pass), or another leg is filled (the order is cancelled here).
+ * Null when the order must not fill this pass: a leg is busy (a cancel, another instance, or a
+ * buy leg's replace waiting for banking to move its hold: next pass), or another leg is filled
+ * (the order is cancelled here).
  */
 export async function lockSiblings(tx: EntityManager, order: OrderRow): Promise<OrderRow[] | null> {
   if (!order.oco_group_id) return [];
@@ -48,6 +50,8 @@ export async function lockSiblings(tx: EntityManager, order: OrderRow): Promise<
     await closeOrder(tx, order, 'CANCELLED', `OCO: order ${first.id} filled first`);
     return null;
   }
+  // A fill now would reduce or cancel the frozen leg and its replacement before the hold has moved.
+  if (siblings.some(replaceUnderWay)) return null;
   return siblings;
 }
 

@@ -444,6 +444,15 @@ describe('checkReplacedLegPrices', () => {
       field: 'stopPrice',
       message: 'stopPrice must be above the take-profit limit 140 (the legs buy)',
     });
+    // A buy pair's legs at one price are refused too: the limit must lie strictly below the stop.
+    expect(refusal(() => checkReplacedLegPrices('BUY', 'TAKE_PROFIT', '210', '210'))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'limitPrice',
+    });
+    expect(refusal(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '140'))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      field: 'stopPrice',
+    });
   });
 });
 

@@ -7,10 +7,11 @@ import type { OrderRow } from './order-store';
 /**
  * Replacing a leg of a pair: an OCO's two legs, or a bracket's take-profit and stop-loss once its
  * entry has filled. The replacement keeps its place in the pair, so the pair still cancels (or
- * reduces) each other and still promises the holding once. Only sell pairs: a buy leg's hold
- * cannot move to a replacement inside the pair yet. An OTO's child, once it works, is replaced as
- * an order of its own. A bracket's or an OTO's entry and a pair's buy leg are refused; so are a
- * new quantity and a new time in force on a pair's leg (it keeps its group's).
+ * reduces) each other. A sell pair still promises the holding once; a buy leg's hold moves to its
+ * replacement as a buy's does (replacement.ts), so each leg of a buy pair still holds its cash
+ * once, at what its remainder can cost at its new price. An OTO's child, once it works, is
+ * replaced as an order of its own. A bracket's or an OTO's entry is refused; so are a new
+ * quantity and a new time in force on a pair's leg (it keeps its group's).
  */
 export function checkReplaceableClass(existing: OrderRow, request: ReplaceRequest): void {
   const orderClass = existing.order_class;
@@ -26,13 +27,11 @@ export function checkReplaceableClass(existing: OrderRow, request: ReplaceReques
   if (orderClass === 'OTO')
     throw refuse('orderId', "An OTO order's entry cannot be replaced (its child can, once it works); cancel it and place a new one");
   if (!existing.oco_group_id) throw refuse('orderId', `A ${orderClass} order's legs cannot be replaced; cancel it and place a new one`);
-  if (existing.side === 'BUY')
-    throw refuse('orderId', `A ${orderClass} order's buy legs cannot be replaced yet; cancel it and place a new one`);
-  // The legs sell one quantity between them (a partial fill brings the other down to its remainder).
+  // The legs trade one quantity between them (a partial fill brings the other down to its remainder).
   if (request.quantity !== null && request.quantity !== undefined)
     throw refuse(
       'quantity',
-      `A ${orderClass} order's legs sell one quantity together: replace their prices, or cancel it and place a new one`,
+      `A ${orderClass} order's legs ${existing.side === 'BUY' ? 'buy' : 'sell'} one quantity together: replace their prices, or cancel it and place a new one`,
     );
   if (request.timeInForce && request.timeInForce !== existing.time_in_force)
     throw refuse('timeInForce', `A ${orderClass} order's leg keeps the group's time in force (${existing.time_in_force})`);
@@ -44,9 +43,26 @@ export async function lockPair(tx: EntityManager, ocoGroupId: string | null): Pr
 }
 
 /**
+ * A leg whose replace has not finished: its replacement waits ACCEPTED for banking to move the
+ * hold, the leg it replaces frozen (`replaced_by_order_id`) and still open. Only a buy leg's
+ * replace is seen so (a sell leg's commits whole); until it finishes, the pair's other leg is
+ * neither replaced (checkPairIdle) nor filled (lockSiblings).
+ */
+export const replaceUnderWay = (leg: OrderRow): boolean =>
+  leg.status === 'ACCEPTED' || (leg.replaced_by_order_id !== null && (leg.status === 'NEW' || leg.status === 'PARTIALLY_FILLED'));
+
+/** A leg is replaced only while no other leg of its pair is (its prices are checked against the other leg as it works). */
+export async function checkPairIdle(tx: EntityManager, old: OrderRow): Promise<void> {
+  if (!old.oco_group_id) return;
+  const legs: OrderRow[] = await tx.query('SELECT * FROM orders WHERE oco_group_id = $1 AND id <> $2', [old.oco_group_id, old.id]);
+  if (legs.some(replaceUnderWay))
+    throw new AppError('CONFLICT', "The pair's other leg is being replaced; try again in a moment", { field: 'orderId' });
+}
+
+/**
  * A leg's new prices against the pair's other working leg, as placing checks a pair: a sell
- * pair's take-profit limit above its stop. The stop leg is the STOP_LOSS one; the other (a
- * bracket's TAKE_PROFIT, an OCO's own order) is the take-profit limit.
+ * pair's take-profit limit above its stop, a buy pair's below it. The stop leg is the STOP_LOSS
+ * one; the other (a bracket's TAKE_PROFIT, an OCO's own order) is the take-profit limit.
  */
 export async function checkPairPrices(tx: EntityManager, old: OrderRow, next: OrderRequest): Promise<void> {
   if (!old.oco_group_id) return;

@@ -10,7 +10,7 @@ import type { KeyClaim } from './order-insert';
 import { parseOrderRequest, type OrderRequest, type ReplaceRequest } from './order-rules';
 import { announceOrder, closeOrder, type OrderRow } from './order-store';
 import { reserve, type ReservationTerms } from './reservation';
-import { adoptLegs, checkPairPrices, lockPair } from './replacing-legs';
+import { adoptLegs, checkPairIdle, checkPairPrices, lockPair } from './replacing-legs';
 import { insufficientPosition, sellable } from './sellable';
 
 /**
@@ -81,9 +81,10 @@ export interface Replacement {
 
 /**
  * The replace's transaction: the key's claim, the old order locked and checked, the replacement
- * (the remainder) recorded and the old order frozen. A buy's replacement waits ACCEPTED for
- * banking to move the hold; a sell's is checked against the holding, then the old order is
- * CANCELLED and the replacement works.
+ * (the remainder) recorded and the old order frozen. A buy's replacement (a buy pair's leg
+ * included, its hold reckoned on the remainder at the new price) waits ACCEPTED for banking to
+ * move the hold; a sell's is checked against the holding, then the old order is CANCELLED and
+ * the replacement works.
  */
 export async function recordReplacement(tx: EntityManager, r: Replacement): Promise<OrderRow | { replay: string }> {
   const { claim } = r;
@@ -92,14 +93,16 @@ export async function recordReplacement(tx: EntityManager, r: Replacement): Prom
   const [old]: OrderRow[] = await tx.query('SELECT * FROM orders WHERE id = $1 FOR UPDATE', [r.oldId]);
   // A leg's quantity may have come down with its pair's fills since it was read: unchanged, it is the locked row's.
   const remainder = remainderToReplace(old!, r.quantityChanged ? r.merged.quantity : old!.quantity);
+  await checkPairIdle(tx, old!);
   const next = { ...r.merged, quantity: remainder.toFixed() };
   await checkPairPrices(tx, old!, next);
   const order = await insertReplacement(tx, r, next, old!);
   // From here the engine, expiry and cancels leave the old order alone.
   await tx.query('UPDATE orders SET replaced_by_order_id = $2, updated_at = now() WHERE id = $1', [old!.id, order.id]);
-  await adoptLegs(tx, old!, order);
   if (claim) await orderIdempotency.remember(tx, claim.owner, claim.key, order.id);
-  if (next.side === 'BUY') return order; // banking moves the hold next
+  // Banking moves the hold next; a buy leg's replacement takes its place over the other leg once it works (replacement.ts).
+  if (next.side === 'BUY') return order;
+  await adoptLegs(tx, old!, order);
   // A leg's pair promises the holding once: the check leaves out the whole pair, the replacement included.
   const available = await sellable(tx, r.account, next.symbol, order.oco_group_id ?? order.id);
   if (remainder.gt(available)) throw new AppError('UNPROCESSABLE', insufficientPosition(available, next.symbol), { field: 'quantity' });

@@ -106,7 +106,7 @@ export const replaceOrderRequest = named(
       .optional()
       .meta({ description: "The replacement's clientOrderId, unique per account as on placing; generated when absent" }),
   }),
-  "What a replace changes (at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent). A sell pair's leg (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled) is replaced within its pair; an OTO's child, once it works, is replaced as an order of its own; a bracket's or an OTO's entry, a pair's buy legs and legs still waiting for their entry cannot be replaced",
+  "What a replace changes (at least one of quantity, limitPrice, stopPrice, timeInForce, trailPrice, trailPercent). A pair's leg, buying or selling (an OCO's, or a bracket's take-profit or stop-loss once the entry has filled), is replaced within its pair; an OTO's child, once it works, is replaced as an order of its own; a bracket's or an OTO's entry and legs still waiting for their entry cannot be replaced",
 );
 
 export const cancelOrderRequest = named('CancelOrderRequest', z.object({ orderId: z.string(required) }));
