@@ -10,9 +10,30 @@
 // rotation (oauth-refresh-binding, oauth-flow and redis-failover specs), whose rules live in a
 // Redis script driven through the token endpoint.
 module.exports = {
+  // The order rules, and each order class's own (its legs, its replaces, trailing stops) in classes/.
   'order-rules': {
-    mutate: ['libs/money/src/index.ts', 'libs/oms-service/src/orders/money.ts', 'libs/oms-service/src/orders/order-rules.ts'],
-    specs: ['libs/money/src/money.spec.ts', 'libs/oms-service/src/orders/order-rules.spec.ts'],
+    mutate: [
+      'libs/money/src/index.ts',
+      'libs/oms-service/src/orders/money.ts',
+      'libs/oms-service/src/orders/order-rules.ts',
+      'libs/oms-service/src/orders/classes/order-classes.ts',
+      'libs/oms-service/src/orders/classes/legs.ts',
+      'libs/oms-service/src/orders/classes/simple.ts',
+      'libs/oms-service/src/orders/classes/bracket.ts',
+      'libs/oms-service/src/orders/classes/oco.ts',
+      'libs/oms-service/src/orders/classes/oto.ts',
+      'libs/oms-service/src/orders/classes/trailing-stop.ts',
+    ],
+    specs: [
+      'libs/money/src/money.spec.ts',
+      'libs/oms-service/src/orders/order-rules.spec.ts',
+      'libs/oms-service/src/orders/classes/legs.spec.ts',
+      'libs/oms-service/src/orders/classes/simple.spec.ts',
+      'libs/oms-service/src/orders/classes/bracket.spec.ts',
+      'libs/oms-service/src/orders/classes/oco.spec.ts',
+      'libs/oms-service/src/orders/classes/oto.spec.ts',
+      'libs/oms-service/src/orders/classes/trailing-stop.spec.ts',
+    ],
   },
   // A request's credentials: PAT strings, PKCE, client address rules, the scope list and the
   // READ_ONLY method rule.

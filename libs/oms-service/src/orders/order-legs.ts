@@ -5,7 +5,8 @@ import { formatMoney } from '@trading/money';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import type { BankingClient } from './clients';
 import type { NewOrder, OrderInserts } from './order-insert';
-import { checkInstrumentRules, checkPriceBand, prefixed, type LegRequest, type OrderClass } from './order-rules';
+import type { LegRequest } from './classes/legs';
+import { checkInstrumentRules, checkPriceBand, prefixed, type OrderClass } from './order-rules';
 import { announceOrder, closeOrder, orderById, type OrderRow } from './order-store';
 import { reserve, type Reservation, type ReservationTerms } from './reservation';
 

@@ -1,5 +1,4 @@
 import { AppError } from '@trading/errors';
-import type { Instrument } from '../instruments/entities/instrument.entity';
 import { commissionOn, fillAmounts } from './money';
 import {
   ceilToTick,
@@ -7,58 +6,17 @@ import {
   checkPriceBand,
   floorToLot,
   parseCloseRequest,
-  parseLegs,
   parseOrderRequest,
   parseReplaceRequest,
-  checkReplacedLegPrices,
   prefixed,
-  trailingStop,
-  withTrailingStop,
   type OrderRequest,
 } from './order-rules';
+import { ACCOUNT, instrument, order, refusal } from './testing/order-fixtures';
 
 // The order rules as pure functions: each refusal is pinned by its code and the field it names,
 // so a rule that loosens or names the wrong field fails here, not only in an end-to-end run.
-const ACCOUNT = '00000000-0000-4000-8000-000000000001';
+// The order classes' own rules (their legs, their replaces, trailing stops) are pinned beside them in classes/.
 const ORDER = '00000000-0000-4000-8000-000000000002';
-
-const order = (over: Record<string, unknown> = {}) => ({
-  accountId: ACCOUNT,
-  symbol: 'AAPL',
-  side: 'BUY',
-  type: 'LIMIT',
-  timeInForce: 'DAY',
-  quantity: '10',
-  limitPrice: '189.50',
-  ...over,
-});
-
-function refusal(run: () => unknown): { code: string; field: string | undefined; message: string } {
-  try {
-    run();
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    // Every refusal says why in words, not only by its code and field.
-    expect(err.message.length).toBeGreaterThan(15);
-    return { code: err.code, field: err.field, message: err.message };
-  }
-  throw new Error('expected a refusal, got none');
-}
-
-const instrument = (over: Partial<Instrument> = {}): Instrument =>
-  ({
-    symbol: 'AAPL',
-    name: 'Apple',
-    currency: 'USD',
-    tickSize: '0.01',
-    lotSize: '1',
-    lastPrice: '100.00',
-    previousClose: '99.00',
-    tradable: true,
-    minQuantity: '1',
-    maxQuantity: '1000',
-    ...over,
-  }) as Instrument;
 
 describe('parseOrderRequest', () => {
   it('normalises a valid order and keeps its client id', () => {
@@ -132,197 +90,6 @@ describe('parseOrderRequest', () => {
     expect(parseOrderRequest(order({ type: 'STOP', limitPrice: null, stopPrice: '180', trailPrice: null })).trailPrice).toBeUndefined();
     expect(parseOrderRequest(order({ symbol: 'BRK.B1' })).symbol).toBe('BRK.B1');
     expect(parseOrderRequest(order({ quantity: '123456789012.12345678' })).quantity).toBe('123456789012.12345678');
-  });
-
-  describe('trailing stops', () => {
-    const trailing = (over: Record<string, unknown>) => order({ type: 'TRAILING_STOP', limitPrice: undefined, side: 'SELL', ...over });
-
-    it('take exactly one of trailPrice and trailPercent', () => {
-      expect(parseOrderRequest(trailing({ trailPrice: '1.50' }))).toMatchObject({ trailPrice: '1.5', stopPrice: null });
-      expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPercent).toBe('2');
-      expect(parseOrderRequest(trailing({ trailPercent: '2' })).trailPrice).toBeUndefined();
-      expect(parseOrderRequest(trailing({ trailPrice: null, trailPercent: '2', timeInForce: 'GTC' }))).toMatchObject({
-        trailPercent: '2',
-        timeInForce: 'GTC',
-      });
-      expect(refusal(() => parseOrderRequest(trailing({})))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'trailPrice' });
-      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '1', trailPercent: '2' })))).toMatchObject({
-        code: 'BAD_USER_INPUT',
-        field: 'trailPercent',
-      });
-    });
-
-    it('refuse a trail of 100 % or more, or a bad amount', () => {
-      expect(parseOrderRequest(trailing({ trailPercent: '99.99' })).trailPercent).toBe('99.99');
-      expect(refusal(() => parseOrderRequest(trailing({ trailPercent: '100' })))).toMatchObject({ field: 'trailPercent' });
-      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '0' })))).toMatchObject({ field: 'trailPrice' });
-      expect(refusal(() => parseOrderRequest(trailing({ trailPercent: '-1' })))).toMatchObject({ field: 'trailPercent' });
-      expect(refusal(() => parseOrderRequest(trailing({ trailPrice: '1', timeInForce: 'IOC' })))).toMatchObject({
-        code: 'UNPROCESSABLE',
-        field: 'timeInForce',
-      });
-    });
-
-    it('trail the water mark on the tick: below for a sell, above for a buy', () => {
-      expect(trailingStop('SELL', '100.00', { price: '1.005' }, '0.01').toFixed()).toBe('98.99');
-      expect(trailingStop('BUY', '100.00', { price: '1.005' }, '0.01').toFixed()).toBe('101.01');
-      expect(trailingStop('SELL', '100.00', { percent: '2.5' }, '0.01').toFixed()).toBe('97.5');
-      expect(trailingStop('BUY', '100.00', { percent: '2.5', price: null }, '0.05').toFixed()).toBe('102.5');
-      expect(trailingStop('BUY', '100.01', { percent: '1' }, '0.05').toFixed()).toBe('101.05');
-    });
-  });
-});
-
-describe('parseLegs', () => {
-  const entry = (over: Record<string, unknown> = {}) => parseOrderRequest(order(over));
-
-  it('is SIMPLE with no legs unless a class is given, and refuses exits on a SIMPLE order', () => {
-    expect(parseLegs({}, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
-    expect(parseLegs({ orderClass: 'SIMPLE' }, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
-    expect(parseLegs({ orderClass: null, takeProfit: null, stopLoss: null }, entry())).toEqual({ orderClass: 'SIMPLE', legs: [] });
-    expect(refusal(() => parseLegs({ takeProfit: { limitPrice: '200' } }, entry()))).toMatchObject({ field: 'takeProfit' });
-    expect(refusal(() => parseLegs({ stopLoss: { stopPrice: '180' } }, entry()))).toMatchObject({ field: 'stopLoss' });
-    expect(refusal(() => parseLegs({ orderClass: 'LADDER' }, entry()))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'orderClass' });
-  });
-
-  it('builds a bracket: both exits on the opposite side, same quantity, waiting for the entry', () => {
-    const parent = entry({ quantity: '5' });
-    const { orderClass, legs } = parseLegs(
-      { orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180', limitPrice: '179' } },
-      parent,
-    );
-    expect(orderClass).toBe('BRACKET');
-    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.request.quantity, l.request.timeInForce, l.pending])).toEqual([
-      ['TAKE_PROFIT', 'SELL', 'LIMIT', '5', 'DAY', true],
-      ['STOP_LOSS', 'SELL', 'STOP_LIMIT', '5', 'DAY', true],
-    ]);
-    expect(legs[0]!.request).toMatchObject({ accountId: ACCOUNT, symbol: 'AAPL', limitPrice: '200' });
-    expect(legs[1]!.request).toMatchObject({ stopPrice: '180', limitPrice: '179' });
-  });
-
-  it('puts a sell bracket’s exits on the buy side, take-profit below the stop', () => {
-    const parent = entry({ side: 'SELL' });
-    const { legs } = parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '170' }, stopLoss: { stopPrice: '200' } }, parent);
-    expect(legs.map((l) => [l.request.side, l.request.type])).toEqual([
-      ['BUY', 'LIMIT'],
-      ['BUY', 'STOP'],
-    ]);
-    expect(
-      refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '170' } }, parent)),
-    ).toEqual({
-      code: 'UNPROCESSABLE',
-      field: 'stopLoss.stopPrice',
-      message: 'stopLoss.stopPrice must be above the take-profit limit 200 (the legs buy)',
-    });
-  });
-
-  it('refuses a bracket whose exits cross, or that lacks one', () => {
-    const parent = entry();
-    expect(
-      refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '180' }, stopLoss: { stopPrice: '180' } }, parent)),
-    ).toEqual({
-      code: 'UNPROCESSABLE',
-      field: 'stopLoss.stopPrice',
-      message: 'stopLoss.stopPrice must be below the take-profit limit 180 (the legs sell)',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'BRACKET', stopLoss: { stopPrice: '180' } }, parent))).toMatchObject({
-      field: 'takeProfit',
-      message: 'A BRACKET order needs takeProfit',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'BRACKET', takeProfit: { limitPrice: '200' } }, parent))).toMatchObject({
-      field: 'stopLoss',
-    });
-  });
-
-  it('names a leg’s own fields by their path, and refuses fields a leg does not have', () => {
-    const parent = entry();
-    expect(refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '-1' } }, parent))).toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'takeProfit.limitPrice',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { stopPrice: '1' } }, parent))).toMatchObject({
-      field: 'takeProfit.stopPrice',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: { quantity: '1' } }, parent))).toMatchObject({
-      field: 'stopLoss.quantity',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: ['x'] }, parent))).toMatchObject({ field: 'stopLoss' });
-    expect(refusal(() => parseLegs({ orderClass: 'OTO', stopLoss: 'x' }, parent))).toMatchObject({ field: 'stopLoss' });
-  });
-
-  it('builds an OTO with exactly one child', () => {
-    const { orderClass, legs } = parseLegs({ orderClass: 'OTO', stopLoss: { stopPrice: '180' } }, entry());
-    expect(orderClass).toBe('OTO');
-    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.pending])).toEqual([['STOP_LOSS', 'SELL', 'STOP', true]]);
-    const takeProfitOnly = parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '200' }, stopLoss: null }, entry());
-    expect(takeProfitOnly.legs.map((l) => [l.leg, l.request.type, l.request.limitPrice])).toEqual([['TAKE_PROFIT', 'LIMIT', '200']]);
-    const stopWithoutLimit = parseLegs({ orderClass: 'OTO', stopLoss: { stopPrice: '180', limitPrice: null } }, entry());
-    expect(stopWithoutLimit.legs[0]!.request.type).toBe('STOP');
-    expect(refusal(() => parseLegs({ orderClass: 'OTO' }, entry()))).toMatchObject({ field: 'takeProfit' });
-    expect(
-      refusal(() => parseLegs({ orderClass: 'OTO', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180' } }, entry())),
-    ).toMatchObject({ field: 'stopLoss' });
-  });
-
-  it('builds an OCO from a LIMIT order and a stop on the same side, both working at once', () => {
-    const parent = entry({ side: 'SELL', limitPrice: '200' });
-    const { orderClass, legs } = parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '180' } }, parent);
-    expect(orderClass).toBe('OCO');
-    expect(legs.map((l) => [l.leg, l.request.side, l.request.type, l.pending])).toEqual([['STOP_LOSS', 'SELL', 'STOP', false]]);
-    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '210' } }, parent))).toMatchObject({
-      field: 'stopLoss.stopPrice',
-    });
-    expect(refusal(() => parseLegs({ orderClass: 'OCO' }, parent))).toMatchObject({ code: 'BAD_USER_INPUT', field: 'stopLoss' });
-    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '-1' } }, parent))).toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'stopLoss.stopPrice',
-    });
-    expect(
-      refusal(() => parseLegs({ orderClass: 'OCO', takeProfit: { limitPrice: '1' }, stopLoss: { stopPrice: '180' } }, parent)),
-    ).toMatchObject({
-      code: 'BAD_USER_INPUT',
-      field: 'takeProfit',
-    });
-    const stopEntry = entry({ type: 'STOP', limitPrice: undefined, stopPrice: '150' });
-    expect(refusal(() => parseLegs({ orderClass: 'OCO', stopLoss: { stopPrice: '140' } }, stopEntry))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      field: 'type',
-    });
-  });
-
-  it('keeps grouped orders to DAY or GTC and away from trailing stops', () => {
-    const legs = { orderClass: 'BRACKET', takeProfit: { limitPrice: '200' }, stopLoss: { stopPrice: '180' } };
-    expect(refusal(() => parseLegs(legs, entry({ timeInForce: 'IOC' })))).toMatchObject({ code: 'UNPROCESSABLE', field: 'timeInForce' });
-    expect(refusal(() => parseLegs(legs, entry({ timeInForce: 'FOK' })))).toMatchObject({ code: 'UNPROCESSABLE', field: 'timeInForce' });
-    expect(parseLegs(legs, entry({ timeInForce: 'GTC' })).legs.map((l) => l.request.timeInForce)).toEqual(['GTC', 'GTC']);
-    const trailing = entry({ type: 'TRAILING_STOP', limitPrice: undefined, trailPrice: '1' });
-    expect(refusal(() => parseLegs(legs, trailing))).toMatchObject({ code: 'UNPROCESSABLE', field: 'type' });
-  });
-});
-
-describe('withTrailingStop', () => {
-  const trailing = (over: Record<string, unknown>) =>
-    parseOrderRequest(order({ type: 'TRAILING_STOP', limitPrice: undefined, side: 'SELL', timeInForce: 'GTC', ...over }));
-
-  it('sets a trailing stop’s first stop from the last price, and leaves other orders alone', () => {
-    const aapl = instrument({ lastPrice: '100.00' });
-    expect(withTrailingStop(trailing({ trailPrice: '2.50' }), aapl)).toMatchObject({ stopPrice: '97.5', trailPrice: '2.5' });
-    expect(withTrailingStop(trailing({ trailPercent: '10', side: 'BUY' }), aapl).stopPrice).toBe('110');
-    const limit = parseOrderRequest(order());
-    expect(withTrailingStop(limit, aapl)).toBe(limit);
-  });
-
-  it('refuses a trail as wide as the price, naming the trail given', () => {
-    const cheap = instrument({ lastPrice: '2.00' });
-    expect(refusal(() => withTrailingStop(trailing({ trailPrice: '2.00' }), cheap))).toEqual({
-      code: 'UNPROCESSABLE',
-      field: 'trailPrice',
-      message: 'The trail is wider than the price 2.00',
-    });
-    expect(refusal(() => withTrailingStop(trailing({ trailPercent: '99.999' }), instrument({ lastPrice: '0.01' })))).toMatchObject({
-      field: 'trailPercent',
-    });
-    expect(withTrailingStop(trailing({ trailPrice: '1.99' }), cheap).stopPrice).toBe('0.01');
   });
 });
 
@@ -418,40 +185,6 @@ describe('parseReplaceRequest', () => {
     expect(refusal(() => parseReplaceRequest(replace({ clientOrderId: 'only-this' })))).toMatchObject({
       code: 'UNPROCESSABLE',
       field: 'body',
-    });
-  });
-});
-
-describe('checkReplacedLegPrices', () => {
-  it("keeps a sell pair's take-profit above its stop, naming the replaced leg's field", () => {
-    expect(() => checkReplacedLegPrices('SELL', 'TAKE_PROFIT', '210', '140')).not.toThrow();
-    expect(refusal(() => checkReplacedLegPrices('SELL', 'TAKE_PROFIT', '140', '140'))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      field: 'limitPrice',
-      message: 'limitPrice must be above the stop-loss stop 140 (the legs sell)',
-    });
-    expect(refusal(() => checkReplacedLegPrices('SELL', 'STOP_LOSS', '210', '211'))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      field: 'stopPrice',
-      message: 'stopPrice must be below the take-profit limit 210 (the legs sell)',
-    });
-    expect(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '210')).not.toThrow();
-    expect(refusal(() => checkReplacedLegPrices('BUY', 'TAKE_PROFIT', '215', '210'))).toMatchObject({
-      field: 'limitPrice',
-      message: 'limitPrice must be below the stop-loss stop 210 (the legs buy)',
-    });
-    expect(refusal(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '139'))).toMatchObject({
-      field: 'stopPrice',
-      message: 'stopPrice must be above the take-profit limit 140 (the legs buy)',
-    });
-    // A buy pair's legs at one price are refused too: the limit must lie strictly below the stop.
-    expect(refusal(() => checkReplacedLegPrices('BUY', 'TAKE_PROFIT', '210', '210'))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      field: 'limitPrice',
-    });
-    expect(refusal(() => checkReplacedLegPrices('BUY', 'STOP_LOSS', '140', '140'))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      field: 'stopPrice',
     });
   });
 });

@@ -5,7 +5,7 @@ import type { Instrument } from '../instruments/entities/instrument.entity';
 const ORDER_SIDES = ['BUY', 'SELL'] as const;
 export const ORDER_TYPES = ['MARKET', 'LIMIT', 'STOP', 'STOP_LIMIT', 'TRAILING_STOP'] as const;
 export const TIMES_IN_FORCE = ['DAY', 'GTC', 'IOC', 'FOK'] as const;
-/** SIMPLE: one order. BRACKET: an entry whose take-profit and stop-loss start when it fills and cancel each other. OCO: a limit and a stop that cancel each other. OTO: an entry and one child that starts when it fills. */
+/** SIMPLE: one order. BRACKET: an entry whose take-profit and stop-loss start when it fills and cancel each other. OCO: a limit and a stop that cancel each other. OTO: an entry and one child that starts when it fills. Each class's rules and legs live in classes/. */
 export const ORDER_CLASSES = ['SIMPLE', 'BRACKET', 'OCO', 'OTO'] as const;
 export type OrderClass = (typeof ORDER_CLASSES)[number];
 export type OrderLeg = 'TAKE_PROFIT' | 'STOP_LOSS';
@@ -48,12 +48,15 @@ const SYMBOL = /^[A-Z0-9.]{1,12}$/;
 const DECIMAL = /^\d{1,12}(\.\d{1,8})?$/;
 const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', message, { field });
-const refused = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
+/** A request that is malformed (a missing, unknown or badly formed field), naming the field. */
+export const bad = (field: string, message: string) => new AppError('BAD_USER_INPUT', message, { field });
+/** A well-formed request a rule refuses, naming the field. */
+export const refused = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
 
 export { parseUuid };
 
-function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
+/** One of `values`, else refused naming `field`. */
+export function oneOf<T extends string>(value: unknown, values: readonly T[], field: string): T {
   if (!(values as readonly unknown[]).includes(value)) throw bad(field, `${field} must be one of ${values.join(', ')}`);
   return value as T;
 }
@@ -134,136 +137,6 @@ function checkTimeInForce(type: OrderType, timeInForce: TimeInForce): void {
       `timeInForce ${timeInForce} is not allowed for ${type} orders (allowed: ${TIME_IN_FORCE_BY_TYPE[type].join(', ')})`,
     );
   }
-}
-
-/** One child of a BRACKET, OCO or OTO order: an order of its own, and whether it waits for its parent to fill. */
-export interface LegRequest {
-  leg: OrderLeg;
-  request: OrderRequest;
-  /** Waits (PENDING) until the entry fills: BRACKET and OTO children; an OCO's legs work at once. */
-  pending: boolean;
-}
-
-/**
- * The children an order's class asks for, each an OrderRequest of its own (fields named
- * `takeProfit.limitPrice`, `stopLoss.stopPrice` …). BRACKET: takeProfit and stopLoss, the
- * opposite side of the entry, same quantity, working once the entry fills and cancelling each
- * other. OTO: one of them. OCO: the order itself is the LIMIT leg; stopLoss the other leg, same
- * side and quantity, both working at once. An entry's time in force is DAY or GTC (its children
- * take it too).
- */
-export function parseLegs(input: Record<string, unknown>, parent: OrderRequest): { orderClass: OrderClass; legs: LegRequest[] } {
-  const given = (name: string) => input[name] !== undefined && input[name] !== null;
-  const orderClass = given('orderClass') ? oneOf(input['orderClass'], ORDER_CLASSES, 'orderClass') : 'SIMPLE';
-  if (orderClass === 'SIMPLE') {
-    for (const name of ['takeProfit', 'stopLoss']) if (given(name)) throw bad(name, `${name} needs orderClass BRACKET, OTO or OCO`);
-    return { orderClass, legs: [] };
-  }
-  if (parent.timeInForce !== 'DAY' && parent.timeInForce !== 'GTC')
-    throw refused('timeInForce', `A ${orderClass} order is DAY or GTC (its legs work after it)`);
-  if (parent.type === 'TRAILING_STOP') throw refused('type', `A ${orderClass} order cannot be a TRAILING_STOP`);
-  const takeProfit = legBody(input, 'takeProfit');
-  const stopLoss = legBody(input, 'stopLoss');
-  if (orderClass === 'OCO') return { orderClass, legs: ocoLegs(parent, takeProfit, stopLoss) };
-  return { orderClass, legs: exitLegs(orderClass, parent, takeProfit, stopLoss) };
-}
-
-/** The `takeProfit` or `stopLoss` object of a request, if given. */
-function legBody(input: Record<string, unknown>, name: string): Record<string, unknown> | null {
-  const v = input[name];
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw bad(name, `${name} must be an object`);
-  return v as Record<string, unknown>;
-}
-
-/** An OCO's other leg: the order itself is the LIMIT (take-profit) leg, stopLoss a stop on the same side and quantity. */
-function ocoLegs(parent: OrderRequest, takeProfit: Record<string, unknown> | null, stopLoss: Record<string, unknown> | null): LegRequest[] {
-  if (parent.type !== 'LIMIT') throw refused('type', 'An OCO order is a LIMIT order (the take-profit leg) with a stopLoss leg');
-  if (takeProfit) throw bad('takeProfit', 'An OCO order is itself the take-profit leg: give its limitPrice, and stopLoss');
-  if (!stopLoss) throw bad('stopLoss', 'An OCO order needs stopLoss');
-  const legs = [parseLeg(parent, 'STOP_LOSS', stopLoss, 'stopLoss', parent.side, false)];
-  checkExitPrices(parent.side, parent.limitPrice!, legs[0]!.request.stopPrice!);
-  return legs;
-}
-
-/** A BRACKET's two exits or an OTO's one child: the opposite side of the entry, waiting for it to fill. */
-function exitLegs(
-  orderClass: 'BRACKET' | 'OTO',
-  parent: OrderRequest,
-  takeProfit: Record<string, unknown> | null,
-  stopLoss: Record<string, unknown> | null,
-): LegRequest[] {
-  if (orderClass === 'BRACKET') {
-    if (!takeProfit) throw bad('takeProfit', 'A BRACKET order needs takeProfit');
-    if (!stopLoss) throw bad('stopLoss', 'A BRACKET order needs stopLoss');
-  } else if (!takeProfit === !stopLoss)
-    throw bad(takeProfit ? 'stopLoss' : 'takeProfit', 'An OTO order has one child: takeProfit or stopLoss');
-  const opposite = parent.side === 'BUY' ? 'SELL' : 'BUY';
-  const legs: LegRequest[] = [];
-  if (takeProfit) legs.push(parseLeg(parent, 'TAKE_PROFIT', takeProfit, 'takeProfit', opposite, true));
-  if (stopLoss) legs.push(parseLeg(parent, 'STOP_LOSS', stopLoss, 'stopLoss', opposite, true));
-  if (legs.length === 2) checkExitPrices(opposite, legs[0]!.request.limitPrice!, legs[1]!.request.stopPrice!);
-  return legs;
-}
-
-/** One leg as an order of its own: the parent's account, symbol, time in force and quantity; errors name `<name>.<field>`. */
-function parseLeg(
-  parent: OrderRequest,
-  leg: OrderLeg,
-  body: Record<string, unknown>,
-  name: string,
-  side: OrderSide,
-  pending: boolean,
-): LegRequest {
-  for (const key of Object.keys(body))
-    if (!(leg === 'TAKE_PROFIT' ? ['limitPrice'] : ['stopPrice', 'limitPrice']).includes(key))
-      throw bad(`${name}.${key}`, `${name}.${key} is not a field of ${name}`);
-  try {
-    const request = parseOrderRequest({
-      accountId: parent.accountId,
-      symbol: parent.symbol,
-      side,
-      type: leg === 'TAKE_PROFIT' ? 'LIMIT' : body['limitPrice'] === undefined || body['limitPrice'] === null ? 'STOP' : 'STOP_LIMIT',
-      timeInForce: parent.timeInForce,
-      quantity: parent.quantity,
-      limitPrice: body['limitPrice'],
-      stopPrice: body['stopPrice'],
-    });
-    return { leg, request, pending };
-  } catch (err) {
-    throw prefixed(err, name);
-  }
-}
-
-/** Exits that sell take profit above their stop; exits that buy, below it. */
-function checkExitPrices(side: OrderSide, takeProfit: string, stop: string): void {
-  if (!exitPricesInOrder(side, takeProfit, stop))
-    throw refused(
-      'stopLoss.stopPrice',
-      `stopLoss.stopPrice must be ${side === 'SELL' ? 'below' : 'above'} the take-profit limit ${takeProfit} (the legs ${side === 'SELL' ? 'sell' : 'buy'})`,
-    );
-}
-
-const exitPricesInOrder = (side: OrderSide, takeProfit: string, stop: string) =>
-  side === 'SELL' ? new Decimal(takeProfit).gt(stop) : new Decimal(takeProfit).lt(stop);
-
-/**
- * A replaced leg against the pair's other leg, as placing checks the pair: a sell pair's
- * take-profit limit above its stop. The error names the replace's own field: `limitPrice` when
- * the take-profit is replaced, `stopPrice` when the stop leg is.
- */
-export function checkReplacedLegPrices(side: OrderSide, replaced: OrderLeg, takeProfit: string, stop: string): void {
-  if (exitPricesInOrder(side, takeProfit, stop)) return;
-  const above = side === 'SELL';
-  if (replaced === 'TAKE_PROFIT')
-    throw refused(
-      'limitPrice',
-      `limitPrice must be ${above ? 'above' : 'below'} the stop-loss stop ${stop} (the legs ${side.toLowerCase()})`,
-    );
-  throw refused(
-    'stopPrice',
-    `stopPrice must be ${above ? 'below' : 'above'} the take-profit limit ${takeProfit} (the legs ${side.toLowerCase()})`,
-  );
 }
 
 /** An AppError about a child's field, named as the request spells it (`stopLoss.stopPrice`). */
@@ -376,40 +249,6 @@ export function checkPriceBand(request: OrderRequest, instrument: Instrument, ba
     }
   }
 }
-
-/**
- * A trailing stop's stop for a water mark: below the highest price for a sell (rounded down to
- * the tick), above the lowest for a buy (rounded up).
- */
-export function trailingStop(
-  side: OrderSide,
-  mark: Decimal.Value,
-  trail: { price?: string | null; percent?: string | null },
-  tick: string,
-): Decimal {
-  const m = new Decimal(mark);
-  const distance = trail.price ? new Decimal(trail.price) : m.times(trail.percent!).div(100);
-  return side === 'SELL' ? floorToTick(m.minus(distance), tick) : ceilToTick(m.plus(distance), tick);
-}
-
-/** A trailing stop's first stop, from the current price (its first water mark); other orders as they are. */
-export function withTrailingStop(request: OrderRequest, instrument: Instrument): OrderRequest {
-  if (request.type !== 'TRAILING_STOP') return request;
-  const stop = trailingStop(
-    request.side,
-    instrument.lastPrice,
-    { price: request.trailPrice, percent: request.trailPercent },
-    instrument.tickSize,
-  );
-  if (stop.lte(0))
-    throw new AppError('UNPROCESSABLE', `The trail is wider than the price ${instrument.lastPrice}`, {
-      field: request.trailPrice ? 'trailPrice' : 'trailPercent',
-    });
-  return { ...request, stopPrice: stop.toFixed() };
-}
-
-const floorToTick = (price: Decimal.Value, tick: string): Decimal =>
-  new Decimal(price).div(tick).toDecimalPlaces(0, Decimal.ROUND_DOWN).times(tick);
 
 /** Rounds a price up to the instrument's tick. */
 export const ceilToTick = (price: Decimal.Value, tick: string): Decimal =>

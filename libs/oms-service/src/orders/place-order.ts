@@ -4,16 +4,10 @@ import { requestHash } from '@trading/db';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import { answerOrder, checkCanTrade, earlierOrder, ownedAccount, type OrderDesk } from './order-desk';
 import { checkLeg, confirmGroup, type CheckedLeg } from './order-legs';
-import {
-  checkInstrumentRules,
-  checkPriceBand,
-  parseLegs,
-  parseOrderRequest,
-  withTrailingStop,
-  type LegRequest,
-  type OrderClass,
-  type OrderRequest,
-} from './order-rules';
+import type { LegRequest } from './classes/legs';
+import { parseLegs } from './classes/order-classes';
+import { withTrailingStop } from './classes/trailing-stop';
+import { checkInstrumentRules, checkPriceBand, parseOrderRequest, type OrderClass, type OrderRequest } from './order-rules';
 import type { OrderRow, OrderView } from './order-store';
 import { confirmHold, recordPlacement, type Placement } from './placing';
 import { reserve } from './reservation';

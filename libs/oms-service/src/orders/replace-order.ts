@@ -2,11 +2,12 @@ import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/aut
 import { requestHash } from '@trading/db';
 import { AppError } from '@trading/errors';
 import { answerOrder, checkCanTrade, earlierOrder, ownedAccount, type OrderDesk } from './order-desk';
-import { checkInstrumentRules, checkPriceBand, parseReplaceRequest, withTrailingStop } from './order-rules';
+import { checkReplaceableClass } from './classes/order-classes';
+import { withTrailingStop } from './classes/trailing-stop';
+import { checkInstrumentRules, checkPriceBand, parseReplaceRequest } from './order-rules';
 import { orderById, presentOrder, type OrderView } from './order-store';
 import { finishReplacement } from './replacement';
 import { recordReplacement, replacementTerms } from './replacing';
-import { checkReplaceableClass } from './replacing-legs';
 
 /**
  * Replaces a working order: one new order, linked both ways (`replaces`, `replacedBy`), carrying

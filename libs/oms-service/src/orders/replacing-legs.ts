@@ -1,41 +1,18 @@
 import Decimal from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import { AppError } from '@trading/errors';
-import { checkReplacedLegPrices, type OrderRequest, type ReplaceRequest } from './order-rules';
+import { checkReplacedLegPrices } from './classes/legs';
+import type { OrderRequest } from './order-rules';
 import type { OrderRow } from './order-store';
 
 /**
  * Replacing a leg of a pair: an OCO's two legs, or a bracket's take-profit and stop-loss once its
- * entry has filled. The replacement keeps its place in the pair, so the pair still cancels (or
- * reduces) each other. A sell pair still promises the holding once; a buy leg's hold moves to its
- * replacement as a buy's does (replacement.ts), so each leg of a buy pair still holds its cash
- * once, at what its remainder can cost at its new price. An OTO's child, once it works, is
- * replaced as an order of its own. A bracket's or an OTO's entry is refused; so are a new
- * quantity and a new time in force on a pair's leg (it keeps its group's).
+ * entry has filled (which orders a replace may take: classes/). The replacement keeps its place
+ * in the pair, so the pair still cancels (or reduces) each other. A sell pair still promises the
+ * holding once; a buy leg's hold moves to its replacement as a buy's does (replacement.ts), so
+ * each leg of a buy pair still holds its cash once, at what its remainder can cost at its new
+ * price.
  */
-export function checkReplaceableClass(existing: OrderRow, request: ReplaceRequest): void {
-  const orderClass = existing.order_class;
-  if (orderClass === 'SIMPLE') return;
-  const refuse = (field: string, message: string) => new AppError('UNPROCESSABLE', message, { field });
-  if (orderClass === 'BRACKET' && !existing.oco_group_id)
-    throw refuse(
-      'orderId',
-      "A BRACKET order's entry cannot be replaced (its exits can, once it has filled); cancel it and place a new one",
-    );
-  // An OTO's child, once its entry has filled, is an order of its own: replaced as one, keeping its class and parent.
-  if (orderClass === 'OTO' && existing.parent_order_id) return;
-  if (orderClass === 'OTO')
-    throw refuse('orderId', "An OTO order's entry cannot be replaced (its child can, once it works); cancel it and place a new one");
-  if (!existing.oco_group_id) throw refuse('orderId', `A ${orderClass} order's legs cannot be replaced; cancel it and place a new one`);
-  // The legs trade one quantity between them (a partial fill brings the other down to its remainder).
-  if (request.quantity !== null && request.quantity !== undefined)
-    throw refuse(
-      'quantity',
-      `A ${orderClass} order's legs ${existing.side === 'BUY' ? 'buy' : 'sell'} one quantity together: replace their prices, or cancel it and place a new one`,
-    );
-  if (request.timeInForce && request.timeInForce !== existing.time_in_force)
-    throw refuse('timeInForce', `A ${orderClass} order's leg keeps the group's time in force (${existing.time_in_force})`);
-}
 
 /** Replaces of one pair's legs take turns (each checks its prices against the other leg as it is). */
 export async function lockPair(tx: EntityManager, ocoGroupId: string | null): Promise<void> {

@@ -5,6 +5,7 @@ import type { EntityManager } from 'typeorm';
 import type { OwnedAccount } from '@trading/accounts-directory';
 import { AppError } from '@trading/errors';
 import type { Instrument } from '../instruments/entities/instrument.entity';
+import { trailOf } from './classes/trailing-stop';
 import { orderIdempotency } from './order-idempotency';
 import type { KeyClaim } from './order-insert';
 import { parseOrderRequest, type OrderRequest, type ReplaceRequest } from './order-rules';
@@ -22,13 +23,6 @@ import { insufficientPosition, sellable } from './sellable';
 const decimalOf = (value: string | null) => (value === null ? undefined : new Decimal(value).toFixed());
 const same = (a: string | null | undefined, b: string | null) =>
   a === null || a === undefined ? b === null : b !== null && new Decimal(a).eq(b);
-
-/** A trailing stop's trail: the one the request gives (the other then dropped), else the order's. */
-function trailOf(existing: OrderRow, request: ReplaceRequest): { trailPrice?: string; trailPercent?: string } {
-  if (request.trailPrice) return { trailPrice: request.trailPrice };
-  if (request.trailPercent) return { trailPercent: request.trailPercent };
-  return { trailPrice: decimalOf(existing.trail_price), trailPercent: decimalOf(existing.trail_percent) };
-}
 
 /**
  * The replacement's terms: the old order's, with what the request changes (its clientOrderId

@@ -8,16 +8,10 @@ import type { CashBalance } from './clients';
 import { commissionOn, type CommissionSchedule } from './money';
 import { ownedAccount, type OrderDesk } from './order-desk';
 import { checkLeg } from './order-legs';
-import {
-  checkInstrumentRules,
-  checkPriceBand,
-  parseLegs,
-  parseOrderRequest,
-  withTrailingStop,
-  type LegRequest,
-  type OrderClass,
-  type OrderRequest,
-} from './order-rules';
+import type { LegRequest } from './classes/legs';
+import { parseLegs } from './classes/order-classes';
+import { withTrailingStop } from './classes/trailing-stop';
+import { checkInstrumentRules, checkPriceBand, parseOrderRequest, type OrderClass, type OrderRequest } from './order-rules';
 import { reserve, type Reservation } from './reservation';
 import { insufficientPosition, sellable } from './sellable';
 
