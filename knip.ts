@@ -49,7 +49,7 @@ const config: KnipConfig = {
     '@stryker-mutator/jest-runner',
   ],
   // Installed from the OS by tools/ci/provision.sh, not from npm.
-  ignoreBinaries: ['redis-cli', 'redis-server', 'openssl', 'perf', 'promtool', 'kubectl', 'haproxy', 'runuser'],
+  ignoreBinaries: ['redis-cli', 'redis-server', 'openssl', 'promtool', 'kubectl', 'haproxy', 'runuser'],
   // The platform resolves the supergraph file at run time: next to the bundle, or in the gateway's
   // source folder.
   ignoreUnresolved: ['./supergraph.graphql'],

@@ -16,23 +16,15 @@ import { allInOne, bare, oidcPeer, pgbench, serviceMode, stockChain } from './pa
 import { ROOT } from './processes';
 import { formatTable, parseOnly, PATHS, ratiosInWords, ROWS, type Memory, type PathName } from './report';
 
-interface Source {
-  /** Where the targets' code is run (and built) from. */
-  root: string;
-  commit: string;
-  /** Tracked files that differ from the commit (none for a snapshot). */
-  uncommitted: string[];
-  remove(): void;
-}
-
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 
 /**
- * What to measure: the working tree (a developer's own change), or with `--head` (`--commit <rev>`)
- * that commit alone, unpacked into a temporary folder (`git archive`, the project's node_modules
- * linked in) so that edits under way in the shared tree are not measured.
+ * What to measure: the working tree (a developer's own change; `uncommitted` names the tracked
+ * files that differ from the commit), or with `--head` (`--commit <rev>`) that commit alone,
+ * unpacked into a temporary folder (`git archive`, the project's node_modules linked in) so that
+ * edits under way in the shared tree are not measured.
  */
-function sourceOf(argv: string[]): Source {
+function sourceOf(argv: string[]): { root: string; commit: string; uncommitted: string[]; remove(): void } {
   const at = argv.indexOf('--commit');
   if (at < 0 && !argv.includes('--head')) {
     const uncommitted = git('status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean);
@@ -45,39 +37,38 @@ function sourceOf(argv: string[]): Source {
   return { root, commit, uncommitted: [], remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Each selected path, in an order that starts each target once; the all-in-one's memory lands in `measured`. */
-async function runPaths(bench: Bench, source: Source, only: Set<PathName>, id: string, logDir: string, measured: { memory?: Memory }) {
-  const options = { root: source.root, postgresServer: POSTGRES_SERVER, redisUrl: TEST_REDIS_URL, prefix: `bench_${id}_`, logDir };
+/** Each selected path, in an order that starts each target once; answers the all-in-one's memory. */
+async function runPaths(bench: Bench, root: string, only: Set<PathName>, id: string, logDir: string): Promise<Memory | undefined> {
+  const options = { root, postgresServer: POSTGRES_SERVER, redisUrl: TEST_REDIS_URL, prefix: `bench_${id}_`, logDir };
   const any = (...paths: PathName[]) => paths.some((p) => only.has(p));
+  let memory: Memory | undefined;
   if (only.has('bare')) await bare(bench, logDir);
   if (only.has('stock')) await stockChain(bench, logDir);
   if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
-  if (any('all-in-one', 'all-in-one-orders', 'bars')) measured.memory = await allInOne(bench, options, only);
+  if (any('all-in-one', 'all-in-one-orders', 'bars')) memory = await allInOne(bench, options, only);
   if (any('service-rest', 'gateway', 'rotation', 'orders', 'market'))
     await serviceMode(bench, { ...options, prefix: `bench_${id}_svc_` }, only);
   if (any('orders', 'market', 'all-in-one-orders')) await pgbench(bench, id);
+  return memory;
 }
 
-/** The line above the table: the machine, the method, and what was measured. */
-function runLine(source: Source): string {
-  const what =
-    source.root === ROOT ? (source.uncommitted.length ? ` + ${source.uncommitted.length} uncommitted file(s)` : '') : ' (a snapshot)';
+const MACHINE = { cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version };
+
+/** The line above the table: the machine, the method, and what was measured (`uncommitted`: the working tree's changed files). */
+function runLine(commit: string, uncommitted: string[] | undefined): string {
+  const what = !uncommitted ? ' (a snapshot)' : uncommitted.length ? ` + ${uncommitted.length} uncommitted file(s)` : '';
   return (
-    `\n${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, ${CONNECTIONS} connections, ` +
-    `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, rate limits ${RATE_LIMITS ? 'on' : 'off'}, commit ${source.commit.slice(0, 7)}${what}\n`
+    `\n${MACHINE.cores} cores (${MACHINE.cpu ?? 'unknown CPU'}), Node ${MACHINE.node}, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ` +
+    `${SECONDS} s per target, rate limits ${RATE_LIMITS ? 'on' : 'off'}, commit ${commit.slice(0, 7)}${what}\n`
   );
 }
 
 async function main(): Promise<number> {
   const only = parseOnly(process.argv.slice(2));
-  const id = uniqueId();
-  const logDir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const source = sourceOf(process.argv);
-  const bench = new Bench(`bench_${id}_`);
-  const measured: { memory?: Memory } = {};
-  let failed = false;
+  const [id, logDir, source, bench] = [uniqueId(), mkdtempSync(join(tmpdir(), 'bench-')), sourceOf(process.argv), new Bench()];
+  let [memory, failed]: [Memory | undefined, boolean] = [undefined, false];
   try {
-    await runPaths(bench, source, only, id, logDir, measured);
+    memory = await runPaths(bench, source.root, only, id, logDir);
   } catch (err) {
     failed = true;
     console.error(err instanceof Error ? err.message : err);
@@ -88,33 +79,20 @@ async function main(): Promise<number> {
 
   const order = ROWS.map(([name]) => name);
   const rows = [...bench.rows].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
-  const words = ratiosInWords(rows, measured.memory);
-  console.log(runLine(source));
-  console.log(formatTable(rows));
-  console.log();
-  for (const line of words) console.log(`- ${line}`);
+  const ratios = ratiosInWords(rows, memory);
+  console.log(runLine(source.commit, source.root === ROOT ? source.uncommitted : undefined));
+  console.log(`${formatTable(rows)}\n`);
+  for (const line of ratios) console.log(`- ${line}`);
 
   // results.json: the figures, and what another run needs to be compared with them.
   const full = only.size === PATHS.length && !failed;
   const file = full ? join(ROOT, 'tools/bench/results.json') : join(logDir, 'results.json');
-  const results = {
-    date: new Date().toISOString(),
-    commit: source.commit,
-    measured: source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head, --commit)',
-    uncommitted: source.uncommitted,
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version },
-    method: {
-      connections: CONNECTIONS,
-      warmupSeconds: WARMUP_SECONDS,
-      seconds: SECONDS,
-      rotationChains: ROTATION_CHAINS,
-      rateLimits: RATE_LIMITS ? 'on, budgets no load reaches' : 'off (BENCH_RATE_LIMITS=off)',
-      paths: [...only],
-    },
-    rows,
-    memory: measured.memory,
-    ratios: words,
-  };
+  const rateLimits = RATE_LIMITS ? 'on, budgets no load reaches' : 'off (BENCH_RATE_LIMITS=off)';
+  const [warmupSeconds, seconds, rotationChains] = [WARMUP_SECONDS, SECONDS, ROTATION_CHAINS];
+  const method = { connections: CONNECTIONS, warmupSeconds, seconds, rotationChains, rateLimits, paths: [...only] };
+  const { commit, uncommitted } = source;
+  const measured = source.root === ROOT ? 'the working tree' : 'a snapshot of the commit (--head, --commit)';
+  const results = { date: new Date().toISOString(), commit, measured, uncommitted, machine: MACHINE, method, rows, memory, ratios };
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nresults: ${file}`);
 

@@ -67,18 +67,9 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       if (status >= 300 && sample === undefined) sample = `HTTP ${status}`;
     });
   });
-  const errors = result.non2xx + result.errors + result.mismatches;
-  const { total } = result.requests;
-  return {
-    total,
-    errors,
-    perSecond: total / spec.seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ...(errors
-      ? { sample: sample ?? `${result.errors} socket errors, ${result.timeouts} timeouts, ${result.mismatches} wrong bodies` }
-      : {}),
-  };
+  const [errors, { total }, { p50, p99 }] = [result.non2xx + result.errors + result.mismatches, result.requests, result.latency];
+  sample ??= `${result.errors} socket errors, ${result.timeouts} timeouts, ${result.mismatches} wrong bodies`;
+  return { total, errors, perSecond: total / spec.seconds, p50, p99, ...(errors ? { sample } : {}) };
 }
 
 /**
@@ -93,9 +84,7 @@ async function rotate(spec: RotationLoad & Timing): Promise<LoadResult> {
   const tokens = [...spec.refreshTokens];
   const state = { measuring: false, stopped: false };
   const latencies: number[] = [];
-  let errors = 0;
-  let sample: string | undefined;
-
+  let [errors, sample] = [0, undefined as string | undefined];
   const chain = async (i: number) => {
     while (!state.stopped) {
       const started = performance.now();
@@ -109,18 +98,15 @@ async function rotate(spec: RotationLoad & Timing): Promise<LoadResult> {
       } catch (err) {
         failure = (err as Error).message;
       }
-      if (state.measuring && !state.stopped) {
-        latencies.push(performance.now() - started);
-        if (failure) errors++;
-      }
+      if (state.measuring && !state.stopped) latencies.push(performance.now() - started);
       if (failure) {
+        // A failure in the warm-up counts too: its chain has stopped, so the window measures fewer.
+        if (!state.stopped) errors++;
         sample ??= failure;
-        if (!state.measuring) errors++;
         return;
       }
     }
   };
-
   const chains = spec.refreshTokens.map((_, i) => chain(i));
   await timeWindow(spec, () => send({ type: 'window' }), state);
   await Promise.all(chains);

@@ -20,48 +20,22 @@ export const MARKET_CONCURRENCY = 16;
 type Traders = Array<{ token: string; accounts: string[] }>;
 
 /** One request, repeated: its answer must equal the preflight's; with `dpop`, `Authorization: DPoP` and a fresh proof each time. */
-export interface FixedLoad {
-  kind: 'fixed';
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  expectBody: string;
-  dpop?: { key: DpopKey; accessToken: string };
-}
-
+export type FixedLoad = { kind: 'fixed'; url: string; expectBody: string; dpop?: { key: DpopKey; accessToken: string } } & Request;
+type Request = { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
 /** Limit buys that rest far below the market (`limitBuy`), each with its own clientOrderId and Idempotency-Key. */
-interface OrderLoad {
-  kind: 'orders';
-  url: string;
-  traders: Traders;
-  symbol: string;
-  limitPrice: string;
-}
-
+type OrderLoad = { kind: 'orders'; url: string; traders: Traders; symbol: string; limitPrice: string };
 /** Refresh-token chains, each exchanging its token for the next one as soon as its answer arrives. */
-export interface RotationLoad {
-  kind: 'rotation';
-  url: string;
-  clientId: string;
-  clientSecret: string;
-  refreshTokens: string[];
-}
-
+export type RotationLoad = { kind: 'rotation'; url: string; clientId: string; clientSecret: string; refreshTokens: string[] };
 /** Market buys through the facade (`api`: its /v1), each followed until banking and accounts (`databases`, their URLs) apply its fill. */
-export interface MarketLoad {
+export type MarketLoad = {
   kind: 'market';
   api: string;
   traders: Traders;
   symbol: string;
-  databases: { banking: string; accounts: string };
-}
-
+  databases: Record<'banking' | 'accounts', string>;
+};
 /** How long to warm the target, then how long to measure it. */
-export interface Timing {
-  warmupSeconds: number;
-  seconds: number;
-}
+export type Timing = { warmupSeconds: number; seconds: number };
 
 export type Load = FixedLoad | OrderLoad | RotationLoad | MarketLoad;
 export type LoadSpec = Load & Timing;

@@ -4,10 +4,9 @@
  * other holds. The account's order event stream says when the OMS filled an order; then banking's
  * hold row and accounts' position row are read by primary key until both show it, then the cash
  * balance and the position through the API until they show it as a vendor sees it: the latency
- * ends there. Polling the API itself every few ms took the CPU it was measuring.
+ * ends there. Polling the API itself every few ms would take the CPU it measures.
  */
 import { randomBytes } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import pg from 'pg';
@@ -21,42 +20,10 @@ const QUANTITY = '1';
 const MARKET_BUY = { side: 'BUY', type: 'MARKET', timeInForce: 'DAY', quantity: QUANTITY };
 const POSITION = 'SELECT quantity::text FROM positions WHERE account_id = $1 AND symbol = $2';
 const TERMINAL = new Set(['FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']);
-
-interface Account {
-  token: string;
-  id: string;
-  /** The position's quantity and the balance as the last settled order left them. */
-  quantity: Decimal;
-  cash: Decimal;
-  held: Decimal;
-  broken: boolean;
-}
-
-/** Each order's terminal status from the event stream, whether it comes before or after its waiter. */
-class Terminal {
-  private readonly seen = new Map<string, string>();
-  private readonly waiting = new Map<string, (status: string) => void>();
-  settle(orderId: string, status: string) {
-    const waiter = this.waiting.get(orderId);
-    if (!waiter) return void this.seen.set(orderId, status);
-    this.waiting.delete(orderId);
-    waiter(status);
-  }
-  wait(orderId: string, timeoutMs: number): Promise<string> {
-    const status = this.seen.get(orderId);
-    this.seen.delete(orderId);
-    if (status) return Promise.resolve(status);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(orderId, 'TIMEOUT'), timeoutMs);
-      this.waiting.set(orderId, (s) => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-    });
-  }
-}
-
 const bearer = (account: Account) => ({ authorization: `Bearer ${account.token}` });
+
+/** An account of the load, with its position's quantity and balance as the last settled order left them. */
+type Account = { token: string; id: string; quantity: Decimal; cash: Decimal; held: Decimal; broken: boolean };
 
 /** Server-Sent Events: blocks separated by a blank line, `event:` and `data:` lines. */
 export function parseSseBlocks(buffer: string): { events: Array<{ event: string; data: string }>; rest: string } {
@@ -74,38 +41,45 @@ export function parseSseBlocks(buffer: string): { events: Array<{ event: string;
   return { events, rest };
 }
 
+/** Polls `check` every POLL_MS until it answers true; false once `deadline` has passed. */
+async function until(check: () => Promise<boolean>, deadline: number): Promise<boolean> {
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await sleep(POLL_MS);
+  }
+  return true;
+}
+
 export async function marketLoad(spec: MarketLoad & Timing, onWindow: () => void): Promise<LoadResult> {
+  const zero = new Decimal(0);
   const accounts: Account[] = spec.traders.flatMap((t) =>
-    t.accounts.map((id) => ({ token: t.token, id, quantity: new Decimal(0), cash: new Decimal(0), held: new Decimal(0), broken: false })),
+    t.accounts.map((id) => ({ token: t.token, id, quantity: zero, cash: zero, held: zero, broken: false })),
   );
   if (accounts.length < MARKET_CONCURRENCY)
     throw new Error(`market load: ${accounts.length} accounts for ${MARKET_CONCURRENCY} orders in flight`);
   const load = new MarketRun(spec, accounts.length);
   // One event stream per account, open before the first order and read until the load ends.
-  const consumers = (await Promise.all(accounts.map((account) => load.openStream(account)))).map((open) => open.reading);
+  await Promise.all(accounts.map((account) => load.openStream(account)));
   for (const account of accounts) Object.assign(account, await load.read(account));
   const workers = Array.from({ length: MARKET_CONCURRENCY }, (_, w) =>
     load.worker(accounts.filter((_, i) => i % MARKET_CONCURRENCY === w)),
   );
   await timeWindow(spec, onWindow, load.state);
   await Promise.all(workers);
-  load.gone.abort();
-  await Promise.all(consumers);
-  await load.close();
-  return load.result();
+  return load.close();
 }
 
 /** One market load's connections, and what it has measured so far. */
 class MarketRun {
   readonly state = { measuring: false, stopped: false };
-  readonly gone = new AbortController();
   private readonly base: string;
   private readonly pool: Pool;
   private readonly streams: Pool;
-  private readonly terminal = new Terminal();
+  private readonly reading: Promise<void>[] = [];
+  /** Each order's terminal status from its event stream, whether it comes before or after its waiter. */
+  private readonly ended = new Map<string, { status: Promise<string>; settle(status: string): void }>();
   private readonly run = randomBytes(4).toString('hex');
-  private readonly banking: pg.Pool;
-  private readonly accountsDb: pg.Pool;
+  private readonly db: { banking: pg.Pool; accounts: pg.Pool };
   private errors = 0;
   private sample: string | undefined;
   private readonly latencies: number[] = [];
@@ -119,16 +93,25 @@ class MarketRun {
     this.base = api.pathname.replace(/\/$/, '');
     this.pool = new Pool(api.origin, { connections: MARKET_CONCURRENCY * 2 });
     this.streams = new Pool(api.origin, { connections: accounts, bodyTimeout: 0 });
-    setMaxListeners(accounts + 10, this.gone.signal); // one listener per event stream
-    this.banking = new pg.Pool({ connectionString: spec.databases.banking, max: MARKET_CONCURRENCY });
-    this.accountsDb = new pg.Pool({ connectionString: spec.databases.accounts, max: MARKET_CONCURRENCY });
+    const db = (url: string) => new pg.Pool({ connectionString: url, max: MARKET_CONCURRENCY });
+    this.db = { banking: db(spec.databases.banking), accounts: db(spec.databases.accounts) };
     // An idle connection that breaks is a failure of the run, not a crash of the load generator.
-    for (const db of [this.banking, this.accountsDb]) db.on('error', (err) => this.fail(`database connection: ${err.message}`));
+    for (const pool of Object.values(this.db)) pool.on('error', (err) => this.fail(`database connection: ${err.message}`));
   }
 
-  fail(message: string): void {
+  private fail(message: string): void {
     this.sample ??= message;
     this.errors++;
+  }
+
+  private endOf(orderId: string) {
+    let ended = this.ended.get(orderId);
+    if (!ended) {
+      let settle!: (status: string) => void;
+      ended = { status: new Promise<string>((resolve) => (settle = resolve)), settle };
+      this.ended.set(orderId, ended);
+    }
+    return ended;
   }
 
   private async get(account: Account, path: string) {
@@ -145,30 +128,26 @@ class MarketRun {
     ]);
     if (position.status !== 200 && position.status !== 404) throw new Error(`GET position answered ${position.status}`);
     if (balance.status !== 200) throw new Error(`GET balance answered ${balance.status}`);
-    return {
-      quantity: new Decimal(position.status === 200 ? position.body['quantity']! : 0),
-      cash: new Decimal(balance.body['cash']!),
-      held: new Decimal(balance.body['held']!),
-    };
+    const quantity = new Decimal(position.status === 200 ? position.body['quantity']! : 0);
+    return { quantity, cash: new Decimal(balance.body['cash']!), held: new Decimal(balance.body['held']!) };
   }
 
   /** Banking applied the order's close (its hold captured or released) and accounts its fill. */
   private async appliedInBoth(account: Account, orderId: string, quantity: Decimal) {
     const [hold, position] = await Promise.all([
-      this.banking.query<{ state: string }>('SELECT state FROM holds WHERE order_id = $1', [orderId]),
-      this.accountsDb.query<{ quantity: string }>(POSITION, [account.id, this.spec.symbol]),
+      this.db.banking.query<{ state: string }>('SELECT state FROM holds WHERE order_id = $1', [orderId]),
+      this.db.accounts.query<{ quantity: string }>(POSITION, [account.id, this.spec.symbol]),
     ]);
     const state = hold.rows[0]?.state;
     return state !== undefined && state !== 'HELD' && new Decimal(position.rows[0]?.quantity ?? 0).equals(quantity);
   }
 
-  /** The account's order event stream, open; `reading` settles each order's terminal status until the load ends (in an object, not awaited). */
-  async openStream(account: Account): Promise<{ reading: Promise<void> }> {
+  /** Opens the account's order event stream, then reads each order's terminal status from it until the load ends. */
+  async openStream(account: Account): Promise<void> {
     const res = await this.streams.request({
       path: `${this.base}/oms/${account.id}/events`,
       method: 'GET',
       headers: { ...bearer(account), accept: 'text/event-stream' },
-      signal: this.gone.signal,
     });
     if (res.statusCode !== 200) throw new Error(`GET /oms/${account.id}/events answered ${res.statusCode}: ${await res.body.text()}`);
     const consume = async () => {
@@ -178,14 +157,15 @@ class MarketRun {
         buffer = parsed.rest;
         for (const { event, data } of parsed.events) {
           const order = event === 'order' ? (JSON.parse(data) as { id: string; status: string }) : undefined;
-          if (order && TERMINAL.has(order.status)) this.terminal.settle(order.id, order.status);
+          if (order && TERMINAL.has(order.status)) this.endOf(order.id).settle(order.status);
         }
       }
     };
-    const reading = consume().catch((err: unknown) => {
-      if (!this.gone.signal.aborted) this.fail(`event stream of ${account.id}: ${(err as Error).message}`);
-    });
-    return { reading };
+    this.reading.push(
+      consume().catch((err: unknown) => {
+        if (!this.state.stopped) this.fail(`event stream of ${account.id}: ${(err as Error).message}`);
+      }),
+    );
   }
 
   /** One order: placed, filled on the stream, applied in both databases, then visible through the API. Its latency, or a failure. */
@@ -201,25 +181,24 @@ class MarketRun {
     const text = await res.body.text();
     if (res.statusCode !== 201) return `POST /oms/order answered ${res.statusCode}: ${text.slice(0, 200)}`;
     const orderId = (JSON.parse(text) as { id: string }).id;
-    const status = await this.terminal.wait(orderId, SETTLE_TIMEOUT_MS);
+    const ended = this.endOf(orderId);
+    const timer = setTimeout(() => ended.settle('TIMEOUT'), SETTLE_TIMEOUT_MS);
+    const status = await ended.status;
+    clearTimeout(timer);
+    this.ended.delete(orderId);
     if (status !== 'FILLED') return `market order ${orderId} ended ${status}`;
-    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-    const quantity = account.quantity.plus(QUANTITY);
-    while (!(await this.appliedInBoth(account, orderId, quantity))) {
-      if (Date.now() > deadline) return `order ${orderId} filled but not applied in banking and accounts`;
-      await sleep(POLL_MS);
-    }
-    for (;;) {
-      const now = await this.read(account);
-      if (now.quantity.equals(quantity) && now.held.equals(account.held) && now.cash.lessThan(account.cash)) {
-        account.quantity = now.quantity;
-        account.cash = now.cash;
-        return performance.now() - started;
-      }
-      if (Date.now() > deadline)
-        return `order ${orderId} filled but not applied: position ${now.quantity} (want ${quantity}), held ${now.held} (want ${account.held}), cash ${now.cash} (was ${account.cash})`;
-      await sleep(POLL_MS);
-    }
+    const [deadline, quantity] = [Date.now() + SETTLE_TIMEOUT_MS, account.quantity.plus(QUANTITY)];
+    if (!(await until(() => this.appliedInBoth(account, orderId, quantity), deadline)))
+      return `order ${orderId} filled but not applied in banking and accounts`;
+    let now = account as Pick<Account, 'quantity' | 'cash' | 'held'>;
+    const shown = async () => {
+      now = await this.read(account);
+      return now.quantity.equals(quantity) && now.held.equals(account.held) && now.cash.lessThan(account.cash);
+    };
+    if (!(await until(shown, deadline)))
+      return `order ${orderId} filled but not applied: position ${now.quantity} (want ${quantity}), held ${now.held} (want ${account.held}), cash ${now.cash} (was ${account.cash})`;
+    [account.quantity, account.cash] = [now.quantity, now.cash];
+    return performance.now() - started;
   }
 
   /** One order in flight at a time, over `mine` in turn, until the load stops. */
@@ -237,11 +216,10 @@ class MarketRun {
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.pool.close(), this.streams.destroy(), this.banking.end(), this.accountsDb.end()]);
-  }
-
-  result(): LoadResult {
+  /** Closes every connection, the event streams with them: the window's figures. */
+  async close(): Promise<LoadResult> {
+    await Promise.all([this.pool.close(), this.streams.destroy(), this.db.banking.end(), this.db.accounts.end()]);
+    await Promise.all(this.reading);
     return resultOf(this.latencies, this.latencies.length + this.errors, this.errors, this.spec.seconds, this.sample);
   }
 }

@@ -5,13 +5,13 @@ import { createUser, fund, http, lastPrice, listInstrument, provisionApp, refres
 import { TEST_REDIS_URL, type Urls, type VendorApp, type WorldUser } from '@trading/testing';
 import { newDpopKey, proofSigner, type DpopKey } from './dpop';
 import { limitBuy, ORDER_TRADERS, ROTATION_CHAINS } from './load';
-import { Bench, progress, SECONDS } from './measure';
+import { Bench, progress, SECONDS, type Watching } from './measure';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
-import { buildBundles, startAllInOne, startServiceMode, type App, type PlatformOptions } from './platform';
+import { buildBundles, dbUrl, startAllInOne, startServiceMode, type PlatformOptions } from './platform';
 import { readRssBytes, watchPeakRss, type Watched } from './proc';
 import { deleteKeys, freePort, Group } from './processes';
-import { labelOf, type Memory, type PathName } from './report';
+import { labelOf, type Memory, type PathName, type RowName } from './report';
 import { loadWeekOfTicks, middleDayOfTheWeek } from './week-of-ticks';
 
 /** The operation the facade sends for GET /v1/accounts: every chain answers the same query. */
@@ -29,7 +29,7 @@ export async function bare(bench: Bench, logDir: string) {
   await Group.run(logDir, async (group) => {
     const port = await freePort();
     const server = await group.serve('bare', 'tools/bench/bare-server.ts', { PORT: String(port) }, `${local(port)}/`);
-    await bench.fixed('bare', `${local(port)}/`, { method: 'GET', headers: {} }, () => [{ name: 'server', pid: server.pid }]);
+    await bench.fixed('bare', `${local(port)}/`, { method: 'GET', headers: {} }, [{ name: 'server', pid: server.pid }]);
   });
 }
 
@@ -41,7 +41,7 @@ export async function stockChain(bench: Bench, logDir: string) {
     const subgraph = await group.serve('stock-subgraph', 'tools/bench/stock/subgraph.ts', env(subgraphPort), subgraphUrl, { init });
     const gatewayEnv = env(gatewayPort, { SUBGRAPH_URL: subgraphUrl });
     const gateway = await group.serve('stock-gateway', 'tools/bench/stock/gateway.ts', gatewayEnv, url, { init });
-    await bench.fixed('stock', url, init, () => [
+    await bench.fixed('stock', url, init, [
       { name: 'gateway', pid: gateway.pid },
       { name: 'subgraph', pid: subgraph.pid },
     ]);
@@ -55,35 +55,24 @@ export async function stockChain(bench: Bench, logDir: string) {
  * alone costs on this machine (our token endpoint sits behind the facade, the peer behind nothing).
  */
 export async function oidcPeer(bench: Bench, id: string, logDir: string) {
-  const [port, proxyPort] = [await freePort(), await freePort()];
+  const [port, proxyPort, secret] = [await freePort(), await freePort(), randomBytes(24).toString('hex')];
   const [prefix, metadata] = [`bench_${id}_oidc:`, '/.well-known/openid-configuration'];
-  const client: PeerClient = {
-    issuer: local(port),
-    clientId: 'bench-vendor',
-    clientSecret: randomBytes(24).toString('hex'),
-    redirectUri: 'https://vendor.example/callback',
-  };
-  const env = {
-    PORT: String(port),
-    NODE_ENV: 'production',
-    REDIS_URL: TEST_REDIS_URL,
-    OIDC_REDIS_PREFIX: prefix,
-    OIDC_CLIENT_ID: client.clientId,
-    OIDC_CLIENT_SECRET: client.clientSecret,
-    OIDC_REDIRECT_URI: client.redirectUri,
-  };
+  const redirectUri = 'https://vendor.example/callback';
+  const client: PeerClient = { issuer: local(port), clientId: 'bench-vendor', clientSecret: secret, redirectUri };
+  const env = { PORT: String(port), NODE_ENV: 'production', REDIS_URL: TEST_REDIS_URL, OIDC_REDIS_PREFIX: prefix };
+  const clientEnv = { ...env, OIDC_CLIENT_ID: client.clientId, OIDC_CLIENT_SECRET: secret, OIDC_REDIRECT_URI: redirectUri };
   try {
     await Group.run(logDir, async (group) => {
-      const server = await group.serve('oidc-peer', 'tools/bench/oidc-peer/server.mjs', env, `${client.issuer}${metadata}`);
-      const peer = { name: 'oidc-provider', pid: server.pid };
-      progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
-      await bench.rotation('oidc-peer', `${client.issuer}/token`, client, await peerRefreshTokens(client, ROTATION_CHAINS), () => [peer]);
-      const proxied = local(proxyPort);
-      const proxyEnv = { PORT: String(proxyPort), TARGET: client.issuer };
-      const proxy = await group.serve('oidc-peer-proxy', 'tools/bench/oidc-peer/proxy.mjs', proxyEnv, `${proxied}${metadata}`);
-      progress(`making ${ROTATION_CHAINS} more grants at node-oidc-provider…`);
-      const tokens = await peerRefreshTokens(client, ROTATION_CHAINS);
-      await bench.rotation('oidc-peer-proxied', `${proxied}/token`, client, tokens, () => [{ name: 'proxy', pid: proxy.pid }, peer]);
+      const serve = (name: string, file: string, env: Record<string, string>, base: string) =>
+        group.serve(name, `tools/bench/oidc-peer/${file}`, env, `${base}${metadata}`);
+      const peer = { name: 'oidc-provider', pid: (await serve('oidc-peer', 'server.mjs', clientEnv, client.issuer)).pid };
+      const rotate = async (name: RowName, base: string, watched: Watched[]) => {
+        progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
+        await bench.rotation(name, `${base}/token`, client, await peerRefreshTokens(client, ROTATION_CHAINS), watched);
+      };
+      await rotate('oidc-peer', client.issuer, [peer]);
+      const proxy = await serve('oidc-peer-proxy', 'proxy.mjs', { PORT: String(proxyPort), TARGET: client.issuer }, local(proxyPort));
+      await rotate('oidc-peer-proxied', local(proxyPort), [{ name: 'proxy', pid: proxy.pid }, peer]);
     });
   } finally {
     await deleteKeys(TEST_REDIS_URL, `${prefix}*`);
@@ -108,13 +97,12 @@ export async function allInOne(bench: Bench, options: PlatformOptions, only: Set
       await bench.fixed('all-in-one', `${urls.api}/accounts`, bearerGet(user.session), processes, path);
       memory = { afterStart: settled.reduce((sum, p) => sum + p.bytes, 0), peakUnderLoad: peak.stop(), processes: settled };
       // Rotation where a vendor calls it: the metadata's token_endpoint, {base_url}/oauth/token.
-      const app = await provisionApp(urls, adminToken);
-      await bench.rotation('all-in-one-rotation', `${urls.api}/oauth/token`, app, await grants(urls, app, user), processes);
+      await rotation(bench, 'all-in-one-rotation', `${urls.api}/oauth/token`, urls, await provisionApp(urls, adminToken), user, processes);
     }
     if (only.has('bars')) {
       const symbol = await listInstrument(urls, adminToken, '150.00');
       progress(`writing a week of ${symbol} ticks into the OMS's database…`);
-      await loadWeekOfTicks(withDatabaseName(`${options.postgresServer}/postgres`, `${options.prefix}oms`), symbol);
+      await loadWeekOfTicks(dbUrl(options, 'oms'), symbol);
       // A day from the middle of the week, both ends given: the same page every time (the default ends move with the clock).
       const url = `${urls.api}/market/bars/${symbol}?timeframe=1Min&limit=100&${middleDayOfTheWeek()}`;
       await bench.fixed('bars', url, bearerGet(user.session), processes);
@@ -135,11 +123,7 @@ export async function serviceMode(bench: Bench, options: PlatformOptions, only: 
   }
   progress('starting the six services…');
   const services = await startServiceMode(options);
-  const { urls, adminToken } = services;
-  const pids =
-    (...apps: App[]) =>
-    () =>
-      apps.map((app) => services.pidOf(app));
+  const { urls, adminToken, pids } = services;
   try {
     const user = await createUser(urls, adminToken);
     if (only.has('service-rest')) {
@@ -151,31 +135,30 @@ export async function serviceMode(bench: Bench, options: PlatformOptions, only: 
       const headers = { authorization: `DPoP ${token}`, dpop: proofSigner(key)('GET', url, token) };
       await bench.fixed('service-rest-dpop', url, { method: 'GET', headers, dpop: { key, accessToken: token } }, watched);
     }
-    if (only.has('gateway'))
-      await bench.fixed(
-        'gateway',
-        services.gatewayUrl,
-        graphqlPost({ authorization: `Bearer ${user.session}` }),
-        pids('gateway', 'accounts'),
-      );
+    const asUser = graphqlPost({ authorization: `Bearer ${user.session}` });
+    if (only.has('gateway')) await bench.fixed('gateway', services.gatewayUrl, asUser, pids('gateway', 'accounts'));
     if (only.has('rotation')) {
       // Through the facade as vendors call it, then at auth's own listener.
       const app = await provisionApp(urls, adminToken);
-      await bench.rotation('rotation-facade', `${urls.api}/oauth/token`, app, await grants(urls, app, user), pids('rest-facade', 'auth'));
-      const listener = new URL('/oauth/token', urls.login);
-      listener.hostname = '127.0.0.1';
-      await bench.rotation('rotation', listener.href, app, await grants(urls, app, user), pids('auth'));
+      await rotation(bench, 'rotation-facade', `${urls.api}/oauth/token`, urls, app, user, pids('rest-facade', 'auth'));
+      await rotation(
+        bench,
+        'rotation',
+        new URL('/oauth/token', urls.login).href.replace('localhost', '127.0.0.1'),
+        urls,
+        app,
+        user,
+        pids('auth'),
+      );
     }
     if (!only.has('orders') && !only.has('market')) return;
     const world = await tradingWorld(urls, adminToken, user);
     const watched = pids('rest-facade', 'gateway', 'oms', 'banking', 'accounts');
     if (only.has('orders')) await orders(bench, 'service mode', urls, world, watched);
     // Banking's and accounts' databases, read by primary key to learn when a fill is applied.
-    const database = (name: string) => withDatabaseName(TEST_POSTGRES_URL, `${options.prefix}${name}`);
-    const databases = { banking: database('banking'), accounts: database('accounts') };
-    const traders = sessions(world.traders.slice(1));
-    if (only.has('market'))
-      await bench.measure('market', { kind: 'market', api: urls.api, traders, symbol: world.symbol, databases }, watched);
+    const databases = { banking: dbUrl(options, 'banking'), accounts: dbUrl(options, 'accounts') };
+    const market = { kind: 'market' as const, api: urls.api, traders: sessions(world.traders.slice(1)), symbol: world.symbol, databases };
+    if (only.has('market')) await bench.measure('market', market, watched);
   } finally {
     await services.stop();
   }
@@ -189,14 +172,8 @@ export async function pgbench(bench: Bench, id: string) {
   bench.rows.push({ name: 'pgbench', path, unit: 'tps', perSecond: pg.tps, total: pg.transactions ?? 0, errors: 0, cpu: [] });
 }
 
-interface World {
-  symbol: string;
-  /** The first is the user who made the world. */
-  traders: WorldUser[];
-}
-
 /** One instrument, and 1 + ORDER_TRADERS funded users (`user` first): what the order and market paths trade with. */
-async function tradingWorld(urls: Urls, adminToken: string, user: WorldUser): Promise<World> {
+async function tradingWorld(urls: Urls, adminToken: string, user: WorldUser) {
   progress(`listing an instrument and funding the accounts of 1 + ${ORDER_TRADERS} traders…`);
   const symbol = await listInstrument(urls, adminToken, '100.00');
   const traders = [user];
@@ -210,7 +187,7 @@ async function tradingWorld(urls: Urls, adminToken: string, user: WorldUser): Pr
  * First one user's two accounts (every order takes the same two accounts' locks: an account's
  * spends are serial by design), then a broker's order flow: the other users' accounts in turn.
  */
-async function orders(bench: Bench, mode: 'service mode' | 'all-in-one', urls: Urls, world: World, watched: () => Watched[]) {
+async function orders(bench: Bench, mode: 'service mode' | 'all-in-one', urls: Urls, world: World, watched: Watching) {
   const [user, ...others] = world.traders as [WorldUser, ...WorldUser[]];
   const limitPrice = (Math.floor((await lastPrice(urls, user, world.symbol)) * 60) / 100).toFixed(2);
   const url = `${urls.api}/oms/order`;
@@ -218,15 +195,16 @@ async function orders(bench: Bench, mode: 'service mode' | 'all-in-one', urls: U
   const probe = await fetch(url, { method: 'POST', headers, body: limitBuy(user.accounts[0]!, world.symbol, limitPrice) });
   if (probe.status !== 201) throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${await probe.text()}`);
   const load = { kind: 'orders' as const, url, symbol: world.symbol, limitPrice };
-  const allInOne = mode === 'all-in-one';
-  await bench.measure(allInOne ? 'all-in-one-orders' : 'orders', { ...load, traders: sessions([user]) }, watched);
-  await bench.measure(allInOne ? 'all-in-one-orders-spread' : 'orders-spread', { ...load, traders: sessions(others) }, watched);
+  const prefix = mode === 'all-in-one' ? 'all-in-one-' : '';
+  await bench.measure(`${prefix}orders`, { ...load, traders: sessions([user]) }, watched);
+  await bench.measure(`${prefix}orders-spread`, { ...load, traders: sessions(others) }, watched);
 }
+type World = Awaited<ReturnType<typeof tradingWorld>>;
 
-/** ROTATION_CHAINS grants of `user` to `app`, each through the authorization-code + PKCE flow: their first refresh tokens. */
-async function grants(urls: Urls, app: VendorApp, user: WorldUser): Promise<string[]> {
+/** ROTATION_CHAINS grants of `user` to `app` (authorization code + PKCE), then their refresh-token chains at `url`. */
+async function rotation(bench: Bench, name: RowName, url: string, urls: Urls, app: VendorApp, user: WorldUser, watched: Watching) {
   progress(`making ${ROTATION_CHAINS} grants (authorization code + PKCE)…`);
-  return refreshTokens(urls, app, user, ROTATION_CHAINS);
+  await bench.rotation(name, url, app, await refreshTokens(urls, app, user, ROTATION_CHAINS), watched);
 }
 
 /** A READ_WRITE PAT for `email` (admin API), exchanged with a proof of `key`: the session token is bound to it. */

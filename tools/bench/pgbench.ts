@@ -34,14 +34,9 @@ export async function runPgbench(databaseUrl: string, seconds: number) {
   const pgbench = findPgbench();
   // libpq's environment, so no password lands in a command line.
   const u = new URL(databaseUrl);
-  const env = {
-    ...process.env,
-    PGHOST: u.hostname,
-    PGPORT: u.port || '5432',
-    PGUSER: decodeURIComponent(u.username || 'postgres'),
-    ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}),
-    PGDATABASE: databaseNameOf(databaseUrl),
-  };
+  const [user, database] = [decodeURIComponent(u.username || 'postgres'), databaseNameOf(databaseUrl)];
+  const env: NodeJS.ProcessEnv = { ...process.env, PGHOST: u.hostname, PGPORT: u.port || '5432', PGUSER: user, PGDATABASE: database };
+  if (u.password) env['PGPASSWORD'] = decodeURIComponent(u.password);
   await ensureDatabase(databaseUrl);
   try {
     await run(pgbench, ['-i', '-s', '1', '-q'], { env });

@@ -1,26 +1,17 @@
 /** CPU time and resident size of processes, read from Linux's /proc: what each process of a target costs. */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
-/** Clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on every Linux this runs on). */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
+/** USER_HZ, the unit of utime/stime in /proc/<pid>/stat and of /proc/stat: 100 on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** utime + stime (in ticks) of a /proc/<pid>/stat line, counted from the last ")": the command name may hold spaces or parentheses. */
 export function cpuTicksOf(stat: string): number {
   const end = stat.lastIndexOf(')');
   if (end < 0) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
   // After ")": field 3 (state) is index 0, so utime (field 14) is index 11 and stime (15) index 12.
-  const fields = stat
-    .slice(end + 2)
-    .trim()
-    .split(' ');
+  const fields = stat.slice(end + 2).split(' ');
   const [utime, stime] = [Number(fields[11]), Number(fields[12])];
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`no utime/stime in /proc/<pid>/stat: ${stat.slice(0, 80)}`);
   return utime + stime;
@@ -33,11 +24,6 @@ export function rssBytesOf(status: string): number {
   return Number(match[1]) * 1024;
 }
 
-/** Share of one core a process used between two readings: 100 = one core busy the whole time. */
-export const cpuPercent = (ticks: number, seconds: number, clockTicks = CLOCK_TICKS) =>
-  seconds > 0 ? (ticks / clockTicks / seconds) * 100 : 0;
-
-export const readCpuTicks = (pid: number) => cpuTicksOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 export const readRssBytes = (pid: number) => rssBytesOf(readFileSync(`/proc/${pid}/status`, 'utf8'));
 
 /** Pids of a process's children (its main thread's; Node forks from there). */
@@ -50,30 +36,17 @@ export function childrenOf(pid: number): number[] {
 }
 
 /** A process the bench watches, with the name the table shows. */
-export interface Watched {
-  name: string;
-  pid: number;
-}
-
-/** The whole machine during a window: busy share (100 per core busy) and CPU-seconds, every process and the kernel included. */
-export interface MachineUse {
-  percent: number;
-  cores: number;
-  seconds: number;
-}
-
+export type Watched = { name: string; pid: number };
 /** A process's share of one core during the window (100 = one full core), and the CPU-seconds it spent. */
-export interface CpuUse {
-  name: string;
-  percent: number;
-  seconds: number;
-}
+export type CpuUse = { name: string; percent: number; seconds: number };
+/** The whole machine during a window: busy share (100 per core busy) and CPU-seconds, every process and the kernel included. */
+export type MachineUse = { percent: number; cores: number; seconds: number };
 
 /** Busy (all but idle and iowait) and total CPU ticks of the whole machine, from /proc/stat's first line. */
 export function machineTicksOf(stat: string): { busy: number; total: number } {
   const fields = stat.split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) throw new Error(`not a /proc/stat cpu line: ${stat.slice(0, 80)}`);
-  const total = fields.reduce((sum, f) => sum + f, 0);
+  const total = sum(fields);
   return { busy: total - fields[3]! - fields[4]!, total };
 }
 
@@ -94,7 +67,7 @@ export function postgresServer(): Watched[] {
 /** A process's CPU ticks, or `fallback` once it has gone (a database session that ended in the window). */
 const ticksOr = (pid: number, fallback: number) => {
   try {
-    return readCpuTicks(pid);
+    return cpuTicksOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return fallback;
   }
@@ -120,7 +93,11 @@ export function startCpuWindow(processes: Watched[]): { finish(): { cpu: CpuUse[
       };
       const byName = new Map<string, number>();
       processes.forEach((p, i) => byName.set(p.name, (byName.get(p.name) ?? 0) + ticksOr(p.pid, before[i]!) - before[i]!));
-      const cpu = [...byName].map(([name, ticks]) => ({ name, percent: cpuPercent(ticks, seconds), seconds: ticks / CLOCK_TICKS }));
+      const cpu = [...byName].map(([name, ticks]) => ({
+        name,
+        percent: (ticks / CLOCK_TICKS / seconds) * 100,
+        seconds: ticks / CLOCK_TICKS,
+      }));
       return { cpu, machine };
     },
   };
@@ -131,10 +108,7 @@ export function watchPeakRss(processes: () => Watched[]): { stop(): number } {
   let peak = 0;
   const sample = () => {
     try {
-      peak = Math.max(
-        peak,
-        processes().reduce((sum, p) => sum + readRssBytes(p.pid), 0),
-      );
+      peak = Math.max(peak, sum(processes().map((p) => readRssBytes(p.pid))));
     } catch {
       /* a process between two readings: the next sample counts */
     }

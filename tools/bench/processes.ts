@@ -8,13 +8,7 @@ export { freePort } from '@trading/testing';
 
 export const ROOT = join(__dirname, '../..');
 
-export interface Started {
-  name: string;
-  child: ChildProcess;
-  pid: number;
-  log: string;
-}
-
+type Started = { name: string; child: ChildProcess; pid: number; log: string };
 type Env = Record<string, string>;
 
 /** Starts `node <flags> <file>` (a .ts file through tsx, as `npm start` does) with exactly `env`, its output to `<logDir>/<name>.log`. */
@@ -33,18 +27,10 @@ export function startNode(name: string, file: string, env: Env, logDir: string, 
 }
 
 /** BENCH_CPU_PROFILE=<dir>: a process (and the workers it forks) writes a V8 CPU profile there when it stops. */
-export const profileFlags = () => {
-  const dir = process.env['BENCH_CPU_PROFILE'];
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-};
+export const profileFlags = (dir = process.env['BENCH_CPU_PROFILE']) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
 
-const logTail = (p: Started) => {
-  try {
-    return readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-25).join('\n');
-  } catch {
-    return '(no log)';
-  }
-};
+/** The last lines of a process's log (opened before it started). */
+const logTail = (p: Started) => readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-25).join('\n');
 
 /** Polls `check` until it answers true; fails naming `what` (with the log's tail) if `p` exits or time runs out. */
 export async function waitUntil(p: Started, what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -100,23 +86,6 @@ export class Group {
   async stop(): Promise<void> {
     await Promise.all(this.started.map((p) => stopProcess(p)));
   }
-}
-
-/**
- * The edges' request budgets: on by default, as every deployment runs them, at a budget no load
- * reaches (their cost is measured, never a refusal); `BENCH_RATE_LIMITS=off` sets them to 0.
- */
-export function rateLimitsEnv(namespace: string): Record<string, string> {
-  const budget = rateLimitsMeasured() ? '1000000000' : '0';
-  const names = ['API_RATE_LIMIT', 'API_ORDER_RATE_LIMIT', 'API_ADDRESS_RATE_LIMIT', 'API_APP_RATE_LIMIT'];
-  return { ...Object.fromEntries(names.map((n) => [`${n}_PER_MINUTE`, budget])), API_RATE_LIMIT_NAMESPACE: namespace };
-}
-
-/** BENCH_RATE_LIMITS: unset or `on` (the default), `off`; anything else stops the bench with the reason. */
-export function rateLimitsMeasured(): boolean {
-  const value = process.env['BENCH_RATE_LIMITS'] ?? 'on';
-  if (value !== 'on' && value !== 'off') throw new Error(`BENCH_RATE_LIMITS must be on or off, not ${JSON.stringify(value)}`);
-  return value === 'on';
 }
 
 /** Every Redis key matching `pattern` (a stream, or the peer's storage): they have no expiry, so the bench deletes them. */

@@ -5,6 +5,7 @@
  * (client_secret_basic, the code verifier). Each grant a browser of its own (a new session).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { CookieBrowser } from '@trading/testing';
 
 export interface PeerClient {
   /** The peer's issuer, e.g. http://127.0.0.1:4000 */
@@ -16,23 +17,6 @@ export interface PeerClient {
 
 export const basicAuth = (clientId: string, clientSecret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
-
-/** A cookie jar that follows redirects by hand. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-  async get(url: string): Promise<{ status: number; location?: string; body: string }> {
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)];
-      if (!value || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const location = res.headers.get('location');
-    return { status: res.status, body: await res.text(), ...(location ? { location: new URL(location, url).href } : {}) };
-  }
-}
 
 /** One grant through the whole flow: its first refresh token. */
 async function peerGrant(client: PeerClient): Promise<string> {
@@ -47,17 +31,13 @@ async function peerGrant(client: PeerClient): Promise<string> {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const browser = new Browser();
-  let at = await browser.get(`${client.issuer}/auth?${query}`);
+  const browser = new CookieBrowser(client.issuer);
+  let at = await browser.request('GET', `/auth?${query}`);
   // /auth → /interaction/<uid> (login) → /auth/<uid> → /interaction/<uid> (consent) → /auth/<uid> → the redirect URI.
-  for (let hops = 0; hops < 10 && at.location && !at.location.startsWith(client.redirectUri); hops++) at = await browser.get(at.location);
-  if (!at.location?.startsWith(client.redirectUri)) {
-    const text = at.body
-      .replace(/<style>[^]*<\/style>/, '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/\s+/g, ' ');
-    throw new Error(`oidc-provider's flow ended at ${at.status}: ${text.slice(0, 300)}`);
-  }
+  for (let hops = 0; hops < 10 && at.location && !at.location.startsWith(client.redirectUri); hops++)
+    at = await browser.request('GET', new URL(at.location, client.issuer).href);
+  const page = at.body.replace(/<[^>]+>|\s+/g, ' ').slice(0, 300);
+  if (!at.location?.startsWith(client.redirectUri)) throw new Error(`oidc-provider's flow ended at ${at.status}: ${page}`);
   const back = new URL(at.location);
   const code = back.searchParams.get('code');
   if (!code || back.searchParams.get('state') !== state) throw new Error(`oidc-provider redirected without a code: ${at.location}`);
