@@ -34,6 +34,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
 import { printable, printableDeep, printableJson } from '@trading/errors';
+import { appsCommand } from './apps-commands';
+import { backOfficeCommand, keysCommand } from './back-office-commands';
+import { UsageError, type Command } from './command';
+import { usersCommand } from './users-commands';
 
 const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
 
@@ -44,9 +48,6 @@ const ADMIN_URL = process.env['ADMIN_URL'] ?? 'http://127.0.0.1:8189';
  */
 const say = (text: string) => console.log(printable(text, { keepLineBreaks: true }));
 const complain = (text: string) => console.error(printable(text, { keepLineBreaks: true }));
-
-/** Times as everywhere a person reads one: `YYYY-MM-DD HH:MM UTC` (the API's ISO instants, shortened). */
-const isoMinute = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
 const adminTokenFile = () => join(process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir(), ADMIN_TOKEN_FILE);
 /** Where the credential came from, for an error that says which one was refused. */
@@ -101,7 +102,6 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
   admin keys rotate [--json]
   admin keys retire --kid <kid> [--json]`;
 
-class UsageError extends Error {}
 class HelpRequested extends Error {}
 
 /** The password without echo at a terminal, or all of standard input when piped (one trailing newline dropped). */
@@ -137,19 +137,6 @@ async function readPassword(): Promise<string> {
     stdin.resume();
     stdin.on('data', onData);
   });
-}
-
-interface Command {
-  method?: 'GET' | 'POST';
-  path: string;
-  body: Record<string, unknown>;
-  /** Ask for the password (prompt or standard input) and send it as body.password. */
-  password?: boolean;
-  /** The part of the answer this command is about (undefined: nothing matched, said on stderr). */
-  select?(result: Record<string, unknown>): Record<string, unknown> | undefined;
-  /** What to say when `select` finds nothing. */
-  notFound?: string;
-  print(result: Record<string, unknown>): string;
 }
 
 /** Every option any command takes (each command reads its own). */
@@ -212,337 +199,6 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
     backOfficeCommand(what, values, need);
   if (found) return { json: !!values.json, cmd: found };
   throw new UsageError(what ? `unknown command "${what}"` : 'no command given');
-}
-
-/** Users and their personal access tokens. */
-function usersCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
-  if (what === 'users create') {
-    if (values['password'] !== undefined) {
-      throw new UsageError(
-        '--password is not taken: a password in the command line lands in shell history and in ps. Type it at the prompt, or pipe it on standard input',
-      );
-    }
-    return {
-      path: '/admin/users',
-      body: { email: need('email'), firstName: need('first-name'), lastName: need('last-name') },
-      password: true,
-      print: (r) => `created user ${r['email']} (userId ${r['userId']})`,
-    };
-  }
-  if (what === 'users list') {
-    return {
-      method: 'GET',
-      path: '/admin/users?limit=500',
-      body: {},
-      print: (r) =>
-        (r['users'] as Array<Record<string, string>>)
-          .map((u) => `${u['email']}  ${u['firstName']} ${u['lastName']}  ${u['userId']}  since ${u['createdAt']!.slice(0, 10)}`)
-          .join('\n') || 'no users yet',
-    };
-  }
-  if (what === 'pat list') {
-    return {
-      method: 'GET',
-      path: `/admin/pats?email=${encodeURIComponent(need('email'))}`,
-      body: {},
-      print: (r) =>
-        (r['tokens'] as Array<Record<string, any>>)
-          .map(
-            (t) =>
-              `${t['tokenId']}  ${String(t['name']).padEnd(16)} ${t['scope'].padEnd(10)} valid through ${t['validThrough']}  ${t['revokedAt'] ? `revoked ${isoMinute(t['revokedAt'])}` : t['lastUsedAt'] ? `last used ${isoMinute(t['lastUsedAt'])}` : 'never used'}`,
-          )
-          .join('\n') || `${r['email']} has no personal access tokens`,
-    };
-  }
-  if (what === 'pat revoke') {
-    return {
-      path: `/admin/pats/${encodeURIComponent(need('token-id'))}/revoke`,
-      body: { email: need('email') },
-      print: (r) => `revoked ${r['tokenId']} ("${r['name']}"): it no longer logs in, and its sessions have ended`,
-    };
-  }
-  if (what === 'pat create') {
-    const ips = ((values['ip'] as string[] | undefined) ?? [])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter(Boolean);
-    return {
-      path: '/admin/pats',
-      body: { email: need('email'), name: need('name'), scope: need('scope'), expires: need('expires'), ips },
-      print: (r) =>
-        `created ${r['scope']} token "${r['name']}" (id ${r['tokenId']}), valid through ${r['validThrough']} (UTC)\n\n  ${r['token']}\n\nThis is the only time the token is shown: store it now.`,
-    };
-  }
-  return undefined;
-}
-
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-/**
- * The promoted environment's profile, client authentication and policy, as given (the server
- * applies the defaults: the spec profile; the single flags remain for scripts that set them).
- */
-function promotionPolicy(values: Values): Record<string, unknown> {
-  const policy: Record<string, unknown> = {};
-  if (typeof values['profile'] === 'string') policy['profile'] = values['profile'];
-  if (values['dpop-nonce']) policy['dpopNonceRequired'] = true;
-  if (typeof values['token-endpoint-auth-method'] === 'string') policy['tokenEndpointAuthMethod'] = values['token-endpoint-auth-method'];
-  const file = values['jwks-file'];
-  if (typeof file === 'string') {
-    try {
-      policy['jwks'] = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
-    }
-  }
-  if (typeof values['jwks-uri'] === 'string') policy['jwksUri'] = values['jwks-uri'];
-  for (const [flag, field] of [
-    ['require-par', 'requirePushedAuthorizationRequests'],
-    ['require-dpop', 'dpopBoundAccessTokens'],
-  ] as const) {
-    if (values[flag] && values[`no-${flag}`]) throw new UsageError(`give --${flag} or --no-${flag}, not both`);
-    if (values[flag]) policy[field] = true;
-    if (values[`no-${flag}`]) policy[field] = false;
-  }
-  return policy;
-}
-
-/** Issued credentials: the secret is printed once, here. */
-const printCredentials = (r: Record<string, unknown>, what: string) =>
-  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  profile        ${r['profile']}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
-
-/** An app in `apps list`: each environment's client id, redirect URIs, web origins and client authentication. */
-const appListing = (a: Record<string, any>) =>
-  `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${a['approvedScopes'].join(' ')}\n` +
-  (a['environments'] as Array<Record<string, any>>)
-    .map(
-      (e) =>
-        `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
-        (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : '') +
-        `\n         auth: ${e['tokenEndpointAuthMethod']}${e['jwksUri'] ? ` (keys at ${e['jwksUri']})` : e['jwks'] ? ` (${e['jwks'].keys.length} registered key(s))` : ''}` +
-        `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}`,
-    )
-    .join('\n');
-
-/** An app in `apps show`: each environment's OAuth profile, and a warning where it mixes profiles. */
-const appProfiles = (a: Record<string, any>) =>
-  `${a['appId']}  ${a['appName']} (${a['companyName']})  ${a['status']}  furthest: ${a['environment']}  scopes: ${(a['approvedScopes'] as string[]).join(' ')}\n` +
-  (a['environments'] as Array<Record<string, any>>)
-    .map(
-      (e) =>
-        `    ${e['environment'].padEnd(4)} ${e['clientId']}  profile: ${e['profile']}\n` +
-        `         auth: ${e['tokenEndpointAuthMethod']}  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}` +
-        `  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}  DPoP nonce: ${e['dpopNonceRequired'] ? 'yes' : 'no'}` +
-        (e['warning'] ? `\n         warning: ${e['warning']}` : ''),
-    )
-    .join('\n');
-
-const commaList = (v: string | undefined) =>
-  (v ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function appsCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
-  const app = () => encodeURIComponent(need('app'));
-  switch (what) {
-    case 'apps provision':
-      return provisionCommand(values, need);
-    case 'apps list':
-      return {
-        method: 'GET',
-        path: '/admin/apps',
-        body: {},
-        print: (r) => (r['apps'] as Array<Record<string, any>>).map(appListing).join('\n') || 'no apps yet',
-      };
-    case 'apps show':
-      return {
-        method: 'GET',
-        path: '/admin/apps',
-        body: {},
-        select: (r) => {
-          const ref = need('app');
-          return (r['apps'] as Array<Record<string, any>>).find(
-            (a) => a['appId'] === ref || (a['environments'] as Array<Record<string, any>>).some((e) => e['clientId'] === ref),
-          );
-        },
-        notFound: `no app with id or client id "${need('app')}"`,
-        print: appProfiles,
-      };
-    case 'apps set-profile': {
-      const policy = promotionPolicy(values);
-      if (!policy['profile']) throw new UsageError('missing --profile (spec or fapi2)');
-      return {
-        path: `/admin/apps/${app()}/profile`,
-        body: { environment: need('env'), policy },
-        print: (r) => `"${r['appName']}" in ${r['environment']} (${r['clientId']}) now follows the ${r['profile']} profile`,
-      };
-    }
-    case 'apps promote':
-      return promoteCommand(values, app);
-    case 'apps rotate-secret':
-      return {
-        path: `/admin/apps/${app()}/rotate-secret`,
-        body: values['env'] ? { environment: values['env'] } : {},
-        print: (r) => printCredentials(r, 'rotated the secret of'),
-      };
-    case 'apps suspend':
-      return {
-        path: `/admin/apps/${app()}/suspend`,
-        body: {},
-        print: (r) => `suspended "${r['appName']}" (app ${r['appId']}); ${r['grantsRevoked']} grant(s) revoked`,
-      };
-    default:
-      return undefined;
-  }
-}
-
-/** `apps provision`: the registration form read from its file, with the scopes approved at once if given. */
-function provisionCommand(values: Values, need: (key: any) => string): Command {
-  let registration: unknown;
-  const file = need('file');
-  try {
-    registration = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
-  }
-  const approved = commaList(values['approve-scopes'] as string | undefined);
-  return {
-    path: '/admin/apps',
-    body: { registration, ...(approved.length ? { approvedScopes: approved } : {}) },
-    print: (r) => printCredentials(r, 'provisioned'),
-  };
-}
-
-/** `apps promote`: the next environment's redirect URIs, web origins, consent pages and policy; `app` is the app's reference, encoded. */
-function promoteCommand(values: Values, app: () => string): Command {
-  const uris = (values['redirect-uri'] as string[] | undefined) ?? [];
-  if (!uris.length) throw new UsageError('missing --redirect-uri (each environment has its own redirect URIs)');
-  // Each environment has its own web origins too: none given, the new environment's credentials have none.
-  const origins = (values['web-origin'] as string[] | undefined) ?? [];
-  // Outside DEV the consent page's logo, privacy policy and terms must be https: corrected ones can come with the promotion.
-  const pages = Object.fromEntries(
-    (['logoUrl', 'privacyPolicyUrl', 'termsOfServiceUrl'] as const).flatMap((key) => {
-      const value = values[key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)];
-      return typeof value === 'string' ? [[key, value]] : [];
-    }),
-  );
-  const policy = promotionPolicy(values);
-  return {
-    path: `/admin/apps/${app()}/promote`,
-    body: {
-      redirectUris: uris,
-      ...(origins.length ? { webOrigins: origins } : {}),
-      ...(values['to'] ? { to: values['to'] } : {}),
-      ...(Object.keys(pages).length ? { pages } : {}),
-      ...(Object.keys(policy).length ? { policy } : {}),
-    },
-    print: (r) => printCredentials(r, 'promoted'),
-  };
-}
-
-/** The access-token signing keys. */
-function keysCommand(what: string, values: Values): Command | undefined {
-  switch (what) {
-    case 'keys list':
-      return {
-        method: 'GET',
-        path: '/admin/keys',
-        body: {},
-        print: (r) =>
-          (r['keys'] as Array<Record<string, string | null>>)
-            .map(
-              (k) =>
-                `${k['kid']}  ${k['status']!.padEnd(9)} created ${k['createdAt']}${k['retiredAt'] ? `  retired ${k['retiredAt']}` : ''}`,
-            )
-            .join('\n'),
-      };
-    case 'keys rotate':
-      return {
-        path: '/admin/keys/rotate',
-        body: {},
-        print: (r) => `new signing key ${r['kid']} is active; the previous one stays published until you retire it`,
-      };
-    case 'keys retire': {
-      const kid = values['kid'];
-      if (typeof kid !== 'string' || !kid) throw new UsageError('missing --kid (see keys list)');
-      return {
-        path: `/admin/keys/${encodeURIComponent(kid)}/retire`,
-        body: {},
-        print: (r) => `retired signing key ${r['kid']}: tokens it signed no longer verify`,
-      };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Accounts and instruments: the back office, answered by the domain services behind the admin API. */
-function backOfficeCommand(what: string, values: Values, need: (key: any) => string): Command | undefined {
-  const account = (a: Record<string, any>) =>
-    `${a['accountId']}  ${a['number']}  ${String(a['type']).padEnd(6)}  ${a['baseCurrency']}  ${a['status']}`;
-  const instrument = (i: Record<string, any>) =>
-    `${String(i['symbol']).padEnd(8)}  ${i['name']}  ${i['currency']}  tick ${i['tickSize']}  lot ${i['lotSize']}  last ${i['lastPrice']}  ${i['tradable'] ? 'trading' : 'HALTED'}`;
-  const optional = (key: string, flag: string) => (typeof values[flag] === 'string' ? { [key]: values[flag] } : {});
-  switch (what) {
-    case 'accounts open':
-      return {
-        path: '/admin/accounts',
-        body: { email: need('email'), type: need('type'), currency: need('currency') },
-        print: (r) =>
-          `opened ${r['type']} account ${r['number']} in ${r['baseCurrency']} for ${r['email']}\n\n  accountId  ${r['accountId']}`,
-      };
-    case 'accounts list':
-      return {
-        method: 'GET',
-        path: `/admin/accounts?email=${encodeURIComponent(need('email'))}`,
-        body: {},
-        print: (r) =>
-          (r['accounts'] as Array<Record<string, any>>).map(account).join('\n') || `${r['email']} has no accounts yet (accounts open)`,
-      };
-    case 'accounts close':
-      return {
-        path: `/admin/accounts/${encodeURIComponent(need('account'))}/close`,
-        body: {},
-        print: (r) => `closed account ${r['number']} (${r['accountId']})`,
-      };
-    case 'instruments list':
-      return {
-        method: 'GET',
-        path: '/admin/instruments',
-        body: {},
-        print: (r) => (r['instruments'] as Array<Record<string, any>>).map(instrument).join('\n') || 'no instruments yet',
-      };
-    case 'instruments add':
-      return {
-        path: '/admin/instruments',
-        body: {
-          symbol: need('symbol'),
-          name: need('name'),
-          currency: need('currency'),
-          tickSize: need('tick'),
-          price: need('price'),
-          ...optional('lotSize', 'lot'),
-          ...optional('minQuantity', 'min-quantity'),
-          ...optional('maxQuantity', 'max-quantity'),
-        },
-        print: (r) => `listed ${r['symbol']} (${r['name']}) at ${r['lastPrice']} ${r['currency']}\n${instrument(r)}`,
-      };
-    case 'instruments halt':
-      return {
-        path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/halt`,
-        body: {},
-        print: (r) => `${r['symbol']} is halted: new orders are refused and working orders do not fill`,
-      };
-    case 'instruments resume':
-      return {
-        path: `/admin/instruments/${encodeURIComponent(need('symbol'))}/resume`,
-        body: {},
-        print: (r) => `${r['symbol']} is trading again`,
-      };
-    default:
-      return undefined;
-  }
 }
 
 async function main(): Promise<number> {
