@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { purgeSecurityEvents } from './security-log/security-log';
 
 /** How long auth keeps what it no longer needs. */
 export interface RetentionSettings {
@@ -9,7 +10,8 @@ export interface RetentionSettings {
 /**
  * Deletes what has outlived its use, so no table grows without bound: login attempts past their
  * retention, delivered mail after 30 days, password-reset links a day after they expired, and
- * consents whose code was never redeemed (a pending grant is only good for the code's lifetime) after a day.
+ * consents whose code was never redeemed (a pending grant is only good for the code's lifetime) after a day,
+ * and security-log events after 90 days.
  */
 export async function purgeExpired(dataSource: DataSource, settings: RetentionSettings): Promise<Record<string, number>> {
   const count = (result: unknown) => (Array.isArray(result) ? Number(result[1] ?? 0) : 0);
@@ -22,5 +24,6 @@ export async function purgeExpired(dataSource: DataSource, settings: RetentionSe
     unredeemedConsents: count(
       await dataSource.query("DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < now() - interval '1 day'"),
     ),
+    securityEvents: count(await purgeSecurityEvents(dataSource)),
   };
 }

@@ -1,6 +1,7 @@
 import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
+import type { SecurityEvent } from '../security-log/security-log';
 import { html, type SafeHtml } from '../web/html';
 import { isoMinute, lastValidDay } from '../web/dates';
 import { layout } from '../web/layout';
@@ -14,12 +15,16 @@ export interface DashboardView {
   /** OAuth grants: vendor apps this user has allowed. */
   apps: AuthorisedApp[];
   activity: { logins: LoginActivityItem[]; nextCursor: string | null; cursor?: string };
+  /** The user's security log: the last 90 days, newest first. */
+  securityLog?: SecurityEvent[];
   /** The form as submitted when the server refused it. */
   form?: TokenFormValues;
   errors?: Partial<Record<TokenField | 'form', string>>;
   /** Just created (read once from the flash after the form's redirect): the only time the token string is ever shown. */
   created?: { token: string; name: string };
   notice?: string;
+  /** The "Security" section: the user's authenticator app (see `securitySection`). */
+  security?: SafeHtml;
   now?: Date;
 }
 
@@ -46,7 +51,9 @@ ${view.created ? createdPanel(view.created, t) : ''}
 ${createForm(view, now, t)}
 ${tokenList(view, now, t)}
 ${appList(view, t)}
-${activityList(view, t)}`,
+${view.security ?? ''}
+${activityList(view, t)}
+${securityLogList(view)}`,
   });
 }
 
@@ -176,6 +183,36 @@ function activityList(view: DashboardView, t: DashboardTexts): SafeHtml {
   </table>
   ${nextCursor ? html`<p><a href="/${view.locale}/developer?activity=${nextCursor}#activity">${t.older}</a></p>` : ''}`
       : html`<p>${t.noLogins}</p>`
+  }
+</section>`;
+}
+
+/** The security log: what happened on the account in the last 90 days (every value escaped by `html`). */
+function securityLogList(view: DashboardView): SafeHtml {
+  const t = texts(view.locale).securityLog;
+  const events = view.securityLog ?? [];
+  const details = (e: SecurityEvent) => {
+    const d = e.detail;
+    if (d['factor'] === 'otp') return t.withCode;
+    if (typeof d['tokenId'] === 'string')
+      return html`${t.token(String(d['tokenName'] ?? ''), d['tokenId'])} <code>${String(d['scope'] ?? '')}</code>`;
+    return typeof d['scope'] === 'string' && d['scope'] ? t.access(d['scope']) : '';
+  };
+  return html`<section class="card" id="security-log">
+  <h2>${t.title}</h2>
+  <p class="hint">${t.hint}</p>
+  ${
+    events.length
+      ? html`<table id="security-events" class="stack">
+    ${head([t.event, t.time, t.address, t.app, t.details])}
+    <tbody>
+    ${events.map(
+      (e) =>
+        html`<tr data-event-type="${e.type}"><td data-label="${t.event}">${t.types[e.type]}</td><td data-label="${t.time}">${when(e.occurredAt)}</td><td data-label="${t.address}">${e.address ?? '—'}</td><td data-label="${t.app}">${e.app ? words(e.app.name) : '—'}</td><td data-label="${t.details}">${details(e)}</td></tr>`,
+    )}
+    </tbody>
+  </table>`
+      : html`<p>${t.none}</p>`
   }
 </section>`;
 }

@@ -5,6 +5,9 @@ import type { KeyValueStore } from '@trading/redis';
 import type { GrantService } from '../oauth/grants';
 import type { LoginActivityService } from '../pat/login-activity.service';
 import type { PatService } from '../pat/pat.service';
+import { securitySection } from '../second-factor/second-factor.pages';
+import type { SecondFactorStore } from '../second-factor/second-factor.store';
+import { requestContext, type SecurityLog } from '../security-log/security-log';
 import { browserOf, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
@@ -16,6 +19,10 @@ export interface DashboardDeps {
   pats: PatService;
   activity: LoginActivityService;
   grants: GrantService;
+  /** The user's authenticator app, shown in the "Security" section. */
+  secondFactors: SecondFactorStore;
+  /** The user's security log: listed on the page; disconnecting an app is recorded in it. */
+  securityLog: SecurityLog;
   /** Where a notice waits for the GET that follows a form's redirect (sealed: only auth writes one). */
   flash: KeyValueStore;
 }
@@ -53,7 +60,7 @@ function unlock(sessionId: string, sealed: string): string | undefined {
   }
 }
 /** The developer dashboard, where a user manages their own PATs: create, list and revoke PATs, see their logins. */
-export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps): Router {
+export function dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash }: DashboardDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -77,7 +84,14 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
       user: { email: session.email, csrf: session.csrf },
       tokens: await pats.listForUser(session.userId),
       apps: await grants.listForUser(session.userId),
+      security: securitySection({
+        locale,
+        csrf: session.csrf,
+        factors: await secondFactors.list(session.userId),
+        recoveryLeft: await secondFactors.recoveryCodesLeft(session.userId),
+      }),
       activity: logins,
+      securityLog: await securityLog.listForUser(session.userId),
       ...extra,
     };
     res.status(status).send(dashboardPage(view));
@@ -112,7 +126,7 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
     const refused = checkTokenForm(values, x);
     if (Object.keys(refused).length) return render(req, res, session, { form: values, errors: refused }, 400);
     try {
-      const { token, pat } = await pats.create(toNewPat(session.userId, values));
+      const { token, pat } = await pats.create({ ...toNewPat(session.userId, values), context: requestContext(req) });
       // Post/redirect/get: the token waits (encrypted, a minute at most) for the GET that follows,
       // which shows it once; a reload of that page neither resubmits nor shows it again.
       await leaveNotice(res, { kind: 'token-created', name: pat.name, sealed: lock(id, token) });
@@ -130,17 +144,31 @@ export function dashboardRoutes({ pats, activity, grants, flash }: DashboardDeps
   router.get('/:locale/developer/tokens', knownLocale, (req, res) => res.redirect(303, `/${req.params['locale'] as string}/developer`));
 
   router.post('/:locale/developer/tokens/:tokenId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
-    const pat = await pats.revoke(browserOf(res)!.session.userId, req.params['tokenId']);
+    const pat = await pats.revoke(browserOf(res)!.session.userId, req.params['tokenId'], new Date(), requestContext(req));
     await leaveNotice(res, { kind: 'token-revoked', tokenId: pat.id });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
   router.post('/:locale/developer/apps/:grantId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
-    const userId = browserOf(res)!.session.userId;
-    const grantId = req.params['grantId'] as string;
-    const app = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId));
-    await grants.revokeForUser(userId, grantId);
-    await leaveNotice(res, { kind: 'app-revoked', appName: app?.appName });
+    const appName = await disconnectApp({ grants, securityLog }, req, browserOf(res)!.session.userId, req.params['grantId'] as string);
+    await leaveNotice(res, { kind: 'app-revoked', appName });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
   return router;
+}
+
+/**
+ * The dashboard's revoke button for an app: every grant of the user to it ends, then the security
+ * log records it. Returns the app's name, for the notice.
+ */
+async function disconnectApp(
+  { grants, securityLog }: Pick<DashboardDeps, 'grants' | 'securityLog'>,
+  req: Request,
+  userId: string,
+  grantId: string,
+): Promise<string | undefined> {
+  const shown = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId));
+  await grants.revokeForUser(userId, grantId);
+  const app = await securityLog.appOfGrant(grantId);
+  await securityLog.recordAfter({ userId, type: 'app_disconnected', context: requestContext(req), app });
+  return shown?.appName;
 }

@@ -4,6 +4,7 @@ import type { SessionStore } from '@trading/auth';
 import type { KeyValueStore } from '@trading/redis';
 import type { TokenSigner } from '../keys/token-signer';
 import type { Environment, RegistryService } from '../registry/registry.service';
+import type { SecurityLog } from '../security-log/security-log';
 import type { UsersService } from '../users/users.service';
 import type { ClientKeySets } from './client-keys';
 import type { GrantService } from './grants';
@@ -42,4 +43,6 @@ export interface OAuthContext {
   clientKeys: ClientKeySets;
   /** DPoP (RFC 9449) at the token endpoint: proofs, server nonces, and whether every client must send the nonce. */
   dpop: { verifier: DpopVerifier; nonces: DpopNonces; nonceRequired: boolean };
+  /** The users' security log: a consent is recorded in it (and mailed). */
+  securityLog: SecurityLog;
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { widenPolicy } from '@trading/service';
+import { requestContext } from '../security-log/security-log';
 import { browserOf } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
@@ -187,6 +188,13 @@ function consentAnswer(ctx: OAuthContext): RequestHandler {
         scope: pending.scope,
       };
       await ctx.grants.recordConsent(grant);
+      await ctx.securityLog.recordAfter({
+        userId: grant.userId,
+        type: 'app_connected',
+        context: requestContext(req),
+        app: { clientId: client.clientId, name: client.app.appName },
+        detail: { scope: grant.scope.join(' ') },
+      });
       const code = newCode();
       const record: CodeRecord = {
         grant,

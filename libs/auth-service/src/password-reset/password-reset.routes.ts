@@ -6,6 +6,7 @@ import type { BrowserSessions } from '../web/browser-sessions';
 import { csrfToken, verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
 import { returnPath } from '../web/return-path';
+import { requestContext } from '../security-log/security-log';
 import { texts } from '../web/texts';
 import { normaliseEmail, passwordProblem, PASSWORD_RULES } from '../users/users.service';
 import { forgotPage, linkInvalidPage, resetPage, sentPage } from './password-reset.page';
@@ -135,7 +136,7 @@ function setNewPassword({ resets, sessions, credentials, limits }: PasswordReset
       if (!(await resets.isLive(token))) return void res.status(400).send(linkInvalidPage(locale));
       return void res.status(400).send(resetPage({ locale, csrf: csrfToken(req, res), token, signOutEverywhere, errors }));
     }
-    const done = await resets.complete(token, password, locale, signOutEverywhere);
+    const done = await resets.complete(token, password, locale, signOutEverywhere, requestContext(req));
     if (!done) return void res.status(400).send(linkInvalidPage(locale));
     // Ticked: every PAT and app grant ends too, with their live sessions, so every edge refuses them at once.
     if (signOutEverywhere) {

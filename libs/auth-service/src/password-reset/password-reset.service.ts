@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { enqueueMail, SECRET_PLACEHOLDER } from '../mail/outbox';
+import type { EventContext, SecurityLog } from '../security-log/security-log';
 import { isoMinute } from '../web/dates';
 import { texts } from '../web/texts';
 import { hashPassword, normaliseEmail } from '../users/users.service';
@@ -29,6 +30,8 @@ export class PasswordResets {
     private readonly settings: PasswordResetSettings,
     /** Called once a request is recorded: the dispatcher picks it up now rather than at its next pass. */
     private readonly recorded: () => void = () => undefined,
+    /** A completed reset is recorded in the user's security log (its notice is the "password changed" mail). */
+    private readonly securityLog?: SecurityLog,
   ) {}
 
   get minutes(): number {
@@ -93,7 +96,13 @@ export class PasswordResets {
    * and a "your password was changed" mail is queued, saying whether every token was revoked
    * with it (`revokedAll`). Null when the link is not live.
    */
-  async complete(token: string, password: string, locale: string, revokedAll: boolean): Promise<{ userId: string; email: string } | null> {
+  async complete(
+    token: string,
+    password: string,
+    locale: string,
+    revokedAll: boolean,
+    context?: EventContext,
+  ): Promise<{ userId: string; email: string } | null> {
     if (!RESET_TOKEN_PATTERN.test(token)) return null;
     const passwordHash = await hashPassword(password);
     return this.dataSource.transaction(async (tx) => {
@@ -112,6 +121,11 @@ export class PasswordResets {
       const email = users[0]!.email;
       const t = texts(locale).reset;
       await enqueueMail(tx, { to: email, subject: t.changedSubject, body: t.changedBody(isoMinute(new Date()), revokedAll) });
+      await this.securityLog?.record(
+        tx,
+        { userId, type: 'password_reset', context: { ...context, locale }, detail: { signedOutEverywhere: revokedAll } },
+        { notify: false },
+      );
       return { userId, email };
     });
   }

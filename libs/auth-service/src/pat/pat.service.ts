@@ -4,6 +4,7 @@ import { ipAllowed, isIpOrCidr, scopesForPatAccess, SessionStore, PAT_ACCESS, ty
 import { AppError, errors } from '@trading/errors';
 import type { TokenSigner } from '../keys/token-signer';
 import { returnedRows } from '../registry/sql';
+import type { EventContext, SecurityLog } from '../security-log/security-log';
 import { PersonalAccessTokenEntity, type PersonalAccessToken } from './pat.entity';
 import type { LoginFailureReason } from './login-attempt.entity';
 import { hashSecret, mintPat, parsePat, secretMatches, TOKEN_ID_PATTERN } from './pat-token';
@@ -15,6 +16,8 @@ export interface NewPat {
   /** Last day of validity, `YYYY-MM-DD` (UTC); the token works until the end of that day. */
   expires: string;
   ipAllowlist?: string[];
+  /** Where the request came from, for the security log and its notice. */
+  context?: EventContext;
 }
 
 /** PAT_MAX_LIVE_PER_USER's default. */
@@ -32,6 +35,8 @@ export class PatService {
     private readonly sessions: SessionStore,
     private readonly sessionTtlSeconds: number,
     private readonly maxLivePerUser = DEFAULT_MAX_LIVE_PATS_PER_USER,
+    /** Records creations and revocations in the owner's security log, which mails the owner. */
+    private readonly securityLog?: SecurityLog,
   ) {
     this.pats = dataSource.getRepository(PersonalAccessTokenEntity);
   }
@@ -58,7 +63,7 @@ export class PatService {
           `You have ${live} live personal access tokens; at most ${this.maxLivePerUser} live personal access tokens are allowed. Revoke one you no longer use.`,
           { field: 'tokens', details: { limit: this.maxLivePerUser } },
         );
-      return pats.save(
+      const saved = await pats.save(
         pats.create({
           id: minted.tokenId,
           userId: input.userId,
@@ -69,7 +74,10 @@ export class PatService {
           expiresAt,
         }),
       );
+      await this.securityLog?.record(tx, { userId: input.userId, type: 'pat_created', context: input.context, detail: patDetail(saved) });
+      return saved;
     });
+    this.securityLog?.wake();
     return { token: minted.token, pat };
   }
 
@@ -129,14 +137,16 @@ export class PatService {
    * every live session in every instance. Repeating it changes nothing. Someone else's token
    * is "not found", so ids cannot be probed.
    */
-  async revoke(userId: string, tokenId: unknown, now = new Date()): Promise<PersonalAccessToken> {
+  async revoke(userId: string, tokenId: unknown, now = new Date(), context?: EventContext): Promise<PersonalAccessToken> {
     if (typeof tokenId !== 'string' || !TOKEN_ID_PATTERN.test(tokenId))
       throw errors.badInput('tokenId', 'tokenId must be a token id like tpat_0123456789abcdef');
     const pat = await this.pats.findOneBy({ id: tokenId, userId });
     if (!pat) throw errors.notFound('Personal access token', 'tokenId');
     if (!pat.revokedAt) {
-      await this.pats.update({ id: pat.id, revokedAt: IsNull() }, { revokedAt: now });
+      const revoked = await this.pats.update({ id: pat.id, revokedAt: IsNull() }, { revokedAt: now });
       pat.revokedAt = (await this.pats.findOneByOrFail({ id: pat.id })).revokedAt;
+      // Logged once, by the revocation that took effect.
+      if (revoked.affected) await this.securityLog?.recordAfter({ userId, type: 'pat_revoked', context, detail: patDetail(pat) });
     }
     await this.sessions.revokePat(pat.id);
     return pat;
@@ -161,6 +171,9 @@ export class PatService {
 export type PatLoginResult =
   | { ok: true; pat: PersonalAccessToken; session: { userId: string; token: string } }
   | { ok: false; reason: LoginFailureReason; pat?: PersonalAccessToken };
+
+/** What the security log notes about a token: its name, id and scope, never its secret. */
+const patDetail = (pat: PersonalAccessToken) => ({ tokenName: pat.name, tokenId: pat.id, scope: pat.access });
 
 /** The expiry must lie between now and one year from the creation day. */
 function expiryFromDate(value: string, now: Date): Date {

@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import type { InternalClaimsVerifier } from '@trading/auth';
 import { claimsOf, requireClaims } from '../internal/require-claims';
+import { requestContext } from '../security-log/security-log';
 import type { PatService } from './pat.service';
 
 /**
@@ -14,7 +15,8 @@ export function revokeRoute(pats: PatService, verifier: InternalClaimsVerifier):
     requireClaims(verifier, ['write:accounts'], { patSessionOnly: true }),
     express.json({ limit: '4kb' }),
     async (req, res) => {
-      const pat = await pats.revoke(claimsOf(res).sub, (req.body as { tokenId?: unknown } | undefined)?.tokenId);
+      const tokenId = (req.body as { tokenId?: unknown } | undefined)?.tokenId;
+      const pat = await pats.revoke(claimsOf(res).sub, tokenId, new Date(), requestContext(req));
       res.setHeader('Cache-Control', 'no-store');
       res.json({ tokenId: pat.id, revokedAt: pat.revokedAt!.toISOString() });
     },

@@ -1,7 +1,8 @@
-import express, { Router } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { tightest, type FailureLimiter, type RefusalCounter } from '@trading/rate-limit';
 import { widenPolicy } from '@trading/service';
 import type { Environment, RegistryService } from '../registry/registry.service';
+import { requestContext, type SecurityLog } from '../security-log/security-log';
 import { normaliseEmail, type UsersService } from '../users/users.service';
 import { browserOf, type BrowserSessions } from './browser-sessions';
 import { csrfToken, verifyCsrf } from './csrf';
@@ -18,6 +19,13 @@ export interface SignInDeps {
   refusals: RefusalCounter;
   /** To name the app an OAuth sign-in continues to (`next` is its authorization request). */
   apps?: { registry: RegistryService; environment: Environment };
+  /** Users with a second factor: a right password leads to its step, not to a session. */
+  secondFactor?: {
+    needed(userId: string): Promise<boolean>;
+    begin(req: Request, res: Response, pending: { userId: string; email: string; next?: string }): Promise<void>;
+  };
+  /** Each password sign-in is recorded; one from an address new to the account is mailed. */
+  securityLog?: SecurityLog;
 }
 
 /** `next` = `/<locale>/login?client_id=…`: the app of that request, if it is registered and active here. */
@@ -44,7 +52,7 @@ export const SIGN_IN_AGAIN = 'again';
 export const dashboardPath = (locale: string) => `/${locale}/developer`;
 
 /** GET/POST /<locale>/signin and POST /<locale>/signout. */
-export function signInRoutes({ users, sessions, limits, refusals, apps }: SignInDeps): Router {
+export function signInRoutes({ users, sessions, limits, refusals, apps, secondFactor, securityLog }: SignInDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -97,7 +105,13 @@ export function signInRoutes({ users, sessions, limits, refusals, apps }: SignIn
       return again(401, t.wrongPassword);
     }
     await limits.perAccount.clear(accountKey);
+    if (secondFactor && (await secondFactor.needed(user.id))) {
+      // No session yet: the browser only holds a short-lived half-finished sign-in.
+      await secondFactor.begin(req, res, { userId: user.id, email: user.email, next });
+      return res.redirect(303, `/${locale}/signin/second-factor`);
+    }
     await sessions.start(req, res, user);
+    await securityLog?.recordAfter({ userId: user.id, type: 'sign_in', context: requestContext(req) });
     res.redirect(303, next ?? dashboardPath(locale));
   });
 

@@ -12,6 +12,8 @@ import { GrantsChanged1733100000000 } from '../migrations/1733100000000-grants-c
 import { ClientsChanged1733200000000 } from '../migrations/1733200000000-clients-changed';
 import { PasswordResetRequests1733340000000 } from '../migrations/1733340000000-password-reset-requests';
 import { DpopNonce1733400000000 } from '../migrations/1733400000000-dpop-nonce';
+import { SecurityEvents1733500000000 } from '../migrations/1733500000000-security-events';
+import { SecondFactors1733600000000 } from '../migrations/1733600000000-second-factors';
 import { PatLoginAttemptEntity } from '../pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from '../pat/pat.entity';
 import { UserEntity } from '../users/user.entity';
@@ -33,6 +35,8 @@ export function openAuthDatabase(config: AuthConfig): Promise<DataSource> {
       ClientsChanged1733200000000,
       PasswordResetRequests1733340000000,
       DpopNonce1733400000000,
+      SecurityEvents1733500000000,
+      SecondFactors1733600000000,
     ],
     limits: config.DB_STATEMENT_TIMEOUT_MS === undefined ? undefined : { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
   });

@@ -71,7 +71,7 @@ export function mountOAuthRoutes(
 
 /** What every OAuth endpoint works with: its settings, and the services and stores behind grants and tokens. */
 function oauthContext(
-  { config, registry, grants, sessionStore, signer, sealed, users }: AuthServices,
+  { config, registry, grants, sessionStore, signer, sealed, users, securityLog }: AuthServices,
   clientKeys: ClientKeySets,
   dpopVerifier: DpopVerifier,
 ): OAuthContext {
@@ -95,6 +95,7 @@ function oauthContext(
     users,
     retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
     clientKeys,
+    securityLog,
     dpop: {
       verifier: dpopVerifier,
       nonces: new DpopNonces(deriveServiceSecret(config.SERVICE_KEY, 'dpop-nonces')),

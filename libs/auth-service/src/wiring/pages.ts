@@ -6,6 +6,8 @@ import { loginRoutes } from '../oauth/login.routes';
 import { PasswordResets } from '../password-reset/password-reset.service';
 import { passwordResetRoutes } from '../password-reset/password-reset.routes';
 import { ResetMailBudget } from '../password-reset/reset-mail-budget';
+import { PendingSignIns } from '../second-factor/pending-sign-in';
+import { secondFactorRoutes } from '../second-factor/second-factor.routes';
 import { BrowserSessions } from '../web/browser-sessions';
 import { homeRoutes } from '../web/home.routes';
 import { pageRouter } from '../web/pages';
@@ -15,15 +17,19 @@ import { withoutTrailingSlash } from './urls';
 
 /** The browser's pages: home, sign-in, password reset, the OAuth login and consent, the dashboard. */
 export function mountPages(services: AuthServices, app: Express, refusals: RefusalCounter, oauth: OAuthContext): void {
-  const { config, logger, users, registry, sealed, pats, activity, grants, limiter } = services;
+  const { config, logger, users, registry, sealed, pats, activity, grants, limiter, securityLog } = services;
   const sessions = new BrowserSessions(sealed, config.DASHBOARD_SESSION_TTL_SECONDS);
   const signInPerAccount = limiter('signin:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT);
+  const { secondFactors } = services;
+  const pending = new PendingSignIns(sealed);
   const signIn = signInRoutes({
     users,
     sessions,
     limits: { perAccount: signInPerAccount, perIp: limiter('signin:ip', config.SIGNIN_MAX_FAILURES_PER_IP) },
     refusals,
     apps: { registry, environment: config.APP_ENV },
+    secondFactor: { needed: (userId) => secondFactors.enrolled(userId), begin: (req, res, p) => pending.begin(req, res, p) },
+    securityLog,
   });
   const passwordReset = passwordResetPages(services, sessions, signInPerAccount, refusals);
   app.use(
@@ -32,14 +38,26 @@ export function mountPages(services: AuthServices, app: Express, refusals: Refus
       signIn,
       passwordReset,
       loginRoutes(oauth),
-      dashboardRoutes({ pats, activity, grants, flash: sealed }),
+      secondFactorRoutes({
+        factors: secondFactors,
+        pending,
+        sessions,
+        // Wrong codes count like wrong passwords, in counters of their own.
+        limits: {
+          perAccount: limiter('second-factor:account', config.SIGNIN_MAX_FAILURES_PER_ACCOUNT),
+          perIp: limiter('second-factor:ip', config.SIGNIN_MAX_FAILURES_PER_IP),
+        },
+        refusals,
+        securityLog,
+      }),
+      dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash: sealed }),
     ]),
   );
 }
 
 /** Password reset by e-mail: requests become links and mails out of band, in the mail dispatcher's passes. */
 function passwordResetPages(
-  { config, dataSource, store, namespace, mail, pats, grants }: AuthServices,
+  { config, dataSource, store, namespace, mail, pats, grants, securityLog }: AuthServices,
   sessions: BrowserSessions,
   signInPerAccount: FailureLimiter,
   refusals: RefusalCounter,
@@ -48,6 +66,7 @@ function passwordResetPages(
     dataSource,
     { ttlSeconds: config.PASSWORD_RESET_TTL_SECONDS, publicUrl: withoutTrailingSlash(config.AUTH_ISSUER) },
     () => mail.wake(),
+    securityLog,
   );
   mail.addSource(() => resets.issuePending());
   return passwordResetRoutes({

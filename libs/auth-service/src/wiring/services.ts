@@ -16,8 +16,11 @@ import { LoginActivityService } from '../pat/login-activity.service';
 import { PatLogin } from '../pat/pat-login';
 import { PatService } from '../pat/pat.service';
 import { RegistryService, type ClientRow } from '../registry/registry.service';
+import { SecondFactorStore } from '../second-factor/second-factor.store';
+import { SecurityLog } from '../security-log/security-log';
 import { UsersService } from '../users/users.service';
 import { openAuthDatabase } from './database';
+import { withoutTrailingSlash } from './urls';
 
 /** What auth's routes are made of: its stores and services, opened once per app. */
 export interface AuthServices {
@@ -42,6 +45,10 @@ export interface AuthServices {
   /** A failure counter of this deployment, over the login failure window. */
   limiter: (name: string, maxFailures: number) => FailureLimiter;
   login: PatLogin;
+  /** Users' authenticator apps and recovery codes (secrets encrypted under AUTH_KEY_ENCRYPTION_KEY). */
+  secondFactors: SecondFactorStore;
+  /** The users' security log; each event's notice goes through the mail outbox. */
+  securityLog: SecurityLog;
 }
 
 /**
@@ -57,7 +64,8 @@ export async function openAuthServices(
   const dataSource = life.own('database', await openAuthDatabase(config), (db) => db.destroy());
   // Reads made on every token request (the signing keys' version, address budgets) answered from memory, as at the edges.
   const store = shared ?? life.own('redis', await connectEdgeStore(config), (s) => s.close());
-  const encryption = new KeyEncryption(config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption'));
+  const keyEncryptionSecret = config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption');
+  const encryption = new KeyEncryption(keyEncryptionSecret);
   const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption, {
     states: new SigningKeyStates(store),
     namespace: databaseNameOf(config.AUTH_DATABASE_URL),
@@ -66,7 +74,8 @@ export async function openAuthServices(
   life.defer('signing-key reload', () => signer.stop());
   const users = new UsersService(dataSource);
   const sessionStore = new SessionStore(store);
-  const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS, config.PAT_MAX_LIVE_PER_USER);
+  const securityLog = new SecurityLog(dataSource, withoutTrailingSlash(config.AUTH_ISSUER), () => mail.wake());
+  const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS, config.PAT_MAX_LIVE_PER_USER, securityLog);
   // Rows read on every token request, kept current by PostgreSQL's announcements (one listening session each).
   const remembered = <V>(name: string, channel: string, maxEntries: number) => {
     const cache = life.own(name, new NotifiedCache<V>({ url: config.AUTH_DATABASE_URL, channel, logger, maxEntries }), (c) => c.close());
@@ -118,5 +127,7 @@ export async function openAuthServices(
     namespace,
     limiter,
     login,
+    secondFactors: new SecondFactorStore(dataSource, new KeyEncryption(keyEncryptionSecret, 'second-factor-secrets')),
+    securityLog,
   };
 }

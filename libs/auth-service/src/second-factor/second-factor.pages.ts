@@ -1,0 +1,129 @@
+import { isoMinute } from '../web/dates';
+import { html, SafeHtml } from '../web/html';
+import { layout } from '../web/layout';
+import { texts } from '../web/texts';
+import type { SecondFactor } from './second-factor.store';
+
+type User = { email: string; csrf: string };
+
+/** The dashboard's "Security" section: the authenticator app, if any, with its removal; else the button that sets one up. */
+export function securitySection(view: { locale: string; csrf: string; factors: SecondFactor[]; recoveryLeft: number }): SafeHtml {
+  const t = texts(view.locale).secondFactor;
+  return html`<section class="card" id="security">
+  <h2>${t.security}</h2>
+  <p class="hint">${t.securityHint}</p>
+  ${
+    view.factors.length
+      ? html`<table id="second-factors" class="stack">
+    <thead><tr><th>${t.factorName}</th><th>${t.added}</th><th></th></tr></thead>
+    <tbody>
+    ${view.factors.map(
+      (f) => html`<tr data-factor-id="${f.id}">
+      <td data-label="${t.factorName}">${f.name}</td><td data-label="${t.added}">${isoMinute(f.createdAt)}</td>
+      <td><form method="post" action="/${view.locale}/developer/security/totp/${f.id}/remove" id="remove-factor">
+        <input type="hidden" name="_csrf" value="${view.csrf}">
+        <label for="remove-code">${t.removeCode}</label>
+        <input id="remove-code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required maxlength="20" spellcheck="false">
+        <button type="submit" class="danger">${t.remove}</button></form></td>
+    </tr>`,
+    )}
+    </tbody>
+  </table>
+  <p id="recovery-left">${t.recoveryLeft(view.recoveryLeft)}</p>`
+      : html`<p id="no-second-factor">${t.none}</p>
+  <form method="post" action="/${view.locale}/developer/security/totp" id="setup-totp">
+    <input type="hidden" name="_csrf" value="${view.csrf}">
+    <button type="submit">${t.setUp}</button>
+  </form>`
+  }
+</section>`;
+}
+
+/** The new secret as a QR code (inline SVG: no image request) and as text, and the form for its first code. */
+export function setupPage(view: { locale: string; user: User; secret: string; qrSvg: string; error?: string }): string {
+  const t = texts(view.locale).secondFactor;
+  // Grouped in fours for reading and typing; apps ignore the spaces.
+  const grouped = view.secret.replace(/(.{4})(?=.)/g, '$1 ');
+  return layout({
+    title: t.setupTitle,
+    locale: view.locale,
+    user: view.user,
+    here: `/${view.locale}/developer/security/totp`,
+    body: html`<section class="card narrow" id="totp-setup">
+  <h1>${t.setupTitle}</h1>
+  <p>${t.scan}</p>
+  <div class="qr" id="totp-qr" role="img" aria-label="${t.qrAlt}">${new SafeHtml(view.qrSvg)}</div>
+  <p>${t.orEnter}</p>
+  <p><code id="totp-secret" data-secret="${view.secret}">${grouped}</code></p>
+  ${view.error ? html`<p class="alert" role="alert" id="totp-error">${view.error}</p>` : ''}
+  <form method="post" action="/${view.locale}/developer/security/totp/confirm" id="confirm-totp">
+    <input type="hidden" name="_csrf" value="${view.user.csrf}">
+    <label for="code">${t.firstCode}</label>
+    <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="\\d{6}" required maxlength="6" spellcheck="false">
+    <button type="submit">${t.confirm}</button>
+  </form>
+  <p class="aside"><a href="/${view.locale}/developer" id="cancel-setup">${t.cancel}</a></p>
+</section>`,
+  });
+}
+
+/** Shown once, as the answer to the confirming form: the recovery codes. */
+export function recoveryCodesPage(view: { locale: string; user: User; codes: string[] }): string {
+  const t = texts(view.locale).secondFactor;
+  return layout({
+    title: t.codesTitle,
+    locale: view.locale,
+    user: view.user,
+    here: `/${view.locale}/developer`,
+    body: html`<section class="card narrow token-once" id="recovery-codes-panel">
+  <h1>${t.codesTitle}</h1>
+  <p>${t.codesLead}</p>
+  <p><strong>${t.codesOnce}</strong></p>
+  <ol id="recovery-codes">${view.codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
+  <p><a href="/${view.locale}/developer#security" id="codes-done">${t.done}</a></p>
+</section>`,
+  });
+}
+
+/** The dashboard's removal refused (a wrong code): the same field again, with why. */
+export function removeRefusedPage(view: { locale: string; user: User; factorId: string; error: string }): string {
+  const t = texts(view.locale).secondFactor;
+  return layout({
+    title: t.security,
+    locale: view.locale,
+    user: view.user,
+    here: `/${view.locale}/developer`,
+    body: html`<section class="card narrow" id="security">
+  <h1>${t.security}</h1>
+  <p class="alert" role="alert" id="remove-error">${view.error}</p>
+  <form method="post" action="/${view.locale}/developer/security/totp/${view.factorId}/remove" id="remove-factor">
+    <input type="hidden" name="_csrf" value="${view.user.csrf}">
+    <label for="remove-code">${t.removeCode}</label>
+    <input id="remove-code" name="code" type="text" autocomplete="one-time-code" required maxlength="20" spellcheck="false">
+    <button type="submit" class="danger">${t.remove}</button>
+  </form>
+  <p class="aside"><a href="/${view.locale}/developer">${t.cancel}</a></p>
+</section>`,
+  });
+}
+
+/** Sign-in's second step: the code from the app, or a recovery code. */
+export function secondStepPage(view: { locale: string; csrf: string; error?: string }): string {
+  const t = texts(view.locale).secondFactor;
+  return layout({
+    title: t.stepTitle,
+    locale: view.locale,
+    here: `/${view.locale}/signin/second-factor`,
+    body: html`<section class="card narrow" id="second-step">
+  <h1 id="second-step-heading">${t.stepTitle}</h1>
+  <p class="hint">${t.stepLead}</p>
+  ${view.error ? html`<p class="alert" role="alert" id="second-step-error">${view.error}</p>` : ''}
+  <form method="post" action="/${view.locale}/signin/second-factor" id="second-step-form">
+    <input type="hidden" name="_csrf" value="${view.csrf}">
+    <label for="code">${t.code}</label>
+    <input id="code" name="code" type="text" autocomplete="one-time-code" required maxlength="20" spellcheck="false" autofocus>
+    <button type="submit">${t.verify}</button>
+  </form>
+</section>`,
+  });
+}
