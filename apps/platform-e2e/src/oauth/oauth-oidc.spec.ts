@@ -117,17 +117,21 @@ describe('OpenID Connect sign-in', () => {
     const only = await signIn(app, 'openid');
     const sub = (await verifyIdToken(only.tokens.id_token, app.clientId)).payload.sub;
     const me = await http('GET', `${p.urls.api}/oauth/userinfo`, { token: only.tokens.access_token });
-    expect([me.status, me.body]).toEqual([200, { sub }]);
+    // How alice signed in (her password alone) is said as the ID token says it.
+    const signedIn = { amr: ['pwd'], acr: 'urn:trading-api:acr:pwd' };
+    expect([me.status, me.body]).toEqual([200, { sub, ...signedIn }]);
 
     const email = await signIn(app, 'openid,email');
     expect((await http('GET', `${p.urls.api}/oauth/userinfo`, { token: email.tokens.access_token })).body).toEqual({
       sub,
+      ...signedIn,
       email: alice.email,
       email_verified: false,
     });
     const all = await signIn(app, 'openid,profile,read:accounts');
     expect((await http('GET', `${p.urls.api}/oauth/userinfo`, { token: all.tokens.access_token })).body).toEqual({
       sub,
+      ...signedIn,
       name: 'Alice Anders',
       given_name: 'Alice',
       family_name: 'Anders',

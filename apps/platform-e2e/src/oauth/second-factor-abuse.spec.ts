@@ -1,9 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createCryptoPlugin } from '@otplib/core';
 import { generate } from '@otplib/totp';
+import { deriveServiceSecret } from '@trading/auth';
+import { SealedStore } from '@trading/redis';
 import { CookieBrowser } from '@trading/testing';
 import { extraAuth } from '../support/oauth-helpers';
-import { newUser } from '../support/pat-helpers';
+import { newUser, utcDate } from '../support/pat-helpers';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 
 /** otplib's TOTP (SHA-1, six digits, 30 s), HMAC from Node: what an authenticator app shows at `epoch`. */
@@ -64,7 +66,8 @@ describe('second factor under attack', () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.match(/<li><code>[2-9a-z]{5}-[2-9a-z]{5}<\/code><\/li>/g)).toHaveLength(10);
     // The first code's step is spent: the next sign-in uses the code of the step after it.
-    return { ...user, secret, nextCode: () => codeAt(secret, (Math.floor(now / 30) + 1) * 30) };
+    // `browser` stays signed in with the password alone (the factor came after its sign-in).
+    return { ...user, secret, browser, nextCode: () => codeAt(secret, (Math.floor(now / 30) + 1) * 30) };
   }
 
   beforeAll(async () => {
@@ -144,5 +147,97 @@ describe('second factor under attack', () => {
       [user.email],
     );
     expect(signIns).toEqual([{ client_address: '198.51.100.77', detail: { factor: 'otp' } }]);
+  });
+
+  /** The dashboard's create form, posted as a script would: no page in between. */
+  async function createToken(from: CookieBrowser, scope: 'READ_ONLY' | 'READ_WRITE') {
+    const csrf = csrfOf((await from.request('GET', '/en/developer')).body);
+    const name = `step-up-${scope}-${randomBytes(3).toString('hex')}`;
+    const answer = await from.request('POST', '/en/developer/tokens', { _csrf: csrf, name, scope, ips: '', expires: utcDate(30) });
+    return { ...answer, name };
+  }
+  const tokensOf = async (userId: string): Promise<{ name: string; access: string }[]> =>
+    p.auth.dataSource.query(`SELECT name, access FROM personal_access_tokens WHERE user_id = $1 ORDER BY created_at`, [userId]);
+  const userIdOf = async (email: string) => (await p.auth.users.findByEmail(email))!.id;
+
+  it('attack: a READ_WRITE token posted straight to the create form, without a recent code, is refused; a code makes it', async () => {
+    const user = await enrolledUser();
+    const userId = await userIdOf(user.email);
+    const { browser } = user;
+    // The page asks for the code first.
+    const page = await browser.request('GET', '/en/developer');
+    expect(page.body).toContain('id="step-up-form"');
+    expect(page.body).toContain('A read-and-write token needs a code from your authenticator app first');
+
+    const refused = await createToken(browser, 'READ_WRITE');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('A read-and-write token needs a code from your authenticator app first');
+    // READ_ONLY needs no code.
+    const readOnly = await createToken(browser, 'READ_ONLY');
+    expect([readOnly.status, readOnly.location]).toEqual([303, '/en/developer']);
+    expect(await tokensOf(userId)).toEqual([{ name: readOnly.name, access: 'READ_ONLY' }]);
+
+    // PATs are made in the dashboard only: no API takes a password (or anything else of the user's) to make one.
+    for (const path of ['/pat/create', '/pat', '/pats'])
+      expect(
+        (
+          await fetch(`${auth.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: user.email, password: user.password, scope: 'READ_WRITE' }),
+          })
+        ).status,
+      ).toBe(404);
+
+    // A wrong code confirms nothing; a right one does, for this session.
+    const csrf = csrfOf((await browser.request('GET', '/en/developer/security/confirm')).body);
+    const right = await user.nextCode();
+    const wrong = await browser.request('POST', '/en/developer/security/confirm', {
+      _csrf: csrf,
+      code: right === '000000' ? '111111' : '000000',
+    });
+    expect(wrong.status).toBe(401);
+    expect((await createToken(browser, 'READ_WRITE')).status).toBe(403);
+    const confirmed = await browser.request('POST', '/en/developer/security/confirm', { _csrf: csrf, code: right });
+    expect([confirmed.status, confirmed.location]).toEqual([303, '/en/developer#create-token']);
+    expect((await browser.request('GET', '/en/developer')).body).not.toContain('id="step-up-form"');
+    const made = await createToken(browser, 'READ_WRITE');
+    expect([made.status, made.location]).toEqual([303, '/en/developer']);
+    expect(await tokensOf(userId)).toEqual([
+      { name: readOnly.name, access: 'READ_ONLY' },
+      { name: made.name, access: 'READ_WRITE' },
+    ]);
+  });
+
+  it('counts a code at the sign-in second step as recent; a code given over ten minutes ago is not', async () => {
+    const user = await enrolledUser();
+    const userId = await userIdOf(user.email);
+    const browser = visitor('198.51.100.9');
+    await password(browser, user);
+    const done = await secondStep(browser, await user.nextCode());
+    expect(done.location).toBe('/en/developer');
+    const made = await createToken(browser, 'READ_WRITE');
+    expect(made.status).toBe(303);
+    expect(await tokensOf(userId)).toEqual([{ name: made.name, access: 'READ_WRITE' }]);
+
+    // The session as auth keeps it in Redis, its code moved back eleven minutes: the form asks again.
+    const cookie = /tapi_session=([^;]+)/.exec(done.headers.getSetCookie().join('\n'))![1]!;
+    const sealed = new SealedStore(p.store, deriveServiceSecret(p.identityOf('auth').SERVICE_KEY, 'redis-records'));
+    const key = `browser-session:${createHash('sha256').update(cookie).digest('base64url')}`;
+    const session = JSON.parse((await sealed.get(key))!);
+    expect(session).toMatchObject({ userId, amr: ['pwd', 'otp'], secondFactorAt: expect.any(Number) });
+    await sealed.set(key, JSON.stringify({ ...session, secondFactorAt: session.secondFactorAt - 11 * 60 * 1000 }), 600);
+    expect((await createToken(browser, 'READ_WRITE')).status).toBe(403);
+    expect((await createToken(browser, 'READ_ONLY')).status).toBe(303);
+  });
+
+  it('leaves a user without a second factor unaffected', async () => {
+    const user = await newUser(p);
+    const browser = visitor('198.51.100.10');
+    expect((await password(browser, user)).location).toBe('/en/developer');
+    expect((await browser.request('GET', '/en/developer')).body).not.toContain('id="step-up-form"');
+    const made = await createToken(browser, 'READ_WRITE');
+    expect([made.status, made.location]).toEqual([303, '/en/developer']);
+    expect(await tokensOf(user.id)).toEqual([{ name: made.name, access: 'READ_WRITE' }]);
   });
 });

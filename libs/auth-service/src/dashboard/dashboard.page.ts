@@ -23,6 +23,8 @@ export interface DashboardView {
   /** Just created (read once from the flash after the form's redirect): the only time the token string is ever shown. */
   created?: { token: string; name: string };
   notice?: string;
+  /** Shown above the token form when a READ_WRITE token would first need a code (see `stepUpForm`). */
+  stepUp?: SafeHtml;
   /** The "Security" section: the user's authenticator app (see `securitySection`). */
   security?: SafeHtml;
   now?: Date;
@@ -90,6 +92,7 @@ function createForm(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml
   <h1>${t.title}</h1>
   <p class="hint">${t.intro[0]} <code>POST /v1/pat/login</code> ${t.intro[1]}</p>
   ${e.form ? html`<p class="alert" role="alert">${e.form}</p>` : ''}
+  ${view.stepUp ?? ''}
   <form method="post" action="/${view.locale}/developer/tokens" data-validate data-messages="${scriptMessages(t, max)}" novalidate id="create-token">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">
     <label for="name">${t.name}</label>

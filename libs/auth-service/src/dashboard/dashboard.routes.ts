@@ -5,10 +5,11 @@ import type { KeyValueStore } from '@trading/redis';
 import type { GrantService } from '../oauth/grants';
 import type { LoginActivityService } from '../pat/login-activity.service';
 import type { PatService } from '../pat/pat.service';
-import { securitySection } from '../second-factor/second-factor.pages';
+import { securitySection, stepUpForm } from '../second-factor/second-factor.pages';
 import type { SecondFactorStore } from '../second-factor/second-factor.store';
 import { requestContext, type SecurityLog } from '../security-log/security-log';
-import { browserOf, type BrowserSession } from '../web/browser-sessions';
+import { html } from '../web/html';
+import { browserOf, recentSecondFactor, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
 import { texts } from '../web/texts';
@@ -59,6 +60,27 @@ function unlock(sessionId: string, sealed: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The "Security" section; and above the token form, while a READ_WRITE token would need a code
+ * first (a second factor set up, none given in this session in the last ten minutes), why and the form that gives one.
+ */
+async function securityView(
+  factors: SecondFactorStore,
+  locale: string,
+  session: BrowserSession,
+): Promise<Pick<DashboardView, 'security' | 'stepUp'>> {
+  const list = await factors.list(session.userId);
+  const recoveryLeft = await factors.recoveryCodesLeft(session.userId);
+  const security = securitySection({ locale, csrf: session.csrf, factors: list, recoveryLeft });
+  if (!list.length || recentSecondFactor(session)) return { security };
+  const why = texts(locale).secondFactor.stepUpNeeded;
+  return {
+    security,
+    stepUp: html`<div id="step-up"><p class="hint" id="step-up-needed">${why}</p>${stepUpForm(locale, session.csrf)}</div>`,
+  };
+}
+
 /** The developer dashboard, where a user manages their own PATs: create, list and revoke PATs, see their logins. */
 export function dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash }: DashboardDeps): Router {
   const router = Router();
@@ -84,12 +106,7 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
       user: { email: session.email, csrf: session.csrf },
       tokens: await pats.listForUser(session.userId),
       apps: await grants.listForUser(session.userId),
-      security: securitySection({
-        locale,
-        csrf: session.csrf,
-        factors: await secondFactors.list(session.userId),
-        recoveryLeft: await secondFactors.recoveryCodesLeft(session.userId),
-      }),
+      ...(await securityView(secondFactors, locale, session)),
       activity: logins,
       securityLog: await securityLog.listForUser(session.userId),
       ...extra,
@@ -125,6 +142,9 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
     const values = readTokenForm(req.body as Record<string, unknown>);
     const refused = checkTokenForm(values, x);
     if (Object.keys(refused).length) return render(req, res, session, { form: values, errors: refused }, 400);
+    // A user with a second factor creates a READ_WRITE token only with one given in this session within the last ten minutes.
+    if (values.scope === 'READ_WRITE' && !recentSecondFactor(session) && (await secondFactors.enrolled(session.userId)))
+      return render(req, res, session, { form: values, errors: { scope: texts(locale).secondFactor.stepUpNeeded } }, 403);
     try {
       const { token, pat } = await pats.create({ ...toNewPat(session.userId, values), context: requestContext(req) });
       // Post/redirect/get: the token waits (encrypted, a minute at most) for the GET that follows,

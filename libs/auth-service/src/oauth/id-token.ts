@@ -3,6 +3,17 @@ import type { Client } from '../registry/registry.service';
 import type { User } from '../users/user.entity';
 import type { OAuthContext } from './context';
 
+/** The authentication context classes (`acr`) this server names: a password and a second factor, or a password alone. */
+export const ACR_MFA = 'urn:trading-api:acr:mfa';
+const ACR_PWD = 'urn:trading-api:acr:pwd';
+export const ACR_VALUES = [ACR_MFA, ACR_PWD] as const;
+
+/** `amr` and `acr` of a sign-in (RFC 8176 method names): `otp` among the methods makes it `mfa`. */
+export const authenticationClaims = (amr: readonly string[] | undefined) => {
+  const methods = amr?.length ? [...amr] : ['pwd'];
+  return { amr: methods, acr: methods.includes('otp') ? ACR_MFA : ACR_PWD };
+};
+
 /** An ID token proves a sign-in that just happened: short-lived (the access token carries on for an hour). */
 const ID_TOKEN_TTL_SECONDS = 300;
 
@@ -34,7 +45,7 @@ export function scopedClaims(user: Pick<User, 'email' | 'firstName' | 'lastName'
 
 /**
  * The id_token of a token response whose grant includes `openid`: iss, sub (pairwise), aud =
- * client_id, exp, iat, auth_time, nonce (when the request had one), at_hash of the access token
+ * client_id, exp, iat, auth_time, nonce (when the request had one), amr and acr, at_hash of the access token
  * it comes with, and the scoped claims; ES256 with the access-token signing key (same JWKS), typ JWT.
  */
 export async function issueIdToken(
@@ -42,7 +53,7 @@ export async function issueIdToken(
   client: Client,
   grant: { userId: string; scope: readonly string[] },
   accessToken: string,
-  session: { nonce?: string; authTime?: number },
+  session: { nonce?: string; authTime?: number; amr?: string[] },
 ): Promise<string> {
   const user = await ctx.users.findById(grant.userId);
   if (!user) throw new Error('the user of a grant no longer exists');
@@ -50,6 +61,7 @@ export async function issueIdToken(
     {
       ...(session.authTime ? { auth_time: session.authTime } : {}),
       ...(session.nonce ? { nonce: session.nonce } : {}),
+      ...authenticationClaims(session.amr),
       at_hash: accessTokenHash(accessToken),
       ...scopedClaims(user, grant.scope),
     },

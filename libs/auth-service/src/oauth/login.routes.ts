@@ -2,13 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { widenPolicy } from '@trading/service';
 import { requestContext } from '../security-log/security-log';
-import { browserOf } from '../web/browser-sessions';
+import { authMethods, browserOf, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
 import { SIGN_IN_AGAIN } from '../web/signin.routes';
 import { responseUrl, type AuthorizationRequest } from './authorize';
+import { ACR_MFA } from './id-token';
 import { badRequestPage, consentPage } from './consent.page';
 import type { OAuthContext } from './context';
 import type { GrantRecord } from './grants';
@@ -27,6 +28,8 @@ interface PendingConsent {
   /** OpenID Connect: the request's nonce, and when the user signed in (epoch seconds), for the id_token. */
   nonce?: string;
   authTime?: number;
+  /** How the user signed in (`amr`), for the id_token and userinfo. */
+  amr?: string[];
   /** RFC 9449 §10: the DPoP key the code is bound to. */
   dpopJkt?: string;
 }
@@ -80,16 +83,64 @@ async function takeSignInAsked(ctx: OAuthContext, id: string): Promise<number | 
  * dashboard's sign-in page, which comes back here), then ask for consent. The answer is a
  * form post; approve redirects to the app with a code and state, deny with access_denied.
  */
-export function loginRoutes(ctx: OAuthContext): Router {
+export function loginRoutes(ctx: OAuthContext, secondFactor: SecondFactorCheck): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
-  router.get('/:locale/login', knownLocale, loginPage(ctx));
+  router.get('/:locale/login', knownLocale, loginPage(ctx, secondFactor));
   router.post('/:locale/login/consent', knownLocale, form, consentAnswer(ctx));
   return router;
 }
 
+/** Whether a user has a second factor, and where a signed-in browser gives one (coming back to `next`). */
+export interface SecondFactorCheck {
+  enrolled(userId: string): Promise<boolean>;
+  confirmPath(locale: string, next: string): string;
+}
+
+/** acr_values asked for a second factor (the mfa class) that the browser's session has not given. */
+const mfaMissing = (request: AuthorizationRequest, browser: ReturnType<typeof browserOf>) =>
+  !!request.acrValues?.includes(ACR_MFA) && !(browser && authMethods(browser.session).includes('otp'));
+
+/**
+ * Where a request whose acr_values ask for a second factor the session has not given goes: a user
+ * with one gives a code first (and comes back here); for a user with none, the app hears that this
+ * sign-in cannot meet it (OIDC Core §3.1.2.6, unmet_authentication_requirements). Else nowhere.
+ */
+async function mfaDetour(
+  ctx: OAuthContext,
+  secondFactor: SecondFactorCheck,
+  request: AuthorizationRequest,
+  browser: NonNullable<ReturnType<typeof browserOf>>,
+  page: { locale: string; here: string },
+): Promise<string | undefined> {
+  if (!mfaMissing(request, browser)) return undefined;
+  if (await secondFactor.enrolled(browser.session.userId)) return secondFactor.confirmPath(page.locale, page.here);
+  const description = 'The user has no second factor, which acr_values asked for';
+  return responseUrl(
+    request.redirectUri,
+    { error: 'unmet_authentication_requirements', error_description: description, state: request.state },
+    ctx.settings.issuer,
+  );
+}
+
+/** What the consent page's answer needs of the request and the sign-in, kept server-side meanwhile. */
+function pendingConsent(request: AuthorizationRequest, session: BrowserSession): PendingConsent {
+  return {
+    userId: session.userId,
+    clientId: request.client.clientId,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    state: request.state,
+    codeChallenge: request.codeChallenge,
+    nonce: request.nonce,
+    authTime: Math.floor(session.createdAt / 1000),
+    amr: authMethods(session),
+    ...(request.dpopJkt ? { dpopJkt: request.dpopJkt } : {}),
+  };
+}
+
 /** The login page: the request checked, then a sign-in if one is needed, then the consent page (or, for prompt=none, an answer at once). */
-function loginPage(ctx: OAuthContext): RequestHandler {
+function loginPage(ctx: OAuthContext, secondFactor: SecondFactorCheck): RequestHandler {
   return async (req, res) => {
     const locale = req.params['locale'] as string;
     if (req.originalUrl.length > 4000)
@@ -102,7 +153,11 @@ function loginPage(ctx: OAuthContext): RequestHandler {
     const needsSignIn = (request: AuthorizationRequest) => signInNeeded(request, browser?.session.createdAt, askedAt);
     // A plain request, or a pushed one (request_uri, RFC 9126), spent here once it is answered:
     // by the consent page (signed in, freshly enough), or at once (prompt=none).
-    const checked = await resolveAuthorizationRequest(ctx, query, (r) => !needsSignIn(r) || !!r.prompt?.includes('none'));
+    const checked = await resolveAuthorizationRequest(
+      ctx,
+      query,
+      (r) => (!needsSignIn(r) && !mfaMissing(r, browser)) || !!r.prompt?.includes('none'),
+    );
     if (!checked.ok) {
       if ('page' in checked) return void res.status(400).send(badRequestPage(locale, { technical: checked.page }, req.originalUrl));
       return void res.redirect(303, checked.redirect);
@@ -120,18 +175,10 @@ function loginPage(ctx: OAuthContext): RequestHandler {
       );
     }
     if (!browser || needsSignIn(request)) return void (await askSignIn(ctx, req.originalUrl, locale, request, res));
+    const detour = await mfaDetour(ctx, secondFactor, request, browser, { locale, here: req.originalUrl });
+    if (detour) return void res.redirect(303, detour);
     const requestId = randomBytes(24).toString('base64url');
-    const pending: PendingConsent = {
-      userId: browser.session.userId,
-      clientId: request.client.clientId,
-      redirectUri: request.redirectUri,
-      scope: request.scope,
-      state: request.state,
-      codeChallenge: request.codeChallenge,
-      nonce: request.nonce,
-      authTime: Math.floor(browser.session.createdAt / 1000),
-      ...(request.dpopJkt ? { dpopJkt: request.dpopJkt } : {}),
-    };
+    const pending = pendingConsent(request, browser.session);
     await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
     const logo = safeLogoUrl(request.client.app.logoUrl);
     widenPolicy(res, { 'img-src': logo ? [origin(logo)] : [], 'form-action': [origin(request.redirectUri)] });
@@ -202,6 +249,7 @@ function consentAnswer(ctx: OAuthContext): RequestHandler {
         codeChallenge: pending.codeChallenge,
         ...(pending.nonce ? { nonce: pending.nonce } : {}),
         ...(pending.authTime ? { authTime: pending.authTime } : {}),
+        ...(pending.amr ? { amr: pending.amr } : {}),
         ...(pending.dpopJkt ? { dpopJkt: pending.dpopJkt } : {}),
         expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
       };

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { DPOP_ALGORITHMS, SCOPES } from '@trading/auth';
 import { CLIENT_ASSERTION_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from '../registry/client-policy';
 import { LOCALES } from '../web/locale';
+import { ACR_VALUES } from './id-token';
 import { OIDC_SCOPES } from './scopes';
 
 /** What an ID token or userinfo may say (OIDC Core §2, §5.1). */
@@ -14,6 +15,8 @@ const ID_TOKEN_CLAIMS = [
   'auth_time',
   'nonce',
   'at_hash',
+  'amr',
+  'acr',
   'email',
   'email_verified',
   'name',
@@ -47,6 +50,8 @@ export function metadataRoute(settings: OAuthSettings): Router {
     subject_types_supported: ['pairwise'],
     id_token_signing_alg_values_supported: ['ES256'],
     claims_supported: [...ID_TOKEN_CLAIMS],
+    // `acr`: a password and a second factor, or a password alone; acr_values asking for the first are met (or refused).
+    acr_values_supported: [...ACR_VALUES],
     claims_parameter_supported: false,
     // Request objects are not taken, by value or by reference; PAR's own request_uri is (pushed_authorization_request_endpoint).
     request_parameter_supported: false,

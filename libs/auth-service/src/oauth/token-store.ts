@@ -23,6 +23,8 @@ export interface CodeRecord {
   /** OpenID Connect: the authorization request's nonce and the user's sign-in time (epoch seconds), for the id_token. */
   nonce?: string;
   authTime?: number;
+  /** How the user signed in (`amr`: `pwd`, plus `otp` with a second factor), for the id_token and userinfo. */
+  amr?: string[];
   /** RFC 9449 §10: the thumbprint of the DPoP key the code may be redeemed with only (dpop_jkt, or PAR's proof). */
   dpopJkt?: string;
   /** Epoch milliseconds. */
@@ -44,7 +46,12 @@ export interface RefreshRecord {
   jkt?: string;
   /** OpenID Connect: when the user signed in for this grant (epoch seconds), the auth_time of ID tokens a refresh issues. */
   authTime?: number;
+  /** How the user signed in for this grant (`amr`), kept for the ID tokens and userinfo of its refreshes. */
+  amr?: string[];
 }
+
+/** Where userinfo finds how the user of an access token's session signed in (`amr`), for as long as the token lives. */
+export const sessionAmrKey = (sid: string) => `oauth-session-amr:${sid}`;
 
 /** Whether a refresh record's grant is a DPoP one. */
 export const dpopGrant = (record: RefreshRecord) => record.dpop === true || record.jkt !== undefined;

@@ -5,7 +5,8 @@ import { AppError, wwwAuthenticate } from '@trading/errors';
 import type { Client } from '../registry/registry.service';
 import type { OAuthContext } from './context';
 import { noStore, OAuthError } from './errors';
-import { pairwiseSubject, scopedClaims } from './id-token';
+import { authenticationClaims, pairwiseSubject, scopedClaims } from './id-token';
+import { sessionAmrKey } from './token-store';
 
 const REQUIRED = ['read:accounts'];
 
@@ -40,7 +41,7 @@ export function userinfoRoute(ctx: OAuthContext, verify: (token: string) => Prom
     const client = await tokenApp(ctx, claims);
     res.json({
       sub: client ? pairwiseSubject(client, user.id) : user.id,
-      ...(oidc ? scopedClaims(user, granted) : {}),
+      ...(oidc ? { ...scopedClaims(user, granted), ...(await sessionAuthentication(ctx, claims.sid)) } : {}),
       ...(accounts
         ? { ...(client ? {} : { userId: user.id }), email: user.email, firstName: user.firstName, lastName: user.lastName }
         : {}),
@@ -77,6 +78,12 @@ async function tokenApp(ctx: OAuthContext, claims: Claims): Promise<Client | nul
       'WWW-Authenticate': 'Bearer realm="trading-api", error="invalid_token"',
     });
   return client;
+}
+
+/** How the user signed in for the grant behind an OAuth session (`amr`, `acr`), as its ID tokens say; none if not recorded. */
+async function sessionAuthentication(ctx: OAuthContext, sid: string): Promise<Record<string, unknown>> {
+  const raw = await ctx.store.get(sessionAmrKey(sid));
+  return raw ? authenticationClaims(JSON.parse(raw) as string[]) : {};
 }
 
 /** The scopes of the grant behind an OAuth session (the live grant in PostgreSQL), or none. */

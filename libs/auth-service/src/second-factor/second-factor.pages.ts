@@ -107,6 +107,36 @@ export function removeRefusedPage(view: { locale: string; user: User; factorId: 
   });
 }
 
+/** A code to confirm an action that needs a recent second factor (creating a READ_WRITE token). */
+export function stepUpPage(view: { locale: string; user: User; next?: string; error?: string }): string {
+  const t = texts(view.locale).secondFactor;
+  return layout({
+    title: t.stepUpTitle,
+    locale: view.locale,
+    user: view.user,
+    here: `/${view.locale}/developer`,
+    body: html`<section class="card narrow" id="step-up">
+  <h1>${t.stepUpTitle}</h1>
+  <p class="hint">${t.stepUpLead}</p>
+  ${view.error ? html`<p class="alert" role="alert" id="step-up-error">${view.error}</p>` : ''}
+  ${stepUpForm(view.locale, view.user.csrf, view.next)}
+  <p class="aside"><a href="/${view.locale}/developer">${t.cancel}</a></p>
+</section>`,
+  });
+}
+
+/** The form that gives a code to confirm with: on the page above, and above the dashboard's token form when it needs one. */
+export function stepUpForm(locale: string, csrf: string, next?: string): SafeHtml {
+  const t = texts(locale).secondFactor;
+  return html`<form method="post" action="/${locale}/developer/security/confirm" id="step-up-form">
+    <input type="hidden" name="_csrf" value="${csrf}">
+    ${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
+    <label for="step-up-code">${t.code}</label>
+    <input id="step-up-code" name="code" type="text" autocomplete="one-time-code" required maxlength="20" spellcheck="false">
+    <button type="submit">${t.verify}</button>
+  </form>`;
+}
+
 /** Sign-in's second step: the code from the app, or a recovery code. */
 export function secondStepPage(view: { locale: string; csrf: string; error?: string }): string {
   const t = texts(view.locale).secondFactor;

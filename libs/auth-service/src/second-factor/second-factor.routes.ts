@@ -4,10 +4,11 @@ import { requestContext, type SecurityLog } from '../security-log/security-log';
 import { browserOf, type BrowserSessions } from '../web/browser-sessions';
 import { csrfToken, verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
+import { returnPath } from '../web/return-path';
 import { dashboardPath } from '../web/signin.routes';
 import { texts } from '../web/texts';
 import type { PendingSignIns } from './pending-sign-in';
-import { recoveryCodesPage, removeRefusedPage, secondStepPage, setupPage } from './second-factor.pages';
+import { recoveryCodesPage, removeRefusedPage, secondStepPage, setupPage, stepUpPage } from './second-factor.pages';
 import type { SecondFactorStore } from './second-factor.store';
 import { otpauthUri, qrCodeSvg } from './totp';
 
@@ -86,14 +87,17 @@ function signInStep(router: Router, { pending, sessions, securityLog }: SecondFa
     }
     // The half-finished sign-in becomes one session, once.
     if (!(await pending.finish(req, res))) return res.redirect(303, `/${locale}/signin`);
-    await sessions.start(req, res, { id: signingIn.userId, email: signingIn.email });
+    await sessions.start(req, res, { id: signingIn.userId, email: signingIn.email }, { otp: true });
     await securityLog?.recordAfter({ userId: signingIn.userId, type: 'sign_in', context: requestContext(req), detail: { factor: 'otp' } });
     res.redirect(303, signingIn.next ?? dashboardPath(locale));
   });
 }
 
-/** The dashboard's authenticator app: set up, confirmed with a first code, removed with a code. */
-function dashboardSecurity(router: Router, { factors }: SecondFactorDeps, check: ReturnType<typeof codeChecker>): void {
+/**
+ * The dashboard's authenticator app: set up, confirmed with a first code, removed with a code;
+ * and a code given to confirm an action that needs a recent one (creating a READ_WRITE token).
+ */
+function dashboardSecurity(router: Router, { factors, sessions }: SecondFactorDeps, check: ReturnType<typeof codeChecker>): void {
   const signedIn = (req: Request, res: Response, next: (err?: unknown) => void) => {
     if (browserOf(res)) return next();
     const locale = req.params['locale'] as string;
@@ -127,6 +131,32 @@ function dashboardSecurity(router: Router, { factors }: SecondFactorDeps, check:
     if (!setUp) return res.redirect(303, security(locale));
     const qrSvg = await qrCodeSvg(otpauthUri(texts(locale).brand, session.email, setUp.secret));
     res.status(400).send(setupPage({ locale, user, secret: setUp.secret, qrSvg, error: texts(locale).secondFactor.wrongFirstCode }));
+  });
+
+  router.get('/:locale/developer/security/confirm', knownLocale, signedIn, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const { session } = browserOf(res)!;
+    const next = returnPath(req.query['next']);
+    if (!(await factors.enrolled(session.userId))) return res.redirect(303, next ?? dashboardPath(locale));
+    res.send(stepUpPage({ locale, user: { email: session.email, csrf: session.csrf }, next }));
+  });
+
+  // A right code (counted by the same wrong-code limits as sign-in) is recorded on the session as its latest second factor.
+  router.post('/:locale/developer/security/confirm', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const { session } = browserOf(res)!;
+    const t = texts(locale).secondFactor;
+    // Where to go on (an app's authorization request that asked for a second factor), a path on this site only.
+    const next = returnPath((req.body as Record<string, unknown>)['next']);
+    if (!(await factors.enrolled(session.userId))) return res.redirect(303, next ?? dashboardPath(locale));
+    const checked = await check(req, res, session.userId, codeOf(req));
+    if (!checked.ok) {
+      const error = checked.blockedSeconds ? t.tooMany(Math.ceil(checked.blockedSeconds / 60)) : t.wrongCode;
+      const user = { email: session.email, csrf: session.csrf };
+      return res.status(checked.blockedSeconds ? 429 : 401).send(stepUpPage({ locale, user, next, error }));
+    }
+    await sessions.confirmSecondFactor(res);
+    res.redirect(303, next ?? `${dashboardPath(locale)}#create-token`);
   });
 
   router.post('/:locale/developer/security/totp/:factorId/remove', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {

@@ -11,7 +11,23 @@ export interface BrowserSession {
   /** Synchronizer token: every form of this session carries it, every POST must echo it. */
   csrf: string;
   createdAt: number;
+  /** How the user signed in (OpenID Connect `amr`): `pwd`, plus `otp` once a second factor was given. */
+  amr?: AuthMethod[];
+  /** When a second factor was last given in this session (epoch ms): at sign-in, or to confirm an action. */
+  secondFactorAt?: number;
 }
+
+export type AuthMethod = 'pwd' | 'otp';
+
+/** A second factor given this long ago still confirms an action that needs one (a READ_WRITE token). */
+const STEP_UP_WINDOW_SECONDS = 600;
+
+/** Whether the session's second factor was given recently enough to confirm an action now. */
+export const recentSecondFactor = (session: BrowserSession, now = Date.now()) =>
+  session.secondFactorAt !== undefined && now - session.secondFactorAt <= STEP_UP_WINDOW_SECONDS * 1000;
+
+/** The session's `amr`: sessions written before it was recorded were password sign-ins. */
+export const authMethods = (session: BrowserSession): AuthMethod[] => session.amr ?? ['pwd'];
 
 /** The signed-in browser of a request, if any (set by `load`). */
 export const browserOf = (res: Response): { id: string; session: BrowserSession } | undefined => res.locals['browser'];
@@ -30,15 +46,35 @@ export class BrowserSessions {
   ) {}
 
   /** Always a new id at sign-in, so a cookie planted before sign-in (fixation) is worthless. */
-  async start(req: Request, res: Response, user: { id: string; email: string }): Promise<BrowserSession> {
+  async start(req: Request, res: Response, user: { id: string; email: string }, how: { otp?: boolean } = {}): Promise<BrowserSession> {
     // Signing in again (an app asked for a fresh sign-in) ends the session it replaces.
     const previous = readCookie(req, SESSION_COOKIE);
     if (previous && previous.length <= 64) await this.store.del(key(previous));
     const id = randomId();
-    const session: BrowserSession = { userId: user.id, email: user.email, csrf: randomId(), createdAt: Date.now() };
+    const now = Date.now();
+    const session: BrowserSession = {
+      userId: user.id,
+      email: user.email,
+      csrf: randomId(),
+      createdAt: now,
+      amr: how.otp ? ['pwd', 'otp'] : ['pwd'],
+      ...(how.otp ? { secondFactorAt: now } : {}),
+    };
     await this.store.set(key(id), JSON.stringify(session), this.ttlSeconds);
     setCookie(req, res, SESSION_COOKIE, id, this.ttlSeconds);
     return session;
+  }
+
+  /** A second factor was just given in the request's session: recorded on it, for the rest of its life (no longer). */
+  async confirmSecondFactor(res: Response): Promise<void> {
+    const browser = browserOf(res);
+    if (!browser) return;
+    const now = Date.now();
+    const session: BrowserSession = { ...browser.session, amr: ['pwd', 'otp'], secondFactorAt: now };
+    const left = Math.ceil((session.createdAt + this.ttlSeconds * 1000 - now) / 1000);
+    if (left <= 0) return;
+    await this.store.set(key(browser.id), JSON.stringify(session), left);
+    res.locals['browser'] = { id: browser.id, session };
   }
 
   async end(req: Request, res: Response): Promise<void> {

@@ -37,7 +37,10 @@ export function mountPages(services: AuthServices, app: Express, refusals: Refus
       homeRoutes(withoutTrailingSlash(config.AUTH_API_URL)),
       signIn,
       passwordReset,
-      loginRoutes(oauth),
+      loginRoutes(oauth, {
+        enrolled: (userId) => secondFactors.enrolled(userId),
+        confirmPath: (locale, next) => `/${locale}/developer/security/confirm?next=${encodeURIComponent(next)}`,
+      }),
       secondFactorRoutes({
         factors: secondFactors,
         pending,

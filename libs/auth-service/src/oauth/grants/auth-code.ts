@@ -40,7 +40,7 @@ export async function authCodeGrant(
   if (swapped.spent) return reused(ctx, record);
 
   if (!(await ctx.grants.activate(stored.id))) throw oauthErrors.invalidGrant('The authorization code is invalid or has expired');
-  const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt);
+  const tokens = await issueTokens(ctx, client, stored, stored.scope, refreshToken, jkt, record.amr);
   // OpenID Connect: a grant with openid gets an ID token for this sign-in, with the request's nonce.
   if (!stored.scope.includes('openid')) return tokens;
   return { ...tokens, id_token: await issueIdToken(ctx, client, stored, tokens.access_token, record) };
@@ -90,6 +90,7 @@ function firstRefreshRecord(record: CodeRecord, ttl: number, jkt: string | undef
     expiresAt: Date.now() + ttl * 1000,
     ...(jkt ? { dpop: true as const } : {}),
     ...(record.authTime ? { authTime: record.authTime } : {}),
+    ...(record.amr ? { amr: record.amr } : {}),
   };
 }
 

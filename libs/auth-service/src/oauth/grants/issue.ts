@@ -6,6 +6,7 @@ import { oauthErrors } from '../errors';
 import type { GrantRecord } from '../grants';
 import { pairwiseSubject } from '../id-token';
 import { apiScopes, scopeString } from '../scopes';
+import { sessionAmrKey } from '../token-store';
 
 /** access_token, refresh_token and expires_in, plus RFC 6749 §5.1's token_type and scope. */
 export interface TokenResponse {
@@ -37,8 +38,9 @@ export async function issueTokens(
   scope: string[],
   refreshToken: string,
   jkt?: string,
+  amr?: string[],
 ): Promise<TokenResponse> {
-  const { session, answer } = await prepareTokens(ctx, client, grant, scope, refreshToken, jkt);
+  const { session, answer } = await prepareTokens(ctx, client, grant, scope, refreshToken, jkt, amr);
   await ctx.sessions.create(session);
   await confirmGrantLive(ctx, grant.id, session.sid);
   return answer;
@@ -57,9 +59,12 @@ export async function prepareTokens(
   scope: string[],
   refreshToken: string,
   jkt?: string,
+  amr?: string[],
 ): Promise<PreparedTokens> {
   const ttl = ctx.settings.accessTokenTtlSeconds;
   const sid = randomUUID();
+  // How the user signed in, for userinfo: keyed by the new session's random id, it says nothing until that session exists.
+  if (amr && scope.includes('openid')) await ctx.store.set(sessionAmrKey(sid), JSON.stringify(amr), ttl);
   const userKey = newUserCommitmentKey();
   const session: SessionRecord = {
     sid,

@@ -10,6 +10,9 @@ import { sameGrant, type StoredGrant } from '../grants';
 import { issueIdToken } from '../id-token';
 import { confirmGrantLive, prepareTokens, type TokenResponse } from './issue';
 
+/** The sign-in a refresh record keeps (auth_time, amr), for the ID tokens of its refreshes. */
+const signInOf = ({ authTime, amr }: RefreshRecord) => ({ ...(authTime ? { authTime } : {}), ...(amr ? { amr } : {}) });
+
 /**
  * grant_type REFRESH_TOKEN / refresh_token (either spelling of the grant type; RFC 6749 §6). Single use:
  * the old token is spent and the new one stored in one atomic Redis script, so of two
@@ -50,17 +53,15 @@ export async function refreshTokenGrant(
     grant: stored,
     expiresAt: Date.now() + ttl * 1000,
     ...(bound ? { dpop: true as const } : {}),
-    ...(record.authTime ? { authTime: record.authTime } : {}),
+    ...signInOf(record),
   };
   // Signed before the swap, so that the swap also writes the new session and the answer a retry
   // gets: one Redis round trip, and neither exists unless this request spent the token.
-  const { session, answer } = await prepareTokens(ctx, client, stored, scope, next, bound);
+  const { session, answer } = await prepareTokens(ctx, client, stored, scope, next, bound, record.amr);
   // OpenID Connect Core §12.2: a refresh that keeps openid gets a new ID token: same sub, the
   // original sign-in's auth_time (kept in the sealed refresh record), a new iat, and no nonce.
   if (scope.includes('openid'))
-    answer.id_token = await issueIdToken(ctx, client, { userId: stored.userId, scope }, answer.access_token, {
-      ...(record.authTime ? { authTime: record.authTime } : {}),
-    });
+    answer.id_token = await issueIdToken(ctx, client, { userId: stored.userId, scope }, answer.access_token, signInOf(record));
   const { writes, answerKey } = sessionAndAnswerWrites(ctx, token, session, answer);
   const swapped = await ctx.store.swap(key, refreshKey(next), JSON.stringify(nextRecord), ttl, writes);
   if (!swapped) throw oauthErrors.invalidGrant('The refresh token is invalid or has expired');

@@ -273,6 +273,11 @@ export const DE: Texts = {
     code: 'Code',
     verify: 'Bestätigen',
     wrongCode: 'Dieser Code stimmt nicht oder wurde schon verwendet.',
+    stepUpTitle: 'Mit einem Code bestätigen',
+    stepUpLead:
+      'Geben Sie den sechsstelligen Code aus Ihrer Authenticator-App oder einen Ihrer Wiederherstellungscodes ein. Er bestätigt Aktionen für die nächsten zehn Minuten.',
+    stepUpNeeded:
+      'Ein Token zum Lesen und Schreiben braucht zuerst einen Code aus Ihrer Authenticator-App: Geben Sie ihn unten ein und erstellen Sie dann das Token.',
     tooMany: (minutes: number) => `Zu viele falsche Codes. Versuchen Sie es in ${minutes} Minute(n) erneut.`,
   },
   oidcScopes: {

@@ -265,6 +265,10 @@ export const EN = {
     code: 'Code',
     verify: 'Verify',
     wrongCode: 'That code is not right, or was already used.',
+    stepUpTitle: 'Confirm with a code',
+    stepUpLead:
+      'Enter the six-digit code from your authenticator app, or one of your recovery codes. It confirms actions for the next ten minutes.',
+    stepUpNeeded: 'A read-and-write token needs a code from your authenticator app first: enter it below, then create the token.',
     tooMany: (minutes: number) => `Too many wrong codes. Try again in ${minutes} minute(s).`,
   },
   oidcScopes: {

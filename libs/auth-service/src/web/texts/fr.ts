@@ -278,6 +278,11 @@ export const FR: Texts = {
     code: 'Code',
     verify: 'Valider',
     wrongCode: 'Ce code n’est pas correct, ou a déjà été utilisé.',
+    stepUpTitle: 'Confirmer avec un code',
+    stepUpLead:
+      'Saisissez le code à six chiffres de votre application d’authentification, ou l’un de vos codes de récupération. Il confirme les actions pendant les dix minutes suivantes.',
+    stepUpNeeded:
+      'Un jeton en lecture et écriture demande d’abord un code de votre application d’authentification : saisissez-le ci-dessous, puis créez le jeton.',
     tooMany: (minutes: number) => `Trop de codes erronés. Réessayez dans ${minutes} minute(s).`,
   },
   oidcScopes: {
