@@ -1,28 +1,8 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { createCryptoPlugin } from '@otplib/core';
-import { generate } from '@otplib/totp';
+import { codeAt } from '../support/authenticator';
 import { newUser } from '../support/pat-helpers';
 import { launchChromium, screenshot } from '../support/browser-pages';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
-
-/** otplib's TOTP (SHA-1, six digits, 30 s), HMAC from Node: what an authenticator app shows at `epoch`. */
-const nodeCrypto = createCryptoPlugin({
-  hmac: (algorithm, key, data) => new Uint8Array(createHmac(algorithm, key).update(data).digest()),
-  randomBytes: (length) => new Uint8Array(randomBytes(length)),
-});
-function base32Bytes(text: string): Uint8Array {
-  const out: number[] = [];
-  let value = 0;
-  let bits = 0;
-  for (const c of text.replace(/\s/g, '')) {
-    value = (value << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c);
-    bits += 5;
-    if (bits >= 8) out.push((value >>> (bits -= 8)) & 255);
-  }
-  return new Uint8Array(out);
-}
-const codeAt = (secret: string, epoch: number) => generate({ secret: base32Bytes(secret), crypto: nodeCrypto, epoch });
 
 /**
  * An authenticator app in a real headless Chromium: set up in the dashboard's "Security" section

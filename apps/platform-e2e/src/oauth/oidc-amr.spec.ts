@@ -1,8 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { createCryptoPlugin } from '@otplib/core';
-import { generate } from '@otplib/totp';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { http } from '@trading/testing';
+import { codeAt } from '../support/authenticator';
 import { exchange, loginPath, pkce, provisionApp, refresh, UserAgent, type ProvisionedApp } from '../support/oauth-helpers';
 import { newUser } from '../support/pat-helpers';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
@@ -10,23 +8,6 @@ import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 const MFA = 'urn:trading-api:acr:mfa';
 const PWD = 'urn:trading-api:acr:pwd';
 
-/** otplib's TOTP (SHA-1, six digits, 30 s), HMAC from Node: what an authenticator app shows at `epoch`. */
-const nodeCrypto = createCryptoPlugin({
-  hmac: (algorithm, key, data) => new Uint8Array(createHmac(algorithm, key).update(data).digest()),
-  randomBytes: (length) => new Uint8Array(randomBytes(length)),
-});
-function base32Bytes(text: string): Uint8Array {
-  const out: number[] = [];
-  let value = 0;
-  let bits = 0;
-  for (const c of text.replace(/\s/g, '')) {
-    value = (value << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c);
-    bits += 5;
-    if (bits >= 8) out.push((value >>> (bits -= 8)) & 255);
-  }
-  return new Uint8Array(out);
-}
-const codeAt = (secret: string, epoch: number) => generate({ secret: base32Bytes(secret), crypto: nodeCrypto, epoch });
 const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 
 /** OpenID Connect `amr` and `acr`: how the user signed in, in the ID token and userinfo, and `acr_values` asking for a second factor. */

@@ -1,30 +1,12 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createCryptoPlugin } from '@otplib/core';
-import { generate } from '@otplib/totp';
+import { createHash, randomBytes } from 'node:crypto';
 import { deriveServiceSecret } from '@trading/auth';
 import { SealedStore } from '@trading/redis';
 import { CookieBrowser } from '@trading/testing';
+import { codeAt } from '../support/authenticator';
 import { extraAuth } from '../support/oauth-helpers';
 import { newUser, utcDate } from '../support/pat-helpers';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 
-/** otplib's TOTP (SHA-1, six digits, 30 s), HMAC from Node: what an authenticator app shows at `epoch`. */
-const nodeCrypto = createCryptoPlugin({
-  hmac: (algorithm, key, data) => new Uint8Array(createHmac(algorithm, key).update(data).digest()),
-  randomBytes: (length) => new Uint8Array(randomBytes(length)),
-});
-function base32Bytes(text: string): Uint8Array {
-  const out: number[] = [];
-  let value = 0;
-  let bits = 0;
-  for (const c of text.replace(/\s/g, '')) {
-    value = (value << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c);
-    bits += 5;
-    if (bits >= 8) out.push((value >>> (bits -= 8)) & 255);
-  }
-  return new Uint8Array(out);
-}
-const codeAt = (secret: string, epoch: number) => generate({ secret: base32Bytes(secret), crypto: nodeCrypto, epoch });
 const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 
 /**
