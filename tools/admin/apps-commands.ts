@@ -24,6 +24,7 @@ function promotionPolicy(values: Values): Record<string, unknown> {
   for (const [flag, field] of [
     ['require-par', 'requirePushedAuthorizationRequests'],
     ['require-dpop', 'dpopBoundAccessTokens'],
+    ['require-mfa', 'requireSecondFactor'],
   ] as const) {
     if (values[flag] && values[`no-${flag}`]) throw new UsageError(`give --${flag} or --no-${flag}, not both`);
     if (values[flag]) policy[field] = true;
@@ -34,7 +35,7 @@ function promotionPolicy(values: Values): Record<string, unknown> {
 
 /** Issued credentials: the secret is printed once, here. */
 const printCredentials = (r: Record<string, unknown>, what: string) =>
-  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  profile        ${r['profile']}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
+  `${what} "${r['appName']}" (app ${r['appId']}) in ${r['environment']}\n\n  client_id      ${r['clientId']}\n  client_secret  ${r['clientSecret']}\n  redirect URIs  ${(r['redirectUris'] as string[]).join(' ')}\n  web origins    ${((r['webOrigins'] as string[] | undefined) ?? []).join(' ') || '(none)'}\n  scopes         ${(r['approvedScopes'] as string[]).join(' ')}\n  profile        ${r['profile']}\n  client auth    ${r['tokenEndpointAuthMethod']}\n  PAR required   ${r['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}\n  DPoP required  ${r['dpopBoundAccessTokens'] ? 'yes' : 'no'}\n  2nd factor     ${r['requireSecondFactor'] ? 'required to consent' : 'not required'}\n\nThe secret is shown only this once (and mailed to ${r['businessEmail']}): store it now.`;
 
 /** An app in `apps list`: each environment's client id, redirect URIs, web origins and client authentication. */
 const appListing = (a: Record<string, any>) =>
@@ -45,7 +46,8 @@ const appListing = (a: Record<string, any>) =>
         `    ${e['environment'].padEnd(4)} ${e['clientId']}  ${e['redirectUris'].join(' ')}` +
         (e['webOrigins']?.length ? `  web origins: ${e['webOrigins'].join(' ')}` : '') +
         `\n         auth: ${e['tokenEndpointAuthMethod']}${e['jwksUri'] ? ` (keys at ${e['jwksUri']})` : e['jwks'] ? ` (${e['jwks'].keys.length} registered key(s))` : ''}` +
-        `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}`,
+        `  PAR required: ${e['requirePushedAuthorizationRequests'] ? 'yes' : 'no'}  DPoP required: ${e['dpopBoundAccessTokens'] ? 'yes' : 'no'}` +
+        `  2nd factor: ${e['requireSecondFactor'] ? 'required' : 'no'}`,
     )
     .join('\n');
 

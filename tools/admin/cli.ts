@@ -12,7 +12,7 @@
  *   npm run admin -- apps list [--json]
  *   npm run admin -- apps show --app <appId|clientId> [--json]            each environment's OAuth profile (a legacy mix warns)
  *   npm run admin -- apps promote --app <appId|clientId> --redirect-uri https://… [--redirect-uri …] [--web-origin https://… …] [--to UAT|PROD] [--json]
- *                    [--profile spec|fapi2] (default spec) [--jwks-file keys.json | --jwks-uri https://…] [--dpop-nonce]
+ *                    [--profile spec|fapi2] (default spec) [--jwks-file keys.json | --jwks-uri https://…] [--dpop-nonce] [--require-mfa | --no-require-mfa]
  *   npm run admin -- apps set-profile --app <appId|clientId> --env DEV|UAT|PROD --profile spec|fapi2 [--jwks-file … | --jwks-uri …] [--dpop-nonce]
  *   npm run admin -- apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
  *   npm run admin -- apps suspend --app <appId|clientId> [--json]
@@ -85,7 +85,8 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
                      [--profile spec|fapi2]   (spec: client secret, Bearer tokens, plain authorize; the default everywhere.
                                                fapi2: FAPI 2.0, PAR + DPoP + private_key_jwt, needs the keys below)
                      [--jwks-file <public JWK Set .json> | --jwks-uri <https url>]   (private_key_jwt's keys)
-                     [--dpop-nonce]   (every DPoP proof must carry the server's nonce) [--json]
+                     [--dpop-nonce]   (every DPoP proof must carry the server's nonce)
+                     [--require-mfa | --no-require-mfa]   (consenting needs a second factor; PROD default: on when the app may trade or move money) [--json]
   admin apps show --app <appId|clientId> [--json]
   admin apps set-profile --app <appId|clientId> --env DEV|UAT|PROD --profile spec|fapi2 [--jwks-file <.json> | --jwks-uri <url>] [--dpop-nonce] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
@@ -164,6 +165,8 @@ const OPTIONS = {
   'no-require-par': { type: 'boolean' },
   'require-dpop': { type: 'boolean' },
   'no-require-dpop': { type: 'boolean' },
+  'require-mfa': { type: 'boolean' },
+  'no-require-mfa': { type: 'boolean' },
   profile: { type: 'string' },
   'dpop-nonce': { type: 'boolean' },
   'logo-url': { type: 'string' },

@@ -1,5 +1,5 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
-import type { Claims } from '@trading/auth';
+import { assertReachesAccount, type Claims } from '@trading/auth';
 import { eventSignatureProblem, followStream, signEvent, type DeliveredEvent, type EventLog, type EventSigners } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import type { AccountsDirectory, OwnedAccount } from './index';
@@ -105,6 +105,8 @@ export class RememberedAccounts implements AccountsDirectory {
   }
 
   async find(accountId: string, claims: Claims, options: { symbol?: string; requestId?: string } = {}): Promise<OwnedAccount | null> {
+    // What is remembered is per user, not per token: a token limited to chosen accounts is checked first.
+    assertReachesAccount(claims, accountId);
     if (!this.serving) {
       this.forgetAll();
       return this.directory.find(accountId, claims, options);

@@ -1,4 +1,4 @@
-import type { Claims, InternalClaimsSigner } from '@trading/auth';
+import { assertReachesAccount, type Claims, type InternalClaimsSigner } from '@trading/auth';
 import { AppError } from '@trading/errors';
 import { InternalClient } from '@trading/internal-http';
 import type { GraphQLEndpoint } from '@trading/service';
@@ -15,7 +15,10 @@ export interface OwnedAccount {
 
 /** Whether the caller owns an account, and which accounts they own: banking and the OMS cannot read the accounts service's tables. */
 export interface AccountsDirectory {
-  /** The account when it exists and is the caller's; null otherwise. `symbol`: also the holding in it. */
+  /**
+   * The account when it exists and is the caller's; null otherwise. `symbol`: also the holding in
+   * it. An account the caller's token was not given is FORBIDDEN naming accountId, before anyone is asked.
+   */
   find(accountId: string, claims: Claims, options?: { symbol?: string; requestId?: string }): Promise<OwnedAccount | null>;
   /** Every account of the caller (ids), e.g. for `_entities` ownership checks. */
   ownedIds(claims: Claims, requestId?: string): Promise<string[]>;
@@ -49,6 +52,7 @@ export class AccountsSubgraphDirectory implements AccountsDirectory {
   }
 
   async find(accountId: string, claims: Claims, options: { symbol?: string; requestId?: string } = {}): Promise<OwnedAccount | null> {
+    assertReachesAccount(claims, accountId);
     const variables = { id: accountId, symbol: options.symbol ?? 'X', withPosition: !!options.symbol };
     const data = await this.ask<{ account?: OwnedAccount | null }>(ACCOUNT_QUERY, variables, claims, options.requestId);
     return data.account ?? null;
@@ -103,6 +107,8 @@ export class KnownOwners {
   ) {}
 
   async owns(accountId: string, claims: Claims, requestId?: string): Promise<boolean> {
+    // Pairs are kept per user, not per token: a token limited to chosen accounts is checked first.
+    assertReachesAccount(claims, accountId);
     const pair = `${claims.sub} ${accountId}`;
     if (this.pairs.has(pair)) return true;
     if (!(await this.directory.find(accountId, claims, { requestId }))) return false;

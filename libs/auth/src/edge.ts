@@ -1,6 +1,6 @@
 import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { Claims } from './claims';
+import { accountsClaim, type Claims } from './claims';
 import { confirmedKey, DPOP_ALGORITHMS, DpopError, dpopChallenge, DpopVerifier } from './dpop';
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
@@ -272,9 +272,13 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     pat_id: patId,
     ip_allow: ipAllowlist = [],
     user_commitment: commitment,
+    accounts: accountsValue,
   } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
   if (!kindClaimsValid(kind, { access, clientId, patId, ipAllowlist, commitment })) return null;
+  // A token limited to chosen accounts names them; a malformed list refuses the token rather than reach them all.
+  const accounts = accountsClaim(accountsValue);
+  if (accounts === null) return null;
   return {
     sub,
     sid,
@@ -283,6 +287,7 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     ...(kind === 'pat' ? { patId: patId as string, access: access as PatAccess } : { clientId: clientId as string }),
     ipAllowlist: ipAllowlist as string[],
     ...(commitment !== undefined ? { userCommitment: commitment as string } : {}),
+    ...(accounts ? { accounts } : {}),
   };
 }
 

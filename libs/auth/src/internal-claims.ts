@@ -1,6 +1,6 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { Claims } from './claims';
+import { accountsClaim, type Claims } from './claims';
 import { ExpiringCache } from './expiring-cache';
 import { SCOPES } from './scopes';
 import type { ServiceKey, ServiceName, TrustedServiceKeys } from './service-identity';
@@ -153,6 +153,9 @@ function claimsWithin(
   if (typeof payload.sub !== 'string' || typeof payload['sid'] !== 'string' || !Array.isArray(scope)) return null;
   if ((payload.sub === CLIENT_ADDRESS_SUBJECT) !== (expect === 'client-address')) return null;
   if (!scope.every((s) => typeof s === 'string' && ceiling.includes(s))) return null;
+  // Dropping a malformed account list would widen the caller to every account: refuse instead.
+  const accounts = accountsClaim(payload['accounts']);
+  if (accounts === null) return null;
   return {
     sub: payload.sub,
     sid: payload['sid'] as string,
@@ -162,6 +165,7 @@ function claimsWithin(
     scope: scope as string[],
     access: payload['access'] as Claims['access'],
     ip: payload['ip'] as string | undefined,
+    ...(accounts ? { accounts } : {}),
     caller,
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { buildSubgraphSchema } from '@apollo/subgraph';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLScalarType } from 'graphql';
-import { ExpiringCache, missingScopes, type Claims } from '@trading/auth';
+import { ExpiringCache, missingScopes, reachesAccount, type Claims } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 
@@ -39,13 +39,15 @@ const ownedAccounts = new ExpiringCache<Promise<Set<string>>>();
  * (banking, oms): the accounts subgraph is asked for all of the caller's accounts at most once
  * per request and once per OWNED_ACCOUNTS_SECONDS per user, so an `_entities` batch of any size
  * costs one call, and a representation of someone else's account resolves to null. A newly
- * opened account is asked about again at once (a miss is never cached as an answer).
+ * opened account is asked about again at once (a miss is never cached as an answer). What is
+ * remembered is the user's, not the token's: an account the token was not given is refused first.
  */
 export async function callerOwnsAccount(
   ctx: SubgraphContext,
   accountId: string,
   ownedAccountIds: (claims: Claims, requestId: string) => Promise<readonly string[]>,
 ): Promise<boolean> {
+  if (!reachesAccount(ctx.claims, accountId)) return false;
   const ask = () => {
     const asked = ownedAccountIds(ctx.claims, ctx.requestId).then((ids) => new Set(ids));
     ownedAccounts.set(ctx.claims.sub, asked, Date.now() + OWNED_ACCOUNTS_SECONDS * 1000);

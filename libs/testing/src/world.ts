@@ -123,8 +123,8 @@ export class CookieBrowser {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  /** `url` absolute, or a path on `loginUrl`. */
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
+  /** `url` absolute, or a path on `loginUrl`; a form field given a list is sent once per value, as ticked checkboxes are. */
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string | string[]>) {
     const res = await fetch(url.startsWith('/') ? this.loginUrl + url : url, {
       method,
       redirect: 'manual',
@@ -133,7 +133,11 @@ export class CookieBrowser {
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
-      body: form ? new URLSearchParams(form) : undefined,
+      body: form
+        ? new URLSearchParams(
+            Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((one): [string, string] => [k, one])),
+          )
+        : undefined,
     });
     for (const line of res.headers.getSetCookie()) {
       const [name, value] = line.split(';')[0]!.split('=') as [string, string];

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '@trading/testing';
-import { DEMO_USERS } from '@trading/platform';
-import { pkce, provisionApp, type ProvisionedApp } from '../support/oauth-helpers';
+import { DEMO_ACCOUNTS, DEMO_USERS } from '@trading/platform';
+import { admin, pkce, provisionApp, type ProvisionedApp } from '../support/oauth-helpers';
 import { startSampleVendor } from '../support/sample-vendor-process';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 
@@ -150,6 +150,40 @@ describe('a vendor app in the browser', () => {
     await expect(page.textContent('#error-technical code')).resolves.toContain(
       'redirect_uri is not one of the redirect URIs registered for Browser Vendor',
     );
+    await context.close();
+  });
+
+  it('with two of three accounts ticked on the consent page, the vendor sees those two; the dashboard changes the set', async () => {
+    const opened = await admin(p, 'POST', '/accounts', { email: alice.email, type: 'CASH', currency: 'EUR' });
+    expect(opened.status).toBe(201);
+    const third = opened.body as { accountId: string; number: string };
+    const { context, page } = await newPage();
+    await connectAndSignIn(page);
+    // Every account is offered, ticked to begin with; the user unticks the new one.
+    await expect(page.locator('#consent-accounts input[type=checkbox]:checked').count()).resolves.toBe(3);
+    await page.uncheck(`#account-${third.accountId}`);
+    await Promise.all([page.waitForURL(`${vendorUrl}/accounts`), page.click('#allow')]);
+    const shown = await page.locator('#accounts li').allTextContents();
+    expect(shown).toHaveLength(2);
+    expect(shown.join(' ')).toContain('DU1000001');
+    expect(shown.join(' ')).toContain('DU1000002');
+    expect(shown.join(' ')).not.toContain(third.number);
+
+    // The connected-apps page lists the two, and the user gives the app the third one instead of the margin account.
+    await page.goto(`${p.urls.login}/en/developer`);
+    const row = page.locator('#apps tr', { hasText: 'Browser Vendor' });
+    await expect(row.locator('.app-accounts').textContent()).resolves.toMatch(/DU1000001.*DU1000002/);
+    await row.locator('summary').click();
+    await row.locator(`input[value="${third.accountId}"]`).check();
+    await row.locator(`input[value="${DEMO_ACCOUNTS[1]!.id}"]`).uncheck();
+    await Promise.all([page.waitForSelector('#notice'), row.locator('button', { hasText: 'Save accounts' }).click()]);
+    await expect(page.textContent('#notice')).resolves.toContain('now reaches only the accounts you ticked');
+    // The vendor's token named the old set and has stopped working; its refresh brings the new one.
+    await page.goto(`${vendorUrl}/accounts`);
+    const after = (await page.locator('#accounts li').allTextContents()).join(' ');
+    expect(after).toContain('DU1000001');
+    expect(after).toContain(third.number);
+    expect(after).not.toContain('DU1000002');
     await context.close();
   });
 });

@@ -636,6 +636,23 @@ describe('OAuth rules', () => {
       ]);
     });
 
+    it('a trading app promoted to PROD requires a second factor to consent, unless told not to; a reading app does not, unless told to', async () => {
+      const promote = (app: { appId: string }, policy: Record<string, unknown> = {}) =>
+        admin(p, 'POST', `/apps/${app.appId}/promote`, { redirectUris: ['https://vendor.example/next'], policy });
+      const second = async (app: { appId: string }, uat: Record<string, unknown> = {}, prod: Record<string, unknown> = {}) => [
+        (await promote(app, uat)).body.requireSecondFactor,
+        (await promote(app, prod)).body.requireSecondFactor,
+      ];
+      const trading = await provisionApp(p, { scopes: ['read:accounts', 'write:orders'] });
+      expect(await second(trading)).toEqual([false, true]);
+      const optedOut = await provisionApp(p, { scopes: ['read:accounts', 'write:banking'] });
+      expect(await second(optedOut, {}, { requireSecondFactor: false })).toEqual([false, false]);
+      const reading = await provisionApp(p, { scopes: ['read:accounts'] });
+      expect(await second(reading, { requireSecondFactor: true })).toEqual([true, false]);
+      const bad = await promote(await provisionApp(p), { requireSecondFactor: 'yes' });
+      expect([bad.status, bad.body.problems?.[0]?.field]).toEqual([422, 'requireSecondFactor']);
+    });
+
     it('rotates a secret: the new one works at once, the old one no longer', async () => {
       const vendor = await provisionApp(p);
       const rotated = await admin(p, 'POST', `/apps/${vendor.clientId}/rotate-secret`);

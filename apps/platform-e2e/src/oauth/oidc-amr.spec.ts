@@ -140,4 +140,73 @@ describe('OpenID Connect amr and acr', () => {
     expect(consent.status).toBe(200);
     expect((await tokensFrom(enrolling, consent, asked.verifier)).payload).toMatchObject({ amr: ['pwd', 'otp'], acr: MFA });
   });
+
+  it('approving an app that asks to trade needs a second factor used in the last ten minutes, from a user who has one', async () => {
+    const trader = await provisionApp(p, { scopes: ['read:accounts', 'write:orders'] });
+    const user = await newUser(p);
+    const enrolling = await signedIn(user);
+    const factor = await enrol(enrolling);
+    const { challenge } = pkce();
+    const path = loginPath({
+      clientId: trader.clientId,
+      redirectUri: trader.redirectUri,
+      scopes: 'read:accounts,write:orders',
+      state: 'st',
+      challenge,
+      method: 'S256',
+    });
+    // The session that set the factor up has not used it: the code comes first, then the consent page.
+    const detour = await enrolling.request('GET', path);
+    expect([detour.status, detour.location]).toEqual([303, `/en/developer/security/confirm?next=${encodeURIComponent(path)}`]);
+    // Reading only asks for nothing more.
+    const reading = loginPath({
+      clientId: app.clientId,
+      redirectUri: app.redirectUri,
+      scopes: 'read:accounts',
+      state: 'st',
+      challenge,
+      method: 'S256',
+    });
+    expect((await enrolling.request('GET', reading)).status).toBe(200);
+    const confirmPage = await enrolling.request('GET', detour.location!);
+    const confirmed = await enrolling.request('POST', '/en/developer/security/confirm', {
+      _csrf: csrfOf(confirmPage.body),
+      next: path,
+      code: await factor.nextCode(),
+    });
+    expect([confirmed.status, confirmed.location]).toEqual([303, path]);
+    const consent = await enrolling.request('GET', path);
+    expect(consent.status).toBe(200);
+    expect(new URL((await enrolling.answer(consent, 'approve')).location!).searchParams.get('code')).toBeTruthy();
+    // A user without a factor is not asked for one.
+    const plain = await signedIn(await newUser(p));
+    expect((await plain.request('GET', path)).status).toBe(200);
+  });
+
+  it('an app whose policy requires a second factor: a user without one is told unmet_authentication_requirements, one with a factor gives it first', async () => {
+    const strict = await provisionApp(p, { scopes: ['read:accounts'], requireSecondFactor: true });
+    const { challenge } = pkce();
+    const path = loginPath({
+      clientId: strict.clientId,
+      redirectUri: strict.redirectUri,
+      scopes: 'read:accounts',
+      state: 'st',
+      challenge,
+      method: 'S256',
+    });
+    const without = await (await signedIn(await newUser(p))).request('GET', path);
+    expect(without.status).toBe(303);
+    expect(new URL(without.location!).searchParams.get('error')).toBe('unmet_authentication_requirements');
+    const user = await newUser(p);
+    const enrolling = await signedIn(user);
+    const factor = await enrol(enrolling);
+    // A password-only session of a user with a factor gives it before the consent page.
+    const detour = await enrolling.request('GET', path);
+    expect(detour.location).toBe(`/en/developer/security/confirm?next=${encodeURIComponent(path)}`);
+    // Signed in with the code, the consent page shows and the answer is taken.
+    const withCode = await signedIn(user, await factor.nextCode());
+    const consent = await withCode.request('GET', path);
+    expect(consent.status).toBe(200);
+    expect(new URL((await withCode.answer(consent, 'approve')).location!).searchParams.get('code')).toBeTruthy();
+  });
 });

@@ -81,12 +81,16 @@ export class UserAgent extends CookieBrowser {
     return res;
   }
 
-  /** Answers the consent page on screen. */
-  async answer(page: { body: string }, decision: 'approve' | 'deny', locale = 'en') {
+  /**
+   * Answers the consent page on screen. Its accounts stay as the page ticks them (all), as a
+   * browser leaves them, unless `accounts` names the ones to tick.
+   */
+  async answer(page: { body: string }, decision: 'approve' | 'deny', locale = 'en', accounts?: string[]) {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
     const request = /name="request" value="([^"]+)"/.exec(page.body)?.[1];
     if (!csrf || !request) throw new Error(`not a consent page: ${page.body.slice(0, 300)}`);
-    return this.request('POST', `/${locale}/login/consent`, { _csrf: csrf, request, decision });
+    const ticked = accounts ?? [...page.body.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]!);
+    return this.request('POST', `/${locale}/login/consent`, { _csrf: csrf, request, decision, accounts: ticked });
   }
 }
 
@@ -191,6 +195,8 @@ export async function extraAuth(
       AUTH_DATABASE_URL: withDatabaseName(TEST_POSTGRES_URL, `${p.config.PLATFORM_DB_PREFIX}auth`),
       AUTH_ISSUER: `http://localhost:${p.config.AUTH_PORT}`,
       AUTH_ADMIN_TOKEN: p.adminToken,
+      // The consent page lists the user's accounts, asked of the platform's accounts service.
+      ACCOUNTS_INTERNAL_URL: p.internalUrls.accounts,
       AUTH_KEY_ENCRYPTION_KEY: p.config.AUTH_KEY_ENCRYPTION_KEY,
       PAT_SESSION_TTL_SECONDS: 900,
       AUTH_TRUST_PROXY: [],

@@ -99,7 +99,8 @@ export class DashboardClient {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
+  /** A form field given a list is sent once per value, as ticked checkboxes are. */
+  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string | string[]>) {
     const res = await fetch(this.base + path, {
       method,
       redirect: 'manual',
@@ -108,7 +109,11 @@ export class DashboardClient {
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
-      body: form ? new URLSearchParams(form) : undefined,
+      body: form
+        ? new URLSearchParams(
+            Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((one): [string, string] => [k, one])),
+          )
+        : undefined,
     });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
@@ -134,7 +139,7 @@ export class DashboardClient {
    * Submits the create-token form; `token` is set when the page shows a new token. A created one
    * is answered 303 to the dashboard (post/redirect/get), which is followed: `body` is that page.
    */
-  async createToken(fields: { name?: string; expires?: string; scope?: string; ips?: string }) {
+  async createToken(fields: { name?: string; expires?: string; scope?: string; ips?: string; accounts?: string[] }) {
     const posted = await this.request('POST', '/en/developer/tokens', {
       _csrf: this.csrf,
       name: 'token',

@@ -1,3 +1,4 @@
+import { assertReachesAccount, reachesAccount, type Claims } from '@trading/auth';
 import { queryPrepared, type DataSource, type NotifiedCache, type PreparedStatement } from '@trading/db';
 import { errors, isUuid } from '@trading/errors';
 import { ACCOUNT_COLUMNS, ACCOUNTS_OF_USER } from './account-rows';
@@ -21,6 +22,9 @@ interface AccountSettingsView {
   tradeConfirmationEmails: boolean;
 }
 
+/** Who asks: the user, and the accounts their token may reach. */
+type Caller = Pick<Claims, 'sub' | 'accounts'>;
+
 /** The channel the accounts table's trigger announces changes on (migration 1732230000031). */
 export const ACCOUNTS_CHANGED_CHANNEL = 'accounts_changed';
 
@@ -31,23 +35,33 @@ export class AccountsService {
     private readonly cache: NotifiedCache<readonly Account[]>,
   ) {}
 
-  /** A user's accounts, oldest first (a copy: callers may not change what the cache holds). */
-  async listForUser(userId: string): Promise<Account[]> {
-    return [...(await this.accountsOf(userId))];
+  /**
+   * The caller's accounts, oldest first: the user's, less those their token was not given (a
+   * token limited to chosen accounts lists those only). A copy: callers may not change the cache.
+   */
+  async listForCaller(caller: Caller): Promise<Account[]> {
+    return (await this.accountsOf(caller.sub)).filter((a) => reachesAccount(caller, a.id));
   }
 
-  /** Null unless the account exists and belongs to `userId`: nobody sees another user's account. */
-  async findOwned(id: string, userId: string): Promise<Account | null> {
+  /**
+   * Null unless the account exists and belongs to the caller's user: nobody sees another user's
+   * account. One of the user's own that the token was not given is FORBIDDEN naming accountId.
+   */
+  async findForCaller(id: string, caller: Caller): Promise<Account | null> {
     if (!isUuid(id)) return null;
-    return (await this.accountsOf(userId)).find((a) => a.id === id) ?? null;
+    const account = (await this.accountsOf(caller.sub)).find((a) => a.id === id.toLowerCase()) ?? null;
+    if (account) assertReachesAccount(caller, account.id);
+    return account;
   }
 
   /**
    * Changes the settings of one of `userId`'s accounts; another user's account, or none, is
    * NOT_FOUND naming accountId, as unknown ones are. The owner is checked in the UPDATE itself.
    */
-  async updateSettings(accountId: unknown, userId: string, input: unknown): Promise<AccountSettingsView> {
+  async updateSettings(accountId: unknown, caller: Caller, input: unknown): Promise<AccountSettingsView> {
     if (typeof accountId !== 'string' || !isUuid(accountId)) throw errors.notFound('Account', 'accountId');
+    assertReachesAccount(caller, accountId);
+    const userId = caller.sub;
     const change = parseSettingsChange(input);
     const [row] = await queryPrepared<Account>(this.dataSource, UPDATE_SETTINGS, [
       accountId,

@@ -1,4 +1,4 @@
-import { missingScopes } from '@trading/auth';
+import { missingScopes, reachesAccount } from '@trading/auth';
 import { errors } from '@trading/errors';
 import { perRequest, type SubgraphContext } from '@trading/subgraph';
 import type { AccountsService } from '../accounts/accounts.service';
@@ -32,14 +32,16 @@ export function positionsResolvers(positions: PositionsService, accounts: Accoun
     Position: {
       /**
        * The gateway comes back here with the marks to value a position. Resolves only positions
-       * of the caller's own accounts, so `_entities` never leaks another user's holding.
+       * of the caller's own accounts that the token reaches, so `_entities` never leaks another user's
+       * holding, nor one of an account the user did not give this token.
        */
       __resolveReference: async (
         ref: { accountId: string; symbol: string; lastPrice?: string; previousClose?: string; openSellQuantity?: string },
         ctx: SubgraphContext,
       ) => {
         if (missingScopes(ctx.claims.scope, ['read:accounts']).length) throw errors.insufficientScope(['read:accounts']);
-        const account = await perRequest(ctx, `account:${ref.accountId}`, () => accounts.findOwned(ref.accountId, ctx.claims.sub));
+        if (!reachesAccount(ctx.claims, ref.accountId)) return null;
+        const account = await perRequest(ctx, `account:${ref.accountId}`, () => accounts.findForCaller(ref.accountId, ctx.claims));
         if (!account) return null;
         const held = await perRequest(
           ctx,

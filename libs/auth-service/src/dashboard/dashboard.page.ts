@@ -2,6 +2,7 @@ import type { PersonalAccessToken } from '../pat/pat.entity';
 import type { AuthorisedApp } from '../oauth/grants';
 import type { LoginActivityItem } from '../pat/login-activity.service';
 import type { SecurityEvent } from '../security-log/security-log';
+import { accountLabel, type UserAccount } from '../users/user-accounts';
 import { html, type SafeHtml } from '../web/html';
 import { isoMinute, lastValidDay } from '../web/dates';
 import { layout } from '../web/layout';
@@ -14,6 +15,8 @@ export interface DashboardView {
   tokens: PersonalAccessToken[];
   /** OAuth grants: vendor apps this user has allowed. */
   apps: AuthorisedApp[];
+  /** The user's accounts, to limit a new token or an app to some of them. */
+  accounts?: UserAccount[];
   activity: { logins: LoginActivityItem[]; nextCursor: string | null; cursor?: string };
   /** The user's security log: the last 90 days, newest first. */
   securityLog?: SecurityEvent[];
@@ -85,7 +88,7 @@ function createdPanel(created: { token: string; name: string }, t: DashboardText
 
 function createForm(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml {
   const { min, max } = expiryBounds(now);
-  const f = view.form ?? { name: '', expires: '', scope: 'READ_ONLY', ips: '' };
+  const f = view.form ?? { name: '', expires: '', scope: 'READ_ONLY', ips: '', accounts: [] };
   const e = view.errors ?? {};
   const error = (field: TokenField) => html`<p class="error" data-error-for="${field}" id="error-${field}">${e[field] ?? ''}</p>`;
   return html`<section class="card">
@@ -112,9 +115,36 @@ function createForm(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml
     <textarea id="ips" name="ips" rows="2" placeholder="203.0.113.7, 2001:db8::/32">${f.ips}</textarea>
     <p class="hint">${t.ipsHint}</p>
     ${error('ips')}
+    ${
+      view.accounts?.length
+        ? html`<fieldset id="token-accounts">
+      <legend>${t.tokenAccounts}</legend>
+      ${accountChoices(view.accounts, 'token-account', (id) => f.accounts.includes(id))}
+      <p class="hint">${t.tokenAccountsHint}</p>
+    </fieldset>`
+        : ''
+    }
+    ${error('accounts')}
     <button type="submit">${t.create}</button>
   </form>
 </section>`;
+}
+
+/** A checkbox per account (`prefix` keeps ids unique on the page). */
+const accountChoices = (accounts: UserAccount[], prefix: string, ticked: (accountId: string) => boolean) =>
+  accounts.map(
+    (a) =>
+      html`<input type="checkbox" id="${prefix}-${a.accountId}" name="accounts" value="${a.accountId}" ${ticked(a.accountId) ? 'checked' : ''}><label for="${prefix}-${a.accountId}">${accountLabel(a)}</label>`,
+  );
+
+/** The accounts a token or an app reaches, in words: every one, or the chosen ones by type and number. */
+function reachedAccounts(accountIds: string[] | null, accounts: UserAccount[] | undefined, t: DashboardTexts): SafeHtml | string {
+  if (!accountIds) return t.allAccounts;
+  if (!accountIds.length) return t.noAccounts;
+  return html`${accountIds.map((id, i) => {
+    const known = accounts?.find((a) => a.accountId === id);
+    return html`${i ? ', ' : ''}<span data-account="${id}">${known ? accountLabel(known) : id}</span>`;
+  })}`;
 }
 
 /** A table that is a table on a wide screen and a stack of labelled cards on a phone (each cell carries its column's name). */
@@ -130,7 +160,7 @@ function tokenList(view: DashboardView, now: Date, t: DashboardTexts): SafeHtml 
     ${view.tokens.map((token) => {
       const s = status(token, now);
       return html`<tr data-token-id="${token.id}">
-      <td data-label="${t.name}">${words(token.name)}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}"><code>${token.access}</code></td>
+      <td data-label="${t.name}">${words(token.name)}</td><td data-label="${t.tokenId}"><code>${token.id}</code></td><td data-label="${t.scope}"><code>${token.access}</code> <span class="token-accounts">${reachedAccounts(token.accountIds, view.accounts, t)}</span></td>
       <td data-label="${t.ipsColumn}">${token.ipAllowlist.length ? token.ipAllowlist.join(', ') : t.any}</td>
       <td data-label="${t.createdAt}">${when(token.createdAt)}</td><td data-label="${t.validThrough}" class="day">${lastValidDay(token.expiresAt)}</td>
       <td data-label="${t.lastUsed}">${when(token.lastUsedAt)}</td><td data-label="${t.lastIp}">${token.lastUsedIp ?? '—'}</td>
@@ -154,11 +184,19 @@ function appList(view: DashboardView, t: DashboardTexts): SafeHtml {
   <h2>${t.apps}</h2>
   <p class="hint">${t.appsHint}</p>
   <table id="apps" class="stack">
-    ${head([t.app, t.access, t.allowed, t.lastUsed, ''])}
+    ${head([t.app, t.access, t.accountsColumn, t.allowed, t.lastUsed, ''])}
     <tbody>
     ${view.apps.map(
       (a) => html`<tr data-grant-id="${a.grantId}" data-app-id="${a.appId}">
       <td data-label="${t.app}"><a href="${a.homepageUrl}" rel="noopener noreferrer" target="_blank">${words(a.appName)}</a></td><td data-label="${t.access}">${a.scope.map((scope, i) => html`${i ? ' ' : ''}<code>${scope}</code>`)}</td>
+      <td data-label="${t.accountsColumn}"><span class="app-accounts">${reachedAccounts(a.accountIds, view.accounts, t)}</span>${
+        view.accounts?.length
+          ? html`<details><summary>${t.changeAccounts}</summary><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/accounts" class="app-accounts-form">
+        <input type="hidden" name="_csrf" value="${view.user.csrf}">
+        ${accountChoices(view.accounts, `app-${a.grantId}`, (id) => !a.accountIds || a.accountIds.includes(id))}
+        <button type="submit">${t.saveAccounts}</button></form></details>`
+          : ''
+      }</td>
       <td data-label="${t.allowed}">${when(a.grantedAt)}</td><td data-label="${t.lastUsed}">${when(a.lastUsedAt)}</td>
       <td><form method="post" action="/${view.locale}/developer/apps/${a.grantId}/revoke" data-confirm="${t.confirmRevokeApp(a.appName)}">
         <input type="hidden" name="_csrf" value="${view.user.csrf}"><button type="submit" class="danger">${t.revoke}</button></form></td>
@@ -197,6 +235,7 @@ function securityLogList(view: DashboardView): SafeHtml {
   const details = (e: SecurityEvent) => {
     const d = e.detail;
     if (d['factor'] === 'otp') return t.withCode;
+    if (d['factor'] === 'passkey') return t.withPasskey;
     if (typeof d['tokenId'] === 'string')
       return html`${t.token(String(d['tokenName'] ?? ''), d['tokenId'])} <code>${String(d['scope'] ?? '')}</code>`;
     return typeof d['scope'] === 'string' && d['scope'] ? t.access(d['scope']) : '';

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '@trading/errors';
 import type { KeyValueStore } from '@trading/redis';
 import type { GrantService } from '../oauth/grants';
@@ -8,11 +8,12 @@ import type { PatService } from '../pat/pat.service';
 import { securitySection, stepUpForm } from '../second-factor/second-factor.pages';
 import type { SecondFactorStore } from '../second-factor/second-factor.store';
 import { requestContext, type SecurityLog } from '../security-log/security-log';
+import { chosenAccounts, type UserAccounts } from '../users/user-accounts';
 import { html } from '../web/html';
 import { browserOf, recentSecondFactor, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
 import { knownLocale } from '../web/locale';
-import { texts } from '../web/texts';
+import { texts, type Texts } from '../web/texts';
 import { dashboardPage, type DashboardView } from './dashboard.page';
 import { checkTokenForm, readTokenForm, toNewPat, TOKEN_FIELDS, type TokenField } from './token-form';
 
@@ -26,17 +27,35 @@ export interface DashboardDeps {
   securityLog: SecurityLog;
   /** Where a notice waits for the GET that follows a form's redirect (sealed: only auth writes one). */
   flash: KeyValueStore;
+  /** The user's accounts, offered to limit a new token or a connected app to some of them. */
+  userAccounts: UserAccounts;
 }
 
 /** What a notice says, decided here: the URL never supplies its text. */
 type Flash =
   | { kind: 'token-revoked'; tokenId: string }
   | { kind: 'app-revoked'; appName?: string }
+  | { kind: 'app-accounts'; appName?: string }
+  | { kind: 'app-accounts-none' }
   /** Post/redirect/get after creating a token: `sealed` is the token, encrypted under the session cookie (see `lock`). */
   | { kind: 'token-created'; name: string; sealed: string };
 const FLASH_TTL_SECONDS = 60;
 /** One pending notice per browser session, under a hash of the session id (Redis never holds a usable cookie). */
 const flashKey = (sessionId: string) => `dashboard-flash:${createHash('sha256').update(sessionId).digest('base64url')}`;
+
+/** What a notice other than a new token says, in the page's language. */
+function noticeText(notice: Exclude<Flash, { kind: 'token-created' }>, x: Texts['dashboard']): string {
+  switch (notice.kind) {
+    case 'token-revoked':
+      return x.tokenRevoked(notice.tokenId);
+    case 'app-revoked':
+      return x.appRevoked(notice.appName ?? x.theApp);
+    case 'app-accounts':
+      return x.accountsSaved(notice.appName ?? x.theApp);
+    case 'app-accounts-none':
+      return x.accountsNoneTicked;
+  }
+}
 
 /**
  * A new token waits for the GET after the form's redirect in Redis for at most a minute, so it
@@ -82,7 +101,7 @@ async function securityView(
 }
 
 /** The developer dashboard, where a user manages their own PATs: create, list and revoke PATs, see their logins. */
-export function dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash }: DashboardDeps): Router {
+export function dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash, userAccounts }: DashboardDeps): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
 
@@ -106,6 +125,8 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
       user: { email: session.email, csrf: session.csrf },
       tokens: await pats.listForUser(session.userId),
       apps: await grants.listForUser(session.userId),
+      // Without the accounts service the page still shows; only the choice of accounts is missing.
+      accounts: await userAccounts.choosable(session.userId).catch(() => undefined),
       ...(await securityView(secondFactors, locale, session)),
       activity: logins,
       securityLog: await securityLog.listForUser(session.userId),
@@ -128,7 +149,7 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
       const token = unlock(id, notice.sealed);
       return token ? { created: { token, name: notice.name } } : {};
     }
-    return { notice: notice.kind === 'token-revoked' ? x.tokenRevoked(notice.tokenId) : x.appRevoked(notice.appName ?? x.theApp) };
+    return { notice: noticeText(notice, x) };
   }
 
   router.get('/:locale/developer', knownLocale, signedIn, async (req, res) => {
@@ -155,7 +176,12 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       // The rules above already passed: what is left is the token limit, or a date that changed at midnight.
       const field = TOKEN_FIELDS.includes(err.field as TokenField) ? (err.field as TokenField) : 'form';
-      const message = err.code === 'PAT_LIMIT_REACHED' ? x.tooManyTokens(Number(err.options.details?.['limit'] ?? 0)) : x.refused;
+      const message =
+        err.code === 'PAT_LIMIT_REACHED'
+          ? x.tooManyTokens(Number(err.options.details?.['limit'] ?? 0))
+          : field === 'accounts'
+            ? x.accountsUnknown
+            : x.refused;
       await render(req, res, session, { form: values, errors: { [field]: message } }, err.status);
     }
   });
@@ -168,12 +194,37 @@ export function dashboardRoutes({ pats, activity, grants, secondFactors, securit
     await leaveNotice(res, { kind: 'token-revoked', tokenId: pat.id });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
+  connectedAppRoutes(router, { grants, securityLog, userAccounts }, form, signedIn, leaveNotice);
+  return router;
+}
+
+/** The connected apps' buttons: disconnect one, or change the accounts it reaches. */
+function connectedAppRoutes(
+  router: Router,
+  { grants, securityLog, userAccounts }: Pick<DashboardDeps, 'grants' | 'securityLog' | 'userAccounts'>,
+  form: RequestHandler,
+  signedIn: RequestHandler,
+  leaveNotice: (res: Response, notice: Flash) => Promise<void>,
+): void {
   router.post('/:locale/developer/apps/:grantId/revoke', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const appName = await disconnectApp({ grants, securityLog }, req, browserOf(res)!.session.userId, req.params['grantId'] as string);
     await leaveNotice(res, { kind: 'app-revoked', appName });
     res.redirect(303, `/${req.params['locale'] as string}/developer`);
   });
-  return router;
+  // The connected-apps page's account choice: the app reaches the accounts ticked from its next request on.
+  router.post('/:locale/developer/apps/:grantId/accounts', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
+    const { userId } = browserOf(res)!.session;
+    const grantId = req.params['grantId'] as string;
+    const accountIds = chosenAccounts((req.body as Record<string, unknown>)['accounts'], await userAccounts.choosable(userId));
+    if (!accountIds.length) {
+      await leaveNotice(res, { kind: 'app-accounts-none' });
+    } else {
+      await grants.setAccountsForUser(userId, grantId, accountIds);
+      const appName = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId))?.appName;
+      await leaveNotice(res, { kind: 'app-accounts', appName });
+    }
+    res.redirect(303, `/${req.params['locale'] as string}/developer#authorised-apps`);
+  });
 }
 
 /**

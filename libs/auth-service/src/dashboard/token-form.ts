@@ -7,9 +7,11 @@ export interface TokenFormValues {
   expires: string;
   scope: string;
   ips: string;
+  /** The accounts ticked; none: every account of the user's. */
+  accounts: string[];
 }
 
-export const TOKEN_FIELDS = ['name', 'expires', 'scope', 'ips'] as const;
+export const TOKEN_FIELDS = ['name', 'expires', 'scope', 'ips', 'accounts'] as const;
 export type TokenField = (typeof TOKEN_FIELDS)[number];
 
 export function readTokenForm(body: Record<string, unknown>): TokenFormValues {
@@ -19,6 +21,9 @@ export function readTokenForm(body: Record<string, unknown>): TokenFormValues {
     expires: text(body['expires'], 20),
     scope: text(body['scope'], 20),
     ips: text(body['ips'], 4000),
+    accounts: (Array.isArray(body['accounts']) ? body['accounts'] : [body['accounts']])
+      .filter((v): v is string => typeof v === 'string')
+      .slice(0, 100),
   };
 }
 
@@ -30,6 +35,7 @@ export function toNewPat(userId: string, form: TokenFormValues): NewPat {
     access: form.scope,
     expires: form.expires.trim(),
     ipAllowlist: form.ips.split(/[\s,]+/).filter(Boolean),
+    accountIds: form.accounts,
   };
 }
 

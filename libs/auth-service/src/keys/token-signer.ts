@@ -242,9 +242,10 @@ export class TokenSigner {
    * carry their access (READ_ONLY | READ_WRITE) and IP list (`ip_allow`): the edges authorise
    * from the token alone, never from what Redis says. OAuth tokens: `sub` is the app's pairwise
    * subject, and `user_commitment` commits to the platform user id (see @trading/auth's user-commitment).
+   * A token the user limited to chosen accounts lists them (`accounts`); the services reach no other.
    */
   async sign(
-    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access'> & {
+    claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access' | 'accounts'> & {
       ipAllowlist?: string[];
       jkt?: string;
       userCommitment?: string;
@@ -262,6 +263,7 @@ export class TokenSigner {
       ...(claims.access ? { access: claims.access } : {}),
       ...(claims.ipAllowlist?.length ? { ip_allow: claims.ipAllowlist } : {}),
       ...(claims.userCommitment ? { user_commitment: claims.userCommitment } : {}),
+      ...(claims.accounts ? { accounts: claims.accounts } : {}),
       scope: claims.scope.join(' '),
     })
       .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: ACCESS_TOKEN_TYPE })

@@ -58,6 +58,7 @@ const clientWith = (overrides: Partial<Client>): Client => ({
   requirePushedAuthorizationRequests: false,
   dpopBoundAccessTokens: false,
   dpopNonceRequired: false,
+  requireSecondFactor: false,
   subjectSecret: 'subject-secret',
   ...overrides,
 });

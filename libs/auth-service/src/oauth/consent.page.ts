@@ -4,12 +4,17 @@ import { layout } from '../web/layout';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
 import type { VendorApp } from '../registry/registry.service';
+import { accountLabel, type UserAccount } from '../users/user-accounts';
 import { isOidcScope, type GrantScope } from './scopes';
 
 export interface ConsentView {
   locale: string;
   app: VendorApp;
   scope: GrantScope[];
+  /** The user's accounts, each a checkbox (ticked to begin with): the app reaches only those ticked. None: no choice shown (a sign-in alone, or no account yet). */
+  accounts: UserAccount[];
+  /** Why the page is shown again (an answer that ticked no account). */
+  error?: string;
   /** The pending request's id (server-side), echoed by the form. */
   requestId: string;
   user: { email: string; csrf: string };
@@ -43,6 +48,19 @@ export function consentPage(view: ConsentView): string {
   <form method="post" action="/${view.locale}/login/consent" id="consent-form">
     <input type="hidden" name="_csrf" value="${view.user.csrf}">
     <input type="hidden" name="request" value="${view.requestId}">
+    ${
+      view.accounts.length
+        ? html`<fieldset id="consent-accounts"${view.error ? html` aria-describedby="consent-accounts-error"` : ''}>
+      <legend>${t.consentAccounts}</legend>
+      ${view.accounts.map(
+        (a) =>
+          html`<input type="checkbox" id="account-${a.accountId}" name="accounts" value="${a.accountId}" checked><label for="account-${a.accountId}">${accountLabel(a)}</label>`,
+      )}
+      <p class="hint">${t.consentAccountsHint(t.dashboard.apps)}</p>
+      ${view.error ? html`<p class="error" id="consent-accounts-error" role="alert">${view.error}</p>` : ''}
+    </fieldset>`
+        : ''
+    }
     <button type="submit" name="decision" value="approve" id="allow">${t.allow}</button>
     <button type="submit" name="decision" value="deny" id="deny" class="secondary">${t.deny}</button>
   </form>

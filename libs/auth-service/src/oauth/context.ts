@@ -5,6 +5,7 @@ import type { KeyValueStore } from '@trading/redis';
 import type { TokenSigner } from '../keys/token-signer';
 import type { Environment, RegistryService } from '../registry/registry.service';
 import type { SecurityLog } from '../security-log/security-log';
+import type { UserAccounts } from '../users/user-accounts';
 import type { UsersService } from '../users/users.service';
 import type { ClientKeySets } from './client-keys';
 import type { GrantService } from './grants';
@@ -45,4 +46,6 @@ export interface OAuthContext {
   dpop: { verifier: DpopVerifier; nonces: DpopNonces; nonceRequired: boolean };
   /** The users' security log: a consent is recorded in it (and mailed). */
   securityLog: SecurityLog;
+  /** The user's accounts, offered on the consent page: the app reaches only those ticked. */
+  userAccounts: UserAccounts;
 }

@@ -15,9 +15,10 @@ export interface GrantRecord {
   scope: string[];
 }
 
-/** A grant as its user sees it on the dashboard. */
 /** A grant row: the durable truth about one consent. */
 export interface StoredGrant extends GrantRecord {
+  /** The accounts the user chose for the app; null (a grant from before the choice existed): all of the user's. */
+  accountIds: string[] | null;
   createdAt: Date;
   activatedAt: Date | null;
   revokedAt: Date | null;
@@ -49,6 +50,8 @@ export interface AuthorisedApp {
   logoUrl: string;
   homepageUrl: string;
   scope: string[];
+  /** The accounts the app may reach (the newest grant's); null: all of the user's. */
+  accountIds: string[] | null;
   grantedAt: Date;
   lastUsedAt: Date | null;
 }
@@ -63,7 +66,7 @@ const LAST_USED_RESOLUTION_SECONDS = 60;
 /** Read on every refresh (prepared: planned once per connection). */
 const GRANT_BY_ID: PreparedStatement = {
   name: 'grant-by-id',
-  text: 'SELECT id, user_id, app_id, client_id, scope, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1',
+  text: 'SELECT id, user_id, app_id, client_id, scope, account_ids, created_at, activated_at, revoked_at FROM oauth_grants WHERE id = $1',
 };
 
 /** The grant is live; its last use noted, at most once per LAST_USED_RESOLUTION_SECONDS. Run on every refresh. */
@@ -86,15 +89,15 @@ export class GrantService {
     private readonly remembered?: Pick<NotifiedCache<StoredGrant | null>, 'get' | 'forget'>,
   ) {}
 
-  /** The user's consent, recorded when it is given (before its code exists); not active until the code is redeemed. */
-  async recordConsent(grant: GrantRecord): Promise<void> {
-    await this.dataSource.query(`INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope) VALUES ($1, $2, $3, $4, $5)`, [
-      grant.id,
-      grant.userId,
-      grant.appId,
-      grant.clientId,
-      grant.scope,
-    ]);
+  /**
+   * The user's consent, recorded when it is given (before its code exists); not active until the
+   * code is redeemed. `accountIds`: the accounts the user ticked, the only ones its tokens reach.
+   */
+  async recordConsent(grant: GrantRecord, accountIds: string[]): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO oauth_grants (id, user_id, app_id, client_id, scope, account_ids) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [grant.id, grant.userId, grant.appId, grant.clientId, grant.scope, accountIds],
+    );
     this.remembered?.forget(grant.id);
   }
 
@@ -111,6 +114,7 @@ export class GrantService {
       app_id: string;
       client_id: string;
       scope: string[];
+      account_ids: string[] | null;
       created_at: Date;
       activated_at: Date | null;
       revoked_at: Date | null;
@@ -122,6 +126,7 @@ export class GrantService {
       appId: row.app_id,
       clientId: row.client_id,
       scope: row.scope,
+      accountIds: row.account_ids,
       createdAt: row.created_at,
       activatedAt: row.activated_at,
       revokedAt: row.revoked_at,
@@ -189,6 +194,29 @@ export class GrantService {
     for (const row of rows) await this.revoke(row.id, 'USER');
   }
 
+  /**
+   * The connected-apps page's account choice: every live grant of the user to the app of
+   * `grantId` reaches `accountIds` from now on. The app's live access tokens end at once (they
+   * name the old accounts); its refresh token stays good and its next refresh carries the new set.
+   */
+  async setAccountsForUser(userId: string, grantId: string, accountIds: string[]): Promise<void> {
+    if (!/^[0-9a-f-]{36}$/i.test(grantId)) throw errors.notFound('Authorised app', 'grantId');
+    const rows = returnedRows<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE oauth_grants other SET account_ids = $3
+           FROM oauth_grants g
+          WHERE g.id = $1 AND g.user_id = $2 AND other.user_id = g.user_id AND other.app_id = g.app_id AND other.revoked_at IS NULL
+      RETURNING other.id`,
+        [grantId, userId, accountIds],
+      ),
+    );
+    if (!rows.length) throw errors.notFound('Authorised app', 'grantId');
+    for (const row of rows) {
+      this.remembered?.forget(row.id);
+      await this.sessions.revokeGrant(row.id);
+    }
+  }
+
   /** Suspending an app ends every grant it holds. */
   async revokeForApp(appId: string): Promise<number> {
     return this.revokeWhere('app_id = $1', appId, 'APP_SUSPENDED');
@@ -218,7 +246,7 @@ export class GrantService {
     return rows.length > 0;
   }
 
-  /** The apps the user allowed, one entry per app (newest first): its grants' scopes merged, first allowed, last used. */
+  /** The apps the user allowed, one entry per app (newest first): its grants' scopes and accounts merged, first allowed, last used. */
   async listForUser(userId: string): Promise<AuthorisedApp[]> {
     const rows: Array<{
       id: string;
@@ -227,10 +255,11 @@ export class GrantService {
       logo_url: string;
       homepage_url: string;
       scope: string[];
+      account_ids: string[] | null;
       created_at: Date;
       last_used_at: Date | null;
     }> = await this.dataSource.query(
-      `SELECT g.id, g.app_id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.created_at, g.last_used_at
+      `SELECT g.id, g.app_id, a.app_name, a.logo_url, a.homepage_url, g.scope, g.account_ids, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN vendor_apps a ON a.id = g.app_id
           WHERE g.user_id = $1 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL ORDER BY g.created_at DESC`,
       [userId],
@@ -247,6 +276,7 @@ export class GrantService {
           logoUrl: r.logo_url,
           homepageUrl: r.homepage_url,
           scope: [...r.scope],
+          accountIds: r.account_ids && [...r.account_ids],
           grantedAt: r.created_at,
           lastUsedAt: r.last_used_at,
         });
@@ -254,6 +284,8 @@ export class GrantService {
       }
       seen.grantIds.push(r.id);
       seen.scope.push(...r.scope.filter((s) => !seen.scope.includes(s)));
+      // What the app reaches through any of its grants: all accounts if one of them is unlimited.
+      seen.accountIds = seen.accountIds && r.account_ids && [...new Set([...seen.accountIds, ...r.account_ids])];
       if (r.created_at < seen.grantedAt) seen.grantedAt = r.created_at;
       if (r.last_used_at && (!seen.lastUsedAt || r.last_used_at > seen.lastUsedAt)) seen.lastUsedAt = r.last_used_at;
     }

@@ -8,10 +8,13 @@ export const ACR_MFA = 'urn:trading-api:acr:mfa';
 const ACR_PWD = 'urn:trading-api:acr:pwd';
 export const ACR_VALUES = [ACR_MFA, ACR_PWD] as const;
 
-/** `amr` and `acr` of a sign-in (RFC 8176 method names): `otp` among the methods makes it `mfa`. */
+/**
+ * `amr` and `acr` of a sign-in (RFC 8176 method names): `otp` (an authenticator app) or `hwk` (a
+ * passkey, which holds its key and checks who holds it) among the methods makes it `mfa`.
+ */
 export const authenticationClaims = (amr: readonly string[] | undefined) => {
   const methods = amr?.length ? [...amr] : ['pwd'];
-  return { amr: methods, acr: methods.includes('otp') ? ACR_MFA : ACR_PWD };
+  return { amr: methods, acr: methods.includes('otp') || methods.includes('hwk') ? ACR_MFA : ACR_PWD };
 };
 
 /** An ID token proves a sign-in that just happened: short-lived (the access token carries on for an hour). */

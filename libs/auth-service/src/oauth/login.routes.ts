@@ -2,8 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { widenPolicy } from '@trading/service';
 import { requestContext } from '../security-log/security-log';
-import { authMethods, browserOf, type BrowserSession } from '../web/browser-sessions';
+import { authMethods, browserOf, recentSecondFactor, type BrowserSession } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
+import { chosenAccounts, type UserAccount } from '../users/user-accounts';
 import { knownLocale } from '../web/locale';
 import { safeLogoUrl } from '../web/signin.page';
 import { texts } from '../web/texts';
@@ -12,9 +13,10 @@ import { responseUrl, type AuthorizationRequest } from './authorize';
 import { ACR_MFA } from './id-token';
 import { badRequestPage, consentPage } from './consent.page';
 import type { OAuthContext } from './context';
+import type { Client } from '../registry/registry.service';
 import type { GrantRecord } from './grants';
 import { resolveAuthorizationRequest } from './par';
-import type { GrantScope } from './scopes';
+import { apiScopes, type GrantScope } from './scopes';
 import { codeKey, newCode, type CodeRecord } from './token-store';
 
 /** An authorization request the user is looking at, kept server-side between the page and the answer. */
@@ -32,6 +34,8 @@ interface PendingConsent {
   amr?: string[];
   /** RFC 9449 §10: the DPoP key the code is bound to. */
   dpopJkt?: string;
+  /** The user's accounts the page offered: what the answer may tick, and nothing else. */
+  offered: UserAccount[];
 }
 const CONSENT_TTL_SECONDS = 600;
 const pendingKey = (id: string) => `oauth-consent:${id}`;
@@ -87,7 +91,7 @@ export function loginRoutes(ctx: OAuthContext, secondFactor: SecondFactorCheck):
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
   router.get('/:locale/login', knownLocale, loginPage(ctx, secondFactor));
-  router.post('/:locale/login/consent', knownLocale, form, consentAnswer(ctx));
+  router.post('/:locale/login/consent', knownLocale, form, consentAnswer(ctx, secondFactor));
   return router;
 }
 
@@ -97,9 +101,26 @@ export interface SecondFactorCheck {
   confirmPath(locale: string, next: string): string;
 }
 
-/** acr_values asked for a second factor (the mfa class) that the browser's session has not given. */
+/** Whether the session was signed in with a second factor (a code or a passkey). */
+const withSecondFactor = (session: BrowserSession) => authMethods(session).some((m) => m === 'otp' || m === 'hwk');
+
+/**
+ * A second factor is asked for, by acr_values (the mfa class) or by the app's own policy
+ * (`apps promote --require-mfa`), and the browser's session has not given one.
+ */
 const mfaMissing = (request: AuthorizationRequest, browser: ReturnType<typeof browserOf>) =>
-  !!request.acrValues?.includes(ACR_MFA) && !(browser && authMethods(browser.session).includes('otp'));
+  (!!request.acrValues?.includes(ACR_MFA) || request.client.requireSecondFactor) && !(browser && withSecondFactor(browser.session));
+
+/** Scopes that move money or place orders: approving an app that asks for one is a step-up action. */
+const TRADING_OR_FUNDING = ['write:orders', 'write:banking'];
+
+/**
+ * Whether approving this consent needs a second factor first: the app asks to trade or move money,
+ * the user has a factor, and this session has not used it in the last ten minutes.
+ */
+async function stepUpNeeded(secondFactor: SecondFactorCheck, scope: readonly string[], session: BrowserSession): Promise<boolean> {
+  return scope.some((s) => TRADING_OR_FUNDING.includes(s)) && !recentSecondFactor(session) && (await secondFactor.enrolled(session.userId));
+}
 
 /**
  * Where a request whose acr_values ask for a second factor the session has not given goes: a user
@@ -113,9 +134,13 @@ async function mfaDetour(
   browser: NonNullable<ReturnType<typeof browserOf>>,
   page: { locale: string; here: string },
 ): Promise<string | undefined> {
+  // A trading or funding scope asks a user with a factor for it (used in the last ten minutes) before the consent page.
+  if (await stepUpNeeded(secondFactor, request.scope, browser.session)) return secondFactor.confirmPath(page.locale, page.here);
   if (!mfaMissing(request, browser)) return undefined;
   if (await secondFactor.enrolled(browser.session.userId)) return secondFactor.confirmPath(page.locale, page.here);
-  const description = 'The user has no second factor, which acr_values asked for';
+  const description = request.client.requireSecondFactor
+    ? 'The user has no second factor, which this app requires'
+    : 'The user has no second factor, which acr_values asked for';
   return responseUrl(
     request.redirectUri,
     { error: 'unmet_authentication_requirements', error_description: description, state: request.state },
@@ -124,8 +149,9 @@ async function mfaDetour(
 }
 
 /** What the consent page's answer needs of the request and the sign-in, kept server-side meanwhile. */
-function pendingConsent(request: AuthorizationRequest, session: BrowserSession): PendingConsent {
+function pendingConsent(request: AuthorizationRequest, session: BrowserSession, offered: UserAccount[]): PendingConsent {
   return {
+    offered,
     userId: session.userId,
     clientId: request.client.clientId,
     redirectUri: request.redirectUri,
@@ -177,26 +203,42 @@ function loginPage(ctx: OAuthContext, secondFactor: SecondFactorCheck): RequestH
     if (!browser || needsSignIn(request)) return void (await askSignIn(ctx, req.originalUrl, locale, request, res));
     const detour = await mfaDetour(ctx, secondFactor, request, browser, { locale, here: req.originalUrl });
     if (detour) return void res.redirect(303, detour);
-    const requestId = randomBytes(24).toString('base64url');
-    const pending = pendingConsent(request, browser.session);
-    await ctx.store.set(pendingKey(requestId), JSON.stringify(pending), CONSENT_TTL_SECONDS);
-    const logo = safeLogoUrl(request.client.app.logoUrl);
-    widenPolicy(res, { 'img-src': logo ? [origin(logo)] : [], 'form-action': [origin(request.redirectUri)] });
-    res.send(
-      consentPage({
-        locale,
-        app: request.client.app,
-        scope: request.scope,
-        requestId,
-        user: { email: browser.session.email, csrf: browser.session.csrf },
-        here: req.originalUrl,
-      }),
-    );
+    // Accounts are offered when the app asks for any of the API (a sign-in alone reaches none).
+    const offered = apiScopes(request.scope).length ? await ctx.userAccounts.choosable(browser.session.userId) : [];
+    const pending = pendingConsent(request, browser.session, offered);
+    await showConsent(ctx, res, { locale, app: request.client.app, pending, browser: browser.session, here: req.originalUrl });
   };
 }
 
+/**
+ * The consent page for a pending request, kept server-side under a new id (`error`: the page
+ * again, after an answer that ticked no account).
+ */
+async function showConsent(
+  ctx: OAuthContext,
+  res: Response,
+  view: { locale: string; app: Client['app']; pending: PendingConsent; browser: BrowserSession; here?: string; error?: string },
+): Promise<void> {
+  const requestId = randomBytes(24).toString('base64url');
+  await ctx.store.set(pendingKey(requestId), JSON.stringify(view.pending), CONSENT_TTL_SECONDS);
+  const logo = safeLogoUrl(view.app.logoUrl);
+  widenPolicy(res, { 'img-src': logo ? [origin(logo)] : [], 'form-action': [origin(view.pending.redirectUri)] });
+  res.status(view.error ? 400 : 200).send(
+    consentPage({
+      locale: view.locale,
+      app: view.app,
+      scope: view.pending.scope,
+      accounts: view.pending.offered,
+      requestId,
+      user: { email: view.browser.email, csrf: view.browser.csrf },
+      here: view.here,
+      error: view.error,
+    }),
+  );
+}
+
 /** The consent form's answer: approve redirects to the app with a code and state, deny with access_denied. */
-function consentAnswer(ctx: OAuthContext): RequestHandler {
+function consentAnswer(ctx: OAuthContext, secondFactor: SecondFactorCheck): RequestHandler {
   return async (req: Request, res: Response, next) => {
     const locale = req.params['locale'] as string;
     const expired = () => res.status(400).send(badRequestPage(locale, { message: texts(locale).consentExpired }));
@@ -227,34 +269,78 @@ function consentAnswer(ctx: OAuthContext): RequestHandler {
           ),
         );
       }
-      const grant: GrantRecord = {
-        id: randomUUID(),
-        userId: pending.userId,
-        appId: client.app.id,
-        clientId: client.clientId,
-        scope: pending.scope,
-      };
-      await ctx.grants.recordConsent(grant);
-      await ctx.securityLog.recordAfter({
-        userId: grant.userId,
-        type: 'app_connected',
-        context: requestContext(req),
-        app: { clientId: client.clientId, name: client.app.appName },
-        detail: { scope: grant.scope.join(' ') },
-      });
-      const code = newCode();
-      const record: CodeRecord = {
-        grant,
-        redirectUri: pending.redirectUri,
-        codeChallenge: pending.codeChallenge,
-        ...(pending.nonce ? { nonce: pending.nonce } : {}),
-        ...(pending.authTime ? { authTime: pending.authTime } : {}),
-        ...(pending.amr ? { amr: pending.amr } : {}),
-        ...(pending.dpopJkt ? { dpopJkt: pending.dpopJkt } : {}),
-        expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
-      };
-      await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);
-      res.redirect(303, responseUrl(pending.redirectUri, { code, state: pending.state }, ctx.settings.issuer));
+      await approve(ctx, secondFactor, { req, res, locale, pending, client, browser: browser.session });
     }
   };
+}
+
+/**
+ * An approving answer: the accounts ticked (none, of some offered, shows the page again), the
+ * second factor the app or its scopes ask for, then the grant, its record and the code.
+ */
+async function approve(
+  ctx: OAuthContext,
+  secondFactor: SecondFactorCheck,
+  {
+    req,
+    res,
+    locale,
+    pending,
+    client,
+    browser,
+  }: {
+    req: Request;
+    res: Response;
+    locale: string;
+    pending: PendingConsent;
+    client: Client;
+    browser: BrowserSession;
+  },
+): Promise<void> {
+  // The app reaches the accounts ticked, of those the page offered; none ticked (of some offered) is asked again.
+  let accountIds: string[];
+  try {
+    accountIds = chosenAccounts((req.body as Record<string, unknown>)['accounts'], pending.offered);
+  } catch {
+    accountIds = [];
+  }
+  if (!accountIds.length && pending.offered.length)
+    return void (await showConsent(ctx, res, {
+      locale,
+      app: client.app,
+      pending,
+      browser,
+      error: texts(locale).consentNoAccount,
+    }));
+  // The page asked for the factor first; an answer posted without it (or after the window) is refused, not trusted.
+  if ((client.requireSecondFactor && !withSecondFactor(browser)) || (await stepUpNeeded(secondFactor, pending.scope, browser)))
+    return void res.status(403).send(badRequestPage(locale, { message: texts(locale).secondFactor.consentStepUp }));
+  const grant: GrantRecord = {
+    id: randomUUID(),
+    userId: pending.userId,
+    appId: client.app.id,
+    clientId: client.clientId,
+    scope: pending.scope,
+  };
+  await ctx.grants.recordConsent(grant, accountIds);
+  await ctx.securityLog.recordAfter({
+    userId: grant.userId,
+    type: 'app_connected',
+    context: requestContext(req),
+    app: { clientId: client.clientId, name: client.app.appName },
+    detail: { scope: grant.scope.join(' '), accounts: String(accountIds.length) },
+  });
+  const code = newCode();
+  const record: CodeRecord = {
+    grant,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    ...(pending.nonce ? { nonce: pending.nonce } : {}),
+    ...(pending.authTime ? { authTime: pending.authTime } : {}),
+    ...(pending.amr ? { amr: pending.amr } : {}),
+    ...(pending.dpopJkt ? { dpopJkt: pending.dpopJkt } : {}),
+    expiresAt: Date.now() + ctx.settings.codeTtlSeconds * 1000,
+  };
+  await ctx.store.set(codeKey(code), JSON.stringify(record), ctx.settings.codeTtlSeconds);
+  res.redirect(303, responseUrl(pending.redirectUri, { code, state: pending.state }, ctx.settings.issuer));
 }

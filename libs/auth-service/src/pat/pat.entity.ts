@@ -10,6 +10,8 @@ export interface PersonalAccessToken {
   secretHash: string;
   access: PatAccess;
   ipAllowlist: string[];
+  /** The accounts it reaches; null: every account of the user's. */
+  accountIds: string[] | null;
   expiresAt: Date;
   createdAt: Date;
   revokedAt: Date | null;
@@ -27,6 +29,7 @@ export const PersonalAccessTokenEntity = new EntitySchema<PersonalAccessToken>({
     secretHash: { type: 'text', name: 'secret_hash' },
     access: { type: 'text' },
     ipAllowlist: { type: 'text', array: true, name: 'ip_allowlist', default: () => "'{}'" },
+    accountIds: { type: 'uuid', array: true, name: 'account_ids', nullable: true },
     expiresAt: { type: 'timestamptz', name: 'expires_at' },
     createdAt: { type: 'timestamptz', name: 'created_at', createDate: true },
     revokedAt: { type: 'timestamptz', name: 'revoked_at', nullable: true },

@@ -3,6 +3,7 @@ import { IsNull, MoreThan, type DataSource, type Repository } from 'typeorm';
 import { ipAllowed, isIpOrCidr, scopesForPatAccess, SessionStore, PAT_ACCESS, type PatAccess } from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { TokenSigner } from '../keys/token-signer';
+import { chosenAccounts, type UserAccounts } from '../users/user-accounts';
 import { returnedRows } from '../registry/sql';
 import type { EventContext, SecurityLog } from '../security-log/security-log';
 import { PersonalAccessTokenEntity, type PersonalAccessToken } from './pat.entity';
@@ -16,6 +17,8 @@ export interface NewPat {
   /** Last day of validity, `YYYY-MM-DD` (UTC); the token works until the end of that day. */
   expires: string;
   ipAllowlist?: string[];
+  /** The accounts the token reaches (ids of the user's accounts); none named: every account, those opened later included. */
+  accountIds?: unknown;
   /** Where the request came from, for the security log and its notice. */
   context?: EventContext;
 }
@@ -37,6 +40,8 @@ export class PatService {
     private readonly maxLivePerUser = DEFAULT_MAX_LIVE_PATS_PER_USER,
     /** Records creations and revocations in the owner's security log, which mails the owner. */
     private readonly securityLog?: SecurityLog,
+    /** The user's accounts, which a token limited to chosen accounts must name from. */
+    private readonly userAccounts?: Pick<UserAccounts, 'choosable'>,
   ) {
     this.pats = dataSource.getRepository(PersonalAccessTokenEntity);
   }
@@ -50,6 +55,7 @@ export class PatService {
     const ipAllowlist = (input.ipAllowlist ?? []).map((ip) => ip.trim()).filter(Boolean);
     const badIp = ipAllowlist.find((ip) => !isIpOrCidr(ip));
     if (badIp) throw errors.badInput('ips', `"${badIp}" is not an IPv4/IPv6 address or CIDR range`);
+    const accountIds = await this.accountIdsFor(input);
 
     const minted = mintPat();
     const pat = await this.dataSource.transaction(async (tx) => {
@@ -71,6 +77,7 @@ export class PatService {
           secretHash: hashSecret(minted.secret),
           access: input.access as PatAccess,
           ipAllowlist,
+          accountIds,
           expiresAt,
         }),
       );
@@ -79,6 +86,14 @@ export class PatService {
     });
     this.securityLog?.wake();
     return { token: minted.token, pat };
+  }
+
+  /** The accounts a new token is limited to: null (every account) unless some are named, each one of the user's. */
+  private async accountIdsFor(input: NewPat): Promise<string[] | null> {
+    const named = input.accountIds;
+    if (named === undefined || named === null || (Array.isArray(named) && !named.length)) return null;
+    if (!this.userAccounts) throw new AppError('SERVICE_UNAVAILABLE', 'Tokens limited to chosen accounts cannot be created here');
+    return chosenAccounts(named, await this.userAccounts.choosable(input.userId));
   }
 
   /**
@@ -117,7 +132,17 @@ export class PatService {
       return { ok: false, reason: 'REVOKED', pat };
     }
     const jwt = await this.signer.sign(
-      { sub: pat.userId, sid, kind: 'pat', patId: pat.id, scope, access: pat.access, ipAllowlist: pat.ipAllowlist, jkt },
+      {
+        sub: pat.userId,
+        sid,
+        kind: 'pat',
+        patId: pat.id,
+        scope,
+        access: pat.access,
+        ipAllowlist: pat.ipAllowlist,
+        ...(pat.accountIds ? { accounts: pat.accountIds } : {}),
+        jkt,
+      },
       lifetime,
     );
     return { ok: true, pat, session: { userId: pat.userId, token: jwt } };
@@ -173,7 +198,12 @@ export type PatLoginResult =
   | { ok: false; reason: LoginFailureReason; pat?: PersonalAccessToken };
 
 /** What the security log notes about a token: its name, id and scope, never its secret. */
-const patDetail = (pat: PersonalAccessToken) => ({ tokenName: pat.name, tokenId: pat.id, scope: pat.access });
+const patDetail = (pat: PersonalAccessToken) => ({
+  tokenName: pat.name,
+  tokenId: pat.id,
+  scope: pat.access,
+  ...(pat.accountIds ? { accounts: String(pat.accountIds.length) } : {}),
+});
 
 /** The expiry must lie between now and one year from the creation day. */
 function expiryFromDate(value: string, now: Date): Date {

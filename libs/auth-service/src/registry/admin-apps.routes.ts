@@ -40,6 +40,7 @@ const policyView = (p: ClientPolicy) => ({
   requirePushedAuthorizationRequests: p.requirePushedAuthorizationRequests,
   dpopBoundAccessTokens: p.dpopBoundAccessTokens,
   dpopNonceRequired: p.dpopNonceRequired,
+  requireSecondFactor: p.requireSecondFactor,
 });
 
 /**

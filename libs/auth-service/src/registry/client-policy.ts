@@ -33,6 +33,8 @@ export interface ClientPolicy {
   requirePushedAuthorizationRequests: boolean;
   dpopBoundAccessTokens: boolean;
   dpopNonceRequired: boolean;
+  /** Consenting to the app needs a second factor in the session; a user without one cannot connect it. */
+  requireSecondFactor: boolean;
 }
 
 /**
@@ -45,6 +47,8 @@ export function validateClientPolicy(
   input: Record<string, unknown>,
   _environment: 'DEV' | 'UAT' | 'PROD',
   rules: JwksUriRules = {},
+  /** The second-factor rule when the input leaves it out (a promotion to PROD of a trading app: on). */
+  requireSecondFactorByDefault = false,
 ): Validated<ClientPolicy> {
   const problems: Problem[] = [];
   const profile = input['profile'];
@@ -59,6 +63,7 @@ export function validateClientPolicy(
   const requirePushedAuthorizationRequests = flag('requirePushedAuthorizationRequests', fapi2);
   const dpopBoundAccessTokens = flag('dpopBoundAccessTokens', fapi2);
   const dpopNonceRequired = flag('dpopNonceRequired', false);
+  const requireSecondFactor = flag('requireSecondFactor', requireSecondFactorByDefault);
   if (problems.length) return { ok: false, problems };
   return {
     ok: true,
@@ -69,6 +74,7 @@ export function validateClientPolicy(
       requirePushedAuthorizationRequests,
       dpopBoundAccessTokens,
       dpopNonceRequired,
+      requireSecondFactor,
     },
   };
 }
@@ -116,14 +122,14 @@ function clientKeys(
   return { jwks, jwksUri };
 }
 
-type PolicyFlag = 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens' | 'dpopNonceRequired';
+type PolicyFlag = 'requirePushedAuthorizationRequests' | 'dpopBoundAccessTokens' | 'dpopNonceRequired' | 'requireSecondFactor';
 
-/** A flag as given (true or false), or as the profile sets it; given beside a profile, it must agree (the nonce flag is free). */
+/** A flag as given (true or false), or as the profile sets it; given beside a profile, it must agree (the nonce and second-factor flags are free). */
 function policyFlag(input: Record<string, unknown>, profile: unknown, name: PolicyFlag, byProfile: boolean, problems: Problem[]): boolean {
   const value = input[name];
   if (value === undefined || value === null) return byProfile;
   if (typeof value !== 'boolean') problems.push({ field: name, message: 'must be true or false' });
-  else if (profile !== undefined && name !== 'dpopNonceRequired' && value !== byProfile)
+  else if (profile !== undefined && name !== 'dpopNonceRequired' && name !== 'requireSecondFactor' && value !== byProfile)
     problems.push({ field: name, message: `is ${byProfile} in the ${String(profile)} profile` });
   return value === true;
 }

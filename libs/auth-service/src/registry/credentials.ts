@@ -34,8 +34,9 @@ export async function insertCredentials(tx: EntityManager, issued: IssuedCredent
   const { app, environment: env, clientId, clientSecret, redirectUris, webOrigins, policy } = issued;
   await tx.query(
     `INSERT INTO vendor_app_credentials (client_id, app_id, environment, secret_hash, redirect_uris, web_origins,
-       token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens, dpop_nonce_required)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       token_endpoint_auth_method, jwks, jwks_uri, require_pushed_authorization_requests, dpop_bound_access_tokens, dpop_nonce_required,
+       require_second_factor)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [clientId, app.id, env, hashSecret(clientSecret), redirectUris, webOrigins, ...policyColumns(policy)],
   );
   const note =

@@ -29,7 +29,9 @@ export async function promoteApp(tx: EntityManager, ref: string, input: Promotio
   const pages = validatePublicPages(locked, input.pages);
   // Each environment has its own client authentication and policy: the spec profile unless another is chosen.
   const given = input.policy && typeof input.policy === 'object' && !Array.isArray(input.policy) ? input.policy : {};
-  const policy = validateClientPolicy(given as Record<string, unknown>, next);
+  // In PROD an app that may trade or move money asks consenting users for a second factor, unless told otherwise.
+  const trades = locked.approvedScopes.some((s) => s === 'write:orders' || s === 'write:banking');
+  const policy = validateClientPolicy(given as Record<string, unknown>, next, {}, next === 'PROD' && trades);
   const problems = [
     ...(uris.ok ? [] : uris.problems),
     ...(origins.ok ? [] : origins.problems),
@@ -95,17 +97,18 @@ export async function changeProfile(
   policy: ClientPolicy,
 ): Promise<{ app: VendorApp; environment: Environment; clientId: string; policy: ClientPolicy }> {
   const app = await lockApp(tx, ref);
-  const rows = returnedRows<{ client_id: string }>(
+  const rows = returnedRows<{ client_id: string; require_second_factor: boolean }>(
     await tx.query(
       `UPDATE vendor_app_credentials SET token_endpoint_auth_method = $3, jwks = $4, jwks_uri = $5,
          require_pushed_authorization_requests = $6, dpop_bound_access_tokens = $7, dpop_nonce_required = $8
-       WHERE app_id = $1 AND environment = $2 RETURNING client_id`,
-      [app.id, env, ...policyColumns(policy)],
+       WHERE app_id = $1 AND environment = $2 RETURNING client_id, require_second_factor`,
+      // A profile is about the client's protocol: the second-factor rule stays as promotion set it.
+      [app.id, env, ...policyColumns(policy).slice(0, 6)],
     ),
   );
   if (!rows[0])
     throw new AppError('NOT_FOUND', `${app.appName} has no ${env} credentials (it is in ${app.environment})`, {
       field: 'environment',
     });
-  return { app, environment: env, clientId: rows[0].client_id, policy };
+  return { app, environment: env, clientId: rows[0].client_id, policy: { ...policy, requireSecondFactor: rows[0].require_second_factor } };
 }

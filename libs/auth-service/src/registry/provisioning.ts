@@ -86,6 +86,7 @@ function devPolicy(reg: Registration): ClientPolicy {
     requirePushedAuthorizationRequests: reg.requirePushedAuthorizationRequests ?? false,
     dpopBoundAccessTokens: reg.dpopBoundAccessTokens ?? false,
     dpopNonceRequired: reg.dpopNonceRequired ?? false,
+    requireSecondFactor: reg.requireSecondFactor ?? false,
   };
 }
 

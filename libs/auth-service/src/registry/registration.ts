@@ -40,6 +40,8 @@ export interface Registration {
   dpopBoundAccessTokens?: boolean;
   /** Every DPoP proof of this client must carry the server's current nonce (RFC 9449 §8); default false. */
   dpopNonceRequired?: boolean;
+  /** Consenting to the app needs a second factor in the session; default false. */
+  requireSecondFactor?: boolean;
 }
 
 type Kind = 'text' | 'url' | 'email' | 'country' | 'phone';
@@ -64,6 +66,7 @@ const FIELDS: Record<
 const POLICY_FIELDS = [
   'profile',
   'dpopNonceRequired',
+  'requireSecondFactor',
   'tokenEndpointAuthMethod',
   'jwks',
   'jwksUri',

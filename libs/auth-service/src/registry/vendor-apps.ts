@@ -56,6 +56,8 @@ export interface Client {
   dpopBoundAccessTokens: boolean;
   /** Every DPoP proof of this client carries the server's nonce (RFC 9449 §8). */
   dpopNonceRequired: boolean;
+  /** Consenting to this app needs a second factor in the session (`apps promote --require-mfa`). */
+  requireSecondFactor: boolean;
   /** The app's own secret for OpenID Connect pairwise subject identifiers (never shown anywhere). */
   subjectSecret: string;
 }
@@ -75,7 +77,7 @@ export const APP_COLUMNS = `a.id, a.company_name, a.business_email, a.country, a
   a.privacy_policy_url, a.terms_of_service_url, a.requested_scopes, a.approved_scopes, a.status, a.environment, a.created_at, a.suspended_at`;
 
 export const POLICY_COLUMNS = `c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.require_pushed_authorization_requests, c.dpop_bound_access_tokens,
-  c.dpop_nonce_required`;
+  c.dpop_nonce_required, c.require_second_factor`;
 
 export const toPolicy = (r: Record<string, any>): ClientPolicy => ({
   tokenEndpointAuthMethod: r['token_endpoint_auth_method'],
@@ -84,6 +86,7 @@ export const toPolicy = (r: Record<string, any>): ClientPolicy => ({
   requirePushedAuthorizationRequests: r['require_pushed_authorization_requests'],
   dpopBoundAccessTokens: r['dpop_bound_access_tokens'],
   dpopNonceRequired: r['dpop_nonce_required'] ?? false,
+  requireSecondFactor: r['require_second_factor'] ?? false,
 });
 
 /** A client policy as the credentials row's columns, in their order in every statement that writes them. */
@@ -95,6 +98,7 @@ export function policyColumns(policy: ClientPolicy): unknown[] {
     policy.requirePushedAuthorizationRequests,
     policy.dpopBoundAccessTokens,
     policy.dpopNonceRequired,
+    policy.requireSecondFactor,
   ];
 }
 

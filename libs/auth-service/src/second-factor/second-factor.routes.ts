@@ -7,6 +7,8 @@ import { knownLocale } from '../web/locale';
 import { returnPath } from '../web/return-path';
 import { dashboardPath } from '../web/signin.routes';
 import { texts } from '../web/texts';
+import type { Passkeys } from './passkey';
+import { passkeyRoutes } from './passkey.routes';
 import type { PendingSignIns } from './pending-sign-in';
 import { recoveryCodesPage, removeRefusedPage, secondStepPage, setupPage, stepUpPage } from './second-factor.pages';
 import type { SecondFactorStore } from './second-factor.store';
@@ -22,6 +24,8 @@ export interface SecondFactorDeps {
   refusals: RefusalCounter;
   /** A sign-in finished with a code is recorded (and mailed from a new address) as a password sign-in is. */
   securityLog?: SecurityLog;
+  /** Passkeys: a second factor, a sign-in without a password, and a step-up. */
+  passkeys?: Passkeys;
 }
 
 type Checked = { ok: true } | { ok: false; blockedSeconds?: number };
@@ -64,15 +68,26 @@ export function secondFactorRoutes(deps: SecondFactorDeps): Router {
   const check = codeChecker(deps);
   signInStep(router, deps, check);
   dashboardSecurity(router, deps, check);
+  if (deps.passkeys) router.use(passkeyRoutes({ ...deps, passkeys: deps.passkeys }));
   return router;
 }
 
 /** Only a browser holding a half-finished sign-in sees the step; a right code makes it a session. */
-function signInStep(router: Router, { pending, sessions, securityLog }: SecondFactorDeps, check: ReturnType<typeof codeChecker>): void {
+function signInStep(
+  router: Router,
+  { pending, sessions, securityLog, factors, passkeys }: SecondFactorDeps,
+  check: ReturnType<typeof codeChecker>,
+): void {
+  /** Whether the second step offers the user's passkeys, and the code field (an authenticator app or recovery codes). */
+  const offers = async (userId: string) => ({
+    passkey: !!passkeys && (await factors.passkeys.count(userId)) > 0,
+    code: (await factors.apps(userId)).length > 0 || (await factors.recoveryCodesLeft(userId)) > 0,
+  });
   router.get('/:locale/signin/second-factor', knownLocale, async (req, res) => {
     const locale = req.params['locale'] as string;
-    if (!(await pending.find(req))) return res.redirect(303, `/${locale}/signin`);
-    res.send(secondStepPage({ locale, csrf: csrfToken(req, res) }));
+    const signingIn = await pending.find(req);
+    if (!signingIn) return res.redirect(303, `/${locale}/signin`);
+    res.send(secondStepPage({ locale, csrf: csrfToken(req, res), ...(await offers(signingIn.userId)) }));
   });
 
   router.post('/:locale/signin/second-factor', knownLocale, form, verifyCsrf, async (req, res) => {
@@ -83,7 +98,8 @@ function signInStep(router: Router, { pending, sessions, securityLog }: SecondFa
     const checked = await check(req, res, signingIn.userId, codeOf(req));
     if (!checked.ok) {
       const error = checked.blockedSeconds ? t.tooMany(Math.ceil(checked.blockedSeconds / 60)) : t.wrongCode;
-      return res.status(checked.blockedSeconds ? 429 : 401).send(secondStepPage({ locale, csrf: csrfToken(req, res), error }));
+      const page = secondStepPage({ locale, csrf: csrfToken(req, res), error, ...(await offers(signingIn.userId)) });
+      return res.status(checked.blockedSeconds ? 429 : 401).send(page);
     }
     // The half-finished sign-in becomes one session, once.
     if (!(await pending.finish(req, res))) return res.redirect(303, `/${locale}/signin`);
@@ -108,7 +124,8 @@ function dashboardSecurity(router: Router, { factors, sessions }: SecondFactorDe
   router.post('/:locale/developer/security/totp', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
     const locale = req.params['locale'] as string;
     const { userId } = browserOf(res)!.session;
-    if (!(await factors.enrolled(userId))) await factors.begin(userId, texts(locale).secondFactor.defaultName);
+    // One authenticator app at most (passkeys may be there besides).
+    if (!(await factors.apps(userId)).length) await factors.begin(userId, texts(locale).secondFactor.defaultName);
     res.redirect(303, `/${locale}/developer/security/totp`);
   });
 

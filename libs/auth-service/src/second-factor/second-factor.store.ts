@@ -2,14 +2,17 @@ import type { DataSource } from '@trading/db';
 import type { KeyEncryption } from '../keys/key-encryption';
 import { hashSecret, secretMatches } from '../pat/pat-token';
 import { returnedRows } from '../registry/sql';
+import { PasskeyStore } from './passkey.store';
 import { newRecoveryCode, newTotpSecret, normaliseRecoveryCode, totpStep } from './totp';
 
-/** A confirmed authenticator app, as the dashboard lists it (never its secret). */
+/** A confirmed authenticator app or a passkey, as the dashboard lists it (never a secret). */
 export interface SecondFactor {
   id: string;
-  kind: 'totp';
+  kind: 'totp' | 'passkey';
   name: string;
   createdAt: Date;
+  /** Passkeys only: when it last signed the user in or confirmed an action. */
+  lastUsedAt?: Date | null;
 }
 
 /** One sign-in needs ten recovery codes at most: each works once. */
@@ -21,13 +24,23 @@ const RECOVERY_CODE_COUNT = 10;
  * database computes no codes; recovery codes only as SHA-256 hashes, compared in constant time.
  */
 export class SecondFactorStore {
+  /** The user's passkeys: second factors too, and a sign-in of their own. */
+  readonly passkeys: PasskeyStore;
+
   constructor(
     private readonly db: DataSource,
     private readonly encryption: KeyEncryption,
-  ) {}
+  ) {
+    this.passkeys = new PasskeyStore(db);
+  }
 
-  /** The user's confirmed factors (none: sign-in asks for the password alone). */
+  /** The user's confirmed authenticator app, then the passkeys (none: sign-in asks for the password alone). */
   async list(userId: string): Promise<SecondFactor[]> {
+    return [...(await this.apps(userId)), ...(await this.passkeys.list(userId)).map((k) => ({ ...k, kind: 'passkey' as const }))];
+  }
+
+  /** The confirmed authenticator app, if any (one at most). */
+  async apps(userId: string): Promise<SecondFactor[]> {
     const rows: { id: string; kind: 'totp'; name: string; created_at: Date }[] = await this.db.query(
       `SELECT id, kind, name, created_at FROM second_factors WHERE user_id = $1 AND confirmed_at IS NOT NULL ORDER BY created_at`,
       [userId],

@@ -5,7 +5,17 @@ import { isoMinute } from '../web/dates';
 import { texts } from '../web/texts';
 
 /** What the security log records. */
-type SecurityEventType = 'sign_in' | 'pat_created' | 'pat_revoked' | 'app_connected' | 'app_disconnected' | 'password_reset';
+type SecurityEventType =
+  | 'sign_in'
+  | 'passkey_sign_in'
+  | 'pat_created'
+  | 'pat_revoked'
+  | 'app_connected'
+  | 'app_disconnected'
+  | 'password_reset';
+
+/** Sign-ins (with the password, or with a passkey alone): one from an address known to the account is not mailed. */
+const SIGN_INS: readonly SecurityEventType[] = ['sign_in', 'passkey_sign_in'];
 
 /** How long events are kept and shown, and what a known address is measured against. */
 const SECURITY_LOG_DAYS = 90;
@@ -83,12 +93,12 @@ export class SecurityLog {
   async record(manager: EntityManager, event: NewSecurityEvent, { notify = true }: { notify?: boolean } = {}): Promise<boolean> {
     const address = trimmed(event.context?.address, MAX_ADDRESS);
     const known =
-      event.type === 'sign_in' &&
+      SIGN_INS.includes(event.type) &&
       (
         (await manager.query(
-          `SELECT 1 FROM security_events WHERE user_id = $1 AND type = 'sign_in' AND client_address IS NOT DISTINCT FROM $2
+          `SELECT 1 FROM security_events WHERE user_id = $1 AND type = ANY($4) AND client_address IS NOT DISTINCT FROM $2
             AND occurred_at > now() - make_interval(days => $3) LIMIT 1`,
-          [event.userId, address, SECURITY_LOG_DAYS],
+          [event.userId, address, SECURITY_LOG_DAYS, SIGN_INS],
         )) as unknown[]
       ).length > 0;
     const [row] = (await manager.query(
@@ -180,6 +190,7 @@ function noticeFor(event: NewSecurityEvent, locale: string, when: string, public
   const resetLink = `${publicUrl}/${locale}/forgot-password`;
   switch (event.type) {
     case 'sign_in':
+    case 'passkey_sign_in':
       return { subject: m.signInSubject, body: m.signInBody(address, when, resetLink) };
     case 'pat_created':
       return { subject: m.patCreatedSubject, body: m.patCreatedBody(token.name, token.id, token.scope, when, resetLink) };

@@ -11,13 +11,13 @@ export interface BrowserSession {
   /** Synchronizer token: every form of this session carries it, every POST must echo it. */
   csrf: string;
   createdAt: number;
-  /** How the user signed in (OpenID Connect `amr`): `pwd`, plus `otp` once a second factor was given. */
+  /** How the user signed in (OpenID Connect `amr`): `pwd`, plus `otp` or `hwk` once a second factor was given; `hwk` alone for a passkey sign-in. */
   amr?: AuthMethod[];
   /** When a second factor was last given in this session (epoch ms): at sign-in, or to confirm an action. */
   secondFactorAt?: number;
 }
 
-export type AuthMethod = 'pwd' | 'otp';
+export type AuthMethod = 'pwd' | 'otp' | 'hwk';
 
 /** A second factor given this long ago still confirms an action that needs one (a READ_WRITE token). */
 const STEP_UP_WINDOW_SECONDS = 600;
@@ -46,19 +46,25 @@ export class BrowserSessions {
   ) {}
 
   /** Always a new id at sign-in, so a cookie planted before sign-in (fixation) is worthless. */
-  async start(req: Request, res: Response, user: { id: string; email: string }, how: { otp?: boolean } = {}): Promise<BrowserSession> {
+  async start(
+    req: Request,
+    res: Response,
+    user: { id: string; email: string },
+    how: { otp?: boolean; amr?: AuthMethod[] } = {},
+  ): Promise<BrowserSession> {
     // Signing in again (an app asked for a fresh sign-in) ends the session it replaces.
     const previous = readCookie(req, SESSION_COOKIE);
     if (previous && previous.length <= 64) await this.store.del(key(previous));
     const id = randomId();
     const now = Date.now();
+    const amr: AuthMethod[] = how.amr ?? (how.otp ? ['pwd', 'otp'] : ['pwd']);
     const session: BrowserSession = {
       userId: user.id,
       email: user.email,
       csrf: randomId(),
       createdAt: now,
-      amr: how.otp ? ['pwd', 'otp'] : ['pwd'],
-      ...(how.otp ? { secondFactorAt: now } : {}),
+      amr,
+      ...(amr.some((m) => m !== 'pwd') ? { secondFactorAt: now } : {}),
     };
     await this.store.set(key(id), JSON.stringify(session), this.ttlSeconds);
     setCookie(req, res, SESSION_COOKIE, id, this.ttlSeconds);
@@ -66,11 +72,12 @@ export class BrowserSessions {
   }
 
   /** A second factor was just given in the request's session: recorded on it, for the rest of its life (no longer). */
-  async confirmSecondFactor(res: Response): Promise<void> {
+  async confirmSecondFactor(res: Response, method: 'otp' | 'hwk' = 'otp'): Promise<void> {
     const browser = browserOf(res);
     if (!browser) return;
     const now = Date.now();
-    const session: BrowserSession = { ...browser.session, amr: ['pwd', 'otp'], secondFactorAt: now };
+    const amr: AuthMethod[] = [...new Set([...authMethods(browser.session), method])];
+    const session: BrowserSession = { ...browser.session, amr, secondFactorAt: now };
     const left = Math.ceil((session.createdAt + this.ttlSeconds * 1000 - now) / 1000);
     if (left <= 0) return;
     await this.store.set(key(browser.id), JSON.stringify(session), left);

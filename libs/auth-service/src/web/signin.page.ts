@@ -1,3 +1,4 @@
+import { passkeyButton } from '../second-factor/second-factor.pages';
 import { html } from './html';
 import { layout } from './layout';
 import { texts } from './texts';
@@ -84,6 +85,7 @@ export function signInPage(view: SignInView): string {
     <p class="error" data-error-for="password"></p>
     <button type="submit">${t.signInButton}</button>
   </form>
+  ${passkeyButton({ locale: view.locale, csrf: view.csrf, id: 'signin-passkey', path: `/${view.locale}/signin/passkey`, next: view.next, label: t.passkey.signInWith })}
   <p class="aside"><a href="/${view.locale}/forgot-password${query}" id="forgot-password">${t.signIn.forgot}</a></p>
 </section>`,
   });

@@ -5,16 +5,14 @@ import { adminRoutes } from '../admin/admin.routes';
 import { adminAudit } from '../admin/audit';
 import { adminCredential } from '../admin/credential';
 import { adminRateLimit } from '../admin/rate-limit';
-import { BackOffice } from '../back-office/back-office';
 import { backOfficeRoutes } from '../back-office/back-office.routes';
 import type { AuthServices } from './services';
 
 /** The service team's API: its own listener (loopback by default), limited and audited. */
 export function adminApp(
-  { config, logger, life, store, namespace, users, pats, registry, signer }: AuthServices,
+  { config, logger, store, namespace, users, pats, registry, signer, backOffice }: AuthServices,
   refusals: RefusalCounter,
 ): Express {
-  const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
   const admin = baseApp({ name: 'auth-admin', logger }, 'admin');
   const isAdmin = adminCredential(config.AUTH_ADMIN_TOKEN);
   // Audit first, so calls the limit refuses are on record too.

@@ -14,6 +14,9 @@ import { PasswordResetRequests1733340000000 } from '../migrations/1733340000000-
 import { DpopNonce1733400000000 } from '../migrations/1733400000000-dpop-nonce';
 import { SecurityEvents1733500000000 } from '../migrations/1733500000000-security-events';
 import { SecondFactors1733600000000 } from '../migrations/1733600000000-second-factors';
+import { ChosenAccounts1733650000000 } from '../migrations/1733650000000-chosen-accounts';
+import { RequireSecondFactor1733660000000 } from '../migrations/1733660000000-require-second-factor';
+import { Passkeys1733700000000 } from '../migrations/1733700000000-passkeys';
 import { PatLoginAttemptEntity } from '../pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from '../pat/pat.entity';
 import { UserEntity } from '../users/user.entity';
@@ -37,6 +40,9 @@ export function openAuthDatabase(config: AuthConfig): Promise<DataSource> {
       DpopNonce1733400000000,
       SecurityEvents1733500000000,
       SecondFactors1733600000000,
+      ChosenAccounts1733650000000,
+      RequireSecondFactor1733660000000,
+      Passkeys1733700000000,
     ],
     limits: config.DB_STATEMENT_TIMEOUT_MS === undefined ? undefined : { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
   });

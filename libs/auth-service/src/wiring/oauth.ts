@@ -71,7 +71,7 @@ export function mountOAuthRoutes(
 
 /** What every OAuth endpoint works with: its settings, and the services and stores behind grants and tokens. */
 function oauthContext(
-  { config, registry, grants, sessionStore, signer, sealed, users, securityLog }: AuthServices,
+  { config, registry, grants, sessionStore, signer, sealed, users, securityLog, userAccounts }: AuthServices,
   clientKeys: ClientKeySets,
   dpopVerifier: DpopVerifier,
 ): OAuthContext {
@@ -96,6 +96,7 @@ function oauthContext(
     retryCipher: new KeyEncryption(deriveServiceSecret(config.SERVICE_KEY, 'refresh-retries')),
     clientKeys,
     securityLog,
+    userAccounts,
     dpop: {
       verifier: dpopVerifier,
       nonces: new DpopNonces(deriveServiceSecret(config.SERVICE_KEY, 'dpop-nonces')),

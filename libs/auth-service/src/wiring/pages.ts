@@ -6,6 +6,7 @@ import { loginRoutes } from '../oauth/login.routes';
 import { PasswordResets } from '../password-reset/password-reset.service';
 import { passwordResetRoutes } from '../password-reset/password-reset.routes';
 import { ResetMailBudget } from '../password-reset/reset-mail-budget';
+import { Passkeys, relyingPartyOf } from '../second-factor/passkey';
 import { PendingSignIns } from '../second-factor/pending-sign-in';
 import { secondFactorRoutes } from '../second-factor/second-factor.routes';
 import { BrowserSessions } from '../web/browser-sessions';
@@ -52,8 +53,10 @@ export function mountPages(services: AuthServices, app: Express, refusals: Refus
         },
         refusals,
         securityLog,
+        // Passkeys belong to auth's public address: its host is the RP ID, its origin the only one accepted.
+        passkeys: new Passkeys(secondFactors.passkeys, sealed, relyingPartyOf(config.AUTH_ISSUER, 'Trading API')),
       }),
-      dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash: sealed }),
+      dashboardRoutes({ pats, activity, grants, secondFactors, securityLog, flash: sealed, userAccounts: services.userAccounts }),
     ]),
   );
 }

@@ -6,6 +6,7 @@ import { FailureLimiter } from '@trading/rate-limit';
 import { connectEdgeStore, SealedStore, type KeyValueStore } from '@trading/redis';
 import type { Lifecycle } from '@trading/service';
 import type { AuthConfig } from '../config';
+import { BackOffice } from '../back-office/back-office';
 import { KeyEncryption } from '../keys/key-encryption';
 import { TokenSigner } from '../keys/token-signer';
 import { logTransport, MailDispatcher, smtpTransport } from '../mail/outbox';
@@ -18,6 +19,7 @@ import { PatService } from '../pat/pat.service';
 import { RegistryService, type ClientRow } from '../registry/registry.service';
 import { SecondFactorStore } from '../second-factor/second-factor.store';
 import { SecurityLog } from '../security-log/security-log';
+import { UserAccounts } from '../users/user-accounts';
 import { UsersService } from '../users/users.service';
 import { openAuthDatabase } from './database';
 import { withoutTrailingSlash } from './urls';
@@ -49,6 +51,10 @@ export interface AuthServices {
   secondFactors: SecondFactorStore;
   /** The users' security log; each event's notice goes through the mail outbox. */
   securityLog: SecurityLog;
+  /** The domains' back-office APIs (the admin API's, and where a user's accounts are listed). */
+  backOffice: BackOffice;
+  /** A user's accounts, to choose which an app or a token may reach. */
+  userAccounts: UserAccounts;
 }
 
 /**
@@ -65,17 +71,21 @@ export async function openAuthServices(
   // Reads made on every token request (the signing keys' version, address budgets) answered from memory, as at the edges.
   const store = shared ?? life.own('redis', await connectEdgeStore(config), (s) => s.close());
   const keyEncryptionSecret = config.AUTH_KEY_ENCRYPTION_KEY ?? deriveServiceSecret(config.SERVICE_KEY, 'signing-key-encryption');
-  const encryption = new KeyEncryption(keyEncryptionSecret);
-  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, encryption, {
-    states: new SigningKeyStates(store),
-    namespace: databaseNameOf(config.AUTH_DATABASE_URL),
-  });
-  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
-  life.defer('signing-key reload', () => signer.stop());
+  const signer = await openSigner(life, config, dataSource, store, logger, keyEncryptionSecret);
   const users = new UsersService(dataSource);
   const sessionStore = new SessionStore(store);
   const securityLog = new SecurityLog(dataSource, withoutTrailingSlash(config.AUTH_ISSUER), () => mail.wake());
-  const pats = new PatService(dataSource, signer, sessionStore, config.PAT_SESSION_TTL_SECONDS, config.PAT_MAX_LIVE_PER_USER, securityLog);
+  const backOffice = life.own('back-office clients', new BackOffice(config, config.SERVICE_KEY), (b) => b.close());
+  const userAccounts = new UserAccounts(backOffice);
+  const pats = new PatService(
+    dataSource,
+    signer,
+    sessionStore,
+    config.PAT_SESSION_TTL_SECONDS,
+    config.PAT_MAX_LIVE_PER_USER,
+    securityLog,
+    userAccounts,
+  );
   // Rows read on every token request, kept current by PostgreSQL's announcements (one listening session each).
   const remembered = <V>(name: string, channel: string, maxEntries: number) => {
     const cache = life.own(name, new NotifiedCache<V>({ url: config.AUTH_DATABASE_URL, channel, logger, maxEntries }), (c) => c.close());
@@ -129,5 +139,25 @@ export async function openAuthServices(
     login,
     secondFactors: new SecondFactorStore(dataSource, new KeyEncryption(keyEncryptionSecret, 'second-factor-secrets')),
     securityLog,
+    backOffice,
+    userAccounts,
   };
+}
+
+/** The token signer, its keys read from the database (decrypted with `keyEncryptionSecret`) and reloaded as they change. */
+async function openSigner(
+  life: Lifecycle,
+  config: AuthConfig,
+  dataSource: DataSource,
+  store: KeyValueStore,
+  logger: Logger,
+  keyEncryptionSecret: string,
+): Promise<TokenSigner> {
+  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, new KeyEncryption(keyEncryptionSecret), {
+    states: new SigningKeyStates(store),
+    namespace: databaseNameOf(config.AUTH_DATABASE_URL),
+  });
+  signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
+  life.defer('signing-key reload', () => signer.stop());
+  return signer;
 }

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import { idempotencyOwner, type Claims } from '@trading/auth';
+import { assertReachesAccount, idempotencyOwner, type Claims } from '@trading/auth';
 import { AppError, parseUuid } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { parseIdempotencyKey } from '@trading/auth';
@@ -104,6 +104,8 @@ export class FundingService {
       }
       const [row]: FundingTransactionRow[] = await tx.query('SELECT * FROM funding_transactions WHERE id = $1 FOR UPDATE', [transactionId]);
       if (!row || row.user_id !== userId) throw new AppError('NOT_FOUND', 'Funding transaction not found', { field: 'transactionId' });
+      // The user's own, in an account their token was not given: refused as that account's other calls are.
+      assertReachesAccount(caller.claims, row.account_id);
       let result: FundingTransactionView;
       if (row.state === 'CANCELLED') {
         result = toView(row); // cancelling twice is harmless

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/auth';
+import { assertReachesAccount, idempotencyOwner, parseIdempotencyKey, type Claims } from '@trading/auth';
 import { requestHash } from '@trading/db';
 import type { Instrument } from '../instruments/entities/instrument.entity';
 import { answerOrder, checkCanTrade, earlierOrder, ownedAccount, type OrderDesk } from './order-desk';
@@ -74,6 +74,8 @@ export async function submitOrder(
   group: OrderGroup = { orderClass: 'SIMPLE', legs: [] },
 ): Promise<OrderRow> {
   const keyOwner = idempotencyOwner(claims);
+  // An account the token was not given is refused before the order is looked at at all.
+  assertReachesAccount(claims, placed.accountId);
   const { request, instrument, legs } = await checkOrder(desk, placed, group);
   const account = checkCanTrade(
     await ownedAccount(desk, request.accountId, claims, requestId, request.side === 'SELL' ? request.symbol : undefined),

@@ -3,7 +3,7 @@ import { newUserCommitmentKey, userCommitment, type SessionRecord } from '@tradi
 import type { Client } from '../../registry/registry.service';
 import type { OAuthContext } from '../context';
 import { oauthErrors } from '../errors';
-import type { GrantRecord } from '../grants';
+import type { StoredGrant } from '../grants';
 import { pairwiseSubject } from '../id-token';
 import { apiScopes, scopeString } from '../scopes';
 import { sessionAmrKey } from '../token-store';
@@ -34,7 +34,7 @@ export interface PreparedTokens {
 export async function issueTokens(
   ctx: OAuthContext,
   client: Client,
-  grant: GrantRecord,
+  grant: Pick<StoredGrant, 'id' | 'userId' | 'clientId' | 'accountIds'>,
   scope: string[],
   refreshToken: string,
   jkt?: string,
@@ -55,7 +55,7 @@ export async function issueTokens(
 export async function prepareTokens(
   ctx: OAuthContext,
   client: Client,
-  grant: GrantRecord,
+  grant: Pick<StoredGrant, 'id' | 'userId' | 'clientId' | 'accountIds'>,
   scope: string[],
   refreshToken: string,
   jkt?: string,
@@ -84,6 +84,8 @@ export async function prepareTokens(
       kind: 'oauth',
       clientId: grant.clientId,
       scope: apiScopes(scope),
+      // The accounts the user chose for the app, as the grant holds them now: the services reach no other.
+      ...(grant.accountIds ? { accounts: grant.accountIds } : {}),
       jkt,
     },
     ttl,

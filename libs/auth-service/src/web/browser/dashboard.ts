@@ -5,6 +5,7 @@
  * page's language. `npm run web-assets` bundles it.
  */
 import { isIpOrCidr } from '@trading/auth/ip-syntax';
+import './passkey';
 
 type Rule = (value: string, input: HTMLInputElement, messages: Record<string, string>) => string;
 

@@ -37,6 +37,10 @@ export const FR: Texts = {
   consentWants: (app) => `${app} souhaite accéder à votre compte Trading API`,
   consentBy: (company) => `Proposé par ${company}`,
   consentWill: 'Si vous l’autorisez, cette application pourra :',
+  consentAccounts: 'Comptes que cette application peut utiliser',
+  consentAccountsHint: (section) =>
+    `L’application ne voit que les comptes cochés. Un compte ouvert plus tard n’est inclus que si vous l’ajoutez sous « ${section} ».`,
+  consentNoAccount: 'Cochez au moins un compte, ou refusez l’accès.',
   consentSignedInAs: 'Connecté en tant que',
   consentRevokeHint: (section) =>
     `Vous pouvez retirer cet accès à tout moment dans votre tableau de bord développeur, rubrique « ${section} ».`,
@@ -137,6 +141,18 @@ export const FR: Texts = {
     tooManyTokens: (limit) => `Vous avez déjà ${limit} jetons actifs, le maximum permis. Révoquez-en un dont vous n’avez plus besoin.`,
     refused: 'Le jeton n’a pas pu être créé. Vérifiez le formulaire et réessayez.',
     tokenRevoked: (id) => `Le jeton ${id} est révoqué. Les sessions ouvertes avec lui sont terminées.`,
+    accountsUnknown: 'L’un des comptes cochés n’est plus le vôtre ; rechargez la page et cochez de nouveau.',
+    accountsColumn: 'Comptes',
+    allAccounts: 'tous les comptes',
+    noAccounts: 'Aucun',
+    tokenAccounts: 'Comptes',
+    tokenAccountsHint:
+      'Cochez les comptes que ce jeton peut atteindre. Sans case cochée : tous les comptes, y compris ceux ouverts plus tard.',
+    changeAccounts: 'Modifier les comptes',
+    saveAccounts: 'Enregistrer les comptes',
+    accountsSaved: (app) =>
+      `${app} n’atteint plus que les comptes cochés. Ses jetons actuels ont cessé de fonctionner ; elle en obtiendra de nouveaux au prochain renouvellement.`,
+    accountsNoneTicked: 'Cochez au moins un compte, ou révoquez plutôt l’application.',
     appRevoked: (app) => `L’accès de ${app} est révoqué. Tous ses jetons ont cessé de fonctionner.`,
     theApp: 'l’application',
     status: { ACTIVE: 'Actif', REVOKED: 'Révoqué', EXPIRED: 'Expiré' },
@@ -219,6 +235,7 @@ export const FR: Texts = {
     details: 'Détails',
     types: {
       sign_in: 'Connexion avec mot de passe',
+      passkey_sign_in: "Connexion avec une clé d'accès",
       pat_created: 'Jeton d’accès personnel créé',
       pat_revoked: 'Jeton d’accès personnel révoqué',
       app_connected: 'Application connectée',
@@ -227,6 +244,7 @@ export const FR: Texts = {
     },
     token: (name: string, id: string) => `Jeton « ${name} » (${id})`,
     access: (scope: string) => `Accès : ${scope}`,
+    withPasskey: 'et une clé d’accès',
     withCode: "et un code de l'application d'authentification",
     mail: {
       unknownAddress: 'une adresse inconnue',
@@ -280,10 +298,41 @@ export const FR: Texts = {
     wrongCode: 'Ce code n’est pas correct, ou a déjà été utilisé.',
     stepUpTitle: 'Confirmer avec un code',
     stepUpLead:
-      'Saisissez le code à six chiffres de votre application d’authentification, ou l’un de vos codes de récupération. Il confirme les actions pendant les dix minutes suivantes.',
+      'Saisissez le code à six chiffres de votre application d’authentification ou l’un de vos codes de récupération, ou utilisez une clé d’accès. Cela confirme les actions pendant les dix minutes suivantes.',
+    consentStepUp:
+      'Cette application demande à passer des ordres ou à déplacer de l’argent : confirmez d’abord avec votre second facteur, puis autorisez-la.',
     stepUpNeeded:
       'Un jeton en lecture et écriture demande d’abord un code de votre application d’authentification : saisissez-le ci-dessous, puis créez le jeton.',
     tooMany: (minutes: number) => `Trop de codes erronés. Réessayez dans ${minutes} minute(s).`,
+  },
+  passkey: {
+    title: "Clés d'accès",
+    hint: "Une clé d'accès sur cet appareil, votre téléphone ou une clé de sécurité vous connecte sans mot de passe, ou sert de seconde étape après celui-ci.",
+    none: "Aucune clé d'accès n'est ajoutée.",
+    name: 'Nom',
+    newName: "Nom de la nouvelle clé d'accès",
+    defaultName: "Clé d'accès",
+    add: "Ajouter une clé d'accès",
+    added: 'Ajoutée',
+    lastUsed: 'Dernière utilisation',
+    never: 'Jamais',
+    rename: 'Renommer',
+    remove: 'Supprimer',
+    removeConfirm: "Supprimer cette clé d'accès ? Elle ne vous connectera plus.",
+    nameInvalid: "Donnez à la clé d'accès un nom de 100 caractères au plus.",
+    notAdded: "La clé d'accès n'a pas été ajoutée. Réessayez.",
+    refused: "La clé d'accès n'a pas été acceptée. Réessayez, ou connectez-vous autrement.",
+    cancelled: "Aucune clé d'accès n'a été utilisée. Réessayez quand vous serez prêt.",
+    unsupported: "Ce navigateur ne peut pas utiliser de clés d'accès.",
+    expired: 'Cette connexion a expiré. Saisissez à nouveau votre adresse e-mail et votre mot de passe.',
+    signedOut: 'Vous êtes déconnecté. Connectez-vous à nouveau.',
+    noneToUse: "Vous n'avez pas encore de clé d'accès.",
+    confirmFirst: "Confirmez d'abord avec votre second facteur (un code ou une clé d'accès), puis ajoutez la clé d'accès.",
+    signInWith: "Se connecter avec une clé d'accès",
+    use: "Utiliser une clé d'accès",
+    useInstead: "Utiliser plutôt une clé d'accès",
+    stepLead: "Confirmez avec l'une de vos clés d'accès.",
+    malformed: 'La demande n’a pas pu être lue. Rechargez la page et réessayez.',
   },
   oidcScopes: {
     openid:
