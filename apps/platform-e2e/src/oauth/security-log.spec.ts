@@ -1,4 +1,5 @@
-import { extraAuth, provisionApp, tokensFor } from '../support/oauth-helpers';
+import { codeAt } from '../support/authenticator';
+import { admin, extraAuth, provisionApp, tokensFor } from '../support/oauth-helpers';
 import { DashboardClient, newUser } from '../support/pat-helpers';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 
@@ -116,5 +117,54 @@ describe('security log', () => {
       `${appName} can now access your Trading API account`,
       `${appName} can no longer access your Trading API account`,
     ]);
+  });
+
+  it('logs and mails a second factor added and removed, and the accounts an app may use changed', async () => {
+    const dave = await newUser(p);
+    const opened = await admin(p, 'POST', '/accounts', { email: dave.email, type: 'CASH', currency: 'USD' });
+    const vendor = await provisionApp(p);
+    const [{ app_name: appName }] = await p.auth.dataSource.query('SELECT app_name FROM vendor_apps WHERE id = $1', [vendor.appId]);
+    await tokensFor(p, vendor, dave, 'read:accounts');
+
+    const browser = new DashboardClient(p.urls.login);
+    await browser.signIn(dave.email, dave.password);
+    // An authenticator app set up, then removed with a recovery code.
+    await browser.request('POST', '/en/developer/security/totp', { _csrf: browser.csrf });
+    const secret = /data-secret="([A-Z2-7]+)"/.exec((await browser.request('GET', '/en/developer/security/totp')).body)![1]!;
+    const confirmed = await browser.request('POST', '/en/developer/security/totp/confirm', {
+      _csrf: browser.csrf,
+      code: await codeAt(secret, Math.floor(Date.now() / 1000)),
+    });
+    const recovery = /<li><code>([2-9a-z]{5}-[2-9a-z]{5})<\/code><\/li>/.exec(confirmed.body)![1]!;
+    const page = (await browser.request('GET', '/en/developer')).body;
+    const factorId = /security\/totp\/([0-9a-f-]{36})\/remove/.exec(page)![1]!;
+    const removed = await browser.request('POST', `/en/developer/security/totp/${factorId}/remove`, {
+      _csrf: browser.csrf,
+      code: recovery,
+    });
+    expect(removed.status).toBe(303);
+    // The app now reaches the one account, chosen again on the connected-apps page.
+    const grantId = /data-grant-id="([^"]+)"/.exec(page)![1]!;
+    const changed = await browser.request('POST', `/en/developer/apps/${grantId}/accounts`, {
+      _csrf: browser.csrf,
+      accounts: [opened.body.accountId],
+    });
+    expect(changed.status).toBe(303);
+
+    const section = logSection((await browser.request('GET', '/en/developer')).body);
+    expect(eventTypes(section).slice(0, 3)).toEqual(['app_accounts_changed', 'factor_removed', 'factor_added']);
+    expect(section).toContain('Second factor added');
+    expect(section).toContain('Accounts: 1');
+    expect((await outbox(dave.email)).map((m) => m.subject)).toEqual(
+      expect.arrayContaining([
+        'A second factor was added to your Trading API account',
+        'A second factor was removed from your Trading API account',
+        `The accounts ${appName} may use were changed`,
+      ]),
+    );
+    // No notice carries the factor's secret or a recovery code.
+    const bodies = (await outbox(dave.email)).map((m) => m.body).join('\n');
+    expect(bodies).not.toContain(secret);
+    expect(bodies).not.toContain(recovery);
   });
 });

@@ -235,6 +235,9 @@ function securityLogList(view: DashboardView): SafeHtml {
   const details = (e: SecurityEvent) => {
     const d = e.detail;
     if (d['factor'] === 'otp') return t.withCode;
+    if (e.type === 'factor_added' || e.type === 'factor_removed')
+      return d['factor'] === 'passkey' ? html`${t.factorKinds.passkey} ${String(d['factorName'] ?? '')}` : t.factorKinds.otp;
+    if (e.type === 'app_accounts_changed') return t.accountCount(String(d['accounts'] ?? ''));
     if (d['factor'] === 'passkey') return t.withPasskey;
     if (typeof d['tokenId'] === 'string')
       return html`${t.token(String(d['tokenName'] ?? ''), d['tokenId'])} <code>${String(d['scope'] ?? '')}</code>`;

@@ -220,6 +220,9 @@ function connectedAppRoutes(
       await leaveNotice(res, { kind: 'app-accounts-none' });
     } else {
       await grants.setAccountsForUser(userId, grantId, accountIds);
+      const app = await securityLog.appOfGrant(grantId);
+      const detail = { accounts: String(accountIds.length) };
+      await securityLog.recordAfter({ userId, type: 'app_accounts_changed', context: requestContext(req), app, detail });
       const appName = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId))?.appName;
       await leaveNotice(res, { kind: 'app-accounts', appName });
     }

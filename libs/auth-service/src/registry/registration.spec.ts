@@ -186,9 +186,15 @@ describe('client authentication and policy (FAPI 2.0)', () => {
         requirePushedAuthorizationRequests: false,
         dpopBoundAccessTokens: false,
         dpopNonceRequired: false,
+        requireSecondFactor: false,
       },
     };
     for (const env of ['DEV', 'UAT', 'PROD'] as const) expect(validateClientPolicy({}, env)).toEqual(spec);
+    // The second-factor rule is free beside either profile, and takes the default it is given.
+    expect(validateClientPolicy({ profile: 'spec' }, 'PROD', {}, true)).toMatchObject({ value: { requireSecondFactor: true } });
+    expect(validateClientPolicy({ profile: 'spec', requireSecondFactor: false }, 'PROD', {}, true)).toMatchObject({
+      value: { requireSecondFactor: false },
+    });
     expect(validateClientPolicy({ profile: 'fapi2', jwksUri: 'https://keys.example/jwks' }, 'PROD')).toMatchObject({
       value: { tokenEndpointAuthMethod: 'private_key_jwt', requirePushedAuthorizationRequests: true, dpopBoundAccessTokens: true },
     });

@@ -110,7 +110,7 @@ function signInWithPasskey(router: Router, { passkeys, factors, pending, session
   });
 }
 
-function manage(router: Router, { passkeys, factors, sessions }: PasskeyDeps): void {
+function manage(router: Router, { passkeys, factors, sessions, securityLog }: PasskeyDeps): void {
   const signedInJson = (req: Request, res: Response, next: (err?: unknown) => void) => {
     if (browserOf(res)) return next();
     refuse(res, 401, 'UNAUTHENTICATED', 'session', texts(localeOf(req)).passkey.signedOut);
@@ -143,6 +143,8 @@ function manage(router: Router, { passkeys, factors, sessions }: PasskeyDeps): v
     if (!name) return refuse(res, 400, 'BAD_USER_INPUT', 'name', t.nameInvalid);
     const added = await passkeys.register(req, res, session.userId, bodyOf(req)['response'], name);
     if ('refused' in added) return refuse(res, 400, 'BAD_USER_INPUT', 'response', t.notAdded);
+    const detail = { factor: 'passkey', factorName: name };
+    await securityLog?.recordAfter({ userId: session.userId, type: 'factor_added', context: requestContext(req), detail });
     res.json({ redirect: security(locale) });
   });
 
@@ -181,7 +183,9 @@ function manage(router: Router, { passkeys, factors, sessions }: PasskeyDeps): v
     const id = req.params['id'] as string;
     // Whoever holds the session must also hold a second factor (given in the last ten minutes) to remove one.
     if (!(await confirmedEnough(res))) return res.redirect(303, confirmFirst(locale));
-    if (UUID.test(id)) await factors.passkeys.remove(browserOf(res)!.session.userId, id);
+    const { userId } = browserOf(res)!.session;
+    if (UUID.test(id) && (await factors.passkeys.remove(userId, id)))
+      await securityLog?.recordAfter({ userId, type: 'factor_removed', context: requestContext(req), detail: { factor: 'passkey' } });
     res.redirect(303, security(locale));
   });
 }

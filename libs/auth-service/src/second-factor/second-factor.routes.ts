@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type RequestHandler, type Request, type Response } from 'express';
 import { tightest, type FailureLimiter, type RefusalCounter } from '@trading/rate-limit';
 import { requestContext, type SecurityLog } from '../security-log/security-log';
 import { browserOf, type BrowserSessions } from '../web/browser-sessions';
@@ -113,7 +113,11 @@ function signInStep(
  * The dashboard's authenticator app: set up, confirmed with a first code, removed with a code;
  * and a code given to confirm an action that needs a recent one (creating a READ_WRITE token).
  */
-function dashboardSecurity(router: Router, { factors, sessions }: SecondFactorDeps, check: ReturnType<typeof codeChecker>): void {
+function dashboardSecurity(
+  router: Router,
+  { factors, sessions, securityLog }: SecondFactorDeps,
+  check: ReturnType<typeof codeChecker>,
+): void {
   const signedIn = (req: Request, res: Response, next: (err?: unknown) => void) => {
     if (browserOf(res)) return next();
     const locale = req.params['locale'] as string;
@@ -143,13 +147,54 @@ function dashboardSecurity(router: Router, { factors, sessions }: SecondFactorDe
     const { session } = browserOf(res)!;
     const user = { email: session.email, csrf: session.csrf };
     const codes = await factors.confirm(session.userId, codeOf(req));
-    if (codes) return res.send(recoveryCodesPage({ locale, user, codes }));
+    if (codes) {
+      await securityLog?.recordAfter({
+        userId: session.userId,
+        type: 'factor_added',
+        context: requestContext(req),
+        detail: { factor: 'otp' },
+      });
+      return res.send(recoveryCodesPage({ locale, user, codes }));
+    }
     const setUp = await factors.pending(session.userId);
     if (!setUp) return res.redirect(303, security(locale));
     const qrSvg = await qrCodeSvg(otpauthUri(texts(locale).brand, session.email, setUp.secret));
     res.status(400).send(setupPage({ locale, user, secret: setUp.secret, qrSvg, error: texts(locale).secondFactor.wrongFirstCode }));
   });
 
+  stepUpRoutes(router, { factors, sessions }, check, signedIn);
+
+  router.post('/:locale/developer/security/totp/:factorId/remove', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
+    const locale = req.params['locale'] as string;
+    const factorId = req.params['factorId'] as string;
+    const { session } = browserOf(res)!;
+    const t = texts(locale).secondFactor;
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(factorId)) return res.redirect(303, security(locale));
+    // Whoever holds the session must also hold the phone (or a recovery code) to remove it.
+    const checked = await check(req, res, session.userId, codeOf(req));
+    if (!checked.ok) {
+      const error = checked.blockedSeconds ? t.tooMany(Math.ceil(checked.blockedSeconds / 60)) : t.wrongCode;
+      const user = { email: session.email, csrf: session.csrf };
+      return res.status(checked.blockedSeconds ? 429 : 401).send(removeRefusedPage({ locale, user, factorId, error }));
+    }
+    if (await factors.remove(session.userId, factorId))
+      await securityLog?.recordAfter({
+        userId: session.userId,
+        type: 'factor_removed',
+        context: requestContext(req),
+        detail: { factor: 'otp' },
+      });
+    res.redirect(303, security(locale));
+  });
+}
+
+/** The confirm page: a code given there counts as the session's latest second factor (step-up). */
+function stepUpRoutes(
+  router: Router,
+  { factors, sessions }: Pick<SecondFactorDeps, 'factors' | 'sessions'>,
+  check: ReturnType<typeof codeChecker>,
+  signedIn: RequestHandler,
+): void {
   router.get('/:locale/developer/security/confirm', knownLocale, signedIn, async (req, res) => {
     const locale = req.params['locale'] as string;
     const { session } = browserOf(res)!;
@@ -174,22 +219,5 @@ function dashboardSecurity(router: Router, { factors, sessions }: SecondFactorDe
     }
     await sessions.confirmSecondFactor(res);
     res.redirect(303, next ?? `${dashboardPath(locale)}#create-token`);
-  });
-
-  router.post('/:locale/developer/security/totp/:factorId/remove', knownLocale, signedIn, form, verifyCsrf, async (req, res) => {
-    const locale = req.params['locale'] as string;
-    const factorId = req.params['factorId'] as string;
-    const { session } = browserOf(res)!;
-    const t = texts(locale).secondFactor;
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(factorId)) return res.redirect(303, security(locale));
-    // Whoever holds the session must also hold the phone (or a recovery code) to remove it.
-    const checked = await check(req, res, session.userId, codeOf(req));
-    if (!checked.ok) {
-      const error = checked.blockedSeconds ? t.tooMany(Math.ceil(checked.blockedSeconds / 60)) : t.wrongCode;
-      const user = { email: session.email, csrf: session.csrf };
-      return res.status(checked.blockedSeconds ? 429 : 401).send(removeRefusedPage({ locale, user, factorId, error }));
-    }
-    await factors.remove(session.userId, factorId);
-    res.redirect(303, security(locale));
   });
 }

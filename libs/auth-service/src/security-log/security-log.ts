@@ -12,7 +12,10 @@ type SecurityEventType =
   | 'pat_revoked'
   | 'app_connected'
   | 'app_disconnected'
-  | 'password_reset';
+  | 'password_reset'
+  | 'factor_added'
+  | 'factor_removed'
+  | 'app_accounts_changed';
 
 /** Sign-ins (with the password, or with a passkey alone): one from an address known to the account is not mailed. */
 const SIGN_INS: readonly SecurityEventType[] = ['sign_in', 'passkey_sign_in'];
@@ -181,29 +184,72 @@ const text = (detail: EventDetail | undefined, key: string) => {
   return typeof value === 'string' ? value : '';
 };
 
+/** A second factor as a notice names it: its kind and the name the user gave it. */
+function factorOf(detail: EventDetail | undefined, locale: string): string {
+  const kinds = texts(locale).securityLog.factorKinds;
+  const kind = text(detail, 'factor') === 'passkey' ? kinds.passkey : kinds.otp;
+  const name = text(detail, 'factorName');
+  return name ? `${kind} "${name}"` : kind;
+}
+
+type Mail = ReturnType<typeof texts>['securityLog']['mail'];
+type Notice = { subject: string; body: string };
+/** What a notice may say of its event: each value already in the notice's language. */
+interface NoticeFacts {
+  m: Mail;
+  locale: string;
+  when: string;
+  address: string;
+  app: string;
+  token: { name: string; id: string; scope: string };
+  detail: EventDetail | undefined;
+  resetLink: string;
+}
+
+/** Each event's notice. */
+const NOTICES: Record<SecurityEventType, (f: NoticeFacts) => Notice> = {
+  sign_in: ({ m, address, when, resetLink }) => ({ subject: m.signInSubject, body: m.signInBody(address, when, resetLink) }),
+  passkey_sign_in: (f) => NOTICES.sign_in(f),
+  pat_created: ({ m, token, when, resetLink }) => ({
+    subject: m.patCreatedSubject,
+    body: m.patCreatedBody(token.name, token.id, token.scope, when, resetLink),
+  }),
+  pat_revoked: ({ m, token, when }) => ({ subject: m.patRevokedSubject, body: m.patRevokedBody(token.name, token.id, when) }),
+  app_connected: ({ m, app, detail, when, resetLink }) => ({
+    subject: m.appConnectedSubject(app),
+    body: m.appConnectedBody(app, text(detail, 'scope'), when, resetLink),
+  }),
+  app_disconnected: ({ m, app, when }) => ({ subject: m.appDisconnectedSubject(app), body: m.appDisconnectedBody(app, when) }),
+  app_accounts_changed: ({ m, app, detail, when, resetLink }) => ({
+    subject: m.appAccountsSubject(app),
+    body: m.appAccountsBody(app, text(detail, 'accounts'), when, resetLink),
+  }),
+  factor_added: ({ m, detail, locale, when, resetLink }) => ({
+    subject: m.factorAddedSubject,
+    body: m.factorAddedBody(factorOf(detail, locale), when, resetLink),
+  }),
+  factor_removed: ({ m, detail, locale, when, resetLink }) => ({
+    subject: m.factorRemovedSubject,
+    body: m.factorRemovedBody(factorOf(detail, locale), when, resetLink),
+  }),
+  // The same "your password was changed" mail a completed reset sends.
+  password_reset: ({ locale, detail, when }) => {
+    const reset = texts(locale).reset;
+    return { subject: reset.changedSubject, body: reset.changedBody(when, detail?.['signedOutEverywhere'] === true) };
+  },
+};
+
 /** The notice of one event, in `locale`: its subject and plain-text body. */
-function noticeFor(event: NewSecurityEvent, locale: string, when: string, publicUrl: string): { subject: string; body: string } {
+function noticeFor(event: NewSecurityEvent, locale: string, when: string, publicUrl: string): Notice {
   const m = texts(locale).securityLog.mail;
-  const address = trimmed(event.context?.address, MAX_ADDRESS) ?? m.unknownAddress;
-  const token = { name: text(event.detail, 'tokenName'), id: text(event.detail, 'tokenId'), scope: text(event.detail, 'scope') };
-  const app = event.app?.name ?? m.unknownApp;
-  const resetLink = `${publicUrl}/${locale}/forgot-password`;
-  switch (event.type) {
-    case 'sign_in':
-    case 'passkey_sign_in':
-      return { subject: m.signInSubject, body: m.signInBody(address, when, resetLink) };
-    case 'pat_created':
-      return { subject: m.patCreatedSubject, body: m.patCreatedBody(token.name, token.id, token.scope, when, resetLink) };
-    case 'pat_revoked':
-      return { subject: m.patRevokedSubject, body: m.patRevokedBody(token.name, token.id, when) };
-    case 'app_connected':
-      return { subject: m.appConnectedSubject(app), body: m.appConnectedBody(app, text(event.detail, 'scope'), when, resetLink) };
-    case 'app_disconnected':
-      return { subject: m.appDisconnectedSubject(app), body: m.appDisconnectedBody(app, when) };
-    case 'password_reset': {
-      // The same "your password was changed" mail a completed reset sends.
-      const reset = texts(locale).reset;
-      return { subject: reset.changedSubject, body: reset.changedBody(when, event.detail?.['signedOutEverywhere'] === true) };
-    }
-  }
+  return NOTICES[event.type]({
+    m,
+    locale,
+    when,
+    address: trimmed(event.context?.address, MAX_ADDRESS) ?? m.unknownAddress,
+    app: event.app?.name ?? m.unknownApp,
+    token: { name: text(event.detail, 'tokenName'), id: text(event.detail, 'tokenId'), scope: text(event.detail, 'scope') },
+    detail: event.detail,
+    resetLink: `${publicUrl}/${locale}/forgot-password`,
+  });
 }

@@ -236,9 +236,14 @@ export const DE: Texts = {
       app_connected: 'App verbunden',
       app_disconnected: 'App getrennt',
       password_reset: 'Passwort zurückgesetzt',
+      factor_added: 'Zweiter Faktor hinzugefügt',
+      factor_removed: 'Zweiter Faktor entfernt',
+      app_accounts_changed: 'Konten der App geändert',
     },
     token: (name: string, id: string) => `Token „${name}“ (${id})`,
     access: (scope: string) => `Zugriff: ${scope}`,
+    factorKinds: { otp: 'Authenticator-App', passkey: 'Passkey' },
+    accountCount: (n) => `Konten: ${n}`,
     withPasskey: 'und einem Passkey',
     withCode: 'und einem Code aus der Authenticator-App',
     mail: {
@@ -259,6 +264,15 @@ export const DE: Texts = {
       appDisconnectedSubject: (app: string) => `${app} hat keinen Zugriff mehr auf Ihr Trading-API-Konto`,
       appDisconnectedBody: (app: string, when: string) =>
         `Hallo,\n\nder Zugriff von ${app} auf Ihr Trading-API-Konto wurde am ${when} widerrufen. Alle Tokens der App funktionieren nicht mehr.\n\nTrading API`,
+      factorAddedSubject: 'Ihrem Trading-API-Konto wurde ein zweiter Faktor hinzugefügt',
+      factorAddedBody: (factor, when, link) =>
+        `Hallo,\n\n${factor} wurde am ${when} als zweiter Faktor zu Ihrem Trading-API-Konto hinzugefügt.\n\nWenn Sie das nicht waren, setzen Sie sofort Ihr Passwort zurück und entfernen Sie ihn im Entwickler-Dashboard:\n\n${link}\n\nTrading API`,
+      factorRemovedSubject: 'Von Ihrem Trading-API-Konto wurde ein zweiter Faktor entfernt',
+      factorRemovedBody: (factor, when, link) =>
+        `Hallo,\n\n${factor} wurde am ${when} von Ihrem Trading-API-Konto entfernt.\n\nWenn Sie das nicht waren, setzen Sie sofort Ihr Passwort zurück:\n\n${link}\n\nTrading API`,
+      appAccountsSubject: (app) => `Die Konten, die ${app} nutzen darf, wurden geändert`,
+      appAccountsBody: (app, count, when, link) =>
+        `Hallo,\n\ndie Konten Ihres Trading-API-Kontos, die ${app} nutzen darf, wurden am ${when} geändert (jetzt ${count} Konto/Konten).\n\nWenn Sie das nicht waren, sperren Sie die App im Entwickler-Dashboard und setzen Sie Ihr Passwort zurück:\n\n${link}\n\nTrading API`,
     },
   },
   secondFactor: {

@@ -229,9 +229,14 @@ export const EN = {
       app_connected: 'App connected',
       app_disconnected: 'App disconnected',
       password_reset: 'Password reset',
+      factor_added: 'Second factor added',
+      factor_removed: 'Second factor removed',
+      app_accounts_changed: 'App accounts changed',
     },
     token: (name: string, id: string) => `Token "${name}" (${id})`,
     access: (scope: string) => `Access: ${scope}`,
+    factorKinds: { otp: 'Authenticator app', passkey: 'Passkey' },
+    accountCount: (n: string) => `Accounts: ${n}`,
     withPasskey: 'and a passkey',
     withCode: 'and a code from the authenticator app',
     mail: {
@@ -252,6 +257,15 @@ export const EN = {
       appDisconnectedSubject: (app: string) => `${app} can no longer access your Trading API account`,
       appDisconnectedBody: (app: string, when: string) =>
         `Hello,\n\nthe access of ${app} to your Trading API account was revoked at ${when}. Every token it held has stopped working.\n\nTrading API`,
+      factorAddedSubject: 'A second factor was added to your Trading API account',
+      factorAddedBody: (factor: string, when: string, link: string) =>
+        `Hello,\n\n${factor} was added as a second factor to your Trading API account at ${when}.\n\nIf this wasn't you, reset your password at once and remove it in your developer dashboard:\n\n${link}\n\nTrading API`,
+      factorRemovedSubject: 'A second factor was removed from your Trading API account',
+      factorRemovedBody: (factor: string, when: string, link: string) =>
+        `Hello,\n\n${factor} was removed from your Trading API account at ${when}.\n\nIf this wasn't you, reset your password at once:\n\n${link}\n\nTrading API`,
+      appAccountsSubject: (app: string) => `The accounts ${app} may use were changed`,
+      appAccountsBody: (app: string, count: string, when: string, link: string) =>
+        `Hello,\n\nthe accounts ${app} may use in your Trading API account were changed at ${when} (${count} account(s) now).\n\nIf this wasn't you, revoke the app in your developer dashboard and reset your password:\n\n${link}\n\nTrading API`,
     },
   },
   secondFactor: {

@@ -241,9 +241,14 @@ export const FR: Texts = {
       app_connected: 'Application connectée',
       app_disconnected: 'Application déconnectée',
       password_reset: 'Mot de passe réinitialisé',
+      factor_added: 'Second facteur ajouté',
+      factor_removed: 'Second facteur retiré',
+      app_accounts_changed: 'Comptes de l’application modifiés',
     },
     token: (name: string, id: string) => `Jeton « ${name} » (${id})`,
     access: (scope: string) => `Accès : ${scope}`,
+    factorKinds: { otp: 'Application d’authentification', passkey: 'Clé d’accès' },
+    accountCount: (n) => `Comptes : ${n}`,
     withPasskey: 'et une clé d’accès',
     withCode: "et un code de l'application d'authentification",
     mail: {
@@ -264,6 +269,15 @@ export const FR: Texts = {
       appDisconnectedSubject: (app: string) => `${app} n’a plus accès à votre compte Trading API`,
       appDisconnectedBody: (app: string, when: string) =>
         `Bonjour,\n\nl’accès de ${app} à votre compte Trading API a été révoqué le ${when}. Tous les jetons qu’elle détenait ont cessé de fonctionner.\n\nTrading API`,
+      factorAddedSubject: 'Un second facteur a été ajouté à votre compte Trading API',
+      factorAddedBody: (factor, when, link) =>
+        `Bonjour,\n\n${factor} a été ajouté comme second facteur à votre compte Trading API le ${when}.\n\nSi ce n’était pas vous, réinitialisez votre mot de passe tout de suite et retirez-le dans votre tableau de bord développeur :\n\n${link}\n\nTrading API`,
+      factorRemovedSubject: 'Un second facteur a été retiré de votre compte Trading API',
+      factorRemovedBody: (factor, when, link) =>
+        `Bonjour,\n\n${factor} a été retiré de votre compte Trading API le ${when}.\n\nSi ce n’était pas vous, réinitialisez votre mot de passe tout de suite :\n\n${link}\n\nTrading API`,
+      appAccountsSubject: (app) => `Les comptes que ${app} peut utiliser ont été modifiés`,
+      appAccountsBody: (app, count, when, link) =>
+        `Bonjour,\n\nles comptes de votre compte Trading API que ${app} peut utiliser ont été modifiés le ${when} (${count} compte(s) désormais).\n\nSi ce n’était pas vous, révoquez l’application dans votre tableau de bord développeur et réinitialisez votre mot de passe :\n\n${link}\n\nTrading API`,
     },
   },
   secondFactor: {
