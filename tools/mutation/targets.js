@@ -35,11 +35,12 @@ module.exports = {
       'libs/oms-service/src/orders/classes/trailing-stop.spec.ts',
     ],
   },
-  // A request's credentials: PAT strings, PKCE, client address rules, the scope list and the
-  // READ_ONLY method rule.
+  // A request's credentials: PAT strings, PKCE, client address rules, the scope list, the
+  // READ_ONLY method rule and the accounts a token was given.
   credentials: {
     mutate: [
       'libs/auth/src/scopes.ts',
+      'libs/auth/src/claims.ts',
       'libs/auth/src/ip.ts',
       'libs/auth-service/src/oauth/pkce.ts',
       'libs/auth-service/src/pat/pat-token.ts',

@@ -1,5 +1,6 @@
 import { MemoryStore } from '@trading/redis';
 import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import { accountsClaim, assertReachesAccount, reachesAccount } from './claims';
 import { EdgeAuthenticator } from './edge';
 import { CLIENT_ADDRESS_SUBJECT, InternalClaimsSigner, InternalClaimsVerifier } from './internal-claims';
 import { exportServiceKey, generateServiceKey, parseServiceKey, TrustedServiceKeys } from './service-identity';
@@ -78,6 +79,40 @@ describe('PAT access scopes', () => {
   });
 });
 
+describe('accounts a token was given', () => {
+  const A = '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01';
+  const B = '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a02';
+
+  it('reaches every account without a list, only the listed ones with one (whatever the case of the id), none with an empty one', () => {
+    expect([reachesAccount({}, A), reachesAccount({}, B)]).toEqual([true, true]);
+    expect([
+      reachesAccount({ accounts: [A] }, A),
+      reachesAccount({ accounts: [A] }, A.toUpperCase()),
+      reachesAccount({ accounts: [A] }, B),
+    ]).toEqual([true, true, false]);
+    expect(reachesAccount({ accounts: [] }, A)).toBe(false);
+  });
+
+  it('refuses another account with 403 FORBIDDEN naming the field, and says which account and what to do', () => {
+    expect(() => assertReachesAccount({ accounts: [A] }, A)).not.toThrow();
+    expect(() => assertReachesAccount({}, B)).not.toThrow();
+    expect(() => assertReachesAccount({ accounts: [A] }, B)).toThrow(
+      expect.objectContaining({ code: 'FORBIDDEN', status: 403, field: 'accountId', message: expect.stringContaining(B) }),
+    );
+    expect(() => assertReachesAccount({ accounts: [A] }, B, 'id')).toThrow(expect.objectContaining({ field: 'id' }));
+    expect(() => assertReachesAccount({ accounts: [A] }, B)).toThrow(/can add it to the app's or token's accounts/);
+  });
+
+  it('reads the claim as signed: absent, or a list of at most 1000 account ids; anything else is malformed (null)', () => {
+    expect(accountsClaim(undefined)).toBeUndefined();
+    expect(accountsClaim([A, B])).toEqual([A, B]);
+    expect(accountsClaim([])).toEqual([]);
+    for (const bad of [null, A, [A, 7], [[A]], ['not-an-id'], [`z${A}`], [`${A}z`], { 0: A }, Array(1001).fill(A)])
+      expect(accountsClaim(bad)).toBeNull();
+    expect(accountsClaim(Array(1000).fill(A))).toHaveLength(1000);
+  });
+});
+
 describe('internal claims header', () => {
   const facade = generateServiceKey('rest-facade');
   const oms = generateServiceKey('oms');
@@ -87,6 +122,13 @@ describe('internal claims header', () => {
   it('round-trips between the services the trust table allows, and names the sender', async () => {
     const header = await new InternalClaimsSigner(facade).sign(claims, 'gateway');
     expect(await new InternalClaimsVerifier('gateway', trusted).verify(header)).toMatchObject({ ...claims, caller: 'rest-facade' });
+    // A token limited to chosen accounts stays limited on every hop; a malformed list is refused, not dropped (which would widen it).
+    const limited = { ...claims, accounts: ['0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01'] };
+    const limitedHeader = await new InternalClaimsSigner(facade).sign(limited, 'gateway');
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(limitedHeader)).toMatchObject({ accounts: limited.accounts });
+    const malformed = await new InternalClaimsSigner(facade).sign({ ...claims, accounts: 'all' as unknown as string[] }, 'gateway');
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(malformed)).toBeNull();
+    expect(await new InternalClaimsVerifier('gateway', trusted).verify(header)).not.toHaveProperty('accounts');
     expect(await new InternalClaimsVerifier('gateway', trusted).verify(undefined)).toBeNull();
     expect(await new InternalClaimsVerifier('gateway', trusted).verify('not.a.jwt')).toBeNull();
   });

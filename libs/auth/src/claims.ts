@@ -34,7 +34,7 @@ export function reachesAccount(claims: Pick<Claims, 'accounts'>, accountId: stri
 }
 
 /** The refusal of an account the token was not given: 403, naming the field at fault. */
-function accountNotGranted(accountId: string, field = 'accountId'): AppError {
+function accountNotGranted(accountId: string, field: string): AppError {
   return new AppError(
     'FORBIDDEN',
     `This token was not given access to account ${accountId}; the user can add it to the app's or token's accounts`,

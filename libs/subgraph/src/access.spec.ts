@@ -249,6 +249,21 @@ describe('callerOwnsAccount', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('refuses an account the token was not given, even one the cache knows to be the user’s, without asking', async () => {
+    const user = newUser();
+    const { lookup, calls } = accountsLookup(['a', 'b']);
+    // A token for every account: the user's accounts are remembered, both of them.
+    expect(await callerOwnsAccount(contextFor(user), 'b', lookup)).toBe(true);
+    const limited: SubgraphContext = { ...contextFor(user, 'req-limited'), claims: { ...contextFor(user).claims, accounts: ['a'] } };
+    expect(await callerOwnsAccount(limited, 'b', lookup)).toBe(false);
+    expect(await callerOwnsAccount(limited, 'B', lookup)).toBe(false);
+    expect(await callerOwnsAccount(limited, 'a', lookup)).toBe(true);
+    expect(calls).toHaveLength(1);
+    // Given no account at all, the token reaches none.
+    const none: SubgraphContext = { ...contextFor(user, 'req-none'), claims: { ...contextFor(user).claims, accounts: [] } };
+    expect(await callerOwnsAccount(none, 'a', lookup)).toBe(false);
+  });
+
   it("does not answer for one user from another's accounts", async () => {
     const [owner, stranger] = [newUser(), newUser()];
     const { lookup, calls } = accountsLookup(['A'], []);
