@@ -66,6 +66,17 @@ describe('OpenID Connect amr and acr', () => {
     return { verifier, path, page: ua.request('GET', path) };
   };
 
+  /** An authorization request's path for `client` asking `scopes` (its verifier is not needed: no code is exchanged). */
+  const requestPath = (client: ProvisionedApp, scopes: string) =>
+    loginPath({
+      clientId: client.clientId,
+      redirectUri: client.redirectUri,
+      scopes,
+      state: 'st',
+      challenge: pkce().challenge,
+      method: 'S256',
+    });
+
   /** Consent on the page, the code exchanged: the verified ID token's payload, userinfo, and the refreshed ID token's. */
   async function tokensFrom(ua: UserAgent, page: { body: string }, verifier: string) {
     const back = new URL((await ua.answer(page, 'approve')).location!);
@@ -146,27 +157,12 @@ describe('OpenID Connect amr and acr', () => {
     const user = await newUser(p);
     const enrolling = await signedIn(user);
     const factor = await enrol(enrolling);
-    const { challenge } = pkce();
-    const path = loginPath({
-      clientId: trader.clientId,
-      redirectUri: trader.redirectUri,
-      scopes: 'read:accounts,write:orders',
-      state: 'st',
-      challenge,
-      method: 'S256',
-    });
+    const path = requestPath(trader, 'read:accounts,write:orders');
     // The session that set the factor up has not used it: the code comes first, then the consent page.
     const detour = await enrolling.request('GET', path);
     expect([detour.status, detour.location]).toEqual([303, `/en/developer/security/confirm?next=${encodeURIComponent(path)}`]);
     // Reading only asks for nothing more.
-    const reading = loginPath({
-      clientId: app.clientId,
-      redirectUri: app.redirectUri,
-      scopes: 'read:accounts',
-      state: 'st',
-      challenge,
-      method: 'S256',
-    });
+    const reading = requestPath(app, 'read:accounts');
     expect((await enrolling.request('GET', reading)).status).toBe(200);
     const confirmPage = await enrolling.request('GET', detour.location!);
     const confirmed = await enrolling.request('POST', '/en/developer/security/confirm', {
@@ -185,15 +181,7 @@ describe('OpenID Connect amr and acr', () => {
 
   it('an app whose policy requires a second factor: a user without one is told unmet_authentication_requirements, one with a factor gives it first', async () => {
     const strict = await provisionApp(p, { scopes: ['read:accounts'], requireSecondFactor: true });
-    const { challenge } = pkce();
-    const path = loginPath({
-      clientId: strict.clientId,
-      redirectUri: strict.redirectUri,
-      scopes: 'read:accounts',
-      state: 'st',
-      challenge,
-      method: 'S256',
-    });
+    const path = requestPath(strict, 'read:accounts');
     const without = await (await signedIn(await newUser(p))).request('GET', path);
     expect(without.status).toBe(303);
     expect(new URL(without.location!).searchParams.get('error')).toBe('unmet_authentication_requirements');
