@@ -7,7 +7,14 @@ import { Client } from 'pg';
 import type { Logger } from '@trading/logging';
 import { ensureSecretFile } from './admin-token';
 import { portIsFree } from './ports';
-import { postmasterPid, removeStaleLockFile, runningPostmaster, stopPostmaster, stopPostmasterNow } from './postmaster';
+import {
+  postmasterPid,
+  removeStaleLockFile,
+  removeStaleSocketLock,
+  runningPostmaster,
+  stopPostmaster,
+  stopPostmasterNow,
+} from './postmaster';
 import { StartError } from './start-error';
 
 export interface EmbeddedPostgresServer {
@@ -40,6 +47,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     logger.warn({ pid: leftOver, how }, 'stopped the embedded PostgreSQL left running by a platform that did not stop it');
   }
   if (removeStaleLockFile(clusterPath(dataDir))) logger.warn('removed the lock file of an embedded PostgreSQL that was killed');
+  if (removeStaleSocketLock(port)) logger.warn('removed the socket lock file of an embedded PostgreSQL that was killed');
   if (!(await portIsFree(port)))
     throw new StartError(
       `Port ${port} is in use: another copy of the platform (or another PostgreSQL) is running. ` +

@@ -16,4 +16,4 @@ export { SERVICE_IDENTITIES_FILE } from './service-identities';
 export { claimDataDir } from './data-dir-lock';
 export { clusterPath, startEmbeddedPostgres } from './embedded-postgres';
 export { ensureAdminToken } from './admin-token';
-export { postmasterPid, removeStaleLockFile, running, runningPostmaster } from './postmaster';
+export { postmasterPid, removeStaleLockFile, removeStaleSocketLock, running, runningPostmaster } from './postmaster';

@@ -49,6 +49,24 @@ export function removeStaleLockFile(clusterDir: string): boolean {
   return true;
 }
 
+/**
+ * The same for the lock file of the server's Unix socket (`<socketDir>/.s.PGSQL.<port>.lock`),
+ * which names the postmaster too and is checked the same way: removed when the pid in it runs
+ * nothing (gone, or a zombie). Another live server's lock stays. True when removed.
+ */
+export function removeStaleSocketLock(port: number, socketDir = '/tmp'): boolean {
+  const file = join(socketDir, `.s.PGSQL.${port}.lock`);
+  let pid: number;
+  try {
+    pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  } catch {
+    return false;
+  }
+  if (Number.isInteger(pid) && pid > 0 && running(pid)) return false;
+  rmSync(file, { force: true });
+  return true;
+}
+
 /** Whether `pid` runs (a zombie, dead but not yet reaped, does not). */
 export function running(pid: number): boolean {
   try {

@@ -156,6 +156,9 @@ const formField = (page: string, name: string) => {
 };
 
 /** One grant of `user` to `app` through the whole flow (sign in, consent, code + PKCE verifier at /oauth/token): its first tokens. */
+/** The accounts a consent page offers ticked: what a browser sends back when the user leaves them so. */
+export const tickedAccounts = (page: string): string[] => [...page.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]!);
+
 export async function grantTokens(urls: Urls, app: VendorApp, user: WorldUser): Promise<{ access_token: string; refresh_token: string }> {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(12).toString('base64url');
@@ -184,6 +187,7 @@ export async function grantTokens(urls: Urls, app: VendorApp, user: WorldUser): 
     _csrf: formField(consent.body, '_csrf'),
     request: formField(consent.body, 'request'),
     decision: 'approve',
+    accounts: tickedAccounts(consent.body),
   });
   const back = new URL(approved.location ?? 'about:blank');
   const code = back.searchParams.get('code');

@@ -1,5 +1,5 @@
 import { SCOPES } from '@trading/auth';
-import { http } from '@trading/testing';
+import { http, tickedAccounts } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '@trading/platform';
 import { admin, exchange, loginPath, pkce, provisionApp, refresh, UserAgent } from '../support/oauth-helpers';
 import { DashboardClient, newUser, sessionToken } from '../support/pat-helpers';
@@ -185,7 +185,7 @@ describe('an app limited to the accounts ticked on the consent page', () => {
       loginPath({ clientId: app.clientId, redirectUri: app.redirectUri, scopes: 'read:accounts', state: 's', challenge, method: 'S256' }),
       alice,
     );
-    const offered = [...page.body.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]);
+    const offered = tickedAccounts(page.body);
     expect(offered.sort()).toEqual([given, withheld].sort());
     // Nothing ticked is asked again, with a reason; an id the page did not offer (bob's) counts as nothing.
     const none = await ua.answer(page, 'approve', 'en', [bobsAccount]);

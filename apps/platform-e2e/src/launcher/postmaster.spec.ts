@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeStaleLockFile, running, runningPostmaster } from '@trading/platform';
+import { removeStaleLockFile, removeStaleSocketLock, running, runningPostmaster } from '@trading/platform';
 
 /** A start stops a PostgreSQL left on its cluster: only one that really is PostgreSQL running that very cluster. */
 describe('the postmaster left running on a cluster', () => {
@@ -43,6 +43,15 @@ describe('the postmaster left running on a cluster', () => {
       claim(zombie);
       expect(removeStaleLockFile(cluster)).toBe(true);
       expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
+      // The socket's lock file names the postmaster too: the zombie's goes, a live server's stays.
+      const socketLock = join(cluster, '.s.PGSQL.54329.lock');
+      writeFileSync(socketLock, `${zombie}\n${cluster}\n`);
+      expect(removeStaleSocketLock(54329, cluster)).toBe(true);
+      expect(existsSync(socketLock)).toBe(false);
+      writeFileSync(socketLock, `${process.pid}\n${cluster}\n`);
+      expect(removeStaleSocketLock(54329, cluster)).toBe(false);
+      expect(existsSync(socketLock)).toBe(true);
+      expect(removeStaleSocketLock(54330, cluster)).toBe(false); // none there
     } finally {
       parent.kill('SIGKILL');
     }

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { freePort, http } from '@trading/testing';
-import { exchange, loginPath, pkce, provisionApp, type ProvisionedApp } from '../support/oauth-helpers';
+import { exchange, extraAuth, loginPath, pkce, provisionApp, type ProvisionedApp } from '../support/oauth-helpers';
 import { newUser } from '../support/pat-helpers';
 import { SoftwarePasskey } from '../support/software-passkey';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
@@ -15,11 +15,13 @@ class Visitor {
   constructor(
     private readonly base: string,
     readonly cookies = new Map<string, string>(),
+    /** Sent with every request, e.g. the X-Forwarded-For a trusted proxy adds. */
+    private readonly headers: Record<string, string> = {},
   ) {}
 
   /** Another browser holding this one's cookies at this moment (what a captured request carries). */
   copy(): Visitor {
-    return new Visitor(this.base, new Map(this.cookies));
+    return new Visitor(this.base, new Map(this.cookies), this.headers);
   }
 
   async request(method: 'GET' | 'POST', path: string, body?: { form?: Record<string, string>; json?: unknown }): Promise<Answer> {
@@ -27,6 +29,7 @@ class Visitor {
       method,
       redirect: 'manual',
       headers: {
+        ...this.headers,
         cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
         ...(body?.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         ...(body?.json ? { 'content-type': 'application/json' } : {}),
@@ -308,5 +311,37 @@ describe('passkeys under attack', () => {
     });
     expect(malformed.status).toBe(400);
     await expect(malformed.json()).resolves.toMatchObject({ code: 'BAD_USER_INPUT', field: 'body' });
+  });
+
+  it('attack: forged assertions spend their own address’s budget (then 429 before any is checked); the user elsewhere signs in', async () => {
+    const user = await userWithPasskey();
+    // Auth behind a trusted proxy: each visitor's X-Forwarded-For is its address. Same issuer, so the same RP ID and origin.
+    const proxied = await extraAuth(p, { AUTH_TRUST_PROXY: ['loopback'] });
+    try {
+      const forger = new Visitor(proxied.url, new Map(), { 'x-forwarded-for': '203.0.113.66' });
+      const unknownKey = new SoftwarePasskey();
+      const answers: number[] = [];
+      for (let i = 0; i < 60 && answers.at(-1) !== 429; i++) {
+        const asked = await signInOptions(forger);
+        answers.push(
+          (await signIn(forger, asked.csrf, unknownKey.assert({ challenge: asked.options.challenge, origin, rpId: RP_ID }))).status,
+        );
+      }
+      // Every refusal counted, then the address is stopped: the default budget is 50 per window.
+      expect(answers.slice(0, -1).every((s) => s === 401)).toBe(true);
+      expect(answers.length).toBe(51);
+      const asked = await signInOptions(forger);
+      const stopped = await signIn(forger, asked.csrf, user.key.assert({ challenge: asked.options.challenge, origin, rpId: RP_ID }));
+      expect([stopped.status, stopped.json['code'], stopped.json['field']]).toEqual([429, 'RATE_LIMITED', 'response']);
+      expect(await signedIn(forger)).toBe(false);
+      // The user, at their own address, signs in with the passkey meanwhile.
+      const owner = new Visitor(proxied.url, new Map(), { 'x-forwarded-for': '198.51.100.7' });
+      const mine = await signInOptions(owner);
+      const signed = await signIn(owner, mine.csrf, user.key.assert({ challenge: mine.options.challenge, origin, rpId: RP_ID }));
+      expect(signed.status).toBe(200);
+      expect(await signedIn(owner)).toBe(true);
+    } finally {
+      await proxied.close();
+    }
   });
 });

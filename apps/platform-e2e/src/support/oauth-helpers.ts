@@ -4,7 +4,7 @@ import { withDatabaseName } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import type { KeyValueStore } from '@trading/redis';
 import { listen, type RunningServer } from '@trading/service';
-import { CookieBrowser, http, scrapeMetrics, TEST_POSTGRES_URL } from '@trading/testing';
+import { CookieBrowser, http, scrapeMetrics, tickedAccounts, TEST_POSTGRES_URL } from '@trading/testing';
 import type { TestPlatform } from './test-platform';
 
 /** A valid vendor registration (every required field of the e-mailed form); tests change what they need. */
@@ -89,7 +89,7 @@ export class UserAgent extends CookieBrowser {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
     const request = /name="request" value="([^"]+)"/.exec(page.body)?.[1];
     if (!csrf || !request) throw new Error(`not a consent page: ${page.body.slice(0, 300)}`);
-    const ticked = accounts ?? [...page.body.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]!);
+    const ticked = accounts ?? tickedAccounts(page.body);
     return this.request('POST', `/${locale}/login/consent`, { _csrf: csrf, request, decision, accounts: ticked });
   }
 }

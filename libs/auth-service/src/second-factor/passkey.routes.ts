@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import type { FailureLimiter, RefusalCounter } from '@trading/rate-limit';
 import { requestContext, type SecurityLog } from '../security-log/security-log';
 import { browserOf, recentSecondFactor, type BrowserSessions } from '../web/browser-sessions';
 import { verifyCsrf } from '../web/csrf';
@@ -18,6 +19,14 @@ export interface PasskeyDeps {
   pending: PendingSignIns;
   sessions: BrowserSessions;
   securityLog?: SecurityLog;
+  /**
+   * Refused sign-in assertions count per address, in the wrong codes' counter: an address that
+   * has spent it is answered 429 before another is checked. Someone forging answers elsewhere
+   * never stops the user at their own address.
+   */
+  limits?: { perIp: FailureLimiter };
+  /** Each 429 counted as `second_factor`. */
+  refusals?: RefusalCounter;
 }
 
 /** The browser's answers (a credential is a few kilobytes at most); a body that is no JSON is refused as such. */
@@ -59,7 +68,25 @@ export function passkeyRoutes(deps: PasskeyDeps): Router {
   return router;
 }
 
-function signInWithPasskey(router: Router, { passkeys, factors, pending, sessions, securityLog }: PasskeyDeps): void {
+/** Whether this address may present another assertion; one that has spent its budget is answered 429 with Retry-After. */
+async function assertionAllowed({ limits, refusals }: PasskeyDeps, req: Request, res: Response): Promise<boolean> {
+  const state = await limits?.perIp.state(req.ip ?? 'unknown');
+  if (!state?.blocked) return true;
+  refusals?.inc({ limit: 'second_factor' });
+  res.setHeader('Retry-After', String(state.resetSeconds));
+  res.status(429).json({
+    code: 'RATE_LIMITED',
+    field: 'response',
+    message: texts(localeOf(req)).secondFactor.tooMany(Math.ceil(state.resetSeconds / 60)),
+  });
+  return false;
+}
+
+/** A refused assertion counts against its address. */
+const countRefused = ({ limits }: PasskeyDeps, req: Request) => limits?.perIp.fail(req.ip ?? 'unknown');
+
+function signInWithPasskey(router: Router, deps: PasskeyDeps): void {
+  const { passkeys, factors, pending, sessions, securityLog } = deps;
   // Without a password: any passkey of this site the browser holds says who signs in.
   router.post('/:locale/signin/passkey/options', knownLocale, json, verifyCsrf, async (req, res) => {
     res.json({ options: await passkeys.authenticationOptions(req, res, 'sign-in') });
@@ -67,8 +94,12 @@ function signInWithPasskey(router: Router, { passkeys, factors, pending, session
 
   router.post('/:locale/signin/passkey', knownLocale, json, verifyCsrf, async (req, res) => {
     const locale = localeOf(req);
+    if (!(await assertionAllowed(deps, req, res))) return;
     const checked = await passkeys.authenticate(req, res, 'sign-in', bodyOf(req)['response']);
-    if ('refused' in checked) return refuse(res, 401, 'UNAUTHENTICATED', 'response', texts(locale).passkey.refused);
+    if ('refused' in checked) {
+      await countRefused(deps, req);
+      return refuse(res, 401, 'UNAUTHENTICATED', 'response', texts(locale).passkey.refused);
+    }
     const { passkey } = checked;
     await pending.end(req, res);
     await sessions.start(req, res, { id: passkey.userId, email: passkey.email }, { amr: ['hwk'] });
@@ -95,8 +126,12 @@ function signInWithPasskey(router: Router, { passkeys, factors, pending, session
     const t = texts(locale).passkey;
     const signingIn = await pending.find(req);
     if (!signingIn) return refuse(res, 401, 'UNAUTHENTICATED', 'response', t.expired);
+    if (!(await assertionAllowed(deps, req, res))) return;
     const checked = await passkeys.authenticate(req, res, 'second-step', bodyOf(req)['response'], signingIn.userId);
-    if ('refused' in checked) return refuse(res, 401, 'UNAUTHENTICATED', 'response', t.refused);
+    if ('refused' in checked) {
+      await countRefused(deps, req);
+      return refuse(res, 401, 'UNAUTHENTICATED', 'response', t.refused);
+    }
     // The half-finished sign-in becomes one session, once.
     if (!(await pending.finish(req, res))) return refuse(res, 401, 'UNAUTHENTICATED', 'response', t.expired);
     await sessions.start(req, res, { id: signingIn.userId, email: signingIn.email }, { amr: ['pwd', 'hwk'] });
