@@ -214,6 +214,20 @@ describe('an app limited to the accounts ticked on the consent page', () => {
     const after = await ua.request('GET', '/en/developer');
     expect(after.body).toContain('now reaches only the accounts you ticked');
     expect(after.body).toMatch(new RegExp(`class="app-accounts"><span data-account="${withheld}">`));
+
+    // Nothing ticked changes nothing and says why; someone else's account, or another user's grant, is refused.
+    const csrfNow = /name="_csrf" value="([^"]+)"/.exec(after.body)![1]!;
+    expect((await ua.request('POST', `/en/developer/apps/${grantId}/accounts`, { _csrf: csrfNow })).status).toBe(303);
+    expect((await ua.request('GET', '/en/developer')).body).toContain('Tick at least one account, or revoke the app instead.');
+    expect((await get('/accounts', next.body.access_token)).status).toBe(200);
+    const notMine = await ua.request('POST', `/en/developer/apps/${grantId}/accounts`, { _csrf: csrfNow, accounts: [bobsAccount] });
+    expect(notMine.status).toBe(422);
+    const bob = new UserAgent(p.urls.login);
+    await bob.open('/en/developer', { email: DEMO_USERS[1]!.email, password: DEMO_USERS[1]!.password });
+    const bobCsrf = /name="_csrf" value="([^"]+)"/.exec((await bob.request('GET', '/en/developer')).body)![1]!;
+    const othersGrant = await bob.request('POST', `/en/developer/apps/${grantId}/accounts`, { _csrf: bobCsrf, accounts: [bobsAccount] });
+    expect(othersGrant.status).toBe(404);
+    expect((await get('/accounts', next.body.access_token)).body.accounts.map((a: { id: string }) => a.id)).toEqual([withheld]);
   });
 
   it('a user with no account yet approves without a choice; an account opened afterwards is not reached until added', async () => {
