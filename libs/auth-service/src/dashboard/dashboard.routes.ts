@@ -223,8 +223,7 @@ function connectedAppRoutes(
       const app = await securityLog.appOfGrant(grantId);
       const detail = { accounts: String(accountIds.length) };
       await securityLog.recordAfter({ userId, type: 'app_accounts_changed', context: requestContext(req), app, detail });
-      const appName = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId))?.appName;
-      await leaveNotice(res, { kind: 'app-accounts', appName });
+      await leaveNotice(res, { kind: 'app-accounts', appName: app?.name });
     }
     res.redirect(303, `/${req.params['locale'] as string}/developer#authorised-apps`);
   });
@@ -240,9 +239,9 @@ async function disconnectApp(
   userId: string,
   grantId: string,
 ): Promise<string | undefined> {
-  const shown = (await grants.listForUser(userId)).find((a) => a.grantIds.includes(grantId));
+  // Refused (not found) unless the grant is the user's; only then is its app looked up.
   await grants.revokeForUser(userId, grantId);
   const app = await securityLog.appOfGrant(grantId);
   await securityLog.recordAfter({ userId, type: 'app_disconnected', context: requestContext(req), app });
-  return shown?.appName;
+  return app?.name;
 }
