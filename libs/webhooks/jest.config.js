@@ -1,0 +1,1 @@
+module.exports = { displayName: 'webhooks', preset: '../../jest.preset.js', rootDir: '.' };
