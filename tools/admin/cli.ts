@@ -35,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE, defaultPlatformDataDir } from '@trading/config';
 import { printable, printableDeep, printableJson } from '@trading/errors';
 import { appsCommand } from './apps-commands';
+import { webhookCommand } from './webhook-commands';
 import { backOfficeCommand, keysCommand } from './back-office-commands';
 import { UsageError, type Command } from './command';
 import { usersCommand } from './users-commands';
@@ -91,6 +92,10 @@ const USAGE = `usage: npm run admin -- <command> [options]   (ADMIN_URL, ADMIN_T
   admin apps set-profile --app <appId|clientId> --env DEV|UAT|PROD --profile spec|fapi2 [--jwks-file <.json> | --jwks-uri <url>] [--dpop-nonce] [--json]
   admin apps rotate-secret --app <appId|clientId> [--env DEV|UAT|PROD] [--json]
   admin apps suspend --app <appId|clientId> [--json]
+  admin apps webhooks add --app <appId|clientId> --env DEV|UAT|PROD --url <https url> [--events order.filled,…] [--disable] [--json]
+  admin apps webhooks list|deliveries --app <appId|clientId> --env DEV|UAT|PROD [--json]
+  admin apps webhooks update --app <appId|clientId> --env DEV|UAT|PROD --endpoint <id> [--url …] [--events …] [--enable|--disable] [--json]
+  admin apps webhooks rotate-secret|remove --app <appId|clientId> --env DEV|UAT|PROD --endpoint <id> [--json]
   admin accounts open --email <user e-mail> --type CASH|MARGIN --currency <ISO 4217> [--json]
   admin accounts list --email <user e-mail> [--json]
   admin accounts close --account <accountId> [--json]
@@ -154,6 +159,11 @@ const OPTIONS = {
   ip: { type: 'string', multiple: true },
   file: { type: 'string' },
   'approve-scopes': { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  endpoint: { type: 'string' },
+  enable: { type: 'boolean', default: false },
+  disable: { type: 'boolean', default: false },
   app: { type: 'string' },
   kid: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
@@ -197,6 +207,7 @@ function command(argv: string[]): { cmd: Command; json: boolean } {
   if (values.help || what === 'help' || !what) throw new HelpRequested();
   const found =
     usersCommand(what, values, need) ??
+    webhookCommand(what, values, need) ??
     appsCommand(what, values, need) ??
     keysCommand(what, values) ??
     backOfficeCommand(what, values, need);

@@ -1,5 +1,5 @@
 import type { AccountsApp } from '@trading/accounts-service';
-import type { AuthApp } from '@trading/auth-service';
+import type { AuthApp, AuthAppConfig } from '@trading/auth-service';
 import type { BankingApp } from '@trading/banking-service';
 import type { OmsApp } from '@trading/oms-service';
 import { type ConsumerOptions, type EventLog } from '@trading/events';
@@ -79,6 +79,8 @@ export type StartSettlementService = <A extends BankingApp | AccountsApp>(spec: 
 export interface PlatformOverrides {
   /** OMS variables (as the environment spells them) over the launcher's defaults, e.g. a paused price feed in tests. */
   oms?: Record<string, string>;
+  /** Auth settings over the launcher's, e.g. a short webhook retry schedule in tests. */
+  auth?: Partial<AuthAppConfig>;
   /** The facade's live order events: a short heartbeat in tests of session revocation. */
   facade?: {
     ORDER_EVENTS_HEARTBEAT_MS?: number;

@@ -138,8 +138,10 @@ export async function startAuth(
         ACCOUNTS_INTERNAL_URL: accounts.server.internal.url,
         BANKING_INTERNAL_URL: banking.server.internal.url,
         OMS_INTERNAL_URL: oms.server.internal.url,
+        EVENTS_STREAM: l.streams.events,
+        ...l.overrides.auth,
       },
-      { logger: l.log('auth'), store: l.store },
+      { logger: l.log('auth'), store: l.store, events: l.events },
     ),
     { ...l.at(config.AUTH_PORT, config.AUTH_INTERNAL_PORT), admin: { port: config.AUTH_ADMIN_PORT, host: '127.0.0.1' } },
   );

@@ -792,6 +792,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/orders/{orderId}/fill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: fill a working order in part or in full, through the execution engine's own fill (the trade, the order's events, the hold settled), without moving the market. Body optional. Only tokens issued by a DEV deployment (any other environment: 403 naming it). A closed order is a 409; a quantity or price the order does not allow a 422 naming it.
+         * @description Scopes: write:orders
+         */
+        post: operations["sandboxFillOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/orders/{orderId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: reject a working order with a reason; its hold is released as on any close. Body optional. Only tokens issued by a DEV deployment (any other environment: 403 naming it). A closed order is a 409.
+         * @description Scopes: write:orders
+         */
+        post: operations["sandboxRejectOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/orders/{orderId}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: expire a working order as the end of its session does; its hold is released. Only tokens issued by a DEV deployment (any other environment: 403 naming it). A closed order is a 409.
+         * @description Scopes: write:orders
+         */
+        post: operations["sandboxExpireOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/funding/{transactionId}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: a PENDING deposit or withdrawal fails now (REJECTED with the reason), as clearing rejects one; a withdrawal's held cash comes back. Body optional. Only tokens issued by a DEV deployment (any other environment: 403 naming it). A transaction no longer PENDING is a 409.
+         * @description Scopes: write:banking
+         */
+        post: operations["sandboxFailFundingTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2325,6 +2405,149 @@ export interface components {
         };
         MarketInstrumentList: {
             instruments: components["schemas"]["MarketInstrument"][];
+        };
+        WebhookOrderData: {
+            order: components["schemas"]["OrderUpdate"];
+        };
+        WebhookFundingData: {
+            transaction: components["schemas"]["FundingTransaction"];
+        };
+        WebhookGrantRevokedData: {
+            /** @description The user, as this app's ID tokens name them (`sub`) */
+            subject: string;
+            /** @description The app the user disconnected */
+            clientId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            revokedAt: string;
+        };
+        WebhookHeaders: {
+            /** @description The message id, the body's `id`: the same on every retry, so a receiver drops repeats by it */
+            "webhook-id": string;
+            /** @description When this attempt was sent, in Unix seconds; refuse a message far from your clock (replays) */
+            "webhook-timestamp": string;
+            /** @description Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the app's signing secret (`whsec_…`, base64 after the prefix); more than one while a secret is being rotated, any one matching is enough */
+            "webhook-signature": string;
+        } & {
+            [key: string]: unknown;
+        };
+        OrderAcceptedWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.accepted";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderPartiallyFilledWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.partially_filled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderFilledWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.filled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderCancelledWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.cancelled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderRejectedWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.rejected";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderReplacedWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.replaced";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        OrderExpiredWebhook: {
+            id: string;
+            /** @constant */
+            type: "order.expired";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookOrderData"];
+        };
+        FundingDepositSettledWebhook: {
+            id: string;
+            /** @constant */
+            type: "funding.deposit.settled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookFundingData"];
+        };
+        FundingDepositFailedWebhook: {
+            id: string;
+            /** @constant */
+            type: "funding.deposit.failed";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookFundingData"];
+        };
+        FundingWithdrawalSettledWebhook: {
+            id: string;
+            /** @constant */
+            type: "funding.withdrawal.settled";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookFundingData"];
+        };
+        FundingWithdrawalFailedWebhook: {
+            id: string;
+            /** @constant */
+            type: "funding.withdrawal.failed";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookFundingData"];
+        };
+        GrantRevokedWebhook: {
+            id: string;
+            /** @constant */
+            type: "grant.revoked";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["WebhookGrantRevokedData"];
+        };
+        SandboxFillRequest: {
+            /**
+             * @description Positive, at most the remaining quantity, in whole lots unless it is the whole remainder (default: the whole remainder)
+             * @example 5
+             */
+            quantity?: string;
+            /**
+             * @description On the tick, and one the order allows: a buy at or below its limit (and a market buy its collar), a sell at or above its limit (default: the limit price, else the current ask for a buy, the bid for a sell)
+             * @example 189.50
+             */
+            price?: string;
+        };
+        SandboxRejectRequest: {
+            /** @description 1 to 200 characters, no control characters (default: Rejected by the sandbox) */
+            reason?: string;
+        };
+        SandboxFailFundingRequest: {
+            /** @description 1 to 200 characters, no control characters (default: Rejected by the sandbox) */
+            reason?: string;
         };
     };
     responses: never;
@@ -6543,6 +6766,470 @@ export interface operations {
             };
             /** @description Well-formed but refused (e.g. insufficient funds, idempotency key reused) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxFillOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the caller's working orders (NEW or PARTIALLY_FILLED) */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxFillRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but refused (e.g. insufficient funds, idempotency key reused) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxRejectOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the caller's working orders (NEW or PARTIALLY_FILLED) */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxRejectRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxExpireOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the caller's working orders (NEW or PARTIALLY_FILLED) */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable (a dependency is restarting or busy): nothing was changed; retry after `Retry-After` seconds, with the same `Idempotency-Key` for money-moving requests */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sandboxFailFundingTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the caller's PENDING funding transactions */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SandboxFailFundingRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Budget": components["headers"]["X-RateLimit-Budget"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FundingTransaction"];
+                };
+            };
+            /** @description Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient scope, READ_ONLY token on a write, or address not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also another user's account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,8 @@ import { finishListeners, guardListeners, openListeners } from './wiring/listene
 import { mountOAuthRoutes, mountSigningKeys } from './wiring/oauth';
 import { mountPages } from './wiring/pages';
 import { mountPatRoutes } from './wiring/pat';
+import { mountWebhooks, type WebhookDeps } from './wiring/webhooks';
+import type { WebhookDispatcher } from './webhooks/webhook-dispatcher';
 import { openAuthServices } from './wiring/services';
 
 export interface AuthDeps {
@@ -30,6 +32,10 @@ export interface AuthDeps {
   store?: KeyValueStore;
   /** How jwks_uri hosts are resolved and which certificates their servers may present besides the system's (tests). */
   clientKeys?: Pick<ClientKeySetsOptions, 'resolve' | 'ca'>;
+  /** The settlement stream's log the all-in-one's apps share (else auth connects to Redis for it). */
+  events?: WebhookDeps['events'];
+  /** How webhook receivers' names are resolved and which certificates they may present (tests). */
+  sending?: WebhookDeps['sending'];
 }
 
 export interface AuthApp extends ServiceApp {
@@ -41,6 +47,10 @@ export interface AuthApp extends ServiceApp {
   registry: RegistryService;
   grants: GrantService;
   mail: MailDispatcher;
+  /** Sends webhook deliveries (running unless WEBHOOK_DISPATCH_POLL_MS is 0; tests drive or crash one of their own). */
+  webhooks: WebhookDispatcher;
+  /** Another sender on the same database, as another auth instance would run (crash tests, the benchmark); started by the caller. */
+  newWebhookDispatcher: (pollMs?: number) => WebhookDispatcher;
 }
 
 export { dashboardConfigDefaults, loadAuthConfig, type AuthAppConfig } from './config';
@@ -74,9 +84,10 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     mountPatRoutes(services, listeners, refusals, dpopVerifier);
     // The vendors' registered web origins, which only the facade may ask for (on the internal listener).
     listeners.internal.use(webOriginsRoute(services.registry, config.APP_ENV, services.verifier));
-    const oauth = mountOAuthRoutes(services, listeners, refusals, dpopVerifier, deps.clientKeys);
+    const { oauth, clientLimits } = mountOAuthRoutes(services, listeners, refusals, dpopVerifier, deps.clientKeys);
     mountPages(services, listeners.app, refusals, oauth);
-    const admin = adminApp(services, refusals);
+    const webhooks = await mountWebhooks(services, listeners, oauth, clientLimits, deps);
+    const admin = adminApp(services, refusals, [webhooks.adminRoutes]);
     finishListeners(services, listeners, admin);
     startBackgroundWork(services);
 
@@ -94,6 +105,8 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
       registry,
       grants,
       mail,
+      webhooks: webhooks.dispatcher,
+      newWebhookDispatcher: webhooks.newDispatcher,
       close: () => life.close(),
     };
   });

@@ -156,6 +156,22 @@ const authConfigSchema = z.object({
   OMS_INTERNAL_URL: field.url().default('http://localhost:4103'),
   /** How often the outbox is delivered (reset requests become links first); 0 turns the dispatcher off (tests deliver by hand). */
   MAIL_POLL_MS: z.coerce.number().int().min(0).default(2000),
+  /** The settlement stream, where the OMS announces order changes and banking transfers' ends: auth turns them into webhooks. */
+  EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  /** How often due webhook deliveries are looked for (a new event wakes the sender sooner); 0: this instance sends none. */
+  WEBHOOK_DISPATCH_POLL_MS: z.coerce.number().int().min(0).default(1000),
+  /** How long a claimed batch of deliveries is one instance's: another takes it over after this if that instance died. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** The waits between a failed delivery's attempts, in seconds; after the last wait's attempt it is given up. */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, 'must be a comma-separated list of at most 20 numbers of seconds')
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
+  /** An endpoint whose every delivery failed for this long is turned off, and the app's business e-mail told. */
+  WEBHOOK_DISABLE_AFTER_SECONDS: field.seconds(3 * 86400),
+  /** How long a receiver has to answer one delivery. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
 });
 
 export type AuthConfig = z.output<typeof authConfigSchema>;
@@ -209,6 +225,12 @@ const dashboardSchema = authConfigSchema.pick({
   BANKING_INTERNAL_URL: true,
   OMS_INTERNAL_URL: true,
   MAIL_POLL_MS: true,
+  EVENTS_STREAM: true,
+  WEBHOOK_DISPATCH_POLL_MS: true,
+  WEBHOOK_LEASE_MS: true,
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: true,
+  WEBHOOK_DISABLE_AFTER_SECONDS: true,
+  WEBHOOK_TIMEOUT_MS: true,
   OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE: true,
   API_RATE_LIMIT_NAMESPACE: true,
   SESSION_CACHE_ENTRIES: true,

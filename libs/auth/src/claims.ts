@@ -2,6 +2,10 @@ import { AppError } from '@trading/errors';
 import type { PatAccess } from './scopes';
 import type { ServiceName } from './service-identity';
 
+/** The environments an auth deployment serves (APP_ENV). */
+export const DEPLOYMENT_ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
+export type DeploymentEnvironment = (typeof DEPLOYMENT_ENVIRONMENTS)[number];
+
 /** What a verified caller is, as every service behind the edge sees it. */
 export interface Claims {
   /** userId */
@@ -21,6 +25,8 @@ export interface Claims {
   accounts?: string[];
   /** The client address the edge saw. */
   ip?: string;
+  /** The environment of the auth deployment that issued the token (its APP_ENV); absent on tokens signed before it was added. */
+  env?: DeploymentEnvironment;
   /** Behind the edge: the service that signed these claims (set by the verifier, never sent). */
   caller?: ServiceName;
 }
@@ -53,4 +59,23 @@ export function accountsClaim(value: unknown): string[] | undefined | null {
   if (!Array.isArray(value) || value.length > 1000 || !value.every((id) => typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)))
     return null;
   return value as string[];
+}
+
+/** An `env` claim as signed: one of the environments, or absent; anything else is null (the token is refused). */
+export function envClaim(value: unknown): DeploymentEnvironment | undefined | null {
+  if (value === undefined) return undefined;
+  return (DEPLOYMENT_ENVIRONMENTS as readonly unknown[]).includes(value) ? (value as DeploymentEnvironment) : null;
+}
+
+/**
+ * The sandbox drives orders and transfers to outcomes the market did not decide, so only tokens
+ * of a DEV deployment may use it; a token without an environment is taken as not DEV.
+ */
+export function assertSandboxToken(claims: Pick<Claims, 'env'>): void {
+  if (claims.env === 'DEV') return;
+  throw new AppError(
+    'FORBIDDEN',
+    `The sandbox takes DEV tokens; this token is from ${claims.env ?? 'an auth deployment that does not name its environment'}`,
+    { field: 'env' },
+  );
 }

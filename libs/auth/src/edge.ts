@@ -1,6 +1,6 @@
 import { AppError, errors } from '@trading/errors';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { accountsClaim, type Claims } from './claims';
+import { accountsClaim, envClaim, type Claims } from './claims';
 import { confirmedKey, DPOP_ALGORITHMS, DpopError, dpopChallenge, DpopVerifier } from './dpop';
 import { ExpiringCache } from './expiring-cache';
 import { ipAllowed } from './ip';
@@ -273,12 +273,16 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     ip_allow: ipAllowlist = [],
     user_commitment: commitment,
     accounts: accountsValue,
+    env: envValue,
   } = payload as Record<string, unknown>;
   if (typeof sub !== 'string' || typeof sid !== 'string' || (kind !== 'pat' && kind !== 'oauth') || typeof scope !== 'string') return null;
   if (!kindClaimsValid(kind, { access, clientId, patId, ipAllowlist, commitment })) return null;
   // A token limited to chosen accounts names them; a malformed list refuses the token rather than reach them all.
   const accounts = accountsClaim(accountsValue);
   if (accounts === null) return null;
+  // The issuing deployment's environment: a value not of ours refuses the token.
+  const env = envClaim(envValue);
+  if (env === null) return null;
   return {
     sub,
     sid,
@@ -288,6 +292,7 @@ function claimsOf(payload: JWTPayload): SignedClaims | null {
     ipAllowlist: ipAllowlist as string[],
     ...(commitment !== undefined ? { userCommitment: commitment as string } : {}),
     ...(accounts ? { accounts } : {}),
+    ...(env ? { env } : {}),
   };
 }
 

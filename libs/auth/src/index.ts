@@ -2,6 +2,7 @@ export * from './claims';
 export * from './edge';
 export * from './internal-claims';
 export * from './ip';
+export * from './public-only';
 export * from './scopes';
 export * from './service-identity';
 export * from './sessions';

@@ -1,6 +1,6 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { accountsClaim, type Claims } from './claims';
+import { accountsClaim, envClaim, type Claims } from './claims';
 import { ExpiringCache } from './expiring-cache';
 import { SCOPES } from './scopes';
 import type { ServiceKey, ServiceName, TrustedServiceKeys } from './service-identity';
@@ -156,6 +156,9 @@ function claimsWithin(
   // Dropping a malformed account list would widen the caller to every account: refuse instead.
   const accounts = accountsClaim(payload['accounts']);
   if (accounts === null) return null;
+  // An environment that is not one of ours is refused rather than read as "not DEV".
+  const env = envClaim(payload['env']);
+  if (env === null) return null;
   return {
     sub: payload.sub,
     sid: payload['sid'] as string,
@@ -166,6 +169,7 @@ function claimsWithin(
     access: payload['access'] as Claims['access'],
     ip: payload['ip'] as string | undefined,
     ...(accounts ? { accounts } : {}),
+    ...(env ? { env } : {}),
     caller,
   };
 }

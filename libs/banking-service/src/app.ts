@@ -9,16 +9,18 @@ import {
 } from '@trading/events';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
+import { OutboxRelay, outboxMetrics } from '@trading/outbox';
 import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { ActivityService } from './activity/activity.service';
 import { activityResolvers } from './activity/resolvers';
 import { BalancesService } from './balances/balances.service';
 import { balancesResolvers } from './balances/resolvers';
-import type { BankingConfig } from './config';
+import { RELAY_INTERVAL_MS, type BankingConfig } from './config';
 import { ClearingWorker } from './funding/clearing';
 import { FundingService } from './funding/funding.service';
 import { fundingResolvers } from './funding/resolvers';
+import { sandboxResolvers } from './sandbox/resolvers';
 import { mountBankingBackOffice } from './back-office/back-office.routes';
 import { mountHoldRoutes } from './holds/holds.routes';
 import { HoldsService } from './holds/holds.service';
@@ -43,7 +45,7 @@ export interface BankingDeps {
   ownership?: AccountsDirectory;
   /** The accounts subgraph when it runs in this process (the all-in-one), asked without a socket. */
   accountsGraphql?: () => GraphQLEndpoint | undefined;
-  /** The OMS's settlement stream; by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
+  /** The settlement stream (read, and written with funding events); by default Redis at REDIS_URL (the all-in-one launcher passes its own). */
   events?: EventLog;
   /** Its settlement consumer's name (default `banking@<host>:<pid>`) and claim idle time (default 30 s), e.g. for crash tests. */
   settlementConsumer?: Pick<ConsumerOptions, 'consumer' | 'claimIdleMs'>;
@@ -52,6 +54,8 @@ export interface BankingDeps {
 export interface BankingApp extends SubgraphService {
   /** The consumer applying the settlement stream (crash tests abort it). */
   settlementConsumer: StreamConsumer;
+  /** Publishes banking's outbox (funding events) to the stream, signed with banking's key. */
+  relay: OutboxRelay;
 }
 
 export async function createBankingApp(config: BankingConfig, deps: BankingDeps = {}): Promise<BankingApp> {
@@ -65,6 +69,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       deps.ownership ??
       life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (o) => o.close());
     let funding: FundingService | undefined;
+    // Made once the database is open (below); a funding change before that is published at the relay's first pass.
+    let relay: OutboxRelay | undefined;
     const service = life.own(
       'subgraph',
       await createSubgraphService({
@@ -83,12 +89,15 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
             clearingDelayMs: config.BANKING_CLEARING_DELAY_MS,
             sandbox: config.BANKING_SANDBOX,
             maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT,
+            // A funding change's event is sent now, not at the relay's next pass.
+            onFinished: () => relay?.wake(),
           });
           return [
             scalarResolvers,
             balancesResolvers(new BalancesService(dataSource), ownership),
             activityResolvers(new ActivityService(dataSource, cursors)),
             fundingResolvers(funding),
+            sandboxResolvers(funding),
           ];
         },
         routes: (internal, dataSource) => {
@@ -106,6 +115,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
     life.defer('retention', () => retention.stop());
     const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
+    relay = startRelay(life, config, service, events, logger);
     const settlementService = new SettlementService(service.dataSource, sales);
     const settlement = settlementConsumer(
       'banking',
@@ -119,6 +129,23 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     );
     await settlement.start();
     life.defer('settlement consumer', () => settlement.stop());
-    return { ...service, settlementConsumer: settlement, close: () => life.close() };
+    return { ...service, settlementConsumer: settlement, relay, close: () => life.close() };
   });
+}
+
+/** Banking's outbox relay: funding events onto the stream, signed with banking's own key, counting what it had to publish again. */
+function startRelay(life: Lifecycle, config: BankingConfig, service: SubgraphService, events: EventLog, logger: Logger): OutboxRelay {
+  const republished = outboxMetrics(service.metrics, service.dataSource, 'banking');
+  const relay = new OutboxRelay(
+    service.dataSource,
+    events,
+    config.EVENTS_STREAM,
+    config.BANKING_RELAY_INTERVAL_MS ?? RELAY_INTERVAL_MS,
+    logger,
+    config.SERVICE_KEY,
+    republished,
+  );
+  relay.start();
+  life.defer('outbox relay', () => relay.stop());
+  return relay;
 }

@@ -4,6 +4,8 @@ import { commonSchema, databaseSessionSchema, field, loadConfig, settlementConsu
 /** `true`/`false` from the environment, or a boolean when the launcher builds the config itself. */
 const flag = (fallback: boolean) => z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).default(fallback);
 const millis = (fallback: number, min: number) => z.coerce.number().int().min(min).max(86_400_000).default(fallback);
+/** How often banking's outbox relay publishes, unless BANKING_RELAY_INTERVAL_MS says otherwise. */
+export const RELAY_INTERVAL_MS = 100;
 
 const bankingConfigSchema = z.object({
   ...commonSchema,
@@ -29,8 +31,16 @@ const bankingConfigSchema = z.object({
     .string()
     .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a decimal such as 10000000')
     .default('10000000'),
-  /** The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`. */
+  /**
+   * The stream the OMS publishes settlement events to; banking reads it as consumer group `banking`
+   * and publishes its own funding events to it (signed with SERVICE_KEY).
+   */
   EVENTS_STREAM: z.string().min(1).default('trading:oms:events'),
+  /**
+   * How often banking's outbox relay publishes its outbox rows (funding events) to EVENTS_STREAM.
+   * Optional in the type: a config built in code (the all-in-one launcher) may leave it to the default.
+   */
+  BANKING_RELAY_INTERVAL_MS: millis(RELAY_INTERVAL_MS, 10).optional(),
   ...settlementConsumerSchema,
 });
 

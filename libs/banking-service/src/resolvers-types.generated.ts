@@ -212,6 +212,8 @@ export type Mutation = {
   withdraw: FundingTransaction;
   /** Cancels a PENDING transaction (a withdrawal's held cash is released). */
   cancelFundingTransaction: FundingTransaction;
+  /** DEV sandbox: a PENDING deposit or withdrawal fails now (REJECTED with the reason), as clearing rejects one; a withdrawal's held cash is released (needs write:banking). */
+  sandboxFailFundingTransaction: FundingTransaction;
 };
 
 
@@ -230,6 +232,12 @@ export type MutationWithdrawArgs = {
 export type MutationCancelFundingTransactionArgs = {
   transactionId: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationSandboxFailFundingTransactionArgs = {
+  transactionId: Scalars['ID']['input'];
+  reason?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -435,6 +443,7 @@ export type MutationResolvers<ContextType = SubgraphContext, ParentType extends 
   deposit?: Resolver<ResolversTypes['FundingTransaction'], ParentType, ContextType, RequireFields<MutationDepositArgs, 'input'>>;
   withdraw?: Resolver<ResolversTypes['FundingTransaction'], ParentType, ContextType, RequireFields<MutationWithdrawArgs, 'input'>>;
   cancelFundingTransaction?: Resolver<ResolversTypes['FundingTransaction'], ParentType, ContextType, RequireFields<MutationCancelFundingTransactionArgs, 'transactionId'>>;
+  sandboxFailFundingTransaction?: Resolver<ResolversTypes['FundingTransaction'], ParentType, ContextType, RequireFields<MutationSandboxFailFundingTransactionArgs, 'transactionId'>>;
 };
 
 export type Resolvers<ContextType = SubgraphContext> = {

@@ -20,4 +20,5 @@ export const bankingSubgraphSdl = [
   sdl('balances/balances.graphql'),
   sdl('activity/activity.graphql'),
   sdl('funding/funding.graphql'),
+  sdl('sandbox/sandbox.graphql'),
 ];

@@ -11,4 +11,6 @@ export const bankingScopes: ScopeRules = {
   'Mutation.deposit': ['write:banking'],
   'Mutation.withdraw': ['write:banking'],
   'Mutation.cancelFundingTransaction': ['write:banking'],
+  // The DEV sandbox fails the caller's own pending transfer, a change like a cancel (the service also wants a DEV token).
+  'Mutation.sandboxFailFundingTransaction': ['write:banking'],
 };

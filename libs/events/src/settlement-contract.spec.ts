@@ -111,4 +111,43 @@ describe('settlement contract', () => {
     // Signed, yet outside the contract (a bug in the OMS, or a stolen key used carelessly): still refused.
     expect(refuse(sign(tradeExecuted({ quantity: '0' })))).toBe('trade.quantity must be greater than zero');
   });
+
+  it('accepts a funding end state as banking publishes it, and refuses a malformed one naming the field at fault', () => {
+    const fundingUpdated = (transaction: Record<string, unknown> = {}, userId: unknown = randomUUID()): DeliveredEvent => {
+      const eventId = randomUUID();
+      const payload = {
+        eventId,
+        occurredAt: '2026-11-25T13:00:00.000Z',
+        type: 'funding.updated',
+        transaction: {
+          id: randomUUID(),
+          accountId: randomUUID(),
+          type: 'DEPOSIT',
+          state: 'COMPLETED',
+          amount: '250.50',
+          currency: 'USD',
+          reference: null,
+          completedAt: '2026-11-25T13:00:00.000Z',
+          ...transaction,
+        },
+        ...(userId === undefined ? {} : { userId }),
+      };
+      return { eventId, type: 'funding.updated', payload, entryId: '1-0', payloadJson: JSON.stringify(payload) };
+    };
+    expect(settlementShapeProblem(fundingUpdated())).toBeNull();
+    expect(settlementShapeProblem(fundingUpdated({ type: 'WITHDRAWAL', state: 'REJECTED', rejectReason: 'no' }, null))).toBeNull();
+    expect(settlementShapeProblem(fundingUpdated({}, undefined))).toBeNull();
+    const cases: Array<[Record<string, unknown>, unknown, RegExp]> = [
+      [{ id: 'tx-1' }, randomUUID(), /^transaction\.id must be a UUID$/],
+      [{ accountId: undefined }, randomUUID(), /^transaction\.accountId /],
+      [{ type: 'TRANSFER' }, randomUUID(), /^transaction\.type /],
+      [{ state: 'SETTLED' }, randomUUID(), /^transaction\.state /],
+      [{ amount: '-5.00' }, randomUUID(), /^transaction\.amount must be a non-negative decimal/],
+      [{ currency: 'usd' }, randomUUID(), /^transaction\.currency must be an ISO 4217 code$/],
+      [{}, 'user-1', /^userId must be a UUID$/],
+    ];
+    for (const [change, userId, problem] of cases) {
+      expect([change, settlementShapeProblem(fundingUpdated(change, userId))]).toEqual([change, expect.stringMatching(problem)]);
+    }
+  });
 });

@@ -4,7 +4,8 @@ import type { DeliveredEvent } from './event-log';
 import { eventSignatureProblem, type EventSigners } from './signature';
 
 /**
- * The settlement stream's contract: what the OMS publishes and banking and accounts apply.
+ * The settlement stream's contract: what the OMS publishes and banking and accounts apply, and
+ * the live events beside it (order changes from the OMS, funding end states from banking).
  * Checked before anything is booked, so a malformed event can neither stall a consumer nor
  * move money: it is refused with the field at fault.
  */
@@ -68,7 +69,11 @@ const SETTLEMENT_EVENTS = {
       holdAmount: amount,
     }),
   }),
-  /** Every state change of an order (for clients' live order events; nothing is booked on it). */
+  /**
+   * Every state change of an order (for clients' live order events and webhooks; nothing is booked
+   * on it). `userId` is who placed it (null for orders no user placed), beside the order: the order
+   * clients see never carries it.
+   */
   'order.updated': z.object({
     ...envelope,
     type: z.literal('order.updated'),
@@ -78,6 +83,25 @@ const SETTLEMENT_EVENTS = {
       status: z.enum(['NEW', 'PARTIALLY_FILLED', 'FILLED', 'CANCELLED', 'EXPIRED', 'REJECTED']),
       updatedAt: z.string().datetime({ offset: true }),
     }),
+    userId: uuid.nullable().optional(),
+  }),
+  /**
+   * A deposit or withdrawal that reached its end state, as the funding API shows it, and who asked
+   * for it (null for deposits no user made, such as seeded opening cash). Banking publishes it,
+   * signed with its own key; nothing is booked on it.
+   */
+  'funding.updated': z.object({
+    ...envelope,
+    type: z.literal('funding.updated'),
+    transaction: z.looseObject({
+      id: uuid,
+      accountId: uuid,
+      type: z.enum(['DEPOSIT', 'WITHDRAWAL']),
+      state: z.enum(['PENDING', 'COMPLETED', 'CANCELLED', 'REJECTED']),
+      amount,
+      currency,
+    }),
+    userId: uuid.nullable().optional(),
   }),
 } as const;
 
@@ -88,8 +112,12 @@ export type OrderClosed = z.infer<(typeof SETTLEMENT_EVENTS)['order.closed']>;
 /** A working buy's quantity brought down: banking gives back what its hold no longer needs. */
 export type OrderReduced = z.infer<(typeof SETTLEMENT_EVENTS)['order.reduced']>;
 
-/** Types on the stream for clients' live order events only: no consumer group books anything from them. */
-export const LIVE_EVENT_TYPES: readonly string[] = ['order.updated'];
+/**
+ * Types on the stream for clients' live events and webhooks only: no settlement consumer group
+ * books anything from them, so they are acked unread, whoever signed them (banking signs
+ * `funding.updated`, which banking's and accounts' groups would otherwise refuse as not the OMS's).
+ */
+export const LIVE_EVENT_TYPES: readonly string[] = ['order.updated', 'funding.updated'];
 
 /** Null for an event shaped as the contract says; otherwise the first problem, naming the field. */
 export function settlementShapeProblem(event: DeliveredEvent): string | null {

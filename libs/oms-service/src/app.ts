@@ -3,6 +3,7 @@ import { connectEventLog, type EventLog } from '@trading/events';
 import { Bulkhead, NotifiedCache, type DataSource } from '@trading/db';
 import { createLogger, type Logger } from '@trading/logging';
 import { CursorCodec } from '@trading/pagination';
+import { OutboxRelay, outboxMetrics } from '@trading/outbox';
 import { Lifecycle, startPeriodic, type GraphQLEndpoint } from '@trading/service';
 import { createSubgraphService, identityTools, scalarResolvers, type SubgraphService } from '@trading/subgraph';
 import { mountOmsBackOffice } from './back-office/back-office.routes';
@@ -25,8 +26,9 @@ import { ExecutionEngine } from './orders/engine';
 import { openSellsResolvers } from './orders/open-sells';
 import { orderIdempotency, OrdersService, type OrdersOptions } from './orders/orders.service';
 import { OrderQueries } from './orders/order-queries';
-import { OutboxRelay, outboxMetrics } from './orders/outbox-relay';
 import { ordersResolvers } from './orders/resolvers';
+import { sandboxResolvers } from './sandbox/resolvers';
+import { OrderSandbox } from './sandbox/sandbox.service';
 import { omsSubgraphSdl } from './schema';
 import { omsScopes } from './scopes';
 
@@ -89,7 +91,8 @@ export async function createOmsApp(config: OmsConfig, deps: OmsDeps = {}): Promi
         resolvers: (dataSource) => {
           const instruments = instrumentsOf(dataSource);
           const orders = new OrdersService(dataSource, instruments, accounts, banking, hours, ordersOptions(config, made), logger);
-          return omsResolvers(config, dataSource, instruments, orders, accounts, hours, cursorKey);
+          const sandbox = new OrderSandbox(dataSource, accounts, () => made.engine, config.OMS_QUOTE_SPREAD);
+          return [...omsResolvers(config, dataSource, instruments, orders, accounts, hours, cursorKey), sandboxResolvers(sandbox)];
         },
         routes: (internal, dataSource) =>
           mountOmsBackOffice(
@@ -203,7 +206,7 @@ function omsResolvers(
 
 /** The outbox relay: settlement events onto the stream, counting what it had to publish again. */
 function startRelay(life: Lifecycle, config: OmsConfig, ds: DataSource, events: EventLog, service: SubgraphService, logger: Logger) {
-  const republished = outboxMetrics(service.metrics, ds);
+  const republished = outboxMetrics(service.metrics, ds, 'oms');
   const relay = new OutboxRelay(ds, events, config.EVENTS_STREAM, config.OMS_RELAY_INTERVAL_MS, logger, config.SERVICE_KEY, republished);
   relay.start();
   life.defer('outbox relay', () => relay.stop());

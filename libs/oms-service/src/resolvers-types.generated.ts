@@ -624,6 +624,12 @@ export type Mutation = {
   closePosition: Order;
   /** Cancels the account's working orders, then closes every position; the orders placed (one per holding). */
   closeAllPositions: Array<Order>;
+  /** DEV sandbox: fills a working order (NEW or PARTIALLY_FILLED) in part or in full, as the execution engine would, without moving the market (needs write:orders). */
+  sandboxFillOrder: Order;
+  /** DEV sandbox: rejects a working order with a reason; its hold is released as on any close (needs write:orders). */
+  sandboxRejectOrder: Order;
+  /** DEV sandbox: expires a working order as the end of its session does (needs write:orders). */
+  sandboxExpireOrder: Order;
 };
 
 
@@ -664,6 +670,23 @@ export type MutationClosePositionArgs = {
 export type MutationCloseAllPositionsArgs = {
   accountId: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationSandboxFillOrderArgs = {
+  orderId: Scalars['ID']['input'];
+  input?: InputMaybe<SandboxFillInput>;
+};
+
+
+export type MutationSandboxRejectOrderArgs = {
+  orderId: Scalars['ID']['input'];
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationSandboxExpireOrderArgs = {
+  orderId: Scalars['ID']['input'];
 };
 
 /** The paper market's mark for one instrument. Prices are canonical decimal strings. */
@@ -820,6 +843,14 @@ export type TradingDay = {
   close: Scalars['DateTime']['output'];
 };
 
+/** A sandbox fill: how much and at what price; each optional. */
+export type SandboxFillInput = {
+  /** Positive, at most the remaining quantity, in whole lots unless it is the whole remainder (default: the whole remainder). */
+  quantity?: InputMaybe<Scalars['Decimal']['input']>;
+  /** On the tick and one the order allows: a buy at or below its limit (and collar), a sell at or above its limit (default: the limit price, else the current ask for a buy, the bid for a sell). */
+  price?: InputMaybe<Scalars['Decimal']['input']>;
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -963,6 +994,7 @@ export type ResolversTypes = {
   MarketBarSets: ResolverTypeWrapper<MarketBarSets>;
   MarketClock: ResolverTypeWrapper<MarketClock>;
   TradingDay: ResolverTypeWrapper<TradingDay>;
+  SandboxFillInput: SandboxFillInput;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1005,6 +1037,7 @@ export type ResolversParentTypes = {
   MarketBarSets: MarketBarSets;
   MarketClock: MarketClock;
   TradingDay: TradingDay;
+  SandboxFillInput: SandboxFillInput;
 };
 
 export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
@@ -1211,6 +1244,9 @@ export type MutationResolvers<ContextType = SubgraphContext, ParentType extends 
   replaceOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationReplaceOrderArgs, 'input'>>;
   closePosition?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationClosePositionArgs, 'input'>>;
   closeAllPositions?: Resolver<Array<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<MutationCloseAllPositionsArgs, 'accountId'>>;
+  sandboxFillOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationSandboxFillOrderArgs, 'orderId'>>;
+  sandboxRejectOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationSandboxRejectOrderArgs, 'orderId'>>;
+  sandboxExpireOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationSandboxExpireOrderArgs, 'orderId'>>;
 };
 
 export type MarkResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Mark'] = ResolversParentTypes['Mark']> = {

@@ -22,4 +22,5 @@ export const omsSubgraphSdl = [
   sdl('market/market.graphql'),
   sdl('orders/open-sells.graphql'),
   sdl('market-data/market-data.graphql'),
+  sdl('sandbox/sandbox.graphql'),
 ];

@@ -32,4 +32,8 @@ export const omsScopes: ScopeRules = {
   'Mutation.replaceOrder': ['write:orders'],
   'Mutation.closePosition': ['write:orders'],
   'Mutation.closeAllPositions': ['write:orders'],
+  // The DEV sandbox drives the caller's own orders: an order change like a cancel (the resolvers also want a DEV token).
+  'Mutation.sandboxFillOrder': ['write:orders'],
+  'Mutation.sandboxRejectOrder': ['write:orders'],
+  'Mutation.sandboxExpireOrder': ['write:orders'],
 };

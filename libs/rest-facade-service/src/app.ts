@@ -37,6 +37,8 @@ import { ROUTES } from './routes';
 
 export { loadFacadeConfig, oauthLimitSchema, type FacadeConfig } from './config';
 export { openApiDocument } from './openapi/openapi';
+/** Checks webhook bodies against the AsyncAPI document's messages (tests and tools; loads ajv, a development dependency). */
+export { asyncApiMessageValidator } from './asyncapi/message-validator';
 /** The route table: what the facade serves and the scopes each route needs (tests pin the whole map). */
 export { ROUTES } from './routes';
 /** Auth's routes the facade authenticates and passes on (beside the route table). */

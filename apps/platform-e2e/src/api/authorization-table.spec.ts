@@ -144,6 +144,27 @@ const FIELDS: Record<string, FieldRow> = {
     otherUser: '404 NOT_FOUND',
     operation: () => `mutation { closeAllPositions(accountId: "${cash}") { id } }`,
   },
+  // The DEV sandbox (every token here is from the platform's DEV auth): the caller's own orders and transfers only.
+  'Mutation.sandboxFillOrder': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    operation: async (f) => `mutation { sandboxFillOrder(orderId: "${await f.restingOrder()}") { id } }`,
+  },
+  'Mutation.sandboxRejectOrder': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    operation: async (f) => `mutation { sandboxRejectOrder(orderId: "${await f.restingOrder()}", reason: "authz") { id } }`,
+  },
+  'Mutation.sandboxExpireOrder': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    operation: async (f) => `mutation { sandboxExpireOrder(orderId: "${await f.restingOrder()}") { id } }`,
+  },
+  'Mutation.sandboxFailFundingTransaction': {
+    ...write('write:banking'),
+    otherUser: '404 NOT_FOUND',
+    operation: async (f) => `mutation { sandboxFailFundingTransaction(transactionId: "${await f.pendingDeposit()}") { id } }`,
+  },
 };
 
 /** Every route of the facade's route table, by method and path. A route without a row fails the test. */
@@ -272,6 +293,26 @@ const ROUTE_ROWS: Record<string, RouteRow> = {
     request: async (f) => ({ path: `/oms/${cash}/order/by-client-id/${await f.restingClientOrderId()}` }),
   },
   'GET /oms/:accountId/trades': { ...read('read:orders'), otherUser: '404 NOT_FOUND', request: () => ({ path: `/oms/${cash}/trades` }) },
+  'POST /sandbox/orders/:orderId/fill': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/sandbox/orders/${await f.restingOrder()}/fill`, body: { quantity: '1' } }),
+  },
+  'POST /sandbox/orders/:orderId/reject': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/sandbox/orders/${await f.restingOrder()}/reject`, body: { reason: 'authz' } }),
+  },
+  'POST /sandbox/orders/:orderId/expire': {
+    ...write('write:orders'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/sandbox/orders/${await f.restingOrder()}/expire` }),
+  },
+  'POST /sandbox/funding/:transactionId/fail': {
+    ...write('write:banking'),
+    otherUser: '404 NOT_FOUND',
+    request: async (f) => ({ path: `/sandbox/funding/${await f.pendingDeposit()}/fail`, body: { reason: 'authz' } }),
+  },
 };
 
 type TokenKind = `vendor ${Scope}` | 'READ_ONLY PAT' | 'READ_WRITE PAT' | 'no token' | "another user's READ_WRITE PAT";

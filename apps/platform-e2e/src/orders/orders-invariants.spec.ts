@@ -39,7 +39,7 @@ function quoteAround(last: string, tick: string): { bid: string; ask: string } {
 }
 
 /**
- * A randomised run of concurrent orders, cancels, deposits and withdrawals across three
+ * A randomised run of concurrent orders, cancels, deposits, withdrawals and DEV sandbox fills across three
  * accounts while the price feed moves (brackets, OCO and trailing stops among the
  * orders, replaces and position closes among the changes), then every settlement event delivered a second time
  * (a relay that crashed after publishing). Afterwards: the ledger balances, every holding is
@@ -82,7 +82,9 @@ describe('orders: invariants after a randomised concurrent run', () => {
     const random = prng(6);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
     const placed: Array<{ id: string; user: string; accountId: string }> = [];
-    const done = { classes: 0, trailing: 0, replaces: 0, closes: 0 };
+    const done = { classes: 0, trailing: 0, replaces: 0, closes: 0, sandboxFills: 0 };
+    // Trades the sandbox made at prices of its caller's choosing: not at the quote, so left out of that check.
+    const sandboxTrades = new Set<string>();
     const statuses: number[] = [];
     const lastPrice = async (symbol: string) =>
       new Decimal((await q('oms', 'SELECT last_price FROM instruments WHERE symbol = $1', [symbol]))[0].last_price);
@@ -214,6 +216,42 @@ describe('orders: invariants after a randomised concurrent run', () => {
       return true;
     };
 
+    /**
+     * The DEV sandbox fills a working order through the engine's own fill: part of it or the whole
+     * remainder, at the order's own price (its limit, else the quote). 409 naming orderId when it
+     * closed, filled or is being replaced meanwhile (or its pair's other leg is busy); 422 naming
+     * the quantity when a pass filled some of it first, or the price when a market or stop buy's
+     * collar is below the ask now.
+     */
+    const sandboxFill = async () => {
+      const working: Array<{ id: string; account_id: string; remaining: string }> = await q(
+        'oms',
+        `SELECT id, account_id, trim_scale(quantity - filled_quantity)::text AS remaining FROM orders
+          WHERE status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL ORDER BY seq`,
+      );
+      if (!working.length) return;
+      const o = pick(working);
+      const remaining = new Decimal(o.remaining);
+      const body = remaining.gt(1) && random() < 0.6 ? { quantity: String(1 + Math.floor(random() * (remaining.toNumber() - 1))) } : {};
+      const tradesOf = async () =>
+        (await q('oms', 'SELECT id::text FROM trades WHERE order_id = $1', [o.id])).map((t: { id: string }) => t.id);
+      const earlier = new Set(await tradesOf());
+      const res = await http('POST', api(`/sandbox/orders/${o.id}/fill`), { token: tokens[ownerOf(o.account_id)]!, body });
+      statuses.push(res.status);
+      const expected: Array<[number, string]> = [
+        [200, ''],
+        [409, 'orderId'],
+        [422, 'quantity'],
+        [422, 'price'],
+      ];
+      if (!expected.some(([status, field]) => res.status === status && (status === 200 || res.body?.field === field)))
+        unexpected.push({ kind: 'sandbox fill', order: o.id, body, status: res.status, answer: res.body });
+      if (res.status !== 200) return;
+      done.sandboxFills++;
+      // The order's trades since: the sandbox's (a pass's fill racing in between is excused from the quote check too).
+      for (const id of await tradesOf()) if (!earlier.has(id)) sandboxTrades.add(id);
+    };
+
     for (let round = 0; round < 12; round++) {
       const ops = Array.from({ length: 6 }, async () => {
         const a = pick(accounts);
@@ -321,6 +359,8 @@ describe('orders: invariants after a randomised concurrent run', () => {
           statuses.push(res.status);
           if (res.status === 200) placed.push({ id: res.body.id, user: a.user, accountId: a.id });
           if (res.status === 200) done.closes++;
+        } else if (r < 0.81) {
+          await sandboxFill();
         } else if (r < 0.86 && placed.length) {
           const o = pick(placed);
           statuses.push((await http('DELETE', api('/oms/order'), { token: tokens[o.user]!, body: { orderId: o.id } })).status);
@@ -394,12 +434,33 @@ describe('orders: invariants after a randomised concurrent run', () => {
       placed.push({ id: replaced.body.id, user: a.user, accountId: a.id });
       done.replaces++;
     }
+    // Likewise a sandbox fill: when none happened, a limit buy resting well below the market is
+    // filled in part by the sandbox (its remainder is cancelled with the rest below).
+    if (!done.sandboxFills) {
+      const a = accounts[0]!;
+      await fund(p, tokens[a.user]!, a.id, '1000.00', a.currency);
+      const below = (await lastPrice('AAPL')).times(0.97).toDecimalPlaces(2, Decimal.ROUND_DOWN).toFixed(2);
+      const resting = await http('POST', api('/oms/order'), {
+        token: tokens[a.user]!,
+        body: { accountId: a.id, symbol: 'AAPL', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '2', limitPrice: below },
+      });
+      expect(resting.status).toBe(201);
+      placed.push({ id: resting.body.id, user: a.user, accountId: a.id });
+      const filled = await http('POST', api(`/sandbox/orders/${resting.body.id}/fill`), {
+        token: tokens[a.user]!,
+        body: { quantity: '1' },
+      });
+      expect(filled).toMatchObject({ status: 200, body: { status: 'PARTIALLY_FILLED', filledQuantity: '1' } });
+      for (const t of filled.body.fills) sandboxTrades.add(t.id);
+      done.sandboxFills++;
+    }
     // Every replace of a leg or a trail answered as documented, and nothing answered a 5xx.
     expect(unexpected).toEqual([]);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(10);
     expect(done.classes).toBeGreaterThan(0);
     expect(done.replaces).toBeGreaterThan(0);
+    expect(done.sandboxFills).toBeGreaterThan(0);
 
     // The market runs on while the last withdrawals clear (the simulated clearing takes 3 s): the
     // working exits have their chance to fill meanwhile. Then close what is still working, stop
@@ -460,9 +521,21 @@ describe('orders: invariants after a randomised concurrent run', () => {
        FROM trades t JOIN instruments i USING (symbol) ORDER BY t.executed_at`,
     );
     const offQuote = fills.filter(
-      (f) => !f.recent.some((last) => new Decimal(quoteAround(last, f.tick)[f.side === 'BUY' ? 'ask' : 'bid']).eq(f.price)),
+      (f) =>
+        !sandboxTrades.has(f.id) &&
+        !f.recent.some((last) => new Decimal(quoteAround(last, f.tick)[f.side === 'BUY' ? 'ask' : 'bid']).eq(f.price)),
     );
     expect(offQuote).toEqual([]);
+    // The sandbox's fills were at prices their orders allow: a buy at or below its limit or collar, a sell at or above its limit.
+    const outOfBounds = await q(
+      'oms',
+      `SELECT t.id FROM trades t JOIN orders o ON o.id = t.order_id
+        WHERE t.id = ANY($1::uuid[])
+          AND (t.side = 'BUY' AND t.price > coalesce(o.limit_price, o.collar_price, t.price)
+               OR t.side = 'SELL' AND t.price < coalesce(o.limit_price, t.price))`,
+      [[...sandboxTrades]],
+    );
+    expect({ sandboxTrades: sandboxTrades.size > 0, outOfBounds }).toEqual({ sandboxTrades: true, outOfBounds: [] });
     expect(new Set(fills.map((f) => f.side))).toEqual(new Set(['BUY', 'SELL']));
     // Those fills take in the pairs' legs, replaced legs among them.
     const [coverage] = await q(

@@ -1,7 +1,14 @@
 import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { exportJWK, SignJWT } from 'jose';
 import { IsNull, type DataSource, type EntityManager } from 'typeorm';
-import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TYPE, type Claims, type SigningKeyStates, type SigningKeyState } from '@trading/auth';
+import {
+  ACCESS_TOKEN_AUDIENCE,
+  ACCESS_TOKEN_TYPE,
+  type Claims,
+  type DeploymentEnvironment,
+  type SigningKeyStates,
+  type SigningKeyState,
+} from '@trading/auth';
 import { AppError, errors } from '@trading/errors';
 import type { Logger } from '@trading/logging';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
@@ -59,12 +66,20 @@ export class TokenSigner {
     private readonly issuer: string,
     private readonly encryption: KeyEncryption,
     private readonly marks?: SigningKeyMarks,
+    private readonly environment?: DeploymentEnvironment,
   ) {
     this.states = marks?.states;
   }
 
-  static async load(dataSource: DataSource, issuer: string, encryption: KeyEncryption, marks?: SigningKeyMarks): Promise<TokenSigner> {
-    const signer = new TokenSigner(dataSource, issuer, encryption, marks);
+  /** `environment`: the deployment's APP_ENV, which every access token it signs names (`env`). */
+  static async load(
+    dataSource: DataSource,
+    issuer: string,
+    encryption: KeyEncryption,
+    marks?: SigningKeyMarks,
+    environment?: DeploymentEnvironment,
+  ): Promise<TokenSigner> {
+    const signer = new TokenSigner(dataSource, issuer, encryption, marks, environment);
     await dataSource.transaction(async (tx) => {
       await lockKeys(tx);
       const repo = tx.getRepository(SigningKeyEntity);
@@ -243,6 +258,8 @@ export class TokenSigner {
    * from the token alone, never from what Redis says. OAuth tokens: `sub` is the app's pairwise
    * subject, and `user_commitment` commits to the platform user id (see @trading/auth's user-commitment).
    * A token the user limited to chosen accounts lists them (`accounts`); the services reach no other.
+   * Every token names the environment of the deployment that signed it (`env`: DEV, UAT or PROD),
+   * so a service can tell a DEV token from a production one (the sandbox takes DEV tokens only).
    */
   async sign(
     claims: Pick<Claims, 'sub' | 'sid' | 'kind' | 'clientId' | 'patId' | 'scope' | 'access' | 'accounts'> & {
@@ -264,6 +281,7 @@ export class TokenSigner {
       ...(claims.ipAllowlist?.length ? { ip_allow: claims.ipAllowlist } : {}),
       ...(claims.userCommitment ? { user_commitment: claims.userCommitment } : {}),
       ...(claims.accounts ? { accounts: claims.accounts } : {}),
+      ...(this.environment ? { env: this.environment } : {}),
       scope: claims.scope.join(' '),
     })
       .setProtectedHeader({ alg: 'ES256', kid: this.active.kid, typ: ACCESS_TOKEN_TYPE })

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { lookup as systemLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { Agent, request } from 'undici';
-import { nonPublicAddress } from '@trading/auth';
+import { request, type Agent } from 'undici';
+import { AddressNotAllowed, literalAddressRefusal, publicOnlyAgent } from '@trading/auth';
 import type { Client } from '../registry/registry.service';
 
 /** A jwks_uri's answer may be at most this large, and must arrive within this time. */
@@ -62,12 +61,12 @@ export class ClientKeySets {
   private readonly remote = new Map<string, RemoteSet>();
 
   constructor(private readonly options: ClientKeySetsOptions) {
-    this.agent = new Agent({
-      connect: { lookup: this.publicOnlyLookup, timeout: JWKS_FETCH_TIMEOUT_MS, ...(options.ca ? { ca: options.ca } : {}) },
-      headersTimeout: JWKS_FETCH_TIMEOUT_MS,
-      bodyTimeout: JWKS_FETCH_TIMEOUT_MS,
+    this.agent = publicOnlyAgent({
+      allowLoopback: options.allowLoopback,
+      resolve: options.resolve,
+      ca: options.ca,
+      timeouts: { connect: JWKS_FETCH_TIMEOUT_MS, headers: JWKS_FETCH_TIMEOUT_MS, body: JWKS_FETCH_TIMEOUT_MS },
       maxResponseSize: JWKS_MAX_BYTES,
-      keepAliveTimeout: 10_000,
       connections: 8,
     });
   }
@@ -136,11 +135,7 @@ export class ClientKeySets {
     }
     if (url.protocol !== 'https:') throw new JwksUriFailure('the registered jwks_uri is not an https URL', false);
     // A literal address is connected to without a lookup: it is checked here instead.
-    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(literal)) {
-      const refused = this.refusal(literal);
-      if (refused) throw refused;
-    }
+    if (literalAddressRefusal(url, this.options.allowLoopback)) throw notPublic();
     let text: string;
     try {
       const res = await request(url, {
@@ -173,32 +168,14 @@ export class ClientKeySets {
       throw new JwksUriFailure('the jwks_uri did not answer a usable JWK Set', false);
     }
   }
-
-  /** Why auth will not connect to `address`, or null when it may. */
-  private refusal(address: string): JwksUriFailure | null {
-    const kind = nonPublicAddress(address);
-    if (!kind || (kind === 'loopback' && this.options.allowLoopback)) return null;
-    // The vendor learns only that the address is refused, not which address its name had here.
-    return new JwksUriFailure('the jwks_uri does not lead to a public address, and auth connects only to public ones', false);
-  }
-
-  /** Resolves as the system (or the given resolver) does, then refuses the connection if any address it gives is not public. */
-  private readonly publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-    const resolve = this.options.resolve ?? (systemLookup as unknown as LookupFunction);
-    resolve(hostname, { ...options, all: true }, (err, result, family) => {
-      if (err) return callback(err, '', 0);
-      const addresses: LookupAddress[] = Array.isArray(result) ? result : [{ address: result, family: family ?? isIP(result) }];
-      const refused = addresses.map((a) => this.refusal(a.address)).find(Boolean);
-      if (refused) return callback(refused, '', 0);
-      if (!addresses.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      if (options.all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  };
 }
+
+/** The vendor learns only that the address is refused, not which address its name had here. */
+const notPublic = () => new JwksUriFailure('the jwks_uri does not lead to a public address, and auth connects only to public ones', false);
 
 function failureOf(err: unknown): JwksUriFailure {
   if (err instanceof JwksUriFailure) return err;
+  if (err instanceof AddressNotAllowed) return notPublic();
   const code = (err as { code?: unknown })?.code;
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
     return new JwksUriFailure(`the jwks_uri answered more than ${JWKS_MAX_BYTES / 1024} KiB`, false);

@@ -17,6 +17,7 @@ import { SecondFactors1733600000000 } from '../migrations/1733600000000-second-f
 import { ChosenAccounts1733650000000 } from '../migrations/1733650000000-chosen-accounts';
 import { RequireSecondFactor1733660000000 } from '../migrations/1733660000000-require-second-factor';
 import { Passkeys1733700000000 } from '../migrations/1733700000000-passkeys';
+import { Webhooks1733800000000 } from '../migrations/1733800000000-webhooks';
 import { PatLoginAttemptEntity } from '../pat/login-attempt.entity';
 import { PersonalAccessTokenEntity } from '../pat/pat.entity';
 import { UserEntity } from '../users/user.entity';
@@ -43,6 +44,7 @@ export function openAuthDatabase(config: AuthConfig): Promise<DataSource> {
       ChosenAccounts1733650000000,
       RequireSecondFactor1733660000000,
       Passkeys1733700000000,
+      Webhooks1733800000000,
     ],
     limits: config.DB_STATEMENT_TIMEOUT_MS === undefined ? undefined : { statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
   });

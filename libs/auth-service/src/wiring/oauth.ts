@@ -31,7 +31,8 @@ export function mountSigningKeys(app: Express, signer: TokenSigner): void {
  * OAuth 2.0: metadata and the authorize redirect, then the API side (token, PAR, revocation,
  * userinfo), which answers RFC 6749 errors, on both listeners. `jwksUriAccess`: how jwks_uri
  * hosts are resolved and which certificates their servers may present besides the system's
- * (tests). Returns the context the login pages share.
+ * (tests). Returns the context the login pages share, and the limits on authenticating a client
+ * (the webhook API authenticates apps the same way, in the same counters).
  */
 export function mountOAuthRoutes(
   services: AuthServices,
@@ -39,7 +40,7 @@ export function mountOAuthRoutes(
   refusals: RefusalCounter,
   dpopVerifier: DpopVerifier,
   jwksUriAccess: Pick<ClientKeySetsOptions, 'resolve' | 'ca'> | undefined,
-): OAuthContext {
+): { oauth: OAuthContext; clientLimits: ClientLimits } {
   const { config, logger, life, store, signer, namespace, limiter } = services;
   // private_key_jwt clients' keys; a jwks_uri is fetched from public addresses only.
   const clientKeys = new ClientKeySets({ allowLoopback: config.OAUTH_JWKS_URI_ALLOW_LOOPBACK, ...jwksUriAccess });
@@ -66,7 +67,7 @@ export function mountOAuthRoutes(
   );
   app.use(oauthApi);
   internal.use(oauthApi);
-  return oauth;
+  return { oauth, clientLimits: tokenLimits };
 }
 
 /** What every OAuth endpoint works with: its settings, and the services and stores behind grants and tokens. */

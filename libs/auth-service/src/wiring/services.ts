@@ -49,6 +49,8 @@ export interface AuthServices {
   login: PatLogin;
   /** Users' authenticator apps and recovery codes (secrets encrypted under AUTH_KEY_ENCRYPTION_KEY). */
   secondFactors: SecondFactorStore;
+  /** Encrypts webhook endpoints' signing secrets (under AUTH_KEY_ENCRYPTION_KEY): auth signs with them, so they cannot be hashed. */
+  webhookSecrets: KeyEncryption;
   /** The users' security log; each event's notice goes through the mail outbox. */
   securityLog: SecurityLog;
   /** The domains' back-office APIs (the admin API's, and where a user's accounts are listed). */
@@ -138,6 +140,7 @@ export async function openAuthServices(
     limiter,
     login,
     secondFactors: new SecondFactorStore(dataSource, new KeyEncryption(keyEncryptionSecret, 'second-factor-secrets')),
+    webhookSecrets: new KeyEncryption(keyEncryptionSecret, 'webhook-secrets'),
     securityLog,
     backOffice,
     userAccounts,
@@ -153,10 +156,16 @@ async function openSigner(
   logger: Logger,
   keyEncryptionSecret: string,
 ): Promise<TokenSigner> {
-  const signer = await TokenSigner.load(dataSource, config.AUTH_ISSUER, new KeyEncryption(keyEncryptionSecret), {
-    states: new SigningKeyStates(store),
-    namespace: databaseNameOf(config.AUTH_DATABASE_URL),
-  });
+  const signer = await TokenSigner.load(
+    dataSource,
+    config.AUTH_ISSUER,
+    new KeyEncryption(keyEncryptionSecret),
+    {
+      states: new SigningKeyStates(store),
+      namespace: databaseNameOf(config.AUTH_DATABASE_URL),
+    },
+    config.APP_ENV,
+  );
   signer.startRefreshing(config.AUTH_SIGNING_KEY_RELOAD_MS, logger);
   life.defer('signing-key reload', () => signer.stop());
   return signer;

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { DataSource, EntityManager } from 'typeorm';
-import { assertReachesAccount, idempotencyOwner, type Claims } from '@trading/auth';
+import { assertReachesAccount, assertSandboxToken, idempotencyOwner, type Claims } from '@trading/auth';
 import { AppError, parseUuid } from '@trading/errors';
 import { parseDateRange, parseLimit, type CursorCodec, type Page } from '@trading/pagination';
 import { parseIdempotencyKey } from '@trading/auth';
@@ -8,6 +8,7 @@ import { requestHash } from '@trading/db';
 import { fundingIdempotency } from '../idempotency/idempotency';
 import { bookTotals, lockAccountCurrency, postEntry } from '../ledger/ledger';
 import { formatMoney, parseAmount, parseCurrency } from '@trading/money';
+import { currentTraceparent } from '@trading/tracing';
 import type { AccountsDirectory } from '@trading/accounts-directory';
 import type { FundingState, FundingTransactionRow, FundingType, SandboxOutcome } from './funding-transaction';
 
@@ -52,6 +53,8 @@ export interface FundingSettings {
   sandbox: boolean;
   /** The most one deposit or withdrawal may move, in its currency's units. */
   maxTransactionAmount: string;
+  /** Told once a transaction's end state has committed (its event is in the outbox: the relay may send it now). */
+  onFinished?: () => void;
 }
 
 export interface Caller {
@@ -97,7 +100,7 @@ export class FundingService {
     const key = parseIdempotencyKey(idempotencyKey);
     const userId = caller.claims.sub;
     const keyOwner = idempotencyOwner(caller.claims);
-    return this.dataSource.transaction(async (tx) => {
+    const view = await this.dataSource.transaction(async (tx) => {
       if (key) {
         const claimed = await fundingIdempotency.claim(tx, keyOwner, key, requestHash('cancelFundingTransaction', { transactionId }));
         if (!claimed.first) return claimed.result;
@@ -117,6 +120,29 @@ export class FundingService {
       }
       if (key) await fundingIdempotency.remember(tx, keyOwner, key, result);
       return result;
+    });
+    this.settings.onFinished?.();
+    return view;
+  }
+
+  /**
+   * The DEV sandbox's failed transfer: the caller's PENDING deposit or withdrawal is rejected now,
+   * as clearing rejects one (a withdrawal's held cash goes back to the cash book). DEV tokens only;
+   * another user's transaction is a 404; one no longer PENDING a 409.
+   */
+  async failPending(caller: Caller, transactionIdInput: unknown, reasonInput: unknown): Promise<FundingTransactionView> {
+    assertSandboxToken(caller.claims);
+    const transactionId = parseUuid(transactionIdInput, 'transactionId');
+    const reason = parseFailReason(reasonInput);
+    return this.dataSource.transaction(async (tx) => {
+      const [row]: FundingTransactionRow[] = await tx.query('SELECT * FROM funding_transactions WHERE id = $1 FOR UPDATE', [transactionId]);
+      if (!row || row.user_id !== caller.claims.sub)
+        throw new AppError('NOT_FOUND', 'Funding transaction not found', { field: 'transactionId' });
+      assertReachesAccount(caller.claims, row.account_id, 'transactionId');
+      if (row.state !== 'PENDING')
+        throw new AppError('CONFLICT', `Only a PENDING transaction can fail; this one is ${row.state}`, { field: 'transactionId' });
+      if (row.type === 'WITHDRAWAL') await this.releaseWithdrawal(tx, row, 'Withdrawal rejected');
+      return toView(await finish(tx, row.id, 'REJECTED', reason));
     });
   }
 
@@ -179,6 +205,7 @@ export class FundingService {
       if (!done) break;
       settled++;
     }
+    if (settled) this.settings.onFinished?.();
     return settled;
   }
 
@@ -326,7 +353,29 @@ async function finish(
     [id, state, rejectReason ?? null],
   );
   if (!rows?.[0]) throw new Error(`funding transaction ${id} was not PENDING`);
-  return rows[0];
+  const row: FundingTransactionRow = rows[0];
+  await announceFunding(tx, row);
+  return row;
+}
+
+/** A transaction's end state on the event stream: written with the change, so both commit or neither. */
+const FUNDING_UPDATED = 'funding.updated';
+
+/** The transaction as its owner sees it in the API, and whose it is (null for seeded deposits), into banking's outbox. */
+async function announceFunding(tx: EntityManager, row: FundingTransactionRow): Promise<void> {
+  await tx.query('INSERT INTO outbox (type, payload, trace_context) VALUES ($1, $2, $3)', [
+    FUNDING_UPDATED,
+    JSON.stringify({ transaction: toView(row), userId: row.user_id ?? null }),
+    currentTraceparent() ?? null,
+  ]);
+}
+
+/** A sandbox failure's reason: 1 to 200 characters without control characters; absent, the sandbox's own. */
+function parseFailReason(value: unknown): string {
+  if (value === undefined || value === null) return 'Rejected by the sandbox';
+  if (typeof value !== 'string' || !/^[^\p{Cc}]{1,200}$/u.test(value))
+    throw new AppError('BAD_USER_INPUT', 'reason must be 1 to 200 characters without control characters', { field: 'reason' });
+  return value;
 }
 
 const describeEntry = (what: string, reference: string | null) => (reference ? `${what}: ${reference}` : what);

@@ -183,6 +183,29 @@ export class ExecutionEngine {
     return quantity;
   }
 
+  /**
+   * A fill the market did not decide (the DEV sandbox): `quantity` at `price`, through the same
+   * steps as a pass's fill (the trade, the order's state, its events, a group's legs and
+   * children, the hold settled by banking from the events), so every money rule holds alike. The
+   * quotes and last price are left as they are. The caller has locked the working order and
+   * checked quantity and price; a stop not yet triggered is marked triggered. Null when a leg of
+   * its group is locked or being replaced (the fill did not happen).
+   */
+  async fillAt(tx: EntityManager, order: OrderRow, quantity: Decimal, price: Decimal): Promise<OrderRow | null> {
+    const stop = order.type === 'STOP' || order.type === 'STOP_LIMIT' || order.type === 'TRAILING_STOP';
+    if (stop && !order.triggered_at) await tx.query('UPDATE orders SET triggered_at = now(), updated_at = now() WHERE id = $1', [order.id]);
+    const siblings = await lockSiblings(tx, order);
+    if (!siblings) return null;
+    const { updated, done, executed } = await this.recordTrade(tx, order, quantity, price);
+    await afterTrade(tx, order, updated, done, executed, siblings, this.options.commission);
+    return updated;
+  }
+
+  /** A fill committed outside a pass: its settlement events may be sent now, as after a pass that filled. */
+  filledOutsidePass(): void {
+    this.options.afterFills?.();
+  }
+
   /** The trade, and the order's new fill totals and state: its trade event for the outbox. */
   private async recordTrade(
     tx: EntityManager,
@@ -247,7 +270,7 @@ export class ExecutionEngine {
           "SELECT * FROM orders WHERE id = $1 AND status IN ('NEW', 'PARTIALLY_FILLED') AND replaced_by_order_id IS NULL FOR UPDATE SKIP LOCKED",
           [id],
         );
-        if (order) await closeOrder(tx, order, 'EXPIRED', `${order.time_in_force} order expired at the end of the session`);
+        if (order) await expireOrder(tx, order);
       });
     }
   }
@@ -272,4 +295,9 @@ export class ExecutionEngine {
       });
     }
   }
+}
+
+/** A working order's expiry, as at the end of its session: closed EXPIRED, its hold released from the close event. */
+export function expireOrder(tx: EntityManager, order: OrderRow): Promise<OrderRow> {
+  return closeOrder(tx, order, 'EXPIRED', `${order.time_in_force} order expired at the end of the session`);
 }

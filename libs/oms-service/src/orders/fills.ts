@@ -67,7 +67,7 @@ export async function triggerStop(tx: EntityManager, order: OrderRow, last: Deci
 }
 
 /** Whether the order may trade at `price`: a buy's limit and collar reach it, a sell's limit does. */
-function marketableAt(order: OrderRow, price: Decimal): boolean {
+export function marketableAt(order: OrderRow, price: Decimal): boolean {
   const limit = order.limit_price === null ? null : new Decimal(order.limit_price);
   if (order.side !== 'BUY') return !limit || price.gte(limit);
   const collar = order.collar_price === null ? null : new Decimal(order.collar_price);

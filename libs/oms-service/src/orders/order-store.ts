@@ -203,9 +203,12 @@ export async function writeEvents(tx: EntityManager, events: readonly OutboxEven
   );
 }
 
-/** The order as its owner now sees it (order.updated). */
+/**
+ * The order as its owner now sees it (order.updated), and who placed it beside it (null for an
+ * order no user placed): for routing the change to that user's webhooks, never shown to clients.
+ */
 export function orderUpdated(row: OrderRow): OutboxEvent {
-  return { type: ORDER_UPDATED, payload: { order: presentOrder(row) } };
+  return { type: ORDER_UPDATED, payload: { order: presentOrder(row), userId: row.user_id ?? null } };
 }
 
 /** The order as its owner now sees it, announced in the transaction that changed it. */
@@ -239,7 +242,7 @@ export async function startWorking(db: DataSource, order: OrderRow): Promise<Ord
     order.id,
     at,
     ORDER_UPDATED,
-    JSON.stringify({ order: presentOrder(working) }),
+    JSON.stringify(orderUpdated(working).payload),
     currentTraceparent() ?? null,
   ]);
   return rows[0];

@@ -7,3 +7,5 @@ export * from './banking';
 export * from './orders';
 export * from './oauth';
 export * from './market';
+export * from './webhooks';
+export * from './sandbox';

@@ -1,6 +1,7 @@
 import express, { Router, type Response } from 'express';
 import { pageHeadersWith, widenedPolicy } from '@trading/service';
 import { openApiDocument } from './openapi';
+import { asyncApiDocument } from '../asyncapi/asyncapi';
 
 /** Swagger UI's page that hands the OAuth authorization code back to the docs (served from the package). */
 export const DOCS_OAUTH_REDIRECT_PATH = '/docs/assets/oauth2-redirect.html';
@@ -40,7 +41,7 @@ function servedDocument(publicUrl: string) {
 }
 
 /**
- * `/v1/openapi.json` and interactive docs at `/docs` (Swagger UI, served from the package,
+ * `/v1/openapi.json` (and `/v1/asyncapi.json`) and interactive docs at `/docs` (Swagger UI, served from the package,
  * offline-safe). Its Authorize dialog takes a PAT session (see the patSession scheme) or signs in
  * with the authorization code flow and PKCE (S256) as `oauthClientId`, whose redirect URI must be
  * this facade's DOCS_OAUTH_REDIRECT_PATH.
@@ -57,6 +58,12 @@ export function docsRouter(basePath: string, options: DocsOptions): Router {
   const script = initScript(settings);
   router.get(`${basePath}/openapi.json`, (_req, res) => {
     res.type('application/json').send(document);
+  });
+  // The event streams and webhooks (AsyncAPI 3.0), public like the OpenAPI document; it changes only with a release.
+  const asyncApi = JSON.stringify(asyncApiDocument(options.publicUrl));
+  router.get(`${basePath}/asyncapi.json`, (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('application/json').send(asyncApi);
   });
   const headers = pageHeadersWith(docsPolicy(options.publicUrl));
   const page = docsPage(options.publicUrl);

@@ -10,6 +10,8 @@ export type Op = {
     description?: string;
   }>;
   body?: string;
+  /** The body may be left out altogether (then every field takes its default). */
+  bodyOptional?: boolean;
   /** The success answer: a JSON schema by name, or another media type (e.g. `text/event-stream`) described in words. */
   ok: { status: number; schema: string; mediaType?: string; description?: string };
   errors?: number[];

@@ -9,6 +9,7 @@ import type { Op, Operations } from './kit';
 import { marketOperations } from './market.openapi';
 import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
+import { sandboxOperations } from './sandbox.openapi';
 
 const PROBLEM_TEXT: Record<number, string> = {
   400: 'Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it)',
@@ -25,7 +26,7 @@ const PROBLEM_TEXT: Record<number, string> = {
 const operations: Operations = { ...patOperations, ...accountOperations, ...bankingOperations };
 // The orders' operations, merged path by path (closing positions adds DELETE to an accounts path).
 for (const [path, ops] of Object.entries(orderOperations)) operations[path] = { ...operations[path], ...ops };
-Object.assign(operations, marketOperations);
+Object.assign(operations, marketOperations, sandboxOperations);
 
 /** Every operation's stable name in generated clients. */
 const OPERATION_IDS: Record<string, string> = {
@@ -68,8 +69,19 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /market/instruments': 'listInstruments',
   'GET /market/instruments/{symbol}': 'getInstrument',
   'GET /market/events': 'streamQuotes',
+  'POST /sandbox/orders/{orderId}/fill': 'sandboxFillOrder',
+  'POST /sandbox/orders/{orderId}/reject': 'sandboxRejectOrder',
+  'POST /sandbox/orders/{orderId}/expire': 'sandboxExpireOrder',
+  'POST /sandbox/funding/{transactionId}/fail': 'sandboxFailFundingTransaction',
 };
-const TAGS: Record<string, string> = { pat: 'PATs', accounts: 'Accounts', banking: 'Banking', oms: 'Orders', market: 'Market data' };
+const TAGS: Record<string, string> = {
+  pat: 'PATs',
+  accounts: 'Accounts',
+  banking: 'Banking',
+  oms: 'Orders',
+  market: 'Market data',
+  sandbox: 'Sandbox',
+};
 
 const problemResponse = (status: number) => ({
   description: PROBLEM_TEXT[status] ?? 'Error',
@@ -91,7 +103,12 @@ function operation(method: string, path: string, op: Op) {
     security: op.public ? [] : op.patSessionOnly ? [{ patSession: [] }] : [{ oauth2: op.scopes ?? [] }, { patSession: [] }],
     parameters: op.params ?? [],
     ...(op.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } } } }
+      ? {
+          requestBody: {
+            required: !op.bodyOptional,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.body}` } } },
+          },
+        }
       : {}),
     responses: {
       [op.ok.status]: {

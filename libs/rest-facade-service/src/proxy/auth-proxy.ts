@@ -16,10 +16,12 @@ import { authenticate, type PublicRequest } from '../edge/authenticate';
 import { Forwarder, type InProcessApp } from './forward';
 
 /**
- * Auth's endpoints that need no bearer token: the auth app itself decides (POST
- * /pat/login). Exact for /pat/login: a prefix would also let /pat/login-activity through.
+ * Auth's endpoints that need no bearer token: the auth app itself decides (POST /pat/login; the
+ * webhook API, where an app authenticates with its own client credentials). Exact for
+ * /pat/login: a prefix would also let /pat/login-activity through.
  */
-export const isPublicAuthPath = (pathname: string) => pathname.startsWith('/oauth/') || pathname === '/pat/login';
+export const isPublicAuthPath = (pathname: string) =>
+  pathname.startsWith('/oauth/') || pathname === '/pat/login' || pathname.startsWith('/webhooks/');
 
 /**
  * Auth's endpoints that act for a signed-in caller. They are authenticated here like every
@@ -40,7 +42,7 @@ export function authConnections(internalUrl: string, inProcess?: () => InProcess
 }
 
 /**
- * `/v1/oauth/*` and `/v1/pat/*` belong to the auth app; the facade passes them to auth's
+ * `/v1/oauth/*`, `/v1/pat/*` and `/v1/webhooks/*` belong to the auth app; the facade passes them to auth's
  * internal listener. The client address the facade decided on (under its own trust-proxy
  * rules) travels signed by the facade, never as an X-Forwarded-For auth would have to believe.
  * A claims header is only ever the facade's own: a caller's is dropped. `/oauth/*` and `/pat/login`

@@ -4,7 +4,8 @@ import { cancelFundingRequest, CASH_ACTIVITY_TYPES, FUNDING_STATES, FUNDING_TYPE
 import type { RestRoute } from './route';
 
 const BALANCE = 'currency cash settledCash unsettledCash held availableToTrade availableToWithdraw pendingIn pendingOut';
-const TRANSACTION = 'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
+export const TRANSACTION =
+  'id accountId type state amount currency reference rejectReason createdAt updatedAt completedAt cancelledAt rejectedAt';
 
 const fundingMutation = (name: 'deposit' | 'withdraw'): RestRoute => ({
   method: 'POST',

@@ -9,7 +9,7 @@ const TRADE = 'id orderId accountId symbol side quantity price currency grossAmo
 const ORDER_FIELDS = `id accountId clientOrderId symbol currency side type timeInForce quantity filledQuantity remainingQuantity limitPrice stopPrice
   averageFillPrice grossAmount commission reservedAmount status statusReason createdAt updatedAt submittedAt triggeredAt filledAt
   cancelledAt expiredAt rejectedAt expiresAt trailPrice trailPercent highWaterMark orderClass parentOrderId leg replaces replacedBy`;
-const ORDER = `${ORDER_FIELDS} legs { ${ORDER_FIELDS} } fills { ${TRADE} }`;
+export const ORDER = `${ORDER_FIELDS} legs { ${ORDER_FIELDS} } fills { ${TRADE} }`;
 const CHANGE = 'before change after';
 const WHAT_IF = `accountId symbol side type timeInForce quantity currency lastPrice estimatedPrice estimatedGrossAmount estimatedCommission
   estimatedTotal reservedAmount cash { ${CHANGE} } buyingPower { ${CHANGE} } margin { initialRequirementChange maintenanceRequirementChange }

@@ -1,19 +1,44 @@
 import { createClient } from 'redis';
-import type { DataSource } from 'typeorm';
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { generateServiceKey } from '@trading/auth';
 import { openDatabase } from '@trading/db';
 import { connectEventLog, type EventLog } from '@trading/events';
 import { createLogger } from '@trading/logging';
 import { createTestDatabases, TEST_REDIS_URL, testKeyPrefix, uniqueId, type TestDatabases } from '@trading/testing';
-import { omsMigrations } from '../migrations';
 import { OutboxRelay } from './outbox-relay';
+
+/** The outbox tables as a producing service's migrations leave them (the OMS's, banking's). */
+class OutboxTables1732230000001 implements MigrationInterface {
+  name = 'OutboxTables1732230000001';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE outbox (
+        seq bigserial PRIMARY KEY,
+        event_id uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
+        type text NOT NULL,
+        payload jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        published_at timestamptz,
+        trace_context text,
+        stream_entry_id text
+      )`);
+    await q.query('CREATE INDEX outbox_unpublished_idx ON outbox (seq) WHERE published_at IS NULL');
+    await q.query('CREATE TABLE outbox_stream_position (stream text PRIMARY KEY, seq bigint NOT NULL, entry_id text NOT NULL)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE outbox_stream_position');
+    await q.query('DROP TABLE outbox');
+  }
+}
 
 /**
  * The relay against real PostgreSQL and Redis: the stream holds the outbox in outbox order, also
- * with two OMS instances relaying at once, and gets back what Redis lost after accepting it.
+ * with two instances relaying at once, and gets back what Redis lost after accepting it.
  */
 describe('outbox relay', () => {
-  let dbs: TestDatabases<'oms'>;
+  let dbs: TestDatabases<'relay'>;
   let ds: DataSource;
   let events: EventLog;
   let redis: ReturnType<typeof createClient>;
@@ -25,8 +50,8 @@ describe('outbox relay', () => {
   const relay = (log: EventLog = events) => new OutboxRelay(ds, log, stream, 60_000, logger, key, (n) => republished.push(n));
 
   beforeAll(async () => {
-    dbs = await createTestDatabases(['oms']);
-    ds = await openDatabase({ url: dbs.urls.oms, entities: [], migrations: omsMigrations });
+    dbs = await createTestDatabases(['relay']);
+    ds = await openDatabase({ url: dbs.urls.relay, entities: [], migrations: [OutboxTables1732230000001] });
     events = await connectEventLog(TEST_REDIS_URL);
     redis = createClient({ url: TEST_REDIS_URL });
     await redis.connect();
@@ -43,7 +68,7 @@ describe('outbox relay', () => {
     republished.length = 0;
   });
 
-  /** Writes `n` outbox rows as the OMS does in its transactions. */
+  /** Writes `n` outbox rows as a producing service does in its transactions. */
   const write = (n: number) =>
     ds.query(
       "INSERT INTO outbox (type, payload) SELECT 'order.updated', jsonb_build_object('n', g) FROM generate_series(1, $1::int) AS g",
@@ -67,7 +92,7 @@ describe('outbox relay', () => {
     ]);
   });
 
-  it('two OMS instances relaying at once: each row goes out once, and the stream keeps outbox order', async () => {
+  it('two instances relaying at once: each row goes out once, and the stream keeps outbox order', async () => {
     await write(450); // more than one batch (200)
     const [a, b] = await Promise.all([relay().publishPending(), relay().publishPending()]);
     const rest = await relay().publishPending(); // a pass that met the other's lock left its share to the next pass
@@ -111,7 +136,7 @@ describe('outbox relay', () => {
     expect(await onStream()).toEqual(await outbox());
   });
 
-  it('an OMS Redis user that may only write the stream (an ACL from before this check) still publishes, and says once what to grant', async () => {
+  it('a Redis user that may only write the stream (an ACL from before this check) still publishes, and says once what to grant', async () => {
     const user = `oms-write-only-${uniqueId()}`;
     const password = uniqueId();
     await redis.sendCommand(['ACL', 'SETUSER', user, 'on', `>${password}`, 'resetkeys', `%W~${stream}`, '+@all', '-@dangerous', '+info']);
@@ -127,7 +152,7 @@ describe('outbox relay', () => {
       await write(1);
       expect(await oms.publishPending()).toBe(1);
       expect(await onStream()).toEqual(await outbox());
-      expect(logs.filter((l) => l.includes("grant the OMS's Redis user read"))).toHaveLength(1); // once a minute, not every pass
+      expect(logs.filter((l) => l.includes("grant this service's Redis user read"))).toHaveLength(1); // once a minute, not every pass
     } finally {
       await writeOnly.close();
       await redis.sendCommand(['ACL', 'DELUSER', user]);

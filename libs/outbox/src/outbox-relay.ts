@@ -24,11 +24,14 @@ interface PendingRow {
 }
 
 /**
- * Publishes outbox rows to the settlement stream in outbox order, then marks them published with
+ * Publishes a service's outbox rows (its `outbox` table, written in the same transaction as the
+ * change each announces) to the settlement stream in outbox order, then marks them published with
  * the entry id the stream gave each. A crash between the publish and the mark publishes a row
  * again: consumers deduplicate on the event id, so that costs nothing. One relay publishes at a
- * time across every OMS instance (a transaction-scoped advisory lock; the others skip that pass),
- * so the stream holds the rows in outbox order.
+ * time across every instance of the service (a transaction-scoped advisory lock, which PostgreSQL
+ * keeps per database, so each service's relay only waits for its own; the others skip that pass),
+ * so the stream holds the rows in outbox order. Each service has its own database, hence its own
+ * `outbox` and `outbox_stream_position` tables.
  *
  * Redis acknowledges an entry before it is durable. If it comes back without entries it had
  * accepted (restarted empty, an append-only file that lost its last second, a failover to a
@@ -49,7 +52,7 @@ export class OutboxRelay {
     private readonly stream: string,
     private readonly intervalMs: number,
     private readonly logger: Logger,
-    /** The OMS's own key: consumers apply only what it signed. */
+    /** The producing service's own key: consumers tell by it who wrote each event. */
     private readonly signingKey: { kid: string; privateKey: KeyObject },
     /** Told how many rows went out again after the stream lost them (metrics). */
     private readonly onRepublish: (rows: number) => void = () => undefined,
@@ -135,13 +138,13 @@ export class OutboxRelay {
     try {
       last = await this.events.lastId(this.stream);
     } catch (err) {
-      // A Redis user set up before the OMS read its stream (ACL): publish as before, and say what to grant.
+      // A Redis user set up before the relay read its stream (ACL): publish as before, and say what to grant.
       if (!/NOPERM/.test(String((err as Error)?.message))) throw err;
       if (Date.now() - this.refusedReadLoggedAt < 60_000) return false;
       this.refusedReadLoggedAt = Date.now();
       this.logger.error(
         { err, stream: this.stream },
-        "cannot read the settlement stream to check it lost nothing: grant the OMS's Redis user read on it",
+        "cannot read the settlement stream to check it lost nothing: grant this service's Redis user read on it",
       );
       return false;
     }
@@ -167,18 +170,18 @@ export class OutboxRelay {
 }
 
 /**
- * Settlement events written and not yet on the stream: growing means the relay (or Redis) is
- * stuck, and banking and accounts fall behind. Returns what the relay reports rows it had to
- * publish again with.
+ * Events written and not yet on the stream: growing means the relay (or Redis) is stuck, and the
+ * stream's readers fall behind. Named after the producing service (`oms_outbox_backlog`,
+ * `banking_outbox_backlog`). Returns what the relay reports rows it had to publish again with.
  */
-export function outboxMetrics(registry: Registry, dataSource: DataSource): (rows: number) => void {
+export function outboxMetrics(registry: Registry, dataSource: DataSource, service: string): (rows: number) => void {
   const republished = new Counter({
-    name: 'oms_outbox_republished_total',
+    name: `${service}_outbox_republished_total`,
     help: 'Outbox rows published again because the settlement stream lost them (Redis restarted or failed over without them)',
     registers: [registry],
   });
   new Gauge({
-    name: 'oms_outbox_backlog',
+    name: `${service}_outbox_backlog`,
     help: 'Outbox rows not yet published to the settlement stream',
     // A count of the database's, the same in every process: processes that answer one scrape together take it once.
     aggregator: 'max',

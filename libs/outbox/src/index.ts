@@ -1,0 +1,1 @@
+export { OutboxRelay, outboxMetrics } from './outbox-relay';
