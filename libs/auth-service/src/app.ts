@@ -111,3 +111,4 @@ export async function createAuthApp(input: AuthAppConfig, deps: AuthDeps = {}): 
     };
   });
 }
+export type { WebhookDispatcher } from './webhooks/webhook-dispatcher';

@@ -167,7 +167,7 @@ const authConfigSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?){0,19}$/, 'must be a comma-separated list of at most 20 numbers of seconds')
     .default('5,300,1800,7200,18000,36000,36000')
-    .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
+    .transform((v) => v.split(',').map(Number)),
   /** An endpoint whose every delivery failed for this long is turned off, and the app's business e-mail told. */
   WEBHOOK_DISABLE_AFTER_SECONDS: field.seconds(3 * 86400),
   /** How long a receiver has to answer one delivery. */

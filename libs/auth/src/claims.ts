@@ -3,7 +3,7 @@ import type { PatAccess } from './scopes';
 import type { ServiceName } from './service-identity';
 
 /** The environments an auth deployment serves (APP_ENV). */
-export const DEPLOYMENT_ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
+const DEPLOYMENT_ENVIRONMENTS = ['DEV', 'UAT', 'PROD'] as const;
 export type DeploymentEnvironment = (typeof DEPLOYMENT_ENVIRONMENTS)[number];
 
 /** What a verified caller is, as every service behind the edge sees it. */

@@ -70,7 +70,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
       life.own('accounts client', new AccountsSubgraphDirectory(config.ACCOUNTS_URL, signer, deps.accountsGraphql), (o) => o.close());
     let funding: FundingService | undefined;
     // Made once the database is open (below); a funding change before that is published at the relay's first pass.
-    let relay: OutboxRelay | undefined;
+    const made: { relay?: OutboxRelay } = {};
     const service = life.own(
       'subgraph',
       await createSubgraphService({
@@ -90,7 +90,7 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
             sandbox: config.BANKING_SANDBOX,
             maxTransactionAmount: config.BANKING_MAX_TRANSACTION_AMOUNT,
             // A funding change's event is sent now, not at the relay's next pass.
-            onFinished: () => relay?.wake(),
+            onFinished: () => made.relay?.wake(),
           });
           return [
             scalarResolvers,
@@ -115,7 +115,8 @@ export async function createBankingApp(config: BankingConfig, deps: BankingDeps 
     const retention = startPeriodic('retention', 3_600_000, () => fundingIdempotency.purgeExpired(service.dataSource), logger);
     life.defer('retention', () => retention.stop());
     const events = deps.events ?? life.own('event log', await connectEventLog(config), (e) => e.close());
-    relay = startRelay(life, config, service, events, logger);
+    const relay = startRelay(life, config, service, events, logger);
+    made.relay = relay;
     const settlementService = new SettlementService(service.dataSource, sales);
     const settlement = settlementConsumer(
       'banking',

@@ -13,6 +13,7 @@ import { inDays, type TestPlatform } from '../support/test-platform';
 const conforms = openApiResponseValidator(openApiDocument);
 const [alice, bob] = DEMO_USERS as [(typeof DEMO_USERS)[0], (typeof DEMO_USERS)[0]];
 const aliceCash = DEMO_ACCOUNTS[0]!.id; // USD, no positions
+const aliceMargin = DEMO_ACCOUNTS[1]!.id; // USD, holds 10 AAPL
 const SANDBOX_SCOPES = 'read:accounts read:orders write:orders read:banking write:banking read:market';
 
 /** What the commission schedule takes of an order's cumulative traded value (the platform's 0.05 %, no minimum), in cents. */
@@ -138,6 +139,33 @@ describe('the DEV sandbox', () => {
     // A filled order fills no more.
     const again = await post(`/sandbox/orders/${order.id}/fill`);
     expect(again).toMatchObject({ status: 409, body: { code: 'CONFLICT', field: 'orderId' } });
+  });
+
+  it('sells: a stop not triggered fills at the bid (the quote the engine would use), a limit at its limit; proceeds and holding exact', async () => {
+    const balanceOf = async () => (await http('GET', api(`/banking/${aliceMargin}/balance/USD`), { token })).body;
+    const sharesOf = async () =>
+      new Decimal((await http('GET', api(`/accounts/${aliceMargin}/position?symbol=AAPL`), { token })).body.quantity);
+    const [before, sharesBefore] = [await balanceOf(), await sharesOf()];
+    const sell = async (body: Record<string, unknown>) => {
+      const res = await post('/oms/order', { accountId: aliceMargin, symbol: 'AAPL', side: 'SELL', timeInForce: 'GTC', ...body });
+      expect(res).toMatchObject({ status: 201, body: { status: 'NEW' } });
+      return res.body.id as string;
+    };
+    // Once filled a stop is triggered, and its remainder would be the engine's to fill at once: the whole of it here.
+    const stop = await sell({ type: 'STOP', quantity: '1', stopPrice: '100.00' });
+    const byStop = await post(`/sandbox/orders/${stop}/fill`);
+    expect(byStop).toMatchObject({ status: 200, body: { status: 'FILLED', triggeredAt: expect.any(String) } });
+    expect(byStop.body.fills[0]).toMatchObject({ price: '189.90', grossAmount: '189.90', commission: commissionOn('189.90').toFixed(2) });
+    const limit = await sell({ type: 'LIMIT', quantity: '3', limitPrice: '250.00' });
+    const byLimit = await post(`/sandbox/orders/${limit}/fill`);
+    expect(byLimit).toMatchObject({ status: 200, body: { status: 'FILLED', averageFillPrice: '250.00', grossAmount: '750.00' } });
+    // A sell below its limit is not one the order allows.
+    const another = await sell({ type: 'LIMIT', quantity: '1', limitPrice: '250.00' });
+    expect(await post(`/sandbox/orders/${another}/fill`, { price: '249.99' })).toMatchObject({ status: 422, body: { field: 'price' } });
+    expect((await post(`/sandbox/orders/${another}/reject`)).status).toBe(200);
+    const proceeds = new Decimal('189.90').minus(commissionOn('189.90')).plus('750.00').minus(commissionOn('750.00'));
+    await until(balanceOf, (b) => new Decimal(b.cash).minus(before.cash).eq(proceeds), `cash to grow by ${proceeds.toFixed(2)}`);
+    await until(sharesOf, (q) => sharesBefore.minus(q).eq(4), 'four shares sold in accounts');
   });
 
   it('refuses a fill the order does not allow, naming the field, and changes nothing', async () => {

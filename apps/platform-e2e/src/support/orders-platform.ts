@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { http } from '@trading/testing';
+import type { PlatformOverrides } from '@trading/platform';
 import { startTestPlatform, type TestPlatform } from './test-platform';
 
 /**
@@ -7,11 +8,16 @@ import { startTestPlatform, type TestPlatform } from './test-platform';
  * the test's control: the price feed paused (prices move only by `setPrice`), a fast engine
  * and relay, and `liquidity` per instrument per engine pass.
  */
-export function startOrdersPlatform(oms: Record<string, string> = {}, env: Record<string, string> = {}): Promise<TestPlatform> {
+export function startOrdersPlatform(
+  oms: Record<string, string> = {},
+  env: Record<string, string> = {},
+  more: Omit<PlatformOverrides, 'oms'> = {},
+): Promise<TestPlatform> {
   // The lifecycle specs' arithmetic is the rate alone and their resting orders sit far from the
   // market: no minimum commission, no price band here (orders-rules.spec.ts covers both).
   const rules = { OMS_MIN_COMMISSION: '0', OMS_PRICE_BAND: '100' };
   return startTestPlatform(env, {
+    ...more,
     oms: { OMS_PRICE_TICK_MS: '0', OMS_ENGINE_INTERVAL_MS: '50', OMS_RELAY_INTERVAL_MS: '25', ...rules, ...oms },
   });
 }

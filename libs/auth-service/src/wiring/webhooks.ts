@@ -55,7 +55,7 @@ export async function mountWebhooks(
         environment: config.APP_ENV,
         pollMs,
         leaseMs: config.WEBHOOK_LEASE_MS,
-        retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
+        retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_SECONDS.map((s) => Math.round(s * 1000)),
         disableAfterMs: config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
         batchSize: 10,
       },

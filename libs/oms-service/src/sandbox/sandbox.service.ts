@@ -23,7 +23,7 @@ interface InstrumentTerms {
   lot_size: string;
 }
 
-export const SANDBOX_REJECT_REASON = 'Rejected by the sandbox';
+const SANDBOX_REJECT_REASON = 'Rejected by the sandbox';
 const REASON_SYNTAX = /^[^\p{Cc}]{1,200}$/u;
 
 /**

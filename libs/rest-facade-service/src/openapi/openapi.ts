@@ -24,6 +24,11 @@ export const openApiDocument = {
     { name: 'Banking', description: 'Cash balances, activity, deposits and withdrawals' },
     { name: 'Orders', description: 'Order rules, what-if, orders, trades and live order events' },
     { name: 'Market data', description: 'Quotes, price bars, the market clock and calendar, instruments and live quotes (read:market)' },
+    {
+      name: 'Sandbox',
+      description:
+        "DEV tokens only: drive the caller's own working orders (fill in part or in full, reject, expire) and pending transfers (fail) to an outcome on demand, to test what an app does with each",
+    },
   ],
   components: {
     securitySchemes,
