@@ -95,7 +95,10 @@ describe('OpenAPI document', () => {
     expect(ids.filter((id) => typeof id !== 'string')).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const op of operations)
-      expect({ at: op.at, tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders', 'Market data', 'Sandbox'].includes(op.tags?.[0]) }).toEqual({
+      expect({
+        at: op.at,
+        tag: ['OAuth', 'PATs', 'Accounts', 'Banking', 'Orders', 'Market data', 'Sandbox'].includes(op.tags?.[0]),
+      }).toEqual({
         at: op.at,
         tag: true,
       });
