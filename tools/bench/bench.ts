@@ -45,7 +45,7 @@ async function runPaths(bench: Bench, root: string, only: Set<PathName>, id: str
   if (only.has('bare')) await bare(bench, logDir);
   if (only.has('stock')) await stockChain(bench, logDir);
   if (only.has('oidc-peer')) await oidcPeer(bench, id, logDir);
-  if (any('all-in-one', 'all-in-one-orders', 'bars')) memory = await allInOne(bench, options, only);
+  if (any('all-in-one', 'all-in-one-orders', 'bars', 'webhooks')) memory = await allInOne(bench, options, only);
   if (any('service-rest', 'gateway', 'rotation', 'orders', 'market'))
     await serviceMode(bench, { ...options, prefix: `bench_${id}_svc_` }, only);
   if (any('orders', 'market', 'all-in-one-orders')) await pgbench(bench, id);

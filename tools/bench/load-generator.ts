@@ -1,14 +1,15 @@
 /**
  * The load generator's process (forked by load.ts): autocannon for request/answer loads, chains
- * for refresh-token rotation (each request needs the previous answer), and market orders followed
- * to settlement (market-load.ts).
+ * for refresh-token rotation (each request needs the previous answer), market orders followed
+ * to settlement (market-load.ts), and webhook bodies posted straight at a receiver.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { proofSigner } from './dpop';
 import { CONNECTIONS, limitBuy, resultOf, timeWindow } from './load';
-import type { FromGenerator, LoadResult, LoadSpec, RotationLoad, Timing } from './load';
+import type { FromGenerator, LoadResult, LoadSpec, RotationLoad, Timing, WebhookPostLoad } from './load';
 import { marketLoad } from './market-load';
 import { basicAuth } from './oidc-peer/grants';
 
@@ -57,6 +58,7 @@ function optionsOf(spec: LoadSpec & { kind: 'fixed' | 'orders' }): autocannon.Op
 async function run(spec: LoadSpec): Promise<LoadResult> {
   if (spec.kind === 'rotation') return rotate(spec);
   if (spec.kind === 'market') return marketLoad(spec, () => send({ type: 'window' }));
+  if (spec.kind === 'webhook-posts') return postWebhooks(spec);
   const options = optionsOf(spec);
   if (spec.warmupSeconds > 0) await autocannon({ ...options, duration: spec.warmupSeconds });
   send({ type: 'window' });
@@ -111,5 +113,48 @@ async function rotate(spec: RotationLoad & Timing): Promise<LoadResult> {
   await timeWindow(spec, () => send({ type: 'window' }), state);
   await Promise.all(chains);
   await pool.close();
+  return resultOf(latencies, latencies.length, errors, spec.seconds, sample);
+}
+
+/**
+ * The baseline of the webhook rows: what posting the same signed bodies costs with nothing around
+ * it (no queue, no lease, no record). Each loop has its receiver URL and one connection, as each
+ * endpoint's lane does; a body is built and signed per request, as the sender does, and its
+ * answer read. Anything but 200 counts as wrong.
+ */
+async function postWebhooks(spec: WebhookPostLoad & Timing): Promise<LoadResult> {
+  const state = { measuring: false, stopped: false };
+  const latencies: number[] = [];
+  let [errors, sample] = [0, undefined as string | undefined];
+  const loop = async (target: string) => {
+    const url = new URL(target);
+    const pool = new Pool(url.origin, { connections: 1, pipelining: 1 });
+    while (!state.stopped) {
+      const started = performance.now();
+      const [id, timestamp] = [`msg_${randomUUID()}`, new Date()];
+      const body = JSON.stringify({ id, type: spec.type, timestamp: timestamp.toISOString(), data: spec.data });
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': new Webhook(spec.secret).sign(id, timestamp, body),
+      };
+      let failure: string | undefined;
+      try {
+        const res = await pool.request({ path: url.pathname, method: 'POST', headers, body });
+        await res.body.text();
+        if (res.statusCode !== 200) failure = `HTTP ${res.statusCode}`;
+      } catch (err) {
+        failure = (err as Error).message;
+      }
+      if (!state.measuring || state.stopped) continue;
+      latencies.push(performance.now() - started);
+      if (failure) [errors, sample] = [errors + 1, sample ?? failure];
+    }
+    await pool.close();
+  };
+  const loops = spec.urls.map(loop);
+  await timeWindow(spec, () => send({ type: 'window' }), state);
+  await Promise.all(loops);
   return resultOf(latencies, latencies.length, errors, spec.seconds, sample);
 }

@@ -34,10 +34,16 @@ export type MarketLoad = {
   symbol: string;
   databases: Record<'banking' | 'accounts', string>;
 };
+/**
+ * Webhook bodies posted straight at a receiver, as a sender with no queue would: `urls.length`
+ * loops side by side (one connection each), each body built and signed afresh per Standard
+ * Webhooks with `secret`, an event of `type` carrying `data`.
+ */
+export type WebhookPostLoad = { kind: 'webhook-posts'; urls: string[]; secret: string; type: string; data: Record<string, unknown> };
 /** How long to warm the target, then how long to measure it. */
 export type Timing = { warmupSeconds: number; seconds: number };
 
-export type Load = FixedLoad | OrderLoad | RotationLoad | MarketLoad;
+export type Load = FixedLoad | OrderLoad | RotationLoad | MarketLoad | WebhookPostLoad;
 export type LoadSpec = Load & Timing;
 
 export interface LoadResult {

@@ -21,10 +21,12 @@ export const RATE_LIMITS = rateLimits === 'on';
 export const POSTGRES_SERVER = TEST_POSTGRES_URL.replace(/\/[^/]*$/, '');
 /** Above this share of wrong answers a figure measures the failure path, not the target. */
 const MAX_ERROR_RATE = 0.01;
-const UNIT = { fixed: 'req/s', rotation: 'rotations/s', orders: 'orders/s', market: 'fills/s' } as const;
+const UNIT = { fixed: 'req/s', rotation: 'rotations/s', orders: 'orders/s', market: 'fills/s', 'webhook-posts': 'deliveries/s' } as const;
 
 /** The processes a row watches; a function when they are known only as its window starts (the all-in-one's workers). */
 export type Watching = Watched[] | (() => Watched[]);
+/** What a drain did: `total` done in `seconds`, `errors` of them wrongly (`sample` says how). */
+export type Drained = { total: number; errors: number; seconds: number; sample?: string };
 
 export const progress = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -67,6 +69,23 @@ export class Bench {
     if (res.status !== 200 || /"errors"\s*:/.test(expectBody))
       throw new Error(`${path ?? labelOf(name)}: preflight answered ${res.status}: ${expectBody.slice(0, 400)}`);
     await this.measure(name, { kind: 'fixed', url, ...init, expectBody }, watched, path);
+  }
+
+  /**
+   * Work that is not a load of requests but a fixed amount done by the target itself (a queue
+   * drained): `run` answers how much was done, how much of it wrongly, and in how many seconds;
+   * the processes are read from when it calls `onWindow` (its timing starts) to its end.
+   */
+  async drained(name: RowName, watched: Watched[], run: (onWindow: () => void) => Promise<Drained>): Promise<void> {
+    const path = labelOf(name);
+    progress(`measuring ${path}…`);
+    let window: ReturnType<typeof startCpuWindow> | undefined;
+    const { total, errors, seconds, sample } = await run(() => (window = startCpuWindow([...watched, ...postgresServer()])));
+    const { cpu, machine } = window?.finish() ?? { cpu: [] };
+    const row = { name, path, unit: 'deliveries/s' as const, perSecond: total / seconds, total, errors, cpu };
+    this.rows.push({ ...row, ...(machine ? { machine } : {}) });
+    if (errors > total * MAX_ERROR_RATE)
+      this.failures.push(`${path}: ${errors} of ${total} wrong (> ${MAX_ERROR_RATE * 100}%), e.g. ${sample}`);
   }
 
   /** Refresh-token chains at `url`, one per token, each exchanging its token for the next (HTTP Basic, a form body). */

@@ -12,6 +12,7 @@ import { buildBundles, dbUrl, startAllInOne, startServiceMode, type PlatformOpti
 import { readRssBytes, watchPeakRss, type Watched } from './proc';
 import { deleteKeys, freePort, Group } from './processes';
 import { labelOf, type Memory, type PathName, type RowName } from './report';
+import { webhooks } from './webhooks';
 import { loadWeekOfTicks, middleDayOfTheWeek } from './week-of-ticks';
 
 /** The operation the facade sends for GET /v1/accounts: every chain answers the same query. */
@@ -81,7 +82,8 @@ export async function oidcPeer(bench: Bench, id: string, logDir: string) {
 
 /**
  * The all-in-one (`npm start`): its REST read, with its resident size after start and at the peak
- * of the load, and rotation (`all-in-one`); the bars read (`bars`); order placement (`all-in-one-orders`).
+ * of the load, and rotation (`all-in-one`); the bars read (`bars`); order placement (`all-in-one-orders`);
+ * webhook deliveries and order placement with webhook endpoints (`webhooks`).
  */
 export async function allInOne(bench: Bench, options: PlatformOptions, only: Set<PathName>): Promise<Memory | undefined> {
   progress('starting the all-in-one (npm start)…');
@@ -109,6 +111,7 @@ export async function allInOne(bench: Bench, options: PlatformOptions, only: Set
     }
     // After the read: its memory figures are of the platform as started, before a book of orders.
     if (only.has('all-in-one-orders')) await orders(bench, 'all-in-one', urls, await tradingWorld(urls, adminToken, user), processes);
+    if (only.has('webhooks')) await webhooks(bench, options, platform);
     return memory;
   } finally {
     await platform.stop();

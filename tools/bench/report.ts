@@ -4,14 +4,19 @@ import type { CpuUse, MachineUse } from './proc';
 
 /** The measured paths, by the name `--only` takes. */
 // prettier-ignore
-export const PATHS = ['bare', 'stock', 'all-in-one', 'all-in-one-orders', 'bars', 'service-rest', 'gateway', 'rotation', 'oidc-peer', 'orders',
-  'market'] as const;
+export const PATHS = ['bare', 'stock', 'all-in-one', 'all-in-one-orders', 'bars', 'webhooks', 'service-rest', 'gateway', 'rotation', 'oidc-peer',
+  'orders', 'market'] as const;
 export type PathName = (typeof PATHS)[number];
 
 const CHAINS = `refresh-token rotation, ${ROTATION_CHAINS} chains,`;
 const ORDERS = 'POST /v1/oms/order (limit buys that rest, hold in banking; one user, 2 accounts)';
 const SPREAD = `${ORDER_TRADERS} other users' ${ORDER_TRADERS * 2} accounts in turn`;
 const MARKET = `${MARKET_CONCURRENCY} in flight over ${ORDER_TRADERS} users' ${ORDER_TRADERS * 2} accounts`;
+/** How many endpoints the webhook rows' second half registers: as many as an app may have. */
+export const WEBHOOK_ENDPOINTS = 10;
+const DELIVERIES = "webhook deliveries queued at once, all-in-one's sender (lease, sign, post, record) to a bare receiver";
+const POSTS = 'the same signed bodies posted by a plain undici loop (no queue, no record)';
+const GRANTED = 'one user who granted a vendor app read:orders';
 
 /** The table's rows in its order, and what it calls them. */
 export const ROWS = [
@@ -31,6 +36,15 @@ export const ROWS = [
   ['orders-spread', `order placement as above, service mode, ${SPREAD}`],
   ['all-in-one-orders', `order placement, all-in-one, ${ORDERS}`],
   ['all-in-one-orders-spread', `order placement as above, all-in-one, ${SPREAD}`],
+  ['webhooks', `${DELIVERIES}, 1 endpoint`],
+  ['webhook-posts', `${POSTS}, 1 in flight`],
+  ['webhooks-fanout', `${DELIVERIES}, ${WEBHOOK_ENDPOINTS} endpoints (a lane each)`],
+  ['webhook-posts-fanout', `${POSTS}, ${WEBHOOK_ENDPOINTS} in flight`],
+  ['webhooks-orders', `order placement, all-in-one, ${ORDERS}, ${GRANTED}, no webhook endpoint`],
+  [
+    'webhooks-orders-fanout',
+    `order placement as above, the app's ${WEBHOOK_ENDPOINTS} endpoints registered (each order → ${WEBHOOK_ENDPOINTS} deliveries)`,
+  ],
   ['market', `market buys end to end (placement → fill → applied in banking and accounts), ${MARKET}`],
   ['pgbench', 'PostgreSQL commit rate'],
 ] as const;
@@ -41,7 +55,7 @@ export interface Row {
   name: RowName;
   /** What was measured, as the table shows it. */
   path: string;
-  unit: 'req/s' | 'rotations/s' | 'orders/s' | 'fills/s' | 'tps';
+  unit: 'req/s' | 'rotations/s' | 'orders/s' | 'fills/s' | 'deliveries/s' | 'tps';
   perSecond: number;
   /** Latency in ms. */
   p50?: number;
@@ -99,7 +113,8 @@ export function formatTable(rows: Row[]): string {
 
 /** ms of CPU per order (or fill) in each of our processes and in all, against the target; PostgreSQL's and the machine's beside. */
 function cpuPerOrder(label: string, row: Row | undefined): string | undefined {
-  const ours = row?.cpu.filter((c) => c.name !== 'load' && c.name !== 'postgres') ?? [];
+  // The load generator, PostgreSQL and a bench receiver stand for the world around us.
+  const ours = row?.cpu.filter((c) => !['load', 'postgres', 'receiver'].includes(c.name)) ?? [];
   if (!row?.total || !ours.length) return undefined;
   const total = cpuMs(row, ...ours.map((c) => c.name));
   const { machine } = row;
@@ -193,6 +208,35 @@ function ordersInWords(at: Find, mode: string, oneUser: RowName, spreadName: Row
   ]);
 }
 
+/** ms of CPU per answer of each process named in the row (the load generator's too: in a baseline loop it is the sender). */
+const cpuEach = (row: Row) => row.cpu.map((c) => `${c.name} ${cpuText(row, c.name)}`).join(', ');
+
+/**
+ * The sender beside plain posting of the same bodies at the same concurrency (what the queue,
+ * leases and records cost), and order placement with the app's endpoints beside without.
+ */
+function webhooksInWords(at: Find): string[] {
+  const [one, oneBase, many, manyBase, orders, fanout] = (
+    ['webhooks', 'webhook-posts', 'webhooks-fanout', 'webhook-posts-fanout', 'webhooks-orders', 'webhooks-orders-fanout'] as const
+  ).map(at);
+  const versus = (label: string, row?: Row, base?: Row) =>
+    row &&
+    base &&
+    `Webhook deliveries, ${label}: ${thousands(row.perSecond)}/s = ${ratio(row.perSecond / base.perSecond)} a plain undici loop posting ` +
+      `the same signed bodies (${thousands(base.perSecond)}/s); CPU per delivery ${cpuEach(row)} ms, per plain post ${cpuEach(base)} ms.`;
+  return said([
+    versus('1 endpoint, one at a time', one, oneBase),
+    versus(`${WEBHOOK_ENDPOINTS} endpoints side by side`, many, manyBase),
+    orders &&
+      fanout &&
+      `Order placement with webhooks (all-in-one): ${WEBHOOK_ENDPOINTS} endpoints ${thousands(fanout.perSecond)} orders/s = ` +
+        `${ratio(fanout.perSecond / orders.perSecond)} none (${thousands(orders.perSecond)} orders/s); p50 ${ms(fanout.p50)} against ${ms(orders.p50)}, ` +
+        `p99 ${ms(fanout.p99)} against ${ms(orders.p99)}.`,
+    cpuPerOrder('order placed (no webhook endpoint)', orders),
+    cpuPerOrder(`order placed (${WEBHOOK_ENDPOINTS} webhook endpoints)`, fanout),
+  ]);
+}
+
 /** Each measured path beside its baseline or target, as one sentence; a path that was not measured is left out. */
 export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
   const at: Find = (name) => rows.find((r) => r.name === name);
@@ -202,6 +246,7 @@ export function ratiosInWords(rows: Row[], memory?: Memory): string[] {
     ...rotationsInWords(at),
     ...ordersInWords(at, 'service mode', 'orders', 'orders-spread'),
     ...ordersInWords(at, 'all-in-one', 'all-in-one-orders', 'all-in-one-orders-spread'),
+    ...webhooksInWords(at),
     market &&
       `Market orders end to end: ${thousands(market.perSecond)} fills settled/s` +
         (pgbench ? ` ÷ pgbench ${thousands(pgbench.perSecond)} tps = ${ratio(market.perSecond / pgbench.perSecond)}` : '') +

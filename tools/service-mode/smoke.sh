@@ -80,7 +80,7 @@ app_env() {
   case "$app" in
     auth)
       ENV+=(REDIS_URL="$REDIS_URL" AUTH_PORT="${PORT[auth]}" AUTH_INTERNAL_PORT="${IPORT[auth]}" AUTH_ADMIN_PORT="$ADMIN_PORT"
-        AUTH_DATABASE_URL="$(db_url auth)" AUTH_ISSUER="$AUTH_ISSUER" AUTH_ADMIN_TOKEN="$AUTH_ADMIN_TOKEN"
+        AUTH_DATABASE_URL="$(db_url auth)" AUTH_ISSUER="$AUTH_ISSUER" AUTH_ADMIN_TOKEN="$AUTH_ADMIN_TOKEN" EVENTS_STREAM="${PREFIX}oms:events"
         ACCOUNTS_INTERNAL_URL="$internal:${IPORT[accounts]}" BANKING_INTERNAL_URL="$internal:${IPORT[banking]}" OMS_INTERNAL_URL="$internal:${IPORT[oms]}") ;;
     # accounts, banking and oms share the settlement stream (one name per smoke run).
     accounts) ENV+=(REDIS_URL="$REDIS_URL" EVENTS_STREAM="${PREFIX}oms:events"

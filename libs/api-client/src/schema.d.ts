@@ -95,6 +95,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every webhook event type, with the scope a user's grant must hold for the app to receive it */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's webhook endpoints
+         * @description Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; the answer holds its signing secret, shown this once
+         * @description Outside DEV only https URLs to public addresses are taken; DEV also takes http(s) to localhost, 127.0.0.1 and [::1]. A host name is resolved now, and again at every delivery. At most 10 endpoints per environment.
+         *
+         *     Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint and its delivery log
+         * @description Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint (URL, event types, description), or turn it off and on
+         * @description While an endpoint is off, nothing is sent to it and events that happen are not queued for it; deliveries queued before wait. Turning it on again clears `disabledReason`, starts its failure clock afresh and sends what waited; a delivery given up (FAILED) is sent again with redeliver.
+         *
+         *     Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret for the endpoint; the old one keeps signing beside it for 24 hours
+         * @description For 24 hours every message carries two signatures in `webhook-signature`, one by each secret, so a receiver can switch to the new secret without missing a message.
+         *
+         *     Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's delivery log, newest first, each delivery with every attempt
+         * @description Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again, now, with the same `webhook-id`
+         * @description Any delivery but a DROPPED one (the user disconnected the app before it was sent); its attempts start again from the first. Refused while the endpoint is turned off.
+         *
+         *     Authenticated with the app's own client credentials, exactly as at the token endpoint: HTTP Basic `client_id:client_secret`, or for private_key_jwt apps `client_assertion_type` and `client_assertion` in the JSON body (in the query on GET and DELETE). An app sees and changes its own endpoints and deliveries only, in the environment of the credentials it sends.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pat/login": {
         parameters: {
             query?: never;
@@ -2529,6 +2662,174 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["WebhookGrantRevokedData"];
         };
+        WebhookEventTypeList: {
+            eventTypes: {
+                /** @enum {string} */
+                type: "order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked";
+                /** @description The scope the user's grant must hold for the app to hear of it; null: sent whatever the scopes (grant.revoked) */
+                scope: string | null;
+                description: string;
+            }[];
+        };
+        WebhookEndpointRequest: {
+            /**
+             * @description Where the events are sent: https to a public address; in DEV also http(s) to localhost, 127.0.0.1 or [::1]. No credentials, no fragment
+             * @example https://vendor.example/hooks/trading
+             */
+            url: string;
+            /** @description The event types to send (each once); left out: every type, those added later included */
+            eventTypes?: ("order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked")[];
+            /** @description Default true */
+            enabled?: boolean;
+            /** @description Your own note, 1 to 200 characters without control characters */
+            description?: string;
+            /** @description private_key_jwt only, optional: the client id, as the assertion's `iss` */
+            client_id?: string;
+            /**
+             * @description private_key_jwt apps, instead of HTTP Basic
+             * @constant
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description private_key_jwt apps: a JWT signed with your key, `aud` the issuer, as at the token endpoint */
+            client_assertion?: string;
+        };
+        WebhookEndpointUpdate: {
+            /**
+             * @description Where the events are sent: https to a public address; in DEV also http(s) to localhost, 127.0.0.1 or [::1]. No credentials, no fragment
+             * @example https://vendor.example/hooks/trading
+             */
+            url?: string;
+            /** @description The event types to send; null: every type */
+            eventTypes?: ("order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked")[] | null;
+            /** @description false stops sending (deliveries wait); true turns it on again and starts its failure clock afresh */
+            enabled?: boolean;
+            /** @description null clears it */
+            description?: string | null;
+            /** @description private_key_jwt only, optional: the client id, as the assertion's `iss` */
+            client_id?: string;
+            /**
+             * @description private_key_jwt apps, instead of HTTP Basic
+             * @constant
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description private_key_jwt apps: a JWT signed with your key, `aud` the issuer, as at the token endpoint */
+            client_assertion?: string;
+        };
+        WebhookClientCredentials: {
+            /** @description private_key_jwt only, optional: the client id, as the assertion's `iss` */
+            client_id?: string;
+            /**
+             * @description private_key_jwt apps, instead of HTTP Basic
+             * @constant
+             */
+            client_assertion_type?: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            /** @description private_key_jwt apps: a JWT signed with your key, `aud` the issuer, as at the token endpoint */
+            client_assertion?: string;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @description The client id of the environment the endpoint belongs to */
+            clientId: string;
+            /** @enum {string} */
+            environment: "DEV" | "UAT" | "PROD";
+            url: string;
+            eventTypes: ("order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked")[];
+            enabled: boolean;
+            description: string | null;
+            /** @description Why the platform turned it off (every delivery failing for days), or null */
+            disabledReason: string | null;
+            /** @description Since when every attempt has failed, or null while it answers */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** @description The client id of the environment the endpoint belongs to */
+            clientId: string;
+            /** @enum {string} */
+            environment: "DEV" | "UAT" | "PROD";
+            url: string;
+            eventTypes: ("order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked")[];
+            enabled: boolean;
+            description: string | null;
+            /** @description Why the platform turned it off (every delivery failing for days), or null */
+            disabledReason: string | null;
+            /** @description Since when every attempt has failed, or null while it answers */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret, shown this once: keep it where your receiver reads it (only it can verify the signatures)
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookAttempt: {
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            attemptedAt: string;
+            /** @description The receiver's HTTP status; null when none came (address refused, timeout, connection failed) */
+            statusCode: number | null;
+            durationMs: number;
+            error: string | null;
+            /** @description The first 1 KiB the receiver answered, as text */
+            responseSnippet: string | null;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description The `webhook-id` header and the body's `id`: the same on every attempt and redelivery */
+            messageId: string;
+            /** @enum {string} */
+            eventType: "order.accepted" | "order.partially_filled" | "order.filled" | "order.cancelled" | "order.rejected" | "order.replaced" | "order.expired" | "funding.deposit.settled" | "funding.deposit.failed" | "funding.withdrawal.settled" | "funding.withdrawal.failed" | "grant.revoked";
+            /**
+             * @description PENDING: due (again) at `nextAttemptAt`; DELIVERED: answered 2xx; FAILED: every attempt of the schedule failed; DROPPED: the user disconnected the app (or narrowed its access) before it was sent
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED" | "DROPPED";
+            attempts: number;
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T14:03:12.000Z
+             */
+            createdAt: string;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            attemptLog: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         SandboxFillRequest: {
             /**
              * @description Positive, at most the remaining quantity, in whole lots unless it is the whole remainder (default: the whole remainder)
@@ -2824,6 +3125,605 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventTypeList"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description private_key_jwt apps: Optional: the client id, as the assertion's `iss` */
+                client_id?: string;
+                /** @description private_key_jwt apps: `urn:ietf:params:oauth:client-assertion-type:jwt-bearer` */
+                client_assertion_type?: string;
+                /** @description private_key_jwt apps: A JWT signed with your key, `aud` the issuer, as at the token endpoint */
+                client_assertion?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its signing secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Bad input: the `field` says which (an unknown event type, a bad `limit`, `cursor` or filter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNPROCESSABLE on `url`: a URL this environment does not send to (not https, a private address, credentials or a fragment in it), or the limit of 10 endpoints per environment reached */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: {
+                /** @description private_key_jwt apps: Optional: the client id, as the assertion's `iss` */
+                client_id?: string;
+                /** @description private_key_jwt apps: `urn:ietf:params:oauth:client-assertion-type:jwt-bearer` */
+                client_assertion_type?: string;
+                /** @description private_key_jwt apps: A JWT signed with your key, `aud` the issuer, as at the token endpoint */
+                client_assertion?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A webhook endpoint of this app (GET /webhooks/endpoints lists them) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such endpoint or delivery among this app's own (`field` names the id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint of this app (GET /webhooks/endpoints lists them) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it now is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Bad input: the `field` says which (an unknown event type, a bad `limit`, `cursor` or filter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such endpoint or delivery among this app's own (`field` names the id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNPROCESSABLE on `url`: a URL this environment does not send to (not https, a private address, credentials or a fragment in it), or the limit of 10 endpoints per environment reached */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint of this app (GET /webhooks/endpoints lists them) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookClientCredentials"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its new signing secret, shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such endpoint or delivery among this app's own (`field` names the id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description One endpoint only */
+                endpointId?: string;
+                /** @description One event type only, e.g. `order.filled` */
+                eventType?: string;
+                status?: "PENDING" | "DELIVERED" | "FAILED" | "DROPPED";
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description private_key_jwt apps: Optional: the client id, as the assertion's `iss` */
+                client_id?: string;
+                /** @description private_key_jwt apps: `urn:ietf:params:oauth:client-assertion-type:jwt-bearer` */
+                client_assertion_type?: string;
+                /** @description private_key_jwt apps: A JWT signed with your key, `aud` the issuer, as at the token endpoint */
+                client_assertion?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Bad input: the `field` says which (an unknown event type, a bad `limit`, `cursor` or filter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A delivery of this app (GET /webhooks/deliveries lists them) */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookClientCredentials"];
+            };
+        };
+        responses: {
+            /** @description Queued to be sent now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no client credentials, or wrong ones (with `WWW-Authenticate: Basic`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the credentials were sent the wrong way (e.g. HTTP Basic and a client assertion together) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such endpoint or delivery among this app's own (`field` names the id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CONFLICT: the endpoint is turned off (turn it on first), or the delivery was DROPPED because the user disconnected the app */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: too many failed client authentications from this address or for this app */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Temporarily unavailable: nothing was changed; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

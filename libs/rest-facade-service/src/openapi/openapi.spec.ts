@@ -41,8 +41,10 @@ describe('OpenAPI document', () => {
       for (const [method, op] of Object.entries(methods)) {
         const key = `${method.toUpperCase()} ${path}`;
         documented.push(key);
-        // Public: the token endpoints and PAT login take no bearer token (the client or the PAT is the credential).
-        const expected = guards.get(key) ?? (isPublicAuthPath(path) ? [] : undefined);
+        // Public: the token endpoints and PAT login take no bearer token (the client or the PAT is the credential);
+        // the webhook API takes the app's own client credentials (auth checks them), but for its list of event types.
+        const byClient = path.startsWith('/webhooks/') && path !== '/webhooks/event-types';
+        const expected = guards.get(key) ?? (isPublicAuthPath(path) ? (byClient ? [{ vendorClient: [] }] : []) : undefined);
         if (path === '/oauth/userinfo') continue; // auth's own bearer check (GET and POST), documented with its scope
         expect({ key, security: op.security }).toEqual({ key, security: expected ?? 'an operation with no guard in the route table' });
       }
@@ -151,6 +153,51 @@ describe('OpenAPI document', () => {
     expect(() =>
       check('GET', '/accounts', 401, { type: 't', title: 't', status: 401, detail: 'd', code: 'UNAUTHENTICATED' }),
     ).not.toThrow();
+  });
+
+  it("describes the webhook API's answers: the secret only where it is shown, the delivery log with its attempts", () => {
+    const check = openApiResponseValidator(openApiDocument);
+    const endpoint = {
+      id: '0b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a01',
+      clientId: 'c_1',
+      environment: 'DEV',
+      url: 'http://localhost:3000/hooks',
+      eventTypes: ['order.filled', 'grant.revoked'],
+      enabled: true,
+      description: null,
+      disabledReason: null,
+      failingSince: null,
+      createdAt: '2026-11-21T10:00:00.000Z',
+      updatedAt: '2026-11-21T10:00:00.000Z',
+    };
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    expect(() => check('POST', '/webhooks/endpoints', 201, { ...endpoint, secret })).not.toThrow();
+    expect(() => check('POST', '/webhooks/endpoints', 201, endpoint)).toThrow(/secret/);
+    expect(() => check('GET', '/webhooks/endpoints', 200, { endpoints: [endpoint] })).not.toThrow();
+    expect(() => check('GET', '/webhooks/endpoints', 200, { endpoints: [{ ...endpoint, secret }] })).toThrow(/additional/);
+    expect(() => check('PATCH', '/webhooks/endpoints/{endpointId}', 200, { ...endpoint, eventTypes: ['order.exploded'] })).toThrow();
+    const delivery = {
+      id: '1b7e9a10-5c3d-4e2f-8a61-2b9d7c4e1a02',
+      endpointId: endpoint.id,
+      messageId: `msg_${'a'.repeat(32)}`,
+      eventType: 'order.filled',
+      status: 'PENDING',
+      attempts: 1,
+      nextAttemptAt: '2026-11-21T10:05:00.000Z',
+      deliveredAt: null,
+      createdAt: '2026-11-21T10:00:00.000Z',
+      lastStatusCode: 500,
+      lastError: 'answered 500',
+      attemptLog: [
+        { attemptedAt: '2026-11-21T10:00:00.000Z', statusCode: 500, durationMs: 12, error: null, responseSnippet: 'answered 500' },
+      ],
+    };
+    expect(() => check('GET', '/webhooks/deliveries', 200, { deliveries: [delivery], nextCursor: null })).not.toThrow();
+    expect(() => check('POST', '/webhooks/deliveries/{deliveryId}/redeliver', 202, { ...delivery, status: 'RETRYING' })).toThrow();
+    const deliveriesQuery = (openApiDocument.paths as any)['/webhooks/deliveries'].get.parameters.map((p: { name: string }) => p.name);
+    expect(deliveriesQuery).toEqual(
+      expect.arrayContaining(['endpointId', 'eventType', 'status', 'limit', 'cursor', 'client_assertion_type', 'client_assertion']),
+    );
   });
 
   it('is served with interactive docs, without a token', async () => {

@@ -10,6 +10,7 @@ import { marketOperations } from './market.openapi';
 import { oauthPaths } from './oauth.openapi';
 import { orderOperations } from './orders.openapi';
 import { sandboxOperations } from './sandbox.openapi';
+import { webhookPaths } from './webhooks.openapi';
 
 const PROBLEM_TEXT: Record<number, string> = {
   400: 'Bad input (the `field` says which), or a query parameter the operation does not take (`field` names it)',
@@ -123,6 +124,7 @@ function operation(method: string, path: string, op: Op) {
 
 export const paths = {
   ...oauthPaths,
+  ...webhookPaths,
   ...Object.fromEntries(
     Object.entries(operations).map(([path, ops]) => [
       path,

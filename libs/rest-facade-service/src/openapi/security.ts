@@ -1,6 +1,9 @@
 import { SCOPE_DESCRIPTIONS } from '@trading/auth';
 
-/** Where the API is served, and the two ways a caller authenticates: a vendor app's OAuth token, or a user's PAT session. */
+/**
+ * Where the API is served, and the ways a caller authenticates: a vendor app's OAuth token, a
+ * user's PAT session, or (the webhook API, where the app speaks for itself) the app's own client credentials.
+ */
 // {base_url}: each deployment serves the document with its own (docs.ts, FACADE_PUBLIC_URL).
 export const servers = [
   {
@@ -31,5 +34,11 @@ export const securitySchemes = {
     bearerFormat: 'JWT',
     description:
       'Users\' own scripts: a PAT session. POST /pat/login with your personal access token (`{ "token": "tpat_…" }`) and paste the returned `token` here: a session JWT (15 minutes by default), not the PAT itself. A READ_ONLY token may only read. A login sent with a DPoP proof (htu: the public /v1/pat/login URL) gets a session bound to that key, used as `Authorization: DPoP` with a proof per call, as for OAuth tokens.',
+  },
+  vendorClient: {
+    type: 'http',
+    scheme: 'basic',
+    description:
+      "The webhook API (`/webhooks/*`): the vendor app itself, with its client credentials as at the token endpoint: HTTP Basic, `client_id` as the user name and `client_secret` as the password. An app registered for private_key_jwt sends `client_assertion_type` and `client_assertion` instead, in the JSON body (in the query on GET and DELETE). Each environment's credentials reach that environment's endpoints only.",
   },
 };

@@ -1,0 +1,283 @@
+/**
+ * The webhooks path (all-in-one): how fast auth's sender empties a queue of deliveries into a
+ * bare receiver, beside plain posting of the same signed bodies at the same concurrency (the cost
+ * of its queue, leases and records); then order placement with the app's endpoints registered
+ * beside without (each order then fans out to a delivery per endpoint in auth's consumer, which
+ * the sender posts meanwhile).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
+import {
+  CookieBrowser,
+  createUser,
+  fund,
+  http,
+  lastPrice,
+  listInstrument,
+  tickedAccounts,
+  type Urls,
+  type WorldUser,
+} from '@trading/testing';
+import { limitBuy } from './load';
+import { Bench, progress, SECONDS, type Drained } from './measure';
+import { basicAuth } from './oidc-peer/grants';
+import { dbUrl, type PlatformOptions } from './platform';
+import type { Watched } from './proc';
+import { freePort, Group } from './processes';
+import { WEBHOOK_ENDPOINTS, type RowName } from './report';
+
+type App = { clientId: string; clientSecret: string; redirectUri: string };
+type Endpoint = { id: string; secret: string; url: string };
+/** A queued delivery's own row, as the sender reads it: the event it carries (copied from a real order's). */
+type Template = { id: string; type: string; data: Record<string, unknown> };
+
+/** Deliveries per endpoint drained before each measured drain: connections opened, code warm, the rate to size the drain by. */
+const WARMUP_PER_ENDPOINT = 200;
+/** The measured drain is the warm-up's rate times BENCH_SECONDS, within these bounds. */
+const [MIN_DRAIN, MAX_DRAIN] = [500, 100_000];
+/** How often the queue's ends are looked at (by primary key: a few rows, cheap beside the sender's own queries). */
+const POLL_MS = 20;
+/** A drain that moves nothing for this long has stopped (a sender down, an endpoint refused). */
+const STALL_MS = 60_000;
+
+/** A DEV vendor app asking for read:orders, through the admin API as the service team provisions one. */
+async function ordersApp(urls: Urls, adminToken: string): Promise<App> {
+  const redirectUri = 'https://vendor.example/callback';
+  const registration = {
+    companyName: 'Webhook Vendor Ltd',
+    companyWebsite: 'https://vendor.example',
+    businessEmail: `vendor-${randomBytes(4).toString('hex')}@vendor.example`,
+    country: 'GB',
+    appName: 'Order Alerts',
+    logoUrl: 'https://vendor.example/logo.png',
+    homepageUrl: 'https://vendor.example/',
+    supportEmail: 'support@vendor.example',
+    privacyPolicyUrl: 'https://vendor.example/privacy',
+    termsOfServiceUrl: 'https://vendor.example/terms',
+    redirectUris: [redirectUri],
+    scopes: ['read:accounts', 'read:orders'],
+  };
+  const res = await http('POST', `${urls.admin}/admin/apps`, { token: adminToken, body: { registration } });
+  if (res.status !== 201) throw new Error(`POST /admin/apps answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return { clientId: res.body.clientId, clientSecret: res.body.clientSecret, redirectUri };
+}
+
+const field = (page: string, name: string) => {
+  const value = new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];
+  if (!value) throw new Error(`no ${name} field on the page: ${page.slice(0, 200)}`);
+  return value.replace(/&amp;/g, '&');
+};
+
+/** The user lets the app read their orders (every account ticked), the whole way: sign in, consent, code + PKCE at /oauth/token. */
+async function grantOrders(urls: Urls, app: App, user: WorldUser): Promise<void> {
+  const [verifier, state] = [randomBytes(32).toString('base64url'), randomBytes(12).toString('base64url')];
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.clientId,
+    redirect_uri: app.redirectUri,
+    scopes: 'read:orders',
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  const browser = new CookieBrowser(urls.login);
+  const login = await browser.request('GET', `/en/login?${query}`);
+  if (!login.location?.includes('/signin?next=')) throw new Error(`the login page answered ${login.status}`);
+  const signin = await browser.request('GET', login.location);
+  const signedIn = await browser.request('POST', new URL(login.location, urls.login).pathname, {
+    _csrf: field(signin.body, '_csrf'),
+    email: user.email,
+    password: user.password,
+    next: field(signin.body, 'next'),
+  });
+  const consent = await browser.request('GET', signedIn.location!);
+  const approved = await browser.request('POST', '/en/login/consent', {
+    _csrf: field(consent.body, '_csrf'),
+    request: field(consent.body, 'request'),
+    decision: 'approve',
+    accounts: tickedAccounts(consent.body),
+  });
+  const code = new URL(approved.location ?? 'about:blank').searchParams.get('code');
+  if (!code) throw new Error(`consent answered ${approved.status} ${approved.location}`);
+  const body = { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, code_verifier: verifier };
+  const res = await http('POST', `${urls.login}/oauth/token`, {
+    body: { ...body, client_id: app.clientId, client_secret: app.clientSecret },
+  });
+  if (res.status !== 200) throw new Error(`the code exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
+}
+
+/** An endpoint registered by the app itself (POST {base_url}/webhooks/endpoints, HTTP Basic), every event type. */
+async function register(urls: Urls, app: App, url: string): Promise<Endpoint> {
+  const res = await http('POST', `${urls.api}/webhooks/endpoints`, {
+    body: { url },
+    headers: { authorization: basicAuth(app.clientId, app.clientSecret) },
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/webhooks/endpoints answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return { id: res.body.id, secret: res.body.secret, url };
+}
+
+/** Polls `check` every POLL_MS until it answers a value; fails after `timeoutMs` of `undefined`. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = STALL_MS): Promise<T> {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(POLL_MS)) {
+    const value = await check();
+    if (value !== undefined) return value;
+  }
+  throw new Error(`webhooks: no ${what} after ${timeoutMs / 1000} s`);
+}
+
+/** The order.accepted event auth recorded of order `orderId`: what every queued delivery carries. */
+function templateOf(db: Client, orderId: string): Promise<Template> {
+  return until(`order.accepted event recorded of order ${orderId}`, async () => {
+    const { rows } = await db.query(
+      `SELECT id, type, data FROM webhook_events WHERE type = 'order.accepted' AND data->'order'->>'id' = $1 LIMIT 1`,
+      [orderId],
+    );
+    return rows[0] as Template | undefined;
+  });
+}
+
+/**
+ * Queues `count` deliveries in one statement, as auth's consumer would for count ÷ endpoints
+ * copies of the template's event (each fanned out to every endpoint, as an order's is), then
+ * times the sender: from the first delivery recorded to each endpoint's last one recorded (a
+ * lane sends in queue order). What was delivered before the first was seen is left out.
+ */
+async function drain(db: Client, template: Template, endpoints: Endpoint[], count: number, onWindow = () => {}): Promise<Drained> {
+  const ids = endpoints.map((e) => e.id);
+  const { rows: lanes } = await db.query(
+    `WITH ev AS (
+       INSERT INTO webhook_events (id, type, user_id, account_id, dedupe_key, data, occurred_at)
+       SELECT gen_random_uuid(), t.type, t.user_id, t.account_id, 'bench:' || $2 || ':' || n, t.data, now()
+         FROM webhook_events t, generate_series(1, $3::int) n WHERE t.id = $1
+       RETURNING id, seq
+     ), queued AS (
+       INSERT INTO webhook_deliveries (event_id, endpoint_id) SELECT ev.id, e FROM ev, unnest($4::uuid[]) e ORDER BY ev.seq, e RETURNING seq, endpoint_id
+     )
+     SELECT min(seq)::text AS first, max(seq)::text AS last, count(*)::int AS n FROM queued GROUP BY endpoint_id`,
+    [template.id, randomBytes(4).toString('hex'), Math.ceil(count / endpoints.length), ids],
+  );
+  const [firsts, lasts] = [lanes.map((l) => l.first as string), lanes.map((l) => l.last as string)];
+  const [lo, hi, queued] = [firsts.reduce(min), lasts.reduce(max), lanes.reduce((sum, l) => sum + (l.n as number), 0)];
+  const recorded = async (seqs: string[]) =>
+    (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE seq = ANY($1::bigint[]) AND status <> 'PENDING'`, [seqs]))
+      .rows[0].n as number;
+  const delivered = async () =>
+    (
+      await db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE seq BETWEEN $1 AND $2 AND endpoint_id = ANY($3::uuid[]) AND status = 'DELIVERED'`,
+        [lo, hi, ids],
+      )
+    ).rows[0].n as number;
+  await until('delivery sent', async () => ((await recorded(firsts)) > 0 ? true : undefined));
+  const started = performance.now();
+  onWindow();
+  const before = await delivered();
+  await until('end of the queue', async () => ((await recorded(lasts)) === lasts.length ? true : undefined), 10 * STALL_MS);
+  const seconds = (performance.now() - started) / 1000;
+  const after = await delivered();
+  const errors = queued - after;
+  return { total: queued - before, errors, seconds, ...(errors ? { sample: `${errors} of ${queued} deliveries not delivered` } : {}) };
+}
+const min = (a: string, b: string) => (BigInt(a) < BigInt(b) ? a : b);
+const max = (a: string, b: string) => (BigInt(a) > BigInt(b) ? a : b);
+
+/**
+ * The sender draining a queue for `endpoints` (a warm-up drain first, whose rate sizes the
+ * measured one to about BENCH_SECONDS), then plain posting at the same concurrency.
+ */
+async function sendingRows(
+  bench: Bench,
+  db: Client,
+  template: Template,
+  endpoints: Endpoint[],
+  rows: [RowName, RowName],
+  watched: Watched[],
+) {
+  progress(`webhooks: warming the sender with ${WARMUP_PER_ENDPOINT * endpoints.length} deliveries to ${endpoints.length} endpoint(s)…`);
+  const warm = await drain(db, template, endpoints, WARMUP_PER_ENDPOINT * endpoints.length);
+  const count = Math.min(MAX_DRAIN, Math.max(MIN_DRAIN, Math.round((warm.total / warm.seconds) * SECONDS)));
+  await bench.drained(rows[0], watched, (onWindow) => drain(db, template, endpoints, count, onWindow));
+  const urls = endpoints.map((e) => e.url);
+  const posts = { kind: 'webhook-posts' as const, urls, secret: endpoints[0]!.secret, type: template.type, data: template.data };
+  await bench.measure(
+    rows[1],
+    posts,
+    watched.filter((w) => w.name === 'receiver'),
+  );
+}
+
+/** Resting limit buys of `user`'s (as the order rows place them), after one placed to check the path and to be the deliveries' event. */
+async function orderLoad(urls: Urls, user: WorldUser, symbol: string) {
+  const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
+  const url = `${urls.api}/oms/order`;
+  const headers = { authorization: `Bearer ${user.session}`, 'content-type': 'application/json' };
+  const probe = await fetch(url, { method: 'POST', headers, body: limitBuy(user.accounts[0]!, symbol, limitPrice) });
+  const placed = (await probe.json()) as { id?: string };
+  if (probe.status !== 201 || !placed.id)
+    throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${JSON.stringify(placed)}`);
+  const traders = [{ token: user.session, accounts: user.accounts }];
+  return { orderId: placed.id, load: { kind: 'orders' as const, url, symbol, limitPrice, traders } };
+}
+
+const local = (port: number) => `http://127.0.0.1:${port}`;
+
+/**
+ * The webhooks rows in a running all-in-one: a user who granted a vendor app read:orders, a bare
+ * receiver with a port per endpoint, order placement with no endpoint, the sender to one endpoint
+ * and to WEBHOOK_ENDPOINTS, then order placement with those endpoints registered.
+ */
+export async function webhooks(
+  bench: Bench,
+  options: PlatformOptions,
+  platform: { urls: Urls; adminToken: string; processes(): Watched[] },
+) {
+  const { urls, adminToken, processes } = platform;
+  progress('webhooks: a user granting a vendor app read:orders, funded, and a bare receiver…');
+  const [user, symbol, app] = [
+    await createUser(urls, adminToken, 'webhooks'),
+    await listInstrument(urls, adminToken, '100.00'),
+    await ordersApp(urls, adminToken),
+  ];
+  await fund(urls, user, '10000000.00');
+  await grantOrders(urls, app, user);
+  const ports: number[] = [];
+  for (let i = 0; i < WEBHOOK_ENDPOINTS; i++) ports.push(await freePort());
+  const db = new Client({ connectionString: dbUrl(options, 'auth') });
+  await db.connect();
+  try {
+    await Group.run(options.logDir, async (group) => {
+      const server = await group.serve(
+        'webhook-receiver',
+        'tools/bench/webhook-receiver.ts',
+        { PORTS: ports.join(',') },
+        `${local(ports[0]!)}/`,
+      );
+      const watched = () => [...processes(), { name: 'receiver', pid: server.pid }];
+      const { orderId, load } = await orderLoad(urls, user, symbol);
+      const template = await templateOf(db, orderId);
+      await bench.measure('webhooks-orders', load, watched);
+      const endpoints = [await register(urls, app, `${local(ports[0]!)}/hooks`)];
+      await sendingRows(bench, db, template, endpoints, ['webhooks', 'webhook-posts'], watched());
+      for (const port of ports.slice(1)) endpoints.push(await register(urls, app, `${local(port)}/hooks`));
+      await sendingRows(bench, db, template, endpoints, ['webhooks-fanout', 'webhook-posts-fanout'], watched());
+      const [{ seq }] = (await db.query(`SELECT coalesce(max(seq), 0)::text AS seq FROM webhook_deliveries`)).rows;
+      await bench.measure('webhooks-orders-fanout', load, watched);
+      await noteBacklog(bench, db, seq as string);
+    });
+  } finally {
+    await db.end();
+  }
+}
+
+/** How far the sender kept up with the fan-out: deliveries queued since `afterSeq`, and how many were sent by the window's end. */
+async function noteBacklog(bench: Bench, db: Client, afterSeq: string) {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS queued, count(*) FILTER (WHERE status = 'DELIVERED')::int AS delivered FROM webhook_deliveries WHERE seq > $1`,
+    [afterSeq],
+  );
+  const row = bench.rows.find((r) => r.name === 'webhooks-orders-fanout');
+  const { queued, delivered } = rows[0] as { queued: number; delivered: number };
+  if (row)
+    row.path += `; of the ${queued.toLocaleString('en-US')} deliveries queued from its warm-up on, ${delivered.toLocaleString('en-US')} sent by the window's end`;
+}
