@@ -28,20 +28,19 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        receiver!.take(req.headers, Buffer.concat(chunks).toString('utf8'));
-        receiver!.onReceive?.();
+        receiver.take(req.headers, Buffer.concat(chunks).toString('utf8'));
+        receiver.onReceive?.();
         setTimeout(
-          () => res.writeHead(receiver!.status, { 'content-type': 'text/plain' }).end(`answered ${receiver!.status}`),
-          receiver!.delayMs,
+          () => res.writeHead(receiver.status, { 'content-type': 'text/plain' }).end(`answered ${receiver.status}`),
+          receiver.delayMs,
         );
       });
     });
-    receiver = new WebhookReceiver(server);
+    const receiver: WebhookReceiver = new WebhookReceiver(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }

@@ -177,6 +177,62 @@ describe('webhooks', () => {
       expect({ type: m['type'], problems: problemsOf(m['type'], m) }).toEqual({ type: m['type'], problems: [] });
   });
 
+  it('every order outcome the sandbox plays arrives: partly filled, filled, rejected, expired, replaced; a withdrawal failed', async () => {
+    const sandbox = (path: string, body: Record<string, unknown> = {}) =>
+      http('POST', `${p.urls.api}/sandbox${path}`, { token: aliceToken, body });
+    const working = async (body: Record<string, unknown> = {}) => {
+      const placed = await order(aliceToken, body);
+      expect(placed.status).toBe(201);
+      await until(
+        () => http('GET', `${p.urls.api}/oms/${aliceCash}/order/${placed.body.id}`, { token: aliceToken }),
+        (r) => r.body.status === 'NEW',
+        'the order to work',
+      );
+      return placed.body.id as string;
+    };
+    const partly = await working({ quantity: '3' });
+    expect((await sandbox(`/orders/${partly}/fill`, { quantity: '1', price: '99.50' })).status).toBe(200);
+    expect((await sandbox(`/orders/${partly}/fill`)).status).toBe(200);
+    const rejected = await working();
+    expect((await sandbox(`/orders/${rejected}/reject`, { reason: 'Exchange refused the order (sandbox)' })).status).toBe(200);
+    const expired = await working();
+    expect((await sandbox(`/orders/${expired}/expire`)).status).toBe(200);
+    const replaced = await working();
+    const replacement = await http('PUT', `${p.urls.api}/oms/order`, {
+      token: aliceToken,
+      body: { accountId: aliceCash, orderId: replaced, quantity: '2' },
+    });
+    expect(replacement.status).toBe(200);
+    const withdrawal = await transfer(aliceToken, 'withdraw', aliceCash, '7.00', 'COMPLETED');
+    expect((await sandbox(`/funding/${withdrawal.body.id}/fail`, { reason: 'Beneficiary bank refused it (sandbox)' })).status).toBe(200);
+
+    await receiverA.until(
+      (r) =>
+        of(r, 'order.filled', partly).length === 1 &&
+        of(r, 'order.rejected', rejected).length === 1 &&
+        of(r, 'order.expired', expired).length === 1 &&
+        of(r, 'order.replaced', replaced).length === 1 &&
+        of(r, 'order.accepted', replacement.body.id).length === 1 &&
+        of(r, 'funding.withdrawal.failed', withdrawal.body.id).length === 1,
+      'every sandbox outcome',
+    );
+    const forPartly = receiverA.messages().filter((m) => m['data']['order']?.['id'] === partly);
+    expect(forPartly.map((m) => [m['type'], m['data']['order']['filledQuantity']])).toEqual([
+      ['order.accepted', '0'],
+      ['order.partially_filled', '1'],
+      ['order.filled', '3'],
+    ]);
+    expect(of(receiverA, 'order.rejected', rejected)[0]!['data']['order']['statusReason']).toContain('Exchange refused the order');
+    expect(of(receiverA, 'order.replaced', replaced)[0]!['data']['order']['replacedBy']).toBe(replacement.body.id);
+    expect(of(receiverA, 'funding.withdrawal.failed', withdrawal.body.id)[0]!['data']['transaction']).toMatchObject({ state: 'REJECTED' });
+    // Every message so far, of every type, is what the AsyncAPI document's schema for its type says.
+    const problemsOf = await asyncApiMessageValidator((await http('GET', `${p.urls.api}/asyncapi.json`)).body);
+    const types = new Set(receiverA.messages().map((m) => m['type']));
+    expect(types.size).toBeGreaterThanOrEqual(7);
+    for (const m of receiverA.messages())
+      expect({ type: m['type'], problems: problemsOf(m['type'], m) }).toEqual({ type: m['type'], problems: [] });
+  });
+
   it("another app's user never appears: each app hears only of the users who connected it", async () => {
     const bobsDeposit = await transfer(bobToken, 'deposit', bobCash, '30.00', 'COMPLETED');
     expect(bobsDeposit.status).toBe(201);
