@@ -40,7 +40,6 @@ export const webhookEnvelope = z.object({
   timestamp: z.iso.datetime(),
   data: z.record(z.string(), z.unknown()),
 });
-export type WebhookEnvelope = z.infer<typeof webhookEnvelope>;
 
 /** A message id from the event id it announces: the same on every retry and redelivery. */
 export const messageIdOf = (eventId: string): string => `msg_${eventId.replace(/-/g, '').toLowerCase()}`;

@@ -5,7 +5,7 @@ import { isWebhookEventType, messageIdOf } from '@trading/webhooks';
 
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'DROPPED'] as const;
 
-export interface WebhookAttemptView {
+interface WebhookAttemptView {
   attemptedAt: string;
   /** The receiver's HTTP status, or null when none came (refused address, timeout, connection failure). */
   statusCode: number | null;

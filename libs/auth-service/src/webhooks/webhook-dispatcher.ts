@@ -21,9 +21,6 @@ export interface DispatchSettings {
   batchSize: number;
 }
 
-/** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about 28 hours. */
-export const DEFAULT_RETRY_SCHEDULE_MS = [5, 300, 1800, 7200, 18000, 36000, 36000].map((s) => s * 1000);
-
 interface ClaimedDelivery {
   id: string;
   attempts: number;

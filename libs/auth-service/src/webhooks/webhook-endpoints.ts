@@ -7,9 +7,9 @@ import type { Environment } from '../registry/vendor-apps';
 import { newSigningSecret, webhookUrlProblem } from './sending';
 
 /** An app may register this many endpoints per environment: enough for a backend and its staging copies. */
-export const MAX_ENDPOINTS_PER_CLIENT = 10;
+const MAX_ENDPOINTS_PER_CLIENT = 10;
 /** After a rotation, the old secret keeps signing beside the new one this long, so receivers can switch without losing a message. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookEndpointView {
   id: string;
@@ -53,7 +53,7 @@ export interface EndpointRow {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export function endpointView(row: EndpointRow): WebhookEndpointView {
+function endpointView(row: EndpointRow): WebhookEndpointView {
   return {
     id: row.id,
     clientId: row.client_id,

@@ -5,7 +5,7 @@ import { fundingEventType, orderEventType, WEBHOOK_EVENTS, type WebhookEventType
 import type { Environment } from '../registry/vendor-apps';
 
 /** What happened, as a webhook announces it, before it is fanned out to endpoints. */
-export interface WebhookEvent {
+interface WebhookEvent {
   /** The event id the producer gave the change (the message id derives from it). */
   id: string;
   type: WebhookEventType;
@@ -72,7 +72,7 @@ export function webhookEventOf(entry: DeliveredEvent): WebhookEvent | null {
  * account. Nothing for users who never connected the app, or after they disconnected it.
  * Returns how many deliveries were queued (0 as well for an event already recorded).
  */
-export async function recordWebhookEvent(db: Pick<DataSource, 'query'>, event: WebhookEvent, environment: Environment): Promise<number> {
+async function recordWebhookEvent(db: Pick<DataSource, 'query'>, event: WebhookEvent, environment: Environment): Promise<number> {
   const rows: unknown[] = await db.query(
     `WITH recorded AS (
        INSERT INTO webhook_events (id, type, user_id, account_id, dedupe_key, data, occurred_at)
