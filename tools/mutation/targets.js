@@ -36,7 +36,7 @@ module.exports = {
     ],
   },
   // A request's credentials: PAT strings, PKCE, client address rules, the scope list, the
-  // READ_ONLY method rule and the accounts a token was given.
+  // READ_ONLY method rule, the accounts a token was given and the environment it is from (the sandbox's rule).
   credentials: {
     mutate: [
       'libs/auth/src/scopes.ts',
@@ -47,6 +47,7 @@ module.exports = {
     ],
     specs: [
       'libs/auth/src/auth.spec.ts',
+      'libs/auth/src/env-claim.spec.ts',
       'libs/auth/src/ip.spec.ts',
       'libs/auth-service/src/oauth/pkce.spec.ts',
       'libs/auth-service/src/pat/pat-token.spec.ts',

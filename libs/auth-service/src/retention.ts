@@ -11,7 +11,8 @@ export interface RetentionSettings {
  * Deletes what has outlived its use, so no table grows without bound: login attempts past their
  * retention, delivered mail after 30 days, password-reset links a day after they expired, and
  * consents whose code was never redeemed (a pending grant is only good for the code's lifetime) after a day,
- * and security-log events after 90 days.
+ * security-log events after 90 days, and webhook events (with their deliveries and attempts) 30 days
+ * after none of their deliveries is waiting any more: the delivery log shows a month.
  */
 export async function purgeExpired(dataSource: DataSource, settings: RetentionSettings): Promise<Record<string, number>> {
   const count = (result: unknown) => (Array.isArray(result) ? Number(result[1] ?? 0) : 0);
@@ -25,5 +26,11 @@ export async function purgeExpired(dataSource: DataSource, settings: RetentionSe
       await dataSource.query("DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < now() - interval '1 day'"),
     ),
     securityEvents: count(await purgeSecurityEvents(dataSource)),
+    webhookEvents: count(
+      await dataSource.query(
+        `DELETE FROM webhook_events ev WHERE ev.created_at < now() - interval '30 days'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'PENDING')`,
+      ),
+    ),
   };
 }

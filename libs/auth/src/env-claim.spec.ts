@@ -17,10 +17,14 @@ describe('the environment a token was issued in (env)', () => {
     expect(() => assertSandboxToken({ env: 'DEV' })).not.toThrow();
     for (const env of ['UAT', 'PROD'] as const)
       expect(() => assertSandboxToken({ env })).toThrow(
-        expect.objectContaining({ code: 'FORBIDDEN', message: `The sandbox takes DEV tokens; this token is from ${env}` }),
+        expect.objectContaining({ code: 'FORBIDDEN', field: 'env', message: `The sandbox takes DEV tokens; this token is from ${env}` }),
       );
     expect(() => assertSandboxToken({})).toThrow(
-      expect.objectContaining({ code: 'FORBIDDEN', message: expect.stringMatching(/^The sandbox takes DEV tokens/) }),
+      expect.objectContaining({
+        code: 'FORBIDDEN',
+        field: 'env',
+        message: 'The sandbox takes DEV tokens; this token is from an auth deployment that does not name its environment',
+      }),
     );
   });
 

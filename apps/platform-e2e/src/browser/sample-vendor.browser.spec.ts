@@ -28,7 +28,9 @@ const alice = DEMO_USERS[0]!;
  * The sample vendor app (tools/sample-vendor) as a vendor would copy it, in headless Chromium:
  * the plain profile's dashboard on a phone and a desktop (accounts, quotes, positions, a bracket
  * order, a market buy filled at the quoted ask, nothing to scroll sideways, nothing its CSP
- * blocks), and the FAPI 2.0 profile end to end
+ * blocks), the DEV sandbox filling part of an order from its page and the app's own webhook receiver
+ * showing the event it verified (its endpoint registered at start, and taken over with a rotated
+ * secret after a restart), and the FAPI 2.0 profile end to end
  * (its JWKS registered for private_key_jwt, PAR and DPoP required of the app, server nonces on,
  * OpenID Connect sign-in).
  */
@@ -73,27 +75,31 @@ describe('the sample vendor app', () => {
 
   describe('plain profile', () => {
     let vendorUrl: string;
+    let plainApp: ProvisionedApp;
+    let plainEnv: Record<string, string>;
+    let plainVendor: { child: ChildProcess; output: () => string };
 
     beforeAll(async () => {
       const port = await freePort();
       vendorUrl = `http://127.0.0.1:${port}`;
-      const app: ProvisionedApp = await provisionApp(p, {
+      plainApp = await provisionApp(p, {
         appName: 'Sample Vendor Plain',
         redirectUris: [`${vendorUrl}/callback`],
         logoUrl: `${vendorUrl}/logo.svg`,
         scopes: ['read:accounts', 'read:banking', 'read:orders', 'write:orders'],
       });
-      const started = await startSampleVendor({
+      plainEnv = {
         SAMPLE_VENDOR_PORT: String(port),
-        SAMPLE_VENDOR_CLIENT_ID: app.clientId,
-        SAMPLE_VENDOR_CLIENT_SECRET: app.clientSecret,
-        SAMPLE_VENDOR_REDIRECT_URI: app.redirectUri,
+        SAMPLE_VENDOR_CLIENT_ID: plainApp.clientId,
+        SAMPLE_VENDOR_CLIENT_SECRET: plainApp.clientSecret,
+        SAMPLE_VENDOR_REDIRECT_URI: plainApp.redirectUri,
         SAMPLE_VENDOR_LOGIN_URL: p.urls.login,
         SAMPLE_VENDOR_API_URL: p.urls.api,
         SAMPLE_VENDOR_SCOPES: 'read:accounts,read:banking,read:orders,write:orders,read:market',
         SAMPLE_VENDOR_LIVE_INTERVAL_MS: '500',
-      });
-      vendors.push(started.child);
+      };
+      plainVendor = await startSampleVendor(plainEnv);
+      vendors.push(plainVendor.child);
     }, 60_000);
 
     for (const width of [375, 1280])
@@ -177,6 +183,115 @@ describe('the sample vendor app', () => {
         expect(cspViolations).toEqual([]);
         await context.close();
       }, 60_000);
+    /** Waits for the app's one line about registering its webhook endpoint, which follows its start. */
+    async function webhookLog(output: () => string): Promise<string> {
+      const end = Date.now() + 20_000;
+      while (!output().includes('Webhooks:') && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      return output();
+    }
+
+    /** A bracket entry at the bid rests (a buy fills at the ask): a working order for the sandbox. Its id and account. */
+    async function placeWorkingOrder(page: Page, quantity: string) {
+      await page.fill('#order-quantity', quantity);
+      await Promise.all([page.waitForURL(/\/accounts\?account=/), page.click('#place-order')]);
+      const orderId = /Bracket order ([0-9a-f-]{36})/.exec((await page.textContent('#notice'))!)![1]!;
+      await orderRow(page, orderId).locator('td[data-label="Status"]', { hasText: /^NEW$/ }).waitFor();
+      return { orderId, accountId: new URL(page.url()).searchParams.get('account')! };
+    }
+
+    const orderRow = (page: Page, orderId: string) => page.locator(`#orders tr[data-order="${orderId}"]`);
+    const fillPart = (page: Page, orderId: string) =>
+      Promise.all([
+        page.waitForURL(/\/accounts\?account=/),
+        orderRow(page, orderId).locator('button', { hasText: 'Fill part (sandbox)' }).click(),
+      ]);
+
+    /** The webhooks page's row for this event about this order, once delivered (it takes a moment). */
+    async function webhookRow(page: Page, type: string, orderId: string) {
+      await Promise.all([page.waitForURL(`${vendorUrl}/webhooks`), page.click('#webhooks-link')]);
+      const row = page.locator('#webhooks tr', { hasText: type }).filter({ hasText: orderId });
+      for (let i = 0; i < 80 && !(await row.count()); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        await page.reload();
+      }
+      return row;
+    }
+
+    it('fills part of a working order through the DEV sandbox, and shows its order.partially_filled webhook, verified', async () => {
+      // At start the app registered its receiver with its own client credentials (no user token).
+      expect(await webhookLog(plainVendor.output)).toContain(`Webhooks: registered ${vendorUrl}/webhooks`);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await connect(page, vendorUrl);
+      const { orderId, accountId } = await placeWorkingOrder(page, '4');
+
+      // About half of what is left, in whole shares: 2 of 4, then 1 of 2, then the last one.
+      await fillPart(page, orderId);
+      await expect(page.textContent('#notice')).resolves.toBe(`Sandbox filled 2 of order ${orderId}: PARTIALLY_FILLED (2/4).`);
+      await expect(orderRow(page, orderId).locator('td[data-label="Qty"]').textContent()).resolves.toBe('2/4');
+      await expect(orderRow(page, orderId).locator('td[data-label="Status"]').textContent()).resolves.toBe('PARTIALLY_FILLED');
+      // The exits wait for the entry: they are not working, so the sandbox is not offered for them.
+      const exit = page.locator('#orders tr', { hasText: 'take-profit' }).first();
+      await expect(exit.locator('button.fill-part').count()).resolves.toBe(0);
+
+      // The platform's event, verified by the app's receiver, on its webhooks page.
+      const partial = await webhookRow(page, 'order.partially_filled', orderId);
+      await expect(partial.locator('td[data-label="Status"]').textContent()).resolves.toBe('PARTIALLY_FILLED');
+      await expect(partial.locator('td[data-label="Time"]').textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+      // Newest first: the order's acceptance came before its partial fill.
+      const types = await page.locator('#webhooks tr', { hasText: orderId }).locator('td[data-label="Type"]').allTextContents();
+      expect(types.indexOf('order.partially_filled')).toBeLessThan(types.indexOf('order.accepted'));
+
+      // A message the platform did not sign is refused and never shown, though it names the visitor's account.
+      const forged = await http('POST', `${vendorUrl}/webhooks`, {
+        body: {
+          id: 'msg_forged',
+          type: 'order.filled',
+          timestamp: new Date().toISOString(),
+          data: { order: { id: orderId, accountId, status: 'FILLED' } },
+        },
+        headers: {
+          'webhook-id': 'msg_forged',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+        },
+      });
+      expect(forged.status).toBe(400);
+      await page.reload();
+      await expect(page.locator('#webhooks tr[data-message="msg_forged"]').count()).resolves.toBe(0);
+
+      await Promise.all([page.waitForURL(`${vendorUrl}/accounts`), page.click('text=Back to the dashboard')]);
+      await fillPart(page, orderId);
+      await expect(page.textContent('#notice')).resolves.toBe(`Sandbox filled 1 of order ${orderId}: PARTIALLY_FILLED (3/4).`);
+      await fillPart(page, orderId);
+      await expect(page.textContent('#notice')).resolves.toBe(`Sandbox filled 1 of order ${orderId}: FILLED (4/4).`);
+      await expect(orderRow(page, orderId).locator('button.fill-part').count()).resolves.toBe(0);
+      await context.close();
+    }, 90_000);
+
+    it('started again at the same address, takes over its endpoint with a fresh secret, and verifies what arrives with it', async () => {
+      const { child } = plainVendor;
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : (child.once('exit', resolve), child.kill())));
+      plainVendor = await startSampleVendor(plainEnv);
+      vendors.push(plainVendor.child);
+      const log = await webhookLog(plainVendor.output);
+      const basic = `Basic ${Buffer.from(`${encodeURIComponent(plainApp.clientId)}:${encodeURIComponent(plainApp.clientSecret)}`).toString('base64')}`;
+      const listed = await http('GET', `${p.urls.api}/webhooks/endpoints`, { headers: { authorization: basic } });
+      const mine = listed.body.endpoints.filter((e: { url: string }) => e.url === `${vendorUrl}/webhooks`);
+      expect(mine).toHaveLength(1); // reused, not registered twice
+      expect(log).toContain(`Webhooks: endpoint ${mine[0].id} already registered for ${vendorUrl}/webhooks; rotated its secret`);
+
+      // Only the rotated secret is known to this process: the event verifying proves it signs.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await connect(page, vendorUrl);
+      const { orderId } = await placeWorkingOrder(page, '2');
+      await fillPart(page, orderId);
+      await expect(page.textContent('#notice')).resolves.toBe(`Sandbox filled 1 of order ${orderId}: PARTIALLY_FILLED (1/2).`);
+      const partial = await webhookRow(page, 'order.partially_filled', orderId);
+      await expect(partial.locator('td[data-label="Status"]').textContent()).resolves.toBe('PARTIALLY_FILLED');
+      await context.close();
+    }, 90_000);
   });
 
   describe('FAPI 2.0 profile', () => {

@@ -363,24 +363,25 @@ describe('webhooks', () => {
     const dropped = await api('GET', `/webhooks/deliveries?endpointId=${endpointA}&status=DROPPED`, appA);
     expect(dropped.body.deliveries.length).toBeGreaterThanOrEqual(1);
     expect(receiverA.messages().some((m) => m['data']['order']?.['id'] === queued[2])).toBe(false);
-    // Alice goes on trading with her own token: the event is recorded, and no delivery is queued for the app she left.
-    const { token: pat } = await p.auth.pats.create({
-      userId: alice.id,
-      name: 'after revoke',
-      access: 'READ_WRITE',
-      expires: new Date(Date.now() + 86400_000).toISOString().slice(0, 10),
-    });
-    const session = (await http('POST', `${p.urls.api}/pat/login`, { body: { token: pat } })).body.token as string;
-    const later = await order(session, { limitPrice: '70.00' });
-    expect(later.status).toBe(201);
-    const deliveriesOf = () =>
-      p.auth.dataSource.query(
-        `SELECT ev.id, count(d.id)::int AS n FROM webhook_events ev LEFT JOIN webhook_deliveries d ON d.event_id = ev.id
-          WHERE ev.data -> 'order' ->> 'id' = $1 GROUP BY ev.id`,
+    // Alice goes on trading with the other app she still has connected: it hears of her next order, the app she left does not.
+    const appC = await provisionApp(p, { scopes: SCOPES, appName: 'Alice keeps this one' }, SCOPES);
+    const receiverC = await WebhookReceiver.start();
+    try {
+      await register(appC, receiverC);
+      const tokenC = (await tokensFor(p, appC, alice, SCOPES.join(' '))).access_token;
+      const later = await order(tokenC, { limitPrice: '70.00' });
+      expect(later.status).toBe(201);
+      await receiverC.until((r) => of(r, 'order.accepted', later.body.id).length === 1, 'the later order at the app she kept');
+      const queued = await p.auth.dataSource.query(
+        `SELECT e.client_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events ev ON ev.id = d.event_id
+          WHERE ev.data -> 'order' ->> 'id' = $1`,
         [later.body.id],
       );
-    const recorded = await until(deliveriesOf, (rows: any[]) => rows.length >= 1, 'the later order recorded');
-    expect(recorded.every((r: any) => r.n === 0)).toBe(true);
+      expect(queued.map((r: { client_id: string }) => r.client_id)).toEqual([appC.clientId]);
+      expect(receiverA.messages().some((m) => m['data']['order']?.['id'] === later.body.id)).toBe(false);
+    } finally {
+      await receiverC.close();
+    }
   });
 
   it('PROD: an endpoint leading to this machine or the metadata address is refused at registration, and at send time after its name changed', async () => {

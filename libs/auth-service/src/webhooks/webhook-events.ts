@@ -69,22 +69,25 @@ export function webhookEventOf(entry: DeliveredEvent): WebhookEvent | null {
  * Records an event once and, in the same statement, one delivery per endpoint that should hear
  * of it: an enabled endpoint of this environment subscribed to the type, of an app the user has
  * a live grant for, whose scopes cover the event and whose chosen accounts (if any) include the
- * account. Nothing for users who never connected the app, or after they disconnected it.
- * Returns how many deliveries were queued (0 as well for an event already recorded).
+ * account. Nothing for users who never connected the app, or after they disconnected it; an event
+ * no endpoint should hear of is not kept at all. Returns how many deliveries were queued (0 as
+ * well for an event already recorded).
  */
 async function recordWebhookEvent(db: Pick<DataSource, 'query'>, event: WebhookEvent, environment: Environment): Promise<number> {
   const rows: unknown[] = await db.query(
-    `WITH recorded AS (
+    `WITH targets AS (
+       SELECT DISTINCT e.id FROM webhook_endpoints e JOIN oauth_grants g ON g.client_id = e.client_id
+        WHERE g.user_id = $3 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL
+          AND e.environment = $8 AND e.enabled AND $2 = ANY (e.event_types)
+          AND ($9::text IS NULL OR $9 = ANY (g.scope))
+          AND ($4::uuid IS NULL OR g.account_ids IS NULL OR $4 = ANY (g.account_ids))
+     ), recorded AS (
        INSERT INTO webhook_events (id, type, user_id, account_id, dedupe_key, data, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id
+       SELECT $1::uuid, $2::text, $3::uuid, $4::uuid, $5::text, $6::jsonb, $7::timestamptz WHERE EXISTS (SELECT 1 FROM targets)
+       ON CONFLICT DO NOTHING RETURNING id
      )
      INSERT INTO webhook_deliveries (event_id, endpoint_id)
-     SELECT DISTINCT recorded.id, e.id
-       FROM recorded, webhook_endpoints e JOIN oauth_grants g ON g.client_id = e.client_id
-      WHERE g.user_id = $3 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL
-        AND e.environment = $8 AND e.enabled AND $2 = ANY (e.event_types)
-        AND ($9::text IS NULL OR $9 = ANY (g.scope))
-        AND ($4::uuid IS NULL OR g.account_ids IS NULL OR $4 = ANY (g.account_ids))
+     SELECT recorded.id, targets.id FROM recorded, targets
      RETURNING 1`,
     [
       event.id,
