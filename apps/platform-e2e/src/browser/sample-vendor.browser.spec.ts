@@ -266,6 +266,13 @@ describe('the sample vendor app', () => {
       await fillPart(page, orderId);
       await expect(page.textContent('#notice')).resolves.toBe(`Sandbox filled 1 of order ${orderId}: FILLED (4/4).`);
       await expect(orderRow(page, orderId).locator('button.fill-part').count()).resolves.toBe(0);
+      // Sent again from a page shown before it filled: the API's refusal, as it gave it.
+      const again = await page.request.post(`${vendorUrl}/orders/${orderId}/sandbox-fill`, { form: { accountId }, maxRedirects: 0 });
+      expect(again.status()).toBe(303);
+      await page.goto(`${vendorUrl}${again.headers()['location']}`);
+      await expect(page.textContent('#order-error')).resolves.toMatch(
+        /^The sandbox refused the fill \(409 CONFLICT\): The order is already filled/,
+      );
       await context.close();
     }, 90_000);
 

@@ -197,6 +197,8 @@ export async function extraAuth(
       AUTH_ADMIN_TOKEN: p.adminToken,
       // The consent page lists the user's accounts, asked of the platform's accounts service.
       ACCOUNTS_INTERNAL_URL: p.internalUrls.accounts,
+      // The platform's settlement stream, in the same consumer group as the platform's auth: another instance of it.
+      EVENTS_STREAM: p.events.stream,
       AUTH_KEY_ENCRYPTION_KEY: p.config.AUTH_KEY_ENCRYPTION_KEY,
       PAT_SESSION_TTL_SECONDS: 900,
       AUTH_TRUST_PROXY: [],

@@ -77,32 +77,7 @@ export class Webhooks1733800000000 implements MigrationInterface {
         response_snippet text
       )`);
     await q.query(`CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, id)`);
-    await q.query(`
-      CREATE FUNCTION webhook_grant_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        event_id uuid := gen_random_uuid();
-      BEGIN
-        IF NEW.activated_at IS NULL OR EXISTS (
-          SELECT 1 FROM oauth_grants o WHERE o.user_id = NEW.user_id AND o.client_id = NEW.client_id
-            AND o.revoked_at IS NULL AND o.activated_at IS NOT NULL) THEN
-          RETURN NULL; -- never connected, or the app still holds another live grant of the user's
-        END IF;
-        INSERT INTO webhook_events (id, type, user_id, dedupe_key, data, occurred_at)
-          VALUES (event_id, 'grant.revoked', NEW.user_id,
-                  'grant.revoked:' || NEW.user_id || ':' || NEW.client_id || ':' || extract(epoch FROM NEW.revoked_at),
-                  jsonb_build_object('clientId', NEW.client_id, 'revokedAt', to_char(NEW.revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-                  NEW.revoked_at)
-          ON CONFLICT (dedupe_key) DO NOTHING;
-        IF FOUND THEN
-          INSERT INTO webhook_deliveries (event_id, endpoint_id)
-            SELECT event_id, e.id FROM webhook_endpoints e
-             WHERE e.client_id = NEW.client_id AND e.enabled AND 'grant.revoked' = ANY (e.event_types);
-        END IF;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER oauth_grants_webhook_revoked AFTER UPDATE OF revoked_at ON oauth_grants
-        FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION webhook_grant_revoked()`);
+    await recordRevocations(q);
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -110,4 +85,34 @@ export class Webhooks1733800000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION webhook_grant_revoked()`);
     await q.query(`DROP TABLE webhook_attempts, webhook_deliveries, webhook_events, webhook_endpoints`);
   }
+}
+
+/** `grant.revoked` recorded, with its deliveries, in the transaction that revokes the app's last live grant of the user's. */
+async function recordRevocations(q: QueryRunner): Promise<void> {
+  await q.query(`
+    CREATE FUNCTION webhook_grant_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      event_id uuid := gen_random_uuid();
+    BEGIN
+      IF NEW.activated_at IS NULL OR EXISTS (
+        SELECT 1 FROM oauth_grants o WHERE o.user_id = NEW.user_id AND o.client_id = NEW.client_id
+          AND o.revoked_at IS NULL AND o.activated_at IS NOT NULL) THEN
+        RETURN NULL; -- never connected, or the app still holds another live grant of the user's
+      END IF;
+      INSERT INTO webhook_events (id, type, user_id, dedupe_key, data, occurred_at)
+        VALUES (event_id, 'grant.revoked', NEW.user_id,
+                'grant.revoked:' || NEW.user_id || ':' || NEW.client_id || ':' || extract(epoch FROM NEW.revoked_at),
+                jsonb_build_object('clientId', NEW.client_id, 'revokedAt', to_char(NEW.revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+                NEW.revoked_at)
+        ON CONFLICT (dedupe_key) DO NOTHING;
+      IF FOUND THEN
+        INSERT INTO webhook_deliveries (event_id, endpoint_id)
+          SELECT event_id, e.id FROM webhook_endpoints e
+           WHERE e.client_id = NEW.client_id AND e.enabled AND 'grant.revoked' = ANY (e.event_types);
+      END IF;
+      RETURN NULL;
+    END $$`);
+  await q.query(`
+    CREATE TRIGGER oauth_grants_webhook_revoked AFTER UPDATE OF revoked_at ON oauth_grants
+      FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION webhook_grant_revoked()`);
 }
