@@ -16,12 +16,14 @@
  * live quotes and orders (the page asks this backend for them every few seconds; no token ever
  * reaches the browser), and forms that place a bracket order and a market order with an
  * Idempotency-Key; each filled order shows the price it filled at beside the bid and ask the app
- * last saw when it placed it. API calls go through the client generated from the API's OpenAPI
+ * last saw when it placed it. A working order can be filled in part through the DEV sandbox, and the
+ * events the platform sends (order.partially_filled…) arrive at its webhook receiver. API calls go through the client generated from the API's OpenAPI
  * document (@trading/api-client's types), so they are typed end to end.
  *
  * Where each part is: ./connection-routes.ts (connecting and disconnecting), ./dashboard-routes.ts
  * (the dashboard and its live data), ./order-routes.ts (the order forms), ./file-routes.ts
- * (stylesheet, script, logo, JWKS, a debug view), ./pages.ts (the HTML), ./vendor-client.ts (the
+ * (stylesheet, script, logo, JWKS, a debug view), ./webhook-routes.ts (registering a webhook endpoint,
+ * receiving and showing its events), ./pages.ts (the HTML), ./vendor-client.ts (the
  * session, tokens and API client) and ./oauth.ts (each OAuth step).
  */
 import express, { type RequestHandler } from 'express';
@@ -30,6 +32,7 @@ import { dashboardRoutes } from './dashboard-routes';
 import { fileRoutes } from './file-routes';
 import { orderRoutes } from './order-routes';
 import { VendorClient, type SampleVendorConfig } from './vendor-client';
+import { WebhookInbox, webhookRoutes } from './webhook-routes';
 
 export type { SampleVendorConfig } from './vendor-client';
 
@@ -44,7 +47,8 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function createSampleVendorApp(config: SampleVendorConfig): express.Express {
+/** `inbox`: where the webhook receiver keeps verified events; main.ts registers the endpoint and hands it the secret. */
+export function createSampleVendorApp(config: SampleVendorConfig, inbox = new WebhookInbox()): express.Express {
   const vendor = new VendorClient(config);
   const app = express();
   app.disable('x-powered-by');
@@ -54,5 +58,6 @@ export function createSampleVendorApp(config: SampleVendorConfig): express.Expre
   connectionRoutes(app, vendor);
   dashboardRoutes(app, vendor);
   orderRoutes(app, vendor);
+  webhookRoutes(app, vendor, inbox);
   return app;
 }

@@ -8,15 +8,21 @@
  * its public JWKS (also at /jwks.json) for the operator to register with
  * `npm run admin -- apps promote … --token-endpoint-auth-method private_key_jwt --jwks-file <file>`.
  * `npm run sample-vendor -- --print-jwks` prints that JWKS alone and exits.
+ *
+ * Webhooks: the app registers `${SAMPLE_VENDOR_PUBLIC_URL}/webhooks` at start (default: the redirect
+ * URI's origin), and shows what arrives there at /webhooks. SAMPLE_VENDOR_WEBHOOKS=on|off; on by
+ * default when that URL is this machine (localhost, 127.0.0.1, [::1]), which only DEV may call.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPlatformDataDir } from '@trading/config';
 import { createSampleVendorApp, type SampleVendorConfig } from './app';
 import { loadOrCreateClientKey } from './oauth';
+import { registerWebhookEndpoint, WebhookInbox } from './webhook-routes';
 
 const env = (name: string, fallback: string) => process.env[name] || fallback;
 const list = (value: string) => value.split(/[\s,]+/).filter(Boolean);
+const LOCAL = /^(localhost|127\.0\.0\.1|\[::1\])$/;
 const dataDir = () => process.env['PLATFORM_DATA_DIR'] || defaultPlatformDataDir();
 
 /** The demo vendor app's secret, random per data directory: `npm start` keeps it in demo-credentials.json there. */
@@ -40,12 +46,15 @@ async function main() {
   if (process.argv.includes('--print-jwks')) return void console.log(jwks);
 
   const port = Number(env('SAMPLE_VENDOR_PORT', '3000'));
+  const redirectUri = env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`);
+  // Where the platform reaches this app: by default the origin its redirect URI names.
+  const publicUrl = env('SAMPLE_VENDOR_PUBLIC_URL', new URL(redirectUri).origin).replace(/\/+$/, '');
   const config: SampleVendorConfig = {
     profile,
     clientId: env('SAMPLE_VENDOR_CLIENT_ID', 'tci_dev_demo00000000000000'),
     clientSecret: fapi ? undefined : process.env['SAMPLE_VENDOR_CLIENT_SECRET'] || demoClientSecret(),
     clientKey,
-    redirectUri: env('SAMPLE_VENDOR_REDIRECT_URI', `http://localhost:${port}/callback`),
+    redirectUri,
     loginUrl: env('SAMPLE_VENDOR_LOGIN_URL', 'http://localhost:8081').replace(/\/+$/, ''),
     apiUrl: env('SAMPLE_VENDOR_API_URL', 'http://localhost:8080/v1').replace(/\/+$/, ''),
     // OpenID Connect's scopes come first in the FAPI profile: the ID token names the user.
@@ -56,9 +65,13 @@ async function main() {
     locale: process.env['SAMPLE_VENDOR_LOCALE'] || undefined,
     watchlist: list(env('SAMPLE_VENDOR_WATCHLIST', 'AAPL,MSFT')),
     liveIntervalMs: Number(env('SAMPLE_VENDOR_LIVE_INTERVAL_MS', '2000')),
+    publicUrl,
+    // On by default for this machine, which a DEV platform may call over http; elsewhere say so.
+    webhooks: env('SAMPLE_VENDOR_WEBHOOKS', LOCAL.test(new URL(publicUrl).hostname) ? 'on' : 'off') === 'on',
   };
 
-  createSampleVendorApp(config).listen(port, () => {
+  const inbox = new WebhookInbox();
+  createSampleVendorApp(config, inbox).listen(port, () => {
     if (jwks)
       console.log(
         `Client key ${keyFile}; its public JWKS (also at http://localhost:${port}/jwks.json), to register with ` +
@@ -67,6 +80,8 @@ async function main() {
     console.log(
       `Sample vendor app on http://localhost:${port} (profile ${profile}, client ${config.clientId}, login ${config.loginUrl}, API ${config.apiUrl}, scopes ${config.scopes.join(',')})`,
     );
+    // Once listening, so the first event finds the receiver up.
+    void registerWebhookEndpoint(config, inbox);
   });
 }
 

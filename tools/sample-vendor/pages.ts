@@ -25,7 +25,7 @@ const signClass = (v: string) => (v.startsWith('-') ? 'num down' : Number(v) > 0
 /** Prices rounded to the cent: the demo instruments tick in 0.01. */
 const cents = (n: number) => n.toFixed(2);
 /** Every time the app shows, one way: `YYYY-MM-DD HH:MM:SS UTC` (public/live.js writes the same). */
-const utcTime = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+export const utcTime = (d: Date) => `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
 /** Everything the dashboard shows, read from the API with the visitor's tokens. */
 export interface Dashboard {
@@ -64,7 +64,7 @@ export function dashboardPage(d: Dashboard, s: VisitorSession, flash: VisitorSes
       orderFormHtml(d) +
       marketFormHtml(d) +
       connectionHtml(s, d.liveIntervalMs) +
-      `<div hidden data-live="${escape(liveUrl)}" data-interval="${d.liveIntervalMs ?? 2000}"></div>`,
+      `<div hidden data-live="${escape(liveUrl)}" data-interval="${d.liveIntervalMs ?? 2000}"${d.writeOrders ? ' data-fill' : ''}></div>`,
     { header, script: true, mainClass: 'dashboard' },
   );
 }
@@ -131,20 +131,28 @@ function quotesHtml({ quotes, readMarket }: Dashboard): string {
   );
 }
 
+/** A working order's sandbox button (public/live.js draws the same): POST /orders/{id}/sandbox-fill. */
+const fillForm = (o: OrderRow) =>
+  `<form method="post" action="/orders/${encodeURIComponent(o.id)}/sandbox-fill"><input type="hidden" name="accountId" value="${escape(o.accountId)}">` +
+  `<button class="secondary fill-part" type="submit">Fill part (sandbox)</button></form>`;
+
 /** The latest orders: what each asked for, the quote it was placed against (placed here), the price it filled at. */
-function ordersHtml({ orders }: Dashboard): string {
+function ordersHtml({ orders, writeOrders }: Dashboard): string {
   if (!orders) return '';
   return (
-    `<section class="wide"><h2>Orders</h2><div class="table-scroll"><table id="orders" class="cards"><thead><tr><th>Order</th><th class="num">Filled/Qty</th><th class="num">Price</th><th class="num">Bid / ask when placed</th><th class="num">Filled at</th><th>Status</th></tr></thead><tbody>` +
+    `<section class="wide"><h2>Orders</h2><p><a id="webhooks-link" href="/webhooks">Webhooks received</a></p>` +
+    `<div class="table-scroll"><table id="orders" class="cards"><thead><tr><th>Order</th><th class="num">Filled/Qty</th><th class="num">Price</th><th class="num">Bid / ask when placed</th><th class="num">Filled at</th><th>Status</th><th>Sandbox</th></tr></thead><tbody>` +
     orders
       .map(
         (o) =>
-          `<tr data-order="${escape(o.id)}">${cell('Order', o.label)}${cell('Qty', o.quantity, 'num')}${cell('Price', o.price, 'num')}${cell('Bid / ask when placed', o.quoteWhenPlaced, 'num')}${cell('Filled at', o.filledAt, 'num')}${cell('Status', o.status)}</tr>`,
+          `<tr data-order="${escape(o.id)}">${cell('Order', o.label)}${cell('Qty', o.quantity, 'num')}${cell('Price', o.price, 'num')}${cell('Bid / ask when placed', o.quoteWhenPlaced, 'num')}${cell('Filled at', o.filledAt, 'num')}${cell('Status', o.status)}` +
+          `<td data-label="Sandbox">${writeOrders && o.working ? fillForm(o) : ''}</td></tr>`,
       )
       .join('') +
     `</tbody></table></div>` +
     `<p id="fill-rule" class="muted">Market buys fill at the ask and market sells at the bid; a limit order fills at the quote too (at the ask or the bid, once that reaches its limit), not at its limit price. ` +
-    `Filled at: the order's average fill price, as the API reports it. Bid / ask when placed: the quote this app last read for the symbol before it sent an order from this page.</p>` +
+    `Filled at: the order's average fill price, as the API reports it. Bid / ask when placed: the quote this app last read for the symbol before it sent an order from this page. ` +
+    `Fill part (sandbox): a DEV token's sandbox fills about half of what a working order has left, at its limit (or the quote).</p>` +
     `</section>`
   );
 }

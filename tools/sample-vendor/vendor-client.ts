@@ -32,6 +32,10 @@ export interface SampleVendorConfig {
   watchlist?: string[];
   /** How often the page asks for live quotes and orders (ms). */
   liveIntervalMs?: number;
+  /** This app's own base URL as the platform reaches it, e.g. http://localhost:3000: webhooks go to `${publicUrl}/webhooks`. */
+  publicUrl?: string;
+  /** Register `${publicUrl}/webhooks` at start (plain profile). */
+  webhooks?: boolean;
 }
 
 interface Tokens {
@@ -82,6 +86,9 @@ export interface OrderRow {
   quantity: string;
   /** What the order asked for: its limit and stop prices, or "market". */
   price: string;
+  /** The account the order is in, and whether it is still working (NEW or PARTIALLY_FILLED): the sandbox may fill it. */
+  accountId: string;
+  working: boolean;
   /** `bid / ask` last seen for the symbol when this session placed the order; "—" for orders placed elsewhere. */
   quoteWhenPlaced: string;
   /** The API's averageFillPrice; "—" until something fills. */
@@ -105,6 +112,8 @@ function orderRow(o: Schemas['Order'], placedAgainst: QuoteSeen | undefined): Or
     id: o.id,
     label: `${o.side} ${o.symbol} ${o.type}${kind}`,
     quantity: `${o.filledQuantity}/${o.quantity}`,
+    accountId: o.accountId,
+    working: o.status === 'NEW' || o.status === 'PARTIALLY_FILLED',
     price: price || (o.type === 'MARKET' ? 'market' : '—'),
     quoteWhenPlaced: placedAgainst ? `${placedAgainst.bid} / ${placedAgainst.ask}` : '—',
     filledAt: o.averageFillPrice ?? '—',

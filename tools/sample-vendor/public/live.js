@@ -8,6 +8,10 @@
   const url = root.getAttribute('data-live');
   const every = Number(root.getAttribute('data-interval') || '2000');
   const status = document.getElementById('live-status');
+  // With write:orders, a working order gets the sandbox's "Fill part" button, as the server draws it.
+  const fills = root.hasAttribute('data-fill');
+  // The orders as last drawn: an unchanged table is left alone (a button being clicked stays put).
+  let drawnOrders = '';
 
   function cell(row, label, text, className) {
     const td = document.createElement('td');
@@ -33,9 +37,27 @@
     );
   }
 
+  function fillForm(o) {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = '/orders/' + encodeURIComponent(o.id) + '/sandbox-fill';
+    const account = document.createElement('input');
+    account.type = 'hidden';
+    account.name = 'accountId';
+    account.value = o.accountId;
+    const button = document.createElement('button');
+    button.type = 'submit';
+    button.className = 'secondary fill-part';
+    button.textContent = 'Fill part (sandbox)';
+    form.append(account, button);
+    return form;
+  }
+
   function renderOrders(orders) {
     const body = document.querySelector('#orders tbody');
-    if (!body) return;
+    const drawn = JSON.stringify(orders);
+    if (!body || drawn === drawnOrders) return;
+    drawnOrders = drawn;
     body.replaceChildren(
       ...orders.map((o) => {
         const row = document.createElement('tr');
@@ -46,6 +68,10 @@
         cell(row, 'Bid / ask when placed', o.quoteWhenPlaced, 'num');
         cell(row, 'Filled at', o.filledAt, 'num');
         cell(row, 'Status', o.status);
+        const sandbox = document.createElement('td');
+        sandbox.setAttribute('data-label', 'Sandbox');
+        if (fills && o.working) sandbox.appendChild(fillForm(o));
+        row.appendChild(sandbox);
         return row;
       }),
     );
