@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { createClient } from 'redis';
 import {
   CookieBrowser,
   createUser,
@@ -29,7 +30,7 @@ import { WEBHOOK_ENDPOINTS, type RowName } from './report';
 
 type App = { clientId: string; clientSecret: string; redirectUri: string };
 type Endpoint = { id: string; secret: string; url: string };
-/** A queued delivery's own row, as the sender reads it: the event it carries (copied from a real order's). */
+/** The recorded event every queued delivery carries a copy of (a real order's). */
 type Template = { id: string; type: string; data: Record<string, unknown> };
 
 /** Deliveries per endpoint drained before each measured drain: connections opened, code warm, the rate to size the drain by. */
@@ -143,7 +144,13 @@ function templateOf(db: Client, orderId: string): Promise<Template> {
  * times the sender: from the first delivery recorded to each endpoint's last one recorded (a
  * lane sends in queue order). What was delivered before the first was seen is left out.
  */
-async function drain(db: Client, template: Template, endpoints: Endpoint[], count: number, onWindow = () => {}): Promise<Drained> {
+async function drain(
+  db: Client,
+  template: Template,
+  endpoints: Endpoint[],
+  count: number,
+  onWindow: () => void = () => undefined,
+): Promise<Drained> {
   const ids = endpoints.map((e) => e.id);
   const { rows: lanes } = await db.query(
     `WITH ev AS (
@@ -207,20 +214,45 @@ async function sendingRows(
   );
 }
 
-/** Resting limit buys of `user`'s (as the order rows place them), after one placed to check the path and to be the deliveries' event. */
+/** Resting limit buys of `user`'s (as the order rows place them), and `place`: one such order placed (a preflight), answering its id. */
 async function orderLoad(urls: Urls, user: WorldUser, symbol: string) {
   const limitPrice = (Math.floor((await lastPrice(urls, user, symbol)) * 60) / 100).toFixed(2);
   const url = `${urls.api}/oms/order`;
   const headers = { authorization: `Bearer ${user.session}`, 'content-type': 'application/json' };
-  const probe = await fetch(url, { method: 'POST', headers, body: limitBuy(user.accounts[0]!, symbol, limitPrice) });
-  const placed = (await probe.json()) as { id?: string };
-  if (probe.status !== 201 || !placed.id)
-    throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${JSON.stringify(placed)}`);
+  const place = async () => {
+    const probe = await fetch(url, { method: 'POST', headers, body: limitBuy(user.accounts[0]!, symbol, limitPrice) });
+    const placed = (await probe.json()) as { id?: string };
+    if (probe.status !== 201 || !placed.id)
+      throw new Error(`POST /v1/oms/order: preflight answered ${probe.status}: ${JSON.stringify(placed)}`);
+    return placed.id;
+  };
   const traders = [{ token: user.session, accounts: user.accounts }];
-  return { orderId: placed.id, load: { kind: 'orders' as const, url, symbol, limitPrice, traders } };
+  return { place, load: { kind: 'orders' as const, url, symbol, limitPrice, traders } };
 }
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
+
+/**
+ * Stream entries auth's webhook consumer has not read yet (Redis's lag figure) and read but not
+ * yet recorded (pending); 1 at least while it has not read up to the stream's last entry.
+ */
+async function consumerLag(options: PlatformOptions): Promise<number> {
+  const redis = createClient({ url: options.redisUrl });
+  await redis.connect();
+  try {
+    const stream = `${options.prefix}oms:events`;
+    const [group, info] = [(await redis.xInfoGroups(stream)).find((g) => g.name === 'webhooks'), await redis.xInfoStream(stream)];
+    if (!group) return 0;
+    const unread = group['last-delivered-id'] === info['last-generated-id'] ? 0 : Math.max(1, Number(group.lag ?? 1));
+    return unread + Number(group.pending);
+  } finally {
+    await redis.close();
+  }
+}
+
+/** Until auth's consumer has recorded every order event so far: one recorded after endpoints are registered would be fanned out to them. */
+const caughtUp = (options: PlatformOptions) =>
+  until("catching up of auth's webhook consumer", async () => ((await consumerLag(options)) === 0 ? true : undefined), 10 * STALL_MS);
 
 /**
  * The webhooks rows in a running all-in-one: a user who granted a vendor app read:orders, a bare
@@ -249,35 +281,46 @@ export async function webhooks(
     await Group.run(options.logDir, async (group) => {
       const server = await group.serve(
         'webhook-receiver',
-        'tools/bench/webhook-receiver.ts',
+        'tools/bench/bare-server.ts',
         { PORTS: ports.join(',') },
         `${local(ports[0]!)}/`,
       );
       const watched = () => [...processes(), { name: 'receiver', pid: server.pid }];
-      const { orderId, load } = await orderLoad(urls, user, symbol);
-      const template = await templateOf(db, orderId);
+      const { place, load } = await orderLoad(urls, user, symbol);
+      await place();
       await bench.measure('webhooks-orders', load, watched);
+      await caughtUp(options);
+      // Auth keeps an event only when an endpoint should hear of it: the queued copies' is placed once one is registered.
       const endpoints = [await register(urls, app, `${local(ports[0]!)}/hooks`)];
+      const template = await templateOf(db, await place());
       await sendingRows(bench, db, template, endpoints, ['webhooks', 'webhook-posts'], watched());
       for (const port of ports.slice(1)) endpoints.push(await register(urls, app, `${local(port)}/hooks`));
       await sendingRows(bench, db, template, endpoints, ['webhooks-fanout', 'webhook-posts-fanout'], watched());
       const [{ seq }] = (await db.query(`SELECT coalesce(max(seq), 0)::text AS seq FROM webhook_deliveries`)).rows;
       await bench.measure('webhooks-orders-fanout', load, watched);
-      await noteBacklog(bench, db, seq as string);
+      await noteBacklog(bench, db, options, seq as string);
     });
   } finally {
     await db.end();
   }
 }
 
-/** How far the sender kept up with the fan-out: deliveries queued since `afterSeq`, and how many were sent by the window's end. */
-async function noteBacklog(bench: Bench, db: Client, afterSeq: string) {
-  const { rows } = await db.query(
-    `SELECT count(*)::int AS queued, count(*) FILTER (WHERE status = 'DELIVERED')::int AS delivered FROM webhook_deliveries WHERE seq > $1`,
-    [afterSeq],
-  );
+/**
+ * How far auth kept up with the fan-out: as the window closed, the stream entries its consumer had
+ * yet to record and the deliveries sent since `afterSeq`; then how long recording the rest took
+ * with no more orders coming, and how many deliveries the row's orders made in all.
+ */
+async function noteBacklog(bench: Bench, db: Client, options: PlatformOptions, afterSeq: string) {
+  const count = async (where: string) =>
+    (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE seq > $1 ${where}`, [afterSeq])).rows[0].n as number;
+  const [lag, sent] = [await consumerLag(options), await count(`AND status = 'DELIVERED'`)];
+  const started = performance.now();
+  await caughtUp(options);
+  const [seconds, queued] = [(performance.now() - started) / 1000, await count('')];
+  const n = (v: number) => v.toLocaleString('en-US');
   const row = bench.rows.find((r) => r.name === 'webhooks-orders-fanout');
-  const { queued, delivered } = rows[0] as { queued: number; delivered: number };
   if (row)
-    row.path += `; of the ${queued.toLocaleString('en-US')} deliveries queued from its warm-up on, ${delivered.toLocaleString('en-US')} sent by the window's end`;
+    row.path +=
+      `; as the window closed auth had ${n(lag)} stream entries yet to record (done ${seconds.toFixed(1)} s later) ` +
+      `and had sent ${n(sent)} of the ${n(queued)} deliveries these orders made`;
 }
