@@ -162,6 +162,8 @@ export class Services {
     switch (app) {
       case 'auth':
         return {
+          // Order changes and transfers' ends, which auth turns into webhooks (its ACL user reads this stream only).
+          EVENTS_STREAM: stream,
           AUTH_PORT: String(p.public(app, i)),
           AUTH_INTERNAL_PORT: String(p.internal(app, i)),
           AUTH_ADMIN_PORT: String(p.admin(i)),

@@ -96,9 +96,9 @@ describe('API docs (Swagger UI) in a browser', () => {
     const session = await patSession(p, DEMO_USERS[0]!.email, 'READ_ONLY');
     const pat = dialog.locator('.auth-container', { hasText: 'patSession' });
     await pat.getByLabel('auth-bearer-value').fill(session);
-    await dialog.getByRole('button', { name: 'Apply credentials' }).click();
+    await pat.getByRole('button', { name: 'Apply credentials' }).click();
     expect((await authorized('patSession'))?.value).toBe(session);
-    await dialog.getByRole('button', { name: 'Remove authorization' }).click();
+    await pat.getByRole('button', { name: 'Remove authorization' }).click();
     await page.click('.modal-ux .close-modal');
   }, 60_000);
 

@@ -186,22 +186,24 @@ export class WebhookDispatcher {
     const attempts = delivery.attempts + 1;
     const waitMs = this.settings.retryScheduleMs[attempts - 1];
     const status = ok ? 'DELIVERED' : waitMs === undefined ? 'FAILED' : 'PENDING';
+    const attempt = [delivery.id, result.status, Math.round(result.durationMs), result.error, result.responseSnippet];
+    const outcome = [attempts, status, ok ? null : (result.error ?? `answered ${result.status}`), waitMs ?? 0];
+    // The attempt, the delivery's new state and (once it answers) the endpoint's health, in one statement.
+    const recordAttempt = `WITH attempt AS (
+        INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_snippet) VALUES ($1, $2, $3, $4, $5)
+      ), delivery AS (
+        UPDATE webhook_deliveries SET attempts = $6, status = $7, leased_until = NULL, last_status_code = $2, last_error = $8,
+          delivered_at = CASE WHEN $7 = 'DELIVERED' THEN now() ELSE delivered_at END,
+          next_attempt_at = now() + make_interval(secs => $9::double precision / 1000)
+        WHERE id = $1
+      )
+      UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $10 AND $7 = 'DELIVERED' AND failing_since IS NOT NULL`;
+    if (ok) {
+      await this.db.query(recordAttempt, [...attempt, ...outcome, endpoint.id]);
+      return;
+    }
     await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_snippet) VALUES ($1, $2, $3, $4, $5)`,
-        [delivery.id, result.status, Math.round(result.durationMs), result.error, result.responseSnippet],
-      );
-      await tx.query(
-        `UPDATE webhook_deliveries SET attempts = $2, status = $3, leased_until = NULL, last_status_code = $4, last_error = $5,
-           delivered_at = CASE WHEN $3 = 'DELIVERED' THEN now() ELSE delivered_at END,
-           next_attempt_at = now() + make_interval(secs => $6::double precision / 1000)
-         WHERE id = $1`,
-        [delivery.id, attempts, status, result.status, ok ? null : (result.error ?? `answered ${result.status}`), waitMs ?? 0],
-      );
-      if (ok) {
-        await tx.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [endpoint.id]);
-        return;
-      }
+      await tx.query(recordAttempt, [...attempt, ...outcome, endpoint.id]);
       await this.countFailure(tx, endpoint);
     });
   }

@@ -66,39 +66,47 @@ export function webhookEventOf(entry: DeliveredEvent): WebhookEvent | null {
 }
 
 /**
- * Records an event once and, in the same statement, one delivery per endpoint that should hear
+ * Records each event once and, in the same statement, one delivery per endpoint that should hear
  * of it: an enabled endpoint of this environment subscribed to the type, of an app the user has
  * a live grant for, whose scopes cover the event and whose chosen accounts (if any) include the
  * account. Nothing for users who never connected the app, or after they disconnected it; an event
- * no endpoint should hear of is not kept at all. Returns how many deliveries were queued (0 as
- * well for an event already recorded).
+ * no endpoint should hear of is not kept at all. Deliveries are queued in the order the events
+ * came (an order's changes go out in the order they happened). Returns how many were queued (an
+ * event already recorded queues none).
  */
-async function recordWebhookEvent(db: Pick<DataSource, 'query'>, event: WebhookEvent, environment: Environment): Promise<number> {
+async function recordWebhookEvents(db: Pick<DataSource, 'query'>, events: WebhookEvent[], environment: Environment): Promise<number> {
+  const column = <T>(pick: (e: WebhookEvent) => T) => events.map(pick);
   const rows: unknown[] = await db.query(
-    `WITH targets AS (
-       SELECT DISTINCT e.id FROM webhook_endpoints e JOIN oauth_grants g ON g.client_id = e.client_id
-        WHERE g.user_id = $3 AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL
-          AND e.environment = $8 AND e.enabled AND $2 = ANY (e.event_types)
-          AND ($9::text IS NULL OR $9 = ANY (g.scope))
-          AND ($4::uuid IS NULL OR g.account_ids IS NULL OR $4 = ANY (g.account_ids))
+    `WITH incoming AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+         WITH ORDINALITY AS i(id, type, user_id, account_id, dedupe_key, data, occurred_at, scope, n)
+     ), targets AS (
+       SELECT DISTINCT i.id AS event_id, i.n, e.id AS endpoint_id
+         FROM incoming i
+         JOIN oauth_grants g ON g.user_id = i.user_id AND g.revoked_at IS NULL AND g.activated_at IS NOT NULL
+              AND (i.scope IS NULL OR i.scope = ANY (g.scope))
+              AND (i.account_id IS NULL OR g.account_ids IS NULL OR i.account_id = ANY (g.account_ids))
+         JOIN webhook_endpoints e ON e.client_id = g.client_id AND e.environment = $9 AND e.enabled AND i.type = ANY (e.event_types)
      ), recorded AS (
        INSERT INTO webhook_events (id, type, user_id, account_id, dedupe_key, data, occurred_at)
-       SELECT $1::uuid, $2::text, $3::uuid, $4::uuid, $5::text, $6::jsonb, $7::timestamptz WHERE EXISTS (SELECT 1 FROM targets)
+       SELECT i.id, i.type, i.user_id, i.account_id, i.dedupe_key, i.data::jsonb, i.occurred_at FROM incoming i
+        WHERE EXISTS (SELECT 1 FROM targets t WHERE t.event_id = i.id)
+        ORDER BY i.n
        ON CONFLICT DO NOTHING RETURNING id
      )
      INSERT INTO webhook_deliveries (event_id, endpoint_id)
-     SELECT recorded.id, targets.id FROM recorded, targets
+     SELECT t.event_id, t.endpoint_id FROM targets t JOIN recorded r ON r.id = t.event_id ORDER BY t.n, t.endpoint_id
      RETURNING 1`,
     [
-      event.id,
-      event.type,
-      event.userId,
-      event.accountId,
-      event.dedupeKey,
-      JSON.stringify(event.data),
-      event.occurredAt,
+      column((e) => e.id),
+      column((e) => e.type),
+      column((e) => e.userId),
+      column((e) => e.accountId),
+      column((e) => e.dedupeKey),
+      column((e) => JSON.stringify(e.data)),
+      column((e) => e.occurredAt),
+      column((e) => WEBHOOK_EVENTS[e.type].scope),
       environment,
-      WEBHOOK_EVENTS[event.type].scope,
     ],
   );
   return rows.length;
@@ -107,30 +115,42 @@ async function recordWebhookEvent(db: Pick<DataSource, 'query'>, event: WebhookE
 /**
  * Auth's consumer group on the settlement stream: each order change and transfer end becomes a
  * webhook event with its deliveries, committed before the entry is acked (so a crash re-reads
- * it, and the event's id makes the second reading a no-op). Only what the OMS (orders) or banking
- * (transfers) signed is believed; anything else on the stream is read past.
+ * it, and the event's id makes the second reading a no-op). These are live events, not bookings:
+ * like the facade's order stream, an entry that would become a webhook is believed only if its
+ * producer signed it (orders the OMS, transfers banking), and one that fails is logged and passed
+ * over, not dead-lettered. Entries that would become no webhook are not checked at all.
  */
 export function webhookIngest(
   source: { log: EventLog; stream: string; logger: Logger; signers: EventSigners },
   db: DataSource,
   environment: Environment,
   onQueued: () => void,
-  consumer?: string,
 ): StreamConsumer {
+  const believed = (entry: DeliveredEvent): boolean => {
+    const problem = eventSignatureProblem(entry, source.signers, PRODUCER_OF[entry.type]!);
+    if (problem)
+      source.logger.warn({ entryId: entry.entryId, type: entry.type, problem }, 'stream entry not sent as a webhook: unverified');
+    return !problem;
+  };
   return new StreamConsumer({
     log: source.log,
     stream: source.stream,
     group: 'webhooks',
-    ...(consumer ? { consumer } : {}),
     logger: source.logger,
     ignores: ['trade.executed', 'order.closed', 'order.reduced'],
-    refuse: (entry) => {
-      const producer = PRODUCER_OF[entry.type];
-      return producer ? eventSignatureProblem(entry, source.signers, producer) : null;
+    // A batch of entries is recorded in one statement: one round trip, not one per order change.
+    handleBatch: async (entries) => {
+      // An entry the relay published again (after the stream lost it) may come twice in one batch: once is enough.
+      const byId = new Map<string, WebhookEvent>();
+      for (const entry of entries) {
+        const event = webhookEventOf(entry);
+        if (event && !byId.has(event.id) && believed(entry)) byId.set(event.id, event);
+      }
+      const events = [...byId.values()];
+      if (events.length && (await recordWebhookEvents(db, events, environment))) onQueued();
     },
-    handle: async (entry) => {
-      const event = webhookEventOf(entry);
-      if (event && (await recordWebhookEvent(db, event, environment))) onQueued();
+    handle: async () => {
+      throw new Error('webhook events are recorded in batches (handleBatch)');
     },
   });
 }
