@@ -45,6 +45,37 @@ describeEachEventLog('stream consumer', (current) => {
     expect(await log.pendingCount(stream, 'g')).toBe(0);
   });
 
+  it('a batch handler gets the batch together (ignored types and refused events left out) and the batch is acked after it, or seen again when it fails', async () => {
+    const { log, stream } = current;
+    const batches: string[][] = [];
+    let failOnce = true;
+    const consumer = testConsumer(current, {
+      batchSize: 10,
+      ignores: ['live.update'],
+      refuse: (e) => (e.payload['forged'] ? 'forged' : null),
+      handle: async () => {
+        throw new Error('not used when handleBatch is given');
+      },
+      handleBatch: async (events) => {
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('transient');
+        }
+        batches.push(events.map((e) => `${e.type}:${e.payload['n']}`));
+      },
+    });
+    await log.append(stream, { eventId: randomUUID(), type: 'trade', payload: { n: 1 } });
+    await log.append(stream, { eventId: randomUUID(), type: 'live.update', payload: { n: 2 } });
+    await log.append(stream, { eventId: randomUUID(), type: 'trade', payload: { n: 3, forged: true } });
+    await log.append(stream, { eventId: randomUUID(), type: 'trade', payload: { n: 4 } });
+    await consumer.start();
+    for (let i = 0; i < 100 && (!batches.length || (await log.pendingCount(stream, 'g')) > 0); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await consumer.stop();
+    expect(batches).toEqual([['trade:1', 'trade:4']]);
+    expect(await log.pendingCount(stream, 'g')).toBe(0);
+  });
+
   it('an aborted consumer acks nothing more: what it was handling and what it had read stay pending for its successor', async () => {
     const { log, stream } = current;
     let release!: () => void;
