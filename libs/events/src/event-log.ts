@@ -71,6 +71,11 @@ export interface EventLog {
   /** The newest entry's id; '0-0' for an empty or missing stream. */
   lastId(stream: string): Promise<string>;
   /**
+   * The newest entry's id at or before `id` ('0-0' when there is none): with several producers on
+   * one stream, where one producer's history ends even when others have added newer entries since.
+   */
+  lastIdAtOrBefore(stream: string, id: string): Promise<string>;
+  /**
    * True when entries after `afterId` may have been trimmed or deleted from the stream, so a
    * reader resuming there cannot get them all (false for a stream that lost nothing, or none).
    */

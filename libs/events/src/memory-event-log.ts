@@ -143,6 +143,10 @@ export class MemoryEventLog implements EventLog {
     return this.stream(stream).entries.at(-1)?.entryId ?? '0-0';
   }
 
+  async lastIdAtOrBefore(stream: string, id: string): Promise<string> {
+    return [...this.stream(stream).entries].reverse().find((e) => compareEntryIds(e.entryId, id) <= 0)?.entryId ?? '0-0';
+  }
+
   async lostAfter(): Promise<boolean> {
     return false; // in-process: nothing is ever trimmed
   }

@@ -149,6 +149,11 @@ export class RedisEventLog implements EventLog {
     return entries[0]?.id ?? '0-0';
   }
 
+  async lastIdAtOrBefore(stream: string, id: string): Promise<string> {
+    const entries = (await this.client.xRevRange(stream, id, '-', { COUNT: 1 })) as StreamMessage[];
+    return entries[0]?.id ?? '0-0';
+  }
+
   async lostAfter(stream: string, afterId: string): Promise<boolean> {
     const info = (await this.client.xInfoStream(stream).catch((err: Error) => {
       if (/no such key/i.test(err.message)) return undefined; // a missing stream lost nothing

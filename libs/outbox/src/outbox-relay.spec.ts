@@ -124,6 +124,25 @@ describe('outbox relay', () => {
     expect(await onStream()).toEqual(await outbox());
   });
 
+  it('attack on durability with two producers: another service published after the loss (banking beside the OMS), and the lost tail still goes out again', async () => {
+    const before = (await redis.xRange(stream, '-', '+')) ?? [];
+    await redis.xDel(
+      stream,
+      before.slice(-2).map((e) => e.id),
+    );
+    // The other producer's entry is the newest now: the stream's end alone would hide the loss.
+    await redis.xAdd(stream, '*', { eventId: 'from-another-producer', type: 'funding.updated', payload: '{}' });
+    expect(await relay().publishPending()).toBe(2);
+    expect(republished).toEqual([2]);
+    const mine = (await onStream()).filter((id) => id !== 'from-another-producer');
+    expect(mine).toEqual(await outbox());
+    expect(await relay().publishPending()).toBe(0);
+    await redis.xDel(
+      stream,
+      ((await redis.xRange(stream, '-', '+')) ?? []).filter((e) => e.message['eventId'] === 'from-another-producer').map((e) => e.id),
+    );
+  });
+
   it('rows waiting when the loss is found go out after the lost ones, so the stream keeps outbox order', async () => {
     const before = (await redis.xRange(stream, '-', '+')) ?? [];
     await redis.xDel(

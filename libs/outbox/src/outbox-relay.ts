@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
-import { compareEntryIds, signEvent, type EventLog } from '@trading/events';
+import { signEvent, type EventLog } from '@trading/events';
 import type { Logger } from '@trading/logging';
 import { startPeriodic, type PeriodicTask } from '@trading/service';
 
@@ -136,7 +136,9 @@ export class OutboxRelay {
     if (!position) return false;
     let last: string;
     try {
-      last = await this.events.lastId(this.stream);
+      // Where the stream's history ends at or before the entry recorded last: banking and the OMS
+      // both publish here, so the newest entry may be another producer's, added since a loss.
+      last = await this.events.lastIdAtOrBefore(this.stream, position.entry_id);
     } catch (err) {
       // A Redis user set up before the relay read its stream (ACL): publish as before, and say what to grant.
       if (!/NOPERM/.test(String((err as Error)?.message))) throw err;
@@ -148,7 +150,7 @@ export class OutboxRelay {
       );
       return false;
     }
-    if (compareEntryIds(last, position.entry_id) >= 0) return false;
+    if (last === position.entry_id) return false;
     const [ms, seq] = last.split('-');
     const [{ n: lost }]: Array<{ n: number }> = await tx.query(
       `WITH lost AS (

@@ -27,7 +27,7 @@ COMMANDS="+@all -@dangerous +info"
 # shellcheck disable=SC2086 # COMMANDS and the key patterns are meant to split into words
 exec redis-server "$@" \
   --user default off \
-  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~browser-sessions-ended:*' '~signin-second-factor:*' '~passkey-challenge:*' '~dashboard-flash:*' '~pat-logins:*' '~ratelimit:*' '~dpop-jti:*' "~$STREAM" "~$STREAM:*" $COMMANDS \
+  --user auth on ">$REDIS_AUTH_PASSWORD" resetkeys '~session:*' '~session-used:*' '~pat-sessions:*' '~grant-sessions:*' '~oauth-*' '~browser-session:*' '~browser-sessions-ended:*' '~signin-second-factor:*' '~passkey-challenge:*' '~dashboard-flash:*' '~pat-logins:*' '~ratelimit:*' '~dpop-jti:*' "~$STREAM" $COMMANDS \
   --user rest-facade on ">$REDIS_FACADE_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' "%R~$STREAM" "%R~$TICKS" $COMMANDS \
   --user gateway on ">$REDIS_GATEWAY_PASSWORD" resetkeys '%R~session:*' '~session-used:*' '~ratelimit:*' '~dpop-jti:*' $COMMANDS \
   --user oms on ">$REDIS_OMS_PASSWORD" resetkeys "~$STREAM" "~$TICKS" "%R~$CHANGES" $COMMANDS \
