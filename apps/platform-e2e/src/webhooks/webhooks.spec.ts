@@ -4,6 +4,7 @@ import type { WebhookDispatcher } from '@trading/auth-service';
 import { http } from '@trading/testing';
 import { DEMO_ACCOUNTS, DEMO_USERS } from '@trading/platform';
 import { asyncApiMessageValidator } from '@trading/rest-facade-service';
+import { adminCli } from '../support/admin-cli';
 import { admin, extraAuth, provisionApp, tokensFor, type ProvisionedApp } from '../support/oauth-helpers';
 import { startOrdersPlatform, until } from '../support/orders-platform';
 import type { TestPlatform } from '../support/test-platform';
@@ -116,6 +117,24 @@ describe('webhooks', () => {
     expect(JSON.stringify(listed.body)).not.toMatch(/whsec_/);
     // Another app cannot see, change or remove this one's endpoint.
     expect((await api('PATCH', `/webhooks/endpoints/${endpointA}`, appB, { enabled: false })).status).toBe(404);
+  });
+
+  it("the service team: the admin CLI lists, adds (secret shown once), turns off and removes an app's endpoints; a bad URL is refused naming it", async () => {
+    const cli = (...args: string[]) => adminCli(p, ['apps', 'webhooks', ...args, '--app', appB.clientId, '--env', 'DEV']);
+    const added = await cli('add', '--url', 'http://localhost:9/cli-hooks', '--events', 'order.filled,grant.revoked');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/signing secret {2}whsec_/);
+    const id = /registered (\S+)/.exec(added.stdout)![1]!;
+    const listed = await cli('list');
+    expect(listed.stdout).toContain('http://localhost:9/cli-hooks');
+    expect(listed.stdout).toContain('events: order.filled grant.revoked');
+    expect(listed.stdout).not.toMatch(/whsec_/);
+    expect((await cli('update', '--endpoint', id, '--disable')).stdout).toMatch(new RegExp(`updated ${id}  off`));
+    const refused = await cli('add', '--url', 'http://vendor.example/hooks');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('url');
+    expect((await cli('remove', '--endpoint', id)).stdout).toContain(`removed ${id}`);
+    expect((await cli('list')).stdout).not.toContain('cli-hooks');
   });
 
   it('orders and transfers arrive once each, verified by standardwebhooks, in the order they happened, shaped as the AsyncAPI document says', async () => {
