@@ -5,19 +5,20 @@
  * beside without (each order then fans out to a delivery per endpoint in auth's consumer, which
  * the sender posts meanwhile).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createClient } from 'redis';
 import {
-  CookieBrowser,
   createUser,
   fund,
+  grantTokens,
   http,
   lastPrice,
   listInstrument,
-  tickedAccounts,
+  provisionApp,
   type Urls,
+  type VendorApp,
   type WorldUser,
 } from '@trading/testing';
 import { limitBuy } from './load';
@@ -28,7 +29,6 @@ import type { Watched } from './proc';
 import { freePort, Group } from './processes';
 import { WEBHOOK_ENDPOINTS, type RowName } from './report';
 
-type App = { clientId: string; clientSecret: string; redirectUri: string };
 type Endpoint = { id: string; secret: string; url: string };
 /** The recorded event every queued delivery carries a copy of (a real order's). */
 type Template = { id: string; type: string; data: Record<string, unknown> };
@@ -42,74 +42,8 @@ const POLL_MS = 20;
 /** A drain that moves nothing for this long has stopped (a sender down, an endpoint refused). */
 const STALL_MS = 60_000;
 
-/** A DEV vendor app asking for read:orders, through the admin API as the service team provisions one. */
-async function ordersApp(urls: Urls, adminToken: string): Promise<App> {
-  const redirectUri = 'https://vendor.example/callback';
-  const registration = {
-    companyName: 'Webhook Vendor Ltd',
-    companyWebsite: 'https://vendor.example',
-    businessEmail: `vendor-${randomBytes(4).toString('hex')}@vendor.example`,
-    country: 'GB',
-    appName: 'Order Alerts',
-    logoUrl: 'https://vendor.example/logo.png',
-    homepageUrl: 'https://vendor.example/',
-    supportEmail: 'support@vendor.example',
-    privacyPolicyUrl: 'https://vendor.example/privacy',
-    termsOfServiceUrl: 'https://vendor.example/terms',
-    redirectUris: [redirectUri],
-    scopes: ['read:accounts', 'read:orders'],
-  };
-  const res = await http('POST', `${urls.admin}/admin/apps`, { token: adminToken, body: { registration } });
-  if (res.status !== 201) throw new Error(`POST /admin/apps answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return { clientId: res.body.clientId, clientSecret: res.body.clientSecret, redirectUri };
-}
-
-const field = (page: string, name: string) => {
-  const value = new RegExp(`name="${name}" value="([^"]+)"`).exec(page)?.[1];
-  if (!value) throw new Error(`no ${name} field on the page: ${page.slice(0, 200)}`);
-  return value.replace(/&amp;/g, '&');
-};
-
-/** The user lets the app read their orders (every account ticked), the whole way: sign in, consent, code + PKCE at /oauth/token. */
-async function grantOrders(urls: Urls, app: App, user: WorldUser): Promise<void> {
-  const [verifier, state] = [randomBytes(32).toString('base64url'), randomBytes(12).toString('base64url')];
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.clientId,
-    redirect_uri: app.redirectUri,
-    scopes: 'read:orders',
-    state,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  });
-  const browser = new CookieBrowser(urls.login);
-  const login = await browser.request('GET', `/en/login?${query}`);
-  if (!login.location?.includes('/signin?next=')) throw new Error(`the login page answered ${login.status}`);
-  const signin = await browser.request('GET', login.location);
-  const signedIn = await browser.request('POST', new URL(login.location, urls.login).pathname, {
-    _csrf: field(signin.body, '_csrf'),
-    email: user.email,
-    password: user.password,
-    next: field(signin.body, 'next'),
-  });
-  const consent = await browser.request('GET', signedIn.location!);
-  const approved = await browser.request('POST', '/en/login/consent', {
-    _csrf: field(consent.body, '_csrf'),
-    request: field(consent.body, 'request'),
-    decision: 'approve',
-    accounts: tickedAccounts(consent.body),
-  });
-  const code = new URL(approved.location ?? 'about:blank').searchParams.get('code');
-  if (!code) throw new Error(`consent answered ${approved.status} ${approved.location}`);
-  const body = { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, code_verifier: verifier };
-  const res = await http('POST', `${urls.login}/oauth/token`, {
-    body: { ...body, client_id: app.clientId, client_secret: app.clientSecret },
-  });
-  if (res.status !== 200) throw new Error(`the code exchange answered ${res.status}: ${JSON.stringify(res.body)}`);
-}
-
 /** An endpoint registered by the app itself (POST {base_url}/webhooks/endpoints, HTTP Basic), every event type. */
-async function register(urls: Urls, app: App, url: string): Promise<Endpoint> {
+async function register(urls: Urls, app: VendorApp, url: string): Promise<Endpoint> {
   const res = await http('POST', `${urls.api}/webhooks/endpoints`, {
     body: { url },
     headers: { authorization: basicAuth(app.clientId, app.clientSecret) },
@@ -269,10 +203,10 @@ export async function webhooks(
   const [user, symbol, app] = [
     await createUser(urls, adminToken, 'webhooks'),
     await listInstrument(urls, adminToken, '100.00'),
-    await ordersApp(urls, adminToken),
+    await provisionApp(urls, adminToken, ['read:accounts', 'read:orders']),
   ];
   await fund(urls, user, '10000000.00');
-  await grantOrders(urls, app, user);
+  await grantTokens(urls, app, user, 'read:orders');
   const ports: number[] = [];
   for (let i = 0; i < WEBHOOK_ENDPOINTS; i++) ports.push(await freePort());
   const db = new Client({ connectionString: dbUrl(options, 'auth') });

@@ -93,8 +93,8 @@ export async function lastPrice(urls: Urls, user: WorldUser, symbol: string): Pr
   return Number(found[1]);
 }
 
-/** Registers and provisions a vendor app (DEV) through the admin API. */
-export async function provisionApp(urls: Urls, adminToken: string): Promise<VendorApp> {
+/** Registers and provisions a vendor app (DEV) through the admin API, asking for `scopes`. */
+export async function provisionApp(urls: Urls, adminToken: string, scopes: string[] = ['read:accounts']): Promise<VendorApp> {
   const redirectUri = 'https://vendor.example/callback';
   const registration = {
     companyName: 'Sample Vendor Ltd',
@@ -108,7 +108,7 @@ export async function provisionApp(urls: Urls, adminToken: string): Promise<Vend
     privacyPolicyUrl: 'https://vendor.example/privacy',
     termsOfServiceUrl: 'https://vendor.example/terms',
     redirectUris: [redirectUri],
-    scopes: ['read:accounts'],
+    scopes,
   };
   const app = await adminPost(urls, adminToken, '/apps', { registration });
   return { clientId: app['clientId']!, clientSecret: app['clientSecret']!, redirectUri };
@@ -159,14 +159,19 @@ const formField = (page: string, name: string) => {
 /** The accounts a consent page offers ticked: what a browser sends back when the user leaves them so. */
 export const tickedAccounts = (page: string): string[] => [...page.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]!);
 
-export async function grantTokens(urls: Urls, app: VendorApp, user: WorldUser): Promise<{ access_token: string; refresh_token: string }> {
+export async function grantTokens(
+  urls: Urls,
+  app: VendorApp,
+  user: WorldUser,
+  scopes = 'read:accounts',
+): Promise<{ access_token: string; refresh_token: string }> {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(12).toString('base64url');
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: app.clientId,
     redirect_uri: app.redirectUri,
-    scopes: 'read:accounts',
+    scopes,
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
