@@ -100,6 +100,12 @@ describe('webhooks', () => {
 
   it('registration: the app authenticates with its own credentials; a bad URL or event type is refused naming the field; the secret is shown once', async () => {
     expect((await http('GET', `${p.urls.api}/webhooks/endpoints`)).status).toBe(401);
+    // The catalogue needs no credentials: every event type with the scope a user's grant must hold.
+    const types = await http('GET', `${p.urls.api}/webhooks/event-types`);
+    expect(types.status).toBe(200);
+    expect(types.body.eventTypes).toHaveLength(12);
+    expect(types.body.eventTypes).toContainEqual(expect.objectContaining({ type: 'order.filled', scope: 'read:orders' }));
+    expect(types.body.eventTypes).toContainEqual(expect.objectContaining({ type: 'grant.revoked', scope: null }));
     const wrong = await api('GET', '/webhooks/endpoints', { clientId: appA.clientId, clientSecret: 'not-the-secret' });
     expect({ status: wrong.status, code: wrong.body.code }).toEqual({ status: 401, code: 'UNAUTHENTICATED' });
     // DEV takes http only to the vendor's own machine.
