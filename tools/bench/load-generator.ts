@@ -4,12 +4,13 @@
  * to settlement (market-load.ts), and webhook bodies posted straight at a receiver.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { proofSigner } from './dpop';
 import { CONNECTIONS, limitBuy, resultOf, timeWindow } from './load';
-import type { FromGenerator, LoadResult, LoadSpec, RotationLoad, Timing, WebhookPostLoad } from './load';
+import type { FromGenerator, LoadResult, LoadSpec, PacedOrderLoad, RotationLoad, Timing, WebhookPostLoad } from './load';
 import { marketLoad } from './market-load';
 import { basicAuth } from './oidc-peer/grants';
 
@@ -33,18 +34,21 @@ function fresh(url: string, method: 'GET' | 'POST', make: () => { headers: Recor
   };
 }
 
+/** Each next limit buy of an order load: its trader's session, an account in turn, its own clientOrderId and Idempotency-Key. */
+function orderMaker(spec: Pick<PacedOrderLoad, 'traders' | 'symbol' | 'limitPrice'>) {
+  const run = randomBytes(4).toString('hex');
+  let n = 0;
+  return () => {
+    const id = `bench-${run}-${n}`;
+    const trader = spec.traders[n % spec.traders.length]!;
+    const accountId = trader.accounts[Math.floor(n++ / spec.traders.length) % trader.accounts.length]!;
+    const headers = { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json', 'idempotency-key': id };
+    return { headers, body: limitBuy(accountId, spec.symbol, spec.limitPrice, id) };
+  };
+}
+
 function optionsOf(spec: LoadSpec & { kind: 'fixed' | 'orders' }): autocannon.Options {
-  if (spec.kind === 'orders') {
-    const run = randomBytes(4).toString('hex');
-    let n = 0;
-    return fresh(spec.url, 'POST', () => {
-      const id = `bench-${run}-${n}`;
-      const trader = spec.traders[n % spec.traders.length]!;
-      const accountId = trader.accounts[Math.floor(n++ / spec.traders.length) % trader.accounts.length]!;
-      const headers = { authorization: `Bearer ${trader.token}`, 'content-type': 'application/json', 'idempotency-key': id };
-      return { headers, body: limitBuy(accountId, spec.symbol, spec.limitPrice, id) };
-    });
-  }
+  if (spec.kind === 'orders') return fresh(spec.url, 'POST', orderMaker(spec));
   const { url, method, headers, body, expectBody, dpop } = spec;
   if (!dpop) return { url, method, headers, body, connections: CONNECTIONS, expectBody };
   // autocannon compares bodies only for a fixed request; here a non-2xx answer is what counts as wrong.
@@ -59,6 +63,7 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   if (spec.kind === 'rotation') return rotate(spec);
   if (spec.kind === 'market') return marketLoad(spec, () => send({ type: 'window' }));
   if (spec.kind === 'webhook-posts') return postWebhooks(spec);
+  if (spec.kind === 'orders-paced') return pacedOrders(spec);
   const options = optionsOf(spec);
   if (spec.warmupSeconds > 0) await autocannon({ ...options, duration: spec.warmupSeconds });
   send({ type: 'window' });
@@ -156,5 +161,54 @@ async function postWebhooks(spec: WebhookPostLoad & Timing): Promise<LoadResult>
   const loops = spec.urls.map(loop);
   await timeWindow(spec, () => send({ type: 'window' }), state);
   await Promise.all(loops);
+  return resultOf(latencies, latencies.length, errors, spec.seconds, sample);
+}
+
+/**
+ * Orders at a fixed pace (open loop): a burst is sent when due, whether or not the last one was
+ * answered, and each order is timed from when it was due, so a slow answer cannot hide the wait
+ * of those behind it. The bursts due inside the window are the ones measured. Anything but 201
+ * counts as wrong.
+ */
+async function pacedOrders(spec: PacedOrderLoad & Timing): Promise<LoadResult> {
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: Math.max(4, spec.burst * 2), pipelining: 1 });
+  const next = orderMaker(spec);
+  const state = { measuring: false, stopped: false };
+  const latencies: number[] = [];
+  let [errors, sample] = [0, undefined as string | undefined];
+  const order = async (due: number, measured: boolean) => {
+    let failure: string | undefined;
+    try {
+      const res = await pool.request({ path: url.pathname, method: 'POST', ...next() });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) failure = `HTTP ${res.statusCode}: ${text.slice(0, 200)}`;
+    } catch (err) {
+      failure = (err as Error).message;
+    }
+    if (!measured) return;
+    latencies.push(performance.now() - due);
+    if (failure) [errors, sample] = [errors + 1, sample ?? failure];
+  };
+  const pace = async () => {
+    const sent: Array<Promise<void>> = [];
+    let due = performance.now();
+    while (!state.stopped) {
+      const burst = Array.from({ length: spec.burst }, () => order(due, state.measuring));
+      if (spec.everyMs === 0) {
+        await Promise.all(burst);
+        due = performance.now();
+        continue;
+      }
+      sent.push(...burst);
+      due += spec.everyMs;
+      await sleep(Math.max(0, due - performance.now()));
+    }
+    await Promise.all(sent);
+  };
+  const paced = pace();
+  await timeWindow(spec, () => send({ type: 'window' }), state);
+  await paced;
+  await pool.close();
   return resultOf(latencies, latencies.length, errors, spec.seconds, sample);
 }

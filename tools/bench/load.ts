@@ -13,6 +13,8 @@ export const CONNECTIONS = 50;
 export const ROTATION_CHAINS = 32;
 /** Users placing orders side by side in the spread order and market loads (besides the one user of the first). */
 export const ORDER_TRADERS = 24;
+/** Orders arriving together each second in the open-loop order rows. */
+export const ORDER_BURST = 50;
 /** Market orders in flight at once (each on an account of its own: accounts ≥ this). */
 export const MARKET_CONCURRENCY = 16;
 
@@ -24,6 +26,12 @@ export type FixedLoad = { kind: 'fixed'; url: string; expectBody: string; dpop?:
 type Request = { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
 /** Limit buys that rest far below the market (`limitBuy`), each with its own clientOrderId and Idempotency-Key. */
 type OrderLoad = { kind: 'orders'; url: string; traders: Traders; symbol: string; limitPrice: string };
+/**
+ * The same limit buys sent at a fixed pace whatever the answers take (an open loop, as orders
+ * arrive at a broker): `burst` at once every `everyMs`, each timed from when it was due; with
+ * `everyMs` 0, each burst after the last one's answers (one order at a time when `burst` is 1).
+ */
+export type PacedOrderLoad = Omit<OrderLoad, 'kind'> & { kind: 'orders-paced'; burst: number; everyMs: number };
 /** Refresh-token chains, each exchanging its token for the next one as soon as its answer arrives. */
 export type RotationLoad = { kind: 'rotation'; url: string; clientId: string; clientSecret: string; refreshTokens: string[] };
 /** Market buys through the facade (`api`: its /v1), each followed until banking and accounts (`databases`, their URLs) apply its fill. */
@@ -43,7 +51,7 @@ export type WebhookPostLoad = { kind: 'webhook-posts'; urls: string[]; secret: s
 /** How long to warm the target, then how long to measure it. */
 export type Timing = { warmupSeconds: number; seconds: number };
 
-export type Load = FixedLoad | OrderLoad | RotationLoad | MarketLoad | WebhookPostLoad;
+export type Load = FixedLoad | OrderLoad | PacedOrderLoad | RotationLoad | MarketLoad | WebhookPostLoad;
 export type LoadSpec = Load & Timing;
 
 export interface LoadResult {

@@ -21,7 +21,14 @@ export const RATE_LIMITS = rateLimits === 'on';
 export const POSTGRES_SERVER = TEST_POSTGRES_URL.replace(/\/[^/]*$/, '');
 /** Above this share of wrong answers a figure measures the failure path, not the target. */
 const MAX_ERROR_RATE = 0.01;
-const UNIT = { fixed: 'req/s', rotation: 'rotations/s', orders: 'orders/s', market: 'fills/s', 'webhook-posts': 'deliveries/s' } as const;
+const UNIT = {
+  fixed: 'req/s',
+  rotation: 'rotations/s',
+  orders: 'orders/s',
+  'orders-paced': 'orders/s',
+  market: 'fills/s',
+  'webhook-posts': 'deliveries/s',
+} as const;
 
 /** The processes a row watches; a function when they are known only as its window starts (the all-in-one's workers). */
 export type Watching = Watched[] | (() => Watched[]);

@@ -4,7 +4,7 @@ import { withDatabaseName } from '@trading/db';
 import { createUser, fund, http, lastPrice, listInstrument, provisionApp, refreshTokens, TEST_POSTGRES_URL } from '@trading/testing';
 import { TEST_REDIS_URL, type Urls, type VendorApp, type WorldUser } from '@trading/testing';
 import { newDpopKey, proofSigner, type DpopKey } from './dpop';
-import { limitBuy, ORDER_TRADERS, ROTATION_CHAINS } from './load';
+import { limitBuy, ORDER_BURST, ORDER_TRADERS, ROTATION_CHAINS } from './load';
 import { Bench, progress, SECONDS, type Watching } from './measure';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
@@ -201,6 +201,10 @@ async function orders(bench: Bench, mode: 'service mode' | 'all-in-one', urls: U
   const prefix = mode === 'all-in-one' ? 'all-in-one-' : '';
   await bench.measure(`${prefix}orders`, { ...load, traders: sessions([user]) }, watched);
   await bench.measure(`${prefix}orders-spread`, { ...load, traders: sessions(others) }, watched);
+  // What a trader waits: one order at a time, then 50 arriving together each second (open loop), over the many users' accounts.
+  const paced = { ...load, kind: 'orders-paced' as const, traders: sessions(others) };
+  await bench.measure(`${prefix}orders-single`, { ...paced, burst: 1, everyMs: 0 }, watched);
+  await bench.measure(`${prefix}orders-burst`, { ...paced, burst: ORDER_BURST, everyMs: 1000 }, watched);
 }
 type World = Awaited<ReturnType<typeof tradingWorld>>;
 
