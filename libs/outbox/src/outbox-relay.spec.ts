@@ -177,4 +177,26 @@ describe('outbox relay', () => {
       await redis.sendCommand(['ACL', 'DELUSER', user]);
     }
   });
+  it('an idle pass between the checks of the stream is one statement, not a transaction; a row written meanwhile goes out at the next pass', async () => {
+    const r = relay();
+    await write(1);
+    await r.publishPending(); // a pass with rows: the stream checked, the row out
+    const transaction = jest.spyOn(ds, 'transaction');
+    const query = jest.spyOn(ds, 'query');
+    try {
+      expect(await r.publishPending()).toBe(0);
+      expect({ transactions: transaction.mock.calls.length, statements: query.mock.calls.length }).toEqual({
+        transactions: 0,
+        statements: 1,
+      });
+      await write(2);
+      const before = (await outbox()).slice(-2);
+      expect(await r.publishPending()).toBe(2);
+      expect(transaction).toHaveBeenCalledTimes(1);
+      expect((await onStream()).slice(-2)).toEqual(before);
+    } finally {
+      transaction.mockRestore();
+      query.mockRestore();
+    }
+  });
 });

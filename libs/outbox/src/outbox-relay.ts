@@ -74,6 +74,10 @@ export class OutboxRelay {
 
   /** Publishes what is waiting; returns how many rows went out. */
   async publishPending(batch = 200): Promise<number> {
+    // Most passes of an idle relay find nothing: one statement on the partial index of unpublished
+    // rows says so, instead of a transaction's four round trips. The stream is still checked for
+    // lost entries once a second, which needs the transaction (and its lock) whatever is pending.
+    if (Date.now() - this.checkedAt < IDLE_CHECK_MS && !(await this.anyPending())) return 0;
     let total = 0;
     for (let first = true; ; first = false) {
       const n = await this.dataSource.transaction(async (tx) => {
@@ -122,6 +126,12 @@ export class OutboxRelay {
       total += n;
       if (n < batch) return total;
     }
+  }
+
+  /** Whether any row waits to be published (a row committed just after this is the next pass's). */
+  private async anyPending(): Promise<boolean> {
+    const [{ pending }] = await this.dataSource.query('SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL) AS pending');
+    return pending === true;
   }
 
   /**

@@ -47,11 +47,16 @@ export interface EngineOptions {
  * (STOP_LIMIT) orders. IOC fills what it can in its first pass and cancels the rest; FOK fills
  * entirely in its first pass or is cancelled.
  */
+/** How often timed passes expire orders and sweep unconfirmed placements. */
+const HOUSEKEEPING_MS = 1000;
+
 export class ExecutionEngine {
   private task: PeriodicTask | undefined;
   private paused = false;
   /** Passes run so far: who gets the last odd lots rotates with it. */
   private passes = 0;
+  /** When a timed pass last did the housekeeping. */
+  private keptAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,7 +70,7 @@ export class ExecutionEngine {
     this.task ??= startPeriodic(
       'execution engine',
       this.options.intervalMs,
-      () => (this.paused ? Promise.resolve() : this.runOnce()),
+      () => (this.paused ? Promise.resolve() : this.timedPass()),
       this.logger,
     );
   }
@@ -90,9 +95,24 @@ export class ExecutionEngine {
     if (!this.paused) this.task?.wake();
   }
 
-  async runOnce(): Promise<void> {
-    await this.expire();
-    await this.sweepUnconfirmed();
+  /**
+   * A pass of the timer, or one woken for an order: its housekeeping (expiry, placements and
+   * replacements left unconfirmed for a minute) at most once a second. Expiry is due at a
+   * session's end and the sweep after a minute, so a second late is nothing; run every pass,
+   * they were half the statements of an idle engine.
+   */
+  private timedPass(): Promise<void> {
+    const housekeeping = Date.now() - this.keptAt >= HOUSEKEEPING_MS;
+    if (housekeeping) this.keptAt = Date.now();
+    return this.runOnce(housekeeping);
+  }
+
+  /** One pass: expiry and the sweep of unconfirmed placements (unless `housekeeping` is false), then every order that may act. */
+  async runOnce(housekeeping = true): Promise<void> {
+    if (housekeeping) {
+      await this.expire();
+      await this.sweepUnconfirmed();
+    }
     if (!this.hours.isOpen()) return;
     // The pass fills at the quotes the API publishes now (quoteOf), prices and sizes alike.
     const quotes = new Map<string, PassQuote>();
