@@ -9,7 +9,7 @@ import { Bench, progress, SECONDS, type Watching } from './measure';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { buildBundles, dbUrl, startAllInOne, startServiceMode, type PlatformOptions } from './platform';
-import { readRssBytes, watchPeakRss, type Watched } from './proc';
+import { childrenOf, readRssBytes, watchPeakRss, type Watched } from './proc';
 import { deleteKeys, freePort, Group } from './processes';
 import { labelOf, type Memory, type PathName, type RowName } from './report';
 import { webhooks } from './webhooks';
@@ -56,7 +56,8 @@ export async function stockChain(bench: Bench, logDir: string) {
  * alone costs on this machine (our token endpoint sits behind the facade, the peer behind nothing).
  */
 export async function oidcPeer(bench: Bench, id: string, logDir: string) {
-  const [port, proxyPort, secret] = [await freePort(), await freePort(), randomBytes(24).toString('hex')];
+  const [port, proxyPort, clusterPort] = [await freePort(), await freePort(), await freePort()];
+  const secret = randomBytes(24).toString('hex');
   const [prefix, metadata] = [`bench_${id}_oidc:`, '/.well-known/openid-configuration'];
   const redirectUri = 'https://vendor.example/callback';
   const client: PeerClient = { issuer: local(port), clientId: 'bench-vendor', clientSecret: secret, redirectUri };
@@ -72,6 +73,21 @@ export async function oidcPeer(bench: Bench, id: string, logDir: string) {
         await bench.rotation(name, `${base}/token`, client, await peerRefreshTokens(client, ROTATION_CHAINS), watched);
       };
       await rotate('oidc-peer', client.issuer, [peer]);
+      // The peer as `npm start` runs ours: two processes of Node's cluster on one port.
+      const clustered = await serve('oidc-peer-cluster', 'cluster.mjs', { ...clientEnv, PORT: String(clusterPort) }, local(clusterPort));
+      const clusterClient = { ...client, issuer: local(clusterPort) };
+      progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider in two processes…`);
+      const processes = () => [
+        { name: 'oidc-provider primary', pid: clustered.pid },
+        ...childrenOf(clustered.pid).map((pid, i) => ({ name: `oidc-provider ${i + 1}`, pid })),
+      ];
+      await bench.rotation(
+        'oidc-peer-cluster',
+        `${clusterClient.issuer}/token`,
+        clusterClient,
+        await peerRefreshTokens(clusterClient, ROTATION_CHAINS),
+        processes,
+      );
       const proxy = await serve('oidc-peer-proxy', 'proxy.mjs', { PORT: String(proxyPort), TARGET: client.issuer }, local(proxyPort));
       await rotate('oidc-peer-proxied', local(proxyPort), [{ name: 'proxy', pid: proxy.pid }, peer]);
     });

@@ -6,7 +6,8 @@
  * its storage in Redis (./redis-adapter.mjs). Interactions: a minimal handler that signs in
  * one fixed account and approves what is asked (it is a bench peer; there is no one to ask).
  *
- * Env: PORT, REDIS_URL, OIDC_REDIS_PREFIX, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URI.
+ * Env: PORT, REDIS_URL, OIDC_REDIS_PREFIX, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URI; OIDC_SIGNING_JWK and
+ * OIDC_COOKIE_KEY when ./cluster.mjs runs it (each process must sign and read cookies alike).
  * Plain node (oidc-provider is ESM-only): `node tools/bench/oidc-peer/server.mjs`.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -30,8 +31,11 @@ const redis = createClient({ url: env('REDIS_URL') });
 redis.on('error', (err) => console.error('redis:', err.message));
 await redis.connect();
 
+// In ./cluster.mjs's workers, the key and cookie keys its primary made for them all.
 const signingKey = {
-  ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }),
+  ...(process.env.OIDC_SIGNING_JWK
+    ? JSON.parse(process.env.OIDC_SIGNING_JWK)
+    : generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })),
   kid: 'bench-es256',
   alg: 'ES256',
   use: 'sig',
@@ -51,7 +55,7 @@ const provider = new Provider(issuer, {
     },
   ],
   jwks: { keys: [signingKey] },
-  cookies: { keys: [randomBytes(32).toString('hex')] },
+  cookies: { keys: [process.env.OIDC_COOKIE_KEY ?? randomBytes(32).toString('hex')] },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
   scopes: ['openid', 'offline_access', 'read:accounts'],
   pkce: { required: () => true },
