@@ -21,7 +21,7 @@ const config: KnipConfig = {
     // The benchmark's child processes.
     'tools/bench/{bare-server,load-generator}.ts',
     'tools/bench/stock/{gateway,subgraph}.ts',
-    'tools/bench/oidc-peer/{server,proxy}.mjs',
+    'tools/bench/oidc-peer/{server,proxy,cluster}.mjs',
     // Regenerates tools/deploy/crds from the operator's release, by hand.
     'tools/deploy/crd-schemas.ts',
     // Mutation testing: Stryker loads its config, which names the Jest config and the groups.
