@@ -9,7 +9,7 @@ import { Bench, progress, SECONDS, type Watching } from './measure';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { buildBundles, dbUrl, startAllInOne, startServiceMode, type PlatformOptions } from './platform';
-import { childrenOf, readRssBytes, watchPeakRss, type Watched } from './proc';
+import { childrenOf, readRssBytes, watchPeakRss } from './proc';
 import { deleteKeys, freePort, Group } from './processes';
 import { labelOf, type Memory, type PathName, type RowName } from './report';
 import { webhooks } from './webhooks';
@@ -68,26 +68,19 @@ export async function oidcPeer(bench: Bench, id: string, logDir: string) {
       const serve = (name: string, file: string, env: Record<string, string>, base: string) =>
         group.serve(name, `tools/bench/oidc-peer/${file}`, env, `${base}${metadata}`);
       const peer = { name: 'oidc-provider', pid: (await serve('oidc-peer', 'server.mjs', clientEnv, client.issuer)).pid };
-      const rotate = async (name: RowName, base: string, watched: Watched[]) => {
-        progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider (authorization code + PKCE)…`);
-        await bench.rotation(name, `${base}/token`, client, await peerRefreshTokens(client, ROTATION_CHAINS), watched);
+      // Grants are made at `at` (the peer that will rotate them), the load sent to `base` (that peer, or a proxy in front of it).
+      const rotate = async (name: RowName, base: string, watched: Watching, at: PeerClient = client) => {
+        progress(`making ${ROTATION_CHAINS} grants at ${at.issuer} (node-oidc-provider, authorization code + PKCE)…`);
+        await bench.rotation(name, `${base}/token`, at, await peerRefreshTokens(at, ROTATION_CHAINS), watched);
       };
       await rotate('oidc-peer', client.issuer, [peer]);
       // The peer as `npm start` runs ours: two processes of Node's cluster on one port.
       const clustered = await serve('oidc-peer-cluster', 'cluster.mjs', { ...clientEnv, PORT: String(clusterPort) }, local(clusterPort));
-      const clusterClient = { ...client, issuer: local(clusterPort) };
-      progress(`making ${ROTATION_CHAINS} grants at node-oidc-provider in two processes…`);
       const processes = () => [
         { name: 'oidc-provider primary', pid: clustered.pid },
         ...childrenOf(clustered.pid).map((pid, i) => ({ name: `oidc-provider ${i + 1}`, pid })),
       ];
-      await bench.rotation(
-        'oidc-peer-cluster',
-        `${clusterClient.issuer}/token`,
-        clusterClient,
-        await peerRefreshTokens(clusterClient, ROTATION_CHAINS),
-        processes,
-      );
+      await rotate('oidc-peer-cluster', local(clusterPort), processes, { ...client, issuer: local(clusterPort) });
       const proxy = await serve('oidc-peer-proxy', 'proxy.mjs', { PORT: String(proxyPort), TARGET: client.issuer }, local(proxyPort));
       await rotate('oidc-peer-proxied', local(proxyPort), [{ name: 'proxy', pid: proxy.pid }, peer]);
     });

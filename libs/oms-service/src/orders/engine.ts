@@ -29,6 +29,9 @@ export interface EngineOptions {
   afterFills?: () => void;
 }
 
+/** How often timed passes expire orders and sweep unconfirmed placements. */
+const HOUSEKEEPING_MS = 1000;
+
 /**
  * The paper market's execution engine. Each pass: expire DAY orders past their session,
  * clean up orders whose placement never finished, then fill what the current quote allows of
@@ -47,9 +50,6 @@ export interface EngineOptions {
  * (STOP_LIMIT) orders. IOC fills what it can in its first pass and cancels the rest; FOK fills
  * entirely in its first pass or is cancelled.
  */
-/** How often timed passes expire orders and sweep unconfirmed placements. */
-const HOUSEKEEPING_MS = 1000;
-
 export class ExecutionEngine {
   private task: PeriodicTask | undefined;
   private paused = false;
