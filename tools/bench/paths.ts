@@ -9,6 +9,7 @@ import { Bench, progress, SECONDS, type Watching } from './measure';
 import { peerRefreshTokens, type PeerClient } from './oidc-peer/grants';
 import { runPgbench } from './pgbench';
 import { buildBundles, dbUrl, startAllInOne, startServiceMode, type PlatformOptions } from './platform';
+import { startIngress } from './ingress';
 import { childrenOf, readRssBytes, watchPeakRss } from './proc';
 import { deleteKeys, freePort, Group } from './processes';
 import { labelOf, type Memory, type PathName, type RowName } from './report';
@@ -56,9 +57,44 @@ export async function stockChain(bench: Bench, logDir: string) {
  * alone costs on this machine (our token endpoint sits behind the facade, the peer behind nothing).
  */
 export async function oidcPeer(bench: Bench, id: string, logDir: string) {
-  const [port, proxyPort, clusterPort] = [await freePort(), await freePort(), await freePort()];
+  const [proxyPort, clusterPort] = [await freePort(), await freePort()];
+  await withPeer(bench, `bench_${id}_oidc:`, logDir, async ({ client, serve, rotate, clientEnv }) => {
+    const peer = { name: 'oidc-provider', pid: (await serve('oidc-peer', 'server.mjs', clientEnv, client.issuer)).pid };
+    await rotate('oidc-peer', client.issuer, [peer]);
+    // The peer as `npm start` runs ours: two processes of Node's cluster on one port.
+    const clustered = await serve('oidc-peer-cluster', 'cluster.mjs', { ...clientEnv, PORT: String(clusterPort) }, local(clusterPort));
+    const processes = () => [
+      { name: 'oidc-provider primary', pid: clustered.pid },
+      ...childrenOf(clustered.pid).map((pid, i) => ({ name: `oidc-provider ${i + 1}`, pid })),
+    ];
+    await rotate('oidc-peer-cluster', local(clusterPort), processes, { ...client, issuer: local(clusterPort) });
+    const proxy = await serve('oidc-peer-proxy', 'proxy.mjs', { PORT: String(proxyPort), TARGET: client.issuer }, local(proxyPort));
+    await rotate('oidc-peer-proxied', local(proxyPort), [{ name: 'proxy', pid: proxy.pid }, peer]);
+  });
+}
+
+const PEER_METADATA = '/.well-known/openid-configuration';
+
+/**
+ * node-oidc-provider's world for `use`: its client (issuer on a free port), the environment its
+ * launchers read, `serve` (one of tools/bench/oidc-peer's launchers, ready once its metadata
+ * answers) and `rotate` (grants made at `at`, the peer that will rotate them, then the load sent to
+ * `base`: that peer, or a proxy in front of it). Its storage lives in Redis under `prefix`,
+ * deleted afterwards.
+ */
+async function withPeer(
+  bench: Bench,
+  prefix: string,
+  logDir: string,
+  use: (peer: {
+    client: PeerClient;
+    clientEnv: Record<string, string>;
+    serve: (name: string, file: string, env: Record<string, string>, base: string) => ReturnType<Group['serve']>;
+    rotate: (name: RowName, base: string, watched: Watching, at?: PeerClient) => Promise<void>;
+  }) => Promise<void>,
+) {
+  const port = await freePort();
   const secret = randomBytes(24).toString('hex');
-  const [prefix, metadata] = [`bench_${id}_oidc:`, '/.well-known/openid-configuration'];
   const redirectUri = 'https://vendor.example/callback';
   const client: PeerClient = { issuer: local(port), clientId: 'bench-vendor', clientSecret: secret, redirectUri };
   const env = { PORT: String(port), NODE_ENV: 'production', REDIS_URL: TEST_REDIS_URL, OIDC_REDIS_PREFIX: prefix };
@@ -66,23 +102,12 @@ export async function oidcPeer(bench: Bench, id: string, logDir: string) {
   try {
     await Group.run(logDir, async (group) => {
       const serve = (name: string, file: string, env: Record<string, string>, base: string) =>
-        group.serve(name, `tools/bench/oidc-peer/${file}`, env, `${base}${metadata}`);
-      const peer = { name: 'oidc-provider', pid: (await serve('oidc-peer', 'server.mjs', clientEnv, client.issuer)).pid };
-      // Grants are made at `at` (the peer that will rotate them), the load sent to `base` (that peer, or a proxy in front of it).
+        group.serve(name, `tools/bench/oidc-peer/${file}`, env, `${base}${PEER_METADATA}`);
       const rotate = async (name: RowName, base: string, watched: Watching, at: PeerClient = client) => {
         progress(`making ${ROTATION_CHAINS} grants at ${at.issuer} (node-oidc-provider, authorization code + PKCE)…`);
         await bench.rotation(name, `${base}/token`, at, await peerRefreshTokens(at, ROTATION_CHAINS), watched);
       };
-      await rotate('oidc-peer', client.issuer, [peer]);
-      // The peer as `npm start` runs ours: two processes of Node's cluster on one port.
-      const clustered = await serve('oidc-peer-cluster', 'cluster.mjs', { ...clientEnv, PORT: String(clusterPort) }, local(clusterPort));
-      const processes = () => [
-        { name: 'oidc-provider primary', pid: clustered.pid },
-        ...childrenOf(clustered.pid).map((pid, i) => ({ name: `oidc-provider ${i + 1}`, pid })),
-      ];
-      await rotate('oidc-peer-cluster', local(clusterPort), processes, { ...client, issuer: local(clusterPort) });
-      const proxy = await serve('oidc-peer-proxy', 'proxy.mjs', { PORT: String(proxyPort), TARGET: client.issuer }, local(proxyPort));
-      await rotate('oidc-peer-proxied', local(proxyPort), [{ name: 'proxy', pid: proxy.pid }, peer]);
+      await use({ client, clientEnv, serve, rotate });
     });
   } finally {
     await deleteKeys(TEST_REDIS_URL, `${prefix}*`);
@@ -153,15 +178,23 @@ export async function serviceMode(bench: Bench, options: PlatformOptions, only: 
       // Through the facade as vendors call it, then at auth's own listener.
       const app = await provisionApp(urls, adminToken);
       await rotation(bench, 'rotation-facade', `${urls.api}/oauth/token`, urls, app, user, pids('rest-facade', 'auth'));
-      await rotation(
-        bench,
-        'rotation',
-        new URL('/oauth/token', urls.login).href.replace('localhost', '127.0.0.1'),
-        urls,
-        app,
-        user,
-        pids('auth'),
-      );
+      const authOrigin = urls.login.replace('localhost', '127.0.0.1');
+      await rotation(bench, 'rotation', `${authOrigin}/oauth/token`, urls, app, user, pids('auth'));
+      // Then as deployed: ours and the peer behind the same HAProxy, {base_url}/oauth/* routed straight to auth.
+      await withPeer(bench, `${options.prefix}oidc:`, options.logDir, async ({ client, serve, rotate, clientEnv }) => {
+        const peer = await serve('oidc-peer-ingress', 'server.mjs', clientEnv, client.issuer);
+        const targets = { facade: urls.api, auth: authOrigin, peer: client.issuer };
+        const ingress = await startIngress(options.logDir, targets, { api: '/openapi.json', peer: PEER_METADATA });
+        try {
+          const haproxy = { name: 'haproxy', pid: ingress.pid };
+          // The facade is watched to show it idle: the token path no longer passes through it.
+          const ours = [haproxy, ...pids('auth', 'rest-facade')];
+          await rotation(bench, 'rotation-ingress', `${ingress.api}/oauth/token`, urls, app, user, ours);
+          await rotate('oidc-peer-ingress', ingress.peer, [haproxy, { name: 'oidc-provider', pid: peer.pid }]);
+        } finally {
+          await ingress.stop();
+        }
+      });
     }
     if (!only.has('orders') && !only.has('market')) return;
     const world = await tradingWorld(urls, adminToken, user);

@@ -31,6 +31,8 @@ export const ROWS = [
   ['rotation-facade', `${CHAINS} {base_url}/oauth/token through the facade (service mode)`],
   ['all-in-one-rotation', `${CHAINS} {base_url}/oauth/token (all-in-one)`],
   ['rotation', `${CHAINS} auth's own /oauth/token (service mode)`],
+  ['rotation-ingress', `${CHAINS} {base_url}/oauth/token at HAProxy, routed straight to auth (service mode, as deployed)`],
+  ['oidc-peer-ingress', `${CHAINS} node-oidc-provider's /token behind the same HAProxy`],
   ['oidc-peer', `${CHAINS} node-oidc-provider's /token (Redis adapter, ES256 JWT access tokens)`],
   [
     'oidc-peer-cluster',
@@ -109,6 +111,13 @@ const cpuMs = (row: Row, ...names: string[]) =>
   (sum(row.cpu.filter((c) => names.includes(c.name)).map((c) => c.seconds)) / row.total) * 1000;
 const cpuText = (row: Row, ...names: string[]) => (row.total ? cpuMs(row, ...names).toFixed(2) : '—');
 
+/** ms of CPU per answer of each process named in the row (the load generator's too: in a baseline loop it is the sender). */
+const cpuEach = (row: Row, leaveOut: string[] = []) =>
+  row.cpu
+    .filter((c) => !leaveOut.includes(c.name))
+    .map((c) => `${c.name} ${cpuText(row, c.name)}`)
+    .join(', ');
+
 /** Markdown, columns padded so it reads as well on a terminal; only request/answer rows compare with the stock chain and the bare server. */
 export function formatTable(rows: Row[]): string {
   const [stock, bare] = [rows.find((r) => r.name === 'stock'), rows.find((r) => r.name === 'bare')];
@@ -182,6 +191,7 @@ function readsInWords(at: Find): string[] {
 function rotationsInWords(at: Find): string[] {
   const [rotation, peer, proxied] = (['rotation', 'oidc-peer', 'oidc-peer-proxied'] as const).map(at);
   const [allInOne, cluster] = [at('all-in-one-rotation'), at('oidc-peer-cluster')];
+  const [ingress, peerIngress] = [at('rotation-ingress'), at('oidc-peer-ingress')];
   const places = [
     ['rotation-facade', "ours at {base_url}/oauth/token (the metadata's token_endpoint) through the facade, service mode"],
     ['all-in-one-rotation', 'ours at {base_url}/oauth/token, all-in-one'],
@@ -206,6 +216,12 @@ function rotationsInWords(at: Find): string[] {
       `Rotation, all-in-one beside the peer run the same way (two processes of Node's cluster): ${thousands(allInOne.perSecond)}/s ÷ ` +
         `${thousands(cluster.perSecond)}/s = ${ratio(allInOne.perSecond / cluster.perSecond)} (target ≥ ${PEER_TARGET}×: ` +
         `${allInOne.perSecond / cluster.perSecond >= PEER_TARGET ? 'met' : 'not met'}); p99 ${ms(allInOne.p99)} against its ${ms(cluster.p99)}.`,
+    ingress &&
+      peerIngress &&
+      `Rotation, service mode as deployed, both behind the same HAProxy ({base_url}/oauth/* routed straight to auth): ` +
+        `${thousands(ingress.perSecond)}/s ÷ the peer's ${thousands(peerIngress.perSecond)}/s = ${ratio(ingress.perSecond / peerIngress.perSecond)} ` +
+        `(target ≥ ${PEER_TARGET}×: ${ingress.perSecond / peerIngress.perSecond >= PEER_TARGET ? 'met' : 'not met'}); p99 ${ms(ingress.p99)} against its ${ms(peerIngress.p99)}; ` +
+        `CPU per rotation: ours ${cpuEach(ingress, ['load'])} ms, the peer's ${cpuEach(peerIngress, ['load'])} ms.`,
     proxied &&
       peer &&
       `The peer behind a bare Node proxy (the hop alone, nothing of an edge): ${thousands(proxied.perSecond)}/s = ${ratio(proxied.perSecond / peer.perSecond)} itself; ` +
@@ -237,9 +253,6 @@ function ordersInWords(at: Find, mode: string, prefix: '' | 'all-in-one-'): stri
     cpuPerOrder(`order placed (${mode}, ${ORDER_BURST} a second)`, burst),
   ]);
 }
-
-/** ms of CPU per answer of each process named in the row (the load generator's too: in a baseline loop it is the sender). */
-const cpuEach = (row: Row) => row.cpu.map((c) => `${c.name} ${cpuText(row, c.name)}`).join(', ');
 
 /**
  * The sender beside plain posting of the same bodies at the same concurrency (what the queue,

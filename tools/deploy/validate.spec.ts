@@ -181,6 +181,21 @@ describe('the validator bites', () => {
     });
   });
 
+  it.each(['dev', 'production'])(
+    "sends the API host's /v1/oauth straight to auth's public listener, everything else of it to the facade (%s)",
+    (overlay) => {
+      const ingress = find(renderKustomization(overlayDir(overlay)), 'Ingress', 'public');
+      const rules = spec(ingress)['rules'] as Array<{ host: string; http: { paths: JsonObject[] } }>;
+      const api = rules.find((r) => r.host.startsWith('api.'))!;
+      const route = (path: string) => {
+        const p = api.http.paths.find((x) => x['path'] === path)!;
+        return [p['pathType'], (p['backend'] as { service: { name: string; port: { name: string } } }).service];
+      };
+      expect(route('/v1/oauth')).toEqual(['Prefix', { name: 'auth', port: { name: 'public' } }]);
+      expect(route('/')).toEqual(['Prefix', { name: 'rest-facade', port: { name: 'public' } }]);
+    },
+  );
+
   it('refuses a workload without the drain, non-root or read-only root, and replicas under an autoscaler', () => {
     const objects = production();
     const d = find(objects, 'Deployment', 'accounts');

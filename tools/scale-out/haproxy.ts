@@ -49,7 +49,12 @@ function haproxyConfig(services: Services, socket: string, extra: string[] = [])
     for (const listener of ['public', 'internal'] as const) {
       const name = backendName(app, listener);
       const port = listener === 'public' ? services.ports.lbPublic(app) : services.ports.lbInternal(app);
-      lines.push(`frontend ${name}`, `  bind 127.0.0.1:${port}`, `  default_backend ${name}`, '');
+      lines.push(`frontend ${name}`, `  bind 127.0.0.1:${port}`);
+      // As the deployment's Ingress does: {base_url}/oauth/* straight to auth, which answers the
+      // API's spelling itself, so no facade hop sits on the token path.
+      if (app === 'rest-facade' && listener === 'public')
+        lines.push('  acl oauth path_beg /v1/oauth/', `  use_backend ${backendName('auth', 'public')} if oauth`);
+      lines.push(`  default_backend ${name}`, '');
       lines.push(
         `backend ${name}`,
         '  balance roundrobin',
@@ -58,7 +63,8 @@ function haproxyConfig(services: Services, socket: string, extra: string[] = [])
         // Only a request that is safe to send twice is retried after it may have reached a server.
         '  http-request disable-l7-retry unless METH_GET || METH_HEAD',
       );
-      if (app === 'rest-facade' && listener === 'public') lines.push('  option forwardfor');
+      // The apps at the edge learn the client's address from X-Forwarded-For (they trust the loopback proxy).
+      if ((app === 'rest-facade' || app === 'auth') && listener === 'public') lines.push('  option forwardfor');
       for (const x of services.of(app)) {
         const p = listener === 'public' ? services.ports.public(app, x.index) : services.ports.internal(app, x.index);
         lines.push(`  server ${x.name} 127.0.0.1:${p} check port ${services.ports.internal(app, x.index)}`);
@@ -108,13 +114,23 @@ export class HaProxy {
     });
   }
 
-  /** Server status as HAProxy sees it, per backend/server: UP, DOWN, MAINT, "UP 1/2", … */
-  async statuses(): Promise<Map<string, string>> {
+  /** One column of HAProxy's statistics, per backend/server (a backend's own row is backend/BACKEND). */
+  async stat(column: string): Promise<Map<string, string>> {
     const csv = await this.command('show stat');
     const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
     const cols = header!.split(',');
-    const [px, sv, st] = ['pxname', 'svname', 'status'].map((c) => cols.indexOf(c));
+    const [px, sv, st] = ['pxname', 'svname', column].map((c) => cols.indexOf(c));
     return new Map(rows.map((r) => r.split(',')).map((r) => [`${r[px!]}/${r[sv!]}`, r[st!]!]));
+  }
+
+  /** Server status as HAProxy sees it, per backend/server: UP, DOWN, MAINT, "UP 1/2", … */
+  statuses(): Promise<Map<string, string>> {
+    return this.stat('status');
+  }
+
+  /** How many 2xx answers each backend has passed on so far. */
+  async answered2xx(app: AppName): Promise<number> {
+    return Number((await this.stat('hrsp_2xx')).get(`${backendName(app, 'public')}/BACKEND`) ?? 0);
   }
 
   /** Waits until both of the instance's servers (public and internal backends) are UP. */

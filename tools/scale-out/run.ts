@@ -5,6 +5,7 @@
  *   1. all twelve processes started at the same moment on empty databases migrate once;
  *   2. a PAT session revoked through one facade instance is refused at once by the other; a
  *      refresh token rotated through one auth instance cannot be reused through the other;
+ *      `{base_url}/oauth/*` at HAProxy is answered by auth itself, never through the facade;
  *   3. two banking and two accounts consumers share the settlement stream: a burst of fills is
  *      applied exactly once (the money and position invariants);
  *   4. a rolling restart of every instance under steady load (reads, and market orders that fill
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     step('revocation and rotation reach every instance');
     await revocationAcrossFacades(services, urls);
     await rotationAcrossAuth(services, urls);
+    await tokenPathSkipsFacade(haproxy, services, urls);
 
     step('two banking and two accounts consumers share the settlement stream');
     await fillsAppliedOnce(db, urls, user.session, user.accounts, symbol);
@@ -294,6 +296,30 @@ async function rotationAcrossAuth(services: Services, urls: Urls): Promise<void>
       reused.body.error === 'invalid_grant' &&
       after.status === 400,
     `refresh token rotated at ${one.name} (${rotated.status}), its successor used (${successor.status}), is refused at ${two.name} (${reused.status} ${reused.body.error}), and the grant is over (${after.status})`,
+  );
+}
+
+/**
+ * {base_url}/oauth/token at the load balancer, as vendors call it, is answered by auth itself: the
+ * facade's backend passes on none of those answers, auth's every one.
+ */
+async function tokenPathSkipsFacade(haproxy: HaProxy, services: Services, urls: Urls): Promise<void> {
+  const app = await provisionApp(urls, services.adminToken);
+  let tokens = await grantTokens(urls, app, await createUser(urls, services.adminToken, 'ingress'));
+  const before = { facade: await haproxy.answered2xx('rest-facade'), auth: await haproxy.answered2xx('auth') };
+  const rotations = 10;
+  let ok = 0;
+  for (let i = 0; i < rotations; i++) {
+    const res = await http('POST', `${urls.api}/oauth/token`, {
+      body: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: app.clientId, client_secret: app.clientSecret },
+    });
+    if (res.status === 200) [ok, tokens] = [ok + 1, res.body];
+  }
+  const facade = (await haproxy.answered2xx('rest-facade')) - before.facade;
+  const auth = (await haproxy.answered2xx('auth')) - before.auth;
+  check(
+    ok === rotations && facade === 0 && auth >= rotations,
+    `${ok}/${rotations} rotations at {base_url}/oauth/token through HAProxy: ${auth} answered by auth's backend, ${facade} by the facade's`,
   );
 }
 

@@ -170,6 +170,8 @@ export class Services {
           AUTH_DATABASE_URL: this.pg.url(dbName('auth')),
           AUTH_ISSUER: this.issuer,
           AUTH_API_URL: `${this.lb('rest-facade')}/v1`,
+          // HAProxy sends {base_url}/oauth/* here straight; its X-Forwarded-For is believed, as the facade's.
+          AUTH_TRUST_PROXY: 'loopback',
           AUTH_ADMIN_TOKEN: this.adminToken,
           // The same everywhere: every instance reads the signing keys the other wrote.
           AUTH_KEY_ENCRYPTION_KEY: this.keyEncryptionKey,

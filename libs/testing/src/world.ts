@@ -155,10 +155,10 @@ const formField = (page: string, name: string) => {
   return value.replace(/&amp;/g, '&');
 };
 
-/** One grant of `user` to `app` through the whole flow (sign in, consent, code + PKCE verifier at /oauth/token): its first tokens. */
 /** The accounts a consent page offers ticked: what a browser sends back when the user leaves them so. */
 export const tickedAccounts = (page: string): string[] => [...page.matchAll(/name="accounts" value="([^"]+)" checked/g)].map((m) => m[1]!);
 
+/** One grant of `user` to `app` through the whole flow (sign in, consent, code + PKCE verifier at /oauth/token): its first tokens. */
 export async function grantTokens(
   urls: Urls,
   app: VendorApp,

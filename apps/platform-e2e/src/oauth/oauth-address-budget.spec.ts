@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { http } from '@trading/testing';
 import { DEMO_USERS } from '@trading/platform';
 import { authorizationParams } from '../support/oauth-fapi-helpers';
-import { authorizationCode, provisionApp, type ProvisionedApp } from '../support/oauth-helpers';
+import { authorizationCode, provisionApp, tokensFor, type ProvisionedApp } from '../support/oauth-helpers';
 import { extraFacade } from '../support/pat-helpers';
 import { startTestPlatform, type TestPlatform } from '../support/test-platform';
 
@@ -138,5 +138,37 @@ describe('OAuth address budget on every listener', () => {
     const listeners = [`${p.urls.api}/oauth/token`, `${p.urls.login}/oauth/token`];
     for (let i = 0; i < BUDGET; i++) expect([400, 401]).toContain((await from(attacker, 'POST', listeners[i % 2]!, guess)).status);
     for (const url of listeners) expect((await from(attacker, 'POST', url, guess)).status).toBe(429);
+  });
+
+  it('attack: the API’s spelling at auth’s public listener ({base_url}/oauth/*, where an ingress sends it straight to auth) spends the same budget, however it is spelled', async () => {
+    const attacker = '127.0.0.5';
+    const guess = {
+      grant_type: 'REFRESH_TOKEN',
+      refresh_token: randomBytes(32).toString('base64url'),
+      client_id: vendor.clientId,
+      client_secret: 'tcs_wrong',
+    };
+    const apiPath = new URL(p.urls.api).pathname;
+    expect(apiPath).toBe('/v1');
+    const direct = `${p.urls.login}${apiPath}/oauth/token`;
+    // Failures at the ingress's address alone spend the budget: counted like every other spelling.
+    for (let i = 0; i < BUDGET; i++) expect((await from(attacker, 'POST', direct, guess)).status).toBe(401);
+    const refused = await from(attacker, 'POST', direct, guess);
+    expect([refused.status, refused.body.error]).toEqual([429, 'temporarily_unavailable']);
+    for (const url of [
+      `${p.urls.login}/V1/OAuth/token`,
+      `${p.urls.login}${apiPath}/oauth/par`,
+      `${p.urls.api}/oauth/token`,
+      `${p.urls.login}/oauth/token`,
+    ])
+      expect([url, (await from(attacker, 'POST', url, guess)).status]).toEqual([url, 429]);
+    // Another address's correct refreshes there are never counted.
+    const tokens = await tokensFor(p, vendor, alice);
+    let refreshToken = tokens.refresh_token;
+    for (let i = 0; i < BUDGET + 2; i++) {
+      const res = await from('127.0.0.6', 'POST', direct, { grant_type: 'REFRESH_TOKEN', refresh_token: refreshToken, ...creds() });
+      expect(res.status).toBe(200);
+      refreshToken = res.body.refresh_token;
+    }
   });
 });

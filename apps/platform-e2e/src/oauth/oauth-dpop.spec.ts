@@ -182,6 +182,60 @@ describe('DPoP: sender-constrained tokens', () => {
     expect(wrongUrl.body.error).toBe('invalid_dpop_proof');
   });
 
+  it('an ingress that sends {base_url}/oauth/* straight to auth: auth’s public listener answers the API’s spelling as the facade does (authorize, code exchange and refresh with proofs naming {base_url}, userinfo, revocation)', async () => {
+    const dpop = await key;
+    // What an ingress forwards: the path as the vendor sent it (/v1/oauth/...), to auth's public listener.
+    const direct = `${p.urls.login}${new URL(api).pathname}/oauth`;
+    // The authorize redirect leads where the facade's does: the issuer's login page, the query kept.
+    const query = `?client_id=${app.clientId}&ui_locales=de`;
+    const [viaIngress, viaFacade] = await Promise.all(
+      [`${direct}/authorize${query}`, `${api}/oauth/authorize${query}`].map((url) => fetch(url, { redirect: 'manual' })),
+    );
+    expect([viaIngress.status, viaFacade.status]).toEqual([302, 302]);
+    const location = new URL(viaIngress.headers.get('location')!);
+    expect(`${location.pathname}${location.search}`).toBe(`/de/login${query}`);
+    expect(viaIngress.headers.get('location')).toBe(viaFacade.headers.get('location'));
+
+    const c = await authorizationCode(p, app, alice, 'read:accounts');
+    // Proofs name the public URL the vendor called ({base_url}/oauth/token), not the address the ingress chose.
+    const exchanged = await tokenRequest(
+      { grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirectUri, code_verifier: c.verifier },
+      await dpop.proof('POST', `${api}/oauth/token`),
+      `${direct}/token`,
+    );
+    expect([exchanged.status, exchanged.body.token_type]).toEqual([200, 'DPoP']);
+    const refreshParams = { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token };
+    // A proof for another address is refused there as it is through the facade.
+    const wrongUrl = await tokenRequest(refreshParams, await dpop.proof('POST', `${direct}/revoke`), `${direct}/token`);
+    expect([wrongUrl.status, wrongUrl.body.error]).toEqual([400, 'invalid_dpop_proof']);
+    const refreshed = await tokenRequest(refreshParams, await dpop.proof('POST', `${api}/oauth/token`), `${direct}/token`);
+    expect(refreshed.status).toBe(200);
+    expect(decodeJwt(refreshed.body.access_token)['cnf']).toEqual({ jkt: dpop.jkt });
+    // One grant store behind both spellings: a client's retry through the facade, within the grace
+    // for lost answers, is answered with the very successor the ingress's address handed out.
+    const retried = await tokenRequest(refreshParams, await dpop.proof('POST', `${api}/oauth/token`));
+    expect([retried.status, retried.body.refresh_token]).toEqual([200, refreshed.body.refresh_token]);
+
+    const accessToken = refreshed.body.access_token as string;
+    const userinfo = await dpopCall(
+      'GET',
+      `${direct}/userinfo`,
+      accessToken,
+      await dpop.proof('GET', `${api}/oauth/userinfo`, { accessToken }),
+    );
+    expect(userinfo.status).toBe(200);
+    const revoked = await http('POST', `${direct}/revoke`, {
+      body: { token: refreshed.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret },
+    });
+    expect(revoked.status).toBe(200);
+    const afterRevoke = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token },
+      await dpop.proof('POST', `${api}/oauth/token`),
+      `${direct}/token`,
+    );
+    expect([afterRevoke.status, afterRevoke.body.error]).toEqual([400, 'invalid_grant']);
+  });
+
   it('without a proof, the same app still gets bearer tokens, which work as before', async () => {
     const c = await authorizationCode(p, app, alice, 'read:accounts');
     const res = await tokenRequest({

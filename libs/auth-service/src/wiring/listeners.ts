@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import { clientAddressFromFacade } from '../internal/client-address';
 import { htmlNotFound } from '../web/error.page';
 import type { AuthServices } from './services';
+import { apiBasePath } from './urls';
 
 /** The public listener and the internal one (the facade's way in). */
 export interface Listeners {
@@ -49,7 +50,11 @@ export function guardListeners({ config, store, verifier }: AuthServices, { app,
   // Callers reaching this listener directly (not through the facade) spend the facade's address
   // budget for /oauth/* and /pat/login: the same counter, keyed by the address this listener
   // decides on (AUTH_TRUST_PROXY). Not on the internal listener: the facade counted those already.
-  app.use(new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics).middleware());
+  const addressBudget = new OAuthAddressBudget(store, config.API_RATE_LIMIT_NAMESPACE, config.OAUTH_ADDRESS_RATE_LIMIT_PER_MINUTE, metrics);
+  app.use(addressBudget.middleware());
+  // The API's spelling of the same endpoints ({base_url}/oauth/*, sent here by an ingress) spends it too.
+  const apiPath = apiBasePath(config.AUTH_API_URL);
+  if (apiPath) app.use(apiPath, addressBudget.middleware());
 }
 
 /** After every route: a browser's page for an address that does not exist, and each listener's error handling. */

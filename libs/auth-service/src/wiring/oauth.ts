@@ -16,7 +16,7 @@ import { tokenRoute } from '../oauth/token';
 import { userinfoRoute } from '../oauth/userinfo';
 import type { Listeners } from './listeners';
 import type { AuthServices } from './services';
-import { withoutTrailingSlash } from './urls';
+import { apiBasePath, withoutTrailingSlash } from './urls';
 
 /** The public keys access tokens are verified with (RFC 7517), cached by the edges for a while. */
 export function mountSigningKeys(app: Express, signer: TokenSigner): void {
@@ -67,6 +67,11 @@ export function mountOAuthRoutes(
   );
   app.use(oauthApi);
   internal.use(oauthApi);
+  // Where vendors call them, {base_url}/oauth/*, on the public listener too: a deployment's ingress
+  // sends that prefix straight here, so no facade hop sits on the token path. The same routes
+  // answer; the authorize redirect leads to the login pages on the issuer, as through the facade.
+  const apiPath = apiBasePath(config.AUTH_API_URL);
+  if (apiPath) app.use(apiPath, authorizeRoute(withoutTrailingSlash(config.AUTH_ISSUER)), oauthApi);
   return { oauth, clientLimits: tokenLimits };
 }
 
