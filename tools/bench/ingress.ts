@@ -1,14 +1,12 @@
 /**
- * The deployment's ingress on this machine: one HAProxy (Debian's package, as the scale-out proof
- * runs it) in front of both token endpoints the bench compares in service mode. Our `{base_url}`
- * is routed as the Kubernetes Ingress routes it: `/v1/oauth/*` straight to auth's public listener,
- * everything else to the facade. The peer gets a frontend of its own on the same HAProxy, with the
- * same settings, so neither side pays a Node hop and both pay the same proxy.
+ * The deployment's ingress on this machine: one HAProxy (Debian's package, run as the scale-out
+ * proof runs it, with its settings) in front of both token endpoints the bench compares in service
+ * mode. Our `{base_url}` is routed as the Kubernetes Ingress routes it: `/v1/oauth/*` straight to
+ * auth's public listener, everything else to the facade. The peer gets a frontend of its own on the
+ * same HAProxy, so neither side pays a Node hop and both pay the same proxy.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HaProxy, haproxyHttpDefaults } from '../scale-out/haproxy';
 import { freePort } from './processes';
 
 export interface Ingress {
@@ -19,22 +17,11 @@ export interface Ingress {
   stop(): Promise<void>;
 }
 
-const origin = (url: string) => new URL(url).host;
+type Targets = { facade: string; auth: string; peer: string };
 
-function config(ports: { api: number; peer: number }, targets: { facade: string; auth: string; peer: string }): string {
+function config(socket: string, ports: { api: number; peer: number }, targets: Targets): string {
   return [
-    'global',
-    '  maxconn 4096',
-    '',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 60s',
-    '  timeout server 60s',
-    '  timeout http-keep-alive 30s',
-    // Both sides see the client's address as a deployment's apps do.
-    '  option forwardfor',
-    '',
+    ...haproxyHttpDefaults(socket),
     'frontend api',
     `  bind 127.0.0.1:${ports.api}`,
     '  acl oauth path_beg /v1/oauth/',
@@ -45,43 +32,33 @@ function config(ports: { api: number; peer: number }, targets: { facade: string;
     `  bind 127.0.0.1:${ports.peer}`,
     '  default_backend peer',
     '',
-    ...(['facade', 'auth', 'peer'] as const).flatMap((name) => [`backend ${name}`, `  server ${name} ${origin(targets[name])}`, '']),
+    // Both sides learn the client's address as a deployment's apps do.
+    ...(['facade', 'auth', 'peer'] as const).flatMap((name) => [
+      `backend ${name}`,
+      '  option forwardfor',
+      `  server ${name} ${new URL(targets[name]).host}`,
+      '',
+    ]),
   ].join('\n');
 }
 
 /** HAProxy in front of our facade and auth (`/v1/oauth/*`) and of the peer; ready once both frontends answer `ready` 200. */
-export async function startIngress(
-  logDir: string,
-  targets: { facade: string; auth: string; peer: string },
-  ready: { api: string; peer: string },
-): Promise<Ingress> {
+export async function startIngress(logDir: string, targets: Targets, ready: { api: string; peer: string }): Promise<Ingress> {
   const ports = { api: await freePort(), peer: await freePort() };
-  const file = join(logDir, 'haproxy.cfg');
-  writeFileSync(file, config(ports, targets));
-  const fd = openSync(join(logDir, 'haproxy.log'), 'a');
-  const child: ChildProcess = spawn('haproxy', ['-f', file, '-db'], { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  let failed: Error | undefined;
-  child.on('error', (err) => (failed = new Error(`haproxy could not start (${err.message}): apt-get install haproxy`)));
+  const haproxy = new HaProxy(logDir, (socket) => config(socket, ports, targets));
+  await haproxy.start();
   const ingress = {
     api: `http://127.0.0.1:${ports.api}/v1`,
     peer: `http://127.0.0.1:${ports.peer}`,
-    pid: child.pid ?? 0,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    pid: haproxy.pid ?? 0,
+    stop: () => haproxy.stop(),
   };
   const answers = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.status === 200;
   for (let deadline = Date.now() + 10_000; ; await sleep(200)) {
-    if (failed) throw failed;
-    if (child.exitCode !== null) throw new Error(`haproxy exited ${child.exitCode} (see ${join(logDir, 'haproxy.log')})`);
     if ((await answers(`${ingress.api}${ready.api}`)) && (await answers(`${ingress.peer}${ready.peer}`))) return ingress;
     if (Date.now() > deadline) {
       await ingress.stop();
-      throw new Error(`HAProxy's frontends did not answer within 10 s (see ${join(logDir, 'haproxy.log')})`);
+      throw new Error(`HAProxy's frontends did not answer within 10 s (see ${logDir}/haproxy.log)`);
     }
   }
 }

@@ -16,11 +16,15 @@ export const backendName = (app: AppName, listener: 'public' | 'internal') => `$
 const CHECK_INTER_MS = 500;
 const CHECK_FALL = 2;
 
-/** `extra`: sections appended as they are (a TCP frontend for the database, say). */
-function haproxyConfig(services: Services, socket: string, extra: string[] = []): string {
-  const lines = [
+/**
+ * HAProxy's `global` and `defaults` as every HAProxy of ours runs (the proofs' and the bench's
+ * ingress): HTTP, kept-alive connections, a failed connection retried on another server, health
+ * checks' pace, and its own 503 said as the apps say it.
+ */
+export function haproxyHttpDefaults(socket?: string): string[] {
+  return [
     'global',
-    `  stats socket ${socket} mode 600 level admin`,
+    ...(socket ? [`  stats socket ${socket} mode 600 level admin`] : []),
     '  maxconn 4096',
     '',
     'defaults',
@@ -45,6 +49,11 @@ function haproxyConfig(services: Services, socket: string, extra: string[] = [])
       '\'{"title":"Service unavailable","status":503,"code":"SERVICE_UNAVAILABLE","detail":"No instance is ready; try again shortly"}\'',
     '',
   ];
+}
+
+/** `extra`: sections appended as they are (a TCP frontend for the database, say). */
+function haproxyConfig(services: Services, socket: string, extra: string[] = []): string {
+  const lines = haproxyHttpDefaults(socket);
   for (const app of APPS) {
     for (const listener of ['public', 'internal'] as const) {
       const name = backendName(app, listener);
@@ -75,21 +84,30 @@ function haproxyConfig(services: Services, socket: string, extra: string[] = [])
   return [...lines, ...extra].join('\n');
 }
 
+/** One HAProxy process on a configuration of ours (given its admin socket's path), its log and admin socket in `dir`. */
 export class HaProxy {
   private child: ChildProcess | undefined;
   readonly socket: string;
 
   constructor(
     private readonly dir: string,
-    private readonly services: Services,
-    private readonly extra: string[] = [],
+    private readonly config: (socket: string) => string,
   ) {
     this.socket = join(dir, 'haproxy.sock');
   }
 
+  /** In front of each pair of the services' instances; `extra` sections appended (a TCP frontend for the database, say). */
+  static forServices(dir: string, services: Services, extra: string[] = []): HaProxy {
+    return new HaProxy(dir, (socket) => haproxyConfig(services, socket, extra));
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   async start(): Promise<void> {
     const config = join(this.dir, 'haproxy.cfg');
-    writeFileSync(config, haproxyConfig(this.services, this.socket, this.extra));
+    writeFileSync(config, this.config(this.socket));
     const log = openSync(join(this.dir, 'haproxy.log'), 'a');
     this.child = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', log, log] });
     // Not installed: a failure the run reports (and cleans up after), not an unhandled event that orphans every app.

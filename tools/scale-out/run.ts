@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const pg = new PrivatePostgres(dir, ports.postgres());
   const redis = new PrivateRedis(ROOT, dir, ports.redis(), 'scale:oms:events');
   const services = new Services(ROOT, dir, ports, pg, redis);
-  const haproxy = new HaProxy(dir, services);
+  const haproxy = HaProxy.forServices(dir, services);
   const allInOne = new AllInOne(ROOT, dir, ports, pg, new PrivateRedis(ROOT, dir, ports.allInOneRedis(), 'oms:events', false));
   let db: Databases | undefined;
   try {

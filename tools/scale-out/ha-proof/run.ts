@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     console.log(`  primary :${redis.primaryPort}, replica :${redis.replicaPort}, Sentinels ${redis.sentinels.join(' ')}`);
 
     services = new Services(ROOT, dir, ports, readWrite, new SentinelRedis(redis), BUDGETS);
-    haproxy = new HaProxy(dir, services, readWrite.haproxySection(primary, standby));
+    haproxy = HaProxy.forServices(dir, services, readWrite.haproxySection(primary, standby));
     step('HAProxy (the read-write address and every app), then two instances of every app');
     await haproxy.start();
     for (const x of services.instances) services.start(x);

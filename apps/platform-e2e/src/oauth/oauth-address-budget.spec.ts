@@ -59,6 +59,13 @@ describe('OAuth address budget on every listener', () => {
     }
     return { status: res.statusCode, headers: res.headers, body: parsed };
   };
+  /** A refresh that fails on the client's secret: what a guesser sends. */
+  const refreshWithWrongSecret = () => ({
+    grant_type: 'REFRESH_TOKEN',
+    refresh_token: randomBytes(32).toString('base64url'),
+    client_id: vendor.clientId,
+    client_secret: 'tcs_wrong',
+  });
   const pushed = (secret = vendor.clientSecret) => ({ ...authorizationParams(vendor).params, client_secret: secret });
 
   it('refuses an address over its budget of failing token requests with 429 and Retry-After; another address’s correct requests still succeed', async () => {
@@ -129,12 +136,7 @@ describe('OAuth address budget on every listener', () => {
 
   it('attack: alternating between the facade and auth’s public listener buys an address no more than one budget', async () => {
     const attacker = '127.0.0.4';
-    const guess = {
-      grant_type: 'REFRESH_TOKEN',
-      refresh_token: randomBytes(32).toString('base64url'),
-      client_id: vendor.clientId,
-      client_secret: 'tcs_wrong',
-    };
+    const guess = refreshWithWrongSecret();
     const listeners = [`${p.urls.api}/oauth/token`, `${p.urls.login}/oauth/token`];
     for (let i = 0; i < BUDGET; i++) expect([400, 401]).toContain((await from(attacker, 'POST', listeners[i % 2]!, guess)).status);
     for (const url of listeners) expect((await from(attacker, 'POST', url, guess)).status).toBe(429);
@@ -142,12 +144,7 @@ describe('OAuth address budget on every listener', () => {
 
   it('attack: the API’s spelling at auth’s public listener ({base_url}/oauth/*, where an ingress sends it straight to auth) spends the same budget, however it is spelled', async () => {
     const attacker = '127.0.0.5';
-    const guess = {
-      grant_type: 'REFRESH_TOKEN',
-      refresh_token: randomBytes(32).toString('base64url'),
-      client_id: vendor.clientId,
-      client_secret: 'tcs_wrong',
-    };
+    const guess = refreshWithWrongSecret();
     const apiPath = new URL(p.urls.api).pathname;
     expect(apiPath).toBe('/v1');
     const direct = `${p.urls.login}${apiPath}/oauth/token`;
