@@ -6,7 +6,7 @@
  * same HAProxy, so neither side pays a Node hop and both pay the same proxy.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HaProxy, haproxyHttpDefaults } from '../scale-out/haproxy';
+import { HaProxyProcess, haproxyHttpDefaults } from '@trading/testing/haproxy';
 import { freePort } from './processes';
 
 export interface Ingress {
@@ -45,7 +45,7 @@ function config(socket: string, ports: { api: number; peer: number }, targets: T
 /** HAProxy in front of our facade and auth (`/v1/oauth/*`) and of the peer; ready once both frontends answer `ready` 200. */
 export async function startIngress(logDir: string, targets: Targets, ready: { api: string; peer: string }): Promise<Ingress> {
   const ports = { api: await freePort(), peer: await freePort() };
-  const haproxy = new HaProxy(logDir, (socket) => config(socket, ports, targets));
+  const haproxy = new HaProxyProcess(logDir, (socket) => config(socket, ports, targets));
   await haproxy.start();
   const ingress = {
     api: `http://127.0.0.1:${ports.api}/v1`,
