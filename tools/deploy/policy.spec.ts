@@ -26,12 +26,11 @@ const policy = (objects: K8sObject[], name: string, direction: 'ingress' | 'egre
   (spec(find(objects, 'NetworkPolicy', name))[direction] as JsonObject[])[i]!;
 const cluster = (objects: K8sObject[]) => spec(find(objects, 'Cluster', 'postgres'));
 const synchronous = (objects: K8sObject[]) => (cluster(objects)['postgresql'] as JsonObject)['synchronous'] as JsonObject;
-const publicPath = (objects: K8sObject[]) =>
-  (
-    (((spec(find(objects, 'Ingress', 'public'))['rules'] as JsonObject[])[0]!['http'] as JsonObject)['paths'] as JsonObject[])[0]![
-      'backend'
-    ] as JsonObject
-  )['service'] as JsonObject;
+/** The public Ingress's route to the facade (the API host's `/`; its `/v1/oauth` goes to auth). */
+const publicPath = (objects: K8sObject[]) => {
+  const paths = (((spec(find(objects, 'Ingress', 'public'))['rules'] as JsonObject[])[0]!['http'] as JsonObject)['paths'] as JsonObject[])!;
+  return (paths.find((p) => p['path'] === '/')!['backend'] as JsonObject)['service'] as JsonObject;
+};
 
 const CASES: Case[] = [
   {
