@@ -24,7 +24,11 @@ describe('a vendor backend acting for many users from one address', () => {
   afterAll(() => p?.stop());
 
   it('60 sessions at 30 requests/s for 90 s get no 429; one token over its own budget does, naming it; a flood with no token still does', async () => {
-    const sessions = await Promise.all(Array.from({ length: 60 }, async () => patSession(p, (await newUser(p)).email, 'READ_ONLY')));
+    // Made a few at a time: 60 users at once (an argon2 hash and a pooled insert each) starved the
+    // platform's database pool on a busy CI machine, which is not what this spec is about.
+    const sessions: string[] = [];
+    while (sessions.length < 60)
+      sessions.push(...(await Promise.all(Array.from({ length: 6 }, async () => patSession(p, (await newUser(p)).email, 'READ_ONLY')))));
     const statuses = new Map<number, number>();
     const inFlight: Promise<void>[] = [];
     const started = Date.now();
