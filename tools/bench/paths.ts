@@ -51,10 +51,11 @@ export async function stockChain(bench: Bench, logDir: string) {
 }
 
 /**
- * The peer: node-oidc-provider in a process of its own, its storage in Redis under the run's prefix
- * (deleted afterwards), grants made through its authorization-code + PKCE flow over HTTP, then the
- * same rotation load as ours; then the same behind the leanest proxy hop Node offers, what a hop
- * alone costs on this machine (our token endpoint sits behind the facade, the peer behind nothing).
+ * The peer: node-oidc-provider in a process of its own, grants made through its authorization-code
+ * + PKCE flow over HTTP, then the same rotation load as ours; then in two processes of Node's
+ * cluster (as `npm start` runs ours), and behind the leanest proxy hop Node offers, what a hop alone
+ * costs on this machine (the all-in-one still hands `{base_url}/oauth/*` from its facade to auth).
+ * Behind the deployment's HAProxy it is measured with service mode, beside ours.
  */
 export async function oidcPeer(bench: Bench, id: string, logDir: string) {
   const [proxyPort, clusterPort] = [await freePort(), await freePort()];
